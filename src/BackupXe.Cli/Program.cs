@@ -1,0 +1,6 @@
+namespace BackupXe.Cli;
+
+public static class Program
+{
+    public static int Main() => 0;
+}

@@ -1,0 +1,37 @@
+namespace BackupXe.Core.Events;
+
+/// <summary>
+/// Where events come from: a file of any supported format or a live stream. Every source feeds the same
+/// correlator, so the CLI, the daemon and the tests read one report model.
+/// </summary>
+public interface ITraceEventSource
+{
+    /// <summary>What the user named: a path, or server/session for a live stream.</summary>
+    string Name { get; }
+
+    /// <summary>"xel", "xe-xml", "errorlog" or "live".</summary>
+    string Format { get; }
+
+    /// <summary>
+    /// Streams the events in the order the source holds them. Damage is not thrown: it is recorded in
+    /// <paramref name="status"/> and reading stops (or resumes, where the format allows) so that what was
+    /// read before the damage is still analysed.
+    /// </summary>
+    IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken);
+}
+
+/// <summary>What one source yielded: how many events, and the problems it met.</summary>
+public sealed class SourceStatus
+{
+    private readonly List<InputProblem> _problems = [];
+
+    /// <summary>Events yielded (every kind, including ones not analysed).</summary>
+    public long Events { get; set; }
+
+    /// <summary>True when nothing at all could be read (missing, empty, unknown format).</summary>
+    public bool Unusable { get; set; }
+
+    public IReadOnlyList<InputProblem> Problems => _problems;
+
+    public void Report(string location, string message) => _problems.Add(new InputProblem(location, message));
+}

@@ -1,0 +1,62 @@
+namespace BackupXe.Core.Events;
+
+/// <summary>
+/// One captured event, whatever it was read from (.xel, XE XML, an ERRORLOG line, a live stream).
+/// </summary>
+/// <param name="Timestamp">
+/// XE sources give UTC (<see cref="DateTimeKind.Utc"/>); an ERRORLOG gives the server's local time with no
+/// zone, kept as <see cref="DateTimeKind.Unspecified"/> so that no report claims a zone it does not know.
+/// </param>
+/// <param name="SessionId">The session_id action (XE) or the spid column (ERRORLOG); null when absent.</param>
+public abstract record TraceEvent(DateTime Timestamp, int? SessionId);
+
+/// <summary>Whether a trace is about a backup or a restore (XE map operation_type: 0 Backup, 1 Restore).</summary>
+public enum OperationKind
+{
+    Backup,
+    Restore,
+}
+
+/// <summary>
+/// <c>sqlserver.backup_restore_progress_trace</c>, or one ERRORLOG line written by trace flags 3004/3014/3213.
+/// </summary>
+/// <param name="Kind">From operation_type; null for ERRORLOG lines, where the message decides.</param>
+/// <param name="DatabaseName">The database_name field; null when the source does not carry it.</param>
+/// <param name="Message">The trace_message (or the log text) as written, prefix and all.</param>
+/// <param name="TraceLevel">0 major steps, 1 verbose I/O; null when unknown.</param>
+public sealed record ProgressTraceEvent(
+    DateTime Timestamp,
+    int? SessionId,
+    OperationKind? Kind,
+    string? DatabaseName,
+    string Message,
+    int? TraceLevel = null) : TraceEvent(Timestamp, SessionId);
+
+/// <summary>
+/// <c>sqlos.wait_info</c> or <c>sqlos.wait_info_external</c> at opcode End: the timestamp is when the wait ended.
+/// </summary>
+/// <param name="DurationMs">Total wait time in milliseconds.</param>
+/// <param name="SignalDurationMs">Time between being signalled and running again (CPU queueing).</param>
+/// <param name="IsExternal">True for wait_info_external (preemptive waits such as file zeroing).</param>
+public sealed record WaitEvent(
+    DateTime Timestamp,
+    int? SessionId,
+    string WaitType,
+    long DurationMs,
+    long SignalDurationMs,
+    bool IsExternal = false) : TraceEvent(Timestamp, SessionId)
+{
+    /// <summary>When the wait began, derived from its end and its duration.</summary>
+    public DateTime Began => Timestamp - TimeSpan.FromMilliseconds(DurationMs);
+}
+
+/// <summary><c>sqlserver.databases_backup_restore_throughput</c>: bytes moved since the previous report.</summary>
+public sealed record ThroughputEvent(
+    DateTime Timestamp,
+    int? SessionId,
+    int? DatabaseId,
+    long Count,
+    long Increment) : TraceEvent(Timestamp, SessionId);
+
+/// <summary>An event BackupXe does not analyse (e.g. rpc_completed): counted, not interpreted.</summary>
+public sealed record OtherEvent(DateTime Timestamp, int? SessionId, string Name) : TraceEvent(Timestamp, SessionId);

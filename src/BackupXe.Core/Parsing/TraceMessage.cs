@@ -1,0 +1,151 @@
+using BackupXe.Core.Events;
+
+namespace BackupXe.Core.Parsing;
+
+/// <summary>What a backup/restore is of: BACKUP DATABASE / LOG / DIFFERENTIAL / FILE (same for RESTORE).</summary>
+public enum OperationScope
+{
+    Database,
+    Log,
+    Differential,
+    File,
+}
+
+/// <summary>The named steps of an operation; reported in kebab-case (copy-data, wait-log-zero...).</summary>
+public enum OperationPhase
+{
+    // backup
+    Startup,
+    Checkpoint,
+    Estimate,
+    CopyData,
+    CopyLog,
+    Finalize,
+
+    // restore
+    Planning,
+    PrepareContainers,
+    TransferData,
+    WaitLogZero,
+    Redo,
+    Recovery,
+}
+
+/// <summary>Whether a marker opens or closes a phase.</summary>
+public enum PhaseEdge
+{
+    Begin,
+    End,
+}
+
+/// <summary>The buffer configuration block lines (trace flag 3213), old and new labels mapped to one name.</summary>
+public enum BufferParameter
+{
+    MemoryLimit,
+    BufferCount,
+    SetsOfBuffers,
+    MaxTransferSize,
+    MinMaxTransferSize,
+    TotalBufferSpace,
+    TabularDataDeviceCount,
+    FulltextDataDeviceCount,
+    FilestreamDeviceCount,
+    TxfDeviceCount,
+    FileTreeDataDeviceCount,
+    FilesystemIoAlignment,
+    MediaBufferCount,
+    MediaBufferSize,
+    EncodeBufferCount,
+    BuffersPerReadStream,
+    BuffersPerWriteStream,
+}
+
+/// <summary>
+/// The meaning of one trace message. <see cref="TraceMessageParser"/> turns text into one of these; a text it
+/// does not know becomes <see cref="UnknownMessage"/>, never an error.
+/// </summary>
+public abstract record TraceMessage;
+
+/// <summary>"BACKUP DATABASE started", "RESTORE LOG started", or the 3004 "RestoreDatabase: Database X".</summary>
+public sealed record OperationStarted(OperationKind Kind, OperationScope Scope, string? Database = null) : TraceMessage;
+
+/// <summary>"BACKUP DATABASE finished" and the like (loosely matched: the closing wording is known only from prose).</summary>
+public sealed record OperationFinished(OperationKind Kind, OperationScope? Scope) : TraceMessage;
+
+/// <summary>A failure: "BACKUP failed to complete the command ...", "... terminated abnormally", an error line.</summary>
+public sealed record OperationFailed(OperationKind? Kind, string Reason) : TraceMessage;
+
+/// <summary>"Backup/Restore buffer configuration parameters": the block that follows belongs to the same operation.</summary>
+public sealed record BufferConfigurationHeader : TraceMessage;
+
+/// <summary>One line of the buffer block. Sizes are in bytes (MB and KB converted with 1024), counts as counts.</summary>
+public sealed record BufferParameterLine(BufferParameter Parameter, long Value) : TraceMessage;
+
+/// <summary>"Effective options: Checksum=1, Compression=1, Encryption=0, BufferCount=7, MaxTransferSize=1024 KB".</summary>
+public sealed record EffectiveOptions(
+    bool? Checksum,
+    bool? Compression,
+    bool? Encryption,
+    int? BufferCount,
+    long? MaxTransferSizeBytes) : TraceMessage;
+
+/// <summary>"Estimated total size = 95303680 bytes (data size = 95289344 bytes, log size = 14336 bytes)".</summary>
+public sealed record EstimatedSize(long TotalBytes, long? DataBytes, long? LogBytes) : TraceMessage;
+
+/// <summary>"1 percent (1048576/95303680 bytes) processed".</summary>
+public sealed record PercentProcessed(int Percent, long Bytes, long TotalBytes) : TraceMessage;
+
+/// <summary>"Number of data file readers = 1".</summary>
+public sealed record DataFileReaders(int Count) : TraceMessage;
+
+/// <summary>"Reading the data file D:\x.mdf" (2014+) or "Started file D:\x.mdf" (2008 R2).</summary>
+public sealed record DataFileReadStarted(string Path) : TraceMessage;
+
+/// <summary>"Completed reading the data file D:\x.mdf" or "Completed file D:\x.mdf".</summary>
+public sealed record DataFileReadCompleted(string Path) : TraceMessage;
+
+/// <summary>"BackupStream(0): Writing leading metadata to the device D:\x.bak" names a device (stripe).</summary>
+public sealed record BackupDeviceNamed(int Stream, string Path) : TraceMessage;
+
+/// <summary>"Zeroing D:\x_log.ldf from page 1 to 64000 (0x2000 to 0x1f400000)".</summary>
+public sealed record ZeroingStarted(string Path, long FromPage, long ToPage) : TraceMessage;
+
+/// <summary>"Zeroing completed on D:\x_log.ldf".</summary>
+public sealed record ZeroingCompleted(string Path) : TraceMessage;
+
+/// <summary>A step that opens or closes a phase ("Writing a checkpoint", "Restore: LogZero complete").</summary>
+public sealed record PhaseMarker(OperationPhase Phase, PhaseEdge Edge) : TraceMessage;
+
+/// <summary>"BACKUP DATABASE successfully processed 8042633 pages in 43.967 seconds (1429.096 MB/sec)."</summary>
+public sealed record CompletionSummary(
+    OperationKind Kind,
+    OperationScope Scope,
+    long Pages,
+    double Seconds,
+    double MegabytesPerSecond) : TraceMessage
+{
+    /// <summary>Pages are 8 KB.</summary>
+    public long Bytes => Pages * 8192;
+}
+
+/// <summary>
+/// "Database backed up. Database: X, ... number of dump devices: 1, device information: (FILE=1, TYPE=DISK: {'D:\x.bak'})."
+/// and its "Log was backed up." / "Database was restored:" siblings.
+/// </summary>
+public sealed record HistoryRecord(
+    OperationKind Kind,
+    OperationScope Scope,
+    string Database,
+    long? PagesDumped,
+    int? DeviceCount,
+    IReadOnlyList<string> Devices) : TraceMessage;
+
+/// <summary>A known step with nothing to measure ("Opening the backup media set"): recognised, kept as text.</summary>
+public sealed record KnownStep(string Text) : TraceMessage;
+
+/// <summary>A message not in the vocabulary: counted and available in verbose output, never an error.</summary>
+public sealed record UnknownMessage(string Text) : TraceMessage;
+
+/// <summary>A parsed message with the "Backup(db): " prefix it carried, if any.</summary>
+/// <param name="PrefixDatabase">The database named in the ERRORLOG "Backup(db): " prefix; null when absent.</param>
+public sealed record ParsedTraceMessage(string? PrefixDatabase, TraceMessage Message);

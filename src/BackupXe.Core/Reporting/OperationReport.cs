@@ -1,0 +1,133 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+
+namespace BackupXe.Core.Reporting;
+
+/// <summary>
+/// The JSON report, schema version 1 (docs/json-schema.md). Other tools and the daemon rely on its shape:
+/// add fields, never rename or remove them without raising <see cref="SchemaVersion"/>.
+/// </summary>
+public sealed record AnalysisReport(
+    int SchemaVersion,
+    IReadOnlyList<InputReport> Inputs,
+    IReadOnlyList<OperationReport> Operations)
+{
+    public const int CurrentSchemaVersion = 1;
+}
+
+/// <summary>One input as read: its format, how many events, what was wrong with it.</summary>
+public sealed record InputReport(string Path, string Format, long Events, IReadOnlyList<InputProblem> Problems);
+
+public enum OperationStatus
+{
+    Completed,
+    Failed,
+    Incomplete,
+}
+
+/// <summary>How waits were tied to this operation.</summary>
+public enum WaitAttribution
+{
+    /// <summary>Every wait carried the operation's session_id.</summary>
+    Session,
+
+    /// <summary>No session_id on the waits: they were tied by time overlap with the operation.</summary>
+    TimeOverlap,
+
+    /// <summary>Some by session_id, some by time overlap.</summary>
+    Mixed,
+}
+
+/// <summary>One backup or restore, aggregated and diagnosed. Null means "not in the input".</summary>
+public sealed record OperationReport
+{
+    public required OperationKind Kind { get; init; }
+    public OperationScope? Scope { get; init; }
+    public string? Database { get; init; }
+    public int? SessionId { get; init; }
+    public DateTime? Start { get; init; }
+    public DateTime? End { get; init; }
+    public required OperationStatus Status { get; init; }
+    public double? DurationSeconds { get; init; }
+    public long? EstimatedBytes { get; init; }
+    public long? BytesProcessed { get; init; }
+    public double? ThroughputMBps { get; init; }
+    public double? DataCopyThroughputMBps { get; init; }
+    public IReadOnlyList<DeviceReport> Devices { get; init; } = [];
+    public int? DataFileReaders { get; init; }
+    public BufferConfigReport? BufferConfig { get; init; }
+    public OptionsReport? Options { get; init; }
+    public IReadOnlyList<FileReadReport> Files { get; init; } = [];
+    public IReadOnlyList<ZeroingReport> Zeroing { get; init; } = [];
+    public IReadOnlyList<PhaseReport> Phases { get; init; } = [];
+    public IReadOnlyList<WaitReport> Waits { get; init; } = [];
+    public WaitAttribution? WaitAttribution { get; init; }
+    public string? FailureReason { get; init; }
+
+    /// <summary>Messages outside the vocabulary, counted; their texts appear in verbose output only.</summary>
+    public int UnknownMessages { get; init; }
+
+    public Verdict? Verdict { get; init; }
+    public IReadOnlyList<Recommendation> Recommendations { get; init; } = [];
+}
+
+public sealed record DeviceReport(string Path);
+
+/// <summary>The buffer configuration block (trace flag 3213 / the XE equivalent) plus the effective options.</summary>
+public sealed record BufferConfigReport
+{
+    public int? BufferCount { get; init; }
+    public long? MaxTransferSizeBytes { get; init; }
+    public long? MinMaxTransferSizeBytes { get; init; }
+    public long? TotalBufferBytes { get; init; }
+    public long? MemoryLimitBytes { get; init; }
+    public int? SetsOfBuffers { get; init; }
+    public int? TabularDataDeviceCount { get; init; }
+    public int? FulltextDataDeviceCount { get; init; }
+    public int? FilestreamDeviceCount { get; init; }
+    public int? MediaBufferCount { get; init; }
+    public long? MediaBufferSizeBytes { get; init; }
+    public int? EncodeBufferCount { get; init; }
+    public int? BuffersPerReadStream { get; init; }
+    public int? BuffersPerWriteStream { get; init; }
+    public int? FilesystemIoAlignment { get; init; }
+}
+
+public sealed record OptionsReport(bool? Checksum, bool? Compression, bool? Encryption);
+
+/// <summary>One data file's read, from "Reading the data file" to "Completed reading the data file".</summary>
+public sealed record FileReadReport(string Path, DateTime? Start, DateTime? End, double? Seconds);
+
+/// <summary>One file zero-initialised during a restore.</summary>
+public sealed record ZeroingReport(string Path, long? Pages, DateTime? Start, DateTime? End, double? Seconds);
+
+/// <summary>A phase with kebab-case name (copy-data, wait-log-zero...).</summary>
+public sealed record PhaseReport(string Name, DateTime? Start, DateTime? End, double? Seconds);
+
+/// <summary>Waits of one type tied to the operation. Resource time = total - signal.</summary>
+public sealed record WaitReport(string WaitType, long Count, long TotalMs, long MaxMs, long SignalMs);
+
+/// <summary>The bottleneck vocabulary of docs/domain.md section 8.</summary>
+public enum Bottleneck
+{
+    BufferStarved,
+    BackupDevice,
+    DataFileRead,
+    CompressionCpu,
+    FileZeroing,
+    None,
+    Unknown,
+}
+
+public enum Confidence
+{
+    Low,
+    Medium,
+    High,
+}
+
+/// <summary>What limited the operation, how sure we are, and the numbers that say so.</summary>
+public sealed record Verdict(Bottleneck Bottleneck, Confidence Confidence, IReadOnlyList<string> Evidence);
+
+/// <summary>A remedy with a stable kebab-case id (docs/diagnosis.md), a sentence and runnable T-SQL.</summary>
+public sealed record Recommendation(string Id, string Text, string Tsql);

@@ -1,0 +1,6 @@
+namespace BackupXe.Worker;
+
+public static class Program
+{
+    public static int Main() => 0;
+}
