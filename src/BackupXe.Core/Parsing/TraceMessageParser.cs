@@ -166,7 +166,16 @@ public static class TraceMessageParser
     {
         var entries = new List<Entry>();
 
-        void Step(string phrase) => entries.Add(new(phrase, static (body, rest) => IsEnd(rest) ? Known(body) : null));
+        void Step(string phrase)
+        {
+            // Steps are written verbatim thousands of times: share one record for the exact wording.
+            var shared = new KnownStep(phrase);
+            entries.Add(new(phrase, (body, rest) =>
+                !IsEnd(rest) ? null
+                : body.Span.SequenceEqual(phrase) ? shared
+                : Known(body)));
+        }
+
         void StepWithDetail(string phrase) => entries.Add(new(phrase, static (body, _) => Known(body)));
         void Marker(string phrase, OperationPhase phase, PhaseEdge edge) =>
             entries.Add(new(phrase, (_, rest) => IsEnd(rest) ? MarkerOf(phase, edge) : null));
@@ -780,7 +789,7 @@ public static class TraceMessageParser
                 continue;
             }
 
-            if (t >= text.Length || char.ToLowerInvariant(text[t]) != char.ToLowerInvariant(p))
+            if (t >= text.Length || !SameAsciiLetter(text[t], p))
             {
                 return -1;
             }
@@ -794,6 +803,18 @@ public static class TraceMessageParser
         }
 
         return t;
+    }
+
+    // Phrases are ASCII, so ordinal ignore-case reduces to folding the 0x20 bit of letters.
+    private static bool SameAsciiLetter(char c, char phraseChar)
+    {
+        if (c == phraseChar)
+        {
+            return true;
+        }
+
+        var folded = (uint)(c | 0x20);
+        return folded - 'a' <= 'z' - 'a' && folded == (uint)(phraseChar | 0x20);
     }
 
     // Nothing left but an optional period, or a parenthesised detail such as "(elapsed = 90 ms)".
