@@ -412,6 +412,7 @@ public static class TraceMessageParserTests
         [InlineData("Calculating expected size of total data", OperationPhase.Estimate, PhaseEdge.Begin)]
         [InlineData("Work estimation is complete", OperationPhase.Estimate, PhaseEdge.End)]
         [InlineData("Copying data files", OperationPhase.CopyData, PhaseEdge.Begin)]
+        [InlineData("Copying data files is complete", OperationPhase.CopyData, PhaseEdge.End)]
         [InlineData("Copying transaction log", OperationPhase.CopyLog, PhaseEdge.Begin)]
         [InlineData("Copying log", OperationPhase.CopyLog, PhaseEdge.Begin)]
         [InlineData("Log copy begins", OperationPhase.CopyLog, PhaseEdge.Begin)]
