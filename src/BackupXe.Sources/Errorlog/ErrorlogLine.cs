@@ -1,0 +1,156 @@
+using System.Buffers;
+
+namespace BackupXe.Sources.Errorlog;
+
+/// <summary>
+/// One ERRORLOG line that opens a message: <c>2014-09-10 18:10:48.95 spid51      Backup(db): ...</c>, or the same
+/// three columns tab-separated as <c>sp_readerrorlog</c> exports them.
+/// </summary>
+/// <param name="Timestamp">Server local time; kind Unspecified because the log carries no zone.</param>
+/// <param name="SessionId">From <c>spidNN</c> / <c>spidNNs</c>; null for <c>Backup</c>, <c>Server</c>, <c>Logon</c>.</param>
+/// <param name="TextStart">Where the message text begins in the line.</param>
+internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId, int TextStart)
+{
+    // The shortest timestamp the server writes: "yyyy-MM-dd HH:mm:ss" (a fraction normally follows).
+    private const int MinTimestampLength = 19;
+
+    // Control characters other than tab, and the decoder's replacement character, never occur in text the
+    // server wrote: their presence means binary data or a file read with the wrong encoding.
+    private static readonly SearchValues<char> NotText = SearchValues.Create(
+        "\0\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u000B\u000C\u000E\u000F" +
+        "\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F\uFFFD");
+
+    public static bool LooksBinary(ReadOnlySpan<char> line) => line.ContainsAny(NotText);
+
+    /// <summary>True when <paramref name="line"/> starts with an ERRORLOG timestamp followed by a column break.</summary>
+    public static bool StartsWithTimestamp(ReadOnlySpan<char> line) => TryParseTimestamp(line, out _, out _);
+
+    public static bool TryParse(ReadOnlySpan<char> line, out ErrorlogLine parsed)
+    {
+        parsed = default;
+        if (!TryParseTimestamp(line, out var timestamp, out var position))
+        {
+            return false;
+        }
+
+        int processStart;
+        int processEnd;
+        int textStart;
+        if (position < line.Length && line[position] == '\t')
+        {
+            // sp_readerrorlog export: the columns are split by single tabs, so the text keeps its own spacing.
+            processStart = position + 1;
+            var tab = line[processStart..].IndexOf('\t');
+            processEnd = tab < 0 ? line.Length : processStart + tab;
+            textStart = tab < 0 ? line.Length : processEnd + 1;
+        }
+        else
+        {
+            // Raw ERRORLOG: the process column is padded with a varying run of spaces.
+            processStart = SkipBlanks(line, position);
+            processEnd = processStart;
+            while (processEnd < line.Length && !IsBlank(line[processEnd]))
+            {
+                processEnd++;
+            }
+
+            textStart = SkipBlanks(line, processEnd);
+        }
+
+        parsed = new ErrorlogLine(timestamp, ParseSpid(line[processStart..processEnd].Trim(' ')), textStart);
+        return true;
+    }
+
+    private static int? ParseSpid(ReadOnlySpan<char> process)
+    {
+        // "spid51" is a user session, "spid7s" a system one; both are the session id the XE action would give.
+        if (!process.StartsWith("spid", StringComparison.OrdinalIgnoreCase))
+        {
+            return null;
+        }
+
+        var digits = process[4..];
+        var end = 0;
+        while (end < digits.Length && char.IsAsciiDigit(digits[end]))
+        {
+            end++;
+        }
+
+        return end > 0 && int.TryParse(digits[..end], out var spid) ? spid : null;
+    }
+
+    private static bool TryParseTimestamp(ReadOnlySpan<char> s, out DateTime timestamp, out int end)
+    {
+        timestamp = default;
+        end = 0;
+        if (s.Length < MinTimestampLength
+            || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':'
+            || !TryDigits(s, 0, 4, out var year) || !TryDigits(s, 5, 2, out var month)
+            || !TryDigits(s, 8, 2, out var day) || !TryDigits(s, 11, 2, out var hour)
+            || !TryDigits(s, 14, 2, out var minute) || !TryDigits(s, 17, 2, out var second)
+            || year < 1 || month is < 1 or > 12 || day < 1 || day > DateTime.DaysInMonth(year, month)
+            || hour > 23 || minute > 59 || second > 59)
+        {
+            return false;
+        }
+
+        var position = MinTimestampLength;
+        long fractionTicks = 0;
+        if (position < s.Length && s[position] == '.')
+        {
+            // The raw log writes hundredths (".95"), sp_readerrorlog milliseconds (".950"): scale either to ticks.
+            position++;
+            var digits = 0;
+            long scale = TimeSpan.TicksPerSecond;
+            while (position < s.Length && char.IsAsciiDigit(s[position]) && digits < 7)
+            {
+                scale /= 10;
+                fractionTicks += (s[position] - '0') * scale;
+                position++;
+                digits++;
+            }
+
+            if (digits == 0)
+            {
+                return false;
+            }
+        }
+
+        if (position < s.Length && !IsBlank(s[position]))
+        {
+            return false;
+        }
+
+        timestamp = new DateTime(year, month, day, hour, minute, second, DateTimeKind.Unspecified).AddTicks(fractionTicks);
+        end = position;
+        return true;
+    }
+
+    private static bool TryDigits(ReadOnlySpan<char> s, int start, int count, out int value)
+    {
+        value = 0;
+        for (var i = start; i < start + count; i++)
+        {
+            if (!char.IsAsciiDigit(s[i]))
+            {
+                return false;
+            }
+
+            value = (value * 10) + (s[i] - '0');
+        }
+
+        return true;
+    }
+
+    private static int SkipBlanks(ReadOnlySpan<char> s, int position)
+    {
+        while (position < s.Length && IsBlank(s[position]))
+        {
+            position++;
+        }
+
+        return position;
+    }
+
+    private static bool IsBlank(char c) => c is ' ' or '\t';
+}

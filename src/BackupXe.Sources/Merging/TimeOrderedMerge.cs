@@ -1,0 +1,86 @@
+using System.Runtime.CompilerServices;
+using BackupXe.Core.Events;
+
+namespace BackupXe.Sources.Merging;
+
+/// <summary>
+/// Several inputs read as one stream in timestamp order, e.g. an event_file export beside the ERRORLOG of the
+/// same night. A k-way merge that holds one pending event per source, so memory stays flat however long the
+/// inputs are. Each input is assumed to be in time order already, as the server writes them.
+/// </summary>
+/// <remarks>
+/// Timestamps are compared by ticks: an ERRORLOG's local times (Unspecified) and XE's UTC times share no zone,
+/// and converting either would invent one. Aligning the two clocks is the caller's decision, not the merge's.
+/// Equal timestamps keep source order, and each source keeps its own order.
+/// </remarks>
+public sealed class TimeOrderedMerge
+{
+    private readonly IReadOnlyList<ITraceEventSource> _sources;
+    private readonly SourceStatus[] _statuses;
+
+    public TimeOrderedMerge(IReadOnlyList<ITraceEventSource> sources)
+    {
+        _sources = sources;
+        _statuses = new SourceStatus[sources.Count];
+        for (var i = 0; i < _statuses.Length; i++)
+        {
+            _statuses[i] = new SourceStatus();
+        }
+    }
+
+    /// <summary>One status per source, in the order the sources were given; filled as the merge reads.</summary>
+    public IReadOnlyList<SourceStatus> Statuses => _statuses;
+
+    /// <summary>Every event of every source, earliest first, with the index of the source it came from.</summary>
+    public async IAsyncEnumerable<(TraceEvent Event, int SourceIndex)> ReadEventsAsync(
+        [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        var readers = new IAsyncEnumerator<TraceEvent>?[_sources.Count];
+        var pending = new PriorityQueue<int, (long Ticks, int SourceIndex)>(readers.Length);
+        try
+        {
+            for (var i = 0; i < readers.Length; i++)
+            {
+                readers[i] = _sources[i].ReadEventsAsync(_statuses[i], cancellationToken).GetAsyncEnumerator(cancellationToken);
+                await PullAsync(readers, i, pending).ConfigureAwait(false);
+            }
+
+            while (pending.TryDequeue(out var index, out _))
+            {
+                var next = readers[index]!.Current;
+                yield return (next, index);
+                await PullAsync(readers, index, pending).ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            foreach (var reader in readers)
+            {
+                if (reader is not null)
+                {
+                    await reader.DisposeAsync().ConfigureAwait(false);
+                }
+            }
+        }
+    }
+
+    private async ValueTask PullAsync(IAsyncEnumerator<TraceEvent>?[] readers, int index, PriorityQueue<int, (long, int)> pending)
+    {
+        bool more;
+        try
+        {
+            more = await readers[index]!.MoveNextAsync().ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            // A source is meant to report damage, not throw it; if one throws anyway, lose that source, not the merge.
+            _statuses[index].Report("source", $"reading stopped: {e.Message}");
+            more = false;
+        }
+
+        if (more)
+        {
+            pending.Enqueue(index, (readers[index]!.Current.Timestamp.Ticks, index));
+        }
+    }
+}

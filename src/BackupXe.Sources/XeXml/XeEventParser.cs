@@ -1,0 +1,302 @@
+using System.Globalization;
+using System.Xml;
+using BackupXe.Core.Events;
+
+namespace BackupXe.Sources.XeXml;
+
+/// <summary>What reading the next <c>&lt;event&gt;</c> gave.</summary>
+internal enum XeReadOutcome
+{
+    /// <summary>An event to analyse.</summary>
+    Event,
+
+    /// <summary>A well-formed event BackupXe does not analyse (wait_info at opcode Begin): counted only.</summary>
+    NotAnalysed,
+
+    /// <summary>An event missing a required field: reported and skipped.</summary>
+    Invalid,
+
+    /// <summary>No more events.</summary>
+    End,
+
+    /// <summary>The XML is damaged: reported, and nothing after it can be trusted.</summary>
+    Broken,
+}
+
+/// <summary>
+/// Walks an XmlReader from one <c>&lt;event&gt;</c> element to the next, wherever they sit in the tree, and maps
+/// each to a <see cref="TraceEvent"/>. The only place XE XML shapes are known.
+/// </summary>
+internal sealed class XeEventParser
+{
+    private readonly XmlReader _reader;
+    private readonly XeEventFields _fields = new();
+
+    // Element names atomized once so that each node is matched by reference, not by comparing characters.
+    private readonly object _event;
+    private readonly object _data;
+    private readonly object _action;
+    private readonly object _value;
+    private readonly object _text;
+
+    private bool _started;
+
+    public XeEventParser(XmlReader reader)
+    {
+        _reader = reader;
+        var names = reader.NameTable;
+        _event = names.Add("event");
+        _data = names.Add("data");
+        _action = names.Add("action");
+        _value = names.Add("value");
+        _text = names.Add("text");
+    }
+
+    public XeReadOutcome ReadNext(SourceStatus status, out TraceEvent? traceEvent)
+    {
+        traceEvent = null;
+        try
+        {
+            return MoveToNextEvent() ? ReadEvent(status, out traceEvent) : XeReadOutcome.End;
+        }
+        catch (XmlException e)
+        {
+            var (line, position) = e.LineNumber > 0 ? (e.LineNumber, e.LinePosition) : CurrentPosition();
+            status.Report($"line {line}, position {position}", $"{e.Message} Reading of this input stopped here.");
+            return XeReadOutcome.Broken;
+        }
+    }
+
+    private bool MoveToNextEvent()
+    {
+        if (!_started)
+        {
+            _started = true;
+            _reader.Read();
+        }
+
+        while (!_reader.EOF)
+        {
+            if (_reader.NodeType == XmlNodeType.Element && ReferenceEquals(_reader.LocalName, _event))
+            {
+                return true;
+            }
+
+            _reader.Read();
+        }
+
+        return false;
+    }
+
+    private XeReadOutcome ReadEvent(SourceStatus status, out TraceEvent? traceEvent)
+    {
+        var (line, _) = CurrentPosition();
+        var name = _reader.GetAttribute("name");
+        var timestampText = _reader.GetAttribute("timestamp");
+        _fields.Clear();
+        ReadFields();
+
+        traceEvent = null;
+        if (string.IsNullOrEmpty(name))
+        {
+            status.Report($"line {line}", "event has no name attribute; event skipped");
+            return XeReadOutcome.Invalid;
+        }
+
+        if (!TryParseUtc(timestampText, out var timestamp))
+        {
+            status.Report($"line {line}", $"{name} event has no valid timestamp attribute; event skipped");
+            return XeReadOutcome.Invalid;
+        }
+
+        var sessionId = ParseInt(_fields.SessionId);
+        switch (name)
+        {
+            case "backup_restore_progress_trace":
+                if (_fields.TraceMessage is null)
+                {
+                    return Missing(status, line, name, "trace_message");
+                }
+
+                traceEvent = new ProgressTraceEvent(
+                    timestamp,
+                    sessionId,
+                    _fields.OperationKind,
+                    _fields.DatabaseName,
+                    _fields.TraceMessage,
+                    ParseInt(_fields.TraceLevel));
+                return XeReadOutcome.Event;
+
+            case "wait_info":
+            case "wait_info_external":
+                // Duration is only filled on End; a Begin is half of a wait that its End reports whole.
+                if (_fields.IsBeginOpcode)
+                {
+                    return XeReadOutcome.NotAnalysed;
+                }
+
+                if (string.IsNullOrEmpty(_fields.WaitType))
+                {
+                    return Missing(status, line, name, "wait_type name (<text>)");
+                }
+
+                if (ParseLong(_fields.Duration) is not { } duration)
+                {
+                    return Missing(status, line, name, "duration");
+                }
+
+                traceEvent = new WaitEvent(
+                    timestamp,
+                    sessionId,
+                    _fields.WaitType,
+                    duration,
+                    ParseLong(_fields.SignalDuration) ?? 0,
+                    IsExternal: name == "wait_info_external");
+                return XeReadOutcome.Event;
+
+            // Both spellings are seen in the wild (domain.md section 2).
+            case "databases_backup_restore_throughput":
+            case "database_backup_restore_throughput":
+                if (ParseLong(_fields.Count) is not { } count)
+                {
+                    return Missing(status, line, name, "count");
+                }
+
+                if (ParseLong(_fields.Increment) is not { } increment)
+                {
+                    return Missing(status, line, name, "increment");
+                }
+
+                traceEvent = new ThroughputEvent(timestamp, sessionId, ParseInt(_fields.DatabaseId), count, increment);
+                return XeReadOutcome.Event;
+
+            default:
+                traceEvent = new OtherEvent(timestamp, sessionId, name);
+                return XeReadOutcome.Event;
+        }
+    }
+
+    private static XeReadOutcome Missing(SourceStatus status, int line, string eventName, string field)
+    {
+        status.Report($"line {line}", $"{eventName} event has no {field}; event skipped");
+        return XeReadOutcome.Invalid;
+    }
+
+    /// <summary>Reads the event's data and action children; leaves the reader after the event's end tag.</summary>
+    private void ReadFields()
+    {
+        if (_reader.IsEmptyElement)
+        {
+            _reader.Read();
+            return;
+        }
+
+        var depth = _reader.Depth;
+        _reader.Read();
+        while (_reader.Depth > depth)
+        {
+            if (_reader.NodeType != XmlNodeType.Element)
+            {
+                _reader.Read();
+                continue;
+            }
+
+            var element = _reader.LocalName;
+            var field = ReferenceEquals(element, _data) || ReferenceEquals(element, _action)
+                ? XeEventFields.Classify(_reader.GetAttribute("name"))
+                : XeField.None;
+            if (field == XeField.None || _reader.IsEmptyElement)
+            {
+                _reader.Skip();
+                continue;
+            }
+
+            ReadField(field);
+        }
+
+        _reader.Read();
+    }
+
+    private void ReadField(XeField field)
+    {
+        var depth = _reader.Depth;
+        string? value = null;
+        string? text = null;
+        _reader.Read();
+        while (_reader.Depth > depth)
+        {
+            if (_reader.NodeType != XmlNodeType.Element)
+            {
+                _reader.Read();
+            }
+            else if (ReferenceEquals(_reader.LocalName, _value))
+            {
+                value = ReadContent();
+            }
+            else if (ReferenceEquals(_reader.LocalName, _text))
+            {
+                text = ReadContent();
+            }
+            else
+            {
+                _reader.Skip();
+            }
+        }
+
+        _reader.Read();
+        _fields.Set(field, value, text);
+    }
+
+    /// <summary>The text of the current element, CDATA included; leaves the reader after its end tag.</summary>
+    private string ReadContent()
+    {
+        if (_reader.IsEmptyElement)
+        {
+            _reader.Read();
+            return string.Empty;
+        }
+
+        var depth = _reader.Depth;
+        string? content = null;
+        _reader.Read();
+        while (_reader.Depth > depth)
+        {
+            switch (_reader.NodeType)
+            {
+                case XmlNodeType.Text:
+                case XmlNodeType.CDATA:
+                case XmlNodeType.SignificantWhitespace:
+                case XmlNodeType.Whitespace:
+                    // Almost always a single node: concatenate only when text and CDATA alternate.
+                    content = content is null ? _reader.Value : string.Concat(content, _reader.Value);
+                    _reader.Read();
+                    break;
+                case XmlNodeType.Element:
+                    _reader.Skip();
+                    break;
+                default:
+                    _reader.Read();
+                    break;
+            }
+        }
+
+        _reader.Read();
+        return content ?? string.Empty;
+    }
+
+    private (int Line, int Position) CurrentPosition() =>
+        _reader is IXmlLineInfo info && info.HasLineInfo() ? (info.LineNumber, info.LinePosition) : (0, 0);
+
+    private static bool TryParseUtc(string? text, out DateTime timestamp) =>
+        DateTime.TryParse(
+            text,
+            CultureInfo.InvariantCulture,
+            DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal,
+            out timestamp);
+
+    private static int? ParseInt(string? text) =>
+        int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) ? value : null;
+
+    private static long? ParseLong(string? text) =>
+        long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) ? value : null;
+}

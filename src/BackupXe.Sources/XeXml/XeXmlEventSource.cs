@@ -1,0 +1,108 @@
+using System.Runtime.CompilerServices;
+using System.Xml;
+using BackupXe.Core.Events;
+
+namespace BackupXe.Sources.XeXml;
+
+/// <summary>
+/// Extended Events as XML: a ring_buffer target (<c>&lt;RingBufferTarget&gt;&lt;event/&gt;...</c>), the
+/// <c>event_data</c> rows of <c>sys.fn_xe_file_target_read_file</c> saved one after another with no root,
+/// or the same events wrapped in any root element. Read as a stream: memory does not grow with the file.
+/// </summary>
+public sealed class XeXmlEventSource : ITraceEventSource
+{
+    private static readonly XmlReaderSettings ReaderSettings = new()
+    {
+        // event_data rows saved back to back have no single root; a fragment reader accepts that and a
+        // wrapped document alike.
+        ConformanceLevel = ConformanceLevel.Fragment,
+        IgnoreWhitespace = true,
+        IgnoreComments = true,
+        IgnoreProcessingInstructions = true,
+        DtdProcessing = DtdProcessing.Prohibit,
+        XmlResolver = null,
+        CloseInput = true,
+    };
+
+    private readonly Func<Stream> _open;
+
+    /// <summary>Reads the file at <paramref name="path"/>.</summary>
+    public XeXmlEventSource(string path)
+        : this(path, () => InputFile.OpenRead(path))
+    {
+    }
+
+    /// <param name="name">What the user named, reported as <see cref="Name"/>.</param>
+    /// <param name="open">Opens the content; called once per read. The encoding comes from its BOM or declaration.</param>
+    public XeXmlEventSource(string name, Func<Stream> open)
+    {
+        Name = name;
+        _open = open;
+    }
+
+    public string Name { get; }
+
+    public string Format => "xe-xml";
+
+    public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(
+        SourceStatus status,
+        [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        var reader = OpenReader(status);
+        if (reader is null)
+        {
+            yield break;
+        }
+
+        using (reader)
+        {
+            // XmlReader's async API adds a task per node; the sync reads only block on a local file's buffer
+            // refills, so the loop reads synchronously and hands events over one at a time.
+            var parser = new XeEventParser(reader);
+            var found = 0L;
+            while (true)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                var outcome = parser.ReadNext(status, out var traceEvent);
+                if (outcome is XeReadOutcome.End or XeReadOutcome.Broken)
+                {
+                    if (found == 0)
+                    {
+                        status.Unusable = true;
+                        if (outcome is XeReadOutcome.End)
+                        {
+                            status.Report("file", "no Extended Events <event> element found");
+                        }
+                    }
+
+                    yield break;
+                }
+
+                found++;
+                if (outcome is XeReadOutcome.Event)
+                {
+                    status.Events++;
+                    yield return traceEvent!;
+                }
+                else if (outcome is XeReadOutcome.NotAnalysed)
+                {
+                    status.Events++;
+                }
+            }
+        }
+    }
+
+    private XmlReader? OpenReader(SourceStatus status)
+    {
+        try
+        {
+            return XmlReader.Create(_open(), ReaderSettings);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            status.Unusable = true;
+            status.Report("file", $"cannot be opened: {e.Message}");
+            return null;
+        }
+    }
+}

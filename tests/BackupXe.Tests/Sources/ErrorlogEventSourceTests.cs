@@ -1,0 +1,310 @@
+using System.Text;
+using BackupXe.Core.Events;
+using BackupXe.Sources.Errorlog;
+using BackupXe.Tests.Sources.Support;
+using Xunit;
+
+namespace BackupXe.Tests.Sources;
+
+public sealed class ErrorlogEventSourceTests
+{
+    private static DateTime Local(int hour, int minute, int second, int millisecond) =>
+        new(2014, 9, 10, hour, minute, second, millisecond, DateTimeKind.Unspecified);
+
+    private static Task<SourceRun> ReadTextAsync(string text, Encoding encoding)
+    {
+        var bytes = encoding.GetPreamble().Concat(encoding.GetBytes(text)).ToArray();
+        return SourceRun.ReadAsync(new ErrorlogEventSource("test.log", () => new MemoryStream(bytes), null));
+    }
+
+    public sealed class TheRawSql2014Trace3014Log
+    {
+        [Fact]
+        public async Task Yields_one_event_per_timestamped_line()
+        {
+            // Given the published 72-line log, 68 lines of which carry a timestamp
+            var source = new ErrorlogEventSource(Fixture.Tf3014Sql2014);
+
+            // When
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then
+            Assert.Equal(68, run.Events.Count);
+            Assert.Equal(68, run.Status.Events);
+            Assert.Empty(run.Status.Problems);
+            Assert.False(run.Status.Unusable);
+            Assert.All(run.Progress, e => Assert.Equal(51, e.SessionId));
+        }
+
+        [Fact]
+        public async Task Keeps_every_line_of_the_file()
+        {
+            // Given
+            var source = new ErrorlogEventSource(Fixture.Tf3014Sql2014);
+
+            // When
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then the four untimestamped lines travel inside the messages they continue
+            Assert.Equal(72, run.Progress.Sum(e => e.Message.Split('\n').Length));
+        }
+
+        [Fact]
+        public async Task Reads_the_first_message_with_its_hundredths_of_a_second()
+        {
+            // Given
+            var source = new ErrorlogEventSource(Fixture.Tf3014Sql2014);
+
+            // When
+            var first = (await SourceRun.ReadAsync(source)).Progress[0];
+
+            // Then
+            Assert.Equal(Local(18, 10, 48, 950), first.Timestamp);
+            Assert.Equal(DateTimeKind.Unspecified, first.Timestamp.Kind);
+            Assert.Equal("Backup(backuptest): BACKUP DATABASE started", first.Message);
+            Assert.Null(first.Kind);
+            Assert.Null(first.DatabaseName);
+            Assert.Null(first.TraceLevel);
+        }
+
+        [Fact]
+        public async Task Reads_the_last_message()
+        {
+            // Given
+            var source = new ErrorlogEventSource(Fixture.Tf3014Sql2014);
+
+            // When
+            var last = (await SourceRun.ReadAsync(source)).Progress[^1];
+
+            // Then
+            Assert.Equal(Local(18, 10, 50, 850), last.Timestamp);
+            Assert.Equal("Backup(backuptest): Calculating expected size of total data", last.Message);
+        }
+
+        [Fact]
+        public async Task Keeps_the_padding_inside_a_buffer_configuration_line()
+        {
+            // Given
+            var source = new ErrorlogEventSource(Fixture.Tf3014Sql2014);
+
+            // When
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then
+            Assert.Equal("Memory limit:               2300 MB", run.Progress[7].Message);
+            Assert.Equal(Local(18, 10, 49, 40), run.Progress[7].Timestamp);
+        }
+
+        [Fact]
+        public async Task Appends_the_snipped_lines_to_the_percent_line_above_them()
+        {
+            // Given
+            var source = new ErrorlogEventSource(Fixture.Tf3014Sql2014);
+
+            // When
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then
+            var continued = run.Progress.Where(e => e.Message.Contains('\n')).Select(e => e.Message).ToList();
+            Assert.Equal(
+                [
+                    "Backup(backuptest): 3 percent (3145728/95303680 bytes) processed\n(snipped)\nprocessed",
+                    "Backup(backuptest): 47 percent (45023232/95303680 bytes) processed\n(snipped)\nprocessed",
+                ],
+                continued);
+        }
+    }
+
+    public sealed class TheSql2005Trace3213Block
+    {
+        [Fact]
+        public async Task Reads_utf8_lines_with_milliseconds()
+        {
+            // Given the SQL Server 2005 SP2 buffer block, UTF-8 without BOM
+            var source = new ErrorlogEventSource(Fixture.Tf3213Sql2005);
+
+            // When
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then
+            Assert.Equal(11, run.Events.Count);
+            Assert.Empty(run.Status.Problems);
+            Assert.Equal(new DateTime(2008, 2, 6, 11, 59, 31, 140), run.Progress[0].Timestamp);
+            Assert.Equal("Backup/Restore buffer configuration parameters", run.Progress[0].Message);
+            Assert.Equal("Memory limit: 3325MB", run.Progress[1].Message);
+            Assert.Equal("Filesystem i/o alignment: 512", run.Progress[^1].Message);
+            Assert.All(run.Progress, e => Assert.Equal(51, e.SessionId));
+        }
+    }
+
+    public sealed class ProcessColumn
+    {
+        [Theory]
+        [InlineData("spid51", 51)]
+        [InlineData("spid7s", 7)]
+        [InlineData("spid112", 112)]
+        [InlineData("Backup", null)]
+        [InlineData("Server", null)]
+        [InlineData("Logon", null)]
+        public async Task Gives_the_session_id_of_spids_only(string process, int? expected)
+        {
+            // Given
+            var text = $"2014-09-10 18:10:48.95 {process,-11}Some message\r\n";
+
+            // When
+            var run = await ReadTextAsync(text, Encodings.Utf8WithoutBom);
+
+            // Then
+            var only = Assert.Single(run.Progress);
+            Assert.Equal(expected, only.SessionId);
+            Assert.Equal("Some message", only.Message);
+        }
+    }
+
+    public sealed class TextEncodings
+    {
+        private const string TwoLines =
+            "2014-09-10 18:10:48.95 spid51      Backup(backuptest): BACKUP DATABASE started\r\n" +
+            "2014-09-10 18:10:48.95 Backup      BACKUP DATABASE successfully processed 8042633 pages in 43.967 seconds (1429.096 MB/sec).\r\n";
+
+        public static TheoryData<string> Names => ["utf-8", "utf-8 with BOM", "utf-16le with BOM"];
+
+        [Theory]
+        [MemberData(nameof(Names))]
+        public async Task Read_the_same_messages(string name)
+        {
+            // Given
+            var encoding = name switch
+            {
+                "utf-8" => Encodings.Utf8WithoutBom,
+                "utf-8 with BOM" => Encodings.Utf8WithBom,
+                _ => Encodings.Utf16LeWithBom,
+            };
+
+            // When
+            var run = await ReadTextAsync(TwoLines, encoding);
+
+            // Then
+            Assert.Equal(
+                ["Backup(backuptest): BACKUP DATABASE started", "BACKUP DATABASE successfully processed 8042633 pages in 43.967 seconds (1429.096 MB/sec)."],
+                run.Progress.Select(e => e.Message));
+            Assert.Equal([51, null], run.Progress.Select(e => e.SessionId));
+        }
+    }
+
+    public sealed class SpReadErrorlogExports
+    {
+        [Fact]
+        public async Task Read_a_tab_separated_export_and_skip_its_header()
+        {
+            // Given sp_readerrorlog saved from SSMS: LogDate, ProcessInfo, Text with milliseconds
+            const string text =
+                "LogDate\tProcessInfo\tText\r\n" +
+                "2014-09-10 18:10:48.950\tspid51\tBackup(backuptest): BACKUP DATABASE started\r\n" +
+                "2014-09-10 18:10:49.040\tspid51\tMemory limit:               2300 MB\r\n" +
+                "2014-09-10 18:10:50.850\tBackup\tDatabase backed up. Database: backuptest, pages dumped: 3100\r\n";
+
+            // When
+            var run = await ReadTextAsync(text, Encodings.Utf8WithBom);
+
+            // Then
+            Assert.Empty(run.Status.Problems);
+            Assert.Equal(3, run.Events.Count);
+            Assert.Equal("Memory limit:               2300 MB", run.Progress[1].Message);
+            Assert.Equal(Local(18, 10, 49, 40), run.Progress[1].Timestamp);
+            Assert.Equal("Database backed up. Database: backuptest, pages dumped: 3100", run.Progress[2].Message);
+            Assert.Null(run.Progress[2].SessionId);
+        }
+
+        [Fact]
+        public async Task Read_a_text_mode_export_with_its_underline_and_row_count()
+        {
+            // Given results-to-text output: space-padded columns, a dashed underline, a row count
+            const string text =
+                "LogDate                 ProcessInfo Text\n" +
+                "----------------------- ----------- ----------------------------------------\n" +
+                "2014-09-10 18:10:48.950 spid51      Backup(backuptest): BACKUP DATABASE started\n" +
+                "2014-09-10 18:10:49.040 spid51      Backup(backuptest): Opening the backup media set\n" +
+                "\n" +
+                "(2 rows affected)\n";
+
+            // When
+            var run = await ReadTextAsync(text, Encodings.Utf8WithoutBom);
+
+            // Then
+            Assert.Empty(run.Status.Problems);
+            Assert.Equal(
+                ["Backup(backuptest): BACKUP DATABASE started", "Backup(backuptest): Opening the backup media set"],
+                run.Progress.Select(e => e.Message));
+        }
+    }
+
+    public sealed class DamagedLines
+    {
+        [Fact]
+        public async Task A_binary_line_is_reported_by_number_and_reading_goes_on()
+        {
+            // Given
+            const string text =
+                "2014-09-10 18:10:48.95 spid51      Backup(backuptest): BACKUP DATABASE started\n" +
+                "\u0001\u0002\0\u0003garbage\n" +
+                "2014-09-10 18:10:49.04 spid51      Backup(backuptest): Opening the backup media set\n";
+
+            // When
+            var run = await ReadTextAsync(text, Encodings.Utf8WithoutBom);
+
+            // Then
+            var problem = Assert.Single(run.Status.Problems);
+            Assert.Equal("line 2", problem.Location);
+            Assert.Contains("binary", problem.Message);
+            Assert.Equal(
+                ["Backup(backuptest): BACKUP DATABASE started", "Backup(backuptest): Opening the backup media set"],
+                run.Progress.Select(e => e.Message));
+        }
+
+        [Fact]
+        public async Task Text_before_the_first_timestamp_is_reported()
+        {
+            // Given
+            const string text =
+                "orphan continuation\n" +
+                "2014-09-10 18:10:48.95 spid51      Backup(backuptest): BACKUP DATABASE started\n";
+
+            // When
+            var run = await ReadTextAsync(text, Encodings.Utf8WithoutBom);
+
+            // Then
+            Assert.Equal("line 1", Assert.Single(run.Status.Problems).Location);
+            Assert.Single(run.Events);
+        }
+
+        [Fact]
+        public async Task An_impossible_date_does_not_open_a_message()
+        {
+            // Given a timestamp-shaped line with month 13: it continues the message above
+            const string text =
+                "2014-09-10 18:10:48.95 spid51      first\n" +
+                "2014-13-10 18:10:48.95 spid51      second\n";
+
+            // When
+            var run = await ReadTextAsync(text, Encodings.Utf8WithoutBom);
+
+            // Then
+            Assert.Equal("first\n2014-13-10 18:10:48.95 spid51      second", Assert.Single(run.Progress).Message);
+        }
+
+        [Fact]
+        public async Task A_file_without_any_timestamp_is_unusable()
+        {
+            // Given
+            const string text = "just\nsome\ntext\n";
+
+            // When
+            var run = await ReadTextAsync(text, Encodings.Utf8WithoutBom);
+
+            // Then
+            Assert.True(run.Status.Unusable);
+            Assert.Empty(run.Events);
+        }
+    }
+}

@@ -1,0 +1,212 @@
+using System.Text;
+using BackupXe.Sources;
+using BackupXe.Sources.Detection;
+using BackupXe.Tests.Sources.Support;
+using Xunit;
+
+namespace BackupXe.Tests.Sources;
+
+public sealed class InputSourcesTests
+{
+    public sealed class Open
+    {
+        [Fact]
+        public void Recognises_the_raw_utf16_errorlog_by_content()
+        {
+            // Given / When
+            var source = InputSources.Open(Fixture.Tf3014Sql2014);
+
+            // Then
+            Assert.Equal("errorlog", source.Format);
+        }
+
+        [Fact]
+        public async Task Recognises_xe_xml_whatever_the_file_is_called()
+        {
+            // Given XE XML saved as ".log", after leading blank lines
+            using var input = TempInput.WithText("\r\n  " + XeXml.Progress("2024-05-01T10:00:01Z", "x"), Encodings.Utf8WithBom, "events.log");
+
+            // When
+            var source = InputSources.Open(input.Path);
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then
+            Assert.Equal("xe-xml", source.Format);
+            Assert.Single(run.Events);
+        }
+
+        [Fact]
+        public async Task Recognises_an_errorlog_copied_without_its_bom()
+        {
+            // Given UTF-16LE with no BOM, named .xml
+            var bytes = Encoding.Unicode.GetBytes("2014-09-10 18:10:48.95 spid51      Backup(backuptest): BACKUP DATABASE started\r\n");
+            using var input = TempInput.WithBytes(bytes, "ERRORLOG.xml");
+
+            // When
+            var source = InputSources.Open(input.Path);
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then
+            Assert.Equal("errorlog", source.Format);
+            Assert.Equal("Backup(backuptest): BACKUP DATABASE started", Assert.Single(run.Progress).Message);
+        }
+
+        [Fact]
+        public void Recognises_an_sp_readerrorlog_export_by_its_header()
+        {
+            // Given
+            using var input = TempInput.WithText("LogDate\tProcessInfo\tText\n2014-09-10 18:10:48.950\tspid51\tx\n", Encodings.Utf8WithoutBom);
+
+            // When
+            var source = InputSources.Open(input.Path);
+
+            // Then
+            Assert.Equal("errorlog", source.Format);
+        }
+
+        [Fact]
+        public async Task Recognises_a_single_line_xe_xml_longer_than_the_sniffed_bytes()
+        {
+            // Given one line of event_data far longer than the detector reads, with multi-byte text across the cut
+            var message = new string('é', InputFormatDetector.SniffLength);
+            using var input = TempInput.WithText(XeXml.Progress("2024-05-01T10:00:01Z", message).ReplaceLineEndings(""), Encodings.Utf8WithoutBom);
+
+            // When
+            var source = InputSources.Open(input.Path);
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then
+            Assert.Equal("xe-xml", source.Format);
+            Assert.Equal(message, Assert.Single(run.Progress).Message);
+        }
+    }
+
+    public sealed class UnreadableInputs
+    {
+        [Fact]
+        public async Task A_missing_path_reports_file_not_found()
+        {
+            // Given
+            using var nowhere = TempInput.Nowhere();
+
+            // When
+            var source = InputSources.Open(nowhere.Path);
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then
+            Assert.True(run.Status.Unusable);
+            Assert.Empty(run.Events);
+            Assert.Equal("file not found", Assert.Single(run.Status.Problems).Message);
+        }
+
+        [Fact]
+        public async Task An_empty_file_reports_empty_file()
+        {
+            // Given
+            using var input = TempInput.WithBytes([]);
+
+            // When
+            var run = await SourceRun.ReadAsync(InputSources.Open(input.Path));
+
+            // Then
+            Assert.True(run.Status.Unusable);
+            Assert.Equal("empty file", Assert.Single(run.Status.Problems).Message);
+        }
+
+        [Fact]
+        public async Task A_file_holding_only_a_bom_and_blank_lines_is_empty()
+        {
+            // Given
+            using var input = TempInput.WithText("\r\n\r\n", Encodings.Utf16LeWithBom);
+
+            // When
+            var run = await SourceRun.ReadAsync(InputSources.Open(input.Path));
+
+            // Then
+            Assert.Equal("empty file", Assert.Single(run.Status.Problems).Message);
+        }
+
+        [Fact]
+        public async Task A_binary_file_of_no_known_format_is_not_recognised()
+        {
+            // Given a zip header followed by noise
+            using var input = TempInput.WithBytes([0x50, 0x4B, 0x03, 0x04, 0x14, 0x00, 0x00, 0x08, 0x08, 0x00, 0xFF, 0x00, 0x01, 0x02]);
+
+            // When
+            var source = InputSources.Open(input.Path);
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then
+            Assert.Equal("unknown", source.Format);
+            Assert.True(run.Status.Unusable);
+            Assert.Equal(
+                "not a recognised format (expected .xel, XE XML or an ERRORLOG)",
+                Assert.Single(run.Status.Problems).Message);
+        }
+
+        [Fact]
+        public void Plain_text_that_is_not_a_log_is_not_recognised()
+        {
+            // Given
+            var head = Encoding.UTF8.GetBytes("Dear DBA,\nplease find the backup attached.\n");
+
+            // When
+            var detection = InputFormatDetector.Detect(head, isWholeFile: true);
+
+            // Then
+            Assert.Equal(InputFormat.Unrecognised, detection.Format);
+        }
+    }
+
+    public sealed class XelFiles
+    {
+        [Fact]
+        public async Task The_genuine_xel_is_detected_and_explained_in_one_problem()
+        {
+            // Given the genuine event_file from sqltoolsservice
+            var path = Fixture.TestXel;
+
+            // When
+            var source = InputSources.Open(path);
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then
+            Assert.Equal("xel", source.Format);
+            Assert.True(run.Status.Unusable);
+            Assert.Empty(run.Events);
+            var problem = Assert.Single(run.Status.Problems);
+            Assert.Contains(path, problem.Message);
+            Assert.Contains("XELite", problem.Message);
+            Assert.Contains(
+                $"SELECT event_data FROM sys.fn_xe_file_target_read_file(N'{Path.Combine(Path.GetDirectoryName(path)!, "TestXel*.xel")}', NULL, NULL, NULL)",
+                problem.Message);
+            Assert.Contains("backupxe analyze", problem.Message);
+        }
+
+        [Fact]
+        public void A_renamed_xel_is_still_a_xel()
+        {
+            // Given the genuine file's bytes under a .xml name
+            using var input = TempInput.WithBytes(File.ReadAllBytes(Fixture.TestXel), "events.xml");
+
+            // When
+            var source = InputSources.Open(input.Path);
+
+            // Then
+            Assert.Equal("xel", source.Format);
+        }
+
+        [Theory]
+        [InlineData("/var/xe/BackupTrace_0_133612345678900000.xel", "/var/xe/BackupTrace*.xel")]
+        [InlineData("/var/xe/O'Brien_0.xel", "/var/xe/O''Brien*.xel")]
+        [InlineData("plain.xel", "plain*.xel")]
+        public void The_suggested_pattern_covers_every_rollover_file(string path, string expected)
+        {
+            // Given / When
+            var pattern = BackupXe.Sources.Xel.XelFileSource.FilePattern(path);
+
+            // Then
+            Assert.Equal(expected, pattern);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+namespace BackupXe.Tests.Sources.Support;
+
+/// <summary>The committed real-world inputs under Fixtures/ (see the SOURCES.md beside them).</summary>
+internal static class Fixture
+{
+    public static string Tf3014Sql2014 => At("errorlog", "tf3014-backup-sql2014.log");
+
+    public static string Tf3213Sql2005 => At("errorlog", "tf3213-buffers-sql2005sp2.txt");
+
+    public static string TestXel => At("xel", "TestXel_0.xel");
+
+    private static string At(string folder, string file) => Path.Combine(AppContext.BaseDirectory, "Fixtures", folder, file);
+}

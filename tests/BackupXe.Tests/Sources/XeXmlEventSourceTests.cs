@@ -1,0 +1,248 @@
+using System.Text;
+using BackupXe.Core.Events;
+using BackupXe.Sources.XeXml;
+using BackupXe.Tests.Sources.Support;
+using Xunit;
+
+namespace BackupXe.Tests.Sources;
+
+public sealed class XeXmlEventSourceTests
+{
+    private const string T1 = "2024-05-01T10:00:01.123Z";
+    private const string T2 = "2024-05-01T10:00:02.456Z";
+
+    private static Task<SourceRun> ReadXmlAsync(string xml)
+    {
+        var bytes = Encoding.UTF8.GetBytes(xml);
+        return SourceRun.ReadAsync(new XeXmlEventSource("test.xml", () => new MemoryStream(bytes)));
+    }
+
+    public sealed class Layouts
+    {
+        private static readonly string[] Events =
+        [
+            XeXml.Progress(T1, "BACKUP DATABASE started"),
+            XeXml.Wait(T2, "BACKUPBUFFER", "End", 12, 1),
+        ];
+
+        public static TheoryData<string, string> Documents => new()
+        {
+            { "ring buffer", XeXml.RingBuffer(Events) },
+            { "bare event_data rows", string.Join("\r\n", Events) },
+            { "rows wrapped in any root", $"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<Rows><row><event_data>{Events[0]}</event_data></row><row><event_data>{Events[1]}</event_data></row></Rows>" },
+        };
+
+        [Theory]
+        [MemberData(nameof(Documents))]
+        public async Task Give_the_same_events(string layout, string xml)
+        {
+            // Given the two events laid out as a {layout}
+            _ = layout;
+
+            // When
+            var run = await ReadXmlAsync(xml);
+
+            // Then
+            Assert.Empty(run.Status.Problems);
+            Assert.Equal(2, run.Status.Events);
+            Assert.Equal(
+                [
+                    new ProgressTraceEvent(new DateTime(2024, 5, 1, 10, 0, 1, 123, DateTimeKind.Utc), 53, OperationKind.Backup, "backuptest", "BACKUP DATABASE started", 0),
+                    new WaitEvent(new DateTime(2024, 5, 1, 10, 0, 2, 456, DateTimeKind.Utc), 53, "BACKUPBUFFER", 12, 1),
+                ],
+                run.Events);
+        }
+    }
+
+    public sealed class ProgressTrace
+    {
+        [Fact]
+        public async Task Keeps_a_cdata_message_verbatim_and_the_timestamp_in_utc()
+        {
+            // Given
+            var xml = XeXml.Progress(T1, "Backup(backuptest): Zeroing D:\\x.ldf from page 1 to 64000 (0x2000 to 0x1f400000) <&>", "Restore");
+
+            // When
+            var only = Assert.IsType<ProgressTraceEvent>(Assert.Single((await ReadXmlAsync(xml)).Events));
+
+            // Then
+            Assert.Equal("Backup(backuptest): Zeroing D:\\x.ldf from page 1 to 64000 (0x2000 to 0x1f400000) <&>", only.Message);
+            Assert.Equal(OperationKind.Restore, only.Kind);
+            Assert.Equal(DateTimeKind.Utc, only.Timestamp.Kind);
+        }
+
+        [Fact]
+        public async Task Takes_the_operation_from_its_key_when_the_map_text_is_absent()
+        {
+            // Given an operation_type with only <value>1</value>, and a plain-text message without CDATA
+            const string xml = """
+                <event name="backup_restore_progress_trace" package="sqlserver" timestamp="2024-05-01T10:00:01Z">
+                  <data name="operation_type"><value>1</value></data>
+                  <data name="trace_message"><value>RESTORE DATABASE started</value></data>
+                </event>
+                """;
+
+            // When
+            var only = Assert.IsType<ProgressTraceEvent>(Assert.Single((await ReadXmlAsync(xml)).Events));
+
+            // Then
+            Assert.Equal(OperationKind.Restore, only.Kind);
+            Assert.Equal("RESTORE DATABASE started", only.Message);
+            Assert.Null(only.SessionId);
+            Assert.Null(only.DatabaseName);
+            Assert.Null(only.TraceLevel);
+        }
+    }
+
+    public sealed class Waits
+    {
+        [Fact]
+        public async Task Skip_begin_opcodes_but_count_them()
+        {
+            // Given a Begin/End pair of the same wait
+            var xml = XeXml.RingBuffer(
+                XeXml.Wait(T1, "BACKUPIO", "Begin", 0),
+                XeXml.Wait(T2, "BACKUPIO", "End", 1333, 2));
+
+            // When
+            var run = await ReadXmlAsync(xml);
+
+            // Then
+            var wait = Assert.IsType<WaitEvent>(Assert.Single(run.Events));
+            Assert.Equal(1333, wait.DurationMs);
+            Assert.Equal(2, wait.SignalDurationMs);
+            Assert.Equal(2, run.Status.Events);
+        }
+
+        [Fact]
+        public async Task Mark_wait_info_external_as_preemptive()
+        {
+            // Given
+            var xml = XeXml.Wait(T1, "PREEMPTIVE_OS_WRITEFILEGATHER", "End", 40000, name: "wait_info_external");
+
+            // When
+            var wait = Assert.IsType<WaitEvent>(Assert.Single((await ReadXmlAsync(xml)).Events));
+
+            // Then
+            Assert.True(wait.IsExternal);
+            Assert.Equal("PREEMPTIVE_OS_WRITEFILEGATHER", wait.WaitType);
+        }
+    }
+
+    public sealed class OtherEvents
+    {
+        [Theory]
+        [InlineData("databases_backup_restore_throughput")]
+        [InlineData("database_backup_restore_throughput")]
+        public async Task Throughput_is_read_under_either_spelling(string name)
+        {
+            // Given
+            var xml = $"""
+                <event name="{name}" package="sqlserver" timestamp="{T1}">
+                  <data name="database_id"><type name="uint32" package="package0"/><value>7</value></data>
+                  <data name="count"><type name="uint64" package="package0"/><value>52428800</value></data>
+                  <data name="increment"><type name="uint64" package="package0"/><value>1048576</value></data>
+                </event>
+                """;
+
+            // When
+            var only = Assert.Single((await ReadXmlAsync(xml)).Events);
+
+            // Then
+            Assert.Equal(new ThroughputEvent(new DateTime(2024, 5, 1, 10, 0, 1, 123, DateTimeKind.Utc), null, 7, 52428800, 1048576), only);
+        }
+
+        [Fact]
+        public async Task An_unanalysed_event_is_kept_by_name_with_its_nested_fields_skipped()
+        {
+            // Given an rpc_completed whose fields hold nested XML
+            var xml = $"""
+                <event name="rpc_completed" package="sqlserver" timestamp="{T1}">
+                  <data name="data_stream"><value><nested><deeper>x</deeper></nested></value></data>
+                  <action name="session_id" package="sqlserver"><value>182</value></action>
+                </event>
+                """;
+
+            // When
+            var only = Assert.Single((await ReadXmlAsync(xml)).Events);
+
+            // Then
+            Assert.Equal(new OtherEvent(new DateTime(2024, 5, 1, 10, 0, 1, 123, DateTimeKind.Utc), 182, "rpc_completed"), only);
+        }
+    }
+
+    public sealed class DamagedInput
+    {
+        [Fact]
+        public async Task Truncated_xml_keeps_the_events_before_it_and_names_the_line()
+        {
+            // Given a ring buffer cut off in the middle of its third event (line 3 onward)
+            var xml = "<RingBufferTarget>\n" + XeXml.Progress(T1, "first").ReplaceLineEndings(" ") + "\n" +
+                      XeXml.Progress(T2, "second").ReplaceLineEndings(" ") + "\n" +
+                      "<event name=\"wait_info\" timestamp=\"2024-05-01T10:00:03Z\"><data name=\"wait_ty";
+
+            // When
+            var run = await ReadXmlAsync(xml);
+
+            // Then
+            Assert.Equal(["first", "second"], run.Progress.Select(e => e.Message));
+            var problem = Assert.Single(run.Status.Problems);
+            Assert.StartsWith("line 4, position ", problem.Location);
+            Assert.False(run.Status.Unusable);
+        }
+
+        [Fact]
+        public async Task Garbage_from_the_start_is_unusable()
+        {
+            // Given
+            const string xml = "<<<not xml at all";
+
+            // When
+            var run = await ReadXmlAsync(xml);
+
+            // Then
+            Assert.Empty(run.Events);
+            Assert.True(run.Status.Unusable);
+            Assert.StartsWith("line 1, position ", Assert.Single(run.Status.Problems).Location);
+        }
+
+        [Fact]
+        public async Task An_event_missing_a_required_field_is_skipped_and_reading_goes_on()
+        {
+            // Given a wait_info without duration on line 2 between two good events
+            var xml = string.Join(
+                "\n",
+                "<Rows>",
+                $"<event name=\"wait_info\" timestamp=\"{T1}\"><data name=\"wait_type\"><value>1</value><text>BACKUPIO</text></data></event>",
+                XeXml.Progress(T2, "after").ReplaceLineEndings(" "),
+                $"<event name=\"backup_restore_progress_trace\" timestamp=\"not a time\"><data name=\"trace_message\"><value>x</value></data></event>",
+                "</Rows>");
+
+            // When
+            var run = await ReadXmlAsync(xml);
+
+            // Then
+            Assert.Equal("after", Assert.Single(run.Progress).Message);
+            Assert.Equal(
+                [
+                    new InputProblem("line 2", "wait_info event has no duration; event skipped"),
+                    new InputProblem("line 4", "backup_restore_progress_trace event has no valid timestamp attribute; event skipped"),
+                ],
+                run.Status.Problems);
+        }
+
+        [Fact]
+        public async Task Well_formed_xml_without_events_is_unusable()
+        {
+            // Given an empty ring buffer
+            const string xml = "<RingBufferTarget eventCount=\"0\"></RingBufferTarget>";
+
+            // When
+            var run = await ReadXmlAsync(xml);
+
+            // Then
+            Assert.True(run.Status.Unusable);
+            Assert.Contains("no Extended Events <event>", Assert.Single(run.Status.Problems).Message);
+        }
+    }
+}
