@@ -1,6 +1,30 @@
+using BackupXe.Benchmarks.Synthetic;
+
 namespace BackupXe.Benchmarks;
 
 public static class Program
 {
-    public static int Main() => 0;
+    public static async Task<int> Main(string[] args)
+    {
+        switch (args.FirstOrDefault())
+        {
+            case "samples":
+                WriteSamples(args.Length > 1 ? args[1] : "samples");
+                return 0;
+            default:
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR]");
+                await Task.CompletedTask;
+                return 1;
+        }
+    }
+
+    /// <summary>Regenerates the bundled samples; deterministic, so a diff shows any change in the generator.</summary>
+    private static void WriteSamples(string directory)
+    {
+        Directory.CreateDirectory(directory);
+        var backup = Scenarios.BufferStarvedBackup(new DateTime(2024, 5, 1, 1, 30, 0, 120, DateTimeKind.Utc), 61, "SalesDB", @"\\backup01\sql\SalesDB_FULL_20240501.bak", seed: 20240501);
+        Console.WriteLine($"buffer-starved-backup.xml: {XeXmlTraceWriter.Write(Path.Combine(directory, "buffer-starved-backup.xml"), backup)} events");
+        var restore = Scenarios.LogZeroingRestore(new DateTime(2024, 5, 2, 6, 15, 3, 410, DateTimeKind.Unspecified), 58, "SalesArchive", @"\\backup01\sql\SalesArchive_FULL.bak");
+        Console.WriteLine($"log-zeroing-restore.log: {ErrorlogTraceWriter.Write(Path.Combine(directory, "log-zeroing-restore.log"), restore)} lines");
+    }
 }

@@ -67,6 +67,10 @@ public sealed record OperationReport
     /// <summary>Messages outside the vocabulary, counted; their texts appear in verbose output only.</summary>
     public int UnknownMessages { get; init; }
 
+    /// <summary>The first unknown texts (at most 20), for verbose output; not part of the JSON contract.</summary>
+    [System.Text.Json.Serialization.JsonIgnore]
+    public IReadOnlyList<string> UnknownMessageSamples { get; init; } = [];
+
     public Verdict? Verdict { get; init; }
     public IReadOnlyList<Recommendation> Recommendations { get; init; } = [];
 }

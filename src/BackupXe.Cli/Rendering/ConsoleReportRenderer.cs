@@ -1,0 +1,182 @@
+using System.Globalization;
+using BackupXe.Core.Reporting;
+using Spectre.Console;
+using Spectre.Console.Rendering;
+
+namespace BackupXe.Cli.Rendering;
+
+/// <summary>
+/// The readable report: a summary table of operations, then each operation's timeline, throughput, buffers,
+/// waits, verdict and recommendations.
+/// </summary>
+public sealed class ConsoleReportRenderer(bool verbose = false, bool color = true, int width = 120) : IReportRenderer
+{
+    public void Render(AnalysisReport report, TextWriter output)
+    {
+        var console = AnsiConsole.Create(new AnsiConsoleSettings
+        {
+            Out = new AnsiConsoleOutput(output),
+            Ansi = color ? AnsiSupport.Detect : AnsiSupport.No,
+            ColorSystem = color ? ColorSystemSupport.Detect : ColorSystemSupport.NoColors,
+            Interactive = InteractionSupport.No,
+        });
+        console.Profile.Width = width;
+        Render(report, console);
+    }
+
+    public void Render(AnalysisReport report, IAnsiConsole console)
+    {
+        console.Write(Inputs(report));
+        if (report.Operations.Count == 0)
+        {
+            console.MarkupLine("[yellow]No backup or restore was found in the input.[/]");
+            return;
+        }
+
+        console.Write(Summary(report));
+        foreach (var operation in report.Operations)
+        {
+            WriteOperation(console, operation);
+        }
+    }
+
+    private static Table Inputs(AnalysisReport report)
+    {
+        var table = new Table().Border(TableBorder.Simple).Title("Inputs");
+        table.AddColumns("Input", "Format", "Events", "Problems");
+        table.Columns[2].RightAligned();
+        foreach (var input in report.Inputs)
+        {
+            var problems = input.Problems.Count == 0
+                ? new Markup("[green]none[/]")
+                : new Markup(Markup.Escape(string.Join(Environment.NewLine, input.Problems.Select(p => $"{p.Location}: {p.Message}"))), new Style(Color.Red));
+            table.AddRow(new Text(input.Path), new Text(input.Format), new Text(input.Events.ToString("N0", CultureInfo.InvariantCulture)), problems);
+        }
+
+        return table;
+    }
+
+    private static Table Summary(AnalysisReport report)
+    {
+        var table = new Table().Border(TableBorder.Simple).Title("Operations");
+        table.AddColumns("Operation", "Start", "Duration", "Throughput", "Status", "Bottleneck");
+        table.Columns[3].RightAligned();
+        foreach (var op in report.Operations)
+        {
+            table.AddRow(
+                new Text(Units.Title(op)),
+                new Text(Units.Timestamp(op.Start)),
+                new Text(Units.Duration(op.DurationSeconds)),
+                new Text(Units.Rate(op.ThroughputMBps)),
+                new Markup(Status(op.Status)),
+                new Markup(op.Verdict is { } v ? $"[bold]{Kebab.Of(v.Bottleneck)}[/] ({Kebab.Of(v.Confidence)})" : "-"));
+        }
+
+        return table;
+    }
+
+    private void WriteOperation(IAnsiConsole console, OperationReport op)
+    {
+        console.WriteLine();
+        console.Write(new Rule($"[bold]{Markup.Escape(Units.Title(op))}[/]").LeftJustified());
+
+        var facts = new Grid().AddColumn(new GridColumn().NoWrap()).AddColumn();
+        foreach (var fact in ReportFacts.Summary(op))
+        {
+            facts.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(fact.Value));
+        }
+
+        console.Write(facts);
+
+        if (op.Phases.Count > 0)
+        {
+            console.Write(Phases(op));
+        }
+
+        if (op.Waits.Count > 0)
+        {
+            console.Write(Waits(op));
+        }
+
+        if (op.Verdict is { } verdict)
+        {
+            var lines = new List<IRenderable> { new Markup($"[bold]{Kebab.Of(verdict.Bottleneck)}[/] ({Kebab.Of(verdict.Confidence)} confidence)") };
+            lines.AddRange(verdict.Evidence.Select(e => new Text($"- {e}")));
+            console.Write(new Panel(new Rows(lines)).Header("Verdict").Border(BoxBorder.Rounded).Expand());
+        }
+
+        var number = 0;
+        foreach (var rec in op.Recommendations)
+        {
+            console.MarkupLine($"[bold]{++number}. {Markup.Escape(rec.Id)}[/]: {Markup.Escape(rec.Text)}");
+            console.Write(new Panel(new Text(rec.Tsql.TrimEnd(), new Style(Color.Aqua))).Border(BoxBorder.Square).Expand());
+        }
+
+        if (verbose && op.UnknownMessageSamples.Count > 0)
+        {
+            console.MarkupLine("[grey]Unrecognised messages:[/]");
+            foreach (var text in op.UnknownMessageSamples)
+            {
+                console.WriteLine($"  {text}");
+            }
+        }
+    }
+
+    private static Table Phases(OperationReport op)
+    {
+        var total = op.DurationSeconds is > 0 ? op.DurationSeconds.Value : op.Phases.Sum(p => p.Seconds ?? 0);
+        var table = new Table().Border(TableBorder.Simple).Title("Timeline");
+        table.AddColumns("Phase", "Start", "End", "Duration", "Share");
+        table.Columns[3].RightAligned();
+        foreach (var phase in op.Phases)
+        {
+            var share = phase.Seconds is { } s && total > 0 ? s / total : 0;
+            table.AddRow(
+                phase.Name,
+                Units.Time(phase.Start),
+                Units.Time(phase.End),
+                Units.Duration(phase.Seconds),
+                $"{Bar(share)} {share * 100,3:0}%");
+        }
+
+        return table;
+    }
+
+    private static Table Waits(OperationReport op)
+    {
+        var table = new Table().Border(TableBorder.Simple).Title("Waits");
+        table.AddColumns("Wait type", "Count", "Total", "Average", "Max", "Signal");
+        for (var i = 1; i < 6; i++)
+        {
+            table.Columns[i].RightAligned();
+        }
+
+        foreach (var wait in op.Waits)
+        {
+            var average = wait.Count > 0 ? (double)wait.TotalMs / wait.Count : 0;
+            table.AddRow(
+                wait.WaitType,
+                wait.Count.ToString("N0", CultureInfo.InvariantCulture),
+                Units.Milliseconds(wait.TotalMs),
+                string.Create(CultureInfo.InvariantCulture, $"{average:0.0} ms"),
+                Units.Milliseconds(wait.MaxMs),
+                Units.Milliseconds(wait.SignalMs));
+        }
+
+        return table;
+    }
+
+    private static string Bar(double share)
+    {
+        const int width = 20;
+        var filled = (int)Math.Round(Math.Clamp(share, 0, 1) * width);
+        return new string('#', filled) + new string('.', width - filled);
+    }
+
+    private static string Status(OperationStatus status) => status switch
+    {
+        OperationStatus.Completed => "[green]completed[/]",
+        OperationStatus.Failed => "[red]failed[/]",
+        _ => "[yellow]incomplete[/]",
+    };
+}

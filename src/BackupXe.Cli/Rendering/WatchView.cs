@@ -1,0 +1,77 @@
+using System.Globalization;
+using BackupXe.Core.Pipeline;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Cli.Rendering;
+
+/// <summary>
+/// What <c>backupxe watch</c> shows: one progress line per running operation each time it moves a tenth of
+/// the way or changes phase, then the operation's full diagnosis when it ends. Lines, not a redrawn screen,
+/// so the same output reads well in a terminal, a log file and a test.
+/// </summary>
+public sealed class WatchView(TextWriter output, IReportRenderer completedRenderer, string? databaseFilter, bool jsonLines) : IOperationSink
+{
+    private readonly Dictionary<(int?, string?, DateTime), (int Decile, string? Phase)> _shown = [];
+
+    public int Completed { get; private set; }
+
+    public void OnOperationCompleted(OperationReport report)
+    {
+        if (!Wanted(report.Database))
+        {
+            return;
+        }
+
+        Completed++;
+        if (jsonLines)
+        {
+            // One object per line so that a consumer can read the stream as it comes (JSON Lines).
+            output.WriteLine(ReportJson.SerializeCompact(report));
+            output.Flush();
+            return;
+        }
+
+        completedRenderer.Render(new AnalysisReport(AnalysisReport.CurrentSchemaVersion, [], [report]), output);
+        output.Flush();
+    }
+
+    public void ShowProgress(IReadOnlyList<OperationProgress> running)
+    {
+        if (jsonLines)
+        {
+            return;
+        }
+
+        foreach (var op in running)
+        {
+            if (!Wanted(op.Database))
+            {
+                continue;
+            }
+
+            var key = (op.SessionId, op.Database, op.Since);
+            var decile = (op.Percent ?? 0) / 10;
+            if (_shown.TryGetValue(key, out var last) && last.Decile == decile && last.Phase == op.Phase)
+            {
+                continue;
+            }
+
+            _shown[key] = (decile, op.Phase);
+            output.WriteLine(Line(op));
+        }
+
+        output.Flush();
+    }
+
+    public static string Line(OperationProgress op)
+    {
+        var title = Units.Title(new OperationReport { Kind = op.Kind, Scope = op.Scope, Database = op.Database, SessionId = op.SessionId, Status = OperationStatus.Incomplete });
+        var percent = op.Percent is { } p ? string.Create(CultureInfo.InvariantCulture, $"{p,3}% [{new string('#', p / 5)}{new string('.', 20 - (p / 5))}]") : "  ?% [....................]";
+        var rate = op.MegabytesPerSecond is { } r ? string.Create(CultureInfo.InvariantCulture, $"{r:0.0} MB/s") : "? MB/s";
+        var eta = op.Remaining is { } left ? $"ETA {Units.Duration(left.TotalSeconds)}" : "ETA ?";
+        return $"{Units.Time(op.Since + op.Elapsed)}  {title}  {op.Phase ?? "-"}  {percent}  {rate}  {eta}  elapsed {Units.Duration(op.Elapsed.TotalSeconds)}  top wait {op.TopWait ?? "-"}";
+    }
+
+    private bool Wanted(string? database)
+        => databaseFilter is null || string.Equals(database, databaseFilter, StringComparison.OrdinalIgnoreCase);
+}

@@ -1,0 +1,220 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Correlation;
+
+/// <summary>
+/// One backup or restore while its events are being gathered. Everything here is bounded by the shape of
+/// the operation (files, devices, wait types), not by how many events it produced.
+/// </summary>
+public sealed class BackupOperation
+{
+    /// <summary>How many unknown message texts are kept for verbose output; the count is always exact.</summary>
+    public const int UnknownSampleLimit = 20;
+
+    private readonly List<string> _devices = [];
+    private readonly List<string> _unknownSamples = [];
+
+    public BackupOperation(OperationKind kind, OperationScope? scope, string? database, int? sessionId, DateTime firstSeen, bool startObserved)
+    {
+        Kind = kind;
+        Scope = scope;
+        Database = database;
+        SessionId = sessionId;
+        Start = startObserved ? firstSeen : null;
+        FirstSeen = firstSeen;
+        LastSeen = firstSeen;
+    }
+
+    public OperationKind Kind { get; }
+
+    public OperationScope? Scope { get; set; }
+
+    public string? Database { get; set; }
+
+    public int? SessionId { get; }
+
+    /// <summary>When the start message was seen; null when the input began mid-operation.</summary>
+    public DateTime? Start { get; private set; }
+
+    public DateTime FirstSeen { get; }
+
+    public DateTime LastSeen { get; private set; }
+
+    public DateTime? End { get; private set; }
+
+    public OperationStatus? Outcome { get; private set; }
+
+    public string? FailureReason { get; private set; }
+
+    public long? EstimatedBytes { get; private set; }
+
+    public long? DataBytesEstimate { get; private set; }
+
+    public int? LastPercent { get; private set; }
+
+    public long? PercentBytes { get; private set; }
+
+    public DateTime? LastPercentAt { get; private set; }
+
+    public long ThroughputEventBytes { get; private set; }
+
+    public CompletionSummary? Summary { get; private set; }
+
+    public int? DataFileReaders { get; private set; }
+
+    public int? HistoryDeviceCount { get; private set; }
+
+    public bool? Checksum { get; private set; }
+
+    public bool? Compression { get; private set; }
+
+    public bool? Encryption { get; private set; }
+
+    public string? CurrentStep { get; private set; }
+
+    public int UnknownMessages { get; private set; }
+
+    public IReadOnlyList<string> UnknownSamples => _unknownSamples;
+
+    public IReadOnlyList<string> Devices => _devices;
+
+    public BufferConfiguration Buffers { get; } = new();
+
+    public TimedFiles Files { get; } = new();
+
+    public TimedFiles Zeroing { get; } = new();
+
+    public PhaseTimeline Phases { get; } = new();
+
+    public WaitAccumulator Waits { get; } = new();
+
+    public bool IsEnded => End is not null;
+
+    /// <summary>The phase that moves the data: copy-data for a backup, transfer-data for a restore.</summary>
+    public OperationPhase DataPhase => Kind == OperationKind.Backup ? OperationPhase.CopyData : OperationPhase.TransferData;
+
+    public void Seen(DateTime at)
+    {
+        if (at > LastSeen)
+        {
+            LastSeen = at;
+        }
+    }
+
+    public void Apply(TraceMessage message, DateTime at)
+    {
+        Seen(at);
+        switch (message)
+        {
+            case BufferParameterLine line:
+                Buffers.Set(line.Parameter, line.Value);
+                break;
+            case EffectiveOptions options:
+                Checksum = options.Checksum ?? Checksum;
+                Compression = options.Compression ?? Compression;
+                Encryption = options.Encryption ?? Encryption;
+                Buffers.SetIfMissing(BufferParameter.BufferCount, options.BufferCount);
+                Buffers.SetIfMissing(BufferParameter.MaxTransferSize, options.MaxTransferSizeBytes);
+                break;
+            case EstimatedSize size:
+                EstimatedBytes = size.TotalBytes;
+                DataBytesEstimate = size.DataBytes;
+                break;
+            case PercentProcessed percent:
+                LastPercent = percent.Percent;
+                PercentBytes = percent.Bytes;
+                LastPercentAt = at;
+                EstimatedBytes ??= percent.TotalBytes;
+                break;
+            case DataFileReaders readers:
+                DataFileReaders = readers.Count;
+                break;
+            case DataFileReadStarted read:
+                Files.Get(read.Path).Start ??= at;
+                break;
+            case DataFileReadCompleted read:
+                Files.Get(read.Path).End = at;
+                break;
+            case BackupDeviceNamed device:
+                AddDevice(device.Path);
+                break;
+            case ZeroingStarted zeroing:
+                var zeroed = Zeroing.Get(zeroing.Path);
+                zeroed.Start ??= at;
+                zeroed.Pages = zeroing.ToPage - zeroing.FromPage + 1;
+                break;
+            case ZeroingCompleted zeroing:
+                Zeroing.Get(zeroing.Path).End = at;
+                break;
+            case PhaseMarker marker:
+                Phases.Mark(marker.Phase, marker.Edge, at);
+                break;
+            case KnownStep step:
+                CurrentStep = step.Text;
+                break;
+            case UnknownMessage unknown:
+                UnknownMessages++;
+                if (_unknownSamples.Count < UnknownSampleLimit)
+                {
+                    _unknownSamples.Add(unknown.Text);
+                }
+
+                break;
+        }
+
+        if (message is not UnknownMessage and not KnownStep)
+        {
+            CurrentStep = null;
+        }
+    }
+
+    public void ApplyHistory(HistoryRecord record, DateTime at)
+    {
+        Seen(at);
+        Database ??= record.Database;
+        HistoryDeviceCount = record.DeviceCount ?? HistoryDeviceCount;
+        foreach (var device in record.Devices)
+        {
+            AddDevice(device);
+        }
+
+        // The history line is written once the backup set is complete: the operation has ended.
+        Finish(at, OperationStatus.Completed, null);
+    }
+
+    public void ApplySummary(CompletionSummary summary, DateTime at)
+    {
+        Seen(at);
+        Summary = summary;
+        Scope ??= summary.Scope;
+        Start ??= at - TimeSpan.FromSeconds(summary.Seconds);
+        Finish(at, OperationStatus.Completed, null);
+    }
+
+    public void AddThroughput(long increment) => ThroughputEventBytes += increment;
+
+    public void Finish(DateTime at, OperationStatus outcome, string? reason)
+    {
+        Seen(at);
+
+        // A failure is final; a later "finished"-like line must not turn it back into a success.
+        if (Outcome == OperationStatus.Failed)
+        {
+            return;
+        }
+
+        End ??= at;
+        Outcome = outcome;
+        FailureReason = reason ?? FailureReason;
+    }
+
+    private void AddDevice(string path)
+    {
+        if (!_devices.Exists(d => string.Equals(d, path, StringComparison.OrdinalIgnoreCase)))
+        {
+            _devices.Add(path);
+        }
+    }
+}

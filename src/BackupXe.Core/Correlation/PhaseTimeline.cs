@@ -1,0 +1,101 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Correlation;
+
+/// <summary>
+/// The phases of one operation in the order they began. A phase ends at its own end marker when the
+/// server writes one, otherwise where the next phase begins, otherwise where the operation ends: the
+/// closing wording of several steps is known only from prose (domain.md section 4), so most ends are implicit.
+/// </summary>
+public sealed class PhaseTimeline
+{
+    private readonly List<Span> _spans = [];
+
+    public OperationPhase? Current => _spans.Count == 0 ? null : _spans[^1].EndMarked ? null : _spans[^1].Phase;
+
+    public void Mark(OperationPhase phase, PhaseEdge edge, DateTime at)
+    {
+        var existing = _spans.FindLast(s => s.Phase == phase);
+        if (edge == PhaseEdge.Begin)
+        {
+            // A phase happens once per operation. Its begin marker can repeat: SQL Server 2014 writes "Calculating
+            // expected size of total data" again after the leading metadata and after the copy, and a restore
+            // writes "Transferring data" per file group. A repeat must not reopen the phase and split the next one.
+            if (existing is not null)
+            {
+                return;
+            }
+
+            _spans.Add(new Span(phase, at));
+            return;
+        }
+
+        if (existing is null)
+        {
+            // An end without a begin still says when the phase finished; it began where the previous one ended.
+            var begin = _spans.Count == 0 ? (DateTime?)null : EndOf(_spans.Count - 1, null);
+            _spans.Add(new Span(phase, begin ?? at) { End = at, EndMarked = true, BeginUnknown = begin is null });
+            return;
+        }
+
+        existing.End = at;
+        existing.EndMarked = true;
+    }
+
+    public DateTime? BeginOf(OperationPhase phase) => _spans.FindLast(s => s.Phase == phase)?.Begin;
+
+    /// <summary>The phase's end: explicit, implicit, or null when nothing after it is known.</summary>
+    public DateTime? EndOf(OperationPhase phase, DateTime? operationEnd)
+    {
+        var index = _spans.FindLastIndex(s => s.Phase == phase);
+        return index < 0 ? null : EndOf(index, operationEnd);
+    }
+
+    public IReadOnlyList<PhaseReport> ToReports(DateTime? operationStart, DateTime? operationEnd, OperationKind kind)
+    {
+        var reports = new List<PhaseReport>(_spans.Count + 1);
+
+        // Backups have no "startup" marker: it is the time from the start until the first named step.
+        if (kind == OperationKind.Backup && operationStart is { } start && _spans.Count > 0 && _spans[0].Begin > start)
+        {
+            reports.Add(Report("startup", start, _spans[0].Begin));
+        }
+
+        for (var i = 0; i < _spans.Count; i++)
+        {
+            var span = _spans[i];
+            reports.Add(Report(Kebab.Of(span.Phase), span.BeginUnknown ? null : span.Begin, EndOf(i, operationEnd)));
+        }
+
+        return reports;
+    }
+
+    private DateTime? EndOf(int index, DateTime? operationEnd)
+    {
+        var span = _spans[index];
+        if (span.EndMarked)
+        {
+            return span.End;
+        }
+
+        return index + 1 < _spans.Count ? _spans[index + 1].Begin : operationEnd;
+    }
+
+    private static PhaseReport Report(string name, DateTime? begin, DateTime? end)
+        => new(name, begin, end, begin is { } b && end is { } e && e >= b ? (e - b).TotalSeconds : null);
+
+    private sealed class Span(OperationPhase phase, DateTime begin)
+    {
+        public OperationPhase Phase { get; } = phase;
+
+        public DateTime Begin { get; } = begin;
+
+        public DateTime? End { get; set; }
+
+        public bool EndMarked { get; set; }
+
+        public bool BeginUnknown { get; init; }
+    }
+}

@@ -1,0 +1,78 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Correlation;
+
+/// <summary>
+/// Per-wait-type totals for one operation. Memory grows with the number of wait types (a handful), never
+/// with the number of wait events, so a million BACKUPBUFFER waits cost the same as one.
+/// </summary>
+public sealed class WaitAccumulator
+{
+    private readonly Dictionary<string, Totals> _byType = new(StringComparer.OrdinalIgnoreCase);
+
+    public long BySession { get; private set; }
+
+    public long ByTimeOverlap { get; private set; }
+
+    public bool IsEmpty => _byType.Count == 0;
+
+    public void Add(WaitEvent wait, bool bySession)
+    {
+        if (!_byType.TryGetValue(wait.WaitType, out var totals))
+        {
+            totals = new Totals();
+            _byType.Add(wait.WaitType, totals);
+        }
+
+        totals.Count++;
+        totals.TotalMs += wait.DurationMs;
+        totals.SignalMs += wait.SignalDurationMs;
+        totals.MaxMs = Math.Max(totals.MaxMs, wait.DurationMs);
+        if (bySession)
+        {
+            BySession++;
+        }
+        else
+        {
+            ByTimeOverlap++;
+        }
+    }
+
+    public (string WaitType, long TotalMs)? Top()
+    {
+        (string, long)? top = null;
+        foreach (var (type, totals) in _byType)
+        {
+            if (top is null || totals.TotalMs > top.Value.Item2)
+            {
+                top = (type, totals.TotalMs);
+            }
+        }
+
+        return top;
+    }
+
+    public IReadOnlyList<WaitReport> ToReports()
+        => _byType
+            .Select(pair => new WaitReport(pair.Key, pair.Value.Count, pair.Value.TotalMs, pair.Value.MaxMs, pair.Value.SignalMs))
+            .OrderByDescending(w => w.TotalMs)
+            .ThenBy(w => w.WaitType, StringComparer.Ordinal)
+            .ToList();
+
+    public WaitAttribution? Attribution => (BySession, ByTimeOverlap) switch
+    {
+        (0, 0) => null,
+        (_, 0) => WaitAttribution.Session,
+        (0, _) => WaitAttribution.TimeOverlap,
+        _ => WaitAttribution.Mixed,
+    };
+
+    private sealed class Totals
+    {
+        public long Count;
+        public long TotalMs;
+        public long MaxMs;
+        public long SignalMs;
+    }
+}

@@ -1,0 +1,62 @@
+using BackupXe.Core.Correlation;
+using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Events;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Pipeline;
+
+/// <summary>Receives each operation once it has ended (or, at the end of input, as it stands).</summary>
+public interface IOperationSink
+{
+    void OnOperationCompleted(OperationReport report);
+}
+
+/// <summary>
+/// Events in, diagnosed operations out: correlation, aggregation and diagnosis behind one call, shared by the
+/// analyzer, the live watcher and the daemon.
+/// </summary>
+public sealed class OperationPipeline
+{
+    private readonly IOperationSink _sink;
+    private readonly BackupDiagnostician _diagnostician;
+    private readonly OperationCorrelator _correlator;
+    private DateTime? _clock;
+
+    public OperationPipeline(IOperationSink sink, DiagnosisSettings? settings = null)
+    {
+        _sink = sink;
+        _diagnostician = new BackupDiagnostician(settings ?? new DiagnosisSettings());
+        _correlator = new OperationCorrelator(Complete);
+    }
+
+    public long UnattributedWaits => _correlator.UnattributedWaits;
+
+    public long OrphanMessages => _correlator.OrphanMessages;
+
+    public void Observe(TraceEvent traceEvent)
+    {
+        _clock = traceEvent.Timestamp;
+        _correlator.Observe(traceEvent);
+    }
+
+    /// <summary>Live sources call this on quiet streams so that an ended operation is reported without waiting for another event.</summary>
+    public void AdvanceClock(DateTime now)
+    {
+        _clock = now;
+        _correlator.Settle(now);
+    }
+
+    /// <summary>End of input: releases everything still gathered; unfinished operations report as incomplete.</summary>
+    public void Flush() => _correlator.Flush();
+
+    /// <summary>A snapshot of running operations for live progress.</summary>
+    public IReadOnlyList<OperationProgress> InFlight()
+        => _correlator.InFlight.Select(o => OperationProgress.Of(o, _clock ?? o.LastSeen)).ToList();
+
+    private void Complete(BackupOperation operation)
+    {
+        var report = OperationReportBuilder.Build(operation);
+        var diagnosis = _diagnostician.Diagnose(report);
+        _sink.OnOperationCompleted(report with { Verdict = diagnosis.Verdict, Recommendations = diagnosis.Recommendations });
+    }
+}

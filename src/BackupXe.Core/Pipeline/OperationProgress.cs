@@ -1,0 +1,59 @@
+using BackupXe.Core.Correlation;
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Pipeline;
+
+/// <summary>What a live view shows of a running operation.</summary>
+public sealed record OperationProgress(
+    OperationKind Kind,
+    OperationScope? Scope,
+    string? Database,
+    int? SessionId,
+    DateTime Since,
+    TimeSpan Elapsed,
+    int? Percent,
+    long? BytesProcessed,
+    long? EstimatedBytes,
+    double? MegabytesPerSecond,
+    TimeSpan? Remaining,
+    string? Phase,
+    string? TopWait)
+{
+    public static OperationProgress Of(BackupOperation operation, DateTime now)
+    {
+        var since = operation.Start ?? operation.FirstSeen;
+        var elapsed = now > since ? now - since : TimeSpan.Zero;
+
+        // The rate is measured inside the data phase, where percent lines are written; the ETA extrapolates it.
+        var begin = operation.Phases.BeginOf(operation.DataPhase) ?? since;
+        double? rate = null;
+        TimeSpan? remaining = null;
+        if (operation.PercentBytes is { } moved && operation.LastPercentAt is { } at && at > begin)
+        {
+            var bytesPerSecond = moved / (at - begin).TotalSeconds;
+            rate = Math.Round(bytesPerSecond / OperationReportBuilder.BytesPerMegabyte, 1);
+            if (operation.EstimatedBytes is { } total && bytesPerSecond > 0 && total >= moved)
+            {
+                remaining = TimeSpan.FromSeconds((total - moved) / bytesPerSecond);
+            }
+        }
+
+        var top = operation.Waits.Top();
+        return new OperationProgress(
+            operation.Kind,
+            operation.Scope,
+            operation.Database,
+            operation.SessionId,
+            since,
+            elapsed,
+            operation.LastPercent,
+            operation.PercentBytes,
+            operation.EstimatedBytes,
+            rate,
+            remaining,
+            operation.Phases.Current is { } phase ? Kebab.Of(phase) : null,
+            top is { } t ? $"{t.WaitType} {t.TotalMs / 1000.0:0.0} s" : null);
+    }
+}

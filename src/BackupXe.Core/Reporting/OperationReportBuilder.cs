@@ -1,0 +1,88 @@
+using BackupXe.Core.Correlation;
+using BackupXe.Core.Events;
+
+namespace BackupXe.Core.Reporting;
+
+/// <summary>Turns a gathered operation into its report (without the verdict, which the diagnosis adds).</summary>
+public static class OperationReportBuilder
+{
+    /// <summary>MB in every throughput figure is 1,048,576 bytes, as SQL Server's own "MB/sec" is.</summary>
+    public const double BytesPerMegabyte = 1_048_576d;
+
+    public static OperationReport Build(BackupOperation operation)
+    {
+        var status = operation.Outcome ?? OperationStatus.Incomplete;
+        var end = operation.End;
+        var start = operation.Start;
+        var duration = Seconds(start, end) ?? operation.Summary?.Seconds;
+        var bytes = BytesProcessed(operation);
+        var phases = operation.Phases.ToReports(start, end ?? operation.LastSeen, operation.Kind);
+
+        return new OperationReport
+        {
+            Kind = operation.Kind,
+            Scope = operation.Scope,
+            Database = operation.Database,
+            SessionId = operation.SessionId,
+            Start = start,
+            End = end,
+            Status = status,
+            DurationSeconds = duration,
+            EstimatedBytes = operation.EstimatedBytes,
+            BytesProcessed = bytes,
+            ThroughputMBps = Rate(bytes, duration),
+            DataCopyThroughputMBps = DataCopyRate(operation),
+            Devices = operation.Devices.Select(d => new DeviceReport(d)).ToList(),
+            DataFileReaders = operation.DataFileReaders,
+            BufferConfig = operation.Buffers.IsEmpty ? null : operation.Buffers.ToReport(),
+            Options = operation.Checksum is null && operation.Compression is null && operation.Encryption is null
+                ? null
+                : new OptionsReport(operation.Checksum, operation.Compression, operation.Encryption),
+            Files = operation.Files.All.Select(f => new FileReadReport(f.Path, f.Start, f.End, f.Seconds)).ToList(),
+            Zeroing = operation.Zeroing.All.Select(z => new ZeroingReport(z.Path, z.Pages, z.Start, z.End, z.Seconds)).ToList(),
+            Phases = phases,
+            Waits = operation.Waits.ToReports(),
+            WaitAttribution = operation.Waits.Attribution,
+            FailureReason = operation.FailureReason,
+            UnknownMessages = operation.UnknownMessages,
+            UnknownMessageSamples = operation.UnknownSamples.ToList(),
+        };
+    }
+
+    /// <summary>
+    /// The server's own count wins (pages x 8 KB on completion), then the last percent line, then the
+    /// throughput event's running total.
+    /// </summary>
+    private static long? BytesProcessed(BackupOperation operation)
+        => operation.Summary?.Bytes
+            ?? operation.PercentBytes
+            ?? (operation.ThroughputEventBytes > 0 ? operation.ThroughputEventBytes : null);
+
+    /// <summary>
+    /// Rate inside the data phase only, from its start to the last percent line seen in it, so that the
+    /// checkpoint, estimation and log steps do not dilute how fast data actually moved.
+    /// </summary>
+    private static double? DataCopyRate(BackupOperation operation)
+    {
+        var begin = operation.Phases.BeginOf(operation.DataPhase);
+        if (begin is null)
+        {
+            return null;
+        }
+
+        if (operation.LastPercentAt is { } at && operation.PercentBytes is { } moved && at > begin)
+        {
+            return Rate(moved, (at - begin.Value).TotalSeconds);
+        }
+
+        var end = operation.Phases.EndOf(operation.DataPhase, operation.End);
+        var data = operation.DataBytesEstimate ?? operation.Summary?.Bytes;
+        return Rate(data, Seconds(begin, end));
+    }
+
+    private static double? Seconds(DateTime? start, DateTime? end)
+        => start is { } s && end is { } e && e >= s ? (e - s).TotalSeconds : null;
+
+    private static double? Rate(long? bytes, double? seconds)
+        => bytes is { } b && seconds is > 0 ? Math.Round(b / BytesPerMegabyte / seconds.Value, 3) : null;
+}

@@ -1,0 +1,97 @@
+using System.Globalization;
+
+namespace BackupXe.Core.Reporting;
+
+/// <summary>One labelled line of an operation's summary, shared by the console and Markdown renderers.</summary>
+public sealed record ReportFact(string Label, string Value);
+
+/// <summary>The summary lines every human format shows, worded once.</summary>
+public static class ReportFacts
+{
+    public static IReadOnlyList<ReportFact> Summary(OperationReport op)
+    {
+        var facts = new List<ReportFact>
+        {
+            new("Status", op.FailureReason is { } reason ? $"{Kebab.Of(op.Status)}: {reason}" : Kebab.Of(op.Status)),
+            new("Time", $"{Units.Timestamp(op.Start)} to {Units.Timestamp(op.End)} ({Units.Duration(op.DurationSeconds)})"),
+            new("Throughput", Throughput(op)),
+        };
+
+        if (op.BufferConfig is { } buffers)
+        {
+            facts.Add(new("Buffers", Buffers(buffers)));
+        }
+
+        var readers = op.DataFileReaders is { } r ? $"{r} data-file reader{(r == 1 ? "" : "s")}" : "readers unknown";
+        var devices = op.Devices.Count == 0 ? "devices unknown" : $"{op.Devices.Count} device{(op.Devices.Count == 1 ? "" : "s")}: {string.Join(", ", op.Devices.Select(d => d.Path))}";
+        facts.Add(new("Threads", $"{readers}; {devices}"));
+
+        if (op.Options is { } options)
+        {
+            facts.Add(new("Options", $"checksum {OnOff(options.Checksum)}, compression {OnOff(options.Compression)}, encryption {OnOff(options.Encryption)}"));
+        }
+
+        foreach (var file in op.Files)
+        {
+            facts.Add(new("Read", $"{file.Path} in {Units.Duration(file.Seconds)}"));
+        }
+
+        foreach (var zero in op.Zeroing)
+        {
+            var pages = zero.Pages is { } p ? string.Create(CultureInfo.InvariantCulture, $" ({p} pages, {Units.Bytes(p * 8192)})") : string.Empty;
+            facts.Add(new("Zeroed", $"{zero.Path}{pages} in {Units.Duration(zero.Seconds)}"));
+        }
+
+        if (op.WaitAttribution is { } attribution)
+        {
+            facts.Add(new("Waits tied by", attribution switch
+            {
+                WaitAttribution.Session => "session_id",
+                WaitAttribution.TimeOverlap => "time overlap (the waits carried no matching session_id)",
+                _ => "session_id, and time overlap for waits without it",
+            }));
+        }
+
+        if (op.UnknownMessages > 0)
+        {
+            facts.Add(new("Unrecognised", string.Create(CultureInfo.InvariantCulture, $"{op.UnknownMessages} message(s) (shown with --verbose)")));
+        }
+
+        return facts;
+    }
+
+    private static string Throughput(OperationReport op)
+    {
+        var text = $"{Units.Rate(op.ThroughputMBps)} overall";
+        if (op.DataCopyThroughputMBps is { } copy)
+        {
+            text += $", {Units.Rate(copy)} while copying data";
+        }
+
+        text += $"; {Units.Bytes(op.BytesProcessed)} processed";
+        if (op.EstimatedBytes is { } estimate)
+        {
+            text += $" of {Units.Bytes(estimate)} estimated";
+        }
+
+        return text;
+    }
+
+    private static string Buffers(BufferConfigReport b)
+    {
+        var text = $"{b.BufferCount?.ToString(CultureInfo.InvariantCulture) ?? "?"} x {Units.Bytes(b.MaxTransferSizeBytes)} = {Units.Bytes(b.TotalBufferBytes)}";
+        if (b.MemoryLimitBytes is { } limit)
+        {
+            text += $" (memory limit {Units.Bytes(limit)})";
+        }
+
+        if (b.SetsOfBuffers is { } sets)
+        {
+            text += string.Create(CultureInfo.InvariantCulture, $", {sets} sets of buffers");
+        }
+
+        return text;
+    }
+
+    private static string OnOff(bool? value) => value switch { true => "on", false => "off", null => "?" };
+}
