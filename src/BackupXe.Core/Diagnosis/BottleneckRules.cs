@@ -1,0 +1,223 @@
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Diagnosis;
+
+/// <summary>
+/// The rules of docs/diagnosis.md, in order: file zeroing (restores), too quick to matter, missing waits,
+/// buffer starvation, backup device, read side (data files or compression CPU), no dominant wait.
+/// Waits are read per thread, never against elapsed time alone: totals exceed elapsed (domain.md 6.2).
+/// </summary>
+internal sealed class BottleneckRules(DiagnosisSettings settings)
+{
+    /// <summary>Below this BACKUPIO share the device threads are idle: the other side of the buffers is slow.</summary>
+    private const double IdleDeviceShare = 0.20;
+
+    public const string MissingWaits =
+        "No waits were captured for this operation: install the BackupXe XE session (sessions/backupxe-session.sql), "
+        + "which adds sqlos.wait_info for BACKUPBUFFER and BACKUPIO, and run the operation again (recommendation capture-waits).";
+
+    public const string MissingBufferConfig =
+        "The buffer configuration was not captured: enable trace flag 3213 (with 3605 to write it to the errorlog) "
+        + "or use the BackupXe XE session, whose backup_restore_progress_trace messages include it.";
+
+    public const string MissingReadCeiling =
+        "The read ceiling of the source is unknown: run a COPY_ONLY backup to NUL and compare its throughput with "
+        + "this one (recommendation measure-read-ceiling).";
+
+    public Verdict Judge(OperationMeasures measures, FileZeroing zeroing)
+    {
+        if (measures.DurationSeconds is not { } duration)
+        {
+            return Unknown(measures, "The operation's duration is unknown: its start or end was not captured.");
+        }
+
+        if (zeroing.Share >= settings.ZeroingShare)
+        {
+            var confidence = zeroing.Share >= 0.5 ? Confidence.High : Confidence.Medium;
+            return new Verdict(Bottleneck.FileZeroing, confidence, [
+                $"File zeroing took {Figures.Percent(zeroing.Share)} of the restore (threshold {Figures.Percent(settings.ZeroingShare)}).",
+                .. zeroing.Evidence,
+            ]);
+        }
+
+        if (duration < settings.QuickOperationSeconds)
+        {
+            return new Verdict(Bottleneck.None, Confidence.Medium, [
+                $"The {measures.Noun} took {Figures.Seconds(duration)}: below {Figures.Seconds(settings.QuickOperationSeconds)}, too quick for tuning to matter.",
+            ]);
+        }
+
+        if (!measures.HasWaits)
+        {
+            return Unknown(measures, MissingWaits);
+        }
+
+        var buffer = measures.Wait(BackupWaits.BackupBuffer);
+        var io = measures.Wait(BackupWaits.BackupIo);
+        if (buffer is null && io is null)
+        {
+            return Unknown(measures,
+                "Waits were captured but no BACKUPBUFFER or BACKUPIO among them, although every backup and restore has them: "
+                + "the session's wait_type predicate probably lacks them; use sessions/backupxe-session.sql (recommendation capture-waits).");
+        }
+
+        return Judge(measures, new WaitShares(measures, buffer, io));
+    }
+
+    private Verdict Judge(OperationMeasures measures, WaitShares waits)
+    {
+        var bufferSentence = measures.BufferMemorySentence();
+        var buffersSmall = measures.BuffersSmall(settings);
+        var context = measures.Assumptions().Prepend(waits.ElapsedSentence).ToList();
+
+        // Many short BACKUPBUFFER waits with small buffers: both sides wait for buffers in turn (domain.md 6.2 test 1).
+        var manyShortBufferWaits = waits.BufferShare >= settings.BufferWaitShare && waits.BufferAverageMs <= settings.ShortBufferWaitMs;
+        if (manyShortBufferWaits && buffersSmall != false)
+        {
+            var evidence = new List<string> { waits.BufferSentence! };
+            evidence.Add(bufferSentence is null
+                ? MissingBufferConfig
+                : $"{bufferSentence[..^1]}: small, below {Figures.Size(settings.SmallBufferMemoryPerDeviceBytes)} per device.");
+            evidence.AddIfNotNull(waits.IoSentence);
+            evidence.AddRange(context);
+            if (BufferPlan.Propose(measures, settings, settings.TargetBuffersPerDevice) is null)
+            {
+                evidence.Add("The buffers cannot be raised: MAXTRANSFERSIZE is at its 4 MB ceiling or the memory limit/budget leaves no room.");
+            }
+
+            return new Verdict(Bottleneck.BufferStarved, buffersSmall == true ? Confidence.High : Confidence.Medium, evidence);
+        }
+
+        if (waits.IoShare >= settings.DeviceWaitShare && !measures.IsNulBackup)
+        {
+            var evidence = new List<string> { waits.IoSentence! };
+            evidence.AddIfNotNull(waits.BufferSentence);
+            evidence.Add(bufferSentence is null
+                ? MissingBufferConfig
+                : buffersSmall == true
+                    ? $"{bufferSentence[..^1]}: small, so more buffers may help as well."
+                    : $"{bufferSentence[..^1]}: plentiful, more would not help (domain.md 6.2 tests 4-5).");
+            evidence.AddIfNotNull(Throughput(measures));
+            evidence.AddRange(context);
+            var confidence = buffersSmall == false ? Confidence.High : Confidence.Medium;
+            return new Verdict(Bottleneck.BackupDevice, confidence, evidence);
+        }
+
+        if (waits.BufferShare >= settings.BufferWaitShare)
+        {
+            return waits.IoShare < IdleDeviceShare || measures.IsNulBackup
+                ? ReadSide(measures, waits, context)
+                : new Verdict(Bottleneck.BackupDevice, Confidence.Low, [
+                    waits.IoSentence!,
+                    waits.BufferSentence!,
+                    $"Neither dominates: the device threads are busy {Figures.Percent(waits.IoShare)} of the time and the buffers wait long, "
+                        + "which most often means a shared or slow destination (domain.md 6.2 tests 6-7: two files on one disk).",
+                    .. context,
+                ]);
+        }
+
+        var quiet = new List<string>
+        {
+            $"No dominant wait: BACKUPBUFFER {Figures.Percent(waits.BufferShare)} of each thread's time, "
+                + $"BACKUPIO {Figures.Percent(waits.IoShare)} of each {measures.DeviceThreadRole(false)}'s time.",
+        };
+        quiet.AddIfNotNull(Throughput(measures));
+        quiet.AddRange(context);
+        return new Verdict(Bottleneck.None, Confidence.Medium, quiet);
+    }
+
+    /// <summary>The device threads idle while the buffers wait: data files or compression feed them too slowly.</summary>
+    private Verdict ReadSide(OperationMeasures measures, WaitShares waits, List<string> context)
+    {
+        var evidence = new List<string>
+        {
+            $"The {measures.DeviceThreadRole(true)} are mostly idle: BACKUPIO took {Figures.Percent(waits.IoShare)} of each one's time.",
+            waits.BufferSentence!,
+        };
+        evidence.AddIfNotNull(Throughput(measures));
+        if (measures.IsNulBackup)
+        {
+            evidence.Add("This backup wrote to NUL: its throughput is the read ceiling of the source.");
+        }
+
+        var compression = measures.Operation.Options?.Compression;
+        var signal = SignalShare(measures.Operation.Waits);
+        if (compression == true && signal.Share >= settings.SignalWaitShare)
+        {
+            evidence.Add($"Compression is on and the CPUs are queueing: signal time was {Figures.Percent(signal.Share)} of all wait time "
+                + $"({Figures.Seconds(signal.SignalMs / 1000.0)} of {Figures.Seconds(signal.TotalMs / 1000.0)}; threshold {Figures.Percent(settings.SignalWaitShare)}).");
+            evidence.AddRange(context);
+            return new Verdict(Bottleneck.CompressionCpu, Confidence.Medium, evidence);
+        }
+
+        evidence.Add(compression switch
+        {
+            true => $"Compression is on but signal time was only {Figures.Percent(signal.Share)} of wait time: "
+                + "compression CPU cannot be ruled out; compare NUL backups with and without it (test-without-compression).",
+            false => "Compression is off: the time goes into reading the data files.",
+            null => "Whether compression was on is unknown: compression CPU cannot be ruled out.",
+        });
+        evidence.Add(measures.DataFileThreadsAssumed
+            ? "The number of data file threads was not captured: 1 assumed (one per volume)."
+            : $"{Figures.Plural(measures.DataFileThreads, measures.DataFileThreadRole(false), measures.DataFileThreadRole(true))} (one per volume).");
+        if (!measures.IsNulBackup && !measures.IsRestore)
+        {
+            evidence.Add(MissingReadCeiling);
+        }
+
+        evidence.AddRange(context.Where(line => !line.StartsWith("The number of data file threads", StringComparison.Ordinal)));
+        return new Verdict(Bottleneck.DataFileRead, compression == false ? Confidence.Medium : Confidence.Low, evidence);
+    }
+
+    private Verdict Unknown(OperationMeasures measures, string missing)
+    {
+        var evidence = new List<string> { missing };
+        if (missing != MissingWaits && !measures.HasWaits)
+        {
+            evidence.Add(MissingWaits);
+        }
+
+        if (measures.BufferMemorySentence() is { } buffers)
+        {
+            evidence.Add(measures.BuffersSmall(settings) == true
+                ? $"{buffers[..^1]}: small, but without waits it cannot be shown to be the limit."
+                : buffers);
+        }
+        else
+        {
+            evidence.Add(MissingBufferConfig);
+        }
+
+        if (!measures.IsRestore && !measures.IsNulBackup)
+        {
+            evidence.Add(MissingReadCeiling);
+        }
+
+        evidence.AddIfNotNull(Throughput(measures));
+        return new Verdict(Bottleneck.Unknown, Confidence.Low, evidence);
+    }
+
+    private static string? Throughput(OperationMeasures measures) =>
+        (measures.Operation.DataCopyThroughputMBps ?? measures.Operation.ThroughputMBps) is { } rate
+            ? $"Throughput: {Figures.Rate(rate)}."
+            : null;
+
+    /// <summary>Signal time = waiting for a CPU after the resource was free: CPU queueing (domain.md section 2).</summary>
+    private static (double Share, long SignalMs, long TotalMs) SignalShare(IReadOnlyList<WaitReport> waits)
+    {
+        var total = waits.Sum(wait => wait.TotalMs);
+        var signal = waits.Sum(wait => wait.SignalMs);
+        return (total > 0 ? signal / (double)total : 0, signal, total);
+    }
+}
+
+internal static class EvidenceListExtensions
+{
+    public static void AddIfNotNull(this List<string> evidence, string? sentence)
+    {
+        if (sentence is not null)
+        {
+            evidence.Add(sentence);
+        }
+    }
+}

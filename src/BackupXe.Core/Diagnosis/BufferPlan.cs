@@ -1,0 +1,74 @@
+namespace BackupXe.Core.Diagnosis;
+
+/// <summary>
+/// A BUFFERCOUNT x MAXTRANSFERSIZE proposal that respects the limits of domain.md sections 1 and 8:
+/// MAXTRANSFERSIZE is a multiple of 64 KB up to 4 MB, and the buffer memory never exceeds the reported memory
+/// limit nor the configured budget (buffers are taken outside the buffer pool; too many cause out-of-memory).
+/// </summary>
+internal sealed record BufferPlan(
+    int BufferCount,
+    long MaxTransferSizeBytes,
+    int? CurrentBufferCount,
+    long CurrentMaxTransferSizeBytes,
+    bool CurrentMaxTransferSizeAssumed,
+    string? CapDescription,
+    bool Capped)
+{
+    public const long MaxTransferSizeCeiling = 4 * 1024 * 1024;
+    public const long MaxTransferSizeStep = 64 * 1024;
+
+    public long Bytes => BufferCount * MaxTransferSizeBytes;
+
+    public bool RaisesMaxTransferSize => MaxTransferSizeBytes > CurrentMaxTransferSizeBytes;
+
+    public bool RaisesBufferCount => CurrentBufferCount is not { } current || BufferCount > current;
+
+    /// <summary>"64 x 4 MB = 256 MB of buffer memory".</summary>
+    public string MemorySentence => $"{Figures.Count(BufferCount)} x {Figures.Size(MaxTransferSizeBytes)} = {Figures.Size(Bytes)} of buffer memory";
+
+    /// <summary>
+    /// Aims at <paramref name="targetBuffersPerDevice"/> buffers per device of 4 MB, scaled down to fit the cap;
+    /// null when nothing can be raised within it (already at the ceiling, or the cap leaves no room).
+    /// </summary>
+    public static BufferPlan? Propose(OperationMeasures measures, DiagnosisSettings settings, int targetBuffersPerDevice)
+    {
+        var config = measures.Operation.BufferConfig;
+        var currentCount = config?.BufferCount;
+        var currentSize = config?.MaxTransferSizeBytes ?? OperationMeasures.DefaultMaxTransferSize;
+        var (cap, capDescription) = Cap(config?.MemoryLimitBytes, settings.MemoryBudgetBytes);
+
+        var size = MaxTransferSizeCeiling;
+        var count = Math.Max((long)targetBuffersPerDevice * measures.DeviceThreads, currentCount ?? 0);
+        var capped = count * size > cap;
+        if (capped)
+        {
+            var limit = cap!.Value;
+            count = limit / size;
+            var fewest = Math.Max(currentCount ?? 0, measures.DeviceThreads);
+            if (count < fewest)
+            {
+                // Fewer buffers than today would cut outstanding I/O: keep the count, shrink the transfer size.
+                count = fewest;
+                size = limit / count / MaxTransferSizeStep * MaxTransferSizeStep;
+            }
+        }
+
+        if (size < MaxTransferSizeStep || count > int.MaxValue)
+        {
+            return null;
+        }
+
+        var plan = new BufferPlan((int)count, size, currentCount, currentSize, config?.MaxTransferSizeBytes is null, capDescription, capped);
+        var currentBytes = currentCount * currentSize;
+        var grows = (plan.RaisesBufferCount && size >= currentSize) || (plan.RaisesMaxTransferSize && count >= (currentCount ?? 0));
+        return grows && (currentBytes is not { } now || plan.Bytes > now) ? plan : null;
+    }
+
+    private static (long? Cap, string? Description) Cap(long? memoryLimit, long? budget) => (memoryLimit, budget) switch
+    {
+        ({ } limit, { } mine) when mine <= limit => (mine, $"the configured budget of {Figures.Size(mine)}"),
+        ({ } limit, _) => (limit, $"the reported memory limit of {Figures.Size(limit)}"),
+        (null, { } mine) => (mine, $"the configured budget of {Figures.Size(mine)}"),
+        _ => (null, null),
+    };
+}

@@ -1,0 +1,93 @@
+namespace BackupXe.Core.Diagnosis;
+
+/// <summary>
+/// The thresholds a DBA may want to tune, with defaults calibrated on the published tests of docs/domain.md
+/// section 6 (docs/diagnosis.md explains each one).
+/// </summary>
+public sealed record DiagnosisSettings
+{
+    public const long MegaByte = 1024 * 1024;
+
+    /// <summary>
+    /// Buffer memory a recommendation may propose. Null: the memory limit the server reported in the buffer
+    /// configuration block. When both are known the smaller wins (buffers are taken outside the buffer pool,
+    /// domain.md section 1).
+    /// </summary>
+    public long? MemoryBudgetBytes { get; init; }
+
+    /// <summary>An operation shorter than this is reported as <c>none</c>: nothing worth tuning.</summary>
+    public double QuickOperationSeconds { get; init; } = 10;
+
+    /// <summary>BACKUPIO share of each device thread's time from which the backup device is the limit.</summary>
+    public double DeviceWaitShare { get; init; } = 0.40;
+
+    /// <summary>BACKUPBUFFER share of each backup thread's time from which buffer waits matter at all.</summary>
+    public double BufferWaitShare { get; init; } = 0.25;
+
+    /// <summary>Average BACKUPBUFFER wait at or below which the waits are "many short ones": buffer starvation.</summary>
+    public double ShortBufferWaitMs { get; init; } = 5;
+
+    /// <summary>Buffer memory per backup device below which buffers count as small (6.2: 7 MB starved, 128 MB+ did not).</summary>
+    public long SmallBufferMemoryPerDeviceBytes { get; init; } = 64 * MegaByte;
+
+    /// <summary>BUFFERCOUNT per backup device that raise-buffers aims at (64 x 4 MB = 256 MB per device).</summary>
+    public int TargetBuffersPerDevice { get; init; } = 64;
+
+    /// <summary>Signal time (waiting for a CPU) as a share of all wait time from which the CPUs are queueing.</summary>
+    public double SignalWaitShare { get; init; } = 0.25;
+
+    /// <summary>Share of a restore spent zeroing files from which file zeroing is the bottleneck.</summary>
+    public double ZeroingShare { get; init; } = 0.30;
+
+    /// <summary>Smallest database worth striping (6.4: striping a 10 GB database did not help).</summary>
+    public long MinimumStripeBytes { get; init; } = 20L * 1024 * MegaByte;
+
+    /// <summary>Every problem with the settings, each naming the setting; empty when valid.</summary>
+    public IReadOnlyList<string> Validate()
+    {
+        var problems = new List<string>();
+        if (MemoryBudgetBytes is <= 0)
+        {
+            problems.Add($"{nameof(MemoryBudgetBytes)} must be positive or unset (it is {MemoryBudgetBytes}).");
+        }
+
+        CheckShare(problems, nameof(DeviceWaitShare), DeviceWaitShare);
+        CheckShare(problems, nameof(BufferWaitShare), BufferWaitShare);
+        CheckShare(problems, nameof(SignalWaitShare), SignalWaitShare);
+        CheckShare(problems, nameof(ZeroingShare), ZeroingShare);
+        if (QuickOperationSeconds < 0)
+        {
+            problems.Add($"{nameof(QuickOperationSeconds)} must not be negative (it is {QuickOperationSeconds}).");
+        }
+
+        if (ShortBufferWaitMs <= 0)
+        {
+            problems.Add($"{nameof(ShortBufferWaitMs)} must be positive (it is {ShortBufferWaitMs}).");
+        }
+
+        if (SmallBufferMemoryPerDeviceBytes <= 0)
+        {
+            problems.Add($"{nameof(SmallBufferMemoryPerDeviceBytes)} must be positive (it is {SmallBufferMemoryPerDeviceBytes}).");
+        }
+
+        if (TargetBuffersPerDevice < 1)
+        {
+            problems.Add($"{nameof(TargetBuffersPerDevice)} must be at least 1 (it is {TargetBuffersPerDevice}).");
+        }
+
+        if (MinimumStripeBytes < 0)
+        {
+            problems.Add($"{nameof(MinimumStripeBytes)} must not be negative (it is {MinimumStripeBytes}).");
+        }
+
+        return problems;
+    }
+
+    private static void CheckShare(List<string> problems, string name, double value)
+    {
+        if (value is <= 0 or > 1)
+        {
+            problems.Add($"{name} must be a share above 0 and at most 1 (it is {value}).");
+        }
+    }
+}

@@ -1,0 +1,112 @@
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Diagnosis;
+
+/// <summary>
+/// How much of a restore went into zero-initialising files (domain.md sections 1 and 7), measured four ways:
+/// the "Zeroing" messages, the prepare-containers / wait-log-zero phases, PREEMPTIVE_OS_WRITEFILEGATHER waits
+/// and, in a restore, BACKUP waits (waiting for log zero). The largest share wins; each one found is evidence.
+/// </summary>
+internal sealed record FileZeroing(double Share, bool LogZeroed, bool DataZeroed, IReadOnlyList<string> Evidence)
+{
+    public static FileZeroing Measure(OperationMeasures measures)
+    {
+        var operation = measures.Operation;
+        if (!measures.IsRestore || measures.DurationSeconds is not { } duration)
+        {
+            return new FileZeroing(0, false, false, []);
+        }
+
+        var evidence = new List<string>();
+        var share = 0.0;
+        var log = false;
+        var data = false;
+        string Of(double seconds) => $"{Figures.Percent(seconds / duration)} of the {Figures.Seconds(duration)} restore";
+
+        var zeroed = operation.Zeroing.Where(file => file.Seconds > 0).ToList();
+        if (zeroed.Count > 0)
+        {
+            foreach (var file in zeroed.OrderByDescending(file => file.Seconds))
+            {
+                evidence.Add($"Zeroing {file.Path} took {Figures.Seconds(file.Seconds!.Value)} ({Of(file.Seconds.Value)}).");
+            }
+
+            var seconds = WallSeconds(zeroed);
+            share = Math.Max(share, seconds / duration);
+            if (zeroed.Count > 1)
+            {
+                evidence.Add($"Zeroing in all: {Figures.Seconds(seconds)} of wall time ({Of(seconds)}).");
+            }
+        }
+
+        foreach (var file in operation.Zeroing)
+        {
+            log |= IsLogFile(file.Path);
+            data |= IsDataFile(file.Path);
+        }
+
+        foreach (var phase in new[] { OperationPhase.PrepareContainers, OperationPhase.WaitLogZero })
+        {
+            var name = Kebab.Of(phase);
+            var seconds = operation.Phases
+                .Where(p => string.Equals(p.Name, name, StringComparison.OrdinalIgnoreCase) && p.Seconds > 0)
+                .Sum(p => p.Seconds!.Value);
+            if (seconds > 0)
+            {
+                evidence.Add($"The {name} phase took {Figures.Seconds(seconds)} ({Of(seconds)}).");
+                share = Math.Max(share, seconds / duration);
+                log |= phase == OperationPhase.WaitLogZero;
+            }
+        }
+
+        // Files are zeroed in parallel: dividing by the number of zeroed files gives a lower bound of wall time.
+        if (measures.Wait(BackupWaits.WriteFileGather) is { TotalMs: > 0 } gather)
+        {
+            var seconds = Math.Min(duration, gather.TotalMs / 1000.0 / Math.Max(1, operation.Zeroing.Count));
+            evidence.Add($"{BackupWaits.WriteFileGather} (file zeroing): {Figures.Count(gather.Count)} waits, "
+                + $"{Figures.Seconds(gather.TotalMs / 1000.0)} in all ({Of(seconds)}).");
+            share = Math.Max(share, seconds / duration);
+        }
+
+        // In a restore BACKUP waits are threads waiting for the log to be zeroed (domain.md section 7).
+        if (measures.Wait(BackupWaits.Backup) is { TotalMs: > 0 } backup)
+        {
+            var seconds = Math.Min(duration, backup.TotalMs / 1000.0 / measures.DeviceThreads);
+            evidence.Add($"BACKUP waits (in a restore: waiting for log zero): {Figures.Seconds(backup.TotalMs / 1000.0)} "
+                + $"over {Figures.Plural(measures.DeviceThreads, "device", "devices")} ({Of(seconds)}).");
+            share = Math.Max(share, seconds / duration);
+            log = true;
+        }
+
+        return new FileZeroing(Math.Min(1, share), log, data, evidence);
+    }
+
+    public static bool IsLogFile(string path) => path.EndsWith(".ldf", StringComparison.OrdinalIgnoreCase);
+
+    public static bool IsDataFile(string path) =>
+        path.EndsWith(".mdf", StringComparison.OrdinalIgnoreCase) || path.EndsWith(".ndf", StringComparison.OrdinalIgnoreCase);
+
+    /// <summary>Union of the zeroing intervals when every one is timed, else the longest (a lower bound).</summary>
+    private static double WallSeconds(IReadOnlyList<ZeroingReport> zeroed)
+    {
+        if (zeroed.Any(file => file.Start is null || file.End is null))
+        {
+            return zeroed.Max(file => file.Seconds!.Value);
+        }
+
+        var total = 0.0;
+        DateTime? coveredUntil = null;
+        foreach (var file in zeroed.OrderBy(file => file.Start))
+        {
+            var start = coveredUntil is { } until && until > file.Start!.Value ? until : file.Start!.Value;
+            if (file.End!.Value > start)
+            {
+                total += (file.End.Value - start).TotalSeconds;
+                coveredUntil = file.End.Value;
+            }
+        }
+
+        return Math.Max(total, zeroed.Max(file => file.Seconds!.Value));
+    }
+}

@@ -1,0 +1,156 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Diagnosis;
+
+/// <summary>
+/// The numbers every rule reads, derived once from an <see cref="OperationReport"/>: the time waits are measured
+/// against, how many threads shared them, and the buffer memory.
+/// </summary>
+internal sealed class OperationMeasures
+{
+    /// <summary>MAXTRANSFERSIZE for disk when not specified (domain.md section 1).</summary>
+    public const long DefaultMaxTransferSize = 1024 * 1024;
+
+    private OperationMeasures(OperationReport operation)
+    {
+        Operation = operation;
+    }
+
+    public OperationReport Operation { get; }
+
+    public bool IsRestore => Operation.Kind == OperationKind.Restore;
+
+    /// <summary>"backup" or "restore", for sentences.</summary>
+    public string Noun => IsRestore ? "restore" : "backup";
+
+    /// <summary>The whole operation, or null when its start or end was not captured.</summary>
+    public double? DurationSeconds { get; private init; }
+
+    /// <summary>
+    /// What waits are normalised against: the data-copy phase when captured (the buffer and device waits
+    /// happen there), else the whole operation.
+    /// </summary>
+    public double? ElapsedSeconds { get; private init; }
+
+    public string ElapsedName { get; private init; } = "operation";
+
+    /// <summary>One thread per backup device (domain.md section 1); 1 when the devices are unknown.</summary>
+    public int DeviceThreads { get; private init; }
+
+    public bool DeviceThreadsAssumed { get; private init; }
+
+    /// <summary>Data-file threads: DataFileReaders, 1 when unknown.</summary>
+    public int DataFileThreads { get; private init; }
+
+    public bool DataFileThreadsAssumed { get; private init; }
+
+    /// <summary>Every thread that can wait on BACKUPBUFFER: both sides of the buffers.</summary>
+    public int BufferThreads => DeviceThreads + DataFileThreads;
+
+    /// <summary>The operation wrote to NUL: a read-ceiling measurement, not a real backup device.</summary>
+    public bool IsNulBackup { get; private init; }
+
+    public long? BufferMemoryBytes { get; private init; }
+
+    public bool HasWaits => Operation.Waits.Count > 0;
+
+    public static OperationMeasures Of(OperationReport operation)
+    {
+        var duration = operation.DurationSeconds
+            ?? (operation.Start is { } start && operation.End is { } end ? (end - start).TotalSeconds : null);
+        if (duration <= 0)
+        {
+            duration = null;
+        }
+
+        var copyPhase = Kebab.Of(operation.Kind == OperationKind.Restore ? OperationPhase.TransferData : OperationPhase.CopyData);
+        var phaseSeconds = operation.Phases
+            .Where(phase => string.Equals(phase.Name, copyPhase, StringComparison.OrdinalIgnoreCase) && phase.Seconds > 0)
+            .Sum(phase => phase.Seconds);
+        var buffers = operation.BufferConfig;
+        return new OperationMeasures(operation)
+        {
+            DurationSeconds = duration,
+            ElapsedSeconds = phaseSeconds > 0 ? phaseSeconds : duration,
+            ElapsedName = phaseSeconds > 0 ? copyPhase + " phase" : operation.Kind == OperationKind.Restore ? "restore" : "backup",
+            DeviceThreads = Math.Max(1, operation.Devices.Count),
+            DeviceThreadsAssumed = operation.Devices.Count == 0,
+            DataFileThreads = operation.DataFileReaders is > 0 ? operation.DataFileReaders.Value : 1,
+            DataFileThreadsAssumed = operation.DataFileReaders is not > 0,
+            IsNulBackup = operation.Kind == OperationKind.Backup && operation.Devices.Count > 0
+                && operation.Devices.All(device => IsNul(device.Path)),
+            BufferMemoryBytes = buffers?.BufferCount is { } count && buffers.MaxTransferSizeBytes is { } size
+                ? count * size
+                : buffers?.TotalBufferBytes,
+        };
+    }
+
+    public static bool IsNul(string path) =>
+        path.Trim().TrimEnd(':').Equals("NUL", StringComparison.OrdinalIgnoreCase);
+
+    /// <summary>All waits of one type (a report may split a type over several rows).</summary>
+    public WaitReport? Wait(string waitType)
+    {
+        var rows = Operation.Waits.Where(wait => string.Equals(wait.WaitType, waitType, StringComparison.OrdinalIgnoreCase)).ToList();
+        return rows.Count switch
+        {
+            0 => null,
+            1 => rows[0],
+            _ => new WaitReport(waitType, rows.Sum(w => w.Count), rows.Sum(w => w.TotalMs), rows.Max(w => w.MaxMs), rows.Sum(w => w.SignalMs)),
+        };
+    }
+
+    /// <summary>Share of each thread's time spent in this wait: total / threads / elapsed (domain.md 6.2).</summary>
+    public double ShareOfEachThread(WaitReport? wait, int threads) =>
+        wait is null || ElapsedSeconds is not > 0 ? 0 : wait.TotalMs / 1000.0 / threads / ElapsedSeconds.Value;
+
+    /// <summary>"1 writer" / "2 readers": the device threads by their role in this kind of operation.</summary>
+    public string DeviceThreadRole(bool plural) => (IsRestore, plural) switch
+    {
+        (false, false) => "writer",
+        (false, true) => "writers",
+        (true, false) => "device reader",
+        (true, true) => "device readers",
+    };
+
+    public string DataFileThreadRole(bool plural) => (IsRestore, plural) switch
+    {
+        (false, false) => "data file reader",
+        (false, true) => "data file readers",
+        (true, false) => "data file writer",
+        (true, true) => "data file writers",
+    };
+
+    /// <summary>The sentences that say which thread counts were assumed, so a DBA can weigh the shares.</summary>
+    public IEnumerable<string> Assumptions()
+    {
+        if (DeviceThreadsAssumed)
+        {
+            yield return "The backup devices were not captured: 1 device (1 " + DeviceThreadRole(false) + ") assumed.";
+        }
+
+        if (DataFileThreadsAssumed)
+        {
+            yield return "The number of data file threads was not captured: 1 assumed.";
+        }
+    }
+
+    /// <summary>"7 buffers x 1 MB = 7 MB of buffer memory", or null when the configuration is unknown.</summary>
+    public string? BufferMemorySentence()
+    {
+        var buffers = Operation.BufferConfig;
+        if (buffers?.BufferCount is { } count && buffers.MaxTransferSizeBytes is { } size)
+        {
+            var perDevice = DeviceThreads > 1 ? $" ({Figures.Size(count * size / DeviceThreads)} per device)" : "";
+            return $"{Figures.Plural(count, "buffer", "buffers")} x {Figures.Size(size)} = {Figures.Size(count * size)} of buffer memory{perDevice}.";
+        }
+
+        return BufferMemoryBytes is { } total ? $"{Figures.Size(total)} of buffer memory in all." : null;
+    }
+
+    /// <summary>Whether the buffers are small per device; null when their memory is unknown.</summary>
+    public bool? BuffersSmall(DiagnosisSettings settings) =>
+        BufferMemoryBytes is { } total ? total / DeviceThreads < settings.SmallBufferMemoryPerDeviceBytes : null;
+}

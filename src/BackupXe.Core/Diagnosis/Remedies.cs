@@ -1,0 +1,298 @@
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Diagnosis;
+
+/// <summary>
+/// The first remedies of domain.md section 8, each as a <see cref="Recommendation"/> with runnable T-SQL for the
+/// operation's own database and devices. docs/diagnosis.md says when each one fires.
+/// </summary>
+internal sealed class Remedies(DiagnosisSettings settings)
+{
+    public IReadOnlyList<Recommendation> For(OperationMeasures measures, Verdict verdict, FileZeroing zeroing)
+    {
+        var list = new List<Recommendation?>();
+        var restore = measures.IsRestore;
+        switch (verdict.Bottleneck)
+        {
+            case Bottleneck.BufferStarved:
+                list.Add(RaiseBuffers(measures));
+                break;
+            case Bottleneck.BackupDevice:
+                if (measures.BuffersSmall(settings) == true)
+                {
+                    list.Add(RaiseBuffers(measures));
+                }
+
+                if (!restore)
+                {
+                    list.Add(StripeDevices(measures));
+                    list.Add(measures.Operation.Options?.Compression == true ? null : EnableCompression(measures));
+                    list.Add(BlockSize(measures));
+                    list.Add(verdict.Confidence == Confidence.High ? null : MeasureReadCeiling(measures));
+                }
+
+                break;
+            case Bottleneck.DataFileRead:
+                list.Add(SpreadDataFiles(measures));
+                list.Add(restore || measures.IsNulBackup ? null : MeasureReadCeiling(measures));
+                list.Add(!restore && measures.Operation.Options?.Compression != false ? TestWithoutCompression(measures) : null);
+                break;
+            case Bottleneck.CompressionCpu:
+                list.Add(TestWithoutCompression(measures));
+                break;
+            case Bottleneck.FileZeroing:
+                var unsure = !zeroing.DataZeroed && !zeroing.LogZeroed;
+                list.Add(zeroing.DataZeroed || unsure ? InstantFileInitialization(measures) : null);
+                list.Add(zeroing.LogZeroed || unsure ? RightSizeLog(measures) : null);
+                list.Add(RestoreOverExisting(measures));
+                break;
+            case Bottleneck.Unknown:
+                list.Add(NeedsWaits(measures) ? CaptureWaits(measures) : null);
+                list.Add(restore || measures.IsNulBackup ? null : MeasureReadCeiling(measures));
+                break;
+            case Bottleneck.None:
+            default:
+                break;
+        }
+
+        // Domain.md 6.4: MAXTRANSFERSIZE 4 MB halved a restore run with defaults; whatever else limits it.
+        if (restore && verdict.Bottleneck is not (Bottleneck.None or Bottleneck.FileZeroing)
+            && list.All(r => r?.Id != RecommendationIds.RaiseBuffers))
+        {
+            list.Add(RestoreMaxTransferSize(measures));
+        }
+
+        return list.OfType<Recommendation>().ToList();
+    }
+
+    private static bool NeedsWaits(OperationMeasures measures) =>
+        !measures.HasWaits
+        || (measures.Wait(BackupWaits.BackupBuffer) is null && measures.Wait(BackupWaits.BackupIo) is null);
+
+    private Recommendation? RaiseBuffers(OperationMeasures measures)
+    {
+        if (BufferPlan.Propose(measures, settings, settings.TargetBuffersPerDevice) is not { } plan)
+        {
+            return null;
+        }
+
+        var changes = new List<string>();
+        if (plan.RaisesBufferCount)
+        {
+            changes.Add(plan.CurrentBufferCount is { } count
+                ? $"BUFFERCOUNT from {Figures.Count(count)} to {Figures.Count(plan.BufferCount)}"
+                : $"BUFFERCOUNT to {Figures.Count(plan.BufferCount)}");
+        }
+
+        if (plan.RaisesMaxTransferSize)
+        {
+            changes.Add($"MAXTRANSFERSIZE from {Figures.Size(plan.CurrentMaxTransferSizeBytes)}"
+                + (plan.CurrentMaxTransferSizeAssumed ? " (the default)" : "")
+                + $" to {Figures.Size(plan.MaxTransferSizeBytes)}");
+        }
+
+        var text = $"Raise {string.Join(" and ", changes)}: {plan.MemorySentence}";
+        text += plan.CurrentBufferCount is { } now
+            ? $" instead of {Figures.Count(now)} x {Figures.Size(plan.CurrentMaxTransferSizeBytes)} = {Figures.Size(now * plan.CurrentMaxTransferSizeBytes)}"
+            : "";
+        text += ", taken outside the buffer pool.";
+        if (plan.CurrentMaxTransferSizeBytes >= BufferPlan.MaxTransferSizeCeiling)
+        {
+            text += " MAXTRANSFERSIZE is already at its 4 MB ceiling.";
+        }
+
+        text += plan.Capped
+            ? $" Scaled down to fit {plan.CapDescription}."
+            : plan.CapDescription is null
+                ? " The memory limit was not captured: check free memory outside the buffer pool first."
+                : $" Within {plan.CapDescription}.";
+        var tsql = BackupStatement.Like(measures.Operation)
+            .With($"BUFFERCOUNT = {Tsql.Number(plan.BufferCount)}")
+            .With($"MAXTRANSFERSIZE = {Tsql.Number(plan.MaxTransferSizeBytes)}");
+        return new Recommendation(RecommendationIds.RaiseBuffers, text, tsql.ToString());
+    }
+
+    private Recommendation? StripeDevices(OperationMeasures measures)
+    {
+        var operation = measures.Operation;
+        var size = operation.EstimatedBytes ?? operation.BytesProcessed;
+        if (measures.IsNulBackup || size < settings.MinimumStripeBytes)
+        {
+            // Domain.md 6.4: striping a 10 GB database did not help.
+            return null;
+        }
+
+        var files = Math.Max(4, measures.DeviceThreads * 2);
+        var first = operation.Devices.Count > 0 ? operation.Devices[0].Path : DefaultPath(operation);
+        var text = $"Stripe the backup over {files} files on separate volumes: each file adds a writer and buffers, "
+            + "but files on one volume share its throughput (domain.md 6.1: 9 files took 1.4 GB/s to 2.2-2.4 GB/s; 6.2: 2 files on one disk gained nothing).";
+        if (size is null)
+        {
+            text += $" The database size is unknown: striping did not help a 10 GB database (domain.md 6.4).";
+        }
+
+        var tsql = BackupStatement.Like(operation)
+            .To(Tsql.StripePaths(first, files))
+            .Comment("put each file on a separate volume: edit the paths");
+        return new Recommendation(RecommendationIds.StripeDevices, text, tsql.ToString());
+    }
+
+    private static Recommendation EnableCompression(OperationMeasures measures)
+    {
+        var known = measures.Operation.Options?.Compression is not null;
+        var text = (known ? "Compression is off: turn it on" : "Turn compression on if it is not already")
+            + " to cut the bytes written to the device, at the cost of CPU (domain.md 6.4: 69 s to 51 s).";
+        var tsql = BackupStatement.Like(measures.Operation with { Options = (measures.Operation.Options ?? new OptionsReport(null, null, null)) with { Compression = true } });
+        return new Recommendation(RecommendationIds.EnableCompression, text, tsql.ToString());
+    }
+
+    private static Recommendation BlockSize(OperationMeasures measures)
+    {
+        const string text = "Write with BLOCKSIZE = 65536: about 5-6% more throughput in a published test (domain.md section 1). "
+            + "A media set formatted with another block size cannot be appended to (error 3268): write to a new file or reinitialise the media.";
+        var tsql = BackupStatement.Like(measures.Operation)
+            .With("BLOCKSIZE = 65536")
+            .Comment("error 3268 if the file already holds backups with another block size: use a new file");
+        return new Recommendation(RecommendationIds.BlockSize65536, text, tsql.ToString());
+    }
+
+    private static Recommendation MeasureReadCeiling(OperationMeasures measures)
+    {
+        var compression = measures.Operation.Options?.Compression;
+        const string text = "Measure the read ceiling: a COPY_ONLY backup to NUL reads everything and writes nothing. "
+            + "If its throughput is close to this one, the data files are the limit; if much higher, the destination is. "
+            + "COPY_ONLY leaves the differential base and log chain alone, but it still writes a row to msdb backup history.";
+        var tsql = BackupStatement.ToNul(measures.Operation, compression);
+        if (measures.Operation.BufferConfig is { BufferCount: { } count, MaxTransferSizeBytes: { } size })
+        {
+            tsql.With($"BUFFERCOUNT = {Tsql.Number(count)}").With($"MAXTRANSFERSIZE = {Tsql.Number(size)}");
+        }
+
+        return new Recommendation(RecommendationIds.MeasureReadCeiling, text, tsql.Comment("same options as the real backup, to compare like with like").ToString());
+    }
+
+    private static Recommendation SpreadDataFiles(OperationMeasures measures)
+    {
+        var operation = measures.Operation;
+        var readers = measures.DataFileThreadsAssumed ? "an unknown number of" : Figures.Count(measures.DataFileThreads);
+        var text = $"Spread the data files over more volumes: a backup runs about one reader per volume ({readers} here), "
+            + "so files on separate volumes read in parallel; faster storage is the other remedy. "
+            + "New data goes to new files; existing data moves only when its indexes are rebuilt.";
+        var database = Tsql.Literal(operation.Database ?? Tsql.UnknownDatabase);
+        var tsql = "-- the data files and the volume each one is on\n"
+            + "SELECT f.name, f.physical_name, v.volume_mount_point, f.size / 128 AS size_mb\n"
+            + "FROM sys.master_files AS f\n"
+            + "CROSS APPLY sys.dm_os_volume_stats(f.database_id, f.file_id) AS v\n"
+            + $"WHERE f.database_id = DB_ID({database}) AND f.type = 0;\n"
+            + "-- then, on another volume:\n"
+            + $"-- ALTER DATABASE {Tsql.Name(operation.Database)} ADD FILE (NAME = N'<name>', FILENAME = N'<other volume>\\<file>.ndf', SIZE = <size>MB);";
+        return new Recommendation(RecommendationIds.SpreadDataFiles, text, tsql);
+    }
+
+    private static Recommendation TestWithoutCompression(OperationMeasures measures)
+    {
+        const string text = "Compare two COPY_ONLY backups to NUL, with and without compression. If the compressed one is much slower "
+            + "(domain.md 6.3: 765 MB/s with CPU at 98% against 1.42 GB/s without), compression CPU is the limit: "
+            + "back up without compression to a fast target, match the stripes to the cores, or accept it. Both still write msdb history.";
+        var tsql = BackupStatement.ToNul(measures.Operation, true) + "\n"
+            + BackupStatement.ToNul(measures.Operation, false);
+        return new Recommendation(RecommendationIds.TestWithoutCompression, text, tsql);
+    }
+
+    private static Recommendation InstantFileInitialization(OperationMeasures measures)
+    {
+        const string text = "Enable Instant File Initialization so that data files are not zeroed before the restore writes them: "
+            + "grant the SQL Server service account \"Perform volume maintenance tasks\" and restart the service. "
+            + "It does not apply to log files, which are always zeroed.";
+        const string tsql = "SELECT servicename, service_account, instant_file_initialization_enabled\n"
+            + "FROM sys.dm_server_services;";
+        _ = measures;
+        return new Recommendation(RecommendationIds.InstantFileInitialization, text, tsql);
+    }
+
+    private static Recommendation RightSizeLog(OperationMeasures measures)
+    {
+        const string text = "The log file is always zeroed on restore, whatever Instant File Initialization says "
+            + "(SQL Server 2022 relaxes this only for small growths): right-size or shrink the log of the source database "
+            + "so that the restore has less to zero.";
+        var database = measures.Operation.Database;
+        var tsql = "-- on the source server: how full each log is\n"
+            + "DBCC SQLPERF(LOGSPACE);\n"
+            + $"SELECT name, physical_name, size / 128 AS size_mb\n"
+            + "FROM sys.master_files\n"
+            + $"WHERE database_id = DB_ID({Tsql.Literal(database ?? Tsql.UnknownDatabase)}) AND type = 1;\n"
+            + $"-- then: USE {Tsql.Name(database)}; DBCC SHRINKFILE (N'<log file name>', <target size in MB>);";
+        return new Recommendation(RecommendationIds.RightSizeLog, text, tsql);
+    }
+
+    private static Recommendation RestoreOverExisting(OperationMeasures measures)
+    {
+        const string text = "Restore over the existing database when its files are already the same size: "
+            + "existing files are reused instead of being created and zeroed. WITH REPLACE overwrites that database.";
+        var tsql = BackupStatement.Like(measures.Operation).With("REPLACE");
+        return new Recommendation(RecommendationIds.RestoreOverExisting, text, tsql.ToString());
+    }
+
+    private Recommendation? RestoreMaxTransferSize(OperationMeasures measures)
+    {
+        var config = measures.Operation.BufferConfig;
+        var current = config?.MaxTransferSizeBytes;
+        if (current >= BufferPlan.MaxTransferSizeCeiling)
+        {
+            return null;
+        }
+
+        var size = BufferPlan.MaxTransferSizeCeiling;
+        var count = config?.BufferCount;
+        var cap = new[] { config?.MemoryLimitBytes, settings.MemoryBudgetBytes }.Where(c => c is not null).Min();
+        if (count is > 0 && count * size > cap)
+        {
+            size = cap.Value / count.Value / BufferPlan.MaxTransferSizeStep * BufferPlan.MaxTransferSizeStep;
+            if (size <= (current ?? OperationMeasures.DefaultMaxTransferSize))
+            {
+                return null;
+            }
+        }
+
+        var text = $"Restore with MAXTRANSFERSIZE = {Tsql.Number(size)} ({Figures.Size(size)}) instead of "
+            + (current is { } now ? Figures.Size(now) : "the default 1 MB")
+            + ": in a published test a restore run with defaults (6 buffers, 1 MB) took 171 s, with 4 MB 81 s (domain.md 6.4).";
+        if (count is { } buffers)
+        {
+            text += $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(buffers * size)}.";
+        }
+
+        var tsql = BackupStatement.Like(measures.Operation).With($"MAXTRANSFERSIZE = {Tsql.Number(size)}");
+        return new Recommendation(RecommendationIds.RestoreMaxTransferSize, text, tsql.ToString());
+    }
+
+    private static Recommendation CaptureWaits(OperationMeasures measures)
+    {
+        const string text = "Capture the waits: run sessions/backupxe-session.sql (the BackupXe XE session), or the minimal session below, "
+            + "then run the operation again. It needs ALTER ANY EVENT SESSION; the wait_type map keys differ between builds, so they are looked up.";
+        _ = measures;
+        const string tsql = """
+            DECLARE @waits nvarchar(max), @external nvarchar(max), @sql nvarchar(max);
+            SELECT @waits = CONCAT(@waits, CASE WHEN @waits IS NULL THEN N'' ELSE N' OR ' END, N'wait_type = ', map_key)
+            FROM sys.dm_xe_map_values
+            WHERE name = N'wait_types'
+              AND map_value IN (N'BACKUPBUFFER', N'BACKUPIO', N'BACKUPTHREAD', N'BACKUP', N'ASYNC_IO_COMPLETION');
+            SELECT @external = CONCAT(@external, CASE WHEN @external IS NULL THEN N'' ELSE N' OR ' END, N'wait_type = ', map_key)
+            FROM sys.dm_xe_map_values
+            WHERE name = N'wait_types' AND map_value = N'PREEMPTIVE_OS_WRITEFILEGATHER';
+            SET @sql = N'CREATE EVENT SESSION [backupxe] ON SERVER
+            ADD EVENT sqlserver.backup_restore_progress_trace (ACTION (sqlserver.session_id)),
+            ADD EVENT sqlos.wait_info (ACTION (sqlserver.session_id) WHERE opcode = 1 AND (' + @waits + N')),
+            ADD EVENT sqlos.wait_info_external (ACTION (sqlserver.session_id) WHERE opcode = 1 AND (' + @external + N'))
+            ADD TARGET package0.event_file (SET filename = N''backupxe.xel'')
+            WITH (MAX_DISPATCH_LATENCY = 3 SECONDS);';
+            EXEC sys.sp_executesql @sql;
+            ALTER EVENT SESSION [backupxe] ON SERVER STATE = START;
+            """;
+        return new Recommendation(RecommendationIds.CaptureWaits, text, tsql);
+    }
+
+    private static string DefaultPath(OperationReport operation) =>
+        $"X:\\Backup\\{operation.Database ?? "database"}{(operation.Scope == OperationScope.Log ? ".trn" : ".bak")}";
+}
