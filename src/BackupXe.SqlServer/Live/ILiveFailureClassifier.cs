@@ -1,0 +1,29 @@
+namespace BackupXe.SqlServer;
+
+/// <summary>What a failed connection means for the next one.</summary>
+public enum LiveFailureKind
+{
+    /// <summary>Network blip, failover, server restart, timeout: reconnect after a back-off.</summary>
+    Transient,
+
+    /// <summary>The event session is gone (dropped, or never created): re-create it or tell the user.</summary>
+    SessionMissing,
+
+    /// <summary>Login failed, permission denied, certificate rejected: reconnecting cannot fix it.</summary>
+    Fatal,
+}
+
+/// <summary>
+/// Sorts exceptions from <see cref="ILiveEventStream"/> or <see cref="ISessionInstaller"/>. A SqlClient
+/// adapter decides from SqlException numbers; this project cannot reference SqlClient.
+/// </summary>
+public interface ILiveFailureClassifier
+{
+    LiveFailureKind Classify(Exception failure);
+}
+
+/// <summary>Creates the capture session again, e.g. by running <see cref="SessionScripts.RenderInstall"/>.</summary>
+public interface ISessionInstaller
+{
+    Task InstallAsync(CancellationToken cancellationToken);
+}

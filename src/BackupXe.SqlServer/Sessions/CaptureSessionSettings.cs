@@ -1,0 +1,71 @@
+namespace BackupXe.SqlServer;
+
+/// <summary>The values a DBA would edit at the top of <c>backupxe-session.sql</c>.</summary>
+/// <param name="SessionName">A regular identifier (see <see cref="SqlServer.SessionName"/>).</param>
+/// <param name="FilePath">
+/// The event_file target's file name, ending in .xel. A bare name lands in the instance's LOG directory.
+/// </param>
+/// <param name="MaxFileSizeMb">Size of one file before the target rolls over.</param>
+/// <param name="MaxRolloverFiles">How many files the target keeps.</param>
+public sealed record CaptureSessionSettings(
+    string SessionName = SqlServer.SessionName.Default,
+    string FilePath = CaptureSessionSettings.DefaultFilePath,
+    int MaxFileSizeMb = CaptureSessionSettings.DefaultMaxFileSizeMb,
+    int MaxRolloverFiles = CaptureSessionSettings.DefaultMaxRolloverFiles)
+{
+    public const string DefaultFilePath = "BackupXe.xel";
+    public const int DefaultMaxFileSizeMb = 64;
+    public const int DefaultMaxRolloverFiles = 4;
+
+    /// <summary>Windows MAX_PATH, which the script's nvarchar(260) also holds.</summary>
+    public const int MaxFilePathLength = 260;
+
+    /// <summary>Every problem with these settings, each naming the setting; empty when valid.</summary>
+    public IReadOnlyList<string> Validate()
+    {
+        var problems = new List<string>();
+        if (!SqlServer.SessionName.IsValid(SessionName))
+        {
+            problems.Add($"{nameof(SessionName)} '{SessionName}' is not valid: use up to {SqlServer.SessionName.MaxLength} letters, digits, _, $, # or @, starting with a letter or _.");
+        }
+
+        if (string.IsNullOrWhiteSpace(FilePath))
+        {
+            problems.Add($"{nameof(FilePath)} is empty: give a .xel file name or full path.");
+        }
+        else if (FilePath.Length > MaxFilePathLength)
+        {
+            problems.Add($"{nameof(FilePath)} is {FilePath.Length} characters long; at most {MaxFilePathLength} fit.");
+        }
+        else if (FilePath.Any(char.IsControl))
+        {
+            problems.Add($"{nameof(FilePath)} contains a control character (a line break?).");
+        }
+        else if (!FilePath.EndsWith(".xel", StringComparison.OrdinalIgnoreCase))
+        {
+            problems.Add($"{nameof(FilePath)} '{FilePath}' must end in .xel, the extension the event_file target writes.");
+        }
+
+        if (MaxFileSizeMb < 1)
+        {
+            problems.Add($"{nameof(MaxFileSizeMb)} is {MaxFileSizeMb}; it must be at least 1.");
+        }
+
+        if (MaxRolloverFiles < 1)
+        {
+            problems.Add($"{nameof(MaxRolloverFiles)} is {MaxRolloverFiles}; it must be at least 1.");
+        }
+
+        return problems;
+    }
+
+    /// <exception cref="ArgumentException">The settings are not valid; the message lists every problem.</exception>
+    public void ThrowIfInvalid()
+    {
+        var problems = Validate();
+        if (problems.Count > 0)
+        {
+            throw new ArgumentException(string.Join(" ", problems));
+        }
+    }
+}

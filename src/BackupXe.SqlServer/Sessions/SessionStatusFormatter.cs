@@ -1,0 +1,63 @@
+using System.Globalization;
+
+namespace BackupXe.SqlServer;
+
+/// <summary>Renders a <see cref="SessionStatus"/> as the lines <c>backupxe session status</c> prints.</summary>
+public static class SessionStatusFormatter
+{
+    public static IReadOnlyList<string> Format(SessionStatus status)
+    {
+        ArgumentNullException.ThrowIfNull(status);
+        if (!status.Exists)
+        {
+            return
+            [
+                $"Session {status.SessionName}: not installed.",
+                $"  Run sessions/{SessionScripts.InstallFile} on the server (needs ALTER ANY EVENT SESSION).",
+            ];
+        }
+
+        var lines = new List<string>
+        {
+            $"Session {status.SessionName}: {(status.Running ? "running" : "stopped")}.",
+            $"  starts with server: {YesNo(status.StartsWithServer)}",
+            $"  targets: {(status.Targets.Count == 0 ? "none" : string.Join(", ", status.Targets))}",
+        };
+        if (status.ConfiguredFile is not null)
+        {
+            lines.Add($"  file: {status.ConfiguredFile}");
+        }
+
+        if (status.CurrentFile is not null)
+        {
+            lines.Add($"  writing: {status.CurrentFile}");
+        }
+
+        if (status.Running)
+        {
+            lines.Add(string.Create(
+                CultureInfo.InvariantCulture,
+                $"  dropped: {status.DroppedEventCount ?? 0} events, {status.DroppedBufferCount ?? 0} buffers"));
+        }
+
+        if (status.LostEvents)
+        {
+            // ALLOW_SINGLE_EVENT_LOSS drops rather than stall the server: the loss is real and only counted here.
+            lines.Add("  warning: the server dropped events; reports from this capture may miss waits or trace messages.");
+        }
+
+        if (!status.Running)
+        {
+            lines.Add($"  Start it: ALTER EVENT SESSION [{status.SessionName}] ON SERVER STATE = START;");
+        }
+
+        return lines;
+    }
+
+    private static string YesNo(bool? value) => value switch
+    {
+        true => "yes",
+        false => "no",
+        null => "unknown",
+    };
+}
