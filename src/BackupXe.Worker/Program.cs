@@ -1,6 +1,80 @@
+using BackupXe.Worker.Configuration;
+using BackupXe.Worker.History;
+using BackupXe.Worker.Telemetry;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Serilog;
+
 namespace BackupXe.Worker;
 
 public static class Program
 {
-    public static int Main() => 0;
+    public static async Task<int> Main(string[] args)
+    {
+        var builder = Host.CreateApplicationBuilder(args);
+
+        Serilog.Core.Logger serilog;
+        try
+        {
+            serilog = new LoggerConfiguration().ReadFrom.Configuration(builder.Configuration).CreateLogger();
+        }
+        catch (Exception exception) when (exception is InvalidOperationException or ArgumentException or FormatException)
+        {
+            return Fail(ExitCodes.InvalidConfiguration, $"the Serilog section of the configuration is invalid: {exception.Message}");
+        }
+
+        builder.Logging.ClearProviders();
+        builder.Logging.AddSerilog(serilog, dispose: true);
+        builder.Services.AddBackupXeWorker(builder.Configuration, builder.Environment);
+        var missing = BuildComponents.Register(builder.Services);
+
+        using var host = builder.Build();
+
+        // Validated here as well as by ValidateOnStart, to print the failures as a list instead of the
+        // host's exception and stack trace.
+        try
+        {
+            _ = host.Services.GetRequiredService<IOptions<BackupXeOptions>>().Value;
+        }
+        catch (OptionsValidationException exception)
+        {
+            return Fail(ExitCodes.InvalidConfiguration, "the configuration is invalid:", exception.Failures);
+        }
+        catch (InvalidOperationException exception)
+        {
+            // The binder's complaint about an unknown key or a value of the wrong type.
+            return Fail(ExitCodes.InvalidConfiguration, $"the configuration is invalid: {exception.Message}");
+        }
+
+        if (missing.Count > 0)
+        {
+            return Fail(ExitCodes.IncompleteBuild, "this build of the worker cannot monitor anything yet; it lacks:", missing);
+        }
+
+        // Resolved now so that export starts with the host; the container disposes (and flushes) it at shutdown.
+        _ = host.Services.GetService<OtlpMetricsExport>();
+
+        try
+        {
+            await host.RunAsync();
+            return ExitCodes.Success;
+        }
+        catch (HistoryStoreException exception)
+        {
+            return Fail(ExitCodes.HistoryUnavailable, exception.Message);
+        }
+    }
+
+    private static int Fail(int exitCode, string message, IEnumerable<string>? details = null)
+    {
+        Console.Error.WriteLine($"backupxe-worker: {message}");
+        foreach (var detail in details ?? [])
+        {
+            Console.Error.WriteLine($"  - {detail}");
+        }
+
+        return exitCode;
+    }
 }

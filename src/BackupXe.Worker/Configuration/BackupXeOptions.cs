@@ -1,0 +1,90 @@
+namespace BackupXe.Worker.Configuration;
+
+/// <summary>The "BackupXe" configuration section (docs/configuration.md documents every key).</summary>
+public sealed class BackupXeOptions
+{
+    public const string SectionName = "BackupXe";
+
+    /// <summary>The SQL Server instances (or replayed captures) to watch.</summary>
+    public List<InstanceOptions> Instances { get; set; } = [];
+
+    /// <summary>How long a failed instance waits before its source is opened again.</summary>
+    public double RetryDelaySeconds { get; set; } = BackupXeOptionsDefaults.RetryDelaySeconds;
+
+    public HistoryOptions History { get; set; } = new();
+
+    public RegressionOptions Regression { get; set; } = new();
+
+    public MetricsOptions Metrics { get; set; } = new();
+}
+
+/// <summary>
+/// One watched instance: either a live connection (ConnectionString, or Server with its security settings)
+/// or a file replayed as if it were live (ReplayPath).
+/// </summary>
+public sealed class InstanceOptions
+{
+    /// <summary>The name used in logs, history and the metrics "instance" tag; unique per daemon.</summary>
+    public string? Name { get; set; }
+
+    public string? ConnectionString { get; set; }
+
+    /// <summary>Used to build a connection when <see cref="ConnectionString"/> is not given.</summary>
+    public string? Server { get; set; }
+
+    /// <summary>SqlClient's Authentication keyword value (e.g. ActiveDirectoryIntegrated); null = SQL/Windows default.</summary>
+    public string? Authentication { get; set; }
+
+    /// <summary>SqlClient encrypts by default; kept explicit because self-signed certificates are common.</summary>
+    public bool Encrypt { get; set; } = BackupXeOptionsDefaults.Encrypt;
+
+    public bool TrustServerCertificate { get; set; } = BackupXeOptionsDefaults.TrustServerCertificate;
+
+    /// <summary>Create or alter the event session on start (needs ALTER ANY EVENT SESSION).</summary>
+    public bool EnsureSession { get; set; } = BackupXeOptionsDefaults.EnsureSession;
+
+    public string SessionName { get; set; } = BackupXeOptionsDefaults.SessionName;
+
+    /// <summary>A capture file read instead of a live connection, relative to the content root.</summary>
+    public string? ReplayPath { get; set; }
+
+    /// <summary>Multiple of real time at which a replay is paced; 0 replays as fast as it can be read.</summary>
+    public double ReplaySpeed { get; set; } = BackupXeOptionsDefaults.ReplaySpeed;
+
+    public bool HasLiveConnection
+        => !string.IsNullOrWhiteSpace(ConnectionString) || !string.IsNullOrWhiteSpace(Server);
+
+    public bool HasReplay => !string.IsNullOrWhiteSpace(ReplayPath);
+}
+
+/// <summary>Where completed operations are kept.</summary>
+public sealed class HistoryOptions
+{
+    /// <summary>"sqlite" (a local file) or "sqlserver" (a central repository table).</summary>
+    public string Provider { get; set; } = BackupXeOptionsDefaults.HistoryProvider;
+
+    /// <summary>The SQLite file, relative to the content root.</summary>
+    public string? Path { get; set; } = BackupXeOptionsDefaults.HistoryPath;
+
+    /// <summary>The central repository when Provider is "sqlserver".</summary>
+    public string? ConnectionString { get; set; }
+}
+
+/// <summary>When a completed operation counts as a throughput regression.</summary>
+public sealed class RegressionOptions
+{
+    /// <summary>How many of the most recent comparable operations form the baseline.</summary>
+    public int WindowSize { get; set; } = BackupXeOptionsDefaults.RegressionWindowSize;
+
+    /// <summary>No verdict until the baseline has at least this many operations.</summary>
+    public int MinimumSamples { get; set; } = BackupXeOptionsDefaults.RegressionMinimumSamples;
+
+    /// <summary>A throughput below this fraction of the baseline median is a regression.</summary>
+    public double ThresholdRatio { get; set; } = BackupXeOptionsDefaults.RegressionThresholdRatio;
+}
+
+public sealed class MetricsOptions
+{
+    /// <summary>OTLP collector address (e.g. http://localhost:4317); metrics are not exported when unset.</summary>
+    public string? OtlpEndpoint { get; set; }
+}

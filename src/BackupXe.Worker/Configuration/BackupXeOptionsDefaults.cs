@@ -1,0 +1,34 @@
+namespace BackupXe.Worker.Configuration;
+
+/// <summary>The defaults of <see cref="BackupXeOptions"/>, named so that docs and tests can refer to them.</summary>
+public static class BackupXeOptionsDefaults
+{
+    /// <summary>Long enough not to hammer a server that is down, short enough to resume within a minute.</summary>
+    public const double RetryDelaySeconds = 30;
+
+    public const bool Encrypt = true;
+    public const bool TrustServerCertificate = false;
+    public const bool EnsureSession = false;
+    public const string SessionName = "BackupXe";
+    public const double ReplaySpeed = 0;
+
+    public const string HistoryProvider = HistoryProviders.Sqlite;
+    public const string HistoryPath = "backupxe-history.db";
+
+    /// <summary>Ten recent operations: two weeks of nightly backups, enough for a median that shrugs off one outlier.</summary>
+    public const int RegressionWindowSize = 10;
+
+    public const int RegressionMinimumSamples = 5;
+
+    /// <summary>
+    /// 0.7: run-to-run throughput of the same backup commonly varies by 10-20% with concurrent load,
+    /// so only a drop of 30% or more is worth a warning.
+    /// </summary>
+    public const double RegressionThresholdRatio = 0.7;
+}
+
+public static class HistoryProviders
+{
+    public const string Sqlite = "sqlite";
+    public const string SqlServer = "sqlserver";
+}

@@ -1,0 +1,147 @@
+using Microsoft.Extensions.Options;
+
+namespace BackupXe.Worker.Configuration;
+
+/// <summary>
+/// Checks the whole section at start-up. Every message names the setting as it is written in configuration
+/// (BackupXe:Instances:2:Name) so that a user can find the line to fix.
+/// </summary>
+public sealed class BackupXeOptionsValidator : IValidateOptions<BackupXeOptions>
+{
+    private const string Section = BackupXeOptions.SectionName;
+
+    /// <summary>Said whenever a setting would need the SQL Server client libraries this build cannot restore.</summary>
+    public const string MissingSqlClient =
+        "this build of BackupXe has no Microsoft.Data.SqlClient or XELite (the package mirror cannot supply them)";
+
+    public ValidateOptionsResult Validate(string? name, BackupXeOptions options)
+    {
+        var failures = new List<string>();
+        ValidateInstances(options.Instances, failures);
+        ValidateRetryDelay(options.RetryDelaySeconds, failures);
+        ValidateHistory(options.History, failures);
+        ValidateRegression(options.Regression, failures);
+        ValidateMetrics(options.Metrics, failures);
+        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+
+    private static void ValidateInstances(List<InstanceOptions> instances, List<string> failures)
+    {
+        if (instances.Count == 0)
+        {
+            failures.Add($"{Section}:Instances is empty: configure at least one instance to monitor.");
+            return;
+        }
+
+        var firstIndexByName = new Dictionary<string, int>(StringComparer.OrdinalIgnoreCase);
+        for (var index = 0; index < instances.Count; index++)
+        {
+            var instance = instances[index];
+            var key = $"{Section}:Instances:{index}";
+
+            if (string.IsNullOrWhiteSpace(instance.Name))
+            {
+                failures.Add($"{key}:Name is required.");
+            }
+            else if (firstIndexByName.TryGetValue(instance.Name, out var first))
+            {
+                failures.Add($"{key}:Name '{instance.Name}' is already used by {Section}:Instances:{first}:Name; instance names must be unique.");
+            }
+            else
+            {
+                firstIndexByName.Add(instance.Name, index);
+            }
+
+            if (instance.HasLiveConnection && instance.HasReplay)
+            {
+                failures.Add($"{key} has both a live connection (ConnectionString/Server) and {key}:ReplayPath; set only one.");
+            }
+            else if (instance.HasLiveConnection)
+            {
+                var setting = string.IsNullOrWhiteSpace(instance.ConnectionString) ? "Server" : "ConnectionString";
+                failures.Add($"{key}:{setting} asks for a live connection, but {MissingSqlClient}. " +
+                             $"Capture to a file and set {key}:ReplayPath instead.");
+            }
+            else if (!instance.HasReplay)
+            {
+                failures.Add($"{key} has no source: set {key}:ReplayPath (or, in a build with SqlClient, ConnectionString or Server).");
+            }
+
+            if (string.IsNullOrWhiteSpace(instance.SessionName))
+            {
+                failures.Add($"{key}:SessionName must not be empty (default '{BackupXeOptionsDefaults.SessionName}').");
+            }
+
+            if (!double.IsFinite(instance.ReplaySpeed) || instance.ReplaySpeed < 0)
+            {
+                failures.Add($"{key}:ReplaySpeed must be 0 (as fast as possible) or a positive multiple of real time; it is {instance.ReplaySpeed}.");
+            }
+        }
+    }
+
+    private static void ValidateRetryDelay(double seconds, List<string> failures)
+    {
+        if (!double.IsFinite(seconds) || seconds <= 0)
+        {
+            failures.Add($"{Section}:RetryDelaySeconds must be greater than 0; it is {seconds}.");
+        }
+    }
+
+    private static void ValidateHistory(HistoryOptions history, List<string> failures)
+    {
+        var key = $"{Section}:History";
+        if (string.Equals(history.Provider, HistoryProviders.Sqlite, StringComparison.OrdinalIgnoreCase))
+        {
+            if (string.IsNullOrWhiteSpace(history.Path))
+            {
+                failures.Add($"{key}:Path is required when {key}:Provider is '{HistoryProviders.Sqlite}'.");
+            }
+        }
+        else if (string.Equals(history.Provider, HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase))
+        {
+            failures.Add($"{key}:Provider '{HistoryProviders.SqlServer}' needs Microsoft.Data.SqlClient, but {MissingSqlClient}. " +
+                         $"Use '{HistoryProviders.Sqlite}' (the table script sessions/backupxe-history-sqlserver.sql is ready for when it is available).");
+        }
+        else
+        {
+            failures.Add($"{key}:Provider must be '{HistoryProviders.Sqlite}' or '{HistoryProviders.SqlServer}'; it is '{history.Provider}'.");
+        }
+    }
+
+    private static void ValidateRegression(RegressionOptions regression, List<string> failures)
+    {
+        var key = $"{Section}:Regression";
+        if (regression.WindowSize < 1)
+        {
+            failures.Add($"{key}:WindowSize must be at least 1; it is {regression.WindowSize}.");
+        }
+
+        if (regression.MinimumSamples < 1)
+        {
+            failures.Add($"{key}:MinimumSamples must be at least 1; it is {regression.MinimumSamples}.");
+        }
+        else if (regression.MinimumSamples > regression.WindowSize && regression.WindowSize >= 1)
+        {
+            failures.Add($"{key}:MinimumSamples ({regression.MinimumSamples}) cannot exceed {key}:WindowSize ({regression.WindowSize}): no regression could ever be reported.");
+        }
+
+        if (!double.IsFinite(regression.ThresholdRatio) || regression.ThresholdRatio <= 0 || regression.ThresholdRatio >= 1)
+        {
+            failures.Add($"{key}:ThresholdRatio must be between 0 and 1 exclusive (0.7 = warn below 70% of the median); it is {regression.ThresholdRatio}.");
+        }
+    }
+
+    private static void ValidateMetrics(MetricsOptions metrics, List<string> failures)
+    {
+        if (string.IsNullOrWhiteSpace(metrics.OtlpEndpoint))
+        {
+            return;
+        }
+
+        if (!Uri.TryCreate(metrics.OtlpEndpoint, UriKind.Absolute, out var endpoint)
+            || (endpoint.Scheme != Uri.UriSchemeHttp && endpoint.Scheme != Uri.UriSchemeHttps))
+        {
+            failures.Add($"{Section}:Metrics:OtlpEndpoint must be an absolute http or https address such as http://localhost:4317; it is '{metrics.OtlpEndpoint}'.");
+        }
+    }
+}

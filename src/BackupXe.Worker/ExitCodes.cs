@@ -1,0 +1,10 @@
+namespace BackupXe.Worker;
+
+/// <summary>Distinct exit codes so that a service manager can tell "fix the configuration" from "try again".</summary>
+public static class ExitCodes
+{
+    public const int Success = 0;
+    public const int InvalidConfiguration = 2;
+    public const int HistoryUnavailable = 3;
+    public const int IncompleteBuild = 4;
+}

@@ -1,0 +1,47 @@
+using Microsoft.Extensions.Logging;
+
+namespace BackupXe.Worker.Logging;
+
+/// <summary>
+/// Every event the daemon writes, with stable ids and named properties so that a log query
+/// (Bottleneck = 'buffer-starved') keeps working when the wording changes.
+/// </summary>
+internal static partial class MonitorLog
+{
+    [LoggerMessage(EventId = 100, Message = "{Kind} of [{Database}] on {Instance}: {Status} in {DurationSeconds:0.#} s at {ThroughputMBps:0.#} MB/s, bottleneck {Bottleneck} ({Confidence} confidence)")]
+    public static partial void OperationDiagnosed(
+        this ILogger logger, LogLevel level, string kind, string? database, string instance, string status,
+        double? durationSeconds, double? throughputMBps, string bottleneck, string confidence);
+
+    [LoggerMessage(EventId = 101, Level = LogLevel.Debug, Message = "{Kind} of [{Database}] on {Instance} starting {Start:O} is already in history; not counted again")]
+    public static partial void AlreadyStored(this ILogger logger, string kind, string? database, string instance, DateTime? start);
+
+    [LoggerMessage(EventId = 102, Level = LogLevel.Debug, Message = "{Kind} of [{Database}] on {Instance} has no start time, so it cannot be told apart from others and is not stored in history")]
+    public static partial void NotStored(this ILogger logger, string kind, string? database, string instance);
+
+    [LoggerMessage(EventId = 110, Level = LogLevel.Warning, Message = "{Kind} of [{Database}] on {Instance} ran at {ThroughputMBps:0} MB/s, {PercentOfMedian:0}% of its recent median {MedianThroughputMBps:0} MB/s over {Samples} operations")]
+    public static partial void ThroughputRegressed(
+        this ILogger logger, string kind, string? database, string instance, double throughputMBps,
+        double percentOfMedian, double medianThroughputMBps, int samples);
+
+    [LoggerMessage(EventId = 120, Level = LogLevel.Error, Message = "Instance {Instance} failed ({ErrorType}: {Error}); retrying in {RetryDelaySeconds} s")]
+    public static partial void InstanceFailed(this ILogger logger, string instance, string errorType, string error, double retryDelaySeconds);
+
+    [LoggerMessage(EventId = 121, Level = LogLevel.Debug, Message = "Instance {Instance} failure detail: {ErrorDetail}")]
+    public static partial void InstanceFailureDetail(this ILogger logger, string instance, string errorDetail);
+
+    [LoggerMessage(EventId = 130, Level = LogLevel.Warning, Message = "Instance {Instance}: {Source} at {Location}: {Problem}")]
+    public static partial void SourceProblem(this ILogger logger, string instance, string source, string location, string problem);
+
+    [LoggerMessage(EventId = 140, Level = LogLevel.Information, Message = "Instance {Instance}: reading {Source} ({Format})")]
+    public static partial void SourceOpened(this ILogger logger, string instance, string source, string format);
+
+    [LoggerMessage(EventId = 141, Level = LogLevel.Information, Message = "Instance {Instance}: finished reading {Source} ({Events} events)")]
+    public static partial void ReplayFinished(this ILogger logger, string instance, string source, long events);
+
+    [LoggerMessage(EventId = 142, Level = LogLevel.Warning, Message = "Instance {Instance}: the stream {Source} ended; reopening in {RetryDelaySeconds} s")]
+    public static partial void LiveStreamEnded(this ILogger logger, string instance, string source, double retryDelaySeconds);
+
+    [LoggerMessage(EventId = 150, Level = LogLevel.Information, Message = "Every configured instance has been read to its end; the daemon stays up until stopped")]
+    public static partial void AllInstancesFinished(this ILogger logger);
+}

@@ -1,0 +1,14 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Worker.Monitoring;
+
+/// <summary>
+/// Turns a source's events into finished operations. The worker sees the analysis pipeline only through
+/// this, so that its tests can script the operations an instance produces.
+/// </summary>
+public interface IOperationAnalyzer
+{
+    /// <summary>Yields each operation as soon as it completes, then whatever is still open when the source ends.</summary>
+    IAsyncEnumerable<OperationReport> AnalyzeAsync(ITraceEventSource source, SourceStatus status, CancellationToken cancellationToken);
+}

@@ -1,0 +1,95 @@
+using BackupXe.Core.Events;
+using BackupXe.Worker.Configuration;
+using BackupXe.Worker.Logging;
+using BackupXe.Worker.Telemetry;
+using Microsoft.Extensions.Logging;
+
+namespace BackupXe.Worker.Monitoring;
+
+/// <summary>
+/// Watches one instance: reads its source, hands each completed operation to the recorder and, when anything
+/// fails, logs it under the instance's name and opens the source again after a delay. It never throws, so
+/// one instance cannot take the others down.
+/// </summary>
+public sealed class InstanceMonitor(
+    InstanceOptions instance,
+    IInstanceSourceFactory sources,
+    IOperationAnalyzer analyzer,
+    OperationRecorder recorder,
+    BackupXeMetrics metrics,
+    TimeProvider time,
+    TimeSpan retryDelay,
+    ILogger<InstanceMonitor> logger)
+{
+    private const string LiveFormat = "live";
+
+    public string Name { get; } = instance.Name ?? throw new ArgumentException("An instance to monitor needs a name.", nameof(instance));
+
+    public async Task RunAsync(CancellationToken cancellationToken)
+    {
+        for (var attempt = 0; !cancellationToken.IsCancellationRequested; attempt++)
+        {
+            if (attempt > 0)
+            {
+                metrics.RecordReconnect(Name);
+            }
+
+            try
+            {
+                if (await ReadToEndAsync(cancellationToken))
+                {
+                    return;
+                }
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                return;
+            }
+            catch (Exception exception)
+            {
+                // Only the type and a scrubbed message: a driver's message can quote the connection string.
+                logger.InstanceFailed(Name, exception.GetType().Name, ConnectionStrings.Scrub(exception.Message), retryDelay.TotalSeconds);
+                logger.InstanceFailureDetail(Name, ConnectionStrings.Scrub(exception.ToString()));
+            }
+
+            try
+            {
+                await Task.Delay(retryDelay, time, cancellationToken);
+            }
+            catch (OperationCanceledException)
+            {
+                return;
+            }
+        }
+    }
+
+    /// <summary>True when the source is finished for good (a replay read to its end).</summary>
+    private async Task<bool> ReadToEndAsync(CancellationToken cancellationToken)
+    {
+        var source = sources.Open(instance);
+        var sourceName = ConnectionStrings.Scrub(source.Name);
+        logger.SourceOpened(Name, sourceName, source.Format);
+
+        var status = new SourceStatus();
+        var counted = new CountingEventSource(source, () => metrics.RecordEventReceived(Name));
+        await foreach (var report in analyzer.AnalyzeAsync(counted, status, cancellationToken))
+        {
+            await recorder.RecordAsync(Name, report, cancellationToken);
+        }
+
+        foreach (var problem in status.Problems)
+        {
+            logger.SourceProblem(Name, sourceName, problem.Location, problem.Message);
+        }
+
+        if (source.Format == LiveFormat)
+        {
+            // A live stream has no end of its own: ending means the session or the connection went away.
+            logger.LiveStreamEnded(Name, sourceName, retryDelay.TotalSeconds);
+            return false;
+        }
+
+        logger.ReplayFinished(Name, sourceName, status.Events);
+        return true;
+    }
+}

@@ -1,0 +1,46 @@
+using BackupXe.Worker.Configuration;
+using BackupXe.Worker.History;
+using BackupXe.Worker.Logging;
+using BackupXe.Worker.Telemetry;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+
+namespace BackupXe.Worker.Monitoring;
+
+/// <summary>The daemon: prepares the history store, then runs one <see cref="InstanceMonitor"/> per configured instance.</summary>
+public sealed class MonitoringService(
+    IOptions<BackupXeOptions> options,
+    IInstanceSourceFactory sources,
+    IOperationAnalyzer analyzer,
+    IHistoryStore history,
+    OperationRecorder recorder,
+    BackupXeMetrics metrics,
+    TimeProvider time,
+    ILoggerFactory loggers) : BackgroundService
+{
+    public override async Task StartAsync(CancellationToken cancellationToken)
+    {
+        // Before the monitors start, so that an unusable history file stops the daemon with one clear
+        // message instead of every instance failing on its first operation.
+        await history.InitializeAsync(cancellationToken);
+        await base.StartAsync(cancellationToken);
+    }
+
+    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    {
+        var settings = options.Value;
+        var retryDelay = TimeSpan.FromSeconds(settings.RetryDelaySeconds);
+        var monitors = settings.Instances
+            .Select(instance => new InstanceMonitor(
+                instance, sources, analyzer, recorder, metrics, time, retryDelay, loggers.CreateLogger<InstanceMonitor>()))
+            .ToList();
+
+        // Task.Run: a source that blocks before its first await must not hold up the instances after it.
+        await Task.WhenAll(monitors.Select(monitor => Task.Run(() => monitor.RunAsync(stoppingToken), CancellationToken.None)));
+        if (!stoppingToken.IsCancellationRequested)
+        {
+            loggers.CreateLogger<MonitoringService>().AllInstancesFinished();
+        }
+    }
+}

@@ -1,0 +1,64 @@
+using BackupXe.Core.Reporting;
+using BackupXe.Worker.History;
+using BackupXe.Worker.Logging;
+using BackupXe.Worker.Telemetry;
+using Microsoft.Extensions.Logging;
+
+namespace BackupXe.Worker.Monitoring;
+
+/// <summary>What happens to each completed operation: stored, counted, diagnosed in the log, checked for regression.</summary>
+public sealed class OperationRecorder(
+    IHistoryStore history, RegressionDetector regressions, BackupXeMetrics metrics, ILogger<OperationRecorder> logger)
+{
+    public async Task RecordAsync(string instance, OperationReport report, CancellationToken cancellationToken)
+    {
+        var kind = Kebab.Of(report.Kind);
+        var bottleneck = Kebab.Of(report.Verdict?.Bottleneck ?? Bottleneck.Unknown);
+        var confidence = report.Verdict is { } verdict ? Kebab.Of(verdict.Confidence) : "unknown";
+        var status = Kebab.Of(report.Status);
+
+        // The scope puts the same eight properties on every event about this operation, the regression
+        // warning included, so one log query finds all of them.
+        using var scope = logger.BeginScope(new Dictionary<string, object?>
+        {
+            ["Instance"] = instance,
+            ["Database"] = report.Database,
+            ["Kind"] = kind,
+            ["Status"] = status,
+            ["Bottleneck"] = bottleneck,
+            ["Confidence"] = confidence,
+            ["DurationSeconds"] = report.DurationSeconds,
+            ["ThroughputMBps"] = report.ThroughputMBps,
+        });
+
+        var write = await history.SaveAsync(instance, report, cancellationToken);
+        if (write == HistoryWrite.AlreadyStored)
+        {
+            // A restarted daemon re-reads what it had already seen: counting or warning again would lie.
+            logger.AlreadyStored(kind, report.Database, instance, report.Start);
+            return;
+        }
+
+        if (write == HistoryWrite.NoIdentity)
+        {
+            logger.NotStored(kind, report.Database, instance);
+        }
+
+        metrics.RecordOperation(instance, report);
+        var level = report.Status == OperationStatus.Completed ? LogLevel.Information : LogLevel.Warning;
+        logger.OperationDiagnosed(level, kind, report.Database, instance, status, report.DurationSeconds, report.ThroughputMBps, bottleneck, confidence);
+
+        if (write != HistoryWrite.Added)
+        {
+            return;
+        }
+
+        if (await regressions.CheckAsync(instance, report, cancellationToken) is { } regression)
+        {
+            metrics.RecordRegression(instance, report);
+            logger.ThroughputRegressed(
+                kind, report.Database, instance, regression.ThroughputMBps, regression.PercentOfMedian,
+                regression.MedianThroughputMBps, regression.Samples);
+        }
+    }
+}

@@ -1,0 +1,77 @@
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Worker.Telemetry;
+
+/// <summary>
+/// The daemon's instruments (docs/metrics.md). Tags stay low-cardinality: the configured instance name and
+/// kebab-case vocabulary only, never a database name, session id or timestamp.
+/// </summary>
+public sealed class BackupXeMetrics : IDisposable
+{
+    public const string MeterName = "BackupXe";
+
+    private readonly Counter<long> _operations;
+    private readonly Histogram<double> _duration;
+    private readonly Histogram<double> _throughput;
+    private readonly Counter<long> _eventsReceived;
+    private readonly Counter<long> _reconnects;
+    private readonly Counter<long> _eventsDropped;
+    private readonly Counter<long> _regressions;
+
+    public BackupXeMetrics()
+    {
+        Meter = new Meter(MeterName);
+        _operations = Meter.CreateCounter<long>("backupxe.operations", "{operation}", "Backups and restores analysed.");
+        _duration = Meter.CreateHistogram<double>("backupxe.operation.duration", "s", "Duration of analysed operations.");
+        _throughput = Meter.CreateHistogram<double>("backupxe.operation.throughput", "MBy/s", "Throughput of analysed operations.");
+        _eventsReceived = Meter.CreateCounter<long>("backupxe.events.received", "{event}", "Trace events read from sources.");
+        _reconnects = Meter.CreateCounter<long>("backupxe.live.reconnects", "{reconnect}", "Times a failed source was opened again.");
+        _eventsDropped = Meter.CreateCounter<long>("backupxe.events.dropped", "{event}", "Events a source reported it had to drop.");
+        _regressions = Meter.CreateCounter<long>("backupxe.regressions", "{operation}", "Operations below their recent median throughput.");
+    }
+
+    public Meter Meter { get; }
+
+    public void RecordOperation(string instance, OperationReport report)
+    {
+        var tags = new TagList
+        {
+            { "instance", instance },
+            { "kind", Kebab.Of(report.Kind) },
+            { "status", Kebab.Of(report.Status) },
+            { "bottleneck", Kebab.Of(report.Verdict?.Bottleneck ?? Bottleneck.Unknown) },
+        };
+        _operations.Add(1, tags);
+
+        // Duration and throughput only mean something for an operation that ran to its end.
+        if (report.Status != OperationStatus.Completed)
+        {
+            return;
+        }
+
+        var measureTags = new TagList { { "instance", instance }, { "kind", Kebab.Of(report.Kind) } };
+        if (report.DurationSeconds is { } seconds)
+        {
+            _duration.Record(seconds, measureTags);
+        }
+
+        if (report.ThroughputMBps is { } throughput)
+        {
+            _throughput.Record(throughput, measureTags);
+        }
+    }
+
+    public void RecordEventReceived(string instance) => _eventsReceived.Add(1, new KeyValuePair<string, object?>("instance", instance));
+
+    public void RecordReconnect(string instance) => _reconnects.Add(1, new KeyValuePair<string, object?>("instance", instance));
+
+    /// <summary>For sources that shed events under back-pressure (the live source's bounded buffer).</summary>
+    public void RecordEventsDropped(string instance, long count) => _eventsDropped.Add(count, new KeyValuePair<string, object?>("instance", instance));
+
+    public void RecordRegression(string instance, OperationReport report)
+        => _regressions.Add(1, new TagList { { "instance", instance }, { "kind", Kebab.Of(report.Kind) } });
+
+    public void Dispose() => Meter.Dispose();
+}

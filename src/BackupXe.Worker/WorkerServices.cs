@@ -1,0 +1,48 @@
+using BackupXe.Worker.Configuration;
+using BackupXe.Worker.History;
+using BackupXe.Worker.Monitoring;
+using BackupXe.Worker.Telemetry;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
+
+namespace BackupXe.Worker;
+
+public static class WorkerServices
+{
+    /// <summary>
+    /// Everything the daemon needs except the event sources and the analyzer, which come from other
+    /// assemblies (see <see cref="BuildComponents"/>).
+    /// </summary>
+    public static IServiceCollection AddBackupXeWorker(this IServiceCollection services, IConfiguration configuration, IHostEnvironment environment)
+    {
+        services.AddOptions<BackupXeOptions>()
+            // A misspelt key would otherwise be ignored silently and its default used.
+            .Bind(configuration.GetSection(BackupXeOptions.SectionName), binder => binder.ErrorOnUnknownConfiguration = true)
+            .ValidateOnStart();
+        services.AddSingleton<IValidateOptions<BackupXeOptions>, BackupXeOptionsValidator>();
+
+        services.TryAddSingleton(TimeProvider.System);
+        services.AddSingleton<BackupXeMetrics>();
+        services.AddSingleton<IHistoryStore>(provider =>
+        {
+            var history = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History;
+            var path = Path.Combine(environment.ContentRootPath, history.Path ?? BackupXeOptionsDefaults.HistoryPath);
+            return new SqliteHistoryStore(path, provider.GetRequiredService<TimeProvider>());
+        });
+        services.AddSingleton<RegressionDetector>();
+        services.AddSingleton<OperationRecorder>();
+        services.AddHostedService<MonitoringService>();
+
+        // Only when configured: an OTLP exporter with nowhere to send would retry and log forever.
+        if (!string.IsNullOrWhiteSpace(configuration[$"{BackupXeOptions.SectionName}:Metrics:OtlpEndpoint"]))
+        {
+            services.AddSingleton(provider => new OtlpMetricsExport(
+                new Uri(provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.Metrics.OtlpEndpoint!)));
+        }
+
+        return services;
+    }
+}
