@@ -11,6 +11,7 @@ public static class Program
     {
         var root = new RootCommand("BackupXe explains why a SQL Server backup or restore is slow.");
         root.Subcommands.Add(AnalyzeCommand.Create());
+        root.Subcommands.Add(WatchCommand.Create());
         return root;
     }
 }

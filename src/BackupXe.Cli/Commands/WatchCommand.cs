@@ -5,7 +5,7 @@ using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
 using BackupXe.Sources;
-using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer;
 
 namespace BackupXe.Cli.Commands;
 

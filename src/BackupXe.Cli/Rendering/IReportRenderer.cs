@@ -10,7 +10,7 @@ public interface IReportRenderer
 
 public sealed class JsonReportRenderer : IReportRenderer
 {
-    public void Render(AnalysisReport report, TextWriter output) => output.WriteLine(ReportJson.Serialize(report));
+    public void Render(AnalysisReport report, TextWriter output) => output.WriteLine(ReportJson.Serialize(report, indented: true));
 }
 
 public sealed class MarkdownReportRenderer : IReportRenderer

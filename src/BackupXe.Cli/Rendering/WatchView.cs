@@ -26,7 +26,7 @@ public sealed class WatchView(TextWriter output, IReportRenderer completedRender
         if (jsonLines)
         {
             // One object per line so that a consumer can read the stream as it comes (JSON Lines).
-            output.WriteLine(ReportJson.SerializeCompact(report));
+            output.WriteLine(ReportJson.Serialize(report));
             output.Flush();
             return;
         }

@@ -26,8 +26,9 @@ public sealed class PipelineOperationAnalyzer : IOperationAnalyzer
             }
         }
 
-        // Whether Flush hands back operations the sink already saw is the pipeline's business; yield each once.
-        foreach (var report in pipeline.Flush().Concat(completed.TakeAll()).Where(completed.FirstSighting))
+        // Flush hands every remaining operation (incomplete ones too) to the sink.
+        pipeline.Flush();
+        foreach (var report in completed.TakeAll().Where(completed.FirstSighting))
         {
             yield return report;
         }
