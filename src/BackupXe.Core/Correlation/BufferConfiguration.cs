@@ -36,8 +36,10 @@ public sealed class BufferConfiguration
             MaxTransferSizeBytes = transfer,
             MinMaxTransferSizeBytes = Get(BufferParameter.MinMaxTransferSize),
 
-            // The block prints "Total buffer space" rounded to whole MB; the product is exact when both are known.
-            TotalBufferBytes = count is { } c && transfer is { } t ? c * t : Get(BufferParameter.TotalBufferSpace),
+            // The server's own total wins: it counts every set of buffers (the 2014 fixture prints 21 MB for
+            // 7 buffers of 1 MB in 3 sets), which BUFFERCOUNT x MAXTRANSFERSIZE alone does not.
+            TotalBufferBytes = Get(BufferParameter.TotalBufferSpace)
+                ?? (count is { } c && transfer is { } t ? c * t * (Int(BufferParameter.SetsOfBuffers) ?? 1) : null),
             MemoryLimitBytes = Get(BufferParameter.MemoryLimit),
             SetsOfBuffers = Int(BufferParameter.SetsOfBuffers),
             TabularDataDeviceCount = Int(BufferParameter.TabularDataDeviceCount),

@@ -272,6 +272,15 @@ public static class TraceMessageParser
         MarkerWithDetail("Waiting for log zero on", OperationPhase.WaitLogZero, PhaseEdge.Begin);
         Marker("LogZero complete", OperationPhase.WaitLogZero, PhaseEdge.End);
         Marker("Log zero complete", OperationPhase.WaitLogZero, PhaseEdge.End);
+        // The trace flag 3004 closing steps as published restore walkthroughs print them; not in a fixture, so
+        // each is also matched by the looser wordings below.
+        MarkerWithDetail("Restore-Redo begins on database", OperationPhase.Redo, PhaseEdge.Begin);
+        MarkerWithDetail("Rollforward complete on database", OperationPhase.Redo, PhaseEdge.End);
+        Marker("Transitioning database to ONLINE", OperationPhase.Recovery, PhaseEdge.Begin);
+        Marker("Database is restarted", OperationPhase.Recovery, PhaseEdge.End);
+        Step("Done with fixups");
+        Step("Restarting database for ONLINE");
+        Step("Resuming any halted fulltext crawls");
         Loose("Redo", OperationPhase.Redo);
         Loose("Rollforward", OperationPhase.Redo);
         Loose("Roll forward", OperationPhase.Redo);

@@ -494,6 +494,34 @@ public static class TraceMessageParserTests
     public class RestoreSequences
     {
         [Fact]
+        public void Map_the_3004_redo_and_recovery_steps_to_their_phases()
+        {
+            // Given: the closing steps of a trace flag 3004 restore, as published walkthroughs print them
+            string[] lines =
+            [
+                "Restore-Redo begins on database AdventureWorks",
+                "Rollforward complete on database AdventureWorks",
+                "Restore: Done with fixups",
+                "Restore: Transitioning database to ONLINE",
+                "Restore: Database is restarted",
+            ];
+
+            // When
+            var messages = lines.Select(MessageOf).ToList();
+
+            // Then
+            Assert.Equal(
+                [
+                    new PhaseMarker(OperationPhase.Redo, PhaseEdge.Begin),
+                    new PhaseMarker(OperationPhase.Redo, PhaseEdge.End),
+                    new KnownStep("Done with fixups"),
+                    new PhaseMarker(OperationPhase.Recovery, PhaseEdge.Begin),
+                    new PhaseMarker(OperationPhase.Recovery, PhaseEdge.End),
+                ],
+                messages);
+        }
+
+        [Fact]
         public void Map_the_3004_restore_wording_step_by_step()
         {
             // Given: trace flag 3004 output as listed in docs/domain.md section 4
