@@ -133,7 +133,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
         }
 
         var tsql = BackupStatement.Like(operation)
-            .To(Tsql.StripePaths(first, files))
+            .To(Tsql.StripePaths(first, files, alreadyStriped: operation.Devices.Count > 1))
             .Comment("put each file on a separate volume: edit the paths");
         return new Recommendation(RecommendationIds.StripeDevices, text, tsql.ToString());
     }
