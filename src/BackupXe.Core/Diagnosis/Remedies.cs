@@ -43,12 +43,12 @@ internal sealed class Remedies(DiagnosisSettings settings)
                 break;
             case Bottleneck.FileZeroing:
                 var unsure = !zeroing.DataZeroed && !zeroing.LogZeroed;
-                list.Add(zeroing.DataZeroed || unsure ? InstantFileInitialization(measures) : null);
+                list.Add(zeroing.DataZeroed || unsure ? InstantFileInitialization() : null);
                 list.Add(zeroing.LogZeroed || unsure ? RightSizeLog(measures) : null);
                 list.Add(RestoreOverExisting(measures));
                 break;
             case Bottleneck.Unknown:
-                list.Add(NeedsWaits(measures) ? CaptureWaits(measures) : null);
+                list.Add(NeedsWaits(measures) ? CaptureWaits() : null);
                 list.Add(restore || measures.IsNulBackup ? null : MeasureReadCeiling(measures));
                 break;
             case Bottleneck.None:
@@ -133,7 +133,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
         }
 
         var tsql = BackupStatement.Like(operation)
-            .To(Tsql.StripePaths(first, files))
+            .To(Tsql.StripePaths(first, files, alreadyStriped: operation.Devices.Count > 1))
             .Comment("put each file on a separate volume: edit the paths");
         return new Recommendation(RecommendationIds.StripeDevices, text, tsql.ToString());
     }
@@ -200,14 +200,13 @@ internal sealed class Remedies(DiagnosisSettings settings)
         return new Recommendation(RecommendationIds.TestWithoutCompression, text, tsql);
     }
 
-    private static Recommendation InstantFileInitialization(OperationMeasures measures)
+    private static Recommendation InstantFileInitialization()
     {
         const string text = "Enable Instant File Initialization so that data files are not zeroed before the restore writes them: "
             + "grant the SQL Server service account \"Perform volume maintenance tasks\" and restart the service. "
             + "It does not apply to log files, which are always zeroed.";
         const string tsql = "SELECT servicename, service_account, instant_file_initialization_enabled\n"
             + "FROM sys.dm_server_services;";
-        _ = measures;
         return new Recommendation(RecommendationIds.InstantFileInitialization, text, tsql);
     }
 
@@ -267,11 +266,10 @@ internal sealed class Remedies(DiagnosisSettings settings)
         return new Recommendation(RecommendationIds.RestoreMaxTransferSize, text, tsql.ToString());
     }
 
-    private static Recommendation CaptureWaits(OperationMeasures measures)
+    private static Recommendation CaptureWaits()
     {
         const string text = "Capture the waits: run sessions/backupxe-session.sql (the BackupXe XE session), or the minimal session below, "
             + "then run the operation again. It needs ALTER ANY EVENT SESSION; the wait_type map keys differ between builds, so they are looked up.";
-        _ = measures;
         const string tsql = """
             DECLARE @waits nvarchar(max), @external nvarchar(max), @sql nvarchar(max);
             SELECT @waits = CONCAT(@waits, CASE WHEN @waits IS NULL THEN N'' ELSE N' OR ' END, N'wait_type = ', map_key)

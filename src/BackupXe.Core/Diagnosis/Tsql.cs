@@ -23,12 +23,21 @@ internal static class Tsql
             ? "URL = "
             : "DISK = ") + Literal(path);
 
-    /// <summary>D:\b\x.bak -> D:\b\x_1.bak, D:\b\x_2.bak ... (works on Windows paths whatever the host OS).</summary>
-    public static IReadOnlyList<string> StripePaths(string path, int count)
+    /// <summary>
+    /// D:\b\x.bak -> D:\b\x_1.bak, D:\b\x_2.bak ... (Windows paths whatever the host OS). A path that is
+    /// already a stripe (x_1.bak) loses its number first, so stripes do not become x_1_1.bak.
+    /// </summary>
+    public static IReadOnlyList<string> StripePaths(string path, int count, bool alreadyStriped)
     {
         var folderEnd = Math.Max(path.LastIndexOf('\\'), path.LastIndexOf('/'));
         var dot = path.LastIndexOf('.');
         var (stem, extension) = dot > folderEnd + 1 ? (path[..dot], path[dot..]) : (path, "");
+        var underscore = stem.LastIndexOf('_');
+        if (alreadyStriped && underscore > folderEnd + 1 && underscore < stem.Length - 1 && stem[(underscore + 1)..].All(char.IsAsciiDigit))
+        {
+            stem = stem[..underscore];
+        }
+
         return Enumerable.Range(1, count)
             .Select(i => string.Create(CultureInfo.InvariantCulture, $"{stem}_{i}{extension}"))
             .ToList();

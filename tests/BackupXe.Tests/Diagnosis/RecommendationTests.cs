@@ -236,6 +236,20 @@ public partial class RecommendationTests
         }
 
         [Fact]
+        public void Existing_numbered_stripes_are_renumbered_not_suffixed_again()
+        {
+            // Given: published test 7, tpch_1.bak and tpch_2.bak
+            var operation = PublishedBufferTest(7);
+
+            // When
+            var stripe = Only(Recommend(operation), RecommendationIds.StripeDevices);
+
+            // Then
+            Assert.Contains(@"N'E:\backup\tpch_4.bak'", stripe.Tsql);
+            Assert.DoesNotContain("tpch_1_1", stripe.Tsql);
+        }
+
+        [Fact]
         public void A_small_database_is_not_striped()
         {
             // Given: domain.md 6.4, striping a 10 GB database did not help
