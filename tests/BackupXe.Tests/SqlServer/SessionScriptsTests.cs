@@ -113,6 +113,7 @@ public sealed class SessionScriptsTests
         {
             Assert.Contains("FROM sys.dm_xe_map_values AS mv", _script);
             Assert.Contains("WHERE mv.name = N'wait_types'", _script);
+            Assert.Contains("AND mv.map_value IN (", _script);
             Assert.Contains("CONVERT(nvarchar(40), mv.map_key)", _script);
             Assert.Contains("FOR XML PATH('')", _script);
         }
@@ -134,7 +135,10 @@ public sealed class SessionScriptsTests
         [InlineData("PREEMPTIVE_OS_BACKUPREAD")]
         public void Looks_up_every_backup_wait_type(string waitType)
         {
-            Assert.Contains($"(N'{waitType}')", _script);
+            var lookup = _script[_script.IndexOf("FROM sys.dm_xe_map_values", StringComparison.Ordinal)..];
+            lookup = lookup[..lookup.IndexOf(");", StringComparison.Ordinal)];
+
+            Assert.Contains($"N'{waitType}'", lookup);
         }
 
         [Fact]
