@@ -38,6 +38,8 @@ SELECT
         FROM sys.dm_xe_session_targets AS t
         WHERE t.event_session_address = xs.address
           AND t.target_name = N'event_file')
-FROM (VALUES (@SessionName)) AS wanted (name)
-LEFT JOIN sys.server_event_sessions AS ses ON ses.name = wanted.name
-LEFT JOIN sys.dm_xe_sessions AS xs ON xs.name = wanted.name;
+-- A one-row anchor so a missing session still gives a row; joined on the variable, not a derived column,
+-- so the comparison takes each catalog's own collation.
+FROM (VALUES (1)) AS anchor (one)
+LEFT JOIN sys.server_event_sessions AS ses ON ses.name = @SessionName
+LEFT JOIN sys.dm_xe_sessions AS xs ON xs.name = @SessionName;

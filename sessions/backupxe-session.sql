@@ -11,6 +11,8 @@
     VIEW SERVER STATE to read the DMVs (2022+: VIEW SERVER PERFORMANCE STATE).
 
     One batch on purpose (no GO): RETURN after an error then stops the whole script in SSMS as well.
+    (SQL Server 2005 cannot even parse it, because of DECLARE with an initial value; that server needs the
+    errorlog route anyway.)
 */
 SET NOCOUNT ON;
 
@@ -37,24 +39,14 @@ BEGIN
 END;
 
 /*
-    Wait types worth capturing for a backup or restore (domain.md section 7), including the preemptive
-    ones that say where a restore spends time zeroing files or a backup reads. Names missing on this build
-    simply match nothing.
-*/
-DECLARE @WaitNames TABLE (wait_name nvarchar(60) PRIMARY KEY);
-INSERT INTO @WaitNames (wait_name)
-VALUES (N'BACKUPBUFFER'), (N'BACKUPIO'), (N'BACKUPTHREAD'), (N'BACKUP'),
-       (N'ASYNC_IO_COMPLETION'), (N'IO_COMPLETION'),
-       (N'PREEMPTIVE_OS_WRITEFILEGATHER'), (N'PREEMPTIVE_OS_BACKUPREAD'),
-       (N'PREEMPTIVE_OS_WRITEFILE'), (N'PREEMPTIVE_OS_FLUSHFILEBUFFERS'),
-       (N'PREEMPTIVE_OS_SETFILEVALIDDATA'), (N'PREEMPTIVE_OS_CREATEFILE');
-
-/*
-    The predicate compares wait_type with numeric map keys looked up here, never typed in: keys differ
-    between builds (domain.md section 2). map_key is converted to text because its type is not the same on
-    every build. Preemptive waits are only raised by wait_info_external and the others only by wait_info,
-    so each event gets just its own keys. FOR XML PATH rather than STRING_AGG: STRING_AGG needs 2017 and
-    this script must run on 2016.
+    Wait types worth capturing for a backup or restore (domain.md section 7), with the preemptive ones that
+    say where a restore spends time zeroing files or a backup reads. Names missing on this build simply
+    match nothing. The predicate compares wait_type with numeric map keys looked up here, never typed in:
+    keys differ between builds (domain.md section 2). map_key is converted to text because its type is not
+    the same on every build. The names are literals, not a table variable, so that no collation conflict
+    can arise between the DMV and the current database. Preemptive waits are only raised by
+    wait_info_external and the others only by wait_info, so each event gets just its own keys. FOR XML PATH
+    rather than STRING_AGG: STRING_AGG needs 2017 and this script must run on 2016.
 */
 DECLARE @WaitKeys TABLE (map_key_text nvarchar(40) NOT NULL, is_preemptive bit NOT NULL);
 INSERT INTO @WaitKeys (map_key_text, is_preemptive)
@@ -63,9 +55,14 @@ SELECT DISTINCT
     CASE WHEN mv.map_value LIKE N'PREEMPTIVE[_]%' THEN 1 ELSE 0 END
 FROM sys.dm_xe_map_values AS mv
 JOIN sys.dm_xe_packages AS p ON p.guid = mv.object_package_guid
-JOIN @WaitNames AS w ON w.wait_name = mv.map_value
 WHERE mv.name = N'wait_types'
-  AND p.name = N'sqlos';
+  AND p.name = N'sqlos'
+  AND mv.map_value IN (
+      N'BACKUPBUFFER', N'BACKUPIO', N'BACKUPTHREAD', N'BACKUP',
+      N'ASYNC_IO_COMPLETION', N'IO_COMPLETION',
+      N'PREEMPTIVE_OS_WRITEFILEGATHER', N'PREEMPTIVE_OS_BACKUPREAD',
+      N'PREEMPTIVE_OS_WRITEFILE', N'PREEMPTIVE_OS_FLUSHFILEBUFFERS',
+      N'PREEMPTIVE_OS_SETFILEVALIDDATA', N'PREEMPTIVE_OS_CREATEFILE');
 
 DECLARE @WaitPredicate nvarchar(max) = STUFF((
     SELECT N' OR [wait_type] = (' + k.map_key_text + N')'

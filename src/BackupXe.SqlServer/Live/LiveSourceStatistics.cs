@@ -14,6 +14,7 @@ public sealed class LiveSourceStatistics
     private long _blockedWrites;
     private long _blockedTicks;
     private long _queueHighWater;
+    private int _readerWaiting;
 
     /// <summary>Events read from the server, delivered or still queued.</summary>
     public long EventsReceived => Interlocked.Read(ref _eventsReceived);
@@ -32,6 +33,11 @@ public sealed class LiveSourceStatistics
 
     /// <summary>The most events ever waiting in the channel at once.</summary>
     public long QueueHighWater => Interlocked.Read(ref _queueHighWater);
+
+    /// <summary>True while the reader is waiting for room right now: a gauge for a live display.</summary>
+    public bool ReaderWaiting => Volatile.Read(ref _readerWaiting) == 1;
+
+    internal void RecordWaiting(bool waiting) => Volatile.Write(ref _readerWaiting, waiting ? 1 : 0);
 
     internal void RecordConnection() => Interlocked.Increment(ref _connections);
 

@@ -95,7 +95,8 @@ public sealed class ResilientLiveSource : ITraceEventSource
         {
             while (await WaitToReadAsync(channel.Reader, cancellationToken).ConfigureAwait(false))
             {
-                while (channel.Reader.TryRead(out var traceEvent))
+                // Once cancelled, queued events are not handed out: the caller asked to stop, not to drain.
+                while (!cancellationToken.IsCancellationRequested && channel.Reader.TryRead(out var traceEvent))
                 {
                     yielded++;
                     status.Events++;
@@ -256,8 +257,16 @@ public sealed class ResilientLiveSource : ITraceEventSource
         if (!writer.TryWrite(traceEvent))
         {
             var started = _time.GetTimestamp();
-            await writer.WriteAsync(traceEvent, stopping).ConfigureAwait(false);
-            run.Statistics.RecordBlocked(_time.GetElapsedTime(started));
+            run.Statistics.RecordWaiting(true);
+            try
+            {
+                await writer.WriteAsync(traceEvent, stopping).ConfigureAwait(false);
+            }
+            finally
+            {
+                run.Statistics.RecordWaiting(false);
+                run.Statistics.RecordBlocked(_time.GetElapsedTime(started));
+            }
         }
 
         run.Statistics.RecordQueued(run.Channel.Reader.Count);

@@ -23,12 +23,7 @@ public static class ServerRequirements
     public static IReadOnlyList<RequirementProblem> Check(ServerFacts facts)
     {
         ArgumentNullException.ThrowIfNull(facts);
-        if (facts.ProductMajorVersion < MinimumMajorVersion)
-        {
-            // Permission advice for a session that cannot exist would only mislead: the version is the whole answer.
-            return [new RequirementProblem(RequirementKind.VersionTooOld, TooOld(facts))];
-        }
-
+        // First: Azure SQL Database reports major version 12, where the errorlog advice would be wrong too.
         if (facts.EngineEdition == AzureSqlDatabaseEngineEdition)
         {
             return
@@ -37,6 +32,12 @@ public static class ServerRequirements
                     RequirementKind.UnsupportedPlatform,
                     "Azure SQL Database only has database-scoped event sessions, and BACKUP/RESTORE are not run by users there; BackupXe needs SQL Server 2016+ or Azure SQL Managed Instance."),
             ];
+        }
+
+        if (facts.ProductMajorVersion < MinimumMajorVersion)
+        {
+            // Permission advice for a session that cannot exist would only mislead: the version is the whole answer.
+            return [new RequirementProblem(RequirementKind.VersionTooOld, TooOld(facts))];
         }
 
         var held = new HashSet<string>(facts.Permissions, StringComparer.OrdinalIgnoreCase);
