@@ -189,8 +189,11 @@ public sealed class BackupOperation
         Seen(at);
         Summary = summary;
         Scope ??= summary.Scope;
-        Start ??= at - TimeSpan.FromSeconds(summary.Seconds);
         Finish(at, OperationStatus.Completed, null);
+
+        // Without a start line, the server's own elapsed time counts back from the end (which the history
+        // line, written just before the summary, may already have set).
+        Start ??= End!.Value - TimeSpan.FromSeconds(summary.Seconds);
     }
 
     public void AddThroughput(long increment) => ThroughputEventBytes += increment;
