@@ -1,0 +1,158 @@
+using System.Text.Json;
+using BackupXe.Tests.Sources.Support;
+using Xunit;
+
+namespace BackupXe.Tests.Cli;
+
+[Collection(ConsoleCollection.Name)]
+public class AnalyzeCommandTests
+{
+    private static readonly string BufferStarved = CliRun.Sample("buffer-starved-backup.xml");
+    private static readonly string LogZeroing = CliRun.Sample("log-zeroing-restore.log");
+
+    [Fact]
+    public async Task Exits_zero_with_a_diagnosis_for_the_bundled_samples()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("analyze", BufferStarved, LogZeroing, "--no-color");
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("buffer-starved (high", run.Output);
+        Assert.Contains("file-zeroing (high", run.Output);
+        Assert.Equal(string.Empty, run.Error);
+    }
+
+    [Fact]
+    public async Task Exits_two_and_still_reports_the_good_input_when_another_is_truncated()
+    {
+        // Given: a truncated XE XML beside a good sample
+        using var truncated = TempInput.WithText("<RingBufferTarget><event name=\"wait_info\" package=\"sqlos\" timestamp=\"2024-05-01T10:00:00Z\"><data name=", System.Text.Encoding.UTF8, "cut.xml");
+
+        // When
+        var run = await CliRun.RunAsync("analyze", truncated.Path, BufferStarved, "--format", "json");
+
+        // Then
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains(truncated.Path, run.Error);
+        Assert.Contains("line 1", run.Error);
+        using var json = JsonDocument.Parse(run.Output);
+        Assert.Equal(1, json.RootElement.GetProperty("operations").GetArrayLength());
+        Assert.NotEqual(0, json.RootElement.GetProperty("inputs")[0].GetProperty("problems").GetArrayLength());
+    }
+
+    [Theory]
+    [InlineData("missing")]
+    [InlineData("empty")]
+    [InlineData("binary")]
+    public async Task Exits_one_with_a_one_line_error_when_nothing_is_usable(string kind)
+    {
+        // Given
+        using var input = kind switch
+        {
+            "missing" => TempInput.Nowhere("nothing-here.xml"),
+            "empty" => TempInput.WithBytes([], "empty.log"),
+            _ => TempInput.WithBytes([0x00, 0x01, 0xFE, 0x7F, 0x00, 0x00, 0x13, 0x37, 0xC3, 0x00], "blob.bin"),
+        };
+
+        // When
+        var run = await CliRun.RunAsync("analyze", input.Path, "--no-color");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        var line = Assert.Single(run.Error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.Contains(input.Path, line);
+        Assert.DoesNotContain("   at ", run.Error);
+    }
+
+    [Fact]
+    public async Task Explains_the_xel_route_when_the_reader_is_not_in_the_build()
+    {
+        // Given
+        var xel = Path.Combine(AppContext.BaseDirectory, "Fixtures", "xel", "TestXel_0.xel");
+
+        // When
+        var run = await CliRun.RunAsync("analyze", xel, "--no-color");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("fn_xe_file_target_read_file", run.Error);
+    }
+
+    [Fact]
+    public async Task Exits_one_on_a_usage_error()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("analyze", BufferStarved, "--format", "yaml");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+    }
+
+    [Fact]
+    public async Task Writes_the_json_contract_with_every_documented_field()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("analyze", BufferStarved, "--format", "json");
+
+        // Then
+        using var json = JsonDocument.Parse(run.Output);
+        var root = json.RootElement;
+        Assert.Equal(1, root.GetProperty("schemaVersion").GetInt32());
+        var input = root.GetProperty("inputs")[0];
+        Assert.Equal("xe-xml", input.GetProperty("format").GetString());
+        Assert.Equal(7150, input.GetProperty("events").GetInt64());
+        var op = root.GetProperty("operations")[0];
+        string[] fields =
+        [
+            "kind", "scope", "database", "sessionId", "start", "end", "status", "durationSeconds", "estimatedBytes",
+            "bytesProcessed", "throughputMBps", "dataCopyThroughputMBps", "devices", "dataFileReaders", "bufferConfig",
+            "options", "files", "zeroing", "phases", "waits", "verdict", "recommendations",
+        ];
+        Assert.All(fields, f => Assert.True(op.TryGetProperty(f, out _), $"missing {f}"));
+        Assert.Equal("backup", op.GetProperty("kind").GetString());
+        Assert.Equal("database", op.GetProperty("scope").GetString());
+        Assert.Equal("completed", op.GetProperty("status").GetString());
+        Assert.Equal(7, op.GetProperty("bufferConfig").GetProperty("bufferCount").GetInt32());
+        Assert.Equal("copy-data", op.GetProperty("phases")[3].GetProperty("name").GetString());
+        Assert.Equal("buffer-starved", op.GetProperty("verdict").GetProperty("bottleneck").GetString());
+        Assert.Equal("high", op.GetProperty("verdict").GetProperty("confidence").GetString());
+        Assert.Equal("BACKUPBUFFER", op.GetProperty("waits")[0].GetProperty("waitType").GetString());
+        Assert.EndsWith("Z", op.GetProperty("start").GetString());
+        Assert.Equal("raise-buffers", op.GetProperty("recommendations")[0].GetProperty("id").GetString());
+    }
+
+    [Fact]
+    public async Task Writes_errorlog_times_without_a_zone_they_do_not_have()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("analyze", LogZeroing, "--format", "json");
+
+        // Then
+        using var json = JsonDocument.Parse(run.Output);
+        var start = json.RootElement.GetProperty("operations")[0].GetProperty("start").GetString();
+        Assert.Equal("2024-05-02T06:15:03.41", start);
+    }
+
+    [Fact]
+    public async Task Writes_the_report_to_the_output_file()
+    {
+        // Given
+        var path = Path.Combine(Path.GetTempPath(), $"backupxe-{Guid.NewGuid():N}.md");
+
+        try
+        {
+            // When
+            var run = await CliRun.RunAsync("analyze", LogZeroing, "--format", "markdown", "--output", path);
+
+            // Then
+            Assert.Equal(0, run.ExitCode);
+            Assert.Equal(string.Empty, run.Output);
+            Assert.StartsWith("# BackupXe analysis", await File.ReadAllTextAsync(path));
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+using BackupXe.Cli;
+using Xunit;
+
+namespace BackupXe.Tests.Cli;
+
+/// <summary>The CLI writes to the process console; tests that capture it must not run side by side.</summary>
+[CollectionDefinition(Name, DisableParallelization = true)]
+public sealed class ConsoleCollection
+{
+    public const string Name = "console";
+}
+
+internal sealed record CliRun(int ExitCode, string Output, string Error)
+{
+    public static async Task<CliRun> RunAsync(params string[] args)
+    {
+        var (stdout, stderr) = (Console.Out, Console.Error);
+        var output = new StringWriter();
+        var error = new StringWriter();
+        Console.SetOut(output);
+        Console.SetError(error);
+        try
+        {
+            var exit = await Program.Main(args);
+            return new CliRun(exit, output.ToString(), error.ToString());
+        }
+        finally
+        {
+            Console.SetOut(stdout);
+            Console.SetError(stderr);
+        }
+    }
+
+    /// <summary>The repository's samples/ folder, found from the test's output folder.</summary>
+    public static string Sample(string name)
+    {
+        var directory = new DirectoryInfo(AppContext.BaseDirectory);
+        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
+        {
+            directory = directory.Parent;
+        }
+
+        return Path.Combine(directory?.FullName ?? throw new InvalidOperationException("BackupXe.sln not found above the test folder"), "samples", name);
+    }
+}
