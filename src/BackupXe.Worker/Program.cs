@@ -44,8 +44,15 @@ public static class Program
         }
         catch (InvalidOperationException exception)
         {
-            // The binder's complaint about an unknown key or a value of the wrong type.
-            return Fail(ExitCodes.InvalidConfiguration, $"the configuration is invalid: {exception.Message}");
+            // The binder's complaint about an unknown key or a value of the wrong type; the useful part
+            // (which key, which type) is in the inner exceptions.
+            var reasons = new List<string>();
+            for (Exception? inner = exception; inner is not null; inner = inner.InnerException)
+            {
+                reasons.Add(inner.Message);
+            }
+
+            return Fail(ExitCodes.InvalidConfiguration, "the configuration is invalid:", reasons);
         }
 
         if (missing.Count > 0)
