@@ -6,5 +6,4 @@ public static class ExitCodes
     public const int Success = 0;
     public const int InvalidConfiguration = 2;
     public const int HistoryUnavailable = 3;
-    public const int IncompleteBuild = 4;
 }

@@ -1,3 +1,4 @@
+using BackupXe.Worker.Monitoring;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
 using BackupXe.Worker.Telemetry;
@@ -28,7 +29,9 @@ public static class Program
         builder.Logging.ClearProviders();
         builder.Logging.AddSerilog(serilog, dispose: true);
         builder.Services.AddBackupXeWorker(builder.Configuration, builder.Environment);
-        var missing = BuildComponents.Register(builder.Services);
+        builder.Services.AddSingleton<IOperationAnalyzer, PipelineOperationAnalyzer>();
+        builder.Services.AddSingleton<IInstanceSourceFactory>(services =>
+            new ReplaySourceFactory(builder.Environment.ContentRootPath, services.GetService<TimeProvider>() ?? TimeProvider.System));
 
         using var host = builder.Build();
 
@@ -44,13 +47,15 @@ public static class Program
         }
         catch (InvalidOperationException exception)
         {
-            // The binder's complaint about an unknown key or a value of the wrong type.
-            return Fail(ExitCodes.InvalidConfiguration, $"the configuration is invalid: {exception.Message}");
-        }
+            // The binder's complaint about an unknown key or a value of the wrong type; the useful part
+            // (which key, which type) is in the inner exceptions.
+            var reasons = new List<string>();
+            for (Exception? inner = exception; inner is not null; inner = inner.InnerException)
+            {
+                reasons.Add(inner.Message);
+            }
 
-        if (missing.Count > 0)
-        {
-            return Fail(ExitCodes.IncompleteBuild, "this build of the worker cannot monitor anything yet; it lacks:", missing);
+            return Fail(ExitCodes.InvalidConfiguration, "the configuration is invalid:", reasons);
         }
 
         // Resolved now so that export starts with the host; the container disposes (and flushes) it at shutdown.

@@ -13,8 +13,8 @@ namespace BackupXe.Worker;
 public static class WorkerServices
 {
     /// <summary>
-    /// Everything the daemon needs except the event sources and the analyzer, which come from other
-    /// assemblies (see <see cref="BuildComponents"/>).
+    /// Everything the daemon needs except the event sources and the analyzer, which Program registers
+    /// (tests substitute scripted ones).
     /// </summary>
     public static IServiceCollection AddBackupXeWorker(this IServiceCollection services, IConfiguration configuration, IHostEnvironment environment)
     {

@@ -1,4 +1,3 @@
-#if BACKUPXE_OPERATION_PIPELINE
 using System.Runtime.CompilerServices;
 using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
@@ -65,4 +64,3 @@ public sealed class PipelineOperationAnalyzer : IOperationAnalyzer
         public bool FirstSighting(OperationReport report) => _yielded.Add(report);
     }
 }
-#endif

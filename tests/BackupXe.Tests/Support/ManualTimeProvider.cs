@@ -124,7 +124,19 @@ public sealed class ManualTimeProvider : TimeProvider
         return delay;
     }
 
-    /// <summary>True when no timer is waiting to fire.</summary>
+    /// <summary>How many timers are waiting to fire.</summary>
+    public int PendingTimers
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _timers.Count(t => t.DueAt is not null);
+            }
+        }
+    }
+
+    /// <summary>True when a timer is waiting to fire.</summary>
     public bool HasPendingTimer
     {
         get

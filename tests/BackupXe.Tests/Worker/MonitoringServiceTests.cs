@@ -1,0 +1,130 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Reporting;
+using BackupXe.Tests.Support;
+using BackupXe.Worker.Configuration;
+using BackupXe.Worker.History;
+using BackupXe.Worker.Monitoring;
+using BackupXe.Worker.Telemetry;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Serilog.Extensions.Logging;
+using Xunit;
+using static BackupXe.Tests.Worker.Operations;
+
+namespace BackupXe.Tests.Worker;
+
+public sealed class MonitoringServiceTests : IDisposable
+{
+    private const string Secret = "Hunter2!";
+
+    private static readonly TraceEvent[] SomeEvents =
+    [
+        new ProgressTraceEvent(Monday, 57, OperationKind.Backup, "Sales", "BACKUP DATABASE started"),
+        new ProgressTraceEvent(Monday.AddMinutes(2), 57, OperationKind.Backup, "Sales", "BACKUP DATABASE finished"),
+    ];
+
+    private readonly TempDirectory _directory = new();
+    private readonly CollectingSink _log = new();
+    private readonly SerilogLoggerFactory _loggers;
+    private readonly BackupXeMetrics _metrics = new();
+    private readonly ManualTimeProvider _time = new();
+    private readonly SqliteHistoryStore _history;
+
+    public MonitoringServiceTests()
+    {
+        _loggers = new SerilogLoggerFactory(_log.CreateLogger(), dispose: true);
+        _history = new SqliteHistoryStore(_directory.File("history.db"), _time);
+    }
+
+    public void Dispose()
+    {
+        _loggers.Dispose();
+        _metrics.Dispose();
+        _directory.Dispose();
+    }
+
+    private MonitoringService Service(IInstanceSourceFactory sources, IReadOnlyDictionary<string, IReadOnlyList<OperationReport>> operations)
+    {
+        var options = Options.Create(new BackupXeOptions
+        {
+            RetryDelaySeconds = 30,
+            Instances =
+            [
+                new InstanceOptions { Name = "flaky", ReplayPath = "flaky.xml" },
+                new InstanceOptions { Name = "steady", ReplayPath = "steady.xml" },
+            ],
+        });
+        var recorder = new OperationRecorder(_history, new RegressionDetector(_history, options), _metrics, _loggers.CreateLogger<OperationRecorder>());
+        return new MonitoringService(options, sources, new ScriptedAnalyzer(operations), _history, recorder, _metrics, _time, _loggers);
+    }
+
+    private async Task<IReadOnlyList<string>> StoredInstancesAsync()
+        => [.. (await _history.QueryAsync(new HistoryQuery(), CancellationToken.None)).Select(stored => stored.Instance).Order()];
+
+    [Fact]
+    public async Task A_failing_instance_does_not_stop_the_others_and_is_retried_after_the_delay()
+    {
+        // Given "flaky" whose first open fails (quoting its connection string, as drivers do) and "steady"
+        var sources = new ScriptedSourceFactory((instance, attempt) => instance.Name == "flaky" && attempt == 1
+            ? throw new InvalidOperationException($"Login failed for 'Server=db1;User ID=backupxe;Password={Secret}'")
+            : new ScriptedSource($"{instance.Name}.xml", SomeEvents));
+        var service = Service(sources, new Dictionary<string, IReadOnlyList<OperationReport>>
+        {
+            ["flaky.xml"] = [Backup("Sales", Monday, 100)],
+            ["steady.xml"] = [Backup("HR", Monday, 80)],
+        });
+
+        // When both start
+        await service.StartAsync(CancellationToken.None);
+        await Eventually.TrueAsync(() => _time.PendingTimers == 1, "flaky waiting to retry");
+        await Eventually.TrueAsync(() => _log.WithEventId(141).Count == 1, "steady finished");
+
+        // Then steady was fully recorded while flaky waits, its failure logged under its name
+        Assert.Equal(["steady"], await StoredInstancesAsync());
+        var failure = Assert.Single(_log.WithEventId(120));
+        Assert.Equal("flaky", failure.Scalar("Instance"));
+        Assert.Equal(1, sources.OpenedCount("flaky"));
+
+        // ... and flaky tries again only once the retry delay has passed
+        _time.Advance(TimeSpan.FromSeconds(29));
+        Assert.Equal(1, sources.OpenedCount("flaky"));
+        _time.Advance(TimeSpan.FromSeconds(1));
+        await Eventually.TrueAsync(() => _log.WithEventId(141).Count == 2, "flaky finished on its second attempt");
+        Assert.Equal(["flaky", "steady"], await StoredInstancesAsync());
+
+        await service.StopAsync(CancellationToken.None);
+    }
+
+    [Fact]
+    public async Task A_connection_string_in_an_error_never_reaches_the_log()
+    {
+        var sources = new ScriptedSourceFactory((instance, _) => instance.Name == "flaky"
+            ? throw new InvalidOperationException($"Login failed for 'Server=db1;User ID=backupxe;Password={Secret};Encrypt=True'")
+            : new ScriptedSource("steady.xml", [], failure: new IOException($"lost pwd = {Secret} somewhere")));
+        var service = Service(sources, new Dictionary<string, IReadOnlyList<OperationReport>>());
+
+        await service.StartAsync(CancellationToken.None);
+        await Eventually.TrueAsync(() => _log.WithEventId(120).Count == 2 && _log.WithEventId(121).Count == 2, "both failures logged");
+        await service.StopAsync(CancellationToken.None);
+
+        var everything = _log.RenderAsJson();
+        Assert.DoesNotContain(Secret, everything);
+        Assert.Contains("Password=*****", everything);
+        Assert.Contains("Server=db1", everything);
+    }
+
+    [Fact]
+    public async Task Stopping_the_daemon_ends_a_monitor_waiting_to_retry()
+    {
+        var sources = new ScriptedSourceFactory((_, _) => throw new TimeoutException("server gone"));
+        var service = Service(sources, new Dictionary<string, IReadOnlyList<OperationReport>>());
+
+        await service.StartAsync(CancellationToken.None);
+        await Eventually.TrueAsync(() => _time.PendingTimers == 2, "both waiting to retry");
+        await service.StopAsync(CancellationToken.None);
+
+        Assert.NotNull(service.ExecuteTask);
+        Assert.True(service.ExecuteTask.IsCompletedSuccessfully);
+        Assert.Empty(_log.WithEventId(150));
+    }
+}

@@ -1,0 +1,131 @@
+using BackupXe.Worker.Configuration;
+using Microsoft.Extensions.Configuration;
+using Xunit;
+
+namespace BackupXe.Tests.Worker;
+
+public sealed class OptionsValidationTests
+{
+    private static IReadOnlyList<string> Failures(params (string Key, string? Value)[] settings)
+    {
+        var configuration = new ConfigurationBuilder()
+            .AddInMemoryCollection(settings.Select(setting => new KeyValuePair<string, string?>(setting.Key, setting.Value)))
+            .Build();
+        var options = new BackupXeOptions();
+        configuration.GetSection(BackupXeOptions.SectionName).Bind(options);
+        var result = new BackupXeOptionsValidator().Validate(null, options);
+        return result.Failures?.ToList() ?? [];
+    }
+
+    private static readonly (string, string?)[] TwoReplays =
+    [
+        ("BackupXe:Instances:0:Name", "prod"),
+        ("BackupXe:Instances:0:ReplayPath", "samples/a.xml"),
+        ("BackupXe:Instances:1:Name", "test"),
+        ("BackupXe:Instances:1:ReplayPath", "samples/b.log"),
+    ];
+
+    [Fact]
+    public void Replayed_instances_with_defaults_are_valid()
+    {
+        Assert.Empty(Failures(TwoReplays));
+    }
+
+    [Fact]
+    public void A_missing_name_is_reported_with_its_index()
+    {
+        var failures = Failures([.. TwoReplays, ("BackupXe:Instances:2:ReplayPath", "c.xml")]);
+
+        Assert.Equal(["BackupXe:Instances:2:Name is required."], failures);
+    }
+
+    [Fact]
+    public void Duplicate_names_point_at_the_first_use()
+    {
+        var failures = Failures([.. TwoReplays, ("BackupXe:Instances:2:Name", "PROD"), ("BackupXe:Instances:2:ReplayPath", "c.xml")]);
+
+        Assert.Equal(
+            ["BackupXe:Instances:2:Name 'PROD' is already used by BackupXe:Instances:0:Name; instance names must be unique."],
+            failures);
+    }
+
+    [Fact]
+    public void An_instance_without_any_source_says_which_setting_to_add()
+    {
+        var failures = Failures(("BackupXe:Instances:0:Name", "prod"));
+
+        Assert.Equal(
+            ["BackupXe:Instances:0 has no source: set BackupXe:Instances:0:ReplayPath (or, in a build with SqlClient, ConnectionString or Server)."],
+            failures);
+    }
+
+    [Theory]
+    [InlineData("ConnectionString", "Server=db1;Database=master;Integrated Security=true")]
+    [InlineData("Server", "db1")]
+    public void A_live_connection_is_refused_honestly_because_this_build_has_no_SqlClient(string setting, string value)
+    {
+        var failure = Assert.Single(Failures(("BackupXe:Instances:0:Name", "prod"), ($"BackupXe:Instances:0:{setting}", value)));
+
+        Assert.StartsWith($"BackupXe:Instances:0:{setting} asks for a live connection", failure);
+        Assert.Contains("Microsoft.Data.SqlClient", failure);
+        Assert.Contains("XELite", failure);
+        Assert.Contains("BackupXe:Instances:0:ReplayPath", failure);
+    }
+
+    [Fact]
+    public void A_live_connection_and_a_replay_together_are_ambiguous()
+    {
+        var failure = Assert.Single(Failures([.. TwoReplays, ("BackupXe:Instances:1:Server", "db2")]));
+
+        Assert.Equal("BackupXe:Instances:1 has both a live connection (ConnectionString/Server) and BackupXe:Instances:1:ReplayPath; set only one.", failure);
+    }
+
+    [Fact]
+    public void The_sql_server_history_is_refused_for_want_of_SqlClient()
+    {
+        var failure = Assert.Single(Failures([.. TwoReplays, ("BackupXe:History:Provider", "sqlserver")]));
+
+        Assert.StartsWith("BackupXe:History:Provider 'sqlserver' needs Microsoft.Data.SqlClient", failure);
+        Assert.Contains("sessions/backupxe-history-sqlserver.sql", failure);
+    }
+
+    [Fact]
+    public void An_unknown_history_provider_lists_the_known_ones()
+    {
+        var failure = Assert.Single(Failures([.. TwoReplays, ("BackupXe:History:Provider", "postgres")]));
+
+        Assert.Equal("BackupXe:History:Provider must be 'sqlite' or 'sqlserver'; it is 'postgres'.", failure);
+    }
+
+    [Theory]
+    [InlineData("BackupXe:Regression:WindowSize", "0", "BackupXe:Regression:WindowSize must be at least 1; it is 0.")]
+    [InlineData("BackupXe:Regression:MinimumSamples", "12", "BackupXe:Regression:MinimumSamples (12) cannot exceed BackupXe:Regression:WindowSize (10): no regression could ever be reported.")]
+    [InlineData("BackupXe:Regression:MinimumSamples", "0", "BackupXe:Regression:MinimumSamples must be at least 1; it is 0.")]
+    [InlineData("BackupXe:Regression:ThresholdRatio", "1.5", "BackupXe:Regression:ThresholdRatio must be between 0 and 1 exclusive (0.7 = warn below 70% of the median); it is 1.5.")]
+    [InlineData("BackupXe:RetryDelaySeconds", "0", "BackupXe:RetryDelaySeconds must be greater than 0; it is 0.")]
+    [InlineData("BackupXe:Instances:1:ReplaySpeed", "-2", "BackupXe:Instances:1:ReplaySpeed must be 0 (as fast as possible) or a positive multiple of real time; it is -2.")]
+    [InlineData("BackupXe:Instances:0:SessionName", " ", "BackupXe:Instances:0:SessionName must not be empty (default 'BackupXe').")]
+    [InlineData("BackupXe:Metrics:OtlpEndpoint", "localhost:4317", "BackupXe:Metrics:OtlpEndpoint must be an absolute http or https address such as http://localhost:4317; it is 'localhost:4317'.")]
+    [InlineData("BackupXe:History:Path", "", "BackupXe:History:Path is required when BackupXe:History:Provider is 'sqlite'.")]
+    public void A_bad_setting_is_named_with_its_value(string key, string value, string expected)
+    {
+        Assert.Equal([expected], Failures([.. TwoReplays, (key, value)]));
+    }
+
+    [Fact]
+    public void No_instances_at_all_is_an_error()
+    {
+        Assert.Equal(["BackupXe:Instances is empty: configure at least one instance to monitor."], Failures());
+    }
+
+    [Fact]
+    public void Every_problem_is_reported_at_once()
+    {
+        var failures = Failures(
+            ("BackupXe:Instances:0:ReplayPath", "a.xml"),
+            ("BackupXe:Regression:WindowSize", "0"),
+            ("BackupXe:History:Provider", "sqlserver"));
+
+        Assert.Equal(3, failures.Count);
+    }
+}
