@@ -39,7 +39,7 @@ public static class Scenarios
         foreach (var line in new[]
                  {
                      "Memory limit: 16383 MB", "BufferCount:                7", "Sets Of Buffers:            3",
-                     "MaxTransferSize:            1024 KB", "Min MaxTransferSize:        64 KB", "Total buffer space:         7 MB",
+                     "MaxTransferSize:            1024 KB", "Min MaxTransferSize:        64 KB", "Total buffer space:         21 MB",
                      "Tabular data device count:  1", "Fulltext data device count: 0", "Filestream device count:    0",
                      "TXF device count:           0", "Filesystem i/o alignment:   512", "Media Buffer count:         7",
                      "Media Buffer size:          1024 KB",

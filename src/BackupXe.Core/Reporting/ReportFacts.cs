@@ -79,15 +79,20 @@ public static class ReportFacts
 
     private static string Buffers(BufferConfigReport b)
     {
-        var text = $"{b.BufferCount?.ToString(CultureInfo.InvariantCulture) ?? "?"} x {Units.Bytes(b.MaxTransferSizeBytes)} = {Units.Bytes(b.TotalBufferBytes)}";
-        if (b.MemoryLimitBytes is { } limit)
+        // BUFFERCOUNT x MAXTRANSFERSIZE is what a DBA sets; the server's total also counts every set of buffers.
+        var text = $"{b.BufferCount?.ToString(CultureInfo.InvariantCulture) ?? "?"} x {Units.Bytes(b.MaxTransferSizeBytes)} (BUFFERCOUNT x MAXTRANSFERSIZE)";
+        if (b.TotalBufferBytes is { } total)
         {
-            text += $" (memory limit {Units.Bytes(limit)})";
+            text += $"; {Units.Bytes(total)} of buffer space in all";
+            if (b.SetsOfBuffers is { } sets)
+            {
+                text += string.Create(CultureInfo.InvariantCulture, $" ({sets} sets)");
+            }
         }
 
-        if (b.SetsOfBuffers is { } sets)
+        if (b.MemoryLimitBytes is { } limit)
         {
-            text += string.Create(CultureInfo.InvariantCulture, $", {sets} sets of buffers");
+            text += $"; memory limit {Units.Bytes(limit)}";
         }
 
         return text;

@@ -1,0 +1,109 @@
+using System.CommandLine;
+using System.Globalization;
+using BackupXe.Cli.Analysis;
+using BackupXe.Core.Events;
+using BackupXe.Core.Reporting;
+using BackupXe.Worker.History;
+using Spectre.Console;
+
+namespace BackupXe.Cli.Commands;
+
+/// <summary><c>backupxe history</c>: past operations from the daemon's history file, with each series' trend.</summary>
+public static class HistoryCommand
+{
+    public static Command Create()
+    {
+        var path = new Option<string>("--path") { Description = "The daemon's SQLite history file (History:Path in appsettings.json).", DefaultValueFactory = _ => "backupxe-history.db" };
+        var database = new Option<string?>("--database", "-d") { Description = "Only this database." };
+        var instance = new Option<string?>("--instance", "-i") { Description = "Only this instance (its configured name)." };
+        var kind = new Option<string?>("--kind") { Description = "backup or restore." };
+        kind.AcceptOnlyFromAmong("backup", "restore");
+        var limit = new Option<int>("--limit", "-n") { Description = "Most recent operations to list.", DefaultValueFactory = _ => 50 };
+        var format = new Option<string>("--format", "-f") { Description = "console (default) or json.", DefaultValueFactory = _ => "console" };
+        format.AcceptOnlyFromAmong("console", "json");
+
+        var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, database, instance, kind, limit, format };
+        command.SetAction(async (parse, cancellationToken) =>
+        {
+            var file = parse.GetValue(path)!;
+            if (!File.Exists(file))
+            {
+                await Console.Error.WriteLineAsync($"backupxe: no history at '{file}': the daemon writes it (History:Path); name it with --path.");
+                return ExitCodes.NothingUsable;
+            }
+
+            var store = new SqliteHistoryStore(file, TimeProvider.System);
+            IReadOnlyList<StoredOperation> rows;
+            try
+            {
+                await store.InitializeAsync(cancellationToken);
+                var kindValue = parse.GetValue(kind) switch { "backup" => OperationKind.Backup, "restore" => OperationKind.Restore, _ => (OperationKind?)null };
+                rows = await store.QueryAsync(new HistoryQuery(parse.GetValue(instance), parse.GetValue(database), kindValue, parse.GetValue(limit)), cancellationToken);
+            }
+            catch (HistoryStoreException exception)
+            {
+                await Console.Error.WriteLineAsync($"backupxe: {file}: {exception.Message}");
+                return ExitCodes.NothingUsable;
+            }
+
+            if (parse.GetValue(format) == "json")
+            {
+                Console.Out.WriteLine(ReportJson.Serialize(rows.Select(r => new { instance = r.Instance, operation = r.Report }), indented: true));
+                return ExitCodes.Success;
+            }
+
+            Render(rows);
+            return ExitCodes.Success;
+        });
+        return command;
+    }
+
+    private static void Render(IReadOnlyList<StoredOperation> rows)
+    {
+        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Out) });
+        if (rows.Count == 0)
+        {
+            console.WriteLine("No operations match.");
+            return;
+        }
+
+        var table = new Table().Border(TableBorder.Simple).Title("History");
+        table.AddColumns("Start", "Instance", "Operation", "Duration", "Throughput", "vs median", "Status", "Bottleneck");
+        foreach (var row in rows)
+        {
+            var op = row.Report;
+            // Text, not markup: "[Sales]" in a title would otherwise be read as a style tag.
+            string[] cells =
+            [
+                Units.Timestamp(op.Start),
+                row.Instance,
+                Units.Title(op with { SessionId = null }),
+                Units.Duration(op.DurationSeconds),
+                Units.Rate(op.ThroughputMBps),
+                Trend(rows, row),
+                Kebab.Of(op.Status),
+                op.Verdict is { } v ? Kebab.Of(v.Bottleneck) : "-",
+            ];
+            table.AddRow(cells.Select(cell => new Text(cell)));
+        }
+
+        console.Write(table);
+    }
+
+    /// <summary>This operation's throughput against the median of the listed operations of the same series.</summary>
+    private static string Trend(IReadOnlyList<StoredOperation> rows, StoredOperation row)
+    {
+        var series = OperationSeries.Of(row.Instance, row.Report);
+        var rates = rows.Where(r => OperationSeries.Of(r.Instance, r.Report) == series && r.Report.ThroughputMBps is not null)
+            .Select(r => r.Report.ThroughputMBps!.Value)
+            .Order()
+            .ToList();
+        if (rates.Count < 2 || row.Report.ThroughputMBps is not { } rate)
+        {
+            return "-";
+        }
+
+        var median = rates.Count % 2 == 1 ? rates[rates.Count / 2] : (rates[(rates.Count / 2) - 1] + rates[rates.Count / 2]) / 2;
+        return median > 0 ? string.Create(CultureInfo.InvariantCulture, $"{rate / median * 100:0}%") : "-";
+    }
+}
