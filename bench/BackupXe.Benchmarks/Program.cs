@@ -1,3 +1,5 @@
+using System.Globalization;
+using BackupXe.Benchmarks.Harness;
 using BackupXe.Benchmarks.Synthetic;
 
 namespace BackupXe.Benchmarks;
@@ -11,9 +13,12 @@ public static class Program
             case "samples":
                 WriteSamples(args.Length > 1 ? args[1] : "samples");
                 return 0;
+            case "bench":
+                // Optional: measured runs (default 3) and a directory to keep the inputs in (default: a temp dir, deleted).
+                var runs = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 3;
+                return await ThroughputBenchmark.RunAsync(runs, args.Length > 2 ? args[2] : null).ConfigureAwait(false);
             default:
-                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR]");
-                await Task.CompletedTask;
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR]");
                 return 1;
         }
     }
