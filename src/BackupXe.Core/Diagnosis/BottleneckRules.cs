@@ -1,3 +1,4 @@
+using BackupXe.Core.Correlation;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Diagnosis;
@@ -52,8 +53,8 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             return Unknown(measures, MissingWaits);
         }
 
-        var buffer = measures.Wait(BackupWaits.BackupBuffer);
-        var io = measures.Wait(BackupWaits.BackupIo);
+        var buffer = measures.Wait(BackupWaitTypes.BackupBuffer);
+        var io = measures.Wait(BackupWaitTypes.BackupIo);
         if (buffer is null && io is null)
         {
             return Unknown(measures,

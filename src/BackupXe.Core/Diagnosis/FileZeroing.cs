@@ -1,3 +1,4 @@
+using BackupXe.Core.Correlation;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -61,16 +62,16 @@ internal sealed record FileZeroing(double Share, bool LogZeroed, bool DataZeroed
         }
 
         // Files are zeroed in parallel: dividing by the number of zeroed files gives a lower bound of wall time.
-        if (measures.Wait(BackupWaits.WriteFileGather) is { TotalMs: > 0 } gather)
+        if (measures.Wait(BackupWaitTypes.WriteFileGather) is { TotalMs: > 0 } gather)
         {
             var seconds = Math.Min(duration, gather.TotalMs / 1000.0 / Math.Max(1, operation.Zeroing.Count));
-            evidence.Add($"{BackupWaits.WriteFileGather} (file zeroing): {Figures.Count(gather.Count)} waits, "
+            evidence.Add($"{BackupWaitTypes.WriteFileGather} (file zeroing): {Figures.Count(gather.Count)} waits, "
                 + $"{Figures.Seconds(gather.TotalMs / 1000.0)} in all ({Of(seconds)}).");
             share = Math.Max(share, seconds / duration);
         }
 
         // In a restore BACKUP waits are threads waiting for the log to be zeroed (domain.md section 7).
-        if (measures.Wait(BackupWaits.Backup) is { TotalMs: > 0 } backup)
+        if (measures.Wait(BackupWaitTypes.Backup) is { TotalMs: > 0 } backup)
         {
             var seconds = Math.Min(duration, backup.TotalMs / 1000.0 / measures.DeviceThreads);
             evidence.Add($"BACKUP waits (in a restore: waiting for log zero): {Figures.Seconds(backup.TotalMs / 1000.0)} "

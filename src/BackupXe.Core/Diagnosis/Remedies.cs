@@ -1,3 +1,4 @@
+using BackupXe.Core.Correlation;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -68,7 +69,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
 
     private static bool NeedsWaits(OperationMeasures measures) =>
         !measures.HasWaits
-        || (measures.Wait(BackupWaits.BackupBuffer) is null && measures.Wait(BackupWaits.BackupIo) is null);
+        || (measures.Wait(BackupWaitTypes.BackupBuffer) is null && measures.Wait(BackupWaitTypes.BackupIo) is null);
 
     private Recommendation? RaiseBuffers(OperationMeasures measures)
     {

@@ -1,4 +1,5 @@
 using BackupXe.Core.Events;
+using BackupXe.SqlServer;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Logging;
 using BackupXe.Worker.Telemetry;
@@ -48,8 +49,8 @@ public sealed class InstanceMonitor(
             catch (Exception exception)
             {
                 // Only the type and a scrubbed message: a driver's message can quote the connection string.
-                logger.InstanceFailed(Name, exception.GetType().Name, ConnectionStrings.Scrub(exception.Message), retryDelay.TotalSeconds);
-                logger.InstanceFailureDetail(Name, ConnectionStrings.Scrub(exception.ToString()));
+                logger.InstanceFailed(Name, exception.GetType().Name, ConnectionStringRedactor.RedactMessage(exception.Message), retryDelay.TotalSeconds);
+                logger.InstanceFailureDetail(Name, ConnectionStringRedactor.RedactMessage(exception.ToString()));
             }
 
             try
@@ -67,7 +68,7 @@ public sealed class InstanceMonitor(
     private async Task<bool> ReadToEndAsync(CancellationToken cancellationToken)
     {
         var source = sources.Open(instance);
-        var sourceName = ConnectionStrings.Scrub(source.Name);
+        var sourceName = ConnectionStringRedactor.RedactMessage(source.Name);
         logger.SourceOpened(Name, sourceName, source.Format);
 
         var status = new SourceStatus();

@@ -47,6 +47,27 @@ public sealed class ConnectionStringRedactorTests
     public sealed class RedactMessage
     {
         [Fact]
+        public void Masks_a_spaced_quoted_password_holding_a_semicolon()
+        {
+            // Given / When
+            var redacted = ConnectionStringRedactor.RedactMessage("pwd = 'Hunter2!; x' then");
+
+            // Then
+            Assert.DoesNotContain("Hunter2", redacted);
+            Assert.EndsWith(" then", redacted);
+        }
+
+        [Fact]
+        public void Hides_a_password_whose_quote_is_never_closed()
+        {
+            // Given / When
+            var redacted = ConnectionStringRedactor.Redact("Server=db1;Password='Hunter2!");
+
+            // Then
+            Assert.DoesNotContain("Hunter2", redacted);
+        }
+
+        [Fact]
         public void Masks_a_connection_string_echoed_in_an_exception_message()
         {
             // Given the kind of message SqlClient writes when it cannot parse a connection string

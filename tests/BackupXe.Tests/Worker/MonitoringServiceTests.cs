@@ -109,7 +109,7 @@ public sealed class MonitoringServiceTests : IDisposable
 
         var everything = _log.RenderAsJson();
         Assert.DoesNotContain(Secret, everything);
-        Assert.Contains("Password=*****", everything);
+        Assert.Contains($"Password={BackupXe.SqlServer.ConnectionStringRedactor.Mask}", everything);
         Assert.Contains("Server=db1", everything);
     }
 
