@@ -51,5 +51,5 @@ public sealed record AnalysisResult(
     long UnattributedWaits,
     long OrphanMessages)
 {
-    public int ExitCode => ExitCodes.For(Report, Statuses);
+    public int ExitCode => ExitCodes.For(Statuses);
 }

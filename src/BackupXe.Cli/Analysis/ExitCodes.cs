@@ -12,7 +12,7 @@ public static class ExitCodes
     /// <summary>A report was produced, but some input was damaged or unreadable: the result is partial.</summary>
     public const int Partial = 2;
 
-    public static int For(Core.Reporting.AnalysisReport report, IReadOnlyList<Core.Events.SourceStatus> statuses)
+    public static int For(IReadOnlyList<Core.Events.SourceStatus> statuses)
     {
         if (statuses.All(s => s.Unusable))
         {

@@ -77,7 +77,7 @@ public static class HistoryCommand
             [
                 Units.Timestamp(op.Start),
                 row.Instance,
-                Units.Title(op with { SessionId = null }),
+                Units.Title(op.Kind, op.Scope, op.Database, sessionId: null),
                 Units.Duration(op.DurationSeconds),
                 Units.Rate(op.ThroughputMBps),
                 Trend(rows, row),

@@ -51,7 +51,7 @@ public static class WatchCommand
                 await Console.Error.WriteLineAsync($"backupxe: {replayPath}: {problem.Location}: {problem.Message}");
             }
 
-            return status.Unusable ? ExitCodes.NothingUsable : status.Problems.Count > 0 ? ExitCodes.Partial : ExitCodes.Success;
+            return ExitCodes.For([status]);
         });
         return command;
     }

@@ -65,7 +65,7 @@ public sealed class WatchView(TextWriter output, IReportRenderer completedRender
 
     public static string Line(OperationProgress op)
     {
-        var title = Units.Title(new OperationReport { Kind = op.Kind, Scope = op.Scope, Database = op.Database, SessionId = op.SessionId, Status = OperationStatus.Incomplete });
+        var title = Units.Title(op.Kind, op.Scope, op.Database, op.SessionId);
         var percent = op.Percent is { } p ? string.Create(CultureInfo.InvariantCulture, $"{p,3}% [{new string('#', p / 5)}{new string('.', 20 - (p / 5))}]") : "  ?% [....................]";
         var rate = op.MegabytesPerSecond is { } r ? string.Create(CultureInfo.InvariantCulture, $"{r:0.0} MB/s") : "? MB/s";
         var eta = op.Remaining is { } left ? $"ETA {Units.Duration(left.TotalSeconds)}" : "ETA ?";

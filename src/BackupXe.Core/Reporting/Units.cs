@@ -59,17 +59,20 @@ public static class Units
     public static string Time(DateTime? at) => at is { } t ? t.ToString("HH:mm:ss.fff", Invariant) : "?";
 
     public static string Title(OperationReport operation)
+        => Title(operation.Kind, operation.Scope, operation.Database, operation.SessionId);
+
+    public static string Title(Events.OperationKind kind, Parsing.OperationScope? operationScope, string? databaseName, int? sessionId)
     {
-        var verb = operation.Kind == Events.OperationKind.Backup ? "BACKUP" : "RESTORE";
-        var scope = operation.Scope switch
+        var verb = kind == Events.OperationKind.Backup ? "BACKUP" : "RESTORE";
+        var scope = operationScope switch
         {
             Parsing.OperationScope.Log => "LOG",
             Parsing.OperationScope.Differential => "DATABASE (differential)",
             Parsing.OperationScope.File => "DATABASE (file)",
             _ => "DATABASE",
         };
-        var database = operation.Database is { } d ? $" [{d}]" : string.Empty;
-        var session = operation.SessionId is { } s ? $", session {s}" : string.Empty;
+        var database = databaseName is { } d ? $" [{d}]" : string.Empty;
+        var session = sessionId is { } s ? $", session {s}" : string.Empty;
         return $"{verb} {scope}{database}{session}";
     }
 }
