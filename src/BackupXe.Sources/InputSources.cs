@@ -1,27 +1,120 @@
 using BackupXe.Core.Events;
-using BackupXe.Sources.Detection;
-using BackupXe.Sources.Errorlog;
-using BackupXe.Sources.Xel;
-using BackupXe.Sources.XeXml;
+using BackupXe.Sources.Formats;
 
 namespace BackupXe.Sources;
 
-/// <summary>Where the CLI and the daemon turn a path into events.</summary>
+/// <summary>Where the CLI and the daemon turn what the user named (a path, or <c>-</c>) into a source.</summary>
 public static class InputSources
 {
+    /// <summary>The name that stands for standard input, as in most Unix tools.</summary>
+    public const string StandardInput = "-";
+
+    public const string FileNotFound = "file not found";
+    public const string EmptyFile = "empty file";
+
+    public static string NotRecognised => $"not a recognised format (expected {InputFormats.Names()}; docs/input-formats.md)";
+
     /// <summary>
-    /// A source for any path, chosen by the file's content. A path that cannot be read still gets a source:
-    /// one that yields nothing and reports why, so that one bad input never stops the others being analysed.
+    /// A source for <paramref name="path"/> (or standard input for <c>-</c>), chosen by content. An input that
+    /// cannot be read still gets a source: one that yields nothing and says why, so one bad input never stops
+    /// the others being analysed.
     /// </summary>
     public static ITraceEventSource Open(string path)
     {
-        var detection = InputFormatDetector.Detect(path);
-        return detection.Format switch
+        if (path == StandardInput)
         {
-            InputFormat.Xel => new XelFileSource(path),
-            InputFormat.XeXml => new XeXmlEventSource(path),
-            InputFormat.Errorlog => new ErrorlogEventSource(path, () => InputFile.OpenRead(path), detection.TextEncoding),
-            _ => new UnreadableInputSource(path, detection.Problem ?? InputFormatDetector.NotRecognised),
-        };
+            return Open(path, Console.OpenStandardInput());
+        }
+
+        if (Directory.Exists(path))
+        {
+            return new UnreadableInputSource(path, "is a folder, not a file");
+        }
+
+        Stream stream;
+        try
+        {
+            stream = InputFile.OpenRead(path);
+        }
+        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
+        {
+            return new UnreadableInputSource(path, FileNotFound);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return new UnreadableInputSource(path, $"cannot be opened: {e.Message}");
+        }
+
+        return Open(path, stream);
+    }
+
+    /// <summary>Sniffs <paramref name="stream"/> once and reads on from there; the source owns the stream.</summary>
+    public static ITraceEventSource Open(string name, Stream stream)
+    {
+        InputPrefix prefix;
+        try
+        {
+            prefix = InputPrefix.Read(stream);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            stream.Dispose();
+            return new UnreadableInputSource(name, $"cannot be read: {e.Message}");
+        }
+
+        if (InputFormats.Recognise(prefix) is var (format, match))
+        {
+            return format.Open(name, new PrefixedStream(prefix.Bytes, stream), match);
+        }
+
+        stream.Dispose();
+        return new UnreadableInputSource(name, prefix.Bytes.IsEmpty || prefix.Text.IsBlank ? EmptyFile : NotRecognised);
+    }
+
+    /// <summary>
+    /// A source per distinct input, in the order given. The same file named twice (also through another
+    /// relative path or a link) is read once, so no count is doubled; each repeat is returned as a note.
+    /// </summary>
+    public static InputSelection OpenAll(IEnumerable<string> paths)
+    {
+        var seen = new Dictionary<string, string>(StringComparer.Ordinal);
+        var sources = new List<ITraceEventSource>();
+        var repeats = new List<string>();
+        foreach (var path in paths)
+        {
+            var identity = Identity(path);
+            if (seen.TryGetValue(identity, out var first))
+            {
+                repeats.Add(path == first ? $"{path}: named more than once; read once" : $"{path}: the same file as {first}; read once");
+                continue;
+            }
+
+            seen.Add(identity, path);
+            sources.Add(Open(path));
+        }
+
+        return new InputSelection(sources, repeats);
+    }
+
+    private static string Identity(string path)
+    {
+        if (path == StandardInput)
+        {
+            return path;
+        }
+
+        try
+        {
+            var full = Path.GetFullPath(path);
+            return new FileInfo(full).ResolveLinkTarget(returnFinalTarget: true)?.FullName ?? full;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            // Unresolvable names are opened (and reported) on their own.
+            return path;
+        }
     }
 }
+
+/// <summary>The sources to read, and the inputs skipped because they repeat an earlier one.</summary>
+public sealed record InputSelection(IReadOnlyList<ITraceEventSource> Sources, IReadOnlyList<string> Repeats);

@@ -1,3 +1,4 @@
+using System.Collections.Frozen;
 using System.Text;
 using System.Text.RegularExpressions;
 
@@ -15,10 +16,9 @@ public static partial class ConnectionStringRedactor
     public const string Mask = "***";
 
     // Compared without spaces, underscores or case: "Access Token", "AccessToken" and "access_token" alike.
-    private static readonly HashSet<string> SecretKeys = new(StringComparer.OrdinalIgnoreCase)
-    {
-        "password", "pwd", "accesstoken", "token", "clientsecret", "accountkey", "sharedaccesssignature",
-    };
+    private static readonly FrozenSet<string> SecretKeys = FrozenSet.Create(
+        StringComparer.OrdinalIgnoreCase,
+        "password", "pwd", "accesstoken", "token", "clientsecret", "accountkey", "sharedaccesssignature");
 
     /// <summary>
     /// <paramref name="connectionString"/> with every secret value masked; keys, order, other values and

@@ -29,7 +29,7 @@ public static class Program
         builder.Logging.ClearProviders();
         builder.Logging.AddSerilog(serilog, dispose: true);
         builder.Services.AddBackupXeWorker(builder.Configuration, builder.Environment);
-        builder.Services.AddSingleton<IOperationAnalyzer, PipelineOperationAnalyzer>();
+        builder.Services.AddSingleton<IOperationAnalyzer, SessionOperationAnalyzer>();
         builder.Services.AddSingleton<IInstanceSourceFactory>(services =>
             new ReplaySourceFactory(builder.Environment.ContentRootPath, services.GetService<TimeProvider>() ?? TimeProvider.System));
 

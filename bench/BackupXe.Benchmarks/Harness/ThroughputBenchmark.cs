@@ -2,15 +2,16 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Runtime;
 using BackupXe.Benchmarks.Synthetic;
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
-using BackupXe.Sources.Merging;
+
 
 namespace BackupXe.Benchmarks.Harness;
 
 /// <summary>
-/// End-to-end throughput of the real analysis path (InputSources.Open, TimeOrderedMerge, OperationPipeline) over
+/// End-to-end throughput of the real analysis path (InputSources.Open, AnalysisSession: merge, correlation, diagnosis) over
 /// synthetic XE XML and ERRORLOG inputs of growing size. A plain Release console harness rather than
 /// BenchmarkDotNet: each run reads hundreds of MB, so BenchmarkDotNet's pilot and many iterations would take far
 /// longer than the budget on the 2-core shared machine, and run-to-run noise here is small next to the sizes.
@@ -134,18 +135,12 @@ public static class ThroughputBenchmark
         long events = 0;
         var stopwatch = Stopwatch.StartNew();
         var sampler = new MemorySampler(TimeSpan.FromMilliseconds(20));
-        TimeOrderedMerge merge;
+        AnalysisFindings findings;
         try
         {
-            var pipeline = new OperationPipeline(sink);
-            merge = new TimeOrderedMerge([InputSources.Open(path)]);
-            await foreach (var (traceEvent, _) in merge.ReadEventsAsync(CancellationToken.None).ConfigureAwait(false))
-            {
-                pipeline.Observe(traceEvent);
-                events++;
-            }
-
-            pipeline.Flush();
+            var session = new AnalysisSession([InputSources.Open(path)]);
+            findings = await session.RunAsync(sink, CancellationToken.None).ConfigureAwait(false);
+            events = findings.Inputs.Sum(input => input.Events);
             stopwatch.Stop();
         }
         finally
@@ -154,7 +149,7 @@ public static class ThroughputBenchmark
             sampler.Dispose();
         }
 
-        return new Run(stopwatch.Elapsed, events, sink.Operations, sampler.PeakHeapSize, sampler.PeakTotalMemory, sampler.PeakWorkingSet, merge.Statuses.Sum(s => s.Problems.Count));
+        return new Run(stopwatch.Elapsed, events, sink.Operations, sampler.PeakHeapSize, sampler.PeakTotalMemory, sampler.PeakWorkingSet, findings.Inputs.Sum(i => i.Problems.Count));
     }
 
     private static void PrintTable(IReadOnlyList<Result> results)

@@ -1,6 +1,8 @@
+using BackupXe.Core.Analysis;
+
 namespace BackupXe.Cli.Analysis;
 
-/// <summary>What a script calling backupxe can rely on.</summary>
+/// <summary>What a script calling backupxe can rely on (README and docs/reliability.md list the same).</summary>
 public static class ExitCodes
 {
     /// <summary>Every input was read whole.</summary>
@@ -12,13 +14,6 @@ public static class ExitCodes
     /// <summary>A report was produced, but some input was damaged or unreadable: the result is partial.</summary>
     public const int Partial = 2;
 
-    public static int For(IReadOnlyList<Core.Events.SourceStatus> statuses)
-    {
-        if (statuses.All(s => s.Unusable))
-        {
-            return NothingUsable;
-        }
-
-        return statuses.Any(s => s.Unusable || s.Problems.Count > 0) ? Partial : Success;
-    }
+    public static int For(AnalysisFindings findings)
+        => findings.NothingUsable ? NothingUsable : findings.Partial ? Partial : Success;
 }

@@ -1,7 +1,10 @@
 using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Events;
+using BackupXe.Core.Pipeline;
 using BackupXe.Sources;
 using Spectre.Console;
 
@@ -17,7 +20,7 @@ public static class AnalyzeCommand
     {
         var inputs = new Argument<string[]>("inputs")
         {
-            Description = "Files to read: .xel, XE XML (ring_buffer or event_file rows) or a SQL Server ERRORLOG. Rollover files of one session are merged in time order.",
+            Description = "Files to read (- for standard input): .xel, XE XML (ring_buffer or event_file rows) or a SQL Server ERRORLOG, told apart by content. Several inputs are merged in time order.",
             Arity = ArgumentArity.OneOrMore,
         };
         var format = CommonOptions.Format();
@@ -33,42 +36,50 @@ public static class AnalyzeCommand
         command.SetAction(async (parse, cancellationToken) =>
         {
             var paths = parse.GetRequiredValue(inputs);
-            var sources = paths.Select(InputSources.Open).ToList();
-            var analyzer = new Analyzer(new DiagnosisSettings { MemoryBudgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget)) });
-
-            var result = await RunWithProgressAsync(analyzer, sources, paths, cancellationToken);
-
-            foreach (var (input, status) in result.Report.Inputs.Zip(result.Statuses))
+            var selection = InputSources.OpenAll(paths);
+            foreach (var repeat in selection.Repeats)
             {
-                foreach (var problem in status.Problems)
+                await Console.Error.WriteLineAsync($"backupxe: {repeat}");
+            }
+
+            var collector = new ReportCollector();
+            var diagnosis = new DiagnosisSettings { MemoryBudgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget)) };
+            var findings = await RunWithProgressAsync(selection.Sources, diagnosis, collector, paths, cancellationToken);
+
+            foreach (var input in findings.Inputs)
+            {
+                foreach (var problem in input.Problems)
                 {
                     await Console.Error.WriteLineAsync($"backupxe: {input.Path}: {problem.Location}: {problem.Message}");
                 }
             }
 
             var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), color: !parse.GetValue(noColor) && parse.GetValue(output) is null);
-            await CommonOptions.WriteAsync(parse.GetValue(output), writer => renderer.Render(result.Report, writer), cancellationToken);
-            return result.ExitCode;
+            var report = collector.ToReport(findings);
+            await CommonOptions.WriteAsync(parse.GetValue(output), writer => renderer.Render(report, writer), cancellationToken);
+            return ExitCodes.For(findings);
         });
         return command;
     }
 
-    private static async Task<AnalysisResult> RunWithProgressAsync(Analyzer analyzer, IReadOnlyList<Core.Events.ITraceEventSource> sources, IReadOnlyList<string> paths, CancellationToken cancellationToken)
+    private static async Task<AnalysisFindings> RunWithProgressAsync(
+        IReadOnlyList<ITraceEventSource> sources, DiagnosisSettings diagnosis, IOperationSink sink, IReadOnlyList<string> paths, CancellationToken cancellationToken)
     {
         var size = paths.Sum(p => File.Exists(p) ? new FileInfo(p).Length : 0);
         if (size < LargeInputBytes || Console.IsErrorRedirected)
         {
-            return await analyzer.AnalyzeAsync(sources, null, cancellationToken);
+            return await new AnalysisSession(sources, new AnalysisOptions { Diagnosis = diagnosis }).RunAsync(sink, cancellationToken);
         }
 
         // Progress goes to stderr so that a redirected report (--format json > x.json) stays clean.
         var stderr = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error) });
-        AnalysisResult? result = null;
+        AnalysisFindings? findings = null;
         await stderr.Status().StartAsync($"Reading {Core.Reporting.Units.Bytes(size)}...", async context =>
         {
             var progress = new Progress<long>(events => context.Status($"Reading {Core.Reporting.Units.Bytes(size)}: {events:N0} events"));
-            result = await analyzer.AnalyzeAsync(sources, progress, cancellationToken);
+            var session = new AnalysisSession(sources, new AnalysisOptions { Diagnosis = diagnosis, EventsRead = progress });
+            findings = await session.RunAsync(sink, cancellationToken);
         });
-        return result!;
+        return findings!;
     }
 }

@@ -1,9 +1,9 @@
 using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
-using BackupXe.Core.Pipeline;
 using BackupXe.Sources;
 using BackupXe.SqlServer;
 
@@ -44,35 +44,22 @@ public static class WatchCommand
             var renderer = CommonOptions.Renderer("console", verbose: false, color: !parse.GetValue(noColor));
             var view = new WatchView(Console.Out, renderer, parse.GetValue(database), json);
             var settings = new DiagnosisSettings { MemoryBudgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget)) };
-            var status = await RunAsync(source, view, settings, cancellationToken);
+            var findings = await RunAsync(source, view, settings, cancellationToken);
 
-            foreach (var problem in status.Problems)
+            foreach (var problem in findings.Inputs.SelectMany(input => input.Problems))
             {
                 await Console.Error.WriteLineAsync($"backupxe: {replayPath}: {problem.Location}: {problem.Message}");
             }
 
-            return ExitCodes.For([status]);
+            return ExitCodes.For(findings);
         });
         return command;
     }
 
-    /// <summary>The live loop: every event goes through the pipeline; the view sees progress after each one.</summary>
-    public static async Task<SourceStatus> RunAsync(ITraceEventSource source, WatchView view, DiagnosisSettings settings, CancellationToken cancellationToken)
-    {
-        var pipeline = new OperationPipeline(view, settings);
-        var status = new SourceStatus();
-        await foreach (var traceEvent in source.ReadEventsAsync(status, cancellationToken))
-        {
-            pipeline.Observe(traceEvent);
-            if (traceEvent is ProgressTraceEvent)
-            {
-                view.ShowProgress(pipeline.InFlight());
-            }
-        }
-
-        pipeline.Flush();
-        return status;
-    }
+    /// <summary>The analysis session with the view attached: progress after each trace message, each diagnosis as it ends.</summary>
+    public static Task<AnalysisFindings> RunAsync(ITraceEventSource source, WatchView view, DiagnosisSettings settings, CancellationToken cancellationToken)
+        => new AnalysisSession([source], new AnalysisOptions { Diagnosis = settings, OnProgress = view.ShowProgress })
+            .RunAsync(view, cancellationToken);
 }
 
 /// <summary>Why this build cannot watch a server live, and what to do instead.</summary>

@@ -15,6 +15,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     private readonly TimeSpan _grace = grace ?? TimeSpan.FromSeconds(2);
     private readonly List<BackupOperation> _open = [];
     private readonly List<BackupOperation> _ended = [];
+    private readonly TraceMessageParser _parser = new();
     private BackupOperation? _lastHistoryMatch;
 
     /// <summary>Wait events that overlapped no operation: reported, not silently dropped.</summary>
@@ -31,7 +32,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         switch (traceEvent)
         {
             case ProgressTraceEvent progress:
-                ObserveProgress(progress, TraceMessageParser.Parse(progress.Message));
+                ObserveProgress(progress, _parser.Parse(progress.Message));
                 break;
             case WaitEvent wait:
                 ObserveWait(wait);

@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using System.Globalization;
 using BackupXe.Core.Events;
 
@@ -14,7 +15,7 @@ namespace BackupXe.Core.Parsing;
 /// No regular expressions: a million messages are dispatched on their first character to a handful of
 /// candidate phrases, and the few numbers and paths are read straight off the span.
 /// </remarks>
-public static class TraceMessageParser
+public sealed class TraceMessageParser
 {
     private delegate TraceMessage? Rule(Body body, ReadOnlySpan<char> rest);
 
@@ -22,17 +23,18 @@ public static class TraceMessageParser
 
     // Indexed by the lower-case ASCII first character of a phrase; longest phrase first so that
     // "Scanning allocation bitmaps is complete" is tried before "Scanning allocation bitmaps".
-    private static readonly Entry[][] Buckets = BuildBuckets();
+    private static readonly ImmutableArray<ImmutableArray<Entry>> Buckets = BuildBuckets();
 
-    private static readonly PhaseMarker[] Markers = BuildMarkers();
+    private static readonly ImmutableArray<PhaseMarker> Markers = BuildMarkers();
 
     private static readonly BufferConfigurationHeader BufferHeader = new();
 
-    [ThreadStatic]
-    private static string? lastPrefixDatabase;
+    // Per parser, and so per input stream: the last database named by a "Backup(db):" prefix, kept only to
+    // avoid allocating the same name for every line of one operation. It never changes what a message means.
+    private string? _lastPrefixDatabase;
 
     /// <summary>Parses one message; <paramref name="text"/> may carry the ERRORLOG "Backup(db): " prefix.</summary>
-    public static ParsedTraceMessage Parse(string text)
+    public ParsedTraceMessage Parse(string text)
     {
         ArgumentNullException.ThrowIfNull(text);
 
@@ -94,7 +96,7 @@ public static class TraceMessageParser
 
     // The ERRORLOG writes "Backup(db): " before most 3014 lines and "Restore: " before 3004 lines; other
     // "Backup..."/"Restore..." words ("BackupStream(0):", "RestoreDatabase:") are message text, not prefixes.
-    private static string? StripOperationPrefix(string text, ref int start, int end)
+    private string? StripOperationPrefix(string text, ref int start, int end)
     {
         var span = text.AsSpan(start, end - start);
         int word;
@@ -149,20 +151,20 @@ public static class TraceMessageParser
 
     // One operation writes thousands of lines naming the same database: reuse the last name instead of
     // allocating it per line.
-    private static string Intern(ReadOnlySpan<char> name)
+    private string Intern(ReadOnlySpan<char> name)
     {
-        var last = lastPrefixDatabase;
+        var last = _lastPrefixDatabase;
         if (last is not null && name.SequenceEqual(last))
         {
             return last;
         }
 
         last = name.ToString();
-        lastPrefixDatabase = last;
+        _lastPrefixDatabase = last;
         return last;
     }
 
-    private static Entry[][] BuildBuckets()
+    private static ImmutableArray<ImmutableArray<Entry>> BuildBuckets()
     {
         var entries = new List<Entry>();
 
@@ -333,19 +335,19 @@ public static class TraceMessageParser
         Buffer("Buffers per read stream", BufferParameter.BuffersPerReadStream);
         Buffer("Buffers per write stream", BufferParameter.BuffersPerWriteStream);
 
-        var buckets = new Entry[128][];
-        for (var c = 0; c < buckets.Length; c++)
+        var buckets = ImmutableArray.CreateBuilder<ImmutableArray<Entry>>(128);
+        for (var c = 0; c < 128; c++)
         {
-            buckets[c] = entries
+            buckets.Add(entries
                 .Where(e => char.ToLowerInvariant(e.Phrase[0]) == c)
                 .OrderByDescending(e => e.Phrase.Length)
-                .ToArray();
+                .ToImmutableArray());
         }
 
-        return buckets;
+        return buckets.MoveToImmutable();
     }
 
-    private static PhaseMarker[] BuildMarkers()
+    private static ImmutableArray<PhaseMarker> BuildMarkers()
     {
         var phases = Enum.GetValues<OperationPhase>();
         var markers = new PhaseMarker[phases.Length * 2];
@@ -355,7 +357,7 @@ public static class TraceMessageParser
             markers[((int)phase * 2) + (int)PhaseEdge.End] = new PhaseMarker(phase, PhaseEdge.End);
         }
 
-        return markers;
+        return [.. markers];
     }
 
     private static PhaseMarker MarkerOf(OperationPhase phase, PhaseEdge edge) => Markers[((int)phase * 2) + (int)edge];
@@ -398,9 +400,9 @@ public static class TraceMessageParser
         return null;
     }
 
-    private static readonly string[] BeginWords = ["begins", "begin", "beginning", "started", "starting"];
+    private static readonly ImmutableArray<string> BeginWords = ["begins", "begin", "beginning", "started", "starting"];
 
-    private static readonly string[] EndWords = ["complete", "completed", "done", "finished"];
+    private static readonly ImmutableArray<string> EndWords = ["complete", "completed", "done", "finished"];
 
     private static TraceMessage? ParseOperationLine(Body body, ReadOnlySpan<char> rest, OperationKind kind)
     {

@@ -1,6 +1,6 @@
 using System.Text;
 using BackupXe.Sources;
-using BackupXe.Sources.Detection;
+using BackupXe.Sources.Formats;
 using BackupXe.Tests.Sources.Support;
 using Xunit;
 
@@ -68,7 +68,7 @@ public sealed class InputSourcesTests
         public async Task Recognises_a_single_line_xe_xml_longer_than_the_sniffed_bytes()
         {
             // Given one line of event_data far longer than the detector reads, with multi-byte text across the cut
-            var message = new string('é', InputFormatDetector.SniffLength);
+            var message = new string('é', InputPrefix.Length);
             using var input = TempInput.WithText(XeXml.Progress("2024-05-01T10:00:01Z", message).ReplaceLineEndings(""), Encodings.Utf8WithoutBom);
 
             // When
@@ -140,7 +140,7 @@ public sealed class InputSourcesTests
             Assert.Equal("unknown", source.Format);
             Assert.True(run.Status.Unusable);
             Assert.Equal(
-                "not a recognised format (expected .xel, XE XML or an ERRORLOG)",
+                "not a recognised format (expected xel, xe-xml or errorlog; docs/input-formats.md)",
                 Assert.Single(run.Status.Problems).Message);
         }
 
@@ -151,10 +151,10 @@ public sealed class InputSourcesTests
             var head = Encoding.UTF8.GetBytes("Dear DBA,\nplease find the backup attached.\n");
 
             // When
-            var detection = InputFormatDetector.Detect(head, isWholeFile: true);
+            var recognised = InputFormats.Recognise(new InputPrefix(head, isWholeInput: true));
 
             // Then
-            Assert.Equal(InputFormat.Unrecognised, detection.Format);
+            Assert.Null(recognised);
         }
     }
 

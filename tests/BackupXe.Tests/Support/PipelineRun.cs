@@ -1,3 +1,4 @@
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
@@ -36,13 +37,9 @@ internal sealed class PipelineRun : IOperationSink
 
     public static async Task<PipelineRun> OfAsync(ITraceEventSource source)
     {
+        // Through the product's one analysis path, as analyze, watch and the daemon run it.
         var run = new PipelineRun();
-        await foreach (var traceEvent in source.ReadEventsAsync(new SourceStatus(), CancellationToken.None))
-        {
-            run.Pipeline.Observe(traceEvent);
-        }
-
-        run.Pipeline.Flush();
+        await new AnalysisSession([source]).RunAsync(run, CancellationToken.None);
         return run;
     }
 

@@ -1,9 +1,9 @@
 using BackupXe.Core.Events;
-using BackupXe.Sources.Merging;
+using BackupXe.Core.Analysis;
 using BackupXe.Tests.Sources.Support;
 using Xunit;
 
-namespace BackupXe.Tests.Sources;
+namespace BackupXe.Tests.Analysis;
 
 public sealed class TimeOrderedMergeTests
 {

@@ -1,7 +1,7 @@
 using System.Runtime.CompilerServices;
 using BackupXe.Core.Events;
 
-namespace BackupXe.Sources.Merging;
+namespace BackupXe.Core.Analysis;
 
 /// <summary>
 /// Several inputs read as one stream in timestamp order, e.g. an event_file export beside the ERRORLOG of the
@@ -15,33 +15,32 @@ namespace BackupXe.Sources.Merging;
 /// </remarks>
 public sealed class TimeOrderedMerge
 {
-    private readonly IReadOnlyList<ITraceEventSource> _sources;
-    private readonly SourceStatus[] _statuses;
+    private readonly IReadOnlyList<AnalysisInput> _inputs;
 
-    public TimeOrderedMerge(IReadOnlyList<ITraceEventSource> sources)
+    public TimeOrderedMerge(IReadOnlyList<AnalysisInput> inputs)
     {
-        _sources = sources;
-        _statuses = new SourceStatus[sources.Count];
-        for (var i = 0; i < _statuses.Length; i++)
-        {
-            _statuses[i] = new SourceStatus();
-        }
+        _inputs = inputs;
     }
 
-    /// <summary>One status per source, in the order the sources were given; filled as the merge reads.</summary>
-    public IReadOnlyList<SourceStatus> Statuses => _statuses;
+    public TimeOrderedMerge(IReadOnlyList<ITraceEventSource> sources)
+        : this(sources.Select(source => new AnalysisInput(source)).ToList())
+    {
+    }
+
+    /// <summary>One status per input, in the order the inputs were given; filled as the merge reads.</summary>
+    public IReadOnlyList<SourceStatus> Statuses => _inputs.Select(input => input.Status).ToList();
 
     /// <summary>Every event of every source, earliest first, with the index of the source it came from.</summary>
     public async IAsyncEnumerable<(TraceEvent Event, int SourceIndex)> ReadEventsAsync(
         [EnumeratorCancellation] CancellationToken cancellationToken)
     {
-        var readers = new IAsyncEnumerator<TraceEvent>?[_sources.Count];
+        var readers = new IAsyncEnumerator<TraceEvent>?[_inputs.Count];
         var pending = new PriorityQueue<int, (long Ticks, int SourceIndex)>(readers.Length);
         try
         {
             for (var i = 0; i < readers.Length; i++)
             {
-                readers[i] = _sources[i].ReadEventsAsync(_statuses[i], cancellationToken).GetAsyncEnumerator(cancellationToken);
+                readers[i] = _inputs[i].Source.ReadEventsAsync(_inputs[i].Status, cancellationToken).GetAsyncEnumerator(cancellationToken);
                 await PullAsync(readers, i, pending).ConfigureAwait(false);
             }
 
@@ -74,7 +73,7 @@ public sealed class TimeOrderedMerge
         catch (Exception e) when (e is not OperationCanceledException)
         {
             // A source is meant to report damage, not throw it; if one throws anyway, lose that source, not the merge.
-            _statuses[index].Report("source", $"reading stopped: {e.Message}");
+            _inputs[index].Status.Report("source", $"reading stopped: {e.Message}");
             more = false;
         }
 

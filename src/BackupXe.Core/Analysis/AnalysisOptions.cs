@@ -1,0 +1,21 @@
+using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Pipeline;
+
+namespace BackupXe.Core.Analysis;
+
+/// <summary>How a run is diagnosed and who watches it while it runs.</summary>
+public sealed class AnalysisOptions
+{
+    public DiagnosisSettings Diagnosis { get; init; } = new();
+
+    /// <summary>
+    /// Called after each progress message with the operations still running; only a live view needs it, and
+    /// the snapshot is not built at all when this is null.
+    /// </summary>
+    public Action<IReadOnlyList<OperationProgress>>? OnProgress { get; init; }
+
+    /// <summary>Called every <see cref="EventsReadInterval"/> events with the count so far (a progress display).</summary>
+    public IProgress<long>? EventsRead { get; init; }
+
+    public int EventsReadInterval { get; init; } = 65_536;
+}

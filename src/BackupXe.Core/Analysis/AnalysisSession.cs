@@ -1,0 +1,103 @@
+using System.Runtime.CompilerServices;
+using BackupXe.Core.Events;
+using BackupXe.Core.Pipeline;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Analysis;
+
+/// <summary>
+/// The one analysis path: inputs merged in time order, through correlation and diagnosis, each operation
+/// handed on as it completes. <c>analyze</c>, <c>watch</c>, the daemon and every later consumer run this;
+/// none of them keeps a loop of its own. It keeps nothing per operation once the operation is handed on.
+/// </summary>
+public sealed class AnalysisSession
+{
+    private readonly IReadOnlyList<AnalysisInput> _inputs;
+    private readonly AnalysisOptions _options;
+    private OperationPipeline? _pipeline;
+
+    public AnalysisSession(IReadOnlyList<ITraceEventSource> sources, AnalysisOptions? options = null)
+        : this(sources.Select(source => new AnalysisInput(source)).ToList(), options)
+    {
+    }
+
+    public AnalysisSession(IReadOnlyList<AnalysisInput> inputs, AnalysisOptions? options = null)
+    {
+        _inputs = inputs;
+        _options = options ?? new AnalysisOptions();
+    }
+
+    public IReadOnlyList<AnalysisInput> Inputs => _inputs;
+
+    /// <summary>What the run noticed; complete once the run has ended.</summary>
+    public AnalysisFindings Findings => new(
+        _inputs.Select(input => input.ToReport()).ToList(),
+        _pipeline?.UnattributedWaits ?? 0,
+        _pipeline?.OrphanMessages ?? 0)
+    {
+        NothingUsable = _inputs.All(input => input.Status.Unusable),
+        Partial = _inputs.Any(input => input.Status.Unusable || input.Status.Problems.Count > 0),
+    };
+
+    /// <summary>Runs to the end of every input, handing each operation to <paramref name="sink"/> as it completes.</summary>
+    public async Task<AnalysisFindings> RunAsync(IOperationSink sink, CancellationToken cancellationToken)
+    {
+        await foreach (var report in ReadOperationsAsync(cancellationToken).ConfigureAwait(false))
+        {
+            sink.OnOperationCompleted(report);
+        }
+
+        return Findings;
+    }
+
+    /// <summary>
+    /// Each operation as soon as it completes, then, at the end of input, those still open (as incomplete).
+    /// Can be enumerated once.
+    /// </summary>
+    public async IAsyncEnumerable<OperationReport> ReadOperationsAsync([EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        if (_pipeline is not null)
+        {
+            throw new InvalidOperationException("An analysis session reads its inputs once.");
+        }
+
+        var completed = new Queue<OperationReport>();
+        var pipeline = _pipeline = new OperationPipeline(new QueueSink(completed), _options.Diagnosis);
+        var onProgress = _options.OnProgress;
+        var eventsRead = _options.EventsRead;
+        var interval = Math.Max(1, _options.EventsReadInterval);
+        long events = 0;
+
+        var merge = new TimeOrderedMerge(_inputs);
+        await foreach (var (traceEvent, _) in merge.ReadEventsAsync(cancellationToken).ConfigureAwait(false))
+        {
+            pipeline.Observe(traceEvent);
+            if (onProgress is not null && traceEvent is ProgressTraceEvent)
+            {
+                onProgress(pipeline.InFlight());
+            }
+
+            if (eventsRead is not null && ++events % interval == 0)
+            {
+                eventsRead.Report(events);
+            }
+
+            while (completed.TryDequeue(out var report))
+            {
+                yield return report;
+            }
+        }
+
+        pipeline.Flush();
+        while (completed.TryDequeue(out var report))
+        {
+            yield return report;
+        }
+    }
+
+    // The pipeline completes operations inside Observe; the queue lets the session yield them between events.
+    private sealed class QueueSink(Queue<OperationReport> queue) : IOperationSink
+    {
+        public void OnOperationCompleted(OperationReport report) => queue.Enqueue(report);
+    }
+}

@@ -1,0 +1,64 @@
+using BackupXe.Core.Events;
+using BackupXe.Sources.Formats;
+
+namespace BackupXe.Sources.Errorlog;
+
+/// <summary>
+/// A SQL Server ERRORLOG, raw or exported: recognised by lines that open with the server's timestamp, judged
+/// over many lines so that one damaged line near the top does not refuse the whole log.
+/// </summary>
+public sealed class ErrorlogFormat : IInputFormat
+{
+    // Enough lines to see past a startup banner's continuation lines and a damaged first line.
+    private const int LinesJudged = 400;
+
+    public string Name => "errorlog";
+
+    public string Description => "SQL Server ERRORLOG with trace flags 3004/3014/3213/3605: the raw UTF-16 file, or a sp_readerrorlog / SSMS export";
+
+    public string WhenDamaged => "A line that cannot be decoded or read is reported with its line number and skipped; the lines around it are analysed.";
+
+    public FormatMatch Recognise(InputPrefix prefix)
+    {
+        var text = prefix.Text;
+        int nonEmpty = 0, timestamped = 0, binary = 0;
+        bool? firstLineTimestamped = null;
+        foreach (var line in text.Lines(LinesJudged))
+        {
+            if (string.IsNullOrWhiteSpace(line))
+            {
+                continue;
+            }
+
+            nonEmpty++;
+            var opens = ErrorlogLine.StartsWithTimestamp(line)
+                || (firstLineTimestamped is null && line.StartsWith("LogDate", StringComparison.OrdinalIgnoreCase));
+            firstLineTimestamped ??= opens;
+            if (opens)
+            {
+                timestamped++;
+            }
+            else if (ErrorlogLine.LooksBinary(line))
+            {
+                binary++;
+            }
+        }
+
+        // Text decoded with the wrong encoding, or binary data, shows control characters on most lines.
+        if (timestamped == 0 || binary * 4 > nonEmpty)
+        {
+            return FormatMatch.None;
+        }
+
+        if (firstLineTimestamped == true)
+        {
+            return new FormatMatch(MatchStrength.Strong, text.Encoding);
+        }
+
+        // The first line is damaged or foreign: still a log when timestamps open a good share of the lines.
+        return timestamped * 4 >= nonEmpty ? new FormatMatch(MatchStrength.Weak, text.Encoding) : FormatMatch.None;
+    }
+
+    public ITraceEventSource Open(string name, Stream content, FormatMatch match)
+        => new ErrorlogEventSource(name, OneShot.Of(content), match.TextEncoding);
+}

@@ -1,0 +1,107 @@
+using System.Text;
+
+namespace BackupXe.Sources.Formats;
+
+/// <summary>
+/// The first bytes of one input, read once and shared by every format's recogniser. The same bytes are then
+/// replayed in front of the rest of the stream, so standard input and pipes are read only once.
+/// </summary>
+public sealed class InputPrefix
+{
+    /// <summary>
+    /// How much is looked at: enough for many ERRORLOG lines or XE events, so that a damaged first line or a
+    /// stray control byte does not decide the format on its own.
+    /// </summary>
+    public const int Length = 64 * 1024;
+
+    private TextPrefix? _text;
+
+    public InputPrefix(ReadOnlyMemory<byte> bytes, bool isWholeInput)
+    {
+        Bytes = bytes;
+        IsWholeInput = isWholeInput;
+    }
+
+    public ReadOnlyMemory<byte> Bytes { get; }
+
+    /// <summary>True when the input ended within the prefix, so its last line is complete.</summary>
+    public bool IsWholeInput { get; }
+
+    /// <summary>The prefix decoded as text (decoded on first use, once per input).</summary>
+    public TextPrefix Text => _text ??= TextPrefix.Decode(Bytes.Span, IsWholeInput);
+
+    /// <summary>Reads up to <see cref="Length"/> bytes from <paramref name="stream"/>.</summary>
+    public static InputPrefix Read(Stream stream)
+    {
+        var buffer = new byte[Length];
+        var read = stream.ReadAtLeast(buffer, buffer.Length, throwOnEndOfStream: false);
+        return new InputPrefix(buffer.AsMemory(0, read), isWholeInput: read < buffer.Length);
+    }
+}
+
+/// <summary>A prefix as text: the encoding it was found in and its complete lines.</summary>
+/// <param name="Encoding">From the BOM; else UTF-16LE when every other byte of ASCII text is zero; else UTF-8.</param>
+/// <param name="Content">The decoded text without the BOM, cut after its last complete line unless the input ended.</param>
+public sealed record TextPrefix(Encoding Encoding, string Content)
+{
+    public bool IsBlank => string.IsNullOrWhiteSpace(Content);
+
+    /// <summary>The complete lines of the prefix, at most <paramref name="limit"/>.</summary>
+    public IReadOnlyList<string> Lines(int limit)
+    {
+        var lines = new List<string>();
+        foreach (var range in Content.AsSpan().Split('\n'))
+        {
+            if (lines.Count == limit)
+            {
+                break;
+            }
+
+            var line = Content.AsSpan()[range];
+            lines.Add((line.EndsWith('\r') ? line[..^1] : line).ToString());
+        }
+
+        return lines;
+    }
+
+    public static TextPrefix Decode(ReadOnlySpan<byte> head, bool isWholeInput)
+    {
+        var (encoding, bomLength) = SniffEncoding(head);
+        var bytes = head[bomLength..];
+        var chars = new char[encoding.GetMaxCharCount(bytes.Length)];
+        // Without a flush a character split by the cut stays undecoded instead of becoming U+FFFD.
+        var text = chars.AsSpan(0, encoding.GetDecoder().GetChars(bytes, chars, flush: isWholeInput));
+        if (!isWholeInput && text.LastIndexOf('\n') is var lastBreak and >= 0)
+        {
+            text = text[..lastBreak];
+        }
+
+        return new TextPrefix(encoding, text.ToString());
+    }
+
+    private static (Encoding Encoding, int BomLength) SniffEncoding(ReadOnlySpan<byte> head)
+    {
+        if (head.StartsWith((ReadOnlySpan<byte>)[0xEF, 0xBB, 0xBF]))
+        {
+            return (Encoding.UTF8, 3);
+        }
+
+        if (head.StartsWith((ReadOnlySpan<byte>)[0xFF, 0xFE]))
+        {
+            return (Encoding.Unicode, 2);
+        }
+
+        if (head.StartsWith((ReadOnlySpan<byte>)[0xFE, 0xFF]))
+        {
+            return (Encoding.BigEndianUnicode, 2);
+        }
+
+        // An ERRORLOG copied without its BOM is still UTF-16LE: ASCII text then shows a zero in every odd byte.
+        if (head.Length >= 2 && head[0] != 0 && head[1] == 0)
+        {
+            return (Encoding.Unicode, 0);
+        }
+
+        return (new UTF8Encoding(encoderShouldEmitUTF8Identifier: false), 0);
+    }
+}
