@@ -1,3 +1,4 @@
+using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.SqlServer;
 using Microsoft.Data.SqlClient;
@@ -7,7 +8,23 @@ namespace BackupXe.Cli.Commands;
 /// <summary>How a server verb ends when the server cannot be reached or refuses: one line, exit code 1.</summary>
 internal static class ServerCall
 {
-    public static async Task<int> RunAsync(SqlConnectionSettings settings, Func<SqlConnectionFactory, Task<int>> body)
+    /// <summary>
+    /// Validates the session settings and the connection options (obtaining the password), then runs
+    /// <paramref name="body"/>; each problem is one line and exit code 1.
+    /// </summary>
+    public static async Task<int> RunAsync(ParseResult parse, ConnectionOptions connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body)
+    {
+        var problems = session.Validate();
+        foreach (var problem in problems)
+        {
+            await Console.Error.WriteLineAsync($"backupxe: {problem}");
+        }
+
+        var settings = problems.Count == 0 ? connection.Read(parse, PasswordSource.FromConsole(), Console.Error) : null;
+        return settings is null ? ExitCodes.NothingUsable : await RunAsync(settings, body);
+    }
+
+    private static async Task<int> RunAsync(SqlConnectionSettings settings, Func<SqlConnectionFactory, Task<int>> body)
     {
         var factory = new SqlConnectionFactory(settings);
         try
