@@ -1,7 +1,6 @@
 using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.SqlServer;
-using Microsoft.Data.SqlClient;
 
 namespace BackupXe.Cli.Commands;
 
@@ -31,8 +30,9 @@ internal static class ServerCall
         {
             return await body(factory);
         }
-        catch (Exception failure) when (failure is SqlException or InvalidOperationException or IOException or TimeoutException
-            or System.Net.Sockets.SocketException or ServerRequirementException)
+        // Any failure of a server verb is one line: the driver and its Azure AD libraries have exception types of
+        // their own (SqlException, MsalException, Win32Exception for SSPI), and a DBA should see none of their traces.
+        catch (Exception failure) when (failure is not (OperationCanceledException or OutOfMemoryException))
         {
             var unreachable = new SqlFailureClassifier().Classify(failure) == LiveFailureKind.Transient;
             await Console.Error.WriteLineAsync($"backupxe: {(unreachable ? "cannot reach " : string.Empty)}{settings.Server}: {SqlFailureText.Describe(failure)}");
