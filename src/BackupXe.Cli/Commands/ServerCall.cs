@@ -34,7 +34,7 @@ internal static class ServerCall
         // their own (SqlException, MsalException, Win32Exception for SSPI), and a DBA should see none of their traces.
         catch (Exception failure) when (failure is not (OperationCanceledException or OutOfMemoryException))
         {
-            var unreachable = new SqlFailureClassifier().Classify(failure) == LiveFailureKind.Transient;
+            var unreachable = failure is not InvalidOperationException && new SqlFailureClassifier().Classify(failure) == LiveFailureKind.Transient;
             await Console.Error.WriteLineAsync($"backupxe: {(unreachable ? "cannot reach " : string.Empty)}{settings.Server}: {SqlFailureText.Describe(failure)}");
             return ExitCodes.NothingUsable;
         }
