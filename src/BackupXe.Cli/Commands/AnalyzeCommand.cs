@@ -30,6 +30,8 @@ public static class AnalyzeCommand
         {
             inputs, format, output, verbose, budget, noColor,
         };
+        CommonOptions.RejectUnknownOptions(inputs);
+        CommonOptions.RejectOutputOverInput(command, output, inputs);
         command.SetAction(async (parse, cancellationToken) =>
         {
             var paths = parse.GetRequiredValue(inputs);

@@ -1,3 +1,4 @@
+using BackupXe.Core.Events;
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
@@ -95,7 +96,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
 
         var text = $"Raise {string.Join(" and ", changes)}: {plan.MemorySentence}";
         text += plan.CurrentBufferCount is { } now
-            ? $" instead of {Figures.Count(now)} x {Figures.Size(plan.CurrentMaxTransferSizeBytes)} = {Figures.Size(now * plan.CurrentMaxTransferSizeBytes)}"
+            ? $" instead of {Figures.Count(now)} x {Figures.Size(plan.CurrentMaxTransferSizeBytes)} = {Figures.Size(ServerRanges.SaturatingMultiply(now, plan.CurrentMaxTransferSizeBytes))}"
             : "";
         text += ", taken outside the buffer pool.";
         if (plan.CurrentMaxTransferSizeBytes >= BufferPlan.MaxTransferSizeCeiling)
@@ -246,7 +247,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
         var size = BufferPlan.MaxTransferSizeCeiling;
         var count = config?.BufferCount;
         var cap = new[] { config?.MemoryLimitBytes, settings.MemoryBudgetBytes }.Where(c => c is not null).Min();
-        if (count is > 0 && count * size > cap)
+        if (count is > 0 && ServerRanges.SaturatingMultiply(count.Value, size) > cap)
         {
             size = cap.Value / count.Value / BufferPlan.MaxTransferSizeStep * BufferPlan.MaxTransferSizeStep;
             if (size <= (current ?? OperationMeasures.DefaultMaxTransferSize))
@@ -260,7 +261,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
             + ": in a published test a restore run with defaults (6 buffers, 1 MB) took 171 s, with 4 MB 81 s (domain.md 6.4).";
         if (count is { } buffers)
         {
-            text += $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(buffers * size)}.";
+            text += $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(buffers, size))}.";
         }
 
         var tsql = BackupStatement.Like(measures.Operation).With($"MAXTRANSFERSIZE = {Tsql.Number(size)}");
