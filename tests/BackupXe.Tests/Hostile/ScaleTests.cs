@@ -83,4 +83,34 @@ public class ScaleTests
         Assert.Equal("line 1", problem.Location);
         Assert.Contains("continuation lines dropped", problem.Message);
     }
+
+    [Fact]
+    public async Task Alternating_text_and_cdata_in_one_field_is_read_in_linear_time_and_kept_bounded()
+    {
+        // Given a trace_message of 200,000 alternating text and CDATA nodes (1.4 MB), which concatenation made quadratic
+        var message = new StringBuilder();
+        for (var i = 0; i < 100_000; i++)
+        {
+            message.Append("abc<![CDATA[def]]>");
+        }
+
+        var xml = $"""<events><event name="backup_restore_progress_trace" package="sqlserver" timestamp="2024-05-01T01:30:00Z"><data name="trace_message"><value>{message}</value></data><action name="session_id" package="sqlserver"><value>61</value></action></event></events>""";
+        using var input = TempInput.WithText(xml, new UTF8Encoding(false), "cdata.xml");
+        var status = new SourceStatus();
+        var clock = Stopwatch.StartNew();
+
+        // When
+        var events = new List<TraceEvent>();
+        await foreach (var e in new BackupXe.Sources.XeXml.XeXmlEventSource(input.Path).ReadEventsAsync(status, CancellationToken.None))
+        {
+            events.Add(e);
+        }
+
+        // Then
+        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30), $"took {clock.Elapsed.TotalSeconds:0.0} s");
+        var progress = Assert.IsType<ProgressTraceEvent>(Assert.Single(events));
+        Assert.Equal(65_536, progress.Message.Length);
+        Assert.StartsWith("abcdefabcdef", progress.Message, StringComparison.Ordinal);
+        Assert.Contains("longer than 65536 characters", Assert.Single(status.Problems).Message);
+    }
 }
