@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using BackupXe.Core.Events;
 using BackupXe.Sources.Formats;
 
@@ -26,26 +27,7 @@ public static class InputSources
             return Open(path, Console.OpenStandardInput());
         }
 
-        if (Directory.Exists(path))
-        {
-            return new UnreadableInputSource(path, "is a folder, not a file");
-        }
-
-        Stream stream;
-        try
-        {
-            stream = InputFile.OpenRead(path);
-        }
-        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
-        {
-            return new UnreadableInputSource(path, FileNotFound);
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            return new UnreadableInputSource(path, $"cannot be opened: {e.Message}");
-        }
-
-        return Open(path, stream);
+        return TryOpenFile(path, out var stream, out var problem) ? Open(path, stream) : new UnreadableInputSource(path, problem);
     }
 
     /// <summary>Sniffs <paramref name="stream"/> once and reads on from there; the source owns the stream.</summary>
@@ -69,6 +51,50 @@ public static class InputSources
 
         stream.Dispose();
         return new UnreadableInputSource(name, prefix.Bytes.IsEmpty || prefix.Text.IsBlank ? EmptyFile : NotRecognised);
+    }
+
+    /// <summary>What the file at <paramref name="path"/> holds, judged as <see cref="Open(string)"/> would; the file is closed again.</summary>
+    public static InputRecognition Recognise(string path)
+    {
+        if (!TryOpenFile(path, out var stream, out var problem))
+        {
+            return new InputRecognition(null, problem);
+        }
+
+        using (stream)
+        {
+            var prefix = InputPrefix.Read(stream);
+            return InputFormats.Recognise(prefix) is var (format, _)
+                ? new InputRecognition(format, null)
+                : new InputRecognition(null, prefix.Bytes.IsEmpty || prefix.Text.IsBlank ? EmptyFile : NotRecognised);
+        }
+    }
+
+    private static bool TryOpenFile(string path, [NotNullWhen(true)] out Stream? stream, [NotNullWhen(false)] out string? problem)
+    {
+        stream = null;
+        problem = null;
+        if (Directory.Exists(path))
+        {
+            problem = "is a folder, not a file";
+            return false;
+        }
+
+        try
+        {
+            stream = InputFile.OpenRead(path);
+            return true;
+        }
+        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
+        {
+            problem = FileNotFound;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            problem = $"cannot be opened: {e.Message}";
+        }
+
+        return false;
     }
 
     /// <summary>
@@ -115,6 +141,9 @@ public static class InputSources
         }
     }
 }
+
+/// <summary>An input's format, or why it cannot be read.</summary>
+public sealed record InputRecognition(IInputFormat? Format, string? Problem);
 
 /// <summary>The sources to read, and the inputs skipped because they repeat an earlier one.</summary>
 public sealed record InputSelection(IReadOnlyList<ITraceEventSource> Sources, IReadOnlyList<string> Repeats);

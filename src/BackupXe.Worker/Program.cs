@@ -14,7 +14,18 @@ public static class Program
 {
     public static async Task<int> Main(string[] args)
     {
-        var builder = Host.CreateApplicationBuilder(args);
+        HostApplicationBuilder builder;
+        try
+        {
+            builder = Host.CreateApplicationBuilder(args);
+        }
+        catch (Exception exception) when (exception is InvalidDataException or FormatException or System.Text.Json.JsonException)
+        {
+            // appsettings.json that is empty, truncated or not JSON: the provider's message names the file and
+            // the line; its inner exception says what was wrong there.
+            var reason = exception.InnerException is { } inner ? $"{exception.Message} {inner.Message}" : exception.Message;
+            return Fail(ExitCodes.InvalidConfiguration, $"the configuration cannot be read: {reason}");
+        }
 
         Serilog.Core.Logger serilog;
         try
@@ -58,18 +69,33 @@ public static class Program
             return Fail(ExitCodes.InvalidConfiguration, "the configuration is invalid:", reasons);
         }
 
+        // Checked before the host starts, so that a read-only, damaged or foreign history file is one line and
+        // exit code 3 instead of the host's start-up failure with a stack trace.
+        try
+        {
+            await host.Services.GetRequiredService<IHistoryStore>().InitializeAsync(CancellationToken.None);
+        }
+        catch (HistoryStoreException exception)
+        {
+            return Fail(ExitCodes.HistoryUnavailable, exception.Message);
+        }
+
         // Resolved now so that export starts with the host; the container disposes (and flushes) it at shutdown.
         _ = host.Services.GetService<OtlpMetricsExport>();
 
         try
         {
             await host.RunAsync();
-            return ExitCodes.Success;
         }
         catch (HistoryStoreException exception)
         {
             return Fail(ExitCodes.HistoryUnavailable, exception.Message);
         }
+
+        var monitoring = host.Services.GetServices<IHostedService>().OfType<MonitoringService>().FirstOrDefault();
+        return monitoring?.Fault is { } fault
+            ? Fail(ExitCodes.Failed, $"stopped on an unexpected error: {SqlServer.ConnectionStringRedactor.RedactMessage(fault.Message)}")
+            : ExitCodes.Success;
     }
 
     private static int Fail(int exitCode, string message, IEnumerable<string>? details = null)

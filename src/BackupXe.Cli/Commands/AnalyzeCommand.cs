@@ -33,6 +33,8 @@ public static class AnalyzeCommand
         {
             inputs, format, output, verbose, budget, noColor,
         };
+        CommonOptions.RejectUnknownOptions(inputs);
+        CommonOptions.RejectOutputOverInput(command, output, inputs);
         command.SetAction(async (parse, cancellationToken) =>
         {
             var paths = parse.GetRequiredValue(inputs);

@@ -20,7 +20,61 @@ public static class CommonOptions
     public static Option<string?> Output() => new("--output", "-o") { Description = "Write the report to this file instead of standard output." };
 
     public static Option<int?> MemoryBudget()
-        => new("--memory-budget-mb") { Description = "Largest buffer memory (BUFFERCOUNT x MAXTRANSFERSIZE) a recommendation may propose, in MB." };
+    {
+        var option = new Option<int?>("--memory-budget-mb") { Description = "Largest buffer memory (BUFFERCOUNT x MAXTRANSFERSIZE) a recommendation may propose, in MB." };
+        option.Validators.Add(result =>
+        {
+            if (result.GetValueOrDefault<int?>() is { } mb && mb < 1)
+            {
+                result.AddError($"--memory-budget-mb must be at least 1; it is {mb}.");
+            }
+        });
+        return option;
+    }
+
+    /// <summary>
+    /// A file argument spelled like an option ("--verbos", "-x") is a mistyped option, not a file name: said as
+    /// a usage error instead of "cannot be opened". A lone "-" is left to the input rules.
+    /// </summary>
+    public static void RejectUnknownOptions(Argument<string[]> files)
+    {
+        files.Validators.Add(result =>
+        {
+            foreach (var token in result.Tokens)
+            {
+                if (token.Value.Length > 1 && token.Value[0] == '-' && !File.Exists(token.Value))
+                {
+                    result.AddError($"unknown option '{token.Value}' (see --help); a file whose name starts with '-' is named as ./{token.Value}.");
+                }
+            }
+        });
+    }
+
+    /// <summary>--output must not name one of the inputs: writing the report would destroy the capture it is read from.</summary>
+    public static void RejectOutputOverInput(Command command, Option<string?> output, Argument<string[]> files)
+    {
+        command.Validators.Add(result =>
+        {
+            if (result.GetValue(output) is not { Length: > 0 } target || result.GetValue(files) is not { } inputs)
+            {
+                return;
+            }
+
+            var targetPath = Path.GetFullPath(target);
+            foreach (var input in inputs)
+            {
+                if (input != "-" && string.Equals(Path.GetFullPath(input), targetPath, PathComparison))
+                {
+                    result.AddError($"--output '{target}' is also an input: the report would overwrite the capture. Name another file.");
+                    return;
+                }
+            }
+        });
+    }
+
+    // Windows and macOS file systems are case-insensitive by default; Linux ones are not.
+    private static StringComparison PathComparison =>
+        OperatingSystem.IsLinux() ? StringComparison.Ordinal : StringComparison.OrdinalIgnoreCase;
 
     public static Option<bool> NoColor() => new("--no-color") { Description = "Plain text, no colours." };
 

@@ -19,6 +19,13 @@ public static class HistoryCommand
         var kind = new Option<string?>("--kind") { Description = "backup or restore." };
         kind.AcceptOnlyFromAmong("backup", "restore");
         var limit = new Option<int>("--limit", "-n") { Description = "Most recent operations to list.", DefaultValueFactory = _ => 50 };
+        limit.Validators.Add(result =>
+        {
+            if (result.GetValueOrDefault<int>() < 1)
+            {
+                result.AddError($"--limit must be at least 1; it is {result.GetValueOrDefault<int>()}.");
+            }
+        });
         var format = new Option<string>("--format", "-f") { Description = "console (default) or json.", DefaultValueFactory = _ => "console" };
         format.AcceptOnlyFromAmong("console", "json");
 
@@ -32,13 +39,14 @@ public static class HistoryCommand
                 return ExitCodes.NothingUsable;
             }
 
-            var store = new SqliteHistoryStore(file, TimeProvider.System);
-            IReadOnlyList<StoredOperation> rows;
+            // Read-only: the CLI never creates, alters or switches the journal of the file it is pointed at.
+            var store = SqliteHistoryStore.ForReading(file, TimeProvider.System);
+            HistoryRead read;
             try
             {
-                await store.InitializeAsync(cancellationToken);
+                await store.VerifyAsync(cancellationToken);
                 var kindValue = parse.GetValue(kind) switch { "backup" => OperationKind.Backup, "restore" => OperationKind.Restore, _ => (OperationKind?)null };
-                rows = await store.QueryAsync(new HistoryQuery(parse.GetValue(instance), parse.GetValue(database), kindValue, parse.GetValue(limit)), cancellationToken);
+                read = await store.ReadAsync(new HistoryQuery(parse.GetValue(instance), parse.GetValue(database), kindValue, parse.GetValue(limit)), cancellationToken);
             }
             catch (HistoryStoreException exception)
             {
@@ -46,14 +54,22 @@ public static class HistoryCommand
                 return ExitCodes.NothingUsable;
             }
 
+            foreach (var problem in read.Problems)
+            {
+                await Console.Error.WriteLineAsync($"backupxe: {file}: {problem}");
+            }
+
+            var rows = read.Operations;
             if (parse.GetValue(format) == "json")
             {
                 Console.Out.WriteLine(ReportJson.Serialize(rows.Select(r => new { instance = r.Instance, operation = r.Report }), indented: true));
-                return ExitCodes.Success;
+            }
+            else
+            {
+                Render(rows);
             }
 
-            Render(rows);
-            return ExitCodes.Success;
+            return read.Problems.Count > 0 ? ExitCodes.Partial : ExitCodes.Success;
         });
         return command;
     }

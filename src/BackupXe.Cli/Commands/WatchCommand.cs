@@ -21,6 +21,14 @@ public static class WatchCommand
         var database = new Option<string?>("--database", "-d") { Description = "Only this database." };
         var replay = new Option<string?>("--replay") { Description = "Replay a .xel / XE XML / ERRORLOG file through the live pipeline instead of connecting." };
         var speed = new Option<double>("--speed") { Description = "Replay speed: 1 = original timing, 10 = ten times faster, 0 = as fast as possible.", DefaultValueFactory = _ => 1 };
+        speed.Validators.Add(result =>
+        {
+            var value = result.GetValueOrDefault<double>();
+            if (!ReplayEventSource.IsValidSpeed(value))
+            {
+                result.AddError($"--speed {ReplayEventSource.SpeedRule}; it is {value:R}.");
+            }
+        });
         var format = new Option<string>("--format", "-f") { Description = "console (default) or json (one report object per line, as each operation ends).", DefaultValueFactory = _ => "console" };
         format.AcceptOnlyFromAmong("console", "json");
         var budget = CommonOptions.MemoryBudget();
@@ -30,6 +38,19 @@ public static class WatchCommand
         {
             server, database, replay, speed, format, budget, noColor,
         };
+        command.Validators.Add(result =>
+        {
+            // Silently preferring one would watch something the user did not ask for.
+            if (result.GetValue(replay) is not null && result.GetValue(server) is not null)
+            {
+                result.AddError("--replay and --server are exclusive: replay a capture or watch a server, not both.");
+            }
+
+            if (result.GetValue(replay) is null && result.GetResult(speed) is { Implicit: false })
+            {
+                result.AddError("--speed paces a replay; give --replay FILE with it.");
+            }
+        });
         command.SetAction(async (parse, cancellationToken) =>
         {
             var replayPath = parse.GetValue(replay);

@@ -92,6 +92,9 @@ public sealed class BackupOperation
 
     public bool IsEnded => End is not null;
 
+    /// <summary>Order of creation, which the correlator's indexes sort by.</summary>
+    internal long Sequence { get; set; }
+
     /// <summary>The phase that moves the data: copy-data for a backup, transfer-data for a restore.</summary>
     public OperationPhase DataPhase => Kind == OperationKind.Backup ? OperationPhase.CopyData : OperationPhase.TransferData;
 
@@ -143,7 +146,7 @@ public sealed class BackupOperation
             case ZeroingStarted zeroing:
                 var zeroed = Zeroing.Get(zeroing.Path);
                 zeroed.Start ??= at;
-                zeroed.Pages = zeroing.ToPage - zeroing.FromPage + 1;
+                zeroed.Pages = Math.Max(0, zeroing.ToPage - zeroing.FromPage) + 1;
                 break;
             case ZeroingCompleted zeroing:
                 Zeroing.Get(zeroing.Path).End = at;
@@ -193,10 +196,14 @@ public sealed class BackupOperation
 
         // Without a start line, the server's own elapsed time counts back from the end (which the history
         // line, written just before the summary, may already have set).
-        Start ??= End!.Value - TimeSpan.FromSeconds(summary.Seconds);
+        // The parser bounds Seconds (ServerRanges.MaxSeconds); the clamp keeps a summary built elsewhere from
+        // reaching before DateTime.MinValue.
+        var end = End!.Value;
+        var ticks = Math.Clamp(summary.Seconds, 0, ServerRanges.MaxSeconds) * TimeSpan.TicksPerSecond;
+        Start ??= end.AddTicks(-Math.Min(end.Ticks, (long)ticks));
     }
 
-    public void AddThroughput(long increment) => ThroughputEventBytes += increment;
+    public void AddThroughput(long increment) => ThroughputEventBytes = ServerRanges.SaturatingAdd(ThroughputEventBytes, Math.Max(0, increment));
 
     public void Finish(DateTime at, OperationStatus outcome, string? reason)
     {

@@ -1,3 +1,4 @@
+using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -39,7 +40,7 @@ public sealed class BufferConfiguration
             // The server's own total wins: it counts every set of buffers (the 2014 fixture prints 21 MB for
             // 7 buffers of 1 MB in 3 sets), which BUFFERCOUNT x MAXTRANSFERSIZE alone does not.
             TotalBufferBytes = Get(BufferParameter.TotalBufferSpace)
-                ?? (count is { } c && transfer is { } t ? c * t * (Int(BufferParameter.SetsOfBuffers) ?? 1) : null),
+                ?? (count is { } c && transfer is { } t ? ServerRanges.SaturatingMultiply(ServerRanges.SaturatingMultiply(c, t), Int(BufferParameter.SetsOfBuffers) ?? 1) : null),
             MemoryLimitBytes = Get(BufferParameter.MemoryLimit),
             SetsOfBuffers = Int(BufferParameter.SetsOfBuffers),
             TabularDataDeviceCount = Int(BufferParameter.TabularDataDeviceCount),

@@ -13,9 +13,15 @@ namespace BackupXe.Core.Correlation;
 public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeSpan? grace = null)
 {
     private readonly TimeSpan _grace = grace ?? TimeSpan.FromSeconds(2);
-    private readonly List<BackupOperation> _open = [];
-    private readonly List<BackupOperation> _ended = [];
+    private readonly OperationSet _open = new();
+    private readonly OperationSet _ended = new();
     private readonly TraceMessageParser _parser = new();
+
+    // Numbers operations in creation order for this stream only (no counter shared across inputs or runs).
+    private long _created;
+
+    // Ended operations by end time (then creation), so that settling looks only at the ones whose grace is over.
+    private readonly PriorityQueue<BackupOperation, (long EndTicks, long Sequence)> _endings = new();
     private BackupOperation? _lastHistoryMatch;
 
     /// <summary>Wait events that overlapped no operation: reported, not silently dropped.</summary>
@@ -24,7 +30,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     /// <summary>Trace messages that belonged to no operation (e.g. the tail of one that began before the input).</summary>
     public long OrphanMessages { get; private set; }
 
-    public IReadOnlyList<BackupOperation> InFlight => _open;
+    public IEnumerable<BackupOperation> InFlight => _open.InOrder;
 
     public void Observe(TraceEvent traceEvent)
     {
@@ -32,7 +38,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         switch (traceEvent)
         {
             case ProgressTraceEvent progress:
-                ObserveProgress(progress, _parser.Parse(progress.Message));
+                ObserveProgress(progress, progress.Parsed ?? _parser.Parse(progress.Message));
                 break;
             case WaitEvent wait:
                 ObserveWait(wait);
@@ -46,12 +52,11 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     /// <summary>Releases ended operations whose grace period has passed by <paramref name="now"/>.</summary>
     public void Settle(DateTime now)
     {
-        for (var i = 0; i < _ended.Count; i++)
+        while (_endings.TryPeek(out var operation, out var key) && now.Ticks - key.EndTicks > _grace.Ticks)
         {
-            var operation = _ended[i];
-            if (now - operation.End!.Value > _grace)
+            _endings.Dequeue();
+            if (_ended.Remove(operation))
             {
-                _ended.RemoveAt(i--);
                 Release(operation);
             }
         }
@@ -60,13 +65,14 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     /// <summary>End of input: everything still held or open is released; open ones will report as incomplete.</summary>
     public void Flush()
     {
-        foreach (var operation in _ended.Concat(_open).OrderBy(o => o.FirstSeen).ToList())
+        foreach (var operation in _ended.InOrder.Concat(_open.InOrder).OrderBy(o => o.FirstSeen).ToList())
         {
             Release(operation);
         }
 
         _ended.Clear();
         _open.Clear();
+        _endings.Clear();
     }
 
     private void Release(BackupOperation operation)
@@ -81,6 +87,13 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
 
     private void ObserveProgress(ProgressTraceEvent progress, ParsedTraceMessage parsed)
     {
+        if (parsed.Message is ImplausibleValue)
+        {
+            // Damage: a file source has already reported it with its line; a live one has nowhere to say it.
+            OrphanMessages++;
+            return;
+        }
+
         var at = progress.Timestamp;
         var database = progress.DatabaseName is { Length: > 0 } name ? name : parsed.PrefixDatabase;
         switch (parsed.Message)
@@ -140,19 +153,19 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         // one ended without a closing line in the input.
         if (sessionId is not null)
         {
-            foreach (var previous in _open.Where(o => o.SessionId == sessionId).ToList())
+            foreach (var previous in _open.OfSession(sessionId.Value).ToList())
             {
                 _open.Remove(previous);
                 Release(previous);
             }
         }
 
-        _open.Add(new BackupOperation(kind, scope, database, sessionId, at, startObserved: true));
+        _open.Add(new BackupOperation(kind, scope, database, sessionId, at, startObserved: true) { Sequence = ++_created });
     }
 
     private BackupOperation Adopt(OperationKind kind, OperationScope? scope, string? database, int? sessionId, DateTime at)
     {
-        var operation = new BackupOperation(kind, scope, database, sessionId, at, startObserved: false);
+        var operation = new BackupOperation(kind, scope, database, sessionId, at, startObserved: false) { Sequence = ++_created };
         _open.Add(operation);
         return operation;
     }
@@ -162,6 +175,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         if (_open.Remove(operation))
         {
             _ended.Add(operation);
+            _endings.Enqueue(operation, (operation.End!.Value.Ticks, operation.Sequence));
         }
     }
 
@@ -169,20 +183,20 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     {
         if (sessionId is not null)
         {
-            return _open.FindLast(o => o.SessionId == sessionId && SameDatabase(o.Database, database));
+            return _open.LastOfSession(sessionId.Value, o => SameDatabase(o.Database, database));
         }
 
         if (database is not null)
         {
-            return _open.FindLast(o => SameDatabase(o.Database, database) && (kind is null || o.Kind == kind));
+            return _open.Last(o => SameDatabase(o.Database, database) && (kind is null || o.Kind == kind));
         }
 
-        return _open.Count == 1 ? _open[0] : null;
+        return _open.Only;
     }
 
     private BackupOperation? FindEndedOrOpen(OperationKind kind, string database, int? sessionId)
-        => _open.FindLast(o => o.Kind == kind && Named(o.Database, database) && (sessionId is null || o.SessionId is null || o.SessionId == sessionId))
-            ?? _ended.FindLast(o => o.Kind == kind && Named(o.Database, database) && o.Summary is null);
+        => _open.Last(o => o.Kind == kind && Named(o.Database, database) && (sessionId is null || o.SessionId is null || o.SessionId == sessionId))
+            ?? _ended.Last(o => o.Kind == kind && Named(o.Database, database) && o.Summary is null);
 
     private BackupOperation? FindForSummary(CompletionSummary summary, int? sessionId)
     {
@@ -195,20 +209,20 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         bool Fits(BackupOperation o) => o.Kind == summary.Kind && o.Summary is null
             && (sessionId is null || o.SessionId is null || o.SessionId == sessionId);
 
-        var open = _open.Where(Fits).ToList();
+        var open = _open.InOrder.Where(Fits).Take(2).ToList();
         if (open.Count == 1)
         {
             return open[0];
         }
 
-        return open.Count == 0 ? _ended.FindLast(Fits) : null;
+        return open.Count == 0 ? _ended.Last(Fits) : null;
     }
 
     private void ObserveWait(WaitEvent wait)
     {
         if (wait.SessionId is { } session)
         {
-            var owner = _open.FindLast(o => o.SessionId == session) ?? _ended.FindLast(o => o.SessionId == session && wait.Began <= o.End);
+            var owner = _open.LastOfSession(session, _ => true) ?? _ended.LastOfSession(session, o => wait.Began <= o.End);
             if (owner is not null)
             {
                 owner.Waits.Add(wait, bySession: true);
@@ -226,7 +240,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         }
 
         var attributed = false;
-        foreach (var operation in _open.Concat(_ended))
+        foreach (var operation in _open.InOrder.Concat(_ended.InOrder))
         {
             var start = operation.Start ?? operation.FirstSeen;
             var end = operation.End ?? DateTime.MaxValue;
@@ -245,7 +259,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
 
     private void ObserveThroughput(ThroughputEvent throughput)
     {
-        var owner = throughput.SessionId is { } session ? _open.FindLast(o => o.SessionId == session) : (_open.Count == 1 ? _open[0] : null);
+        var owner = throughput.SessionId is { } session ? _open.LastOfSession(session, _ => true) : _open.Only;
         owner?.AddThroughput(throughput.Increment);
     }
 

@@ -25,9 +25,11 @@ public sealed class WaitAccumulator
             _byType.Add(wait.WaitType, totals);
         }
 
+        // Sources bound each duration (ServerRanges.MaxDurationMs); saturating sums keep even an adversarial
+        // number of them from wrapping into a negative total.
         totals.Count++;
-        totals.TotalMs += wait.DurationMs;
-        totals.SignalMs += wait.SignalDurationMs;
+        totals.TotalMs = ServerRanges.SaturatingAdd(totals.TotalMs, Math.Max(0, wait.DurationMs));
+        totals.SignalMs = ServerRanges.SaturatingAdd(totals.SignalMs, Math.Max(0, wait.SignalDurationMs));
         totals.MaxMs = Math.Max(totals.MaxMs, wait.DurationMs);
         if (bySession)
         {

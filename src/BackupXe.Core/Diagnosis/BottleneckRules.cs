@@ -97,7 +97,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
                 ? MissingBufferConfig
                 : buffersSmall == true
                     ? $"{bufferSentence[..^1]}: small, so more buffers may help as well."
-                    : $"{bufferSentence[..^1]}: plentiful, more would not help (domain.md 6.2 tests 4-5).");
+                    : $"{bufferSentence[..^1]}: plentiful, more would not help (docs/diagnosis.md 6.2 tests 4-5).");
             evidence.AddIfNotNull(Throughput(measures));
             evidence.AddRange(context);
             var confidence = buffersSmall == false ? Confidence.High : Confidence.Medium;
@@ -112,7 +112,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
                     waits.IoSentence!,
                     waits.BufferSentence!,
                     $"Neither dominates: the device threads are busy {Figures.Percent(waits.IoShare)} of the time and the buffers wait long, "
-                        + "which most often means a shared or slow destination (domain.md 6.2 tests 6-7: two files on one disk).",
+                        + "which most often means a shared or slow destination (docs/diagnosis.md 6.2 tests 6-7: two files on one disk).",
                     .. context,
                 ]);
         }

@@ -1,3 +1,5 @@
+using BackupXe.Core.Events;
+
 namespace BackupXe.Core.Diagnosis;
 
 /// <summary>
@@ -17,7 +19,7 @@ internal sealed record BufferPlan(
     public const long MaxTransferSizeCeiling = 4 * 1024 * 1024;
     public const long MaxTransferSizeStep = 64 * 1024;
 
-    public long Bytes => BufferCount * MaxTransferSizeBytes;
+    public long Bytes => ServerRanges.SaturatingMultiply(BufferCount, MaxTransferSizeBytes);
 
     public bool RaisesMaxTransferSize => MaxTransferSizeBytes > CurrentMaxTransferSizeBytes;
 
@@ -39,7 +41,7 @@ internal sealed record BufferPlan(
 
         var size = MaxTransferSizeCeiling;
         var count = Math.Max((long)targetBuffersPerDevice * measures.DeviceThreads, currentCount ?? 0);
-        var capped = count * size > cap;
+        var capped = ServerRanges.SaturatingMultiply(count, size) > cap;
         if (capped)
         {
             var limit = cap!.Value;
@@ -59,7 +61,7 @@ internal sealed record BufferPlan(
         }
 
         var plan = new BufferPlan((int)count, size, currentCount, currentSize, config?.MaxTransferSizeBytes is null, capDescription, capped);
-        var currentBytes = currentCount * currentSize;
+        long? currentBytes = currentCount is { } c ? ServerRanges.SaturatingMultiply(c, currentSize) : null;
         var grows = (plan.RaisesBufferCount && size >= currentSize) || (plan.RaisesMaxTransferSize && count >= (currentCount ?? 0));
         return grows && (currentBytes is not { } now || plan.Bytes > now) ? plan : null;
     }

@@ -82,7 +82,7 @@ internal sealed class OperationMeasures
             IsNulBackup = operation.Kind == OperationKind.Backup && operation.Devices.Count > 0
                 && operation.Devices.All(device => IsNul(device.Path)),
             BufferMemoryBytes = buffers?.BufferCount is { } count && buffers.MaxTransferSizeBytes is { } size
-                ? count * size
+                ? ServerRanges.SaturatingMultiply(count, size)
                 : buffers?.TotalBufferBytes,
         };
     }
@@ -143,8 +143,8 @@ internal sealed class OperationMeasures
         var buffers = Operation.BufferConfig;
         if (buffers?.BufferCount is { } count && buffers.MaxTransferSizeBytes is { } size)
         {
-            var perDevice = DeviceThreads > 1 ? $" ({Figures.Size(count * size / DeviceThreads)} per device)" : "";
-            return $"{Figures.Plural(count, "buffer", "buffers")} x {Figures.Size(size)} = {Figures.Size(count * size)} of buffer memory{perDevice}.";
+            var perDevice = DeviceThreads > 1 ? $" ({Figures.Size(ServerRanges.SaturatingMultiply(count, size) / DeviceThreads)} per device)" : "";
+            return $"{Figures.Plural(count, "buffer", "buffers")} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(count, size))} of buffer memory{perDevice}.";
         }
 
         return BufferMemoryBytes is { } total ? $"{Figures.Size(total)} of buffer memory in all." : null;

@@ -1,3 +1,4 @@
+using BackupXe.Core.Events;
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
@@ -95,7 +96,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
 
         var text = $"Raise {string.Join(" and ", changes)}: {plan.MemorySentence}";
         text += plan.CurrentBufferCount is { } now
-            ? $" instead of {Figures.Count(now)} x {Figures.Size(plan.CurrentMaxTransferSizeBytes)} = {Figures.Size(now * plan.CurrentMaxTransferSizeBytes)}"
+            ? $" instead of {Figures.Count(now)} x {Figures.Size(plan.CurrentMaxTransferSizeBytes)} = {Figures.Size(ServerRanges.SaturatingMultiply(now, plan.CurrentMaxTransferSizeBytes))}"
             : "";
         text += ", taken outside the buffer pool.";
         if (plan.CurrentMaxTransferSizeBytes >= BufferPlan.MaxTransferSizeCeiling)
@@ -127,10 +128,10 @@ internal sealed class Remedies(DiagnosisSettings settings)
         var files = Math.Max(4, measures.DeviceThreads * 2);
         var first = operation.Devices.Count > 0 ? operation.Devices[0].Path : DefaultPath(operation);
         var text = $"Stripe the backup over {files} files on separate volumes: each file adds a writer and buffers, "
-            + "but files on one volume share its throughput (domain.md 6.1: 9 files took 1.4 GB/s to 2.2-2.4 GB/s; 6.2: 2 files on one disk gained nothing).";
+            + "but files on one volume share its throughput (docs/diagnosis.md 6.1: 9 files took 1.4 GB/s to 2.2-2.4 GB/s; 6.2: 2 files on one disk gained nothing).";
         if (size is null)
         {
-            text += $" The database size is unknown: striping did not help a 10 GB database (domain.md 6.4).";
+            text += $" The database size is unknown: striping did not help a 10 GB database (docs/diagnosis.md 6.4).";
         }
 
         var tsql = BackupStatement.Like(operation)
@@ -143,14 +144,14 @@ internal sealed class Remedies(DiagnosisSettings settings)
     {
         var known = measures.Operation.Options?.Compression is not null;
         var text = (known ? "Compression is off: turn it on" : "Turn compression on if it is not already")
-            + " to cut the bytes written to the device, at the cost of CPU (domain.md 6.4: 69 s to 51 s).";
+            + " to cut the bytes written to the device, at the cost of CPU (docs/diagnosis.md 6.4: 69 s to 51 s).";
         var tsql = BackupStatement.Like(measures.Operation with { Options = (measures.Operation.Options ?? new OptionsReport(null, null, null)) with { Compression = true } });
         return new Recommendation(RecommendationIds.EnableCompression, text, tsql.ToString());
     }
 
     private static Recommendation BlockSize(OperationMeasures measures)
     {
-        const string text = "Write with BLOCKSIZE = 65536: about 5-6% more throughput in a published test (domain.md section 1). "
+        const string text = "Write with BLOCKSIZE = 65536: about 5-6% more throughput in a published test (docs/diagnosis.md, Section 1). "
             + "A media set formatted with another block size cannot be appended to (error 3268): write to a new file or reinitialise the media.";
         var tsql = BackupStatement.Like(measures.Operation)
             .With("BLOCKSIZE = 65536")
@@ -194,7 +195,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
     private static Recommendation TestWithoutCompression(OperationMeasures measures)
     {
         const string text = "Compare two COPY_ONLY backups to NUL, with and without compression. If the compressed one is much slower "
-            + "(domain.md 6.3: 765 MB/s with CPU at 98% against 1.42 GB/s without), compression CPU is the limit: "
+            + "(docs/diagnosis.md 6.3: 765 MB/s with CPU at 98% against 1.42 GB/s without), compression CPU is the limit: "
             + "back up without compression to a fast target, match the stripes to the cores, or accept it. Both still write msdb history.";
         var tsql = BackupStatement.ToNul(measures.Operation, true) + "\n"
             + BackupStatement.ToNul(measures.Operation, false);
@@ -246,7 +247,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
         var size = BufferPlan.MaxTransferSizeCeiling;
         var count = config?.BufferCount;
         var cap = new[] { config?.MemoryLimitBytes, settings.MemoryBudgetBytes }.Where(c => c is not null).Min();
-        if (count is > 0 && count * size > cap)
+        if (count is > 0 && ServerRanges.SaturatingMultiply(count.Value, size) > cap)
         {
             size = cap.Value / count.Value / BufferPlan.MaxTransferSizeStep * BufferPlan.MaxTransferSizeStep;
             if (size <= (current ?? OperationMeasures.DefaultMaxTransferSize))
@@ -257,10 +258,10 @@ internal sealed class Remedies(DiagnosisSettings settings)
 
         var text = $"Restore with MAXTRANSFERSIZE = {Tsql.Number(size)} ({Figures.Size(size)}) instead of "
             + (current is { } now ? Figures.Size(now) : "the default 1 MB")
-            + ": in a published test a restore run with defaults (6 buffers, 1 MB) took 171 s, with 4 MB 81 s (domain.md 6.4).";
+            + ": in a published test a restore run with defaults (6 buffers, 1 MB) took 171 s, with 4 MB 81 s (docs/diagnosis.md 6.4).";
         if (count is { } buffers)
         {
-            text += $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(buffers * size)}.";
+            text += $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(buffers, size))}.";
         }
 
         var tsql = BackupStatement.Like(measures.Operation).With($"MAXTRANSFERSIZE = {Tsql.Number(size)}");

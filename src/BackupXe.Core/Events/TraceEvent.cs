@@ -30,7 +30,21 @@ public sealed record ProgressTraceEvent(
     OperationKind? Kind,
     string? DatabaseName,
     string Message,
-    int? TraceLevel = null) : TraceEvent(Timestamp, SessionId);
+    int? TraceLevel = null) : TraceEvent(Timestamp, SessionId)
+{
+    /// <summary>
+    /// The message already parsed by a file source, which parses it to range-check its numbers where the line is
+    /// known; null for sources that leave parsing to the correlator.
+    /// </summary>
+    public Parsing.ParsedTraceMessage? Parsed { get; init; }
+
+    // Parsed follows from Message: two events are equal when what was captured is, parsed or not.
+    public bool Equals(ProgressTraceEvent? other) =>
+        other is not null && base.Equals(other) && Kind == other.Kind && DatabaseName == other.DatabaseName
+        && Message == other.Message && TraceLevel == other.TraceLevel;
+
+    public override int GetHashCode() => HashCode.Combine(base.GetHashCode(), Kind, DatabaseName, Message, TraceLevel);
+}
 
 /// <summary>
 /// <c>sqlos.wait_info</c> or <c>sqlos.wait_info_external</c> at opcode End: the timestamp is when the wait ended.
@@ -47,7 +61,8 @@ public sealed record WaitEvent(
     bool IsExternal = false) : TraceEvent(Timestamp, SessionId)
 {
     /// <summary>When the wait began, derived from its end and its duration.</summary>
-    public DateTime Began => Timestamp - TimeSpan.FromMilliseconds(DurationMs);
+    public DateTime Began => Timestamp.AddTicks(
+        -Math.Min(Timestamp.Ticks, Math.Clamp(DurationMs, 0, ServerRanges.MaxDurationMs) * TimeSpan.TicksPerMillisecond));
 }
 
 /// <summary><c>sqlserver.databases_backup_restore_throughput</c>: bytes moved since the previous report.</summary>

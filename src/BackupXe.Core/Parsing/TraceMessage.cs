@@ -125,7 +125,7 @@ public sealed record CompletionSummary(
     double MegabytesPerSecond) : TraceMessage
 {
     /// <summary>Pages are 8 KB.</summary>
-    public long Bytes => Pages * 8192;
+    public long Bytes => ServerRanges.SaturatingMultiply(Pages, 8192);
 }
 
 /// <summary>
@@ -142,6 +142,12 @@ public sealed record HistoryRecord(
 
 /// <summary>A known step with nothing to measure ("Opening the backup media set"): recognised, kept as text.</summary>
 public sealed record KnownStep(string Text) : TraceMessage;
+
+/// <summary>
+/// A known message carrying a number SQL Server cannot write (see <see cref="ServerRanges"/>): damage, reported
+/// where it was read and dropped, never analysed.
+/// </summary>
+public sealed record ImplausibleValue(string Reason) : TraceMessage;
 
 /// <summary>A message not in the vocabulary: counted and available in verbose output, never an error.</summary>
 public sealed record UnknownMessage(string Text) : TraceMessage;

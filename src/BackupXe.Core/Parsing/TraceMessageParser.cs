@@ -463,7 +463,7 @@ public sealed class TraceMessageParser
     }
 
     // "... successfully processed 8042633 pages in 43.967 seconds (1429.096 MB/sec)."
-    private static CompletionSummary? ParseCompletion(OperationKind kind, ReadOnlySpan<char> head, ReadOnlySpan<char> tail)
+    private static TraceMessage? ParseCompletion(OperationKind kind, ReadOnlySpan<char> head, ReadOnlySpan<char> tail)
     {
         if (ScopeOf(head) is not { } scope)
         {
@@ -477,6 +477,12 @@ public sealed class TraceMessageParser
             || !IsEnd(cursor.Rest))
         {
             return null;
+        }
+
+        if (pages > ServerRanges.MaxPages || seconds > ServerRanges.MaxSeconds || !double.IsFinite(rate))
+        {
+            return new ImplausibleValue(
+                $"completion line claims {pages} pages in {seconds:R} seconds, beyond what SQL Server can write");
         }
 
         return new CompletionSummary(kind, scope, pages, seconds, rate);
@@ -514,7 +520,7 @@ public sealed class TraceMessageParser
     }
 
     // "Memory limit: 2300 MB", "Memory limit: 3325MB", "BufferCount: 7".
-    private static BufferParameterLine? ParseBufferValue(ReadOnlySpan<char> rest, BufferParameter parameter)
+    private static TraceMessage? ParseBufferValue(ReadOnlySpan<char> rest, BufferParameter parameter)
     {
         var cursor = new Cursor(rest);
         if (!cursor.Char(':') || cursor.Size() is not { } value || !IsEnd(cursor.Rest))
@@ -522,12 +528,12 @@ public sealed class TraceMessageParser
             return null;
         }
 
-        return new BufferParameterLine(parameter, value);
+        return value > ServerRanges.MaxBytes ? TooLarge("buffer parameter", value) : new BufferParameterLine(parameter, value);
     }
 
     // "Effective options: Checksum=1, Compression=1, Encryption=0, BufferCount=7, MaxTransferSize=1024 KB":
     // keys in any order, any of them missing, unknown keys ignored.
-    private static EffectiveOptions? ParseEffectiveOptions(ReadOnlySpan<char> rest)
+    private static TraceMessage? ParseEffectiveOptions(ReadOnlySpan<char> rest)
     {
         var cursor = new Cursor(rest);
         if (!cursor.Char(':'))
@@ -576,6 +582,11 @@ public sealed class TraceMessageParser
             }
         }
 
+        if (maxTransferSize > ServerRanges.MaxBytes)
+        {
+            return TooLarge("MaxTransferSize", maxTransferSize.Value);
+        }
+
         return new EffectiveOptions(checksum, compression, encryption, bufferCount, maxTransferSize);
     }
 
@@ -587,7 +598,7 @@ public sealed class TraceMessageParser
         : null;
 
     // "Estimated total size = 95303680 bytes (data size = 95289344 bytes, log size = 14336 bytes)".
-    private static EstimatedSize? ParseEstimatedSize(ReadOnlySpan<char> rest)
+    private static TraceMessage? ParseEstimatedSize(ReadOnlySpan<char> rest)
     {
         var cursor = new Cursor(rest);
         if (!cursor.Char('=') || cursor.Size() is not { } total)
@@ -595,7 +606,14 @@ public sealed class TraceMessageParser
             return null;
         }
 
-        return new EstimatedSize(total, SizeAfter(cursor.Rest, "data size"), SizeAfter(cursor.Rest, "log size"));
+        var data = SizeAfter(cursor.Rest, "data size");
+        var log = SizeAfter(cursor.Rest, "log size");
+        if (Math.Max(total, Math.Max(data ?? 0, log ?? 0)) is var largest && largest > ServerRanges.MaxBytes)
+        {
+            return TooLarge("estimated size", largest);
+        }
+
+        return new EstimatedSize(total, data, log);
     }
 
     private static long? SizeAfter(ReadOnlySpan<char> text, string label)
@@ -611,7 +629,7 @@ public sealed class TraceMessageParser
     }
 
     // "1 percent (1048576/95303680 bytes) processed".
-    private static PercentProcessed? ParsePercent(ReadOnlySpan<char> text)
+    private static TraceMessage? ParsePercent(ReadOnlySpan<char> text)
     {
         var cursor = new Cursor(text);
         if (cursor.Long() is not { } percent || percent > 100 || !cursor.Word("percent") || !cursor.Char('(')
@@ -619,6 +637,11 @@ public sealed class TraceMessageParser
             || !cursor.Word("bytes") || !cursor.Char(')') || !cursor.Word("processed") || !IsEnd(cursor.Rest))
         {
             return null;
+        }
+
+        if (Math.Max(bytes, total) > ServerRanges.MaxBytes)
+        {
+            return TooLarge("progress line", Math.Max(bytes, total));
         }
 
         return new PercentProcessed((int)percent, bytes, total);
@@ -655,7 +678,7 @@ public sealed class TraceMessageParser
 
     // "Zeroing D:\x_log.ldf from page 1 to 64000 (0x2000 to 0x1f400000)": the path may hold spaces, so the
     // last " from page " splits it.
-    private static ZeroingStarted? ParseZeroing(ReadOnlySpan<char> rest)
+    private static TraceMessage? ParseZeroing(ReadOnlySpan<char> rest)
     {
         var at = LastIndexOfIgnoreCase(rest, " from page ");
         if (at < 0)
@@ -670,12 +693,17 @@ public sealed class TraceMessageParser
             return null;
         }
 
+        if (to < from || to > ServerRanges.MaxPages)
+        {
+            return new ImplausibleValue($"zeroing line claims pages {from} to {to}, not a range SQL Server can write");
+        }
+
         return new ZeroingStarted(path.ToString(), from, to);
     }
 
     // "Database backed up. Database: X, creation date(time): 2011/09/15(21:46:19), pages dumped: 3100,
     // first LSN: ..., last LSN: ..., number of dump devices: 1, device information: (FILE=2, TYPE=DISK: {'D:\x.bak'})."
-    private static HistoryRecord? ParseHistory(ReadOnlySpan<char> rest, OperationKind kind, OperationScope scope)
+    private static TraceMessage? ParseHistory(ReadOnlySpan<char> rest, OperationKind kind, OperationScope scope)
     {
         var at = IndexOfIgnoreCase(rest, "Database:");
         if (at < 0)
@@ -697,6 +725,11 @@ public sealed class TraceMessageParser
         }
 
         var pages = NumberAfter(afterName, "pages dumped");
+        if (pages > ServerRanges.MaxPages)
+        {
+            return new ImplausibleValue($"history line claims {pages} pages dumped, beyond what SQL Server can write");
+        }
+
         var devices = NumberAfter(afterName, "number of dump devices");
         return new HistoryRecord(
             kind,
@@ -773,6 +806,9 @@ public sealed class TraceMessageParser
 
         return devices;
     }
+
+    private static ImplausibleValue TooLarge(string what, long value) =>
+        new($"{what} of {value} bytes is beyond what SQL Server can write");
 
     private static string? PathOf(ReadOnlySpan<char> rest)
     {
@@ -929,9 +965,16 @@ public sealed class TraceMessageParser
                 digits++;
             }
 
-            if (digits == 0 || !long.TryParse(rest[..digits], NumberStyles.None, CultureInfo.InvariantCulture, out var value))
+            if (digits == 0)
             {
                 return null;
+            }
+
+            // More digits than a long holds is still a number, only an impossible one: saturate so that the
+            // rule's range check reports it instead of the line passing for an unknown message.
+            if (!long.TryParse(rest[..digits], NumberStyles.None, CultureInfo.InvariantCulture, out var value))
+            {
+                value = long.MaxValue;
             }
 
             rest = rest[digits..];
@@ -990,7 +1033,7 @@ public sealed class TraceMessageParser
             }
 
             rest = unit[length..];
-            return number * scale;
+            return number > long.MaxValue / scale ? long.MaxValue : number * scale;
         }
 
         private static bool StartsUnit(ReadOnlySpan<char> text, string unit) =>

@@ -34,7 +34,9 @@ public sealed record OperationProgress(
         {
             var bytesPerSecond = moved / (at - begin).TotalSeconds;
             rate = Math.Round(bytesPerSecond / OperationReportBuilder.BytesPerMegabyte, 1);
-            if (operation.EstimatedBytes is { } total && bytesPerSecond > 0 && total >= moved)
+            // A crawl extrapolated over a huge estimate can exceed what a TimeSpan holds: no ETA then.
+            if (operation.EstimatedBytes is { } total && bytesPerSecond > 0 && total >= moved
+                && (total - moved) / bytesPerSecond < ServerRanges.MaxSeconds)
             {
                 remaining = TimeSpan.FromSeconds((total - moved) / bytesPerSecond);
             }

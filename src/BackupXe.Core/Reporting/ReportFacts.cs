@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.Core.Events;
 
 namespace BackupXe.Core.Reporting;
 
@@ -38,7 +39,7 @@ public static class ReportFacts
 
         foreach (var zero in op.Zeroing)
         {
-            var pages = zero.Pages is { } p ? string.Create(CultureInfo.InvariantCulture, $" ({p} pages, {Units.Bytes(p * 8192)})") : string.Empty;
+            var pages = zero.Pages is { } p ? string.Create(CultureInfo.InvariantCulture, $" ({p} pages, {Units.Bytes(ServerRanges.SaturatingMultiply(p, 8192))})") : string.Empty;
             facts.Add(new("Zeroed", $"{zero.Path}{pages} in {Units.Duration(zero.Seconds)}"));
         }
 

@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Text;
 using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
 
 namespace BackupXe.Sources.Errorlog;
 
@@ -13,10 +14,15 @@ namespace BackupXe.Sources.Errorlog;
 /// <remarks>
 /// A line with no timestamp continues the message above it and is appended after a <c>'\n'</c>, so the
 /// first line of a message stays intact for the message parser and the continuation is still kept.
+/// Lines and messages are bounded (<see cref="BoundedLineReader.MaxLineChars"/>, <see cref="MaxMessageChars"/>)
+/// and built in one buffer, so time is linear and memory flat whatever the file holds.
 /// </remarks>
 public sealed class ErrorlogEventSource : ITraceEventSource
 {
-    private const string ContinuationSeparator = "\n";
+    /// <summary>The longest message kept, continuation lines included; the rest is counted and dropped.</summary>
+    public const int MaxMessageChars = BoundedLineReader.MaxLineChars;
+
+    private const char ContinuationSeparator = '\n';
 
     private readonly Func<Stream> _open;
     private readonly Encoding _encodingWithoutBom;
@@ -45,33 +51,45 @@ public sealed class ErrorlogEventSource : ITraceEventSource
         SourceStatus status,
         [EnumeratorCancellation] CancellationToken cancellationToken)
     {
-        var reader = OpenReader(status);
-        if (reader is null)
+        var stream = OpenReader(status);
+        if (stream is null)
         {
             yield break;
         }
 
-        using (reader)
+        using (stream)
         {
+            var reader = new BoundedLineReader(stream);
+            var message = new PendingMessage();
             var lineNumber = 0;
             var messages = 0L;
-            ErrorlogLine pending = default;
-            string? pendingText = null;
             string? line;
             while ((line = await ReadLineAsync(reader, status, lineNumber + 1, cancellationToken)) is not null)
             {
                 lineNumber++;
+                if (reader.Truncated)
+                {
+                    status.Report(
+                        $"line {lineNumber}",
+                        $"{reader.LastLineLength} characters long; only the first {BoundedLineReader.MaxLineChars} are kept");
+                }
+
+                if (ErrorlogLine.LooksBinary(line))
+                {
+                    status.Report($"line {lineNumber}", "binary, control or undecodable characters (U+FFFD), not ERRORLOG text; line skipped");
+                    continue;
+                }
+
                 if (ErrorlogLine.TryParse(line, out var parsed))
                 {
-                    if (pendingText is not null)
+                    if (message.Take(status) is { } ready)
                     {
                         messages++;
                         status.Events++;
-                        yield return ToEvent(pending, pendingText);
+                        yield return ready;
                     }
 
-                    pending = parsed;
-                    pendingText = line[parsed.TextStart..];
+                    message.Start(parsed, line, lineNumber);
                     continue;
                 }
 
@@ -80,38 +98,35 @@ public sealed class ErrorlogEventSource : ITraceEventSource
                     continue;
                 }
 
-                if (ErrorlogLine.LooksBinary(line))
+                if (ErrorlogLine.HasTimestampShape(line))
                 {
-                    status.Report($"line {lineNumber}", "binary or control characters, not ERRORLOG text; line skipped");
+                    status.Report($"line {lineNumber}", $"'{line[..19]}' is not a valid date and time; line skipped");
                     continue;
                 }
 
-                if (pendingText is null)
+                if (!message.IsOpen)
                 {
                     status.Report($"line {lineNumber}", "text before the first timestamped line; line skipped");
                     continue;
                 }
 
-                pendingText = string.Concat(pendingText, ContinuationSeparator, line);
+                message.Continue(line);
             }
 
-            if (pendingText is not null)
+            if (message.Take(status) is { } last)
             {
                 messages++;
                 status.Events++;
-                yield return ToEvent(pending, pendingText);
+                yield return last;
             }
 
-            if (messages == 0)
+            if (messages == 0 && !message.AnyStarted)
             {
                 status.Unusable = true;
                 status.Report("file", "no timestamped ERRORLOG line found");
             }
         }
     }
-
-    private static ProgressTraceEvent ToEvent(ErrorlogLine line, string text) =>
-        new(line.Timestamp, line.SessionId, Kind: null, DatabaseName: null, text);
 
     // sp_readerrorlog results saved from SSMS carry a header row, a dashed underline (text mode) and a row count.
     private static bool IsExportDecoration(string line)
@@ -138,7 +153,7 @@ public sealed class ErrorlogEventSource : ITraceEventSource
     }
 
     private static async ValueTask<string?> ReadLineAsync(
-        StreamReader reader, SourceStatus status, int lineNumber, CancellationToken cancellationToken)
+        BoundedLineReader reader, SourceStatus status, int lineNumber, CancellationToken cancellationToken)
     {
         try
         {
@@ -148,6 +163,77 @@ public sealed class ErrorlogEventSource : ITraceEventSource
         {
             status.Report($"line {lineNumber}", $"reading stopped: {e.Message}");
             return null;
+        }
+    }
+
+    /// <summary>
+    /// The message being gathered: its first line and its continuation lines in one reused buffer, so that
+    /// 80,000 continuation lines cost 80,000 appends, not 80,000 copies of a growing string.
+    /// </summary>
+    private sealed class PendingMessage
+    {
+        // One parser per read: its per-stream context (the last "Backup(db):" prefix) stays with this log.
+        private readonly TraceMessageParser _parser = new();
+
+        private readonly StringBuilder _text = new();
+        private ErrorlogLine _line;
+        private int _lineNumber;
+        private long _dropped;
+
+        public bool IsOpen { get; private set; }
+
+        public bool AnyStarted { get; private set; }
+
+        public void Start(ErrorlogLine line, string text, int lineNumber)
+        {
+            _line = line;
+            _lineNumber = lineNumber;
+            _dropped = 0;
+            _text.Clear();
+            _text.Append(text.AsSpan(Math.Min(line.TextStart, text.Length)));
+            IsOpen = AnyStarted = true;
+        }
+
+        public void Continue(string line)
+        {
+            if (_text.Length + 1 + line.Length > MaxMessageChars)
+            {
+                _dropped += line.Length + 1;
+                return;
+            }
+
+            _text.Append(ContinuationSeparator).Append(line);
+        }
+
+        /// <summary>The finished message as an event, or null when none is open or its numbers are impossible.</summary>
+        public ProgressTraceEvent? Take(SourceStatus status)
+        {
+            if (!IsOpen)
+            {
+                return null;
+            }
+
+            IsOpen = false;
+            if (_dropped > 0)
+            {
+                status.Report($"line {_lineNumber}", $"message longer than {MaxMessageChars} characters; {_dropped} characters of continuation lines dropped");
+            }
+
+            var text = _text.ToString();
+
+            // Parsed here, where the line is known, so that a number SQL Server cannot write (an elapsed time of
+            // 1e12 s) is reported with its place and dropped with its message; the correlator reuses the result.
+            var parsed = _parser.Parse(text);
+            if (parsed.Message is ImplausibleValue implausible)
+            {
+                status.Report($"line {_lineNumber}", $"{implausible.Reason}; message skipped");
+                return null;
+            }
+
+            return new ProgressTraceEvent(_line.Timestamp, _line.SessionId, Kind: null, DatabaseName: null, text)
+            {
+                Parsed = parsed,
+            };
         }
     }
 }

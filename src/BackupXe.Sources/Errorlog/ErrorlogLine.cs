@@ -1,4 +1,5 @@
 using System.Buffers;
+using BackupXe.Core.Events;
 
 namespace BackupXe.Sources.Errorlog;
 
@@ -21,6 +22,29 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
         "\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F\uFFFD");
 
     public static bool LooksBinary(ReadOnlySpan<char> line) => line.ContainsAny(NotText);
+
+    /// <summary>
+    /// True when <paramref name="line"/> starts with digits laid out as an ERRORLOG timestamp, valid or not: a line
+    /// dated 2024-02-30 or at hour 25 is a damaged message start, not continuation text.
+    /// </summary>
+    public static bool HasTimestampShape(ReadOnlySpan<char> s)
+    {
+        if (s.Length < MinTimestampLength || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T')
+            || s[13] != ':' || s[16] != ':')
+        {
+            return false;
+        }
+
+        foreach (var i in (ReadOnlySpan<int>)[0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18])
+        {
+            if (!char.IsAsciiDigit(s[i]))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
 
     /// <summary>True when <paramref name="line"/> starts with an ERRORLOG timestamp followed by a column break.</summary>
     public static bool StartsWithTimestamp(ReadOnlySpan<char> line) => TryParseTimestamp(line, out _, out _);
@@ -76,7 +100,7 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
             end++;
         }
 
-        return end > 0 && int.TryParse(digits[..end], out var spid) ? spid : null;
+        return end > 0 && int.TryParse(digits[..end], out var spid) && ServerRanges.IsSessionId(spid) ? spid : null;
     }
 
     private static bool TryParseTimestamp(ReadOnlySpan<char> s, out DateTime timestamp, out int end)
@@ -88,7 +112,7 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
             || !TryDigits(s, 0, 4, out var year) || !TryDigits(s, 5, 2, out var month)
             || !TryDigits(s, 8, 2, out var day) || !TryDigits(s, 11, 2, out var hour)
             || !TryDigits(s, 14, 2, out var minute) || !TryDigits(s, 17, 2, out var second)
-            || year < 1 || month is < 1 or > 12 || day < 1 || day > DateTime.DaysInMonth(year, month)
+            || year < ServerRanges.EarliestTimestamp.Year || year > ServerRanges.LatestTimestamp.Year || month is < 1 or > 12 || day < 1 || day > DateTime.DaysInMonth(year, month)
             || hour > 23 || minute > 59 || second > 59)
         {
             return false;

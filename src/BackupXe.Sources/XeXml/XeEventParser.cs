@@ -1,6 +1,8 @@
 using System.Globalization;
+using System.Text;
 using System.Xml;
 using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
 
 namespace BackupXe.Sources.XeXml;
 
@@ -31,6 +33,7 @@ internal sealed class XeEventParser
 {
     private readonly XmlReader _reader;
     private readonly XeEventFields _fields = new();
+    private readonly TraceMessageParser _parser = new();
 
     // Element names atomized once so that each node is matched by reference, not by comparing characters.
     private readonly object _event;
@@ -39,7 +42,19 @@ internal sealed class XeEventParser
     private readonly object _value;
     private readonly object _text;
 
+    // A trace message is a line of text and a database name at most 128 characters; 64 K characters leaves room
+    // for any path while keeping a 200 MB field from becoming a 400 MB string.
+    internal const int MaxFieldChars = 65_536;
+
+    private readonly StringBuilder _content = new();
+    private readonly char[] _chunk = new char[4096];
+
     private bool _started;
+
+    // The event's end tag is consumed lazily, by the next search: a damaged byte right after a complete event
+    // then breaks the search for the next one, not the event already read.
+    private bool _afterEvent;
+    private bool _truncated;
 
     public XeEventParser(XmlReader reader)
     {
@@ -75,6 +90,12 @@ internal sealed class XeEventParser
             _reader.Read();
         }
 
+        if (_afterEvent)
+        {
+            _afterEvent = false;
+            _reader.Read();
+        }
+
         while (!_reader.EOF)
         {
             if (_reader.NodeType == XmlNodeType.Element && ReferenceEquals(_reader.LocalName, _event))
@@ -94,6 +115,7 @@ internal sealed class XeEventParser
         var name = _reader.GetAttribute("name");
         var timestampText = _reader.GetAttribute("timestamp");
         _fields.Clear();
+        _truncated = false;
         ReadFields();
 
         traceEvent = null;
@@ -109,7 +131,23 @@ internal sealed class XeEventParser
             return XeReadOutcome.Invalid;
         }
 
-        var sessionId = ParseInt(_fields.SessionId);
+        if (!ServerRanges.IsTimestamp(timestamp))
+        {
+            status.Report($"line {line}", $"{name} event timestamp {timestampText} is outside what SQL Server writes; event skipped");
+            return XeReadOutcome.Invalid;
+        }
+
+        if (_truncated)
+        {
+            status.Report($"line {line}", $"{name} event has a field longer than {MaxFieldChars} characters; kept truncated");
+        }
+
+        if (!TryRange(_fields.SessionId, 0, ServerRanges.MaxSessionId, out var session))
+        {
+            return OutOfRange(status, line, name, "session_id", _fields.SessionId);
+        }
+
+        var sessionId = (int?)session;
         switch (name)
         {
             case "backup_restore_progress_trace":
@@ -118,13 +156,25 @@ internal sealed class XeEventParser
                     return Missing(status, line, name, "trace_message");
                 }
 
+                // Parsed here, where the line is known, so that a number SQL Server cannot write is reported
+                // with its place; the correlator reuses the result.
+                var parsed = _parser.Parse(_fields.TraceMessage);
+                if (parsed.Message is ImplausibleValue implausible)
+                {
+                    status.Report($"line {line}", $"{implausible.Reason}; event skipped");
+                    return XeReadOutcome.Invalid;
+                }
+
                 traceEvent = new ProgressTraceEvent(
                     timestamp,
                     sessionId,
                     _fields.OperationKind,
                     _fields.DatabaseName,
                     _fields.TraceMessage,
-                    ParseInt(_fields.TraceLevel));
+                    ParseInt(_fields.TraceLevel))
+                {
+                    Parsed = parsed,
+                };
                 return XeReadOutcome.Event;
 
             case "wait_info":
@@ -140,34 +190,54 @@ internal sealed class XeEventParser
                     return Missing(status, line, name, "wait_type name (<text>)");
                 }
 
-                if (ParseLong(_fields.Duration) is not { } duration)
+                if (_fields.Duration is null)
                 {
                     return Missing(status, line, name, "duration");
+                }
+
+                if (!TryRange(_fields.Duration, 0, ServerRanges.MaxDurationMs, out var duration) || duration is null)
+                {
+                    return OutOfRange(status, line, name, "duration", _fields.Duration);
+                }
+
+                if (!TryRange(_fields.SignalDuration, 0, ServerRanges.MaxDurationMs, out var signal))
+                {
+                    return OutOfRange(status, line, name, "signal_duration", _fields.SignalDuration);
                 }
 
                 traceEvent = new WaitEvent(
                     timestamp,
                     sessionId,
                     _fields.WaitType,
-                    duration,
-                    ParseLong(_fields.SignalDuration) ?? 0,
+                    duration.Value,
+                    signal ?? 0,
                     IsExternal: name == "wait_info_external");
                 return XeReadOutcome.Event;
 
             // Both spellings are seen in the wild (domain.md section 2).
             case "databases_backup_restore_throughput":
             case "database_backup_restore_throughput":
-                if (ParseLong(_fields.Count) is not { } count)
+                if (_fields.Count is null)
                 {
                     return Missing(status, line, name, "count");
                 }
 
-                if (ParseLong(_fields.Increment) is not { } increment)
+                if (_fields.Increment is null)
                 {
                     return Missing(status, line, name, "increment");
                 }
 
-                traceEvent = new ThroughputEvent(timestamp, sessionId, ParseInt(_fields.DatabaseId), count, increment);
+                if (!TryRange(_fields.Count, 0, ServerRanges.MaxBytes, out var count) || count is null)
+                {
+                    return OutOfRange(status, line, name, "count", _fields.Count);
+                }
+
+                if (!TryRange(_fields.Increment, 0, ServerRanges.MaxBytes, out var increment) || increment is null)
+                {
+                    return OutOfRange(status, line, name, "increment", _fields.Increment);
+                }
+
+                traceEvent = new ThroughputEvent(timestamp, sessionId, ParseInt(_fields.DatabaseId), count.Value, increment.Value);
                 return XeReadOutcome.Event;
 
             default:
@@ -182,12 +252,40 @@ internal sealed class XeEventParser
         return XeReadOutcome.Invalid;
     }
 
-    /// <summary>Reads the event's data and action children; leaves the reader after the event's end tag.</summary>
+    private static XeReadOutcome OutOfRange(SourceStatus status, int line, string eventName, string field, string? value)
+    {
+        var shown = value is { Length: > 40 } ? value[..40] + "..." : value;
+        status.Report($"line {line}", $"{eventName} event has {field} '{shown}', not a value SQL Server writes; event skipped");
+        return XeReadOutcome.Invalid;
+    }
+
+    /// <summary>
+    /// True when <paramref name="text"/> is absent (value null) or an integer in [min, max]; false for anything
+    /// else, including a negative duration or a number too long for a long.
+    /// </summary>
+    private static bool TryRange(string? text, long min, long max, out long? value)
+    {
+        value = null;
+        if (text is null)
+        {
+            return true;
+        }
+
+        if (!long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var parsed) || parsed < min || parsed > max)
+        {
+            return false;
+        }
+
+        value = parsed;
+        return true;
+    }
+
+    /// <summary>Reads the event's data and action children; the next search steps past the event's end tag.</summary>
     private void ReadFields()
     {
+        _afterEvent = true;
         if (_reader.IsEmptyElement)
         {
-            _reader.Read();
             return;
         }
 
@@ -213,8 +311,6 @@ internal sealed class XeEventParser
 
             ReadField(field);
         }
-
-        _reader.Read();
     }
 
     private void ReadField(XeField field)
@@ -257,7 +353,9 @@ internal sealed class XeEventParser
         }
 
         var depth = _reader.Depth;
-        string? content = null;
+        string? single = null;
+        var nodes = 0;
+        _content.Clear();
         _reader.Read();
         while (_reader.Depth > depth)
         {
@@ -267,8 +365,17 @@ internal sealed class XeEventParser
                 case XmlNodeType.CDATA:
                 case XmlNodeType.SignificantWhitespace:
                 case XmlNodeType.Whitespace:
-                    // Almost always a single node: concatenate only when text and CDATA alternate.
-                    content = content is null ? _reader.Value : string.Concat(content, _reader.Value);
+                    // Almost always one short node, taken as is. Alternating text and CDATA, or a huge node, go
+                    // through one bounded builder: linear in the input, at most MaxFieldChars kept.
+                    nodes++;
+                    if (nodes == 1 && _reader.CanReadValueChunk is false)
+                    {
+                        single = _reader.Value;
+                        _reader.Read();
+                        break;
+                    }
+
+                    AppendChunks();
                     _reader.Read();
                     break;
                 case XmlNodeType.Element:
@@ -281,7 +388,31 @@ internal sealed class XeEventParser
         }
 
         _reader.Read();
-        return content ?? string.Empty;
+        if (single is not null)
+        {
+            _content.Insert(0, single);
+        }
+
+        if (_content.Length > MaxFieldChars)
+        {
+            _content.Length = MaxFieldChars;
+            _truncated = true;
+        }
+
+        return _content.ToString();
+    }
+
+    private void AppendChunks()
+    {
+        int read;
+        while ((read = _reader.ReadValueChunk(_chunk, 0, _chunk.Length)) > 0)
+        {
+            var room = MaxFieldChars + 1 - _content.Length;
+            if (room > 0)
+            {
+                _content.Append(_chunk, 0, Math.Min(room, read));
+            }
+        }
     }
 
     private (int Line, int Position) CurrentPosition() =>

@@ -13,6 +13,12 @@ namespace BackupXe.SqlServer;
 /// </remarks>
 public sealed class ReplayEventSource : ITraceEventSource
 {
+    /// <summary>The slowest replay accepted: a thousandth of real time.</summary>
+    public const double MinSpeed = 0.001;
+
+    // Task.Delay's limit is uint.MaxValue - 1 milliseconds (about 49 days).
+    private static readonly TimeSpan MaxDelay = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
+
     private readonly ITraceEventSource _recording;
     private readonly double _speed;
     private readonly TimeProvider _time;
@@ -22,15 +28,21 @@ public sealed class ReplayEventSource : ITraceEventSource
     public ReplayEventSource(ITraceEventSource recording, double speed, TimeProvider? timeProvider = null)
     {
         ArgumentNullException.ThrowIfNull(recording);
-        if (double.IsNaN(speed) || speed < 0)
+        if (!IsValidSpeed(speed))
         {
-            throw new ArgumentOutOfRangeException(nameof(speed), speed, "Replay speed must be 0 (as fast as possible) or more.");
+            throw new ArgumentOutOfRangeException(nameof(speed), speed, SpeedRule);
         }
 
         _recording = recording;
         _speed = speed;
         _time = timeProvider ?? TimeProvider.System;
     }
+
+    /// <summary>What <see cref="IsValidSpeed"/> accepts, said the same way by the CLI and the worker.</summary>
+    public const string SpeedRule = "must be 0 (as fast as possible) or a multiple of real time from 0.001 up";
+
+    /// <summary>0, infinity, or at least <see cref="MinSpeed"/>: slower would pace one event per millennium.</summary>
+    public static bool IsValidSpeed(double speed) => speed == 0 || speed >= MinSpeed;
 
     public string Name => _recording.Name;
 
@@ -60,11 +72,16 @@ public sealed class ReplayEventSource : ITraceEventSource
                     }
                     else
                     {
-                        var due = (traceEvent.Timestamp - firstRecorded.Value) / _speed;
-                        var wait = due - _time.GetElapsedTime(replayStarted);
-                        if (wait > TimeSpan.Zero && !await DelayAsync(wait, cancellationToken).ConfigureAwait(false))
+                        // In seconds as a double: a gap of years at a slow speed exceeds what a TimeSpan holds,
+                        // and Task.Delay takes at most MaxDelay at a time.
+                        var due = (traceEvent.Timestamp - firstRecorded.Value).TotalSeconds / _speed;
+                        double wait;
+                        while ((wait = due - _time.GetElapsedTime(replayStarted).TotalSeconds) > 0)
                         {
-                            yield break;
+                            if (!await DelayAsync(TimeSpan.FromSeconds(Math.Min(wait, MaxDelay.TotalSeconds)), cancellationToken).ConfigureAwait(false))
+                            {
+                                yield break;
+                            }
                         }
                     }
                 }

@@ -1,3 +1,6 @@
+using BackupXe.Sources;
+using BackupXe.SqlServer;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 
 namespace BackupXe.Worker.Configuration;
@@ -6,15 +9,31 @@ namespace BackupXe.Worker.Configuration;
 /// Checks the whole section at start-up. Every message names the setting as it is written in configuration
 /// (BackupXe:Instances:2:Name) so that a user can find the line to fix.
 /// </summary>
-public sealed class BackupXeOptionsValidator : IValidateOptions<BackupXeOptions>
+/// <param name="environment">
+/// Its content root resolves ReplayPath, which is then checked to exist and to be a format BackupXe reads; without
+/// one (unit tests of the rules alone) the files are not looked at.
+/// </param>
+public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = null) : IValidateOptions<BackupXeOptions>
 {
     private const string Section = BackupXeOptions.SectionName;
+
+    /// <summary>A day: a longer pause between retries is a typo, and 1e300 seconds overflows every timer.</summary>
+    public const double MaxRetryDelaySeconds = 86_400;
+
+    /// <summary>Far beyond any useful baseline, and small enough that the baseline query stays cheap.</summary>
+    public const int MaxWindowSize = 10_000;
 
     /// <summary>Said whenever a setting would need the SQL Server client libraries this build cannot restore.</summary>
     public const string MissingSqlClient =
         "this build of BackupXe has no Microsoft.Data.SqlClient or XELite (the package mirror cannot supply them)";
 
     public ValidateOptionsResult Validate(string? name, BackupXeOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        return ValidateAll(options);
+    }
+
+    private ValidateOptionsResult ValidateAll(BackupXeOptions options)
     {
         var failures = new List<string>();
         ValidateInstances(options.Instances, failures);
@@ -25,7 +44,7 @@ public sealed class BackupXeOptionsValidator : IValidateOptions<BackupXeOptions>
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 
-    private static void ValidateInstances(List<InstanceOptions> instances, List<string> failures)
+    private void ValidateInstances(List<InstanceOptions> instances, List<string> failures)
     {
         if (instances.Count == 0)
         {
@@ -72,18 +91,44 @@ public sealed class BackupXeOptionsValidator : IValidateOptions<BackupXeOptions>
                 failures.Add($"{key}:SessionName must not be empty (default '{BackupXeOptionsDefaults.SessionName}').");
             }
 
-            if (!double.IsFinite(instance.ReplaySpeed) || instance.ReplaySpeed < 0)
+            if (!double.IsFinite(instance.ReplaySpeed) || !ReplayEventSource.IsValidSpeed(instance.ReplaySpeed))
             {
-                failures.Add($"{key}:ReplaySpeed must be 0 (as fast as possible) or a positive multiple of real time; it is {instance.ReplaySpeed}.");
+                failures.Add($"{key}:ReplaySpeed {ReplayEventSource.SpeedRule}; it is {instance.ReplaySpeed}.");
             }
+
+            if (instance.HasReplay && !instance.HasLiveConnection)
+            {
+                ValidateReplayPath(key, instance.ReplayPath!, failures);
+            }
+        }
+    }
+
+    // A replay that is missing or unreadable would pass start-up and then fail, wait and fail again forever.
+    private void ValidateReplayPath(string key, string replayPath, List<string> failures)
+    {
+        if (environment is null)
+        {
+            return;
+        }
+
+        var path = Path.GetFullPath(replayPath, environment.ContentRootPath);
+        var recognised = InputSources.Recognise(path);
+        if (recognised.Problem is not null)
+        {
+            failures.Add($"{key}:ReplayPath '{replayPath}' cannot be replayed: {recognised.Problem}.");
+        }
+        else if (recognised.Format is Sources.Xel.XelFormat)
+        {
+            failures.Add($"{key}:ReplayPath '{replayPath}' is a binary .xel file, which this build cannot decode; "
+                + "save its events as XML (sys.fn_xe_file_target_read_file) and replay that.");
         }
     }
 
     private static void ValidateRetryDelay(double seconds, List<string> failures)
     {
-        if (!double.IsFinite(seconds) || seconds <= 0)
+        if (!double.IsFinite(seconds) || seconds <= 0 || seconds > MaxRetryDelaySeconds)
         {
-            failures.Add($"{Section}:RetryDelaySeconds must be greater than 0; it is {seconds}.");
+            failures.Add($"{Section}:RetryDelaySeconds must be greater than 0 and at most {MaxRetryDelaySeconds} (a day); it is {seconds}.");
         }
     }
 
@@ -111,9 +156,9 @@ public sealed class BackupXeOptionsValidator : IValidateOptions<BackupXeOptions>
     private static void ValidateRegression(RegressionOptions regression, List<string> failures)
     {
         var key = $"{Section}:Regression";
-        if (regression.WindowSize < 1)
+        if (regression.WindowSize is < 1 or > MaxWindowSize)
         {
-            failures.Add($"{key}:WindowSize must be at least 1; it is {regression.WindowSize}.");
+            failures.Add($"{key}:WindowSize must be from 1 to {MaxWindowSize}; it is {regression.WindowSize}.");
         }
 
         if (regression.MinimumSamples < 1)
@@ -141,7 +186,29 @@ public sealed class BackupXeOptionsValidator : IValidateOptions<BackupXeOptions>
         if (!Uri.TryCreate(metrics.OtlpEndpoint, UriKind.Absolute, out var endpoint)
             || (endpoint.Scheme != Uri.UriSchemeHttp && endpoint.Scheme != Uri.UriSchemeHttps))
         {
-            failures.Add($"{Section}:Metrics:OtlpEndpoint must be an absolute http or https address such as http://localhost:4317; it is '{metrics.OtlpEndpoint}'.");
+            // The value itself is not echoed: an endpoint is where credentials get pasted (user:password@host).
+            failures.Add($"{Section}:Metrics:OtlpEndpoint must be an absolute http or https address such as http://localhost:4317; it is '{Scrubbed(metrics.OtlpEndpoint)}'.");
         }
+        else if (!string.IsNullOrEmpty(endpoint.UserInfo))
+        {
+            failures.Add($"{Section}:Metrics:OtlpEndpoint must not carry a user name or password ('{Scrubbed(metrics.OtlpEndpoint)}'): "
+                + "the address is logged; give the collector's credentials through OTEL_EXPORTER_OTLP_HEADERS instead.");
+        }
+    }
+
+    /// <summary>The address with anything before an '@' (user:password) and any query masked.</summary>
+    private static string Scrubbed(string endpoint)
+    {
+        var text = ConnectionStringRedactor.RedactMessage(endpoint);
+        var at = text.LastIndexOf('@');
+        if (at >= 0)
+        {
+            var scheme = text.IndexOf("://", StringComparison.Ordinal);
+            var start = scheme >= 0 && scheme < at ? scheme + 3 : 0;
+            text = string.Concat(text.AsSpan(0, start), "***", text.AsSpan(at));
+        }
+
+        var query = text.IndexOf('?');
+        return query >= 0 ? text[..query] + "?***" : text;
     }
 }

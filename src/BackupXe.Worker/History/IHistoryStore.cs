@@ -49,5 +49,8 @@ public sealed record StoredOperation(string Instance, OperationReport Report);
 /// <summary>What the CLI's history command asks for; null filters match everything.</summary>
 public sealed record HistoryQuery(string? Instance = null, string? Database = null, OperationKind? Kind = null, int Limit = 50);
 
+/// <summary>Rows read for the CLI, with the ones that could not be read named (<c>row id 12: ...</c>).</summary>
+public sealed record HistoryRead(IReadOnlyList<StoredOperation> Operations, IReadOnlyList<string> Problems);
+
 /// <summary>The history store is unusable (bad path, no permission, not a database file).</summary>
 public sealed class HistoryStoreException(string message, Exception? inner = null) : Exception(message, inner);

@@ -1,4 +1,6 @@
+using System.Collections.Immutable;
 using System.Globalization;
+using System.Text.Json;
 using BackupXe.Core.Reporting;
 using Microsoft.Data.Sqlite;
 
@@ -37,18 +39,26 @@ public sealed class SqliteHistoryStore : IHistoryStore
             ON operations (instance_name, database_name, kind, scope, start_time);
         """;
 
+    // The columns a reader needs; a file without them is some other program's database.
+    private static readonly ImmutableArray<string> ReadColumns = ["id", "instance_name", "database_name", "kind", "start_time", "report_json"];
+
     private readonly string _connectionString;
     private readonly string _path;
     private readonly TimeProvider _time;
 
     public SqliteHistoryStore(string path, TimeProvider time)
+        : this(path, time, SqliteOpenMode.ReadWriteCreate)
+    {
+    }
+
+    private SqliteHistoryStore(string path, TimeProvider time, SqliteOpenMode mode)
     {
         _path = Path.GetFullPath(path);
         _time = time;
         _connectionString = new SqliteConnectionStringBuilder
         {
             DataSource = _path,
-            Mode = SqliteOpenMode.ReadWriteCreate,
+            Mode = mode,
             // A row per finished backup does not need pooled connections, and unpooled ones release the
             // file as soon as they close (a pooled handle keeps it open after the daemon is done with it).
             Pooling = false,
@@ -66,14 +76,125 @@ public sealed class SqliteHistoryStore : IHistoryStore
             }
 
             await using var connection = await OpenAsync(cancellationToken);
-            await using var command = connection.CreateCommand();
-            command.CommandText = Schema;
-            await command.ExecuteNonQueryAsync(cancellationToken);
+            await RefuseForeignAsync(connection, cancellationToken);
+            await using (var command = connection.CreateCommand())
+            {
+                command.CommandText = Schema;
+                await command.ExecuteNonQueryAsync(cancellationToken);
+            }
+
+            // A read-only file (or folder) would otherwise open, pass and then fail every write, one operation at
+            // a time, forever: take the write lock once now so that it fails at start-up instead.
+            await using (var probe = connection.CreateCommand())
+            {
+                probe.CommandText = "BEGIN IMMEDIATE; ROLLBACK;";
+                await probe.ExecuteNonQueryAsync(cancellationToken);
+            }
         }
         catch (Exception exception) when (exception is SqliteException or IOException or UnauthorizedAccessException)
         {
             throw new HistoryStoreException(
                 $"The history file '{_path}' (BackupXe:History:Path) cannot be opened or created: {exception.Message}", exception);
+        }
+    }
+
+    // Another program's SQLite file named by mistake: adding our tables to it (and switching it to WAL) would
+    // change a database we do not own.
+    private async Task RefuseForeignAsync(SqliteConnection connection, CancellationToken cancellationToken)
+    {
+        await using var command = connection.CreateCommand();
+        command.CommandText = """
+            SELECT COUNT(*), COALESCE(SUM(name = 'operations'), 0) FROM sqlite_master
+            WHERE type = 'table' AND name NOT LIKE 'sqlite_%';
+            """;
+        long tables = 0, ours = 0;
+        await using (var reader = await command.ExecuteReaderAsync(cancellationToken))
+        {
+            if (await reader.ReadAsync(cancellationToken))
+            {
+                (tables, ours) = (reader.GetInt64(0), reader.GetInt64(1));
+            }
+        }
+
+        if (tables > 0 && ours == 0)
+        {
+            throw new HistoryStoreException(
+                $"The history file '{_path}' (BackupXe:History:Path) is another program's SQLite database (it has tables but no operations table); it was left unchanged.");
+        }
+
+        if (ours == 1)
+        {
+            command.CommandText = "SELECT name FROM pragma_table_info('operations');";
+            var columns = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+            await using (var reader = await command.ExecuteReaderAsync(cancellationToken))
+            {
+                while (await reader.ReadAsync(cancellationToken))
+                {
+                    columns.Add(reader.GetString(0));
+                }
+            }
+
+            if (ReadColumns.Any(column => !columns.Contains(column)))
+            {
+                throw new HistoryStoreException(
+                    $"The history file '{_path}' (BackupXe:History:Path) has an operations table that is not BackupXe's; it was left unchanged.");
+            }
+        }
+    }
+
+    /// <summary>
+    /// A history opened only to be read (the CLI's <c>history</c>): never created, never given tables, never
+    /// switched to WAL, so that naming another program's SQLite file by mistake changes nothing in it.
+    /// </summary>
+    public static SqliteHistoryStore ForReading(string path, TimeProvider time) => new(path, time, SqliteOpenMode.ReadOnly);
+
+    /// <summary>Checks that the file is a SQLite database holding BackupXe's operations table, without writing.</summary>
+    /// <exception cref="HistoryStoreException">Not a database, damaged, or another program's schema.</exception>
+    public async Task VerifyAsync(CancellationToken cancellationToken)
+    {
+        var columns = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        try
+        {
+            await using var connection = await OpenAsync(cancellationToken);
+            await using var command = connection.CreateCommand();
+            command.CommandText = "SELECT name FROM pragma_table_info('operations');";
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken);
+            while (await reader.ReadAsync(cancellationToken))
+            {
+                columns.Add(reader.GetString(0));
+            }
+        }
+        catch (SqliteException exception)
+        {
+            throw new HistoryStoreException($"not a readable SQLite database (damaged, or another kind of file): {exception.Message}", exception);
+        }
+
+        var missing = ReadColumns.Where(column => !columns.Contains(column)).ToList();
+        if (missing.Count > 0)
+        {
+            throw new HistoryStoreException(columns.Count == 0
+                ? "a SQLite database, but not a BackupXe history: it has no operations table. Nothing was changed in it."
+                : $"a SQLite database, but not a BackupXe history: its operations table lacks {string.Join(", ", missing)}. Nothing was changed in it.");
+        }
+    }
+
+    /// <summary>
+    /// Like <see cref="QueryAsync"/>, but a row whose report cannot be read is skipped and named in
+    /// <see cref="HistoryRead.Problems"/> instead of failing the whole listing.
+    /// </summary>
+    /// <exception cref="HistoryStoreException">The file cannot be read at all.</exception>
+    public async Task<HistoryRead> ReadAsync(HistoryQuery query, CancellationToken cancellationToken)
+    {
+        var problems = new List<string>();
+        try
+        {
+            await using var connection = await OpenAsync(cancellationToken);
+            await using var command = QueryCommand(connection, query);
+            return new HistoryRead(await ReadAsync(command, problems, cancellationToken), problems);
+        }
+        catch (SqliteException exception)
+        {
+            throw new HistoryStoreException($"reading stopped: {exception.Message}", exception);
         }
     }
 
@@ -119,7 +240,7 @@ public sealed class SqliteHistoryStore : IHistoryStore
         await using var connection = await OpenAsync(cancellationToken);
         await using var command = connection.CreateCommand();
         command.CommandText = """
-            SELECT instance_name, report_json FROM operations
+            SELECT id, instance_name, report_json FROM operations
             WHERE instance_name = $instance AND database_name IS $database AND kind = $kind AND scope IS $scope
               AND status = 'completed' AND throughput_mbps IS NOT NULL AND start_time < $before
             ORDER BY start_time DESC
@@ -131,15 +252,21 @@ public sealed class SqliteHistoryStore : IHistoryStore
         command.Parameters.AddWithValue("$scope", series.Scope is { } scope ? Kebab.Of(scope) : DBNull.Value);
         command.Parameters.AddWithValue("$before", Format(before));
         command.Parameters.AddWithValue("$count", count);
-        return await ReadAsync(command, cancellationToken);
+        return await ReadAsync(command, null, cancellationToken);
     }
 
     public async Task<IReadOnlyList<StoredOperation>> QueryAsync(HistoryQuery query, CancellationToken cancellationToken)
     {
         await using var connection = await OpenAsync(cancellationToken);
-        await using var command = connection.CreateCommand();
+        await using var command = QueryCommand(connection, query);
+        return await ReadAsync(command, null, cancellationToken);
+    }
+
+    private static SqliteCommand QueryCommand(SqliteConnection connection, HistoryQuery query)
+    {
+        var command = connection.CreateCommand();
         command.CommandText = """
-            SELECT instance_name, report_json FROM operations
+            SELECT id, instance_name, report_json FROM operations
             WHERE ($instance IS NULL OR instance_name = $instance)
               AND ($database IS NULL OR database_name = $database)
               AND ($kind IS NULL OR kind = $kind)
@@ -150,7 +277,7 @@ public sealed class SqliteHistoryStore : IHistoryStore
         command.Parameters.AddWithValue("$database", Nullable(query.Database));
         command.Parameters.AddWithValue("$kind", query.Kind is { } kind ? Kebab.Of(kind) : DBNull.Value);
         command.Parameters.AddWithValue("$limit", query.Limit);
-        return await ReadAsync(command, cancellationToken);
+        return command;
     }
 
     private async Task<SqliteConnection> OpenAsync(CancellationToken cancellationToken)
@@ -160,13 +287,28 @@ public sealed class SqliteHistoryStore : IHistoryStore
         return connection;
     }
 
-    private static async Task<IReadOnlyList<StoredOperation>> ReadAsync(SqliteCommand command, CancellationToken cancellationToken)
+    /// <summary>
+    /// The rows as operations. A row whose report does not read back (edited by hand, written by a future
+    /// version, damaged) is skipped: named in <paramref name="problems"/> when given, so that one bad row
+    /// never hides the others nor stops the daemon's baseline.
+    /// </summary>
+    private static async Task<IReadOnlyList<StoredOperation>> ReadAsync(SqliteCommand command, List<string>? problems, CancellationToken cancellationToken)
     {
         var operations = new List<StoredOperation>();
         await using var reader = await command.ExecuteReaderAsync(cancellationToken);
         while (await reader.ReadAsync(cancellationToken))
         {
-            operations.Add(new StoredOperation(reader.GetString(0), ReportJson.Deserialize<OperationReport>(reader.GetString(1))));
+            var id = reader.GetInt64(0);
+            try
+            {
+                var instance = reader.IsDBNull(1) ? throw new JsonException("instance_name is NULL.") : reader.GetString(1);
+                var json = reader.IsDBNull(2) ? throw new JsonException("report_json is NULL.") : reader.GetString(2);
+                operations.Add(new StoredOperation(instance, ReportJson.Deserialize<OperationReport>(json)));
+            }
+            catch (Exception exception) when (exception is JsonException or NotSupportedException or InvalidOperationException or ArgumentException or InvalidCastException)
+            {
+                problems?.Add($"row id {id}: the stored report cannot be read ({exception.Message}); row skipped");
+            }
         }
 
         return operations;

@@ -42,6 +42,9 @@ internal static partial class MonitorLog
     [LoggerMessage(EventId = 142, Level = LogLevel.Warning, Message = "Instance {Instance}: the stream {Source} ended; reopening in {RetryDelaySeconds} s")]
     public static partial void LiveStreamEnded(this ILogger logger, string instance, string source, double retryDelaySeconds);
 
+    [LoggerMessage(EventId = 160, Level = LogLevel.Critical, Message = "The daemon stopped on an unexpected error ({ErrorType}: {Error})")]
+    public static partial void DaemonFailed(this ILogger logger, string errorType, string error);
+
     [LoggerMessage(EventId = 150, Level = LogLevel.Information, Message = "Every configured instance has been read to its end; the daemon stays up until stopped")]
     public static partial void AllInstancesFinished(this ILogger logger);
 }

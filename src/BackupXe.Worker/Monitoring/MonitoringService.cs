@@ -17,8 +17,12 @@ public sealed class MonitoringService(
     OperationRecorder recorder,
     BackupXeMetrics metrics,
     TimeProvider time,
-    ILoggerFactory loggers) : BackgroundService
+    ILoggerFactory loggers,
+    IHostApplicationLifetime? lifetime = null) : BackgroundService
 {
+    /// <summary>The error that stopped the daemon, if one did; Program turns it into a non-zero exit code.</summary>
+    public Exception? Fault { get; private set; }
+
     public override async Task StartAsync(CancellationToken cancellationToken)
     {
         // Before the monitors start, so that an unusable history file stops the daemon with one clear
@@ -28,6 +32,23 @@ public sealed class MonitoringService(
     }
 
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    {
+        try
+        {
+            await MonitorAllAsync(stoppingToken);
+        }
+        catch (Exception exception) when (exception is not OperationCanceledException || !stoppingToken.IsCancellationRequested)
+        {
+            // One line, scrubbed, instead of the host's "BackgroundService failed" with a stack trace in the
+            // journal; the host is stopped so that the process exits non-zero and the service manager acts.
+            Fault = exception;
+            loggers.CreateLogger<MonitoringService>().DaemonFailed(
+                exception.GetType().Name, SqlServer.ConnectionStringRedactor.RedactMessage(exception.Message));
+            lifetime?.StopApplication();
+        }
+    }
+
+    private async Task MonitorAllAsync(CancellationToken stoppingToken)
     {
         var settings = options.Value;
         var retryDelay = TimeSpan.FromSeconds(settings.RetryDelaySeconds);

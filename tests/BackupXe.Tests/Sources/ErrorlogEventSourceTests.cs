@@ -278,19 +278,26 @@ public sealed class ErrorlogEventSourceTests
             Assert.Single(run.Events);
         }
 
-        [Fact]
-        public async Task An_impossible_date_does_not_open_a_message()
+        [Theory]
+        [InlineData("2014-13-10 18:10:48.95")]
+        [InlineData("2024-02-30 18:10:48.95")]
+        [InlineData("2024-02-10 25:10:48.95")]
+        [InlineData("0001-02-10 10:10:48.95")]
+        public async Task An_impossible_date_is_reported_on_its_line_and_not_glued_to_the_message_above(string stamp)
         {
-            // Given a timestamp-shaped line with month 13: it continues the message above
-            const string text =
+            // Given a timestamp-shaped line that no clock writes (month 13, February 30th, hour 25, year 1)
+            var text =
                 "2014-09-10 18:10:48.95 spid51      first\n" +
-                "2014-13-10 18:10:48.95 spid51      second\n";
+                $"{stamp} spid51      second\n";
 
             // When
             var run = await ReadTextAsync(text, Encodings.Utf8WithoutBom);
 
-            // Then
-            Assert.Equal("first\n2014-13-10 18:10:48.95 spid51      second", Assert.Single(run.Progress).Message);
+            // Then the message above stays whole and the damaged line is named
+            Assert.Equal("first", Assert.Single(run.Progress).Message);
+            var problem = Assert.Single(run.Status.Problems);
+            Assert.Equal("line 2", problem.Location);
+            Assert.Contains("not a valid date and time", problem.Message);
         }
 
         [Fact]

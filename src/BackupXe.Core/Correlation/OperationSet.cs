@@ -1,0 +1,98 @@
+namespace BackupXe.Core.Correlation;
+
+/// <summary>
+/// Operations in the order they were added, with an index by session: "the latest one of session 61" is a
+/// dictionary lookup, not a scan, so 100,000 concurrent sessions correlate in linear time. Lookups that name no
+/// session walk from the newest, as they did over a list.
+/// </summary>
+internal sealed class OperationSet
+{
+    private readonly SortedSet<BackupOperation> _ordered = new(Comparer<BackupOperation>.Create((a, b) => a.Sequence.CompareTo(b.Sequence)));
+    private readonly Dictionary<int, List<BackupOperation>> _bySession = [];
+
+    public int Count => _ordered.Count;
+
+    /// <summary>Oldest first.</summary>
+    public IEnumerable<BackupOperation> InOrder => _ordered;
+
+    public BackupOperation? Only => _ordered.Count == 1 ? _ordered.Min : null;
+
+    public void Add(BackupOperation operation)
+    {
+        // The owner numbers operations as it creates them; an unnumbered one would collide in the ordered set.
+        if (operation.Sequence == 0)
+        {
+            throw new InvalidOperationException("An operation must be numbered by its correlator before it is added.");
+        }
+
+        _ordered.Add(operation);
+        if (operation.SessionId is { } session)
+        {
+            if (!_bySession.TryGetValue(session, out var list))
+            {
+                list = [];
+                _bySession.Add(session, list);
+            }
+
+            list.Add(operation);
+        }
+    }
+
+    public bool Remove(BackupOperation operation)
+    {
+        if (!_ordered.Remove(operation))
+        {
+            return false;
+        }
+
+        if (operation.SessionId is { } session && _bySession.TryGetValue(session, out var list))
+        {
+            list.Remove(operation);
+            if (list.Count == 0)
+            {
+                _bySession.Remove(session);
+            }
+        }
+
+        return true;
+    }
+
+    public void Clear()
+    {
+        _ordered.Clear();
+        _bySession.Clear();
+    }
+
+    /// <summary>The session's operations, oldest first (a handful at most: a session runs one at a time).</summary>
+    public IReadOnlyList<BackupOperation> OfSession(int session) =>
+        _bySession.TryGetValue(session, out var list) ? list : [];
+
+    /// <summary>The newest operation of <paramref name="session"/> that <paramref name="match"/> accepts.</summary>
+    public BackupOperation? LastOfSession(int session, Func<BackupOperation, bool> match)
+    {
+        var list = OfSession(session);
+        for (var i = list.Count - 1; i >= 0; i--)
+        {
+            if (match(list[i]))
+            {
+                return list[i];
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>The newest operation <paramref name="match"/> accepts, searching from the newest.</summary>
+    public BackupOperation? Last(Func<BackupOperation, bool> match)
+    {
+        foreach (var operation in _ordered.Reverse())
+        {
+            if (match(operation))
+            {
+                return operation;
+            }
+        }
+
+        return null;
+    }
+}

@@ -1,0 +1,68 @@
+using System.Diagnostics;
+
+namespace BackupXe.Tests.Hostile;
+
+/// <summary>
+/// The CLI or the worker run as the user runs them, in their own process: exit code, output, and the peak
+/// memory the operating system saw (which an in-process test cannot tell apart from the test host's own).
+/// </summary>
+internal sealed record ChildProcess(int ExitCode, string Output, string Error, long PeakBytes)
+{
+    public static string Cli => Path.Combine(AppContext.BaseDirectory, "backupxe.dll");
+
+    public static string Worker => Path.Combine(AppContext.BaseDirectory, "BackupXe.Worker.dll");
+
+    public static async Task<ChildProcess> RunAsync(string dll, string workingDirectory, TimeSpan timeout, params string[] args)
+    {
+        var start = new ProcessStartInfo("dotnet")
+        {
+            WorkingDirectory = workingDirectory,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        start.ArgumentList.Add(dll);
+        foreach (var arg in args)
+        {
+            start.ArgumentList.Add(arg);
+        }
+
+        // The worker's sample settings are for Development; start-up checks must not depend on them.
+        start.Environment["DOTNET_ENVIRONMENT"] = "Production";
+        start.Environment["NO_COLOR"] = "1";
+
+        using var process = Process.Start(start)!;
+        var output = process.StandardOutput.ReadToEndAsync();
+        var error = process.StandardError.ReadToEndAsync();
+        var peak = 0L;
+        var clock = Stopwatch.StartNew();
+        while (!process.HasExited)
+        {
+            try
+            {
+                process.Refresh();
+                peak = Math.Max(peak, process.PeakWorkingSet64);
+            }
+            catch (InvalidOperationException)
+            {
+                // Exited between the check and the read.
+            }
+
+            if (clock.Elapsed > timeout)
+            {
+                process.Kill(entireProcessTree: true);
+                throw new TimeoutException($"{Path.GetFileName(dll)} {string.Join(' ', args)} ran over {timeout.TotalSeconds} s");
+            }
+
+            await Task.Delay(20);
+        }
+
+        await process.WaitForExitAsync();
+        return new ChildProcess(process.ExitCode, await output, await error, peak);
+    }
+
+    /// <summary>A .NET stack trace in the output: what a DBA or a journal must never see.</summary>
+    public bool ShowsStackTrace =>
+        Error.Contains("   at ", StringComparison.Ordinal) || Output.Contains("   at ", StringComparison.Ordinal)
+        || Error.Contains("Unhandled exception", StringComparison.Ordinal);
+}

@@ -1,0 +1,132 @@
+using System.Security.Cryptography;
+using BackupXe.Tests.Cli;
+using Microsoft.Data.Sqlite;
+using Xunit;
+
+namespace BackupXe.Tests.Hostile;
+
+/// <summary>
+/// The worker started as systemd starts it, with configurations and history files a hurried administrator
+/// produces. Each fails at start-up with one message naming the setting and a non-zero exit code (2 fix the
+/// configuration, 3 fix the history file; docs/deploy.md), never a stack trace, never a secret.
+/// </summary>
+public sealed class WorkerStartupTests : IDisposable
+{
+    private readonly string _folder = Path.Combine(Path.GetTempPath(), "backupxe-tests", Guid.NewGuid().ToString("N"));
+
+    public WorkerStartupTests()
+    {
+        Directory.CreateDirectory(_folder);
+        File.Copy(CliRun.Sample("log-zeroing-restore.log"), Path.Combine(_folder, "restore.log"));
+    }
+
+    public static TheoryData<string, string, int, string> BadConfigurations => new()
+    {
+        { "empty appsettings.json", "", 2, "the configuration cannot be read" },
+        { "truncated appsettings.json", """{ "BackupXe": { "Instances": [ { "Name": "a", """, 2, "the configuration cannot be read" },
+        { "retry delay of 1e300 s", Settings("\"RetryDelaySeconds\": 1e300"), 2, "BackupXe:RetryDelaySeconds must be greater than 0 and at most 86400" },
+        { "replay speed of 1e-300", Settings("\"RetryDelaySeconds\": 30", replaySpeed: "1e-300"), 2, "BackupXe:Instances:0:ReplaySpeed must be 0" },
+        { "missing replay file", Settings("\"RetryDelaySeconds\": 30", replayPath: "nowhere.xml"), 2, "BackupXe:Instances:0:ReplayPath 'nowhere.xml' cannot be replayed: file not found" },
+        { "garbage replay file", Settings("\"RetryDelaySeconds\": 30", replayPath: "garbage.bin"), 2, "BackupXe:Instances:0:ReplayPath 'garbage.bin' cannot be replayed" },
+        { "window of 1e9", Settings("\"Regression\": { \"WindowSize\": 1000000000 }"), 2, "BackupXe:Regression:WindowSize must be from 1 to 10000" },
+        { "corrupt history", Settings("\"History\": { \"Path\": \"corrupt.db\" }"), 3, "corrupt.db" },
+        { "foreign history", Settings("\"History\": { \"Path\": \"foreign.db\" }"), 3, "is another program's SQLite database" },
+        { "history path is a folder", Settings("\"History\": { \"Path\": \"folder.db\" }"), 3, "folder.db" },
+    };
+
+    [Theory]
+    [MemberData(nameof(BadConfigurations))]
+    public async Task A_bad_start_up_is_one_message_and_a_non_zero_exit_code(string what, string settings, int exitCode, string expected)
+    {
+        // Given
+        await File.WriteAllTextAsync(Path.Combine(_folder, "appsettings.json"), settings);
+        await File.WriteAllBytesAsync(Path.Combine(_folder, "garbage.bin"), RandomNumberGenerator.GetBytes(4096));
+        await File.WriteAllBytesAsync(Path.Combine(_folder, "corrupt.db"), [.. "SQLite format 3\0"u8, .. RandomNumberGenerator.GetBytes(8192)]);
+        Directory.CreateDirectory(Path.Combine(_folder, "folder.db"));
+        await CreateForeignDatabase(Path.Combine(_folder, "foreign.db"));
+        var foreignBefore = await File.ReadAllBytesAsync(Path.Combine(_folder, "foreign.db"));
+
+        // When
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60));
+
+        // Then
+        Assert.True(run.ExitCode == exitCode, $"{what}: exit {run.ExitCode}\n{run.Error}\n{run.Output}");
+        Assert.Contains(expected, run.Error);
+        Assert.False(run.ShowsStackTrace, $"{what}: {run.Error}{run.Output}");
+        Assert.Equal(foreignBefore, await File.ReadAllBytesAsync(Path.Combine(_folder, "foreign.db")));
+    }
+
+    [Theory]
+    [InlineData("http://backupxe:S3cretPassw0rd@collector:4317")]
+    [InlineData("ftp://backupxe:S3cretPassw0rd@collector:4317")]
+    public async Task An_otlp_endpoint_with_a_password_is_refused_without_echoing_it(string endpoint)
+    {
+        // Given
+        await File.WriteAllTextAsync(Path.Combine(_folder, "appsettings.json"), Settings($"\"Metrics\": {{ \"OtlpEndpoint\": \"{endpoint}\" }}"));
+
+        // When
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60));
+
+        // Then
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains("BackupXe:Metrics:OtlpEndpoint", run.Error);
+        Assert.DoesNotContain("S3cretPassw0rd", run.Error + run.Output);
+    }
+
+    [Fact]
+    public async Task A_read_only_history_fails_at_start_up_not_on_every_operation()
+    {
+        if (OperatingSystem.IsWindows() || Environment.UserName == "root")
+        {
+            Assert.Skip("needs a Unix account other than root (root writes to read-only files)");
+            return;
+        }
+
+        // Given a history file the service account may not write
+        var history = Path.Combine(_folder, "readonly.db");
+        await using (var connection = new SqliteConnection($"Data Source={history};Pooling=False"))
+        {
+            await connection.OpenAsync();
+        }
+
+        File.SetUnixFileMode(history, UnixFileMode.UserRead);
+        await File.WriteAllTextAsync(Path.Combine(_folder, "appsettings.json"), Settings("\"History\": { \"Path\": \"readonly.db\" }"));
+
+        // When
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60));
+
+        // Then
+        Assert.Equal(3, run.ExitCode);
+        Assert.Contains("readonly.db", run.Error);
+    }
+
+    public void Dispose()
+    {
+        SqliteConnection.ClearAllPools();
+        Directory.Delete(_folder, recursive: true);
+    }
+
+    private static string Settings(string extra, string replayPath = "restore.log", string replaySpeed = "0") => $$"""
+        {
+          "Serilog": { "MinimumLevel": "Warning", "WriteTo": [ { "Name": "Console" } ] },
+          "BackupXe": {
+            "Instances": [ { "Name": "replay", "ReplayPath": "{{replayPath}}", "ReplaySpeed": {{replaySpeed}} } ],
+            {{extra}}
+          }
+        }
+        """;
+
+    private static async Task CreateForeignDatabase(string path)
+    {
+        if (File.Exists(path))
+        {
+            return;
+        }
+
+        await using var connection = new SqliteConnection($"Data Source={path};Pooling=False");
+        await connection.OpenAsync();
+        await using var command = connection.CreateCommand();
+        command.CommandText = "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices (total) VALUES (9.5);";
+        await command.ExecuteNonQueryAsync();
+    }
+}
