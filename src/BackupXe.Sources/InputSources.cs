@@ -15,6 +15,11 @@ public static class InputSources
     /// </summary>
     public static ITraceEventSource Open(string path)
     {
+        if (InputPattern.IsPattern(path))
+        {
+            return OpenPattern(path);
+        }
+
         var detection = InputFormatDetector.Detect(path);
         return detection.Format switch
         {
@@ -23,5 +28,27 @@ public static class InputSources
             InputFormat.Errorlog => new ErrorlogEventSource(path, () => InputFile.OpenRead(path), detection.TextEncoding),
             _ => new UnreadableInputSource(path, detection.Problem ?? InputFormatDetector.NotRecognised),
         };
+    }
+
+    /// <summary>
+    /// A pattern: a set of .xel files (an event_file rollover set) is one source read in file order, each file
+    /// with its own metadata; a pattern matching one file of any format is that file.
+    /// </summary>
+    private static ITraceEventSource OpenPattern(string pattern)
+    {
+        var files = InputPattern.Expand(pattern);
+        if (files.Count == 0)
+        {
+            return new UnreadableInputSource(pattern, "no file matches this pattern");
+        }
+
+        if (files.Count == 1)
+        {
+            return Open(files[0]);
+        }
+
+        return files.All(f => InputFormatDetector.Detect(f).Format == InputFormat.Xel)
+            ? new XelFileSource(pattern, files)
+            : new UnreadableInputSource(pattern, $"matches {files.Count} files that are not all .xel; name them one by one instead");
     }
 }

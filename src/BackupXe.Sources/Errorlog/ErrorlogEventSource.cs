@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Text;
 using BackupXe.Core.Events;
+using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Sources.Errorlog;
 
@@ -14,7 +15,7 @@ namespace BackupXe.Sources.Errorlog;
 /// A line with no timestamp continues the message above it and is appended after a <c>'\n'</c>, so the
 /// first line of a message stays intact for the message parser and the continuation is still kept.
 /// </remarks>
-public sealed class ErrorlogEventSource : ITraceEventSource
+public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
 {
     private const string ContinuationSeparator = "\n";
 
@@ -107,6 +108,24 @@ public sealed class ErrorlogEventSource : ITraceEventSource
                 status.Unusable = true;
                 status.Report("file", "no timestamped ERRORLOG line found");
             }
+        }
+    }
+
+    /// <summary>
+    /// Each message as an event named <c>errorlog_message</c> (package <c>errorlog</c>) with the fields
+    /// <c>spid</c> (absent for Backup, Server, Logon lines) and <c>text</c>, so an ERRORLOG lists like any other input.
+    /// </summary>
+    public async IAsyncEnumerable<XeEvent> ReadXeEventsAsync(
+        SourceStatus status,
+        [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await foreach (var traceEvent in ReadEventsAsync(status, cancellationToken).ConfigureAwait(false))
+        {
+            var message = (ProgressTraceEvent)traceEvent;
+            List<XeValue> fields = message.SessionId is { } spid
+                ? [new XeValue("spid", "errorlog", "int32", (long)spid), new XeValue("text", "errorlog", "unicode_string", message.Message)]
+                : [new XeValue("text", "errorlog", "unicode_string", message.Message)];
+            yield return new XeEvent("errorlog_message", "errorlog", message.Timestamp, fields, []);
         }
     }
 

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Xml;
 using BackupXe.Core.Events;
+using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Sources.XeXml;
 
@@ -38,6 +39,7 @@ internal sealed class XeEventParser
     private readonly object _action;
     private readonly object _value;
     private readonly object _text;
+    private readonly object _type;
 
     private bool _started;
 
@@ -50,6 +52,7 @@ internal sealed class XeEventParser
         _action = names.Add("action");
         _value = names.Add("value");
         _text = names.Add("text");
+        _type = names.Add("type");
     }
 
     public XeReadOutcome ReadNext(SourceStatus status, out TraceEvent? traceEvent)
@@ -65,6 +68,126 @@ internal sealed class XeEventParser
             status.Report($"line {line}, position {position}", $"{e.Message} Reading of this input stopped here.");
             return XeReadOutcome.Broken;
         }
+    }
+
+    /// <summary>
+    /// Reads the next event with every data field and action kept (for <c>backupxe events</c>), instead of only the
+    /// fields BackupXe analyses. Not on the analysis path, so it may allocate what it lists.
+    /// </summary>
+    public XeReadOutcome ReadNextWhole(SourceStatus status, out XeEvent? xeEvent)
+    {
+        xeEvent = null;
+        try
+        {
+            return MoveToNextEvent() ? ReadWholeEvent(status, out xeEvent) : XeReadOutcome.End;
+        }
+        catch (XmlException e)
+        {
+            var (line, position) = e.LineNumber > 0 ? (e.LineNumber, e.LinePosition) : CurrentPosition();
+            status.Report($"line {line}, position {position}", $"{e.Message} Reading of this input stopped here.");
+            return XeReadOutcome.Broken;
+        }
+    }
+
+    private XeReadOutcome ReadWholeEvent(SourceStatus status, out XeEvent? xeEvent)
+    {
+        xeEvent = null;
+        var (line, _) = CurrentPosition();
+        var name = _reader.GetAttribute("name");
+        var package = _reader.GetAttribute("package") ?? string.Empty;
+        var timestampText = _reader.GetAttribute("timestamp");
+        var fields = new List<XeValue>();
+        var actions = new List<XeValue>();
+        if (_reader.IsEmptyElement)
+        {
+            _reader.Read();
+        }
+        else
+        {
+            var depth = _reader.Depth;
+            _reader.Read();
+            while (_reader.Depth > depth)
+            {
+                if (_reader.NodeType != XmlNodeType.Element)
+                {
+                    _reader.Read();
+                    continue;
+                }
+
+                var element = _reader.LocalName;
+                var isData = ReferenceEquals(element, _data);
+                if (!isData && !ReferenceEquals(element, _action))
+                {
+                    _reader.Skip();
+                    continue;
+                }
+
+                var item = ReadWholeItem(isData ? package : null);
+                (isData ? fields : actions).Add(item);
+            }
+
+            _reader.Read();
+        }
+
+        if (string.IsNullOrEmpty(name))
+        {
+            status.Report($"line {line}", "event has no name attribute; event skipped");
+            return XeReadOutcome.Invalid;
+        }
+
+        if (!TryParseUtc(timestampText, out var timestamp))
+        {
+            status.Report($"line {line}", $"{name} event has no valid timestamp attribute; event skipped");
+            return XeReadOutcome.Invalid;
+        }
+
+        xeEvent = new XeEvent(name, package, timestamp, fields, actions);
+        return XeReadOutcome.Event;
+    }
+
+    /// <param name="eventPackage">For a data field, the event's package; null for an action, which names its own.</param>
+    private XeValue ReadWholeItem(string? eventPackage)
+    {
+        var name = _reader.GetAttribute("name") ?? string.Empty;
+        var package = eventPackage ?? _reader.GetAttribute("package") ?? string.Empty;
+        string type = string.Empty;
+        string? value = null;
+        string? text = null;
+        if (_reader.IsEmptyElement)
+        {
+            _reader.Read();
+            return new XeValue(name, package, type, value);
+        }
+
+        var depth = _reader.Depth;
+        _reader.Read();
+        while (_reader.Depth > depth)
+        {
+            if (_reader.NodeType != XmlNodeType.Element)
+            {
+                _reader.Read();
+            }
+            else if (ReferenceEquals(_reader.LocalName, _type))
+            {
+                type = _reader.GetAttribute("name") ?? string.Empty;
+                _reader.Skip();
+            }
+            else if (ReferenceEquals(_reader.LocalName, _value))
+            {
+                value = ReadContent();
+            }
+            else if (ReferenceEquals(_reader.LocalName, _text))
+            {
+                text = ReadContent();
+            }
+            else
+            {
+                _reader.Skip();
+            }
+        }
+
+        _reader.Read();
+        return new XeValue(name, package, type, value, text);
     }
 
     private bool MoveToNextEvent()
@@ -109,77 +232,16 @@ internal sealed class XeEventParser
             return XeReadOutcome.Invalid;
         }
 
-        var sessionId = ParseInt(_fields.SessionId);
-        switch (name)
+        switch (XeEventMapping.Map(name, timestamp, _fields, out traceEvent, out var missing))
         {
-            case "backup_restore_progress_trace":
-                if (_fields.TraceMessage is null)
-                {
-                    return Missing(status, line, name, "trace_message");
-                }
-
-                traceEvent = new ProgressTraceEvent(
-                    timestamp,
-                    sessionId,
-                    _fields.OperationKind,
-                    _fields.DatabaseName,
-                    _fields.TraceMessage,
-                    ParseInt(_fields.TraceLevel));
+            case XeMappingOutcome.Event:
                 return XeReadOutcome.Event;
-
-            case "wait_info":
-            case "wait_info_external":
-                // Duration is only filled on End; a Begin is half of a wait that its End reports whole.
-                if (_fields.IsBeginOpcode)
-                {
-                    return XeReadOutcome.NotAnalysed;
-                }
-
-                if (string.IsNullOrEmpty(_fields.WaitType))
-                {
-                    return Missing(status, line, name, "wait_type name (<text>)");
-                }
-
-                if (ParseLong(_fields.Duration) is not { } duration)
-                {
-                    return Missing(status, line, name, "duration");
-                }
-
-                traceEvent = new WaitEvent(
-                    timestamp,
-                    sessionId,
-                    _fields.WaitType,
-                    duration,
-                    ParseLong(_fields.SignalDuration) ?? 0,
-                    IsExternal: name == "wait_info_external");
-                return XeReadOutcome.Event;
-
-            // Both spellings are seen in the wild (domain.md section 2).
-            case "databases_backup_restore_throughput":
-            case "database_backup_restore_throughput":
-                if (ParseLong(_fields.Count) is not { } count)
-                {
-                    return Missing(status, line, name, "count");
-                }
-
-                if (ParseLong(_fields.Increment) is not { } increment)
-                {
-                    return Missing(status, line, name, "increment");
-                }
-
-                traceEvent = new ThroughputEvent(timestamp, sessionId, ParseInt(_fields.DatabaseId), count, increment);
-                return XeReadOutcome.Event;
-
+            case XeMappingOutcome.NotAnalysed:
+                return XeReadOutcome.NotAnalysed;
             default:
-                traceEvent = new OtherEvent(timestamp, sessionId, name);
-                return XeReadOutcome.Event;
+                status.Report($"line {line}", XeEventMapping.MissingMessage(name, missing!));
+                return XeReadOutcome.Invalid;
         }
-    }
-
-    private static XeReadOutcome Missing(SourceStatus status, int line, string eventName, string field)
-    {
-        status.Report($"line {line}", $"{eventName} event has no {field}; event skipped");
-        return XeReadOutcome.Invalid;
     }
 
     /// <summary>Reads the event's data and action children; leaves the reader after the event's end tag.</summary>
@@ -293,10 +355,4 @@ internal sealed class XeEventParser
             CultureInfo.InvariantCulture,
             DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal,
             out timestamp);
-
-    private static int? ParseInt(string? text) =>
-        int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) ? value : null;
-
-    private static long? ParseLong(string? text) =>
-        long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) ? value : null;
 }

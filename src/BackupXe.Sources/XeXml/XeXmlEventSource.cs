@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Xml;
 using BackupXe.Core.Events;
+using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Sources.XeXml;
 
@@ -9,7 +10,7 @@ namespace BackupXe.Sources.XeXml;
 /// <c>event_data</c> rows of <c>sys.fn_xe_file_target_read_file</c> saved one after another with no root,
 /// or the same events wrapped in any root element. Read as a stream: memory does not grow with the file.
 /// </summary>
-public sealed class XeXmlEventSource : ITraceEventSource
+public sealed class XeXmlEventSource : ITraceEventSource, IXeEventSource
 {
     private static readonly XmlReaderSettings ReaderSettings = new()
     {
@@ -87,6 +88,48 @@ public sealed class XeXmlEventSource : ITraceEventSource
                 else if (outcome is XeReadOutcome.NotAnalysed)
                 {
                     status.Events++;
+                }
+            }
+        }
+    }
+
+    public async IAsyncEnumerable<XeEvent> ReadXeEventsAsync(
+        SourceStatus status,
+        [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        var reader = OpenReader(status);
+        if (reader is null)
+        {
+            yield break;
+        }
+
+        using (reader)
+        {
+            var parser = new XeEventParser(reader);
+            var found = 0L;
+            while (true)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                var outcome = parser.ReadNextWhole(status, out var xeEvent);
+                if (outcome is XeReadOutcome.End or XeReadOutcome.Broken)
+                {
+                    if (found == 0)
+                    {
+                        status.Unusable = true;
+                        if (outcome is XeReadOutcome.End)
+                        {
+                            status.Report("file", "no Extended Events <event> element found");
+                        }
+                    }
+
+                    yield break;
+                }
+
+                found++;
+                if (outcome is XeReadOutcome.Event)
+                {
+                    status.Events++;
+                    yield return xeEvent!;
                 }
             }
         }
