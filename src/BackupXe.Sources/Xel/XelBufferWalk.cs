@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Buffers.Binary;
 
 namespace BackupXe.Sources.Xel;
@@ -15,8 +16,8 @@ internal readonly record struct XelLogBuffer(long Offset, ushort Type, byte[] By
 /// </summary>
 internal sealed class XelBufferWalk(Stream stream, XelProblemReport report)
 {
-    // Large enough for the fixture's biggest buffer without growing; a larger one grows it to its size, once.
-    private byte[] _bytes = new byte[256 * 1024];
+    // Pooled: a rollover set opens file after file, and buffers are usually the same few hundred KB.
+    private byte[] _bytes = ArrayPool<byte>.Shared.Rent(64 * 1024);
 
     /// <summary>The file's magic or version is not one this reader knows: nothing of it was read.</summary>
     public bool Rejected { get; private set; }
@@ -25,6 +26,22 @@ internal sealed class XelBufferWalk(Stream stream, XelProblemReport report)
     public bool Truncated { get; private set; }
 
     public IEnumerable<XelLogBuffer> Buffers()
+    {
+        try
+        {
+            foreach (var buffer in Walk())
+            {
+                yield return buffer;
+            }
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(_bytes);
+            _bytes = [];
+        }
+    }
+
+    private IEnumerable<XelLogBuffer> Walk()
     {
         var header = ReadUpTo(0, XelLayout.SectorSize);
         if (header < 6 || BinaryPrimitives.ReadUInt32LittleEndian(_bytes) != XelLayout.FileMagic)
@@ -57,6 +74,12 @@ internal sealed class XelBufferWalk(Stream stream, XelProblemReport report)
             var got = ReadUpTo(0, XelLayout.BufferHeaderSize);
             if (got == 0)
             {
+                if (seekingFirst)
+                {
+                    Truncated = true;
+                    report(position, "the file holds no log buffer after its header: nothing to read (a file still being written?)");
+                }
+
                 yield break;
             }
 
@@ -108,6 +131,12 @@ internal sealed class XelBufferWalk(Stream stream, XelProblemReport report)
 
                 if (ReadUpTo(XelLayout.BufferHeaderSize, XelLayout.SectorSize - XelLayout.BufferHeaderSize) < XelLayout.SectorSize - XelLayout.BufferHeaderSize)
                 {
+                    if (seekingFirst)
+                    {
+                        Truncated = true;
+                        report(position, "the file ends before its first log buffer: nothing to read");
+                    }
+
                     yield break;
                 }
 
@@ -150,7 +179,10 @@ internal sealed class XelBufferWalk(Stream stream, XelProblemReport report)
             var want = count - total;
             if (_bytes.Length < at + total + 1)
             {
-                Array.Resize(ref _bytes, (int)Math.Min((long)at + count, Math.Max(_bytes.Length * 2L, at + total + 1)));
+                var grown = ArrayPool<byte>.Shared.Rent((int)Math.Min((long)at + count, Math.Max(_bytes.Length * 2L, at + total + 1)));
+                _bytes.AsSpan(0, at + total).CopyTo(grown);
+                ArrayPool<byte>.Shared.Return(_bytes);
+                _bytes = grown;
             }
 
             var room = Math.Min(want, _bytes.Length - (at + total));

@@ -244,6 +244,11 @@ public sealed class XelDecoder
     {
         if (column.IsVariable)
         {
+            if (column.Offset + 8 > payload.Length)
+            {
+                throw new XelDamageException(Math.Min(column.Offset, payload.Length), $"{column.Name} descriptor at {column.Offset} lies past the {payload.Length}-byte payload");
+            }
+
             var reader = new XelSpanReader(payload, column.Offset);
             var dataOffset = reader.U32();
             var length = reader.U32();
@@ -268,7 +273,8 @@ public sealed class XelDecoder
 
         if (column.Offset + size > payload.Length)
         {
-            throw new XelDamageException(column.Offset, $"{column.Name} ({size} bytes at {column.Offset}) runs past the {payload.Length}-byte payload");
+            // Located at the column, or at the payload's end when the metadata places the column beyond it.
+            throw new XelDamageException(Math.Min(column.Offset, payload.Length), $"{column.Name} ({size} bytes at {column.Offset}) runs past the {payload.Length}-byte payload");
         }
 
         return payload.Slice(column.Offset, size);

@@ -101,6 +101,7 @@ public sealed class XelFileSource : ITraceEventSource, IXeEventSource
                     yield return true;
                 }
 
+                file.ReportUnlisted();
                 if (!file.Rejected)
                 {
                     readable++;
@@ -118,7 +119,10 @@ public sealed class XelFileSource : ITraceEventSource, IXeEventSource
 /// <summary>One file of a source: its buffers walked, its own metadata and clock, its problems located in it.</summary>
 internal sealed class XelFileRead(Stream stream, string label, SourceStatus status)
 {
+    private const int MaxProblemsListed = 20;
+
     private readonly XelDecoder _decoder = new();
+    private int _problems;
 
     public bool Rejected { get; private set; }
 
@@ -163,6 +167,24 @@ internal sealed class XelFileRead(Stream stream, string label, SourceStatus stat
         Rejected |= walk.Rejected;
     }
 
-    private void Report(long offset, string message) =>
-        status.Report(label.Length == 0 ? $"offset {offset}" : $"{label}, offset {offset}", message);
+    private void Report(long offset, string message)
+    {
+        // A damaged metadata column can spoil every event of a file: the first problems say where and why, the
+        // rest are counted, so a report stays readable.
+        if (++_problems <= MaxProblemsListed)
+        {
+            status.Report(Location(offset), message);
+        }
+    }
+
+    /// <summary>Says how many problems were counted but not listed, once the file is done.</summary>
+    public void ReportUnlisted()
+    {
+        if (_problems > MaxProblemsListed)
+        {
+            status.Report(label.Length == 0 ? "file" : label, $"{_problems - MaxProblemsListed} more problems in this file, not listed");
+        }
+    }
+
+    private string Location(long offset) => label.Length == 0 ? $"offset {offset}" : $"{label}, offset {offset}";
 }

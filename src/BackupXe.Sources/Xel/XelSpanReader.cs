@@ -56,7 +56,7 @@ internal ref struct XelSpanReader(ReadOnlySpan<byte> data, int position)
     {
         if (count < 0 || count > _data.Length - Position)
         {
-            throw new XelDamageException(Position, $"needs {count} bytes, {Math.Max(0, _data.Length - Position)} left");
+            throw new XelDamageException(Math.Min(Position, _data.Length), $"needs {count} bytes, {Math.Max(0, _data.Length - Position)} left");
         }
 
         var span = _data.Slice(Position, count);

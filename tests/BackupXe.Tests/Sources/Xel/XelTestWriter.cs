@@ -26,18 +26,19 @@ internal static class XelTestWriter
         File(catalogue, events, out _, bufferSize);
 
     /// <summary>A whole file: header block, one metadata buffer, then event buffers of <paramref name="bufferSize"/> bytes.</summary>
-    public static byte[] File(XelCatalogue catalogue, IEnumerable<XeEvent> events, out XelLayoutMap layout, int bufferSize = 64 * 1024)
+    /// <param name="metadata">Writes this catalogue's metadata instead of <paramref name="catalogue"/>'s (events are still encoded by the latter).</param>
+    public static byte[] File(XelCatalogue catalogue, IEnumerable<XeEvent> events, out XelLayoutMap layout, int bufferSize = 64 * 1024, XelCatalogue? metadata = null)
     {
         var file = new MemoryStream();
         file.Write(FileHeader());
-        var metadata = new MemoryStream();
-        foreach (var package in catalogue.Packages)
+        var chunks = new MemoryStream();
+        foreach (var package in (metadata ?? catalogue).Packages)
         {
-            metadata.Write(MetadataChunk(package, catalogue.SessionGuid, catalogue.Clock));
+            chunks.Write(MetadataChunk(package, catalogue.SessionGuid, catalogue.Clock));
         }
 
         var metadataOffset = (int)file.Position;
-        file.Write(LogBuffer(1, Guid.Empty, metadata.ToArray(), BufferHeaderSize));
+        file.Write(LogBuffer(1, Guid.Empty, chunks.ToArray(), BufferHeaderSize));
 
         var buffers = new List<XelBufferSpan>();
         var used = new MemoryStream();
