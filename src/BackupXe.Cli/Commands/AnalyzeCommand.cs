@@ -17,7 +17,7 @@ public static class AnalyzeCommand
     {
         var inputs = new Argument<string[]>("inputs")
         {
-            Description = "Files to read: .xel, XE XML (ring_buffer or event_file rows) or a SQL Server ERRORLOG. Rollover files of one session are merged in time order.",
+            Description = "Files to read: .xel (a rollover set as a pattern such as 'trace_0_*.xel'), XE XML (ring_buffer or event_file rows) or a SQL Server ERRORLOG. Several files are merged in time order.",
             Arity = ArgumentArity.OneOrMore,
         };
         var format = CommonOptions.Format();

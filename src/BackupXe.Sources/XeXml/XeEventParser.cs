@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
 using System.Xml;
 using BackupXe.Core.Events;
@@ -55,31 +56,26 @@ internal sealed class XeEventParser
         _type = names.Add("type");
     }
 
-    public XeReadOutcome ReadNext(SourceStatus status, out TraceEvent? traceEvent)
-    {
-        traceEvent = null;
-        try
-        {
-            return MoveToNextEvent() ? ReadEvent(status, out traceEvent) : XeReadOutcome.End;
-        }
-        catch (XmlException e)
-        {
-            var (line, position) = e.LineNumber > 0 ? (e.LineNumber, e.LinePosition) : CurrentPosition();
-            status.Report($"line {line}, position {position}", $"{e.Message} Reading of this input stopped here.");
-            return XeReadOutcome.Broken;
-        }
-    }
+    public XeReadOutcome ReadNext(SourceStatus status, out TraceEvent? traceEvent) => Read(status, whole: false, out traceEvent, out _);
 
     /// <summary>
     /// Reads the next event with every data field and action kept (for <c>backupxe events</c>), instead of only the
     /// fields BackupXe analyses. Not on the analysis path, so it may allocate what it lists.
     /// </summary>
-    public XeReadOutcome ReadNextWhole(SourceStatus status, out XeEvent? xeEvent)
+    public XeReadOutcome ReadNextWhole(SourceStatus status, out XeEvent? xeEvent) => Read(status, whole: true, out _, out xeEvent);
+
+    private XeReadOutcome Read(SourceStatus status, bool whole, out TraceEvent? traceEvent, out XeEvent? xeEvent)
     {
+        traceEvent = null;
         xeEvent = null;
         try
         {
-            return MoveToNextEvent() ? ReadWholeEvent(status, out xeEvent) : XeReadOutcome.End;
+            if (!MoveToNextEvent())
+            {
+                return XeReadOutcome.End;
+            }
+
+            return whole ? ReadWholeEvent(status, out xeEvent) : ReadEvent(status, out traceEvent);
         }
         catch (XmlException e)
         {
@@ -129,19 +125,12 @@ internal sealed class XeEventParser
             _reader.Read();
         }
 
-        if (string.IsNullOrEmpty(name))
+        if (!HasNameAndTime(status, line, name, timestampText, out var timestamp))
         {
-            status.Report($"line {line}", "event has no name attribute; event skipped");
             return XeReadOutcome.Invalid;
         }
 
-        if (!TryParseUtc(timestampText, out var timestamp))
-        {
-            status.Report($"line {line}", $"{name} event has no valid timestamp attribute; event skipped");
-            return XeReadOutcome.Invalid;
-        }
-
-        xeEvent = new XeEvent(name, package, timestamp, fields, actions);
+        xeEvent = new XeEvent(name!, package, timestamp, fields, actions);
         return XeReadOutcome.Event;
     }
 
@@ -220,15 +209,8 @@ internal sealed class XeEventParser
         ReadFields();
 
         traceEvent = null;
-        if (string.IsNullOrEmpty(name))
+        if (!HasNameAndTime(status, line, name, timestampText, out var timestamp))
         {
-            status.Report($"line {line}", "event has no name attribute; event skipped");
-            return XeReadOutcome.Invalid;
-        }
-
-        if (!TryParseUtc(timestampText, out var timestamp))
-        {
-            status.Report($"line {line}", $"{name} event has no valid timestamp attribute; event skipped");
             return XeReadOutcome.Invalid;
         }
 
@@ -348,6 +330,24 @@ internal sealed class XeEventParser
 
     private (int Line, int Position) CurrentPosition() =>
         _reader is IXmlLineInfo info && info.HasLineInfo() ? (info.LineNumber, info.LinePosition) : (0, 0);
+
+    private static bool HasNameAndTime(SourceStatus status, int line, [NotNullWhen(true)] string? name, string? timestampText, out DateTime timestamp)
+    {
+        timestamp = default;
+        if (string.IsNullOrEmpty(name))
+        {
+            status.Report($"line {line}", "event has no name attribute; event skipped");
+            return false;
+        }
+
+        if (!TryParseUtc(timestampText, out timestamp))
+        {
+            status.Report($"line {line}", $"{name} event has no valid timestamp attribute; event skipped");
+            return false;
+        }
+
+        return true;
+    }
 
     private static bool TryParseUtc(string? text, out DateTime timestamp) =>
         DateTime.TryParse(

@@ -45,8 +45,18 @@ public sealed class XeXmlEventSource : ITraceEventSource, IXeEventSource
 
     public string Format => "xe-xml";
 
-    public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(
+    public IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken) =>
+        ReadAsync<TraceEvent>(status, static (XeEventParser parser, SourceStatus s, out TraceEvent? e) => parser.ReadNext(s, out e), cancellationToken);
+
+    /// <summary>Every event whole, every field and action kept (for <c>backupxe events</c>).</summary>
+    public IAsyncEnumerable<XeEvent> ReadXeEventsAsync(SourceStatus status, CancellationToken cancellationToken) =>
+        ReadAsync<XeEvent>(status, static (XeEventParser parser, SourceStatus s, out XeEvent? e) => parser.ReadNextWhole(s, out e), cancellationToken);
+
+    private delegate XeReadOutcome ReadOne<T>(XeEventParser parser, SourceStatus status, out T? item);
+
+    private async IAsyncEnumerable<T> ReadAsync<T>(
         SourceStatus status,
+        ReadOne<T> readOne,
         [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         var reader = OpenReader(status);
@@ -64,7 +74,7 @@ public sealed class XeXmlEventSource : ITraceEventSource, IXeEventSource
             while (true)
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                var outcome = parser.ReadNext(status, out var traceEvent);
+                var outcome = readOne(parser, status, out var item);
                 if (outcome is XeReadOutcome.End or XeReadOutcome.Broken)
                 {
                     if (found == 0)
@@ -83,53 +93,11 @@ public sealed class XeXmlEventSource : ITraceEventSource, IXeEventSource
                 if (outcome is XeReadOutcome.Event)
                 {
                     status.Events++;
-                    yield return traceEvent!;
+                    yield return item!;
                 }
                 else if (outcome is XeReadOutcome.NotAnalysed)
                 {
                     status.Events++;
-                }
-            }
-        }
-    }
-
-    public async IAsyncEnumerable<XeEvent> ReadXeEventsAsync(
-        SourceStatus status,
-        [EnumeratorCancellation] CancellationToken cancellationToken)
-    {
-        var reader = OpenReader(status);
-        if (reader is null)
-        {
-            yield break;
-        }
-
-        using (reader)
-        {
-            var parser = new XeEventParser(reader);
-            var found = 0L;
-            while (true)
-            {
-                cancellationToken.ThrowIfCancellationRequested();
-                var outcome = parser.ReadNextWhole(status, out var xeEvent);
-                if (outcome is XeReadOutcome.End or XeReadOutcome.Broken)
-                {
-                    if (found == 0)
-                    {
-                        status.Unusable = true;
-                        if (outcome is XeReadOutcome.End)
-                        {
-                            status.Report("file", "no Extended Events <event> element found");
-                        }
-                    }
-
-                    yield break;
-                }
-
-                found++;
-                if (outcome is XeReadOutcome.Event)
-                {
-                    status.Events++;
-                    yield return xeEvent!;
                 }
             }
         }
