@@ -17,8 +17,14 @@ public static class Program
                 // Optional: measured runs (default 3) and a directory to keep the inputs in (default: a temp dir, deleted).
                 var runs = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 3;
                 return await ThroughputBenchmark.RunAsync(runs, args.Length > 2 ? args[2] : null).ConfigureAwait(false);
+            case "xel":
+                // Optional: measured runs (default 3), size of the 1x file in MB (default 64; 10x is also run), a directory to keep inputs in.
+                return await XelBenchmark.RunAsync(
+                    args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 3,
+                    args.Length > 2 ? long.Parse(args[2], CultureInfo.InvariantCulture) : 64,
+                    args.Length > 3 ? args[3] : null).ConfigureAwait(false);
             default:
-                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR]");
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR]");
                 return 1;
         }
     }

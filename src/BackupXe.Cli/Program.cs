@@ -27,6 +27,7 @@ public static class Program
     {
         var root = new RootCommand("BackupXe explains why a SQL Server backup or restore is slow.");
         root.Subcommands.Add(AnalyzeCommand.Create());
+        root.Subcommands.Add(EventsCommand.Create());
         root.Subcommands.Add(WatchCommand.Create());
         root.Subcommands.Add(SessionCommand.Create());
         root.Subcommands.Add(CheckCommand.Create());

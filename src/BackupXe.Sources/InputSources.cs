@@ -1,6 +1,7 @@
 using System.Diagnostics.CodeAnalysis;
 using BackupXe.Core.Events;
 using BackupXe.Sources.Formats;
+using BackupXe.Sources.Xel;
 
 namespace BackupXe.Sources;
 
@@ -25,6 +26,11 @@ public static class InputSources
         if (path == StandardInput)
         {
             return Open(path, Console.OpenStandardInput());
+        }
+
+        if (InputPattern.IsPattern(path))
+        {
+            return OpenPattern(path);
         }
 
         return TryOpenFile(path, out var stream, out var problem) ? Open(path, stream) : new UnreadableInputSource(path, problem);
@@ -139,6 +145,28 @@ public static class InputSources
             // Unresolvable names are opened (and reported) on their own.
             return path;
         }
+    }
+
+    /// <summary>
+    /// A pattern: a set of .xel files (an event_file rollover set) is one source read in file order, each file
+    /// with its own metadata; a pattern matching one file of any format is that file.
+    /// </summary>
+    private static ITraceEventSource OpenPattern(string pattern)
+    {
+        var files = InputPattern.Expand(pattern);
+        if (files.Count == 0)
+        {
+            return new UnreadableInputSource(pattern, "no file matches this pattern");
+        }
+
+        if (files.Count == 1)
+        {
+            return Open(files[0]);
+        }
+
+        return files.All(f => Recognise(f).Format is XelFormat)
+            ? new XelFileSource(pattern, files)
+            : new UnreadableInputSource(pattern, $"matches {files.Count} files that are not all .xel; name them one by one instead");
     }
 }
 

@@ -16,4 +16,8 @@ public static class ExitCodes
 
     public static int For(AnalysisFindings findings)
         => findings.NothingUsable ? NothingUsable : findings.Partial ? Partial : Success;
+
+    /// <summary>The same rule for commands that read inputs without analysing them (<c>events</c>).</summary>
+    public static int For(IReadOnlyCollection<Core.Events.SourceStatus> statuses)
+        => statuses.All(s => s.Unusable) ? NothingUsable : statuses.Any(s => s.Unusable || s.Problems.Count > 0) ? Partial : Success;
 }

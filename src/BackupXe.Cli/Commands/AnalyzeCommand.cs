@@ -20,7 +20,7 @@ public static class AnalyzeCommand
     {
         var inputs = new Argument<string[]>("inputs")
         {
-            Description = "Files to read (- for standard input): .xel, XE XML (ring_buffer or event_file rows) or a SQL Server ERRORLOG, told apart by content. Several inputs are merged in time order.",
+            Description = "Files to read (- for standard input): .xel (a rollover set as a pattern such as 'trace_0_*.xel'), XE XML (ring_buffer or event_file rows) or a SQL Server ERRORLOG, told apart by content. Several inputs are merged in time order.",
             Arity = ArgumentArity.OneOrMore,
         };
         var format = CommonOptions.Format();

@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 using System.Text;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
+using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Sources.Errorlog;
 
@@ -17,7 +18,7 @@ namespace BackupXe.Sources.Errorlog;
 /// Lines and messages are bounded (<see cref="BoundedLineReader.MaxLineChars"/>, <see cref="MaxMessageChars"/>)
 /// and built in one buffer, so time is linear and memory flat whatever the file holds.
 /// </remarks>
-public sealed class ErrorlogEventSource : ITraceEventSource
+public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
 {
     /// <summary>The longest message kept, continuation lines included; the rest is counted and dropped.</summary>
     public const int MaxMessageChars = BoundedLineReader.MaxLineChars;
@@ -125,6 +126,24 @@ public sealed class ErrorlogEventSource : ITraceEventSource
                 status.Unusable = true;
                 status.Report("file", "no timestamped ERRORLOG line found");
             }
+        }
+    }
+
+    /// <summary>
+    /// Each message as an event named <c>errorlog_message</c> (package <c>errorlog</c>) with the fields
+    /// <c>spid</c> (absent for Backup, Server, Logon lines) and <c>text</c>, so an ERRORLOG lists like any other input.
+    /// </summary>
+    public async IAsyncEnumerable<XeEvent> ReadXeEventsAsync(
+        SourceStatus status,
+        [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await foreach (var traceEvent in ReadEventsAsync(status, cancellationToken).ConfigureAwait(false))
+        {
+            var message = (ProgressTraceEvent)traceEvent;
+            List<XeValue> fields = message.SessionId is { } spid
+                ? [new XeValue("spid", "errorlog", "int32", (long)spid), new XeValue("text", "errorlog", "unicode_string", message.Message)]
+                : [new XeValue("text", "errorlog", "unicode_string", message.Message)];
+            yield return new XeEvent("errorlog_message", "errorlog", message.Timestamp, fields, []);
         }
     }
 

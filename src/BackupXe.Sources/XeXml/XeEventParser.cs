@@ -1,8 +1,10 @@
+using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
 using System.Text;
 using System.Xml;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
+using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Sources.XeXml;
 
@@ -33,6 +35,8 @@ internal sealed class XeEventParser
 {
     private readonly XmlReader _reader;
     private readonly XeEventFields _fields = new();
+
+    // One parser per read: its per-stream context (the last "Backup(db):" prefix) stays with this input.
     private readonly TraceMessageParser _parser = new();
 
     // Element names atomized once so that each node is matched by reference, not by comparing characters.
@@ -41,6 +45,7 @@ internal sealed class XeEventParser
     private readonly object _action;
     private readonly object _value;
     private readonly object _text;
+    private readonly object _type;
 
     // A trace message is a line of text and a database name at most 128 characters; 64 K characters leaves room
     // for any path while keeping a 200 MB field from becoming a 400 MB string.
@@ -65,14 +70,29 @@ internal sealed class XeEventParser
         _action = names.Add("action");
         _value = names.Add("value");
         _text = names.Add("text");
+        _type = names.Add("type");
     }
 
-    public XeReadOutcome ReadNext(SourceStatus status, out TraceEvent? traceEvent)
+    public XeReadOutcome ReadNext(SourceStatus status, out TraceEvent? traceEvent) => Read(status, whole: false, out traceEvent, out _);
+
+    /// <summary>
+    /// Reads the next event with every data field and action kept (for <c>backupxe events</c>), instead of only the
+    /// fields BackupXe analyses. Not on the analysis path, so it may allocate what it lists.
+    /// </summary>
+    public XeReadOutcome ReadNextWhole(SourceStatus status, out XeEvent? xeEvent) => Read(status, whole: true, out _, out xeEvent);
+
+    private XeReadOutcome Read(SourceStatus status, bool whole, out TraceEvent? traceEvent, out XeEvent? xeEvent)
     {
         traceEvent = null;
+        xeEvent = null;
         try
         {
-            return MoveToNextEvent() ? ReadEvent(status, out traceEvent) : XeReadOutcome.End;
+            if (!MoveToNextEvent())
+            {
+                return XeReadOutcome.End;
+            }
+
+            return whole ? ReadWholeEvent(status, out xeEvent) : ReadEvent(status, out traceEvent);
         }
         catch (XmlException e)
         {
@@ -80,6 +100,95 @@ internal sealed class XeEventParser
             status.Report($"line {line}, position {position}", $"{e.Message} Reading of this input stopped here.");
             return XeReadOutcome.Broken;
         }
+    }
+
+    private XeReadOutcome ReadWholeEvent(SourceStatus status, out XeEvent? xeEvent)
+    {
+        xeEvent = null;
+        var (line, _) = CurrentPosition();
+        var name = _reader.GetAttribute("name");
+        var package = _reader.GetAttribute("package") ?? string.Empty;
+        var timestampText = _reader.GetAttribute("timestamp");
+        var fields = new List<XeValue>();
+        var actions = new List<XeValue>();
+        _afterEvent = true;
+        if (!_reader.IsEmptyElement)
+        {
+            var depth = _reader.Depth;
+            _reader.Read();
+            while (_reader.Depth > depth)
+            {
+                if (_reader.NodeType != XmlNodeType.Element)
+                {
+                    _reader.Read();
+                    continue;
+                }
+
+                var element = _reader.LocalName;
+                var isData = ReferenceEquals(element, _data);
+                if (!isData && !ReferenceEquals(element, _action))
+                {
+                    _reader.Skip();
+                    continue;
+                }
+
+                var item = ReadWholeItem(isData ? package : null);
+                (isData ? fields : actions).Add(item);
+            }
+        }
+
+        if (!HasNameAndTime(status, line, name, timestampText, out var timestamp))
+        {
+            return XeReadOutcome.Invalid;
+        }
+
+        xeEvent = new XeEvent(name!, package, timestamp, fields, actions);
+        return XeReadOutcome.Event;
+    }
+
+    /// <param name="eventPackage">For a data field, the event's package; null for an action, which names its own.</param>
+    private XeValue ReadWholeItem(string? eventPackage)
+    {
+        var name = _reader.GetAttribute("name") ?? string.Empty;
+        var package = eventPackage ?? _reader.GetAttribute("package") ?? string.Empty;
+        string type = string.Empty;
+        string? value = null;
+        string? text = null;
+        if (_reader.IsEmptyElement)
+        {
+            _reader.Read();
+            return new XeValue(name, package, type, value);
+        }
+
+        var depth = _reader.Depth;
+        _reader.Read();
+        while (_reader.Depth > depth)
+        {
+            if (_reader.NodeType != XmlNodeType.Element)
+            {
+                _reader.Read();
+            }
+            else if (ReferenceEquals(_reader.LocalName, _type))
+            {
+                type = _reader.GetAttribute("name") ?? string.Empty;
+                _reader.Skip();
+            }
+            else if (ReferenceEquals(_reader.LocalName, _value))
+            {
+                value = ReadContent();
+            }
+            else if (ReferenceEquals(_reader.LocalName, _text))
+            {
+                text = ReadContent();
+            }
+            else
+            {
+                _reader.Skip();
+            }
+        }
+
+        _reader.Read();
+        return new XeValue(name, package, type, value, text);
     }
 
     private bool MoveToNextEvent()
@@ -119,21 +228,8 @@ internal sealed class XeEventParser
         ReadFields();
 
         traceEvent = null;
-        if (string.IsNullOrEmpty(name))
+        if (!HasNameAndTime(status, line, name, timestampText, out var timestamp))
         {
-            status.Report($"line {line}", "event has no name attribute; event skipped");
-            return XeReadOutcome.Invalid;
-        }
-
-        if (!TryParseUtc(timestampText, out var timestamp))
-        {
-            status.Report($"line {line}", $"{name} event has no valid timestamp attribute; event skipped");
-            return XeReadOutcome.Invalid;
-        }
-
-        if (!ServerRanges.IsTimestamp(timestamp))
-        {
-            status.Report($"line {line}", $"{name} event timestamp {timestampText} is outside what SQL Server writes; event skipped");
             return XeReadOutcome.Invalid;
         }
 
@@ -142,142 +238,16 @@ internal sealed class XeEventParser
             status.Report($"line {line}", $"{name} event has a field longer than {MaxFieldChars} characters; kept truncated");
         }
 
-        if (!TryRange(_fields.SessionId, 0, ServerRanges.MaxSessionId, out var session))
+        switch (XeEventMapping.Map(name, timestamp, _fields, _parser, out traceEvent, out var problem))
         {
-            return OutOfRange(status, line, name, "session_id", _fields.SessionId);
-        }
-
-        var sessionId = (int?)session;
-        switch (name)
-        {
-            case "backup_restore_progress_trace":
-                if (_fields.TraceMessage is null)
-                {
-                    return Missing(status, line, name, "trace_message");
-                }
-
-                // Parsed here, where the line is known, so that a number SQL Server cannot write is reported
-                // with its place; the correlator reuses the result.
-                var parsed = _parser.Parse(_fields.TraceMessage);
-                if (parsed.Message is ImplausibleValue implausible)
-                {
-                    status.Report($"line {line}", $"{implausible.Reason}; event skipped");
-                    return XeReadOutcome.Invalid;
-                }
-
-                traceEvent = new ProgressTraceEvent(
-                    timestamp,
-                    sessionId,
-                    _fields.OperationKind,
-                    _fields.DatabaseName,
-                    _fields.TraceMessage,
-                    ParseInt(_fields.TraceLevel))
-                {
-                    Parsed = parsed,
-                };
+            case XeMappingOutcome.Event:
                 return XeReadOutcome.Event;
-
-            case "wait_info":
-            case "wait_info_external":
-                // Duration is only filled on End; a Begin is half of a wait that its End reports whole.
-                if (_fields.IsBeginOpcode)
-                {
-                    return XeReadOutcome.NotAnalysed;
-                }
-
-                if (string.IsNullOrEmpty(_fields.WaitType))
-                {
-                    return Missing(status, line, name, "wait_type name (<text>)");
-                }
-
-                if (_fields.Duration is null)
-                {
-                    return Missing(status, line, name, "duration");
-                }
-
-                if (!TryRange(_fields.Duration, 0, ServerRanges.MaxDurationMs, out var duration) || duration is null)
-                {
-                    return OutOfRange(status, line, name, "duration", _fields.Duration);
-                }
-
-                if (!TryRange(_fields.SignalDuration, 0, ServerRanges.MaxDurationMs, out var signal))
-                {
-                    return OutOfRange(status, line, name, "signal_duration", _fields.SignalDuration);
-                }
-
-                traceEvent = new WaitEvent(
-                    timestamp,
-                    sessionId,
-                    _fields.WaitType,
-                    duration.Value,
-                    signal ?? 0,
-                    IsExternal: name == "wait_info_external");
-                return XeReadOutcome.Event;
-
-            // Both spellings are seen in the wild (domain.md section 2).
-            case "databases_backup_restore_throughput":
-            case "database_backup_restore_throughput":
-                if (_fields.Count is null)
-                {
-                    return Missing(status, line, name, "count");
-                }
-
-                if (_fields.Increment is null)
-                {
-                    return Missing(status, line, name, "increment");
-                }
-
-                if (!TryRange(_fields.Count, 0, ServerRanges.MaxBytes, out var count) || count is null)
-                {
-                    return OutOfRange(status, line, name, "count", _fields.Count);
-                }
-
-                if (!TryRange(_fields.Increment, 0, ServerRanges.MaxBytes, out var increment) || increment is null)
-                {
-                    return OutOfRange(status, line, name, "increment", _fields.Increment);
-                }
-
-                traceEvent = new ThroughputEvent(timestamp, sessionId, ParseInt(_fields.DatabaseId), count.Value, increment.Value);
-                return XeReadOutcome.Event;
-
+            case XeMappingOutcome.NotAnalysed:
+                return XeReadOutcome.NotAnalysed;
             default:
-                traceEvent = new OtherEvent(timestamp, sessionId, name);
-                return XeReadOutcome.Event;
+                status.Report($"line {line}", problem!);
+                return XeReadOutcome.Invalid;
         }
-    }
-
-    private static XeReadOutcome Missing(SourceStatus status, int line, string eventName, string field)
-    {
-        status.Report($"line {line}", $"{eventName} event has no {field}; event skipped");
-        return XeReadOutcome.Invalid;
-    }
-
-    private static XeReadOutcome OutOfRange(SourceStatus status, int line, string eventName, string field, string? value)
-    {
-        var shown = value is { Length: > 40 } ? value[..40] + "..." : value;
-        status.Report($"line {line}", $"{eventName} event has {field} '{shown}', not a value SQL Server writes; event skipped");
-        return XeReadOutcome.Invalid;
-    }
-
-    /// <summary>
-    /// True when <paramref name="text"/> is absent (value null) or an integer in [min, max]; false for anything
-    /// else, including a negative duration or a number too long for a long.
-    /// </summary>
-    private static bool TryRange(string? text, long min, long max, out long? value)
-    {
-        value = null;
-        if (text is null)
-        {
-            return true;
-        }
-
-        if (!long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var parsed) || parsed < min || parsed > max)
-        {
-            return false;
-        }
-
-        value = parsed;
-        return true;
     }
 
     /// <summary>Reads the event's data and action children; the next search steps past the event's end tag.</summary>
@@ -418,16 +388,28 @@ internal sealed class XeEventParser
     private (int Line, int Position) CurrentPosition() =>
         _reader is IXmlLineInfo info && info.HasLineInfo() ? (info.LineNumber, info.LinePosition) : (0, 0);
 
+    private static bool HasNameAndTime(SourceStatus status, int line, [NotNullWhen(true)] string? name, string? timestampText, out DateTime timestamp)
+    {
+        timestamp = default;
+        if (string.IsNullOrEmpty(name))
+        {
+            status.Report($"line {line}", "event has no name attribute; event skipped");
+            return false;
+        }
+
+        if (!TryParseUtc(timestampText, out timestamp))
+        {
+            status.Report($"line {line}", $"{name} event has no valid timestamp attribute; event skipped");
+            return false;
+        }
+
+        return true;
+    }
+
     private static bool TryParseUtc(string? text, out DateTime timestamp) =>
         DateTime.TryParse(
             text,
             CultureInfo.InvariantCulture,
             DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal,
             out timestamp);
-
-    private static int? ParseInt(string? text) =>
-        int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) ? value : null;
-
-    private static long? ParseLong(string? text) =>
-        long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) ? value : null;
 }

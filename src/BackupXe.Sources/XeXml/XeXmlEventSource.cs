@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Xml;
 using BackupXe.Core.Events;
+using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Sources.XeXml;
 
@@ -9,7 +10,7 @@ namespace BackupXe.Sources.XeXml;
 /// <c>event_data</c> rows of <c>sys.fn_xe_file_target_read_file</c> saved one after another with no root,
 /// or the same events wrapped in any root element. Read as a stream: memory does not grow with the file.
 /// </summary>
-public sealed class XeXmlEventSource : ITraceEventSource
+public sealed class XeXmlEventSource : ITraceEventSource, IXeEventSource
 {
     private static readonly XmlReaderSettings ReaderSettings = new()
     {
@@ -44,8 +45,18 @@ public sealed class XeXmlEventSource : ITraceEventSource
 
     public string Format => "xe-xml";
 
-    public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(
+    public IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken) =>
+        ReadAsync<TraceEvent>(status, static (XeEventParser parser, SourceStatus s, out TraceEvent? e) => parser.ReadNext(s, out e), cancellationToken);
+
+    /// <summary>Every event whole, every field and action kept (for <c>backupxe events</c>).</summary>
+    public IAsyncEnumerable<XeEvent> ReadXeEventsAsync(SourceStatus status, CancellationToken cancellationToken) =>
+        ReadAsync<XeEvent>(status, static (XeEventParser parser, SourceStatus s, out XeEvent? e) => parser.ReadNextWhole(s, out e), cancellationToken);
+
+    private delegate XeReadOutcome ReadOne<T>(XeEventParser parser, SourceStatus status, out T? item);
+
+    private async IAsyncEnumerable<T> ReadAsync<T>(
         SourceStatus status,
+        ReadOne<T> readOne,
         [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         var reader = OpenReader(status);
@@ -63,7 +74,7 @@ public sealed class XeXmlEventSource : ITraceEventSource
             while (true)
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                var outcome = parser.ReadNext(status, out var traceEvent);
+                var outcome = readOne(parser, status, out var item);
                 if (outcome is XeReadOutcome.End or XeReadOutcome.Broken)
                 {
                     if (found == 0)
@@ -82,7 +93,7 @@ public sealed class XeXmlEventSource : ITraceEventSource
                 if (outcome is XeReadOutcome.Event)
                 {
                     status.Events++;
-                    yield return traceEvent!;
+                    yield return item!;
                 }
                 else if (outcome is XeReadOutcome.NotAnalysed)
                 {

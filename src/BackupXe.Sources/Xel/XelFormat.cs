@@ -8,16 +8,12 @@ public sealed class XelFormat : IInputFormat
 {
     public string Name => "xel";
 
-    public string Description => "Extended Events event_file (.xel), recognised by its header";
+    public string Description => "Extended Events event_file (.xel), or a rollover set given as a pattern, decoded by BackupXe's own reader (docs/xel.md)";
 
-    public string WhenDamaged => "This build cannot decode .xel: the input is refused with the T-SQL that turns it into XE XML on a server.";
+    public string WhenDamaged => "A damaged log buffer is reported with its file offset and skipped, later buffers are still read; a file cut short (still being written) is read up to its last complete buffer.";
 
     public FormatMatch Recognise(InputPrefix prefix)
         => XelFileDetector.IsXel(prefix.Bytes.Span) ? new FormatMatch(MatchStrength.Certain) : FormatMatch.None;
 
-    public ITraceEventSource Open(string name, Stream content, FormatMatch match)
-    {
-        content.Dispose();
-        return new XelFileSource(name);
-    }
+    public ITraceEventSource Open(string name, Stream content, FormatMatch match) => new XelFileSource(name, OneShot.Of(content));
 }

@@ -66,7 +66,26 @@ public class AnalyzeCommandTests
     }
 
     [Fact]
-    public async Task Explains_the_xel_route_when_the_reader_is_not_in_the_build()
+    public async Task Reads_the_genuine_xel_and_says_it_holds_no_backup()
+    {
+        // Given
+        var xel = Path.Combine(AppContext.BaseDirectory, "Fixtures", "xel", "TestXel_0.xel");
+
+        // When
+        var run = await CliRun.RunAsync("analyze", xel, "--format", "json");
+
+        // Then: read whole, so exit 0; the report lists the 149 events and no operation
+        Assert.Equal(0, run.ExitCode);
+        Assert.Equal(string.Empty, run.Error);
+        using var json = JsonDocument.Parse(run.Output);
+        var input = json.RootElement.GetProperty("inputs")[0];
+        Assert.Equal("xel", input.GetProperty("format").GetString());
+        Assert.Equal(149, input.GetProperty("events").GetInt64());
+        Assert.Equal(0, json.RootElement.GetProperty("operations").GetArrayLength());
+    }
+
+    [Fact]
+    public async Task Says_in_the_console_that_the_xel_holds_no_backup()
     {
         // Given
         var xel = Path.Combine(AppContext.BaseDirectory, "Fixtures", "xel", "TestXel_0.xel");
@@ -75,8 +94,9 @@ public class AnalyzeCommandTests
         var run = await CliRun.RunAsync("analyze", xel, "--no-color");
 
         // Then
-        Assert.Equal(1, run.ExitCode);
-        Assert.Contains("fn_xe_file_target_read_file", run.Error);
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("149", run.Output);
+        Assert.Contains("No backup or restore was found in the input.", run.Output);
     }
 
     [Fact]

@@ -1,4 +1,3 @@
-using System.Security.Cryptography;
 using BackupXe.Core.Reporting;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Sources.Support;
@@ -94,7 +93,10 @@ public class MisuseTests
         using var folder = TempInput.Nowhere("other.db");
         if (kind == "corrupt")
         {
-            await File.WriteAllBytesAsync(folder.Path, [.. "SQLite format 3\0"u8, .. RandomNumberGenerator.GetBytes(8192)]);
+            // Seeded: the same damage every run, so a failure can be reproduced.
+            var noise = new byte[8192];
+            new Random(7).NextBytes(noise);
+            await File.WriteAllBytesAsync(folder.Path, [.. "SQLite format 3\0"u8, .. noise]);
         }
         else
         {

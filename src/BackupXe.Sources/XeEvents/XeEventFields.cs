@@ -1,6 +1,6 @@
 using BackupXe.Core.Events;
 
-namespace BackupXe.Sources.XeXml;
+namespace BackupXe.Sources.XeEvents;
 
 /// <summary>The data and action names BackupXe reads; every other field is skipped unread.</summary>
 internal enum XeField

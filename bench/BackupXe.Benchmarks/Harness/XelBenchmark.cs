@@ -1,0 +1,157 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Runtime;
+using BackupXe.Core.Events;
+using BackupXe.Sources.Xel;
+using BackupXe.Tests.Sources.Xel;
+
+namespace BackupXe.Benchmarks.Harness;
+
+/// <summary>
+/// The .xel decoder against a bare sequential read of the same file in the same run, at two sizes (1x and 10x),
+/// with peak memory. The file is built by the test-only writer (proven byte for byte on the genuine fixture) from
+/// a buffer-starved backup: progress traces and thousands of wait_info events over 64 KB event buffers, the event
+/// buffers repeated to reach the size (the decoder's work per byte does not depend on the values).
+/// </summary>
+public static class XelBenchmark
+{
+    private const int BufferSize = 64 * 1024;
+
+    public static async Task<int> RunAsync(int measuredRuns, long baseMegabytes, string? keepDirectory)
+    {
+        var directory = keepDirectory ?? Path.Combine(Path.GetTempPath(), "backupxe-xel-bench-" + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
+        Directory.CreateDirectory(directory);
+        try
+        {
+            Console.WriteLine($"# BackupXe .xel decoding ({measuredRuns} measured runs after 1 warm-up, median reported)");
+            Console.WriteLine();
+            Console.WriteLine($"- processors: {Environment.ProcessorCount}, runtime: {Environment.Version}, server GC: {GCSettings.IsServerGC}");
+            Console.WriteLine();
+            // CPU seconds beside wall seconds: on a shared machine the wall clock also counts time spent waiting for a
+            // core, while the process's CPU time counts only the work it did.
+            Console.WriteLine("| File | MB | Events | Path | Median wall s | Median CPU s | MB/s (CPU) | Events/s (CPU) | vs bare read (CPU) | vs bare read (wall) | Peak heap MB | Peak working set MB |");
+            Console.WriteLine("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+            var ok = true;
+            foreach (var scale in new[] { 1, 10 })
+            {
+                var path = Path.Combine(directory, $"backup-{scale}x.xel");
+                var events = Build(path, baseMegabytes * scale * 1_048_576);
+                var megabytes = new FileInfo(path).Length / 1_048_576.0;
+                var bare = await MeasureAsync(measuredRuns, () => Task.FromResult(BareRead(path))).ConfigureAwait(false);
+                var analysed = await MeasureAsync(measuredRuns, () => DecodeAnalysedAsync(path)).ConfigureAwait(false);
+                var whole = await MeasureAsync(measuredRuns, () => DecodeWholeAsync(path)).ConfigureAwait(false);
+                ok &= analysed.Events == events && whole.Events == events && analysed.Problems == 0 && whole.Problems == 0;
+                foreach (var (name, m) in new[] { ("bare sequential read", bare), ("decode for analysis (TraceEvents)", analysed), ("decode every field (events listing)", whole) })
+                {
+                    Console.WriteLine(string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"| {scale}x | {megabytes:F0} | {events:N0} | {name} | {m.Seconds:F3} | {m.CpuSeconds:F3} | {megabytes / m.CpuSeconds:F0} | {(m.Events == 0 ? "-" : (m.Events / m.CpuSeconds).ToString("N0", CultureInfo.InvariantCulture))} | {bare.CpuSeconds / m.CpuSeconds:F2}x | {bare.Seconds / m.Seconds:F2}x | {m.PeakHeap / 1_048_576.0:F1} | {m.PeakWorkingSet / 1_048_576.0:F0} |"));
+                }
+
+                File.Delete(path);
+            }
+
+            return ok ? 0 : 1;
+        }
+        finally
+        {
+            if (keepDirectory is null)
+            {
+                Directory.Delete(directory, recursive: true);
+            }
+        }
+    }
+
+    /// <summary>Writes the header and metadata once, then the backup's event buffers until the file reaches its size.</summary>
+    private static long Build(string path, long targetBytes)
+    {
+        var events = BuiltBackupScenario.BufferStarved();
+        var image = XelTestWriter.File(BuiltBackupCatalogue.Create(), events, out var layout, BufferSize);
+        var eventsStart = layout.EventBuffers[0].Offset;
+        using var file = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 20);
+        file.Write(image, 0, eventsStart);
+        long written = 0;
+        while (file.Length < targetBytes)
+        {
+            file.Write(image, eventsStart, image.Length - eventsStart);
+            written += events.Count;
+        }
+
+        return written;
+    }
+
+    private static Measure BareRead(string path)
+    {
+        var buffer = new byte[64 * 1024];
+        using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 64 * 1024, FileOptions.SequentialScan);
+        long total = 0;
+        int read;
+        while ((read = stream.Read(buffer)) > 0)
+        {
+            total += read;
+        }
+
+        return new Measure(0, 0, 0, 0, 0);
+    }
+
+    private static async Task<Measure> DecodeAnalysedAsync(string path)
+    {
+        var status = new SourceStatus();
+        long events = 0;
+        await foreach (var _ in new XelFileSource(path).ReadEventsAsync(status, CancellationToken.None).ConfigureAwait(false))
+        {
+            events++;
+        }
+
+        // Begin waits are counted but not analysed; the status counts every record decoded.
+        return new Measure(0, status.Events, status.Problems.Count, 0, 0);
+    }
+
+    private static async Task<Measure> DecodeWholeAsync(string path)
+    {
+        var status = new SourceStatus();
+        await foreach (var _ in new XelFileSource(path).ReadXeEventsAsync(status, CancellationToken.None).ConfigureAwait(false))
+        {
+        }
+
+        return new Measure(0, status.Events, status.Problems.Count, 0, 0);
+    }
+
+    private static async Task<Measure> MeasureAsync(int measuredRuns, Func<Task<Measure>> run)
+    {
+        var results = new List<Measure>();
+        for (var i = 0; i <= measuredRuns; i++)
+        {
+            GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+            var sampler = new MemorySampler(TimeSpan.FromMilliseconds(20));
+            var cpu = Process.GetCurrentProcess().TotalProcessorTime;
+            var stopwatch = Stopwatch.StartNew();
+            Measure measure;
+            try
+            {
+                measure = await run().ConfigureAwait(false);
+                stopwatch.Stop();
+                measure = measure with { CpuSeconds = (Process.GetCurrentProcess().TotalProcessorTime - cpu).TotalSeconds };
+            }
+            finally
+            {
+                sampler.Dispose();
+            }
+
+            if (i > 0)
+            {
+                results.Add(measure with { Seconds = stopwatch.Elapsed.TotalSeconds, PeakHeap = sampler.PeakHeapSize, PeakWorkingSet = sampler.PeakWorkingSet });
+            }
+        }
+
+        var median = results.OrderBy(r => r.Seconds).ElementAt((results.Count - 1) / 2);
+        var medianCpu = results.OrderBy(r => r.CpuSeconds).ElementAt((results.Count - 1) / 2).CpuSeconds;
+        return median with { CpuSeconds = medianCpu, PeakHeap = results.Max(r => r.PeakHeap), PeakWorkingSet = results.Max(r => r.PeakWorkingSet) };
+    }
+
+    private sealed record Measure(double Seconds, long Events, int Problems, long PeakHeap, long PeakWorkingSet)
+    {
+        /// <summary>Process CPU time over the run (includes the memory sampler's few samples and any GC threads).</summary>
+        public double CpuSeconds { get; init; }
+    }
+}

@@ -1,0 +1,86 @@
+using System.CommandLine;
+using BackupXe.Cli.Analysis;
+using BackupXe.Cli.Rendering;
+using BackupXe.Core.Events;
+using BackupXe.Sources;
+using BackupXe.Sources.XeEvents;
+
+namespace BackupXe.Cli.Commands;
+
+/// <summary>
+/// <c>backupxe events FILE...</c>: every event of every input with all its fields and actions, one JSON line or CSV
+/// row each, streamed. What dbatools' Read-DbaXEFile gives, without Windows or XELite, and how a user checks what
+/// BackupXe saw.
+/// </summary>
+public static class EventsCommand
+{
+    public static Command Create()
+    {
+        var inputs = new Argument<string[]>("inputs")
+        {
+            Description = "Files to list: .xel (a rollover set as a pattern such as 'trace_0_*.xel'), XE XML or an ERRORLOG.",
+            Arity = ArgumentArity.OneOrMore,
+        };
+        var format = new Option<string>("--format", "-f") { Description = "jsonl (default: one JSON object per line) or csv.", DefaultValueFactory = _ => "jsonl" };
+        format.AcceptOnlyFromAmong("jsonl", "csv");
+        var names = new Option<string[]>("--name", "-n") { Description = "Only events of this name (repeat for several), e.g. --name backup_restore_progress_trace." };
+        var output = CommonOptions.Output();
+
+        var command = new Command("events", "List every event of captured files with all fields and actions.") { inputs, format, names, output };
+        command.SetAction(async (parse, cancellationToken) =>
+        {
+            var wanted = parse.GetValue(names) is { Length: > 0 } chosen ? new HashSet<string>(chosen, StringComparer.OrdinalIgnoreCase) : null;
+            var path = parse.GetValue(output);
+            var file = path is null ? null : new StreamWriter(path, append: false);
+            var writer = file ?? Console.Out;
+            var statuses = new List<SourceStatus>();
+            try
+            {
+                var list = EventListWriter.For(parse.GetValue(format)!, writer);
+                list.Start();
+                foreach (var source in parse.GetRequiredValue(inputs).Select(InputSources.Open))
+                {
+                    var status = new SourceStatus();
+                    statuses.Add(status);
+                    await ListAsync(source, status, wanted, list, cancellationToken);
+                    await writer.FlushAsync(cancellationToken);
+                    foreach (var problem in status.Problems)
+                    {
+                        await Console.Error.WriteLineAsync($"backupxe: {source.Name}: {problem.Location}: {problem.Message}");
+                    }
+                }
+            }
+            finally
+            {
+                if (file is not null)
+                {
+                    await file.DisposeAsync();
+                }
+            }
+
+            return ExitCodes.For(statuses);
+        });
+        return command;
+    }
+
+    private static async Task ListAsync(ITraceEventSource source, SourceStatus status, HashSet<string>? wanted, EventListWriter list, CancellationToken cancellationToken)
+    {
+        if (source is not IXeEventSource listing)
+        {
+            // An input that cannot be read lists nothing; reading it fills the status with the reason.
+            await foreach (var _ in source.ReadEventsAsync(status, cancellationToken))
+            {
+            }
+
+            return;
+        }
+
+        await foreach (var xeEvent in listing.ReadXeEventsAsync(status, cancellationToken))
+        {
+            if (wanted is null || wanted.Contains(xeEvent.Name))
+            {
+                list.Write(xeEvent);
+            }
+        }
+    }
+}

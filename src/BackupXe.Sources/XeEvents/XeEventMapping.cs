@@ -1,0 +1,180 @@
+using System.Globalization;
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+
+namespace BackupXe.Sources.XeEvents;
+
+/// <summary>What one decoded XE event became.</summary>
+internal enum XeMappingOutcome
+{
+    /// <summary>An event to analyse.</summary>
+    Event,
+
+    /// <summary>A well-formed event BackupXe does not analyse (wait_info at opcode Begin): counted only.</summary>
+    NotAnalysed,
+
+    /// <summary>An event missing a required field: the caller reports it where it was found, and skips it.</summary>
+    Invalid,
+}
+
+/// <summary>
+/// The one place where an Extended Events event, however it was read (.xel records, XE XML, a live stream),
+/// becomes a BackupXe <see cref="TraceEvent"/>. Every reader fills an <see cref="XeEventFields"/> with the
+/// fields it found and calls <see cref="Map"/>, so that a .xel and its fn_xe_file_target_read_file XML give
+/// identical events and therefore identical reports.
+/// </summary>
+internal static class XeEventMapping
+{
+    /// <param name="parser">The reading stream's own parser: a trace message is parsed once, here, so that a number
+    /// SQL Server cannot write is reported where it was read; the correlator reuses the result.</param>
+    /// <param name="problem">For <see cref="XeMappingOutcome.Invalid"/>: why the event is skipped, for the caller to locate.</param>
+    public static XeMappingOutcome Map(
+        string name, DateTime timestamp, XeEventFields fields, TraceMessageParser parser, out TraceEvent? traceEvent, out string? problem)
+    {
+        traceEvent = null;
+        problem = null;
+        if (!ServerRanges.IsTimestamp(timestamp))
+        {
+            problem = $"{name} event timestamp {timestamp:O} is outside what SQL Server writes; event skipped";
+            return XeMappingOutcome.Invalid;
+        }
+
+        if (!TryRange(fields.SessionId, 0, ServerRanges.MaxSessionId, out var session))
+        {
+            return OutOfRange(name, "session_id", fields.SessionId, out problem);
+        }
+
+        var sessionId = (int?)session;
+        switch (name)
+        {
+            case "backup_restore_progress_trace":
+                if (fields.TraceMessage is null)
+                {
+                    return Missing(name, "trace_message", out problem);
+                }
+
+                var parsed = parser.Parse(fields.TraceMessage);
+                if (parsed.Message is ImplausibleValue implausible)
+                {
+                    problem = $"{implausible.Reason}; event skipped";
+                    return XeMappingOutcome.Invalid;
+                }
+
+                traceEvent = new ProgressTraceEvent(
+                    timestamp,
+                    sessionId,
+                    fields.OperationKind,
+                    fields.DatabaseName,
+                    fields.TraceMessage,
+                    ParseInt(fields.TraceLevel))
+                {
+                    Parsed = parsed,
+                };
+                return XeMappingOutcome.Event;
+
+            case "wait_info":
+            case "wait_info_external":
+                // Duration is only filled on End; a Begin is half of a wait that its End reports whole.
+                if (fields.IsBeginOpcode)
+                {
+                    return XeMappingOutcome.NotAnalysed;
+                }
+
+                if (string.IsNullOrEmpty(fields.WaitType))
+                {
+                    return Missing(name, "wait_type name (<text>)", out problem);
+                }
+
+                if (fields.Duration is null)
+                {
+                    return Missing(name, "duration", out problem);
+                }
+
+                if (!TryRange(fields.Duration, 0, ServerRanges.MaxDurationMs, out var duration) || duration is null)
+                {
+                    return OutOfRange(name, "duration", fields.Duration, out problem);
+                }
+
+                if (!TryRange(fields.SignalDuration, 0, ServerRanges.MaxDurationMs, out var signal))
+                {
+                    return OutOfRange(name, "signal_duration", fields.SignalDuration, out problem);
+                }
+
+                traceEvent = new WaitEvent(
+                    timestamp,
+                    sessionId,
+                    fields.WaitType,
+                    duration.Value,
+                    signal ?? 0,
+                    IsExternal: name == "wait_info_external");
+                return XeMappingOutcome.Event;
+
+            // Both spellings are seen in the wild (docs/diagnosis.md lists the events captured).
+            case "databases_backup_restore_throughput":
+            case "database_backup_restore_throughput":
+                if (fields.Count is null)
+                {
+                    return Missing(name, "count", out problem);
+                }
+
+                if (fields.Increment is null)
+                {
+                    return Missing(name, "increment", out problem);
+                }
+
+                if (!TryRange(fields.Count, 0, ServerRanges.MaxBytes, out var count) || count is null)
+                {
+                    return OutOfRange(name, "count", fields.Count, out problem);
+                }
+
+                if (!TryRange(fields.Increment, 0, ServerRanges.MaxBytes, out var increment) || increment is null)
+                {
+                    return OutOfRange(name, "increment", fields.Increment, out problem);
+                }
+
+                traceEvent = new ThroughputEvent(timestamp, sessionId, ParseInt(fields.DatabaseId), count.Value, increment.Value);
+                return XeMappingOutcome.Event;
+
+            default:
+                traceEvent = new OtherEvent(timestamp, sessionId, name);
+                return XeMappingOutcome.Event;
+        }
+    }
+
+    private static XeMappingOutcome Missing(string eventName, string field, out string problem)
+    {
+        problem = $"{eventName} event has no {field}; event skipped";
+        return XeMappingOutcome.Invalid;
+    }
+
+    private static XeMappingOutcome OutOfRange(string eventName, string field, string? value, out string problem)
+    {
+        var shown = value is { Length: > 40 } ? value[..40] + "..." : value;
+        problem = $"{eventName} event has {field} '{shown}', not a value SQL Server writes; event skipped";
+        return XeMappingOutcome.Invalid;
+    }
+
+    /// <summary>
+    /// True when <paramref name="text"/> is absent (value null) or an integer in [min, max]; false for anything
+    /// else, including a negative duration or a number too long for a long.
+    /// </summary>
+    private static bool TryRange(string? text, long min, long max, out long? value)
+    {
+        value = null;
+        if (text is null)
+        {
+            return true;
+        }
+
+        if (!long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var parsed) || parsed < min || parsed > max)
+        {
+            return false;
+        }
+
+        value = parsed;
+        return true;
+    }
+
+    private static int? ParseInt(string? text) =>
+        int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) ? value : null;
+}

@@ -1,0 +1,224 @@
+using System.Collections.Immutable;
+using System.Buffers.Binary;
+using System.Globalization;
+using System.Text;
+using BackupXe.Sources.XeEvents;
+
+namespace BackupXe.Sources.Xel;
+
+/// <summary>How a value's bytes are turned into a value (xel-format.md section 6).</summary>
+internal enum XelValueKind
+{
+    Signed,
+    Unsigned,
+    Boolean,
+    Float,
+    Pointer,
+    Guid,
+    ActivityId,
+    UnicodeString,
+    AnsiString,
+    Binary,
+    Map,
+
+    /// <summary>A type this reader does not know: its bytes, unread.</summary>
+    Raw,
+}
+
+/// <summary>
+/// One data column or action, resolved once per metadata against its type or map: how wide it is, how to decode
+/// it, and which field BackupXe analyses it as (<see cref="XeField.None"/> for the rest).
+/// </summary>
+internal sealed class XelValuePlan
+{
+    private static readonly ImmutableArray<string> SmallNumbers = [.. Enumerable.Range(0, 1024).Select(i => i.ToString(CultureInfo.InvariantCulture))];
+
+    private XelValuePlan(string name, string package, string typeName, XelValueKind kind, int size, int offset, IReadOnlyDictionary<uint, string>? map)
+    {
+        Name = name;
+        Package = package;
+        TypeName = typeName;
+        Kind = kind;
+        Size = size;
+        Offset = offset;
+        Map = map;
+        Field = XeEventFields.Classify(name);
+    }
+
+    public string Name { get; }
+
+    public string Package { get; }
+
+    public string TypeName { get; }
+
+    public XelValueKind Kind { get; }
+
+    /// <summary>Bytes in the payload's fixed area; 0 for a variable-length value (an 8-byte offset/length descriptor).</summary>
+    public int Size { get; }
+
+    /// <summary>Offset in the event payload (data columns only).</summary>
+    public int Offset { get; }
+
+    public IReadOnlyDictionary<uint, string>? Map { get; }
+
+    public XeField Field { get; }
+
+    public bool IsVariable => Size == 0;
+
+    /// <summary><see cref="Size"/> of a column of unknown type that is last in the fixed area.</summary>
+    public const int RunsToFixedEnd = -1;
+
+    /// <summary>Whether an action value of <paramref name="length"/> bytes can be read as this type.</summary>
+    public bool Fits(int length) => Size <= 0 || length == Size;
+
+    public static XelValuePlan For(XelCatalogue catalogue, string name, string package, uint typeId, int offset = 0, int unknownSize = 0)
+    {
+        if (catalogue.Maps.TryGetValue(typeId, out var map))
+        {
+            var entries = new Dictionary<uint, string>(map.Entries.Count);
+            foreach (var (key, text) in map.Entries)
+            {
+                entries.TryAdd(key, text);
+            }
+
+            var kind = map.KeySize is 1 or 2 or 4 or 8 ? XelValueKind.Map : XelValueKind.Raw;
+            return new XelValuePlan(name, package, map.Name, kind, Math.Max((int)map.KeySize, 1), offset, entries);
+        }
+
+        if (!catalogue.Types.TryGetValue(typeId, out var type))
+        {
+            // Not described by this file: its width comes from the column layout (or the action's length); the last
+            // fixed column runs to where the variable data starts (RunsToFixedEnd).
+            return new XelValuePlan(name, package, $"0x{typeId:X8}", XelValueKind.Raw, unknownSize > 0 ? unknownSize : RunsToFixedEnd, offset, null);
+        }
+
+        return new XelValuePlan(name, package, type.Name, KindOf(type.Name, type.Size), type.Size, offset, null);
+    }
+
+    private static XelValueKind KindOf(string typeName, int size)
+    {
+        var integral = size is 1 or 2 or 4 or 8;
+        return typeName switch
+        {
+            "int8" or "int16" or "int32" or "int64" when integral => XelValueKind.Signed,
+            "uint8" or "uint16" or "uint32" or "uint64" when integral => XelValueKind.Unsigned,
+            "boolean" when integral => XelValueKind.Boolean,
+            "float32" when size == 4 => XelValueKind.Float,
+            "float64" when size == 8 => XelValueKind.Float,
+            "ptr" when integral => XelValueKind.Pointer,
+            "guid" or "guid_ptr" when size == 16 => XelValueKind.Guid,
+            "activity_id" or "activity_id_xfer" when size == 20 => XelValueKind.ActivityId,
+            "unicode_string" or "unicode_string_ptr" or "xml" when size == 0 => XelValueKind.UnicodeString,
+            "ansi_string" or "ansi_string_ptr" when size == 0 => XelValueKind.AnsiString,
+            _ when size == 0 => XelValueKind.Binary,
+            // A fixed-size type of unknown meaning: an unsigned integer when it has an integer's width, else bytes.
+            _ when integral => XelValueKind.Unsigned,
+            _ => XelValueKind.Raw,
+        };
+    }
+
+    /// <summary>The value of <paramref name="bytes"/> as <see cref="XeValue.Value"/> holds it; a map also gets its text.</summary>
+    public object? Decode(ReadOnlySpan<byte> bytes, out string? text)
+    {
+        text = null;
+        switch (Kind)
+        {
+            case XelValueKind.Map:
+                var key = Unsigned(bytes);
+                text = key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name) ? name : null;
+                return key;
+            case XelValueKind.Unsigned:
+            case XelValueKind.Pointer:
+                return Unsigned(bytes);
+            case XelValueKind.Signed:
+                return Signed(bytes);
+            case XelValueKind.Boolean:
+                return Unsigned(bytes) != 0;
+            case XelValueKind.Float:
+                return bytes.Length == 4 ? BinaryPrimitives.ReadSingleLittleEndian(bytes) : BinaryPrimitives.ReadDoubleLittleEndian(bytes);
+            case XelValueKind.Guid:
+                return new Guid(bytes);
+            case XelValueKind.ActivityId:
+                return new XeActivityId(new Guid(bytes[..16]), BinaryPrimitives.ReadUInt32LittleEndian(bytes[16..]));
+            case XelValueKind.UnicodeString:
+                return Encoding.Unicode.GetString(bytes);
+            case XelValueKind.AnsiString:
+                // The code page is not recorded in the file; Latin-1 keeps every byte.
+                return Encoding.Latin1.GetString(bytes);
+            default:
+                return bytes.ToArray();
+        }
+    }
+
+    /// <summary>The value as XE XML's <c>&lt;value&gt;</c> text would carry it, for the analysed fields only.</summary>
+    public string DecodeText(ReadOnlySpan<byte> bytes, out string? text)
+    {
+        text = null;
+        switch (Kind)
+        {
+            case XelValueKind.Map:
+                var key = Unsigned(bytes);
+                text = key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name) ? name : null;
+                return Number(key);
+            case XelValueKind.Unsigned:
+                return Number(Unsigned(bytes));
+            case XelValueKind.Signed:
+                var signed = Signed(bytes);
+                return signed >= 0 ? Number((ulong)signed) : signed.ToString(CultureInfo.InvariantCulture);
+            case XelValueKind.UnicodeString:
+                return Encoding.Unicode.GetString(bytes);
+            default:
+                return XeValue.Format(TypeName, Decode(bytes, out text));
+        }
+    }
+
+    private static string Number(ulong value) =>
+        value < (ulong)SmallNumbers.Length ? SmallNumbers[(int)value] : value.ToString(CultureInfo.InvariantCulture);
+
+    private static ulong Unsigned(ReadOnlySpan<byte> bytes) => bytes.Length switch
+    {
+        1 => bytes[0],
+        2 => BinaryPrimitives.ReadUInt16LittleEndian(bytes),
+        4 => BinaryPrimitives.ReadUInt32LittleEndian(bytes),
+        8 => BinaryPrimitives.ReadUInt64LittleEndian(bytes),
+        _ => 0,
+    };
+
+    private static long Signed(ReadOnlySpan<byte> bytes) => bytes.Length switch
+    {
+        1 => (sbyte)bytes[0],
+        2 => BinaryPrimitives.ReadInt16LittleEndian(bytes),
+        4 => BinaryPrimitives.ReadInt32LittleEndian(bytes),
+        8 => BinaryPrimitives.ReadInt64LittleEndian(bytes),
+        _ => 0,
+    };
+}
+
+/// <summary>An event's columns resolved against its file's metadata, in payload order.</summary>
+internal sealed class XelEventPlan
+{
+    public XelEventPlan(XelEventClass eventClass, XelCatalogue catalogue)
+    {
+        Class = eventClass;
+        var columns = eventClass.DataColumns;
+        var plans = new XelValuePlan[columns.Count];
+        for (var i = 0; i < columns.Count; i++)
+        {
+            var column = columns[i];
+            // A type the file does not describe is as wide as the gap to the next column that starts after it.
+            var next = columns.Where(c => c.PayloadOffset > column.PayloadOffset).Select(c => (int)c.PayloadOffset).DefaultIfEmpty(-1).Min();
+            var gap = next < 0 ? 0 : next - column.PayloadOffset;
+            plans[i] = XelValuePlan.For(catalogue, column.Name, eventClass.Package, column.TypeId, column.PayloadOffset, gap);
+        }
+
+        Columns = plans;
+        Analysed = plans.Where(p => p.Field != XeField.None).ToArray();
+    }
+
+    public XelEventClass Class { get; }
+
+    public XelValuePlan[] Columns { get; }
+
+    /// <summary>The columns BackupXe reads for analysis; the rest are decoded only when listing.</summary>
+    public XelValuePlan[] Analysed { get; }
+}

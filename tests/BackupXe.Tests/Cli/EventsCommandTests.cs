@@ -1,0 +1,89 @@
+using System.Text.Json;
+using BackupXe.Tests.Sources.Support;
+using Xunit;
+
+namespace BackupXe.Tests.Cli;
+
+[Collection(ConsoleCollection.Name)]
+public class EventsCommandTests
+{
+    private static readonly string Xel = Path.Combine(AppContext.BaseDirectory, "Fixtures", "xel", "TestXel_0.xel");
+
+    [Fact]
+    public async Task Lists_all_149_fixture_events_with_fields_and_actions_as_json_lines()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("events", Xel);
+
+        // Then
+        Assert.Equal((0, string.Empty), (run.ExitCode, run.Error));
+        var lines = run.Output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal(149, lines.Length);
+        using var first = JsonDocument.Parse(lines[0]);
+        var root = first.RootElement;
+        Assert.Equal("rpc_completed", root.GetProperty("name").GetString());
+        Assert.Equal("2017-10-17T20:37:03.1482054Z", root.GetProperty("timestamp").GetString());
+        Assert.Equal(56, root.GetProperty("fields").GetProperty("duration").GetInt64());
+        Assert.Equal("OK", root.GetProperty("fields").GetProperty("result").GetString());
+        Assert.Equal("sp_prepare", root.GetProperty("fields").GetProperty("object_name").GetString());
+        Assert.Equal(182, root.GetProperty("actions").GetProperty("session_id").GetInt32());
+        Assert.Equal("SQL Server Data Collector - Controller", root.GetProperty("actions").GetProperty("client_app_name").GetString());
+        Assert.All(lines, line => JsonDocument.Parse(line).Dispose());
+    }
+
+    [Fact]
+    public async Task Writes_csv_rows_of_the_named_event_only()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("events", Xel, "--format", "csv", "--name", "login");
+
+        // Then: a header and the 4 logins (their option texts hold quoted line breaks)
+        Assert.Equal(0, run.ExitCode);
+        Assert.StartsWith("timestamp,name,package,fields,actions\n", run.Output.ReplaceLineEndings("\n"));
+        Assert.Equal(4, run.Output.Split('\n').Count(l => l.Contains(",login,sqlserver,", StringComparison.Ordinal)));
+    }
+
+    [Fact]
+    public async Task Lists_a_rollover_set_given_as_a_pattern_file_after_file()
+    {
+        // Given two rollover files of one session
+        using var first = TempInput.WithBytes(File.ReadAllBytes(Xel), "trace_0_9.xel");
+        File.Copy(Xel, Path.Combine(Path.GetDirectoryName(first.Path)!, "trace_0_10.xel"));
+
+        // When
+        var run = await CliRun.RunAsync("events", Path.Combine(Path.GetDirectoryName(first.Path)!, "trace_0_*.xel"), "--name", "rpc_completed");
+
+        // Then
+        Assert.Equal((0, string.Empty), (run.ExitCode, run.Error));
+        Assert.Equal(22, run.Output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length);
+    }
+
+    [Fact]
+    public async Task Lists_xe_xml_and_errorlog_events_too()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("events", CliRun.Sample("buffer-starved-backup.xml"), CliRun.Sample("log-zeroing-restore.log"), "--name", "errorlog_message", "--name", "backup_restore_progress_trace");
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        var lines = run.Output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Contains(lines, l => l.Contains("\"trace_message\":\"BACKUP DATABASE started\"", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.Contains("\"name\":\"errorlog_message\"", StringComparison.Ordinal) && l.Contains("\"spid\":58", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task A_truncated_xel_lists_what_is_complete_and_exits_two_with_a_located_line()
+    {
+        // Given the fixture cut inside its event buffer's records
+        using var cut = TempInput.WithBytes(File.ReadAllBytes(Xel)[..0x6000], "cut.xel");
+
+        // When
+        var run = await CliRun.RunAsync("events", cut.Path, "--output", Path.Combine(Path.GetDirectoryName(cut.Path)!, "out.jsonl"));
+
+        // Then
+        Assert.Equal(2, run.ExitCode);
+        var line = Assert.Single(run.Error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith($"backupxe: {cut.Path}: offset 20480: file ends", line);
+        Assert.Equal(string.Empty, File.ReadAllText(Path.Combine(Path.GetDirectoryName(cut.Path)!, "out.jsonl")));
+    }
+}
