@@ -34,7 +34,8 @@ public static class AnalyzeCommand
         {
             var paths = parse.GetRequiredValue(inputs);
             var sources = paths.Select(InputSources.Open).ToList();
-            var analyzer = new Analyzer(new DiagnosisSettings { MemoryBudgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget)) });
+            var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
+            var analyzer = new Analyzer(new DiagnosisSettings { MemoryBudgetBytes = budgetBytes });
 
             var result = await RunWithProgressAsync(analyzer, sources, paths, cancellationToken);
 
@@ -46,7 +47,7 @@ public static class AnalyzeCommand
                 }
             }
 
-            var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), color: !parse.GetValue(noColor) && parse.GetValue(output) is null);
+            var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), color: !parse.GetValue(noColor) && parse.GetValue(output) is null, budgetBytes);
             await CommonOptions.WriteAsync(parse.GetValue(output), writer => renderer.Render(result.Report, writer), cancellationToken);
             return result.ExitCode;
         });

@@ -90,6 +90,12 @@ public sealed class BackupOperation
 
     public WaitAccumulator Waits { get; } = new();
 
+    /// <summary>Bytes processed over time from the percent lines (bounded: a fixed number of points).</summary>
+    public ProgressSeries PercentProgress { get; } = new();
+
+    /// <summary>Bytes moved over time from the throughput event's running total (bounded likewise).</summary>
+    public ProgressSeries ThroughputProgress { get; } = new();
+
     public bool IsEnded => End is not null;
 
     /// <summary>The phase that moves the data: copy-data for a backup, transfer-data for a restore.</summary>
@@ -126,6 +132,7 @@ public sealed class BackupOperation
                 LastPercent = percent.Percent;
                 PercentBytes = percent.Bytes;
                 LastPercentAt = at;
+                PercentProgress.Add(at, percent.Bytes);
                 EstimatedBytes ??= percent.TotalBytes;
                 break;
             case DataFileReaders readers:
@@ -196,7 +203,11 @@ public sealed class BackupOperation
         Start ??= End!.Value - TimeSpan.FromSeconds(summary.Seconds);
     }
 
-    public void AddThroughput(long increment) => ThroughputEventBytes += increment;
+    public void AddThroughput(long increment, DateTime at)
+    {
+        ThroughputEventBytes += increment;
+        ThroughputProgress.Add(at, ThroughputEventBytes);
+    }
 
     public void Finish(DateTime at, OperationStatus outcome, string? reason)
     {

@@ -245,7 +245,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     private void ObserveThroughput(ThroughputEvent throughput)
     {
         var owner = throughput.SessionId is { } session ? _open.FindLast(o => o.SessionId == session) : (_open.Count == 1 ? _open[0] : null);
-        owner?.AddThroughput(throughput.Increment);
+        owner?.AddThroughput(throughput.Increment, throughput.Timestamp);
     }
 
     private static bool SameDatabase(string? known, string? seen)
