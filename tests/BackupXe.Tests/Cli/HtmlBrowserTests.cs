@@ -28,9 +28,13 @@ public sealed class HtmlBrowserTests
         var run = await CliRun.RunAsync("analyze", CliRun.Sample("buffer-starved-backup.xml"), CliRun.Sample("log-zeroing-restore.log"), "--format", "html", "--output", file);
         Assert.Equal(0, run.ExitCode);
 
-        var result = await OpenAsync(file, "analyze-samples.png");
+        var light = await OpenAsync(file, "analyze-samples.png");
+        var dark = await OpenAsync(file, "analyze-samples-dark.png", ColorScheme.Dark);
+        var print = await OpenAsync(file, "analyze-samples-print.png", media: Media.Print);
 
-        Assert.Equal(5, result.Charts);
+        Assert.Equal([5, 5, 5], new[] { light.Charts, dark.Charts, print.Charts });
+        Assert.NotEqual(light.Background, dark.Background);
+        Assert.Equal("none", print.CopyButtonDisplay);
     }
 
     [Fact]
@@ -90,7 +94,7 @@ public sealed class HtmlBrowserTests
         Assert.Equal(4, result.Charts);
     }
 
-    private static async Task<BrowserResult> OpenAsync(string file, string screenshot)
+    private static async Task<BrowserResult> OpenAsync(string file, string screenshot, ColorScheme scheme = ColorScheme.Light, Media media = Media.Screen)
     {
         if (!File.Exists(Browser))
         {
@@ -107,8 +111,10 @@ public sealed class HtmlBrowserTests
                 Headless = true,
                 Args = BrowserArguments,
                 ViewportSize = new ViewportSize { Width = 1280, Height = 900 },
+                ColorScheme = scheme,
             });
             var page = await context.NewPageAsync();
+            await page.EmulateMediaAsync(new PageEmulateMediaOptions { Media = media, ColorScheme = scheme });
             var problems = new List<string>();
             var url = new Uri(file).AbsoluteUri;
             page.Console += (_, message) =>
@@ -150,9 +156,11 @@ public sealed class HtmlBrowserTests
             }
 
             var pwned = await page.EvaluateAsync<string>("() => typeof window.pwned");
+            var background = await page.EvaluateAsync<string>("() => getComputedStyle(document.body).backgroundColor");
+            var copyButton = await page.EvaluateAsync<string>("() => { const b = document.querySelector('button.copy'); return b ? getComputedStyle(b).display : ''; }");
             await page.ScreenshotAsync(new PageScreenshotOptions { Path = Artifact(screenshot), FullPage = true });
             Assert.Empty(problems);
-            return new BrowserResult(charts, pwned);
+            return new BrowserResult(charts, pwned, background, copyButton);
         }
         finally
         {
@@ -168,5 +176,5 @@ public sealed class HtmlBrowserTests
         return Path.Combine(folder, name);
     }
 
-    private sealed record BrowserResult(int Charts, string Pwned);
+    private sealed record BrowserResult(int Charts, string Pwned, string Background, string CopyButtonDisplay);
 }

@@ -264,7 +264,7 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         foreach (var phase in op.Phases)
         {
             var share = phase.Seconds is { } s && total > 0 ? s / total : (double?)null;
-            Line($"<tr data-key=\"{E(phase.Name)}\"><td>{E(phase.Name)}</td><td class=\"time\">{Units.Time(phase.Start)}</td><td class=\"time\">{Units.Time(phase.End)}</td>"
+            Line($"<tr data-key=\"{E(phase.Name)}\"><td class=\"nowrap\">{E(phase.Name)}</td><td class=\"nowrap\">{Units.Time(phase.Start)}</td><td class=\"nowrap\">{Units.Time(phase.End)}</td>"
                 + Num("seconds", phase.Seconds, Units.Duration(phase.Seconds))
                 + Num("share", share, share is { } x ? (x * 100).ToString("0", Invariant) + "%" : "?") + "</tr>");
         }

@@ -98,7 +98,7 @@
             ctx.fillRect(x0, u.bbox.top, Math.max(1, x1 - x0), u.bbox.height);
             if (ctx.measureText(phase.name).width + 6 * dpr < x1 - x0) {
               ctx.fillStyle = p.muted;
-              ctx.fillText(phase.name, x0 + 3 * dpr, u.bbox.top + 13 * dpr);
+              ctx.fillText(phase.name, x0 + 3 * dpr, u.bbox.top + u.bbox.height - 5 * dpr);
             }
           });
           ctx.restore();
