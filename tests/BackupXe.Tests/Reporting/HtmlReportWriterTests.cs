@@ -111,6 +111,31 @@ public sealed class HtmlReportWriterTests
     }
 
     [Fact]
+    public async Task The_memory_chart_sets_the_buffers_in_use_against_the_limit_and_the_budget()
+    {
+        // Given
+        var file = Path.Combine(Path.GetTempPath(), $"backupxe-{Guid.NewGuid():N}.html");
+        try
+        {
+            // When
+            var run = await CliRun.RunAsync("analyze", CliRun.Sample("buffer-starved-backup.xml"), "--format", "html", "--output", file, "--memory-budget-mb", "512");
+
+            // Then: 7 x 1 MB in use, the server's 21 MB over 3 sets, its 16 GB limit, the 512 MB budget
+            Assert.Equal(0, run.ExitCode);
+            var page = HtmlPage.Parse(await File.ReadAllTextAsync(file));
+            var table = HtmlPage.Table(page.Section("op-1"), "memory");
+            Assert.Equal(["in use", "server total", "memory limit", "budget"], table.Descendants("tr").Select(r => (string?)r.Attribute("data-key")).Where(k => k is not null));
+            Assert.Equal("536870912", HtmlPage.Column(table, "bytes")[^1]);
+            Assert.Equal(4, page.Data["op-1-data"].RootElement.GetProperty("memory").GetProperty("megabytes").GetArrayLength());
+            Assert.Equal(512d, page.Data["op-1-data"].RootElement.GetProperty("memory").GetProperty("megabytes")[3].GetDouble());
+        }
+        finally
+        {
+            File.Delete(file);
+        }
+    }
+
+    [Fact]
     public void Hostile_text_is_escaped_and_cannot_end_a_data_block()
     {
         // Given: every input-borne text tries to close its element and run script

@@ -241,10 +241,8 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
 
     private void WriteTimeline(string id, OperationReport op, OperationCharts charts)
     {
-        Line("<div data-section=\"timeline\"><h3>Timeline</h3>");
-        if (op.Phases.Count == 0 && op.Files.Count == 0 && op.Zeroing.Count == 0)
+        if (!Open("timeline", "Timeline", op.Phases.Count > 0 || op.Files.Count > 0 || op.Zeroing.Count > 0, "No phase was captured."))
         {
-            Line("<p class=\"none\">No phase was captured.</p></div>");
             return;
         }
 
@@ -274,10 +272,8 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
 
     private void WriteRate(string id, OperationReport op, OperationCharts charts)
     {
-        Line("<div data-section=\"rate\"><h3>Copy rate</h3>");
-        if (charts.Rates.Count == 0)
+        if (!Open("rate", "Copy rate", charts.Rates.Count > 0, "No progress readings over time (percent lines or the throughput event) were captured."))
         {
-            Line("<p class=\"none\">No progress readings over time (percent lines or the throughput event) were captured.</p></div>");
             return;
         }
 
@@ -297,10 +293,8 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
 
     private void WriteWaits(string id, OperationReport op, OperationCharts charts)
     {
-        Line("<div data-section=\"waits\"><h3>Waits</h3>");
-        if (op.Waits.Count == 0)
+        if (!Open("waits", "Waits", op.Waits.Count > 0, "No wait was tied to this operation."))
         {
-            Line("<p class=\"none\">No wait was tied to this operation.</p></div>");
             return;
         }
 
@@ -318,7 +312,7 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
                 + Num("averageMs", row.AverageMs, row.AverageMs.ToString("0.0", Invariant) + " ms")
                 + Num("maxMs", wait.MaxMs, Units.Milliseconds(wait.MaxMs))
                 + Num("signalMs", wait.SignalMs, Units.Milliseconds(wait.SignalMs))
-                + Num("share", row.Share, row.Share is { } s ? $"{(s * 100).ToString("0", Invariant)}% of {E(row.ThreadRole)}" : "?") + "</tr>");
+                + Num("share", row.Share, row.Share is { } s ? $"{(s * 100).ToString("0", Invariant)}% of {row.ThreadRole}" : "?") + "</tr>");
         }
 
         Line("</tbody></table></div></div>");
@@ -326,10 +320,8 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
 
     private void WriteMemory(string id, OperationReport op, OperationCharts charts)
     {
-        Line("<div data-section=\"memory\"><h3>Buffer memory</h3>");
-        if (charts.Memory.Count == 0)
+        if (!Open("memory", "Buffer memory", charts.Memory.Count > 0, "The buffer configuration was not captured (trace flag 3213, or the XE trace's buffer lines)."))
         {
-            Line("<p class=\"none\">The buffer configuration was not captured (trace flag 3213, or the XE trace's buffer lines).</p></div>");
             return;
         }
 
@@ -353,10 +345,8 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
 
     private void WriteFiles(string id, OperationReport op)
     {
-        Line($"<div data-section=\"files\" id=\"{id}-files\"><h3>Files</h3>");
-        if (op.Files.Count == 0 && op.Zeroing.Count == 0)
+        if (!Open("files", "Files", op.Files.Count > 0 || op.Zeroing.Count > 0, "No data-file read or zeroing was captured."))
         {
-            Line("<p class=\"none\">No data-file read or zeroing was captured.</p></div>");
             return;
         }
 
@@ -410,6 +400,18 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         }
 
         Line("</tbody></table>");
+    }
+
+    /// <summary>Opens an operation's sub-section; when it has nothing to show, says why and closes it.</summary>
+    private bool Open(string section, string title, bool hasContent, string absent)
+    {
+        Line($"<div data-section=\"{section}\"><h3>{title}</h3>");
+        if (!hasContent)
+        {
+            Line($"<p class=\"none\">{E(absent)}</p></div>");
+        }
+
+        return hasContent;
     }
 
     private void Chart(string id, string kind, int series, string label, string caption)
