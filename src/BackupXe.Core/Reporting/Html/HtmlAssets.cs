@@ -26,7 +26,7 @@ internal sealed class HtmlAssets
         ContentSecurityPolicy = "default-src 'none'; "
             + $"script-src '{Hash(ChartScript)}' '{Hash(ReportScript)}'; "
             + $"style-src '{Hash(Styles)}'; "
-            + "img-src data:; base-uri 'none'; form-action 'none'";
+            + "base-uri 'none'; form-action 'none'";
     }
 
     public static HtmlAssets Instance => Loaded.Value;

@@ -262,7 +262,7 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         foreach (var phase in op.Phases)
         {
             var share = phase.Seconds is { } s && total > 0 ? s / total : (double?)null;
-            Line($"<tr data-key=\"{E(phase.Name)}\"><td class=\"nowrap\">{E(phase.Name)}</td><td class=\"nowrap\">{Units.Time(phase.Start)}</td><td class=\"nowrap\">{Units.Time(phase.End)}</td>"
+            Line($"<tr data-key=\"{E(phase.Name)}\"><td class=\"name\">{E(phase.Name)}</td><td class=\"nowrap\">{Units.Time(phase.Start)}</td><td class=\"nowrap\">{Units.Time(phase.End)}</td>"
                 + Num("seconds", phase.Seconds, Units.Duration(phase.Seconds))
                 + Num("share", share, share is { } x ? (x * 100).ToString("0", Invariant) + "%" : "?") + "</tr>");
         }
@@ -353,14 +353,14 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         Line("<table data-table=\"files\"><thead><tr><th>work</th><th>file</th><th>start</th><th>end</th><th class=\"num\">seconds</th><th class=\"num\">size zeroed</th></tr></thead><tbody>");
         foreach (var file in op.Files)
         {
-            Line($"<tr data-key=\"read\"><td>read</td><td>{E(file.Path)}</td><td>{Units.Time(file.Start)}</td><td>{Units.Time(file.End)}</td>"
+            Line($"<tr data-key=\"read\"><td>read</td><td>{E(file.Path)}</td><td class=\"nowrap\">{Units.Time(file.Start)}</td><td class=\"nowrap\">{Units.Time(file.End)}</td>"
                 + Num("seconds", file.Seconds, Units.Duration(file.Seconds)) + "<td class=\"num\">-</td></tr>");
         }
 
         foreach (var zero in op.Zeroing)
         {
             var bytes = zero.Pages * 8192;
-            Line($"<tr data-key=\"zero\"><td>zeroing</td><td>{E(zero.Path)}</td><td>{Units.Time(zero.Start)}</td><td>{Units.Time(zero.End)}</td>"
+            Line($"<tr data-key=\"zero\"><td>zeroing</td><td>{E(zero.Path)}</td><td class=\"nowrap\">{Units.Time(zero.Start)}</td><td class=\"nowrap\">{Units.Time(zero.End)}</td>"
                 + Num("seconds", zero.Seconds, Units.Duration(zero.Seconds)) + Num("pages", zero.Pages, zero.Pages is { } p ? $"{p.ToString("N0", Invariant)} pages ({Units.Bytes(bytes)})" : "?") + "</tr>");
         }
 
@@ -392,7 +392,7 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         Line("<table data-table=\"operations\"><thead><tr><th>operation</th><th>start</th><th class=\"num\">duration</th><th class=\"num\">throughput</th><th>status</th><th>bottleneck</th></tr></thead><tbody>");
         foreach (var row in _summary)
         {
-            Line($"<tr><td><a href=\"#{row.Id}\">{E(Units.Title(row.Kind, row.Scope, row.Database, row.SessionId))}</a></td><td>{E(Units.Timestamp(row.Start))}</td>"
+            Line($"<tr><td><a href=\"#{row.Id}\">{E(Units.Title(row.Kind, row.Scope, row.Database, row.SessionId))}</a></td><td class=\"nowrap\">{E(Units.Timestamp(row.Start))}</td>"
                 + Num("durationSeconds", row.DurationSeconds, Units.Duration(row.DurationSeconds))
                 + Num("throughputMBps", row.ThroughputMBps, Units.Rate(row.ThroughputMBps))
                 + $"<td class=\"status-{Kebab.Of(row.Status)}\">{Kebab.Of(row.Status)}</td>"
