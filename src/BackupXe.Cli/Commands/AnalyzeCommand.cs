@@ -45,7 +45,8 @@ public static class AnalyzeCommand
             }
 
             var collector = new ReportCollector();
-            var diagnosis = new DiagnosisSettings { MemoryBudgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget)) };
+            var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
+            var diagnosis = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
             var findings = await RunWithProgressAsync(selection.Sources, diagnosis, collector, paths, cancellationToken);
 
             foreach (var input in findings.Inputs)
@@ -56,7 +57,7 @@ public static class AnalyzeCommand
                 }
             }
 
-            var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), color: !parse.GetValue(noColor) && parse.GetValue(output) is null);
+            var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), color: !parse.GetValue(noColor) && parse.GetValue(output) is null, budgetBytes);
             var report = collector.ToReport(findings);
             await CommonOptions.WriteAsync(parse.GetValue(output), writer => renderer.Render(report, writer), cancellationToken);
             return ExitCodes.For(findings);

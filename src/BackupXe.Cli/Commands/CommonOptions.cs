@@ -10,10 +10,10 @@ public static class CommonOptions
     {
         var option = new Option<string>("--format", "-f")
         {
-            Description = "console (default), json (schema in docs/json-schema.md) or markdown.",
+            Description = "console (default), json (schema in docs/json-schema.md), markdown or html (one self-contained file with charts; docs/html-report.md).",
             DefaultValueFactory = _ => "console",
         };
-        option.AcceptOnlyFromAmong("console", "json", "markdown");
+        option.AcceptOnlyFromAmong("console", "json", "markdown", "html");
         return option;
     }
 
@@ -80,9 +80,10 @@ public static class CommonOptions
 
     public static long? BudgetBytes(int? megabytes) => megabytes is { } mb ? mb * 1_048_576L : null;
 
-    public static IReportRenderer Renderer(string format, bool verbose, bool color) => format switch
+    public static IReportRenderer Renderer(string format, bool verbose, bool color, long? memoryBudgetBytes = null) => format switch
     {
         "json" => new JsonReportRenderer(),
+        "html" => new HtmlReportRenderer(memoryBudgetBytes),
         "markdown" => new MarkdownReportRenderer(),
         _ => new ConsoleReportRenderer(verbose, color && !Console.IsOutputRedirected && Environment.GetEnvironmentVariable("NO_COLOR") is null),
     };

@@ -4,6 +4,9 @@ using BackupXe.Cli.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
 using BackupXe.Worker.History;
+using BackupXe.Core.Reporting.Html;
+using BackupXe.Worker.Configuration;
+using Microsoft.Extensions.Options;
 using Spectre.Console;
 
 namespace BackupXe.Cli.Commands;
@@ -26,10 +29,15 @@ public static class HistoryCommand
                 result.AddError($"--limit must be at least 1; it is {result.GetValueOrDefault<int>()}.");
             }
         });
-        var format = new Option<string>("--format", "-f") { Description = "console (default) or json.", DefaultValueFactory = _ => "console" };
-        format.AcceptOnlyFromAmong("console", "json");
+        var format = new Option<string>("--format", "-f")
+        {
+            Description = "console (default), json, or html (throughput per database over time with the regression rule's verdicts; docs/html-report.md).",
+            DefaultValueFactory = _ => "console",
+        };
+        format.AcceptOnlyFromAmong("console", "json", "html");
+        var output = CommonOptions.Output();
 
-        var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, database, instance, kind, limit, format };
+        var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, database, instance, kind, limit, format, output };
         command.SetAction(async (parse, cancellationToken) =>
         {
             var file = parse.GetValue(path)!;
@@ -42,11 +50,16 @@ public static class HistoryCommand
             // Read-only: the CLI never creates, alters or switches the journal of the file it is pointed at.
             var store = SqliteHistoryStore.ForReading(file, TimeProvider.System);
             HistoryRead read;
+            IReadOnlyList<HistoryEntry> entries = [];
             try
             {
                 await store.VerifyAsync(cancellationToken);
                 var kindValue = parse.GetValue(kind) switch { "backup" => OperationKind.Backup, "restore" => OperationKind.Restore, _ => (OperationKind?)null };
                 read = await store.ReadAsync(new HistoryQuery(parse.GetValue(instance), parse.GetValue(database), kindValue, parse.GetValue(limit)), cancellationToken);
+                if (parse.GetValue(format) == "html")
+                {
+                    entries = await JudgeAsync(store, read.Operations, cancellationToken);
+                }
             }
             catch (HistoryStoreException exception)
             {
@@ -64,6 +77,15 @@ public static class HistoryCommand
             {
                 Console.Out.WriteLine(ReportJson.Serialize(rows.Select(r => new { instance = r.Instance, operation = r.Report }), indented: true));
             }
+            else if (parse.GetValue(format) == "html")
+            {
+                await CommonOptions.WriteAsync(parse.GetValue(output), writer =>
+                {
+                    var html = new HtmlReportWriter(writer, "BackupXe history");
+                    html.WriteHistory(entries);
+                    html.Finish(null);
+                }, cancellationToken);
+            }
             else
             {
                 Render(rows);
@@ -72,6 +94,32 @@ public static class HistoryCommand
             return read.Problems.Count > 0 ? ExitCodes.Partial : ExitCodes.Success;
         });
         return command;
+    }
+
+    /// <summary>
+    /// Each listed operation against the daemon's own regression rule (docs/history.md), with its default settings:
+    /// the baseline is the series' completed operations before it in the whole history, not only the listed ones.
+    /// </summary>
+    private static async Task<IReadOnlyList<HistoryEntry>> JudgeAsync(SqliteHistoryStore store, IReadOnlyList<StoredOperation> rows, CancellationToken cancellationToken)
+    {
+        var settings = new BackupXeOptions();
+        var detector = new RegressionDetector(store, Options.Create(settings));
+        var entries = new List<HistoryEntry>(rows.Count);
+        foreach (var row in rows.OrderBy(r => r.Report.Start ?? DateTime.MaxValue))
+        {
+            var regression = await detector.CheckAsync(row.Instance, row.Report, cancellationToken);
+            double? median = regression?.MedianThroughputMBps;
+            if (median is null && row.Report.Start is { } start)
+            {
+                var baseline = await store.RecentCompletedAsync(OperationSeries.Of(row.Instance, row.Report), start, settings.Regression.WindowSize, cancellationToken);
+                var rates = baseline.Select(b => b.Report.ThroughputMBps!.Value).ToList();
+                median = rates.Count >= settings.Regression.MinimumSamples ? Median(rates) : null;
+            }
+
+            entries.Add(new HistoryEntry(row.Instance, row.Report, median, regression is not null));
+        }
+
+        return entries;
     }
 
     private static void Render(IReadOnlyList<StoredOperation> rows)
@@ -112,14 +160,20 @@ public static class HistoryCommand
         var series = OperationSeries.Of(row.Instance, row.Report);
         var rates = rows.Where(r => OperationSeries.Of(r.Instance, r.Report) == series && r.Report.ThroughputMBps is not null)
             .Select(r => r.Report.ThroughputMBps!.Value)
-            .Order()
             .ToList();
         if (rates.Count < 2 || row.Report.ThroughputMBps is not { } rate)
         {
             return "-";
         }
 
-        var median = rates.Count % 2 == 1 ? rates[rates.Count / 2] : (rates[(rates.Count / 2) - 1] + rates[rates.Count / 2]) / 2;
+        var median = Median(rates);
         return median > 0 ? string.Create(CultureInfo.InvariantCulture, $"{rate / median * 100:0}%") : "-";
+    }
+
+    private static double Median(IEnumerable<double> values)
+    {
+        var sorted = values.Order().ToList();
+        var middle = sorted.Count / 2;
+        return sorted.Count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
     }
 }

@@ -4,6 +4,8 @@ using BackupXe.Cli.Rendering;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
+using BackupXe.Core.Reporting;
+using BackupXe.Core.Reporting.Html;
 using BackupXe.Sources;
 using BackupXe.SqlServer;
 
@@ -29,14 +31,20 @@ public static class WatchCommand
                 result.AddError($"--speed {ReplayEventSource.SpeedRule}; it is {value:R}.");
             }
         });
-        var format = new Option<string>("--format", "-f") { Description = "console (default) or json (one report object per line, as each operation ends).", DefaultValueFactory = _ => "console" };
-        format.AcceptOnlyFromAmong("console", "json");
+        var format = new Option<string>("--format", "-f")
+        {
+            Description = "console (default), json (one report object per line, as each operation ends) or html (progress on the console, "
+                + "and a self-contained HTML report of every operation written to --output, complete at the end).",
+            DefaultValueFactory = _ => "console",
+        };
+        format.AcceptOnlyFromAmong("console", "json", "html");
+        var output = new Option<string?>("--output", "-o") { Description = "With --format html: the HTML file to write." };
         var budget = CommonOptions.MemoryBudget();
         var noColor = CommonOptions.NoColor();
 
         var command = new Command("watch", "Watch backups and restores live, with a diagnosis of each one as it completes.")
         {
-            server, database, replay, speed, format, budget, noColor,
+            server, database, replay, speed, format, output, budget, noColor,
         };
         command.Validators.Add(result =>
         {
@@ -60,12 +68,23 @@ public static class WatchCommand
                 return ExitCodes.NothingUsable;
             }
 
+            var htmlPath = parse.GetValue(format) == "html" ? parse.GetValue(output) : null;
+            if (parse.GetValue(format) == "html" && htmlPath is null)
+            {
+                await Console.Error.WriteLineAsync("backupxe: --format html writes a file while the console shows progress: name it with --output FILE.html.");
+                return ExitCodes.NothingUsable;
+            }
+
             var source = new ReplayEventSource(InputSources.Open(replayPath), parse.GetValue(speed), time ?? TimeProvider.System);
             var json = parse.GetValue(format) == "json";
+            var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
             var renderer = CommonOptions.Renderer("console", verbose: false, color: !parse.GetValue(noColor));
-            var view = new WatchView(Console.Out, renderer, parse.GetValue(database), json);
-            var settings = new DiagnosisSettings { MemoryBudgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget)) };
+            await using var htmlFile = htmlPath is null ? null : new StreamWriter(htmlPath, append: false);
+            var html = htmlFile is null ? null : new HtmlReportWriter(htmlFile, "BackupXe watch replay", budgetBytes);
+            var view = new WatchView(Console.Out, renderer, parse.GetValue(database), json, html is null ? null : html.WriteOperation);
+            var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
             var findings = await RunAsync(source, view, settings, cancellationToken);
+            html?.Finish(findings.Inputs);
 
             foreach (var problem in findings.Inputs.SelectMany(input => input.Problems))
             {

@@ -7,9 +7,10 @@ namespace BackupXe.Cli.Rendering;
 /// <summary>
 /// What <c>backupxe watch</c> shows: one progress line per running operation each time it moves a tenth of
 /// the way or changes phase, then the operation's full diagnosis when it ends. Lines, not a redrawn screen,
-/// so the same output reads well in a terminal, a log file and a test.
+/// so the same output reads well in a terminal, a log file and a test. <paramref name="alsoCompleted"/> receives
+/// each shown operation too (the HTML report file is fed that way).
 /// </summary>
-public sealed class WatchView(TextWriter output, IReportRenderer completedRenderer, string? databaseFilter, bool jsonLines) : IOperationSink
+public sealed class WatchView(TextWriter output, IReportRenderer completedRenderer, string? databaseFilter, bool jsonLines, Action<OperationReport>? alsoCompleted = null) : IOperationSink
 {
     private readonly Dictionary<(int?, string?, DateTime), (int Decile, string? Phase)> _shown = [];
 
@@ -23,6 +24,7 @@ public sealed class WatchView(TextWriter output, IReportRenderer completedRender
         }
 
         Completed++;
+        alsoCompleted?.Invoke(report);
         if (jsonLines)
         {
             // One object per line so that a consumer can read the stream as it comes (JSON Lines).

@@ -90,6 +90,12 @@ public sealed class BackupOperation
 
     public WaitAccumulator Waits { get; } = new();
 
+    /// <summary>Bytes processed over time from the percent lines (bounded: a fixed number of points).</summary>
+    public ProgressSeries PercentProgress { get; } = new();
+
+    /// <summary>Bytes moved over time from the throughput event's running total (bounded likewise).</summary>
+    public ProgressSeries ThroughputProgress { get; } = new();
+
     public bool IsEnded => End is not null;
 
     /// <summary>Order of creation, which the correlator's indexes sort by.</summary>
@@ -129,6 +135,7 @@ public sealed class BackupOperation
                 LastPercent = percent.Percent;
                 PercentBytes = percent.Bytes;
                 LastPercentAt = at;
+                PercentProgress.Add(at, percent.Bytes);
                 EstimatedBytes ??= percent.TotalBytes;
                 break;
             case DataFileReaders readers:
@@ -203,7 +210,11 @@ public sealed class BackupOperation
         Start ??= end.AddTicks(-Math.Min(end.Ticks, (long)ticks));
     }
 
-    public void AddThroughput(long increment) => ThroughputEventBytes = ServerRanges.SaturatingAdd(ThroughputEventBytes, Math.Max(0, increment));
+    public void AddThroughput(long increment, DateTime at)
+    {
+        ThroughputEventBytes = ServerRanges.SaturatingAdd(ThroughputEventBytes, Math.Max(0, increment));
+        ThroughputProgress.Add(at, ThroughputEventBytes);
+    }
 
     public void Finish(DateTime at, OperationStatus outcome, string? reason)
     {

@@ -260,7 +260,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     private void ObserveThroughput(ThroughputEvent throughput)
     {
         var owner = throughput.SessionId is { } session ? _open.LastOfSession(session, _ => true) : _open.Only;
-        owner?.AddThroughput(throughput.Increment);
+        owner?.AddThroughput(throughput.Increment, throughput.Timestamp);
     }
 
     private static bool SameDatabase(string? known, string? seen)

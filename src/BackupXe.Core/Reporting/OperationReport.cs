@@ -62,6 +62,9 @@ public sealed record OperationReport
     public IReadOnlyList<PhaseReport> Phases { get; init; } = [];
     public IReadOnlyList<WaitReport> Waits { get; init; } = [];
     public WaitAttribution? WaitAttribution { get; init; }
+
+    /// <summary>Bytes moved over time, for a rate curve; null when the input had no progress readings.</summary>
+    public ProgressReport? Progress { get; init; }
     public string? FailureReason { get; init; }
 
     /// <summary>Messages outside the vocabulary, counted; their texts appear in verbose output only.</summary>
@@ -107,6 +110,16 @@ public sealed record ZeroingReport(string Path, long? Pages, DateTime? Start, Da
 
 /// <summary>A phase with kebab-case name (copy-data, wait-log-zero...).</summary>
 public sealed record PhaseReport(string Name, DateTime? Start, DateTime? End, double? Seconds);
+
+/// <summary>
+/// Bytes moved over time, at most <see cref="Correlation.ProgressSeries.DefaultCapacity"/> + 2 points (long
+/// operations are thinned, never cut). <see cref="Source"/> is <c>throughput-event</c> (the throughput event's
+/// running total) or <c>percent</c> (the percent lines' bytes).
+/// </summary>
+public sealed record ProgressReport(string Source, IReadOnlyList<ProgressPointReport> Points);
+
+/// <summary>Cumulative bytes at a moment.</summary>
+public sealed record ProgressPointReport(DateTime At, long Bytes);
 
 /// <summary>Waits of one type tied to the operation. Resource time = total - signal.</summary>
 public sealed record WaitReport(string WaitType, long Count, long TotalMs, long MaxMs, long SignalMs);

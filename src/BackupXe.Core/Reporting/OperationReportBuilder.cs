@@ -43,6 +43,7 @@ public static class OperationReportBuilder
             Phases = phases,
             Waits = operation.Waits.ToReports(),
             WaitAttribution = operation.Waits.Attribution,
+            Progress = Progress(operation),
             FailureReason = operation.FailureReason,
             UnknownMessages = operation.UnknownMessages,
             UnknownMessageSamples = operation.UnknownSamples.ToList(),
@@ -78,6 +79,32 @@ public static class OperationReportBuilder
         var end = operation.Phases.EndOf(operation.DataPhase, operation.End);
         var data = operation.DataBytesEstimate ?? operation.Summary?.Bytes;
         return Rate(data, Seconds(begin, end));
+    }
+
+    /// <summary>
+    /// The finer of the two readings: the throughput event when it gave at least two points, else the percent
+    /// lines. Both count from the start of the data phase, so that phase's start is the curve's 0-byte origin
+    /// when it was captured and lies before the first reading.
+    /// </summary>
+    private static ProgressReport? Progress(BackupOperation operation)
+    {
+        var (source, series) = operation.ThroughputProgress.Readings >= 2
+            ? ("throughput-event", operation.ThroughputProgress)
+            : ("percent", operation.PercentProgress);
+        var points = series.Points;
+        if (points.Count == 0)
+        {
+            return null;
+        }
+
+        var report = new List<ProgressPointReport>(points.Count + 1);
+        if (operation.Phases.BeginOf(operation.DataPhase) is { } begin && begin < points[0].At)
+        {
+            report.Add(new ProgressPointReport(begin, 0));
+        }
+
+        report.AddRange(points.Select(p => new ProgressPointReport(p.At, p.Bytes)));
+        return new ProgressReport(source, report);
     }
 
     private static double? Seconds(DateTime? start, DateTime? end)

@@ -35,6 +35,18 @@ public class OtherCommandTests
     }
 
     [Fact]
+    public async Task Watch_html_needs_a_file_because_the_console_shows_progress()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("watch", "--replay", CliRun.Sample("buffer-starved-backup.xml"), "--speed", "0", "--format", "html");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("--output", run.Error);
+        Assert.Empty(run.Output);
+    }
+
+    [Fact]
     public async Task Watch_without_replay_says_why_live_is_unavailable_and_what_to_do()
     {
         // Given / When
