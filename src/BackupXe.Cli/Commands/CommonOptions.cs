@@ -30,19 +30,12 @@ public static class CommonOptions
     {
         "json" => new JsonReportRenderer(),
         "markdown" => new MarkdownReportRenderer(),
-        _ => new ConsoleReportRenderer(verbose, color && !Console.IsOutputRedirected && Environment.GetEnvironmentVariable("NO_COLOR") is null),
+        _ => ConsoleRenderer(verbose, color),
     };
 
-    public static async Task WriteAsync(string? path, Action<TextWriter> write, CancellationToken cancellationToken)
-    {
-        if (path is null)
-        {
-            write(Console.Out);
-            await Console.Out.FlushAsync(cancellationToken);
-            return;
-        }
+    public static ConsoleReportRenderer ConsoleRenderer(bool verbose, bool color)
+        => new(verbose, color && !Console.IsOutputRedirected && Environment.GetEnvironmentVariable("NO_COLOR") is null);
 
-        await using var file = new StreamWriter(path, append: false);
-        write(file);
-    }
+    /// <summary>Standard output, or the file named by <c>--output</c> (created or truncated).</summary>
+    public static TextWriter OpenOutput(string? path) => path is null ? Console.Out : new StreamWriter(path, append: false);
 }

@@ -2,18 +2,18 @@ using BackupXe.Core.Reporting;
 
 namespace BackupXe.Cli.Rendering;
 
-/// <summary>One output format of the analysis report.</summary>
+/// <summary>One output format of the analysis report, written while the analysis runs.</summary>
 public interface IReportRenderer
 {
-    void Render(AnalysisReport report, TextWriter output);
+    IReportStream Open(TextWriter output);
 }
 
 public sealed class JsonReportRenderer : IReportRenderer
 {
-    public void Render(AnalysisReport report, TextWriter output) => output.WriteLine(ReportJson.Serialize(report, indented: true));
+    public IReportStream Open(TextWriter output) => new JsonReportWriter(output);
 }
 
 public sealed class MarkdownReportRenderer : IReportRenderer
 {
-    public void Render(AnalysisReport report, TextWriter output) => output.Write(MarkdownReportWriter.Write(report));
+    public IReportStream Open(TextWriter output) => new MarkdownReportWriter(output);
 }

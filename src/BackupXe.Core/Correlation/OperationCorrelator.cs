@@ -15,11 +15,23 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     private readonly TimeSpan _grace = grace ?? TimeSpan.FromSeconds(2);
     private readonly List<BackupOperation> _open = [];
     private readonly List<BackupOperation> _ended = [];
+
+    // The latest open operation of each session, so that a wait or message finds its operation without a
+    // scan of every operation in flight (1000 concurrent backups would make each event cost 1000 steps).
+    private readonly Dictionary<int, BackupOperation> _openBySession = [];
+    private readonly WaitAccumulator _ambiguous = new();
+    private long _ambiguousCount;
     private readonly TraceMessageParser _parser = new();
     private BackupOperation? _lastHistoryMatch;
 
     /// <summary>Wait events that overlapped no operation: reported, not silently dropped.</summary>
     public long UnattributedWaits { get; private set; }
+
+    /// <summary>
+    /// Waits without a session_id that ended while several operations ran: the server-level profile, each
+    /// wait counted once and added to no operation.
+    /// </summary>
+    public WaitAccumulator AmbiguousWaits => _ambiguous;
 
     /// <summary>Trace messages that belonged to no operation (e.g. the tail of one that began before the input).</summary>
     public long OrphanMessages { get; private set; }
@@ -60,6 +72,11 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     /// <summary>End of input: everything still held or open is released; open ones will report as incomplete.</summary>
     public void Flush()
     {
+        foreach (var operation in _open)
+        {
+            CloseAmbiguous(operation);
+        }
+
         foreach (var operation in _ended.Concat(_open).OrderBy(o => o.FirstSeen).ToList())
         {
             Release(operation);
@@ -67,6 +84,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
 
         _ended.Clear();
         _open.Clear();
+        _openBySession.Clear();
     }
 
     private void Release(BackupOperation operation)
@@ -142,34 +160,78 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         {
             foreach (var previous in _open.Where(o => o.SessionId == sessionId).ToList())
             {
-                _open.Remove(previous);
+                RemoveOpen(previous);
                 Release(previous);
             }
         }
 
-        _open.Add(new BackupOperation(kind, scope, database, sessionId, at, startObserved: true));
+        AddOpen(new BackupOperation(kind, scope, database, sessionId, at, startObserved: true));
     }
 
     private BackupOperation Adopt(OperationKind kind, OperationScope? scope, string? database, int? sessionId, DateTime at)
     {
         var operation = new BackupOperation(kind, scope, database, sessionId, at, startObserved: false);
-        _open.Add(operation);
+        AddOpen(operation);
         return operation;
     }
 
+    private void AddOpen(BackupOperation operation)
+    {
+        operation.AmbiguousMark = _ambiguousCount;
+        _open.Add(operation);
+        if (operation.SessionId is { } session)
+        {
+            _openBySession[session] = operation;
+        }
+    }
+
+    private bool RemoveOpen(BackupOperation operation)
+    {
+        if (!_open.Remove(operation))
+        {
+            return false;
+        }
+
+        CloseAmbiguous(operation);
+        if (operation.SessionId is { } session && _openBySession.TryGetValue(session, out var indexed) && ReferenceEquals(indexed, operation))
+        {
+            // Rare: an earlier operation of the same session still open (its end was not in the input).
+            var earlier = _open.FindLast(o => o.SessionId == session);
+            if (earlier is null)
+            {
+                _openBySession.Remove(session);
+            }
+            else
+            {
+                _openBySession[session] = earlier;
+            }
+        }
+
+        return true;
+    }
+
+    // Ambiguous waits while the operation was open are the growth of the run's count since it opened.
+    private void CloseAmbiguous(BackupOperation operation)
+        => operation.AmbiguousWaits += _ambiguousCount - operation.AmbiguousMark;
+
     private void MoveToEnded(BackupOperation operation)
     {
-        if (_open.Remove(operation))
+        if (RemoveOpen(operation))
         {
             _ended.Add(operation);
         }
     }
 
+    private BackupOperation? OpenOfSession(int session)
+        => _openBySession.GetValueOrDefault(session);
+
     private BackupOperation? FindOpen(int? sessionId, string? database, OperationKind? kind)
     {
-        if (sessionId is not null)
+        if (sessionId is { } session)
         {
-            return _open.FindLast(o => o.SessionId == sessionId && SameDatabase(o.Database, database));
+            return OpenOfSession(session) is { } latest && SameDatabase(latest.Database, database)
+                ? latest
+                : _open.FindLast(o => o.SessionId == sessionId && SameDatabase(o.Database, database));
         }
 
         if (database is not null)
@@ -208,7 +270,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     {
         if (wait.SessionId is { } session)
         {
-            var owner = _open.FindLast(o => o.SessionId == session) ?? _ended.FindLast(o => o.SessionId == session && wait.Began <= o.End);
+            var owner = OpenOfSession(session) ?? _ended.FindLast(o => o.SessionId == session && wait.Began <= o.End);
             if (owner is not null)
             {
                 owner.Waits.Add(wait, bySession: true);
@@ -225,27 +287,47 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
             return;
         }
 
-        var attributed = false;
-        foreach (var operation in _open.Concat(_ended))
+        // A wait is tied by time only to the one operation running while it lasted. Open operations all began
+        // by now (the stream is in time order); ended ones are held for the grace period only, so both checks
+        // cost the operations in flight at most, and the usual case (several open) costs nothing.
+        var overlapping = _open.Count;
+        var only = overlapping == 1 ? _open[0] : null;
+        foreach (var ended in _ended)
         {
-            var start = operation.Start ?? operation.FirstSeen;
-            var end = operation.End ?? DateTime.MaxValue;
-            if (wait.Timestamp >= start && wait.Began <= end)
+            if (wait.Began <= ended.End)
             {
-                operation.Waits.Add(wait, bySession: false);
-                attributed = true;
+                overlapping++;
+                only ??= ended;
             }
         }
 
-        if (!attributed)
+        if (overlapping == 0)
         {
             UnattributedWaits++;
+        }
+        else if (overlapping == 1)
+        {
+            only!.Waits.Add(wait, bySession: false);
+        }
+        else
+        {
+            // Several ran: counting the wait for each would blame every one of them for all the server's
+            // waits. It goes to the server-level profile once; each operation counts that it was there.
+            _ambiguous.Add(wait, bySession: false);
+            _ambiguousCount++;
+            foreach (var ended in _ended)
+            {
+                if (wait.Began <= ended.End)
+                {
+                    ended.AmbiguousWaits++;
+                }
+            }
         }
     }
 
     private void ObserveThroughput(ThroughputEvent throughput)
     {
-        var owner = throughput.SessionId is { } session ? _open.FindLast(o => o.SessionId == session) : (_open.Count == 1 ? _open[0] : null);
+        var owner = throughput.SessionId is { } session ? OpenOfSession(session) : (_open.Count == 1 ? _open[0] : null);
         owner?.AddThroughput(throughput.Increment);
     }
 

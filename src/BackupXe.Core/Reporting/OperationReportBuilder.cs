@@ -43,6 +43,7 @@ public static class OperationReportBuilder
             Phases = phases,
             Waits = operation.Waits.ToReports(),
             WaitAttribution = operation.Waits.Attribution,
+            AmbiguousWaits = operation.AmbiguousWaits,
             FailureReason = operation.FailureReason,
             UnknownMessages = operation.UnknownMessages,
             UnknownMessageSamples = operation.UnknownSamples.ToList(),
