@@ -18,6 +18,8 @@ public sealed class ErrorlogEventSource : ITraceEventSource
 {
     private const string ContinuationSeparator = "\n";
 
+    private const int ReadBufferChars = 64 * 1024;
+
     private readonly Func<Stream> _open;
     private readonly Encoding _encodingWithoutBom;
 
@@ -127,7 +129,7 @@ public sealed class ErrorlogEventSource : ITraceEventSource
     {
         try
         {
-            return new StreamReader(_open(), _encodingWithoutBom, detectEncodingFromByteOrderMarks: true);
+            return new StreamReader(_open(), _encodingWithoutBom, detectEncodingFromByteOrderMarks: true, ReadBufferChars);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
@@ -137,17 +139,20 @@ public sealed class ErrorlogEventSource : ITraceEventSource
         }
     }
 
-    private static async ValueTask<string?> ReadLineAsync(
+    // Synchronous reads through a large buffer: ReadLineAsync doubled the cost of reading a line (0.23 s against
+    // 0.12 s for 1M lines, issue 10), and a file or a pipe has its next block ready nearly every time.
+    private static ValueTask<string?> ReadLineAsync(
         StreamReader reader, SourceStatus status, int lineNumber, CancellationToken cancellationToken)
     {
         try
         {
-            return await reader.ReadLineAsync(cancellationToken).ConfigureAwait(false);
+            cancellationToken.ThrowIfCancellationRequested();
+            return ValueTask.FromResult(reader.ReadLine());
         }
         catch (IOException e)
         {
             status.Report($"line {lineNumber}", $"reading stopped: {e.Message}");
-            return null;
+            return ValueTask.FromResult<string?>(null);
         }
     }
 }
