@@ -20,7 +20,9 @@ public static class ProcessBenchmark
         var rows = new List<string>();
         try
         {
-            foreach (var format in new[] { "xe-xml", "errorlog" })
+            // BACKUPXE_BENCH_FORMATS=errorlog (or xe-xml) limits a run to one format.
+            var formats = Environment.GetEnvironmentVariable("BACKUPXE_BENCH_FORMATS")?.Split(',') ?? ["xe-xml", "errorlog"];
+            foreach (var format in formats)
             {
                 foreach (var factor in factors)
                 {
