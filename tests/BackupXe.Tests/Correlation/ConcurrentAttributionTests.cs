@@ -63,29 +63,23 @@ public class ConcurrentAttributionTests
     private static void BufferStarved(XeScript script, double start, int session, string database)
     {
         script.CompleteBackup(start, 60, session, database, $@"X:\{database}.bak");
-        for (var ms = 100; ms < 59_900; ms += 3)
-        {
-            script.Wait(start + (ms / 1000.0), session, "BACKUPBUFFER", 2);
-        }
-
-        for (var ms = 100; ms < 59_900; ms += 200)
-        {
-            script.Wait(start + (ms / 1000.0), session, "BACKUPIO", 2);
-        }
+        Waits(script, start, session, "BACKUPBUFFER", everyMs: 3, durationMs: 2);
+        Waits(script, start, session, "BACKUPIO", everyMs: 200, durationMs: 2);
     }
 
     // 60 s of copying: BACKUPIO 40 ms every 60 ms = 40 s of one device thread's 60 s (66%), few buffer waits.
     private static void DeviceBound(XeScript script, double start, int session, string database)
     {
         script.CompleteBackup(start, 60, session, database, $@"Y:\{database}.bak");
-        for (var ms = 100; ms < 59_900; ms += 60)
-        {
-            script.Wait(start + (ms / 1000.0), session, "BACKUPIO", 40);
-        }
+        Waits(script, start, session, "BACKUPIO", everyMs: 60, durationMs: 40);
+        Waits(script, start, session, "BACKUPBUFFER", everyMs: 500, durationMs: 3);
+    }
 
-        for (var ms = 100; ms < 59_900; ms += 500)
+    private static void Waits(XeScript script, double start, int session, string waitType, int everyMs, long durationMs)
+    {
+        for (var ms = 100; ms < 59_900; ms += everyMs)
         {
-            script.Wait(start + (ms / 1000.0), session, "BACKUPBUFFER", 3);
+            script.Wait(start + (ms / 1000.0), session, waitType, durationMs);
         }
     }
 }
