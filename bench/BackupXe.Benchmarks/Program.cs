@@ -23,8 +23,20 @@ public static class Program
                     args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 3,
                     args.Length > 2 ? long.Parse(args[2], CultureInfo.InvariantCulture) : 64,
                     args.Length > 3 ? args[3] : null).ConfigureAwait(false);
+            case "process":
+                // CLI (dll or executable), base events (1x), pairs, factors (comma-separated), directory to keep inputs in
+                // (- for a temporary one), concurrent backups (comma-separated, or none).
+                return await ProcessBenchmark.RunAsync(
+                    args[1],
+                    args.Length > 2 ? long.Parse(args[2], CultureInfo.InvariantCulture) : 1_000_000,
+                    args.Length > 3 ? int.Parse(args[3], CultureInfo.InvariantCulture) : 5,
+                    args.Length > 4 ? args[4].Split(',').Select(f => double.Parse(f, CultureInfo.InvariantCulture)).ToArray() : [0.1, 1, 10],
+                    args.Length > 5 && args[5] != "-" ? args[5] : null,
+                    args.Length > 6 ? args[6].Split(',').Where(c => c != "none").Select(c => int.Parse(c, CultureInfo.InvariantCulture)).ToArray() : [100, 1000]).ConfigureAwait(false);
+            case "bare-xml" or "bare-lines":
+                return ProcessBenchmark.Bare(args[0], args[1]);
             default:
-                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR]");
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | process CLI [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | bare-xml FILE | bare-lines FILE");
                 return 1;
         }
     }

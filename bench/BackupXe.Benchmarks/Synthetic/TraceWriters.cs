@@ -7,7 +7,8 @@ namespace BackupXe.Benchmarks.Synthetic;
 /// <summary>Writes records as XE XML: event_file rows (sys.fn_xe_file_target_read_file event_data) under one root.</summary>
 public static class XeXmlTraceWriter
 {
-    public static long Write(string path, IEnumerable<TraceRecord> records)
+    /// <param name="withSessionId">False writes no session_id action, as a session captured without it.</param>
+    public static long Write(string path, IEnumerable<TraceRecord> records, bool withSessionId = true)
     {
         var settings = new XmlWriterSettings { Indent = true, Encoding = new UTF8Encoding(false) };
         using var xml = XmlWriter.Create(path, settings);
@@ -18,10 +19,10 @@ public static class XeXmlTraceWriter
             switch (record)
             {
                 case ProgressRecord p:
-                    WriteProgress(xml, p);
+                    WriteProgress(xml, p, withSessionId);
                     break;
                 case WaitRecord w:
-                    WriteWait(xml, w);
+                    WriteWait(xml, w, withSessionId);
                     break;
                 default:
                     continue;
@@ -34,25 +35,31 @@ public static class XeXmlTraceWriter
         return count;
     }
 
-    private static void WriteProgress(XmlWriter xml, ProgressRecord p)
+    private static void WriteProgress(XmlWriter xml, ProgressRecord p, bool withSessionId)
     {
         StartEvent(xml, "backup_restore_progress_trace", "sqlserver", p.At);
         Map(xml, "operation_type", "backup_restore_operation_type", "sqlserver", p.IsRestore ? 1 : 0, p.IsRestore ? "Restore" : "Backup");
         Plain(xml, "trace_level", "uint16", "0");
         String(xml, "database_name", p.Database);
         String(xml, "trace_message", p.Message);
-        SessionAction(xml, p.Spid);
+        if (withSessionId)
+        {
+            SessionAction(xml, p.Spid);
+        }
         xml.WriteEndElement();
     }
 
-    private static void WriteWait(XmlWriter xml, WaitRecord w)
+    private static void WriteWait(XmlWriter xml, WaitRecord w, bool withSessionId)
     {
         StartEvent(xml, w.External ? "wait_info_external" : "wait_info", "sqlos", w.At);
         Map(xml, "wait_type", "wait_types", "sqlos", w.MapKey, w.WaitType);
         Map(xml, "opcode", "event_opcode", "sqlos", 1, "End");
         Plain(xml, "duration", "uint64", w.DurationMs.ToString(CultureInfo.InvariantCulture));
         Plain(xml, "signal_duration", "uint64", w.SignalMs.ToString(CultureInfo.InvariantCulture));
-        SessionAction(xml, w.Spid);
+        if (withSessionId)
+        {
+            SessionAction(xml, w.Spid);
+        }
         xml.WriteEndElement();
     }
 

@@ -44,10 +44,29 @@ public static class AnalyzeCommand
                 await Console.Error.WriteLineAsync($"backupxe: {repeat}");
             }
 
-            var collector = new ReportCollector();
+            // The report is written while the inputs are read: each operation as it completes, the inputs and
+            // the summary at the end. Memory follows the operations in flight, not the operations in the input.
             var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
+            var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), color: !parse.GetValue(noColor) && parse.GetValue(output) is null, budgetBytes);
             var diagnosis = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
-            var findings = await RunWithProgressAsync(selection.Sources, diagnosis, collector, paths, cancellationToken);
+            var path = parse.GetValue(output);
+            var writer = CommonOptions.OpenOutput(path);
+            AnalysisFindings findings;
+            try
+            {
+                var report = renderer.Open(writer);
+                findings = await RunWithProgressAsync(selection.Sources, diagnosis, report, paths, cancellationToken);
+                report.Complete(findings);
+                (report as IDisposable)?.Dispose();
+                await writer.FlushAsync(cancellationToken);
+            }
+            finally
+            {
+                if (path is not null)
+                {
+                    await writer.DisposeAsync();
+                }
+            }
 
             foreach (var input in findings.Inputs)
             {
@@ -57,9 +76,6 @@ public static class AnalyzeCommand
                 }
             }
 
-            var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), color: !parse.GetValue(noColor) && parse.GetValue(output) is null, budgetBytes);
-            var report = collector.ToReport(findings);
-            await CommonOptions.WriteAsync(parse.GetValue(output), writer => renderer.Render(report, writer), cancellationToken);
             return ExitCodes.For(findings);
         });
         return command;

@@ -85,19 +85,30 @@ public static class CommonOptions
         "json" => new JsonReportRenderer(),
         "html" => new HtmlReportRenderer(memoryBudgetBytes),
         "markdown" => new MarkdownReportRenderer(),
-        _ => new ConsoleReportRenderer(verbose, color && !Console.IsOutputRedirected && Environment.GetEnvironmentVariable("NO_COLOR") is null),
+        _ => ConsoleRenderer(verbose, color),
     };
 
+    public static ConsoleReportRenderer ConsoleRenderer(bool verbose, bool color)
+        => new(verbose, color && !Console.IsOutputRedirected && Environment.GetEnvironmentVariable("NO_COLOR") is null);
+
+    /// <summary>Standard output, or the file named by <c>--output</c> (created or truncated).</summary>
+    public static TextWriter OpenOutput(string? path) => path is null ? Console.Out : new StreamWriter(path, append: false);
+
+    /// <summary>Writes a whole document to standard output or the file named by <c>--output</c>.</summary>
     public static async Task WriteAsync(string? path, Action<TextWriter> write, CancellationToken cancellationToken)
     {
-        if (path is null)
+        var writer = OpenOutput(path);
+        try
         {
-            write(Console.Out);
-            await Console.Out.FlushAsync(cancellationToken);
-            return;
+            write(writer);
+            await writer.FlushAsync(cancellationToken);
         }
-
-        await using var file = new StreamWriter(path, append: false);
-        write(file);
+        finally
+        {
+            if (path is not null)
+            {
+                await writer.DisposeAsync();
+            }
+        }
     }
 }

@@ -78,7 +78,7 @@ public static class WatchCommand
             var source = new ReplayEventSource(InputSources.Open(replayPath), parse.GetValue(speed), time ?? TimeProvider.System);
             var json = parse.GetValue(format) == "json";
             var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
-            var renderer = CommonOptions.Renderer("console", verbose: false, color: !parse.GetValue(noColor));
+            var renderer = CommonOptions.ConsoleRenderer(verbose: false, color: !parse.GetValue(noColor));
             await using var htmlFile = htmlPath is null ? null : new StreamWriter(htmlPath, append: false);
             var html = htmlFile is null ? null : new HtmlReportWriter(htmlFile, "BackupXe watch replay", budgetBytes);
             var view = new WatchView(Console.Out, renderer, parse.GetValue(database), json, html is null ? null : html.WriteOperation);
@@ -96,9 +96,12 @@ public static class WatchCommand
         return command;
     }
 
-    /// <summary>The analysis session with the view attached: progress after each trace message, each diagnosis as it ends.</summary>
+    /// <summary>
+    /// The analysis session with the view attached: each diagnosis as it ends, and, for the console only,
+    /// progress after each trace message (JSON Lines show no progress, so no snapshot is built for them).
+    /// </summary>
     public static Task<AnalysisFindings> RunAsync(ITraceEventSource source, WatchView view, DiagnosisSettings settings, CancellationToken cancellationToken)
-        => new AnalysisSession([source], new AnalysisOptions { Diagnosis = settings, OnProgress = view.ShowProgress })
+        => new AnalysisSession([source], new AnalysisOptions { Diagnosis = settings, OnProgress = view.WantsProgress ? view.ShowProgress : null })
             .RunAsync(view, cancellationToken);
 }
 

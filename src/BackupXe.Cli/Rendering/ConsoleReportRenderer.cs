@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Reporting;
 using Spectre.Console;
 using Spectre.Console.Rendering;
@@ -6,12 +7,17 @@ using Spectre.Console.Rendering;
 namespace BackupXe.Cli.Rendering;
 
 /// <summary>
-/// The readable report: a summary table of operations, then each operation's timeline, throughput, buffers,
-/// waits, verdict and recommendations.
+/// The readable report: each operation's timeline, throughput, buffers, waits, verdict and recommendations as
+/// it completes, then the inputs and the totals.
 /// </summary>
 public sealed class ConsoleReportRenderer(bool verbose = false, bool color = true, int width = 120) : IReportRenderer
 {
-    public void Render(AnalysisReport report, TextWriter output)
+    public IReportStream Open(TextWriter output) => new Stream(this, ConsoleOn(output));
+
+    /// <summary>One operation on its own, as <c>watch</c> shows each one that ends.</summary>
+    public void WriteOperation(OperationReport op, TextWriter output) => WriteOperation(ConsoleOn(output), op);
+
+    private IAnsiConsole ConsoleOn(TextWriter output)
     {
         var console = AnsiConsole.Create(new AnsiConsoleSettings
         {
@@ -21,31 +27,15 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
             Interactive = InteractionSupport.No,
         });
         console.Profile.Width = width;
-        Render(report, console);
+        return console;
     }
 
-    public void Render(AnalysisReport report, IAnsiConsole console)
-    {
-        console.Write(Inputs(report));
-        if (report.Operations.Count == 0)
-        {
-            console.MarkupLine("[yellow]No backup or restore was found in the input.[/]");
-            return;
-        }
-
-        console.Write(Summary(report));
-        foreach (var operation in report.Operations)
-        {
-            WriteOperation(console, operation);
-        }
-    }
-
-    private static Table Inputs(AnalysisReport report)
+    private static Table Inputs(IReadOnlyList<InputReport> inputs)
     {
         var table = new Table().Border(TableBorder.Simple).Title("Inputs");
         table.AddColumns("Input", "Format", "Events", "Problems");
         table.Columns[2].RightAligned();
-        foreach (var input in report.Inputs)
+        foreach (var input in inputs)
         {
             var problems = input.Problems.Count == 0
                 ? new Markup("[green]none[/]")
@@ -56,23 +46,39 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         return table;
     }
 
-    private static Table Summary(AnalysisReport report)
+    private static Grid Totals(ReportSummary summary, AnalysisFindings findings)
     {
-        var table = new Table().Border(TableBorder.Simple).Title("Operations");
-        table.AddColumns("Operation", "Start", "Duration", "Throughput", "Status", "Bottleneck");
-        table.Columns[3].RightAligned();
-        foreach (var op in report.Operations)
+        var grid = new Grid().AddColumn(new GridColumn().NoWrap()).AddColumn();
+        foreach (var fact in ReportFacts.Totals(summary, findings))
         {
-            table.AddRow(
-                new Text(Units.Title(op)),
-                new Text(Units.Timestamp(op.Start)),
-                new Text(Units.Duration(op.DurationSeconds)),
-                new Text(Units.Rate(op.ThroughputMBps)),
-                new Markup(Status(op.Status)),
-                new Markup(op.Verdict is { } v ? $"[bold]{Kebab.Of(v.Bottleneck)}[/] ({Kebab.Of(v.Confidence)})" : "-"));
+            grid.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(fact.Value));
         }
 
-        return table;
+        return grid;
+    }
+
+    private sealed class Stream(ConsoleReportRenderer renderer, IAnsiConsole console) : IReportStream
+    {
+        private readonly ReportSummary _summary = new();
+
+        public void OnOperationCompleted(OperationReport report)
+        {
+            _summary.Add(report);
+            renderer.WriteOperation(console, report);
+        }
+
+        public void Complete(AnalysisFindings findings)
+        {
+            console.WriteLine();
+            console.Write(Inputs(findings.Inputs));
+            if (_summary.Operations == 0)
+            {
+                console.MarkupLine("[yellow]No backup or restore was found in the input.[/]");
+                return;
+            }
+
+            console.Write(Totals(_summary, findings));
+        }
     }
 
     private void WriteOperation(IAnsiConsole console, OperationReport op)
@@ -172,11 +178,4 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         var filled = (int)Math.Round(Math.Clamp(share, 0, 1) * width);
         return new string('#', filled) + new string('.', width - filled);
     }
-
-    private static string Status(OperationStatus status) => status switch
-    {
-        OperationStatus.Completed => "[green]completed[/]",
-        OperationStatus.Failed => "[red]failed[/]",
-        _ => "[yellow]incomplete[/]",
-    };
 }

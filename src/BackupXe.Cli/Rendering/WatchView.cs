@@ -10,11 +10,16 @@ namespace BackupXe.Cli.Rendering;
 /// so the same output reads well in a terminal, a log file and a test. <paramref name="alsoCompleted"/> receives
 /// each shown operation too (the HTML report file is fed that way).
 /// </summary>
-public sealed class WatchView(TextWriter output, IReportRenderer completedRenderer, string? databaseFilter, bool jsonLines, Action<OperationReport>? alsoCompleted = null) : IOperationSink
+public sealed class WatchView(TextWriter output, ConsoleReportRenderer completedRenderer, string? databaseFilter, bool jsonLines, Action<OperationReport>? alsoCompleted = null) : IOperationSink
 {
+    // Only operations still running: an entry goes when its operation leaves the running list.
     private readonly Dictionary<(int?, string?, DateTime), (int Decile, string? Phase)> _shown = [];
+    private readonly HashSet<(int?, string?, DateTime)> _running = [];
 
     public int Completed { get; private set; }
+
+    /// <summary>Running operations whose last progress line is remembered (to print only changes).</summary>
+    public int Remembered => _shown.Count;
 
     public void OnOperationCompleted(OperationReport report)
     {
@@ -33,9 +38,12 @@ public sealed class WatchView(TextWriter output, IReportRenderer completedRender
             return;
         }
 
-        completedRenderer.Render(new AnalysisReport(AnalysisReport.CurrentSchemaVersion, [], [report]), output);
+        completedRenderer.WriteOperation(report, output);
         output.Flush();
     }
+
+    /// <summary>False for JSON Lines, which carry completed operations only.</summary>
+    public bool WantsProgress => !jsonLines;
 
     public void ShowProgress(IReadOnlyList<OperationProgress> running)
     {
@@ -44,14 +52,16 @@ public sealed class WatchView(TextWriter output, IReportRenderer completedRender
             return;
         }
 
+        _running.Clear();
         foreach (var op in running)
         {
+            var key = (op.SessionId, op.Database, op.Since);
+            _running.Add(key);
             if (!Wanted(op.Database))
             {
                 continue;
             }
 
-            var key = (op.SessionId, op.Database, op.Since);
             var decile = (op.Percent ?? 0) / 10;
             if (_shown.TryGetValue(key, out var last) && last.Decile == decile && last.Phase == op.Phase)
             {
@@ -60,6 +70,14 @@ public sealed class WatchView(TextWriter output, IReportRenderer completedRender
 
             _shown[key] = (decile, op.Phase);
             output.WriteLine(Line(op));
+        }
+
+        if (_shown.Count > _running.Count)
+        {
+            foreach (var key in _shown.Keys.Where(key => !_running.Contains(key)).ToList())
+            {
+                _shown.Remove(key);
+            }
         }
 
         output.Flush();

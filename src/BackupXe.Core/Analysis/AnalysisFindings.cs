@@ -11,6 +11,12 @@ public sealed record AnalysisFindings(
     long UnattributedWaits,
     long OrphanMessages)
 {
+    /// <summary>
+    /// The server-level profile of waits without a session_id that ended while several operations ran, so
+    /// could be tied to none of them (each operation counts its share in <see cref="OperationReport.AmbiguousWaits"/>).
+    /// </summary>
+    public IReadOnlyList<WaitReport> AmbiguousWaits { get; init; } = [];
+
     /// <summary>True when not one input could be read at all.</summary>
     public bool NothingUsable { get; init; }
 

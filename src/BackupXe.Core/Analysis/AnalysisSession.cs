@@ -35,6 +35,7 @@ public sealed class AnalysisSession
         _pipeline?.UnattributedWaits ?? 0,
         _pipeline?.OrphanMessages ?? 0)
     {
+        AmbiguousWaits = _pipeline?.AmbiguousWaits() ?? [],
         NothingUsable = _inputs.All(input => input.Status.Unusable),
         Partial = _inputs.Any(input => input.Status.Unusable || input.Status.Problems.Count > 0),
     };

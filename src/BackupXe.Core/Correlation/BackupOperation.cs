@@ -76,6 +76,12 @@ public sealed class BackupOperation
 
     public int UnknownMessages { get; private set; }
 
+    /// <summary>Waits without session_id that ended while this and other operations ran (not in <see cref="Waits"/>).</summary>
+    public long AmbiguousWaits { get; set; }
+
+    /// <summary>The correlator's count of ambiguous waits when this operation opened.</summary>
+    internal long AmbiguousMark { get; set; }
+
     public IReadOnlyList<string> UnknownSamples => _unknownSamples;
 
     public IReadOnlyList<string> Devices => _devices;

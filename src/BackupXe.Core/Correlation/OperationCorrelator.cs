@@ -15,6 +15,8 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     private readonly TimeSpan _grace = grace ?? TimeSpan.FromSeconds(2);
     private readonly OperationSet _open = new();
     private readonly OperationSet _ended = new();
+    private readonly WaitAccumulator _ambiguous = new();
+    private long _ambiguousCount;
     private readonly TraceMessageParser _parser = new();
 
     // Numbers operations in creation order for this stream only (no counter shared across inputs or runs).
@@ -26,6 +28,12 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
 
     /// <summary>Wait events that overlapped no operation: reported, not silently dropped.</summary>
     public long UnattributedWaits { get; private set; }
+
+    /// <summary>
+    /// Waits without a session_id that ended while several operations ran: the server-level profile, each
+    /// wait counted once and added to no operation.
+    /// </summary>
+    public WaitAccumulator AmbiguousWaits => _ambiguous;
 
     /// <summary>Trace messages that belonged to no operation (e.g. the tail of one that began before the input).</summary>
     public long OrphanMessages { get; private set; }
@@ -65,6 +73,11 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     /// <summary>End of input: everything still held or open is released; open ones will report as incomplete.</summary>
     public void Flush()
     {
+        foreach (var operation in _open.InOrder)
+        {
+            CloseAmbiguous(operation);
+        }
+
         foreach (var operation in _ended.InOrder.Concat(_open.InOrder).OrderBy(o => o.FirstSeen).ToList())
         {
             Release(operation);
@@ -155,24 +168,45 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         {
             foreach (var previous in _open.OfSession(sessionId.Value).ToList())
             {
-                _open.Remove(previous);
+                RemoveOpen(previous);
                 Release(previous);
             }
         }
 
-        _open.Add(new BackupOperation(kind, scope, database, sessionId, at, startObserved: true) { Sequence = ++_created });
+        AddOpen(new BackupOperation(kind, scope, database, sessionId, at, startObserved: true) { Sequence = ++_created });
     }
 
     private BackupOperation Adopt(OperationKind kind, OperationScope? scope, string? database, int? sessionId, DateTime at)
     {
         var operation = new BackupOperation(kind, scope, database, sessionId, at, startObserved: false) { Sequence = ++_created };
-        _open.Add(operation);
+        AddOpen(operation);
         return operation;
     }
 
+    private void AddOpen(BackupOperation operation)
+    {
+        operation.AmbiguousMark = _ambiguousCount;
+        _open.Add(operation);
+    }
+
+    private bool RemoveOpen(BackupOperation operation)
+    {
+        if (!_open.Remove(operation))
+        {
+            return false;
+        }
+
+        CloseAmbiguous(operation);
+        return true;
+    }
+
+    // Ambiguous waits while the operation was open are the growth of the run's count since it opened.
+    private void CloseAmbiguous(BackupOperation operation)
+        => operation.AmbiguousWaits += _ambiguousCount - operation.AmbiguousMark;
+
     private void MoveToEnded(BackupOperation operation)
     {
-        if (_open.Remove(operation))
+        if (RemoveOpen(operation))
         {
             _ended.Add(operation);
             _endings.Enqueue(operation, (operation.End!.Value.Ticks, operation.Sequence));
@@ -181,7 +215,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
 
     private BackupOperation? FindOpen(int? sessionId, string? database, OperationKind? kind)
     {
-        if (sessionId is not null)
+        if (sessionId is { } session)
         {
             return _open.LastOfSession(sessionId.Value, o => SameDatabase(o.Database, database));
         }
@@ -239,21 +273,41 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
             return;
         }
 
-        var attributed = false;
-        foreach (var operation in _open.InOrder.Concat(_ended.InOrder))
+        // A wait is tied by time only to the one operation running while it lasted. Open operations all began
+        // by now (the stream is in time order); ended ones are held for the grace period only, so both checks
+        // cost the operations in flight at most, and the usual case (several open) costs nothing.
+        var overlapping = _open.Count;
+        var only = _open.Only;
+        foreach (var ended in _ended.InOrder)
         {
-            var start = operation.Start ?? operation.FirstSeen;
-            var end = operation.End ?? DateTime.MaxValue;
-            if (wait.Timestamp >= start && wait.Began <= end)
+            if (wait.Began <= ended.End)
             {
-                operation.Waits.Add(wait, bySession: false);
-                attributed = true;
+                overlapping++;
+                only ??= ended;
             }
         }
 
-        if (!attributed)
+        if (overlapping == 0)
         {
             UnattributedWaits++;
+        }
+        else if (overlapping == 1)
+        {
+            only!.Waits.Add(wait, bySession: false);
+        }
+        else
+        {
+            // Several ran: counting the wait for each would blame every one of them for all the server's
+            // waits. It goes to the server-level profile once; each operation counts that it was there.
+            _ambiguous.Add(wait, bySession: false);
+            _ambiguousCount++;
+            foreach (var ended in _ended.InOrder)
+            {
+                if (wait.Began <= ended.End)
+                {
+                    ended.AmbiguousWaits++;
+                }
+            }
         }
     }
 

@@ -48,6 +48,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             ]);
         }
 
+        if (Ambiguous(measures.Operation) is { } ambiguous)
+        {
+            return Unknown(measures, ambiguous);
+        }
+
         if (!measures.HasWaits)
         {
             return Unknown(measures, MissingWaits);
@@ -170,10 +175,34 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         return new Verdict(Bottleneck.DataFileRead, compression == false ? Confidence.Medium : Confidence.Low, evidence);
     }
 
+    /// <summary>
+    /// The sentence for an operation whose waits could not be separated from those of operations running at
+    /// the same time, or null when its own waits are enough to judge it.
+    /// </summary>
+    private string? Ambiguous(OperationReport operation)
+    {
+        if (operation.AmbiguousWaits == 0)
+        {
+            return null;
+        }
+
+        var own = operation.Waits.Sum(w => w.Count);
+        var share = (double)operation.AmbiguousWaits / (operation.AmbiguousWaits + own);
+        if (share < settings.AmbiguousWaitShare)
+        {
+            return null;
+        }
+
+        return $"Ambiguous: {operation.AmbiguousWaits} of the {operation.AmbiguousWaits + own} waits seen while this operation ran "
+            + $"({Figures.Percent(share)}) carried no session_id and ended while other operations ran too; BackupXe could not separate them, "
+            + "so it names no bottleneck. Add the session_id action to sqlos.wait_info (sessions/backupxe-session.sql does) "
+            + "or run the operation alone to tie its waits to it.";
+    }
+
     private Verdict Unknown(OperationMeasures measures, string missing)
     {
         var evidence = new List<string> { missing };
-        if (missing != MissingWaits && !measures.HasWaits)
+        if (missing != MissingWaits && !measures.HasWaits && !missing.StartsWith("Ambiguous", StringComparison.Ordinal))
         {
             evidence.Add(MissingWaits);
         }

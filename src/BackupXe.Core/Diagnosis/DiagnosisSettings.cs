@@ -39,6 +39,12 @@ public sealed record DiagnosisSettings
     /// <summary>Share of a restore spent zeroing files from which file zeroing is the bottleneck.</summary>
     public double ZeroingShare { get; init; } = 0.30;
 
+    /// <summary>
+    /// Share of the waits seen during an operation that were ambiguous (no session_id, several operations
+    /// running) from which its own waits are too few to judge it: the verdict then says it could not separate them.
+    /// </summary>
+    public double AmbiguousWaitShare { get; init; } = 0.10;
+
     /// <summary>Smallest database worth striping (6.4: striping a 10 GB database did not help).</summary>
     public long MinimumStripeBytes { get; init; } = 20L * 1024 * MegaByte;
 
@@ -55,6 +61,7 @@ public sealed record DiagnosisSettings
         CheckShare(problems, nameof(BufferWaitShare), BufferWaitShare);
         CheckShare(problems, nameof(SignalWaitShare), SignalWaitShare);
         CheckShare(problems, nameof(ZeroingShare), ZeroingShare);
+        CheckShare(problems, nameof(AmbiguousWaitShare), AmbiguousWaitShare);
         if (QuickOperationSeconds < 0)
         {
             problems.Add($"{nameof(QuickOperationSeconds)} must not be negative (it is {QuickOperationSeconds}).");

@@ -33,6 +33,9 @@ public sealed class OperationPipeline
 
     public long OrphanMessages => _correlator.OrphanMessages;
 
+    /// <summary>The server-level profile of waits that overlapped several operations (each counted once).</summary>
+    public IReadOnlyList<WaitReport> AmbiguousWaits() => _correlator.AmbiguousWaits.ToReports();
+
     public void Observe(TraceEvent traceEvent)
     {
         _clock = traceEvent.Timestamp;

@@ -1,42 +1,67 @@
 using System.Globalization;
 using System.Text;
+using BackupXe.Core.Analysis;
 
 namespace BackupXe.Core.Reporting;
 
-/// <summary>The report as Markdown, for tickets and wikis: the same sections as the console report.</summary>
-public static class MarkdownReportWriter
+/// <summary>
+/// The report as Markdown, for tickets and wikis: the same sections as the console report, each operation
+/// written as it completes, the inputs and the summary at the end.
+/// </summary>
+public sealed class MarkdownReportWriter : IReportStream
 {
-    public static string Write(AnalysisReport report)
+    private readonly TextWriter _output;
+    private readonly ReportSummary _summary = new();
+    private readonly StringBuilder _md = new();
+
+    public MarkdownReportWriter(TextWriter output)
     {
-        var md = new StringBuilder();
-        md.AppendLine("# BackupXe analysis").AppendLine();
+        _output = output;
+        _output.WriteLine("# BackupXe analysis");
+    }
+
+    public void OnOperationCompleted(OperationReport report)
+    {
+        _summary.Add(report);
+        WriteOperation(_md, report);
+        Drain();
+    }
+
+    public void Complete(AnalysisFindings findings)
+    {
+        var md = _md;
+        md.AppendLine().AppendLine("## Inputs").AppendLine();
         md.AppendLine("| input | format | events | problems |").AppendLine("|---|---|---:|---|");
-        foreach (var input in report.Inputs)
+        foreach (var input in findings.Inputs)
         {
             var problems = input.Problems.Count == 0 ? "none" : string.Join("; ", input.Problems.Select(p => $"{p.Location}: {p.Message}"));
             md.AppendLine(CultureInfo.InvariantCulture, $"| `{input.Path}` | {input.Format} | {input.Events} | {Cell(problems)} |");
         }
 
-        md.AppendLine();
-        if (report.Operations.Count == 0)
+        md.AppendLine().AppendLine("## Summary").AppendLine();
+        if (_summary.Operations == 0)
         {
             md.AppendLine("No backup or restore was found in the input.");
-            return md.ToString();
+            Drain();
+            return;
         }
 
-        md.AppendLine("| operation | start | duration | throughput | status | bottleneck |").AppendLine("|---|---|---|---:|---|---|");
-        foreach (var op in report.Operations)
+        foreach (var line in ReportFacts.Totals(_summary, findings))
         {
-            md.AppendLine(CultureInfo.InvariantCulture,
-                $"| {Cell(Units.Title(op))} | {Units.Timestamp(op.Start)} | {Units.Duration(op.DurationSeconds)} | {Units.Rate(op.ThroughputMBps)} | {Kebab.Of(op.Status)} | {Verdict(op)} |");
+            md.AppendLine(CultureInfo.InvariantCulture, $"- **{line.Label}**: {line.Value}");
         }
 
-        foreach (var op in report.Operations)
+        Drain();
+    }
+
+    private void Drain()
+    {
+        foreach (var chunk in _md.GetChunks())
         {
-            WriteOperation(md, op);
+            _output.Write(chunk.Span);
         }
 
-        return md.ToString();
+        _md.Clear();
     }
 
     private static void WriteOperation(StringBuilder md, OperationReport op)

@@ -3,18 +3,6 @@ using BackupXe.Core.Parsing;
 
 namespace BackupXe.Core.Reporting;
 
-/// <summary>
-/// The JSON report, schema version 1 (docs/json-schema.md). Other tools and the daemon rely on its shape:
-/// add fields, never rename or remove them without raising <see cref="SchemaVersion"/>.
-/// </summary>
-public sealed record AnalysisReport(
-    int SchemaVersion,
-    IReadOnlyList<InputReport> Inputs,
-    IReadOnlyList<OperationReport> Operations)
-{
-    public const int CurrentSchemaVersion = 1;
-}
-
 /// <summary>One input as read: its format, how many events, what was wrong with it.</summary>
 public sealed record InputReport(string Path, string Format, long Events, IReadOnlyList<InputProblem> Problems);
 
@@ -65,6 +53,13 @@ public sealed record OperationReport
 
     /// <summary>Bytes moved over time, for a rate curve; null when the input had no progress readings.</summary>
     public ProgressReport? Progress { get; init; }
+
+    /// <summary>
+    /// Waits without a session_id that ended while this and at least one other operation were running: they
+    /// cannot be told apart, so they are in none of the operations' <see cref="Waits"/>, only counted here and
+    /// in the run's server-level profile.
+    /// </summary>
+    public long AmbiguousWaits { get; init; }
     public string? FailureReason { get; init; }
 
     /// <summary>Messages outside the vocabulary, counted; their texts appear in verbose output only.</summary>

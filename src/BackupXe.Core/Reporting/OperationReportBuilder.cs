@@ -44,6 +44,7 @@ public static class OperationReportBuilder
             Waits = operation.Waits.ToReports(),
             WaitAttribution = operation.Waits.Attribution,
             Progress = Progress(operation),
+            AmbiguousWaits = operation.AmbiguousWaits,
             FailureReason = operation.FailureReason,
             UnknownMessages = operation.UnknownMessages,
             UnknownMessageSamples = operation.UnknownSamples.ToList(),

@@ -1,5 +1,6 @@
 using System.Globalization;
 using BackupXe.Core.Events;
+using BackupXe.Core.Analysis;
 
 namespace BackupXe.Core.Reporting;
 
@@ -53,9 +54,46 @@ public static class ReportFacts
             }));
         }
 
+        if (op.AmbiguousWaits > 0)
+        {
+            facts.Add(new("Ambiguous", string.Create(CultureInfo.InvariantCulture,
+                $"{op.AmbiguousWaits} wait(s) without session_id ended while other operations ran too: left out of this operation's waits")));
+        }
+
         if (op.UnknownMessages > 0)
         {
             facts.Add(new("Unrecognised", string.Create(CultureInfo.InvariantCulture, $"{op.UnknownMessages} message(s) (shown with --verbose)")));
+        }
+
+        return facts;
+    }
+
+    /// <summary>The end-of-report lines about every operation together, worded once for the console and Markdown.</summary>
+    public static IReadOnlyList<ReportFact> Totals(ReportSummary summary, AnalysisFindings findings)
+    {
+        var facts = new List<ReportFact>
+        {
+            new("Operations", string.Create(CultureInfo.InvariantCulture,
+                $"{summary.Operations}: {summary.WithStatus(OperationStatus.Completed)} completed, {summary.WithStatus(OperationStatus.Failed)} failed, {summary.WithStatus(OperationStatus.Incomplete)} incomplete")),
+        };
+
+        var bottlenecks = summary.Bottlenecks();
+        if (bottlenecks.Count > 0)
+        {
+            facts.Add(new("Bottlenecks", string.Join(", ", bottlenecks.Select(b => string.Create(CultureInfo.InvariantCulture, $"{Kebab.Of(b.Bottleneck)} {b.Operations}")))));
+        }
+
+        if (findings.AmbiguousWaits.Count > 0)
+        {
+            var count = findings.AmbiguousWaits.Sum(w => w.Count);
+            var top = findings.AmbiguousWaits[0];
+            facts.Add(new("Ambiguous waits", string.Create(CultureInfo.InvariantCulture,
+                $"{count} without session_id while several operations ran (server-level; largest {top.WaitType}, {Units.Milliseconds(top.TotalMs)})")));
+        }
+
+        if (findings.UnattributedWaits > 0)
+        {
+            facts.Add(new("Unattributed waits", string.Create(CultureInfo.InvariantCulture, $"{findings.UnattributedWaits} outside every operation")));
         }
 
         return facts;

@@ -10,6 +10,12 @@ namespace BackupXe.Core.Reporting;
 /// </summary>
 public static class ReportJson
 {
+    /// <summary>
+    /// The JSON report's <c>schemaVersion</c>. Other tools and the daemon rely on its shape: add fields, never
+    /// rename or remove them without raising it.
+    /// </summary>
+    public const int SchemaVersion = 1;
+
     /// <summary>Compact output, one report per line or column value.</summary>
     public static JsonSerializerOptions Options { get; } = Create(indented: false);
 

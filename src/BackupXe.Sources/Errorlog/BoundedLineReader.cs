@@ -24,7 +24,9 @@ internal sealed class BoundedLineReader(TextReader reader)
     /// <summary>Characters the last line really had, cut or not.</summary>
     public long LastLineLength { get; private set; }
 
-    public async ValueTask<string?> ReadLineAsync(CancellationToken cancellationToken)
+    // Synchronous: ReadAsync per block doubled the cost of reading a line (0.23 s against 0.12 s for 1M lines,
+    // issue 10), and a file or a pipe has its next block ready nearly every time.
+    public string? ReadLine()
     {
         _line.Clear();
         Truncated = false;
@@ -34,7 +36,7 @@ internal sealed class BoundedLineReader(TextReader reader)
         {
             if (_position == _length)
             {
-                _length = await reader.ReadAsync(_buffer.AsMemory(), cancellationToken).ConfigureAwait(false);
+                _length = reader.Read(_buffer.AsSpan());
                 _position = 0;
                 if (_length == 0)
                 {

@@ -25,6 +25,8 @@ public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
 
     private const char ContinuationSeparator = '\n';
 
+    private const int ReadBufferChars = 64 * 1024;
+
     private readonly Func<Stream> _open;
     private readonly Encoding _encodingWithoutBom;
 
@@ -161,7 +163,7 @@ public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
     {
         try
         {
-            return new StreamReader(_open(), _encodingWithoutBom, detectEncodingFromByteOrderMarks: true);
+            return new StreamReader(_open(), _encodingWithoutBom, detectEncodingFromByteOrderMarks: true, ReadBufferChars);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
@@ -171,17 +173,18 @@ public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
         }
     }
 
-    private static async ValueTask<string?> ReadLineAsync(
+    private static ValueTask<string?> ReadLineAsync(
         BoundedLineReader reader, SourceStatus status, int lineNumber, CancellationToken cancellationToken)
     {
         try
         {
-            return await reader.ReadLineAsync(cancellationToken).ConfigureAwait(false);
+            cancellationToken.ThrowIfCancellationRequested();
+            return ValueTask.FromResult(reader.ReadLine());
         }
         catch (IOException e)
         {
             status.Report($"line {lineNumber}", $"reading stopped: {e.Message}");
-            return null;
+            return ValueTask.FromResult<string?>(null);
         }
     }
 

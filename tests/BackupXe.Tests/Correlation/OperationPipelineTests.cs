@@ -107,7 +107,7 @@ public static class OperationPipelineTests
         }
 
         [Fact]
-        public void Ties_waits_without_a_session_to_every_operation_running_at_the_time_and_says_so()
+        public void Ties_a_wait_without_a_session_only_to_the_one_operation_running_and_counts_an_overlapping_one_once()
         {
             // Given: one wait inside both backups, one inside only the first, one after both
             var script = new XeScript()
@@ -120,11 +120,14 @@ public static class OperationPipelineTests
             // When
             var run = PipelineRun.Of(script.Events);
 
-            // Then
+            // Then: the overlapping wait is in neither operation's waits, once in the server-level profile
             var sales = Assert.Single(run.Reports, r => r.Database == "Sales");
             var hr = Assert.Single(run.Reports, r => r.Database == "Hr");
-            Assert.Equal(2, sales.Waits.Count);
-            Assert.Equal([new WaitReport("BACKUPBUFFER", 1, 100, 100, 0)], hr.Waits);
+            Assert.Equal([new WaitReport("BACKUPIO", 1, 200, 200, 0)], sales.Waits);
+            Assert.Empty(hr.Waits);
+            Assert.Equal(1, sales.AmbiguousWaits);
+            Assert.Equal(1, hr.AmbiguousWaits);
+            Assert.Equal([new WaitReport("BACKUPBUFFER", 1, 100, 100, 0)], run.Pipeline.AmbiguousWaits());
             Assert.Equal(WaitAttribution.TimeOverlap, sales.WaitAttribution);
             Assert.Equal(1, run.Pipeline.UnattributedWaits);
         }

@@ -15,7 +15,7 @@ namespace BackupXe.Tests.Hostile;
 /// One analysis of a (possibly damaged) input, exactly as <c>backupxe analyze</c> runs it, with the invariants
 /// every input must keep, whatever was done to it.
 /// </summary>
-internal sealed partial record HostileRun(AnalysisReport Report, IReadOnlyList<Core.Events.SourceStatus> Statuses, int ExitCode, string Json, TimeSpan Elapsed)
+internal sealed partial record HostileRun(IReadOnlyList<OperationReport> Operations, IReadOnlyList<Core.Events.SourceStatus> Statuses, int ExitCode, string Json, TimeSpan Elapsed)
 {
     /// <summary>Generous for inputs of a few hundred KB on a shared 2-core machine under load; a quadratic path still blows it.</summary>
     public static readonly TimeSpan TimeBound = TimeSpan.FromSeconds(30);
@@ -25,18 +25,22 @@ internal sealed partial record HostileRun(AnalysisReport Report, IReadOnlyList<C
         using var input = TempInput.WithBytes(bytes, fileName);
         var clock = Stopwatch.StartNew();
         var session = new AnalysisSession([InputSources.Open(input.Path)]);
-        var collector = new ReportCollector();
-        var findings = await session.RunAsync(collector, CancellationToken.None);
-        var report = collector.ToReport(findings);
         var json = new StringWriter();
-        new JsonReportRenderer().Render(report, json);
-        return new HostileRun(report, session.Inputs.Select(i => i.Status).ToList(), ExitCodes.For(findings), json.ToString(), clock.Elapsed);
+        var operations = new List<OperationReport>();
+        AnalysisFindings findings;
+        using (var writer = new JsonReportWriter(json))
+        {
+            findings = await session.RunAsync(new Both(operations, writer), CancellationToken.None);
+            writer.Complete(findings);
+        }
+
+        return new HostileRun(operations, session.Inputs.Select(i => i.Status).ToList(), ExitCodes.For(findings), json.ToString(), clock.Elapsed);
     }
 
     public IReadOnlyList<Core.Events.InputProblem> Problems => Statuses.SelectMany(s => s.Problems).ToList();
 
     /// <summary>Backups and restores reported as completed, by what identifies them.</summary>
-    public IReadOnlySet<string> Completed => Report.Operations
+    public IReadOnlySet<string> Completed => Operations
         .Where(o => o.Status == OperationStatus.Completed)
         .Select(o => $"{o.Kind} {o.Database} started {o.Start:O}")
         .ToHashSet();
@@ -97,4 +101,14 @@ internal sealed partial record HostileRun(AnalysisReport Report, IReadOnlyList<C
 
     [GeneratedRegex(@"^(line \d+(, position \d+)?|offset \d+|file|source)$")]
     private static partial Regex Location();
+
+    /// <summary>The operations kept for the assertions and written to the JSON document, as analyze writes it.</summary>
+    private sealed class Both(List<OperationReport> operations, JsonReportWriter writer) : Core.Pipeline.IOperationSink
+    {
+        public void OnOperationCompleted(OperationReport report)
+        {
+            operations.Add(report);
+            writer.OnOperationCompleted(report);
+        }
+    }
 }

@@ -85,7 +85,7 @@ public class TruncationTests
         var run = await HostileRun.AnalyzeAsync(input.CutAt(offset), input.FileName);
 
         // Then the first backup is complete and the damage is located
-        var first = Assert.Single(run.Report.Operations, o => o.Database == "SalesDB");
+        var first = Assert.Single(run.Operations, o => o.Database == "SalesDB");
         Assert.Equal(Core.Reporting.OperationStatus.Completed, first.Status);
         Assert.Equal(2, run.ExitCode);
         Assert.StartsWith("line ", run.Problems[0].Location);

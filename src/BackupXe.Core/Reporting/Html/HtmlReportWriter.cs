@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Net;
 using System.Text.Encodings.Web;
 using System.Text.Json;
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 
@@ -19,7 +20,7 @@ public sealed record HistoryEntry(string Instance, OperationReport Report, doubl
 /// <c>&lt;</c> and <c>&gt;</c> are JSON-escaped, and the Content-Security-Policy allows no script but the two
 /// the page was written with.
 /// </summary>
-public sealed class HtmlReportWriter(TextWriter output, string heading, long? memoryBudgetBytes = null)
+public sealed class HtmlReportWriter(TextWriter output, string heading, long? memoryBudgetBytes = null) : IReportStream
 {
     /// <summary>The uPlot version inlined into every page (vendor/ and package-lock.json must agree).</summary>
     public const string ChartLibraryVersion = HtmlAssets.ChartLibraryVersion;
@@ -34,6 +35,10 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
     private bool _finished;
 
     /// <summary>One operation's section, written now.</summary>
+    public void OnOperationCompleted(OperationReport report) => WriteOperation(report);
+
+    public void Complete(AnalysisFindings findings) => Finish(findings.Inputs);
+
     public void WriteOperation(OperationReport operation)
     {
         Start();
