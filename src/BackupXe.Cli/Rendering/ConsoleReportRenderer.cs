@@ -66,7 +66,7 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
             table.AddRow(
                 new Text(Units.Title(op)),
                 new Text(Units.Timestamp(op.Start)),
-                new Text(Units.Duration(op.DurationSeconds)),
+                new Text(Units.Duration(op)),
                 new Text(Units.Rate(op.ThroughputMBps)),
                 new Markup(Status(op.Status)),
                 new Markup(op.Verdict is { } v ? $"[bold]{Kebab.Of(v.Bottleneck)}[/] ({Kebab.Of(v.Confidence)})" : "-"));
@@ -102,6 +102,10 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         {
             var lines = new List<IRenderable> { new Markup($"[bold]{Kebab.Of(verdict.Bottleneck)}[/] ({Kebab.Of(verdict.Confidence)} confidence)") };
             lines.AddRange(verdict.Evidence.Select(e => new Text($"- {e}")));
+            if (verdict.DecidedBy is { } decided)
+            {
+                lines.Add(new Text($"Decided by: {decided}. What would change it: {verdict.WouldChange ?? "-"}"));
+            }
             console.Write(new Panel(new Rows(lines)).Header("Verdict").Border(BoxBorder.Rounded).Expand());
         }
 

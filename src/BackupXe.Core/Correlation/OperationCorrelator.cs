@@ -104,6 +104,13 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         }
 
         var operation = FindOpen(progress.SessionId, database, progress.Kind);
+        if (operation is null && parsed.Message is MsdaStarted)
+        {
+            // SQL Server 2008 R2 trace flag 3014 writes no "BACKUP DATABASE started": its first line is the data
+            // stream starting, so that line is the backup's start as far as the log can tell.
+            _open.Add(operation = new BackupOperation(OperationKind.Backup, null, database, progress.SessionId, at, startObserved: true));
+        }
+
         if (operation is null)
         {
             // XE names the kind and the database on every event, so an operation that began before the capture

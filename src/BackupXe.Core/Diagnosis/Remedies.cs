@@ -52,19 +52,42 @@ internal sealed class Remedies(DiagnosisSettings settings)
                 list.Add(NeedsWaits(measures) ? CaptureWaits() : null);
                 list.Add(restore || measures.IsNulBackup ? null : MeasureReadCeiling(measures));
                 break;
+            case Bottleneck.CannotTell:
+                list.Add(CaptureTraceFlags(measures));
+                list.Add(NeedsWaits(measures) ? CaptureWaits() : null);
+                break;
             case Bottleneck.None:
+            case Bottleneck.NotAThroughputProblem:
             default:
                 break;
         }
 
         // Domain.md 6.4: MAXTRANSFERSIZE 4 MB halved a restore run with defaults; whatever else limits it.
-        if (restore && verdict.Bottleneck is not (Bottleneck.None or Bottleneck.FileZeroing)
+        if (restore && verdict.Bottleneck is not (Bottleneck.None or Bottleneck.FileZeroing or Bottleneck.NotAThroughputProblem or Bottleneck.CannotTell)
             && list.All(r => r?.Id != RecommendationIds.RaiseBuffers))
         {
             list.Add(RestoreMaxTransferSize(measures));
         }
 
         return list.OfType<Recommendation>().ToList();
+    }
+
+    /// <summary>
+    /// Trace flags 3004 (restore steps and zeroing), 3014 (backup steps), 3213 (buffer configuration) and 3605 (write
+    /// them to the errorlog): the only step-level record before SQL Server 2016, and what default logging lacks (S12).
+    /// </summary>
+    private static Recommendation CaptureTraceFlags(OperationMeasures measures)
+    {
+        var flags = measures.IsRestore ? "3004, 3213, 3605" : "3014, 3213, 3605";
+        var text = BottleneckRules.CaptureAdvice(measures.IsRestore)
+            .Replace(" (recommendation capture-trace-flags)", "", StringComparison.Ordinal)
+            + " The flags are global (-1) and write to the errorlog until turned off: turn them off after the run.";
+        var tsql = $"-- before the next {measures.Noun}: its steps{(measures.IsRestore ? ", file zeroing" : "")} and buffer configuration into the errorlog\n"
+            + $"DBCC TRACEON ({flags}, -1);\n"
+            + $"-- run the {measures.Noun.ToUpperInvariant()}, then:\n"
+            + $"DBCC TRACEOFF ({flags}, -1);\n"
+            + "-- read them back: EXEC sys.xp_readerrorlog 0, 1; or analyze the ERRORLOG file with backupxe";
+        return new Recommendation(RecommendationIds.CaptureTraceFlags, text, tsql);
     }
 
     private static bool NeedsWaits(OperationMeasures measures) =>

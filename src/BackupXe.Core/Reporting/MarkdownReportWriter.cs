@@ -28,7 +28,7 @@ public static class MarkdownReportWriter
         foreach (var op in report.Operations)
         {
             md.AppendLine(CultureInfo.InvariantCulture,
-                $"| {Cell(Units.Title(op))} | {Units.Timestamp(op.Start)} | {Units.Duration(op.DurationSeconds)} | {Units.Rate(op.ThroughputMBps)} | {Kebab.Of(op.Status)} | {Verdict(op)} |");
+                $"| {Cell(Units.Title(op))} | {Units.Timestamp(op.Start)} | {Units.Duration(op)} | {Units.Rate(op.ThroughputMBps)} | {Kebab.Of(op.Status)} | {Verdict(op)} |");
         }
 
         foreach (var op in report.Operations)
@@ -71,6 +71,11 @@ public static class MarkdownReportWriter
             foreach (var evidence in verdict.Evidence)
             {
                 md.AppendLine(CultureInfo.InvariantCulture, $"- {evidence}");
+            }
+
+            if (verdict.DecidedBy is { } decided)
+            {
+                md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"Decided by: {decided}. What would change it: {verdict.WouldChange ?? "-"}");
             }
         }
 
