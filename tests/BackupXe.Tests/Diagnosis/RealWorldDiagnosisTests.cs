@@ -140,6 +140,45 @@ public static class RealWorldDiagnosisTests
         }
     }
 
+    public class A_2014_restore_without_instant_file_initialization
+    {
+        // Built from the 2014 trace flag 3004 wording (docs/diagnosis.md, Dialects): the data file is zeroed while
+        // the containers are prepared, before any data moves.
+        private const string Log =
+            "2014-10-01 10:00:00.00 spid55      RestoreDatabase: Database CheckpointTest3\r\n"
+            + "2014-10-01 10:00:00.10 spid55      Restore: PreparingContainers\r\n"
+            + "2014-10-01 10:00:00.12 spid55      Zeroing F:\\DATA\\CheckpointTest3.mdf from page 1 to 15872 (0x2000 to 0x7c00000)\r\n"
+            + "2014-10-01 10:00:00.12 spid55      Zeroing F:\\DATA\\CheckpointTest3_log.ldf from page 1 to 8192 (0x2000 to 0x4000000)\r\n"
+            + "2014-10-01 10:00:02.00 spid55      Zeroing completed on F:\\DATA\\CheckpointTest3_log.ldf\r\n"
+            + "2014-10-01 10:00:30.00 spid55      Zeroing completed on F:\\DATA\\CheckpointTest3.mdf\r\n"
+            + "2014-10-01 10:00:30.05 spid55      Restore: Containers are ready\r\n"
+            + "2014-10-01 10:00:30.10 spid55      Restore: Transferring data to CheckpointTest3\r\n"
+            + "2014-10-01 10:00:38.00 spid55      Restore: Data transfer complete on CheckpointTest3\r\n"
+            + "2014-10-01 10:00:38.05 spid55      Restore: Backup set restored\r\n"
+            + "2014-10-01 10:00:40.00 Backup      Database was restored: Database: CheckpointTest3, creation date(time): 2014/09/30(10:00:00), "
+            + "first LSN: 40:120:37, last LSN: 40:152:1, number of dump devices: 1, device information: (FILE=1, TYPE=DISK: {'E:\\Checkpoint3_Full.bak'}). "
+            + "Informational message. No user action required.\r\n";
+
+        [Fact]
+        public async Task Is_file_zeroing_of_the_data_file_with_instant_file_initialization_proposed()
+        {
+            // Given
+            using var input = TempInput.WithText(Log, Encodings.Utf16LeWithBom, "ERRORLOG");
+
+            // When
+            var restore = Assert.Single((await PipelineRun.OfAsync(InputSources.Open(input.Path))).Reports);
+
+            // Then: prepare-containers 10:00:00.10 to 10:00:30.05 = 29.95 s of 40.0 s = 75%
+            Assert.Equal(40.0, restore.DurationSeconds!.Value, 3);
+            Assert.Equal(Bottleneck.FileZeroing, restore.Verdict!.Bottleneck);
+            Assert.Equal(Confidence.High, restore.Verdict.Confidence);
+            Assert.Equal("the prepare-containers phase", restore.Verdict.DecidedBy);
+            Assert.Contains("File zeroing took 75% of the 40.0 s restore (threshold 30%).", restore.Verdict.Evidence);
+            Assert.Contains("Data files were zeroed: Instant File Initialization was not in effect for this restore.", restore.Verdict.Evidence);
+            Assert.Contains(restore.Recommendations, r => r.Id == RecommendationIds.InstantFileInitialization);
+        }
+    }
+
     public class A_2022_restore_from_an_older_version
     {
         // Built from the 3004 wording of S14, the 2022 upgrade lines of docs/domain.md 5 and a URL device.
