@@ -229,7 +229,8 @@ public sealed class BackupOperation
 
         // Without a start line, the server's own elapsed time counts back from the end (which the history
         // line, written just before the summary, may already have set). Client output has no clock to count from.
-        if (End is { } end && end != TraceEvent.NoClock && end.Ticks >= TimeSpan.FromSeconds(summary.Seconds).Ticks)
+        if (End is { } end && end != TraceEvent.NoClock && double.IsFinite(summary.Seconds) && summary.Seconds >= 0
+            && summary.Seconds <= (end - DateTime.MinValue).TotalSeconds)
         {
             Start ??= end - TimeSpan.FromSeconds(summary.Seconds);
         }

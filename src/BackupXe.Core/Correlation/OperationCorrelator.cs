@@ -104,10 +104,11 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         }
 
         var operation = FindOpen(progress.SessionId, database, progress.Kind);
-        if (operation is null && parsed.Message is MsdaStarted)
+        if (operation is null && parsed.Message is MsdaStarted && progress.Kind is null)
         {
             // SQL Server 2008 R2 trace flag 3014 writes no "BACKUP DATABASE started": its first line is the data
-            // stream starting, so that line is the backup's start as far as the log can tell.
+            // stream starting, so that line is the backup's start as far as the log can tell. (XE names the kind on
+            // every event: there an operation already under way is adopted below, its start unknown.)
             _open.Add(operation = new BackupOperation(OperationKind.Backup, null, database, progress.SessionId, at, startObserved: true));
         }
 

@@ -269,9 +269,12 @@ internal sealed class Remedies(DiagnosisSettings settings)
         var size = BufferPlan.MaxTransferSizeCeiling;
         var count = config?.BufferCount;
         var cap = new[] { config?.MemoryLimitBytes, settings.MemoryBudgetBytes }.Where(c => c is not null).Min();
-        if (count is > 0 && count * size > cap)
+
+        // Priced as the server counts buffer memory: at the ratio of its reported total to BUFFERCOUNT x MAXTRANSFERSIZE.
+        var ratio = measures.ReportedBufferRatio is > 1 and var r ? r : 1;
+        if (count is > 0 && count * size * ratio > cap)
         {
-            size = cap.Value / count.Value / BufferPlan.MaxTransferSizeStep * BufferPlan.MaxTransferSizeStep;
+            size = (long)(cap!.Value / ratio) / count.Value / BufferPlan.MaxTransferSizeStep * BufferPlan.MaxTransferSizeStep;
             if (size <= (current ?? OperationMeasures.DefaultMaxTransferSize))
             {
                 return null;
@@ -283,7 +286,9 @@ internal sealed class Remedies(DiagnosisSettings settings)
             + ": in a published test a restore run with defaults (6 buffers, 1 MB) took 171 s, with 4 MB 81 s (domain.md 6.4).";
         if (count is { } buffers)
         {
-            text += $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(buffers * size)}.";
+            text += ratio > 1
+                ? $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(buffers * size)}, about {Figures.Size((long)Math.Ceiling(buffers * size * ratio))} as the server counts it ({Figures.Ratio(ratio)})."
+                : $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(buffers * size)}.";
         }
 
         var tsql = BackupStatement.Like(measures.Operation).With($"MAXTRANSFERSIZE = {Tsql.Number(size)}");

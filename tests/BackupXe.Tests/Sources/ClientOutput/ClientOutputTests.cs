@@ -133,6 +133,23 @@ public static class ClientOutputTests
     public class Reading
     {
         [Fact]
+        public async Task Survives_numbers_no_server_writes()
+        {
+            // Given: a page count past any database and seconds past any clock
+            var text = "Processed 99999999999999999999 pages for database 'D', file 'F' on file 1.\r\n"
+                + "Processed 9223372036854775807 pages for database 'D', file 'F2' on file 1.\r\n"
+                + "BACKUP DATABASE successfully processed 9223372036854775807 pages in " + new string('9', 400) + " seconds (1.000 MB/sec).\r\n";
+            using var input = TempInput.WithText(text, Encodings.Utf8WithoutBom);
+
+            // When
+            var report = Assert.Single((await PipelineRun.OfAsync(InputSources.Open(input.Path))).Reports);
+
+            // Then: the line is kept, nothing is computed from what cannot be a count
+            Assert.Equal(OperationKind.Backup, report.Kind);
+            Assert.Null(report.Start);
+        }
+
+        [Fact]
         public async Task Says_where_messages_without_a_completion_line_were_left()
         {
             // Given: output cut after the percent lines
