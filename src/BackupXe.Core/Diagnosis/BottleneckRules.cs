@@ -186,7 +186,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         return new Verdict(Bottleneck.CannotTell, Confidence.Low, evidence)
         {
             DecidedBy = "totals only",
-            WouldChange = CaptureAdvice(measures.IsRestore),
+            WouldChange = $"A capture of the {measures.Noun}'s steps (trace flag {(measures.IsRestore ? "3004" : "3014")} with 3605, or the XE session): its phases and waits then decide.",
         };
     }
 

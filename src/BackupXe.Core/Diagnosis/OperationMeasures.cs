@@ -34,9 +34,9 @@ internal sealed class OperationMeasures
     /// <summary>True when <see cref="DurationSeconds"/> is a lower bound: the input ends before the operation does.</summary>
     public bool DurationIsLowerBound { get; private init; }
 
-    /// <summary>"19.1 s restore", or "19.1 s seen (the input ends before the restore does)": what shares are of.</summary>
+    /// <summary>"19.1 s restore", or "19.1 s seen before the input ends": what shares are of.</summary>
     public string DurationPhrase => DurationSeconds is not { } d ? Noun
-        : DurationIsLowerBound ? $"{Figures.Seconds(d)} seen (the input ends before the {Noun} does)"
+        : DurationIsLowerBound ? $"{Figures.Seconds(d)} seen before the input ends"
         : $"{Figures.Seconds(d)} {Noun}";
 
     /// <summary>

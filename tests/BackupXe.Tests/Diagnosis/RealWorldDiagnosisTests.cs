@@ -62,8 +62,8 @@ public static class RealWorldDiagnosisTests
             Assert.Equal(Bottleneck.FileZeroing, verdict.Bottleneck);
             Assert.Equal(Confidence.High, verdict.Confidence);
             Assert.Equal("the prepare-containers phase and the wait-log-zero phase", verdict.DecidedBy);
-            Assert.Contains("File zeroing took 50% of the 19.1 s seen (the input ends before the restore does) (threshold 30%).", verdict.Evidence);
-            Assert.Contains("The wait-log-zero phase took 9.6 s (50% of the 19.1 s seen (the input ends before the restore does)).", verdict.Evidence);
+            Assert.Contains("File zeroing took 50% of the 19.1 s seen before the input ends (threshold 30%).", verdict.Evidence);
+            Assert.Contains("The wait-log-zero phase took 9.6 s (50% of the 19.1 s seen before the input ends).", verdict.Evidence);
             Assert.Contains(verdict.Evidence, e => e.StartsWith("Zeroing ran alongside the data transfer", StringComparison.Ordinal));
 
             // 9.60 s / 30% = 32.0 s, 12.95 s beyond the 19.05 s seen
