@@ -155,6 +155,9 @@ public sealed class BackupOperation
                 }
 
                 break;
+            case DatabaseMarkedRestoring restoring:
+                Database ??= restoring.Database;
+                break;
             case MsdaStarted:
                 Phases.Mark(OperationPhase.CopyData, PhaseEdge.Begin, at);
                 break;

@@ -112,6 +112,13 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
             _open.Add(operation = new BackupOperation(OperationKind.Backup, null, database, progress.SessionId, at, startObserved: true));
         }
 
+        if (operation is null && parsed.Message is DatabaseMarkedRestoring restoring && progress.Kind is null)
+        {
+            // Default logging's only line on the restoring spid: the restore is under way (its start is not logged),
+            // and its "Database was restored" line on the Backup column will join this operation.
+            _open.Add(operation = new BackupOperation(OperationKind.Restore, null, restoring.Database, progress.SessionId, at, startObserved: false));
+        }
+
         if (operation is null)
         {
             // XE names the kind and the database on every event, so an operation that began before the capture

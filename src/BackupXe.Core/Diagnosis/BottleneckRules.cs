@@ -174,6 +174,10 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         {
             evidence.Add($"Its start is not in the input either: the {measures.Noun}'s duration is unknown.");
         }
+        else if (operation.DurationSeconds is null && operation.MinimumDurationSeconds is { } minimum)
+        {
+            evidence.Add($"Its start is not logged: it ran at least {Figures.Seconds(minimum)}, from its first line in the input to its last.");
+        }
 
         if (operation.EngineSummary is { } summary)
         {

@@ -120,6 +120,12 @@ public sealed record DatabaseUpgrade(string Database, int FromVersion, int ToVer
 /// </summary>
 public sealed record MsdaStarted(int Stream, long Extents) : TraceMessage;
 
+/// <summary>
+/// "The database 'X' is marked RESTORING and is in a state that does not allow recovery to be run.": default logging
+/// writes it on the restoring session's spid, before the restore's own lines on the <c>Backup</c> column (S12).
+/// </summary>
+public sealed record DatabaseMarkedRestoring(string Database) : TraceMessage;
+
 /// <summary>"Number of data file readers = 1".</summary>
 public sealed record DataFileReaders(int Count) : TraceMessage;
 

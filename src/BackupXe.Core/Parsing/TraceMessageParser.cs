@@ -302,6 +302,7 @@ public sealed class TraceMessageParser
         Add("Processed", static (_, rest) => ParseFilePages(rest));
         Add("Converting database", static (_, rest) => ParseUpgrade(rest, isStep: false));
         Add("Database '", static (_, rest) => ParseUpgradeStep(rest));
+        Add("The database '", static (_, rest) => ParseMarkedRestoring(rest));
 
         // Measured lines.
         Add("Backup/Restore buffer configuration parameters", static (_, rest) => IsEnd(rest) ? BufferHeader : null);
@@ -861,6 +862,20 @@ public sealed class TraceMessageParser
 
         var cursor = new Cursor(rest[(close + 1)..]);
         return cursor.Word("running the upgrade step") ? UpgradeVersions(ref cursor, rest[..close].ToString(), isStep: true) : null;
+    }
+
+    // "The database 'X' is marked RESTORING and is in a state that does not allow recovery to be run." (the phrase
+    // consumed "The database '").
+    private static DatabaseMarkedRestoring? ParseMarkedRestoring(ReadOnlySpan<char> rest)
+    {
+        var close = rest.IndexOf('\'');
+        if (close <= 0)
+        {
+            return null;
+        }
+
+        var cursor = new Cursor(rest[(close + 1)..]);
+        return cursor.Word("is marked RESTORING") ? new DatabaseMarkedRestoring(rest[..close].ToString()) : null;
     }
 
     private static DatabaseUpgrade? UpgradeVersions(ref Cursor cursor, string database, bool isStep)

@@ -229,6 +229,10 @@ public static class RealWorldDiagnosisTests
             Assert.Equal(OperationStatus.Completed, restore.Status);
             Assert.Equal(Local(2008, 1, 23, 8, 38, 46, 820), restore.End);
             Assert.Null(restore.Start);
+
+            // Tied across columns: "marked RESTORING" on spid52 at 08:38:40.52, "Database was restored" on Backup
+            Assert.Equal(52, restore.SessionId);
+            Assert.Equal(6.3, restore.MinimumDurationSeconds!.Value, 3);
             Assert.Equal(@"c:\temp\dbperf_main.bak", Assert.Single(restore.Devices).Path);
         }
 
@@ -242,6 +246,7 @@ public static class RealWorldDiagnosisTests
             // Then
             Assert.Equal(Bottleneck.CannotTell, verdict.Bottleneck);
             Assert.Equal("totals only", verdict.DecidedBy);
+            Assert.Contains("Its start is not logged: it ran at least 6.3 s, from its first line in the input to its last.", verdict.Evidence);
             Assert.Contains(verdict.Evidence, e => e.Contains("where the time went cannot be told", StringComparison.Ordinal));
             Assert.Contains(verdict.Evidence, e => e.Contains("trace flags 3004 and 3605", StringComparison.Ordinal)
                 && e.Contains("sessions/backupxe-session.sql", StringComparison.Ordinal));

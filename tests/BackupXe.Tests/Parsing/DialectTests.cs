@@ -56,6 +56,17 @@ public static class DialectTests
         }
     }
 
+    public class DefaultLogging
+    {
+        [Fact]
+        public void Reads_the_database_marked_restoring()
+        {
+            Assert.Equal(
+                new DatabaseMarkedRestoring("dbPerf_MAIN"),
+                MessageOf("The database 'dbPerf_MAIN' is marked RESTORING and is in a state that does not allow recovery to be run."));
+        }
+    }
+
     public class Sql2012TraceFlag3004
     {
         [Theory]
