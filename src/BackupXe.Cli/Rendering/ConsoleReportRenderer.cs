@@ -108,6 +108,10 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         {
             var lines = new List<IRenderable> { new Markup($"[bold]{Kebab.Of(verdict.Bottleneck)}[/] ({Kebab.Of(verdict.Confidence)} confidence)") };
             lines.AddRange(verdict.Evidence.Select(e => new Text($"- {e}")));
+            if (verdict.DecidedBy is { } decided)
+            {
+                lines.Add(new Text($"Decided by: {decided}. What would change it: {verdict.WouldChange ?? "-"}"));
+            }
             console.Write(new Panel(new Rows(lines)).Header("Verdict").Border(BoxBorder.Rounded).Expand());
         }
 

@@ -13,8 +13,12 @@ public sealed class BackupOperation
     /// <summary>How many unknown message texts are kept for verbose output; the count is always exact.</summary>
     public const int UnknownSampleLimit = 20;
 
+    /// <summary>A database has at most 32,767 files (SQL Server's documented maximum): the per-file list never grows past it.</summary>
+    public const int MaxDatabaseFiles = 32767;
+
     private readonly List<string> _devices = [];
     private readonly List<string> _unknownSamples = [];
+    private readonly List<FilePagesProcessed> _processedFiles = [];
 
     public BackupOperation(OperationKind kind, OperationScope? scope, string? database, int? sessionId, DateTime firstSeen, bool startObserved)
     {
@@ -61,6 +65,18 @@ public sealed class BackupOperation
     public long ThroughputEventBytes { get; private set; }
 
     public CompletionSummary? Summary { get; private set; }
+
+    /// <summary>"pages dumped: N" of the errorlog's "Database backed up" line (need not equal the summary's pages).</summary>
+    public long? PagesDumped { get; private set; }
+
+    /// <summary>The client's "Processed N pages for database 'D', file 'F'" lines, one per file.</summary>
+    public IReadOnlyList<FilePagesProcessed> ProcessedFiles => _processedFiles;
+
+    /// <summary>SQL Server 2022+ upgrade steps after a restore's copy ("running the upgrade step").</summary>
+    public int UpgradeSteps { get; private set; }
+
+    /// <summary>False when the source has no clock (client output): no time of this operation is known.</summary>
+    public bool HasClock => FirstSeen != TraceEvent.NoClock;
 
     public int? DataFileReaders { get; private set; }
 
@@ -144,6 +160,28 @@ public sealed class BackupOperation
                 PercentProgress.Add(at, percent.Bytes);
                 EstimatedBytes ??= percent.TotalBytes;
                 break;
+            case PercentReached reached:
+                LastPercent = reached.Percent;
+                break;
+            case FilePagesProcessed processed:
+                Database ??= processed.Database;
+                if (_processedFiles.Count < MaxDatabaseFiles)
+                {
+                    _processedFiles.Add(processed);
+                }
+
+                break;
+            case DatabaseMarkedRestoring restoring:
+                Database ??= restoring.Database;
+                break;
+            case MsdaStarted:
+                Phases.Mark(OperationPhase.CopyData, PhaseEdge.Begin, at);
+                break;
+            case DatabaseUpgrade upgrade:
+                Database ??= upgrade.Database;
+                Phases.Mark(OperationPhase.Upgrade, PhaseEdge.Begin, at);
+                UpgradeSteps += upgrade.IsStep ? 1 : 0;
+                break;
             case DataFileReaders readers:
                 DataFileReaders = readers.Count;
                 break;
@@ -191,6 +229,7 @@ public sealed class BackupOperation
         Seen(at);
         Database ??= record.Database;
         HistoryDeviceCount = record.DeviceCount ?? HistoryDeviceCount;
+        PagesDumped = record.PagesDumped ?? PagesDumped;
         foreach (var device in record.Devices)
         {
             AddDevice(device);
@@ -208,12 +247,14 @@ public sealed class BackupOperation
         Finish(at, OperationStatus.Completed, null);
 
         // Without a start line, the server's own elapsed time counts back from the end (which the history
-        // line, written just before the summary, may already have set).
-        // The parser bounds Seconds (ServerRanges.MaxSeconds); the clamp keeps a summary built elsewhere from
+        // line, written just before the summary, may already have set). Client output has no clock to count from.
+        // The parser bounds Seconds (ServerRanges.MaxSeconds); the check keeps a summary built elsewhere from
         // reaching before DateTime.MinValue.
-        var end = End!.Value;
-        var ticks = Math.Clamp(summary.Seconds, 0, ServerRanges.MaxSeconds) * TimeSpan.TicksPerSecond;
-        Start ??= end.AddTicks(-Math.Min(end.Ticks, (long)ticks));
+        if (End is { } end && end != TraceEvent.NoClock && double.IsFinite(summary.Seconds) && summary.Seconds >= 0
+            && summary.Seconds <= Math.Min(ServerRanges.MaxSeconds, (end - DateTime.MinValue).TotalSeconds))
+        {
+            Start ??= end - TimeSpan.FromSeconds(summary.Seconds);
+        }
     }
 
     public void AddThroughput(long increment, DateTime at)

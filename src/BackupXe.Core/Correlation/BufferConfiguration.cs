@@ -41,6 +41,7 @@ public sealed class BufferConfiguration
             // 7 buffers of 1 MB in 3 sets), which BUFFERCOUNT x MAXTRANSFERSIZE alone does not.
             TotalBufferBytes = Get(BufferParameter.TotalBufferSpace)
                 ?? (count is { } c && transfer is { } t ? ServerRanges.SaturatingMultiply(ServerRanges.SaturatingMultiply(c, t), Int(BufferParameter.SetsOfBuffers) ?? 1) : null),
+            TotalBufferBytesReported = Get(BufferParameter.TotalBufferSpace) is not null,
             MemoryLimitBytes = Get(BufferParameter.MemoryLimit),
             SetsOfBuffers = Int(BufferParameter.SetsOfBuffers),
             TabularDataDeviceCount = Int(BufferParameter.TabularDataDeviceCount),

@@ -130,6 +130,21 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         }
 
         var operation = FindOpen(progress.SessionId, database, progress.Kind);
+        if (operation is null && parsed.Message is MsdaStarted && progress.Kind is null)
+        {
+            // SQL Server 2008 R2 trace flag 3014 writes no "BACKUP DATABASE started": its first line is the data
+            // stream starting, so that line is the backup's start as far as the log can tell. (XE names the kind on
+            // every event: there an operation already under way is adopted below, its start unknown.)
+            AddOpen(operation = new BackupOperation(OperationKind.Backup, null, database, progress.SessionId, at, startObserved: true));
+        }
+
+        if (operation is null && parsed.Message is DatabaseMarkedRestoring restoring && progress.Kind is null)
+        {
+            // Default logging's only line on the restoring spid: the restore is under way (its start is not logged),
+            // and its "Database was restored" line on the Backup column will join this operation.
+            AddOpen(operation = new BackupOperation(OperationKind.Restore, null, restoring.Database, progress.SessionId, at, startObserved: false));
+        }
+
         if (operation is null)
         {
             // XE names the kind and the database on every event, so an operation that began before the capture
@@ -173,18 +188,20 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
             }
         }
 
-        AddOpen(new BackupOperation(kind, scope, database, sessionId, at, startObserved: true) { Sequence = ++_created });
+        AddOpen(new BackupOperation(kind, scope, database, sessionId, at, startObserved: true));
     }
 
     private BackupOperation Adopt(OperationKind kind, OperationScope? scope, string? database, int? sessionId, DateTime at)
     {
-        var operation = new BackupOperation(kind, scope, database, sessionId, at, startObserved: false) { Sequence = ++_created };
+        var operation = new BackupOperation(kind, scope, database, sessionId, at, startObserved: false);
         AddOpen(operation);
         return operation;
     }
 
+    // Every new operation enters here: numbered for this stream, and marked for its share of ambiguous waits.
     private void AddOpen(BackupOperation operation)
     {
+        operation.Sequence = ++_created;
         operation.AmbiguousMark = _ambiguousCount;
         _open.Add(operation);
     }

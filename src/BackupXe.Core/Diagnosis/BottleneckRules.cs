@@ -1,4 +1,5 @@
 using BackupXe.Core.Correlation;
+using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Diagnosis;
@@ -27,25 +28,43 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
 
     public Verdict Judge(OperationMeasures measures, FileZeroing zeroing)
     {
+        var verdict = JudgeEvidence(measures, zeroing);
+        return EngineArithmetic.Sentence(measures.Operation.EngineSummary) is { } check
+            ? verdict with { Evidence = [.. verdict.Evidence, check] }
+            : verdict;
+    }
+
+    private Verdict JudgeEvidence(OperationMeasures measures, FileZeroing zeroing)
+    {
         if (measures.DurationSeconds is not { } duration)
         {
-            return Unknown(measures, "The operation's duration is unknown: its start or end was not captured.");
+            return measures.TotalsOnly
+                ? CannotTell(measures)
+                : Unknown(measures, "The operation's duration is unknown: its start or end was not captured.") with
+                {
+                    DecidedBy = "missing start or end",
+                    WouldChange = "The operation's first and last lines in the input (a log that covers it whole).",
+                };
         }
 
         if (zeroing.Share >= settings.ZeroingShare)
         {
-            var confidence = zeroing.Share >= 0.5 ? Confidence.High : Confidence.Medium;
-            return new Verdict(Bottleneck.FileZeroing, confidence, [
-                $"File zeroing took {Figures.Percent(zeroing.Share)} of the restore (threshold {Figures.Percent(settings.ZeroingShare)}).",
-                .. zeroing.Evidence,
-            ]);
+            return ZeroingVerdict(measures, zeroing);
         }
 
-        if (duration < settings.QuickOperationSeconds)
+        if (!measures.DurationIsLowerBound && duration < settings.QuickOperationSeconds)
         {
-            return new Verdict(Bottleneck.None, Confidence.Medium, [
-                $"The {measures.Noun} took {Figures.Seconds(duration)}: below {Figures.Seconds(settings.QuickOperationSeconds)}, too quick for tuning to matter.",
-            ]);
+            return NotAThroughputProblem(measures, duration);
+        }
+
+        if (UpgradeSeconds(measures) is { } upgrade && upgrade / duration >= UpgradeShare)
+        {
+            return UpgradeDominates(measures, upgrade);
+        }
+
+        if (measures.TotalsOnly)
+        {
+            return CannotTell(measures);
         }
 
         if (Ambiguous(measures.Operation) is { } ambiguous)
@@ -70,6 +89,123 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         return Judge(measures, new WaitShares(measures, buffer, io));
     }
 
+    private Verdict ZeroingVerdict(OperationMeasures measures, FileZeroing zeroing)
+    {
+        // Shares of an operation cut short are of the time seen: the restore ran at least that long, so the
+        // verdict holds unless the unseen rest (redo, recovery) was long enough to dilute the zeroing below the threshold.
+        var confidence = zeroing.Share >= 0.5 ? Confidence.High : Confidence.Medium;
+        var evidence = new List<string>
+        {
+            $"File zeroing took {Figures.Percent(zeroing.Share)} of the {measures.DurationPhrase} (threshold {Figures.Percent(settings.ZeroingShare)}).",
+        };
+        evidence.AddRange(zeroing.Evidence);
+        string wouldChange;
+        if (measures.DurationIsLowerBound)
+        {
+            var unseen = (zeroing.Seconds / settings.ZeroingShare) - measures.DurationSeconds!.Value;
+            evidence.Add($"The input ends before the restore's closing line: the restore ran at least {Figures.Seconds(measures.DurationSeconds.Value)}, and the phases seen are timed.");
+            wouldChange = $"Zeroing would fall below {Figures.Percent(settings.ZeroingShare)} only if the restore ran more than {Figures.Seconds(Math.Max(0, unseen))} past its last line (redo, recovery): the log of the whole restore settles it.";
+        }
+        else
+        {
+            wouldChange = zeroing.DataZeroed
+                ? "Instant File Initialization (data files are then not zeroed) and a log sized to need: with zeroing under the threshold, the waits decide."
+                : "A smaller log file (the log is always zeroed): with zeroing under the threshold, the waits decide.";
+        }
+
+        return new Verdict(Bottleneck.FileZeroing, confidence, evidence)
+        {
+            DecidedBy = zeroing.DecidedBy ?? "file zeroing",
+            WouldChange = wouldChange,
+        };
+    }
+
+    /// <summary>A few seconds: fixed steps (media, checkpoint, metadata) weigh as much as the data (S05: 190 MB in 0.7-1.4 s).</summary>
+    private Verdict NotAThroughputProblem(OperationMeasures measures, double duration)
+    {
+        var size = measures.Operation.BytesProcessed is { } bytes ? $" for {Figures.Size(bytes)}" : "";
+        var evidence = new List<string>
+        {
+            $"The {measures.Noun} took {Figures.Seconds(duration)}{size}: below {Figures.Seconds(settings.QuickOperationSeconds)}, too quick for tuning to matter; "
+                + "its fixed steps (opening the media, checkpoint, metadata) weigh as much as the data it moves.",
+        };
+        evidence.AddIfNotNull(Throughput(measures));
+        return new Verdict(Bottleneck.NotAThroughputProblem, Confidence.Medium, evidence)
+        {
+            DecidedBy = "duration",
+            WouldChange = $"A run of {Figures.Seconds(settings.QuickOperationSeconds)} or more (a bigger database or a slower target) is judged on its phases and waits.",
+        };
+    }
+
+    /// <summary>From this share of the restore in upgrade steps, the copy is not what the time went into.</summary>
+    private const double UpgradeShare = 0.5;
+
+    private static double? UpgradeSeconds(OperationMeasures measures) =>
+        measures.IsRestore
+            ? measures.Operation.Phases.Where(p => p.Name == Kebab.Of(OperationPhase.Upgrade) && p.Seconds > 0).Sum(p => p.Seconds) is > 0 and var s ? s : null
+            : null;
+
+    /// <summary>
+    /// SQL Server 2022+ upgrades a database restored from an older version after its data copy ("Converting database
+    /// ...", one "running the upgrade step" line per version): time no backup option can shorten.
+    /// </summary>
+    private static Verdict UpgradeDominates(OperationMeasures measures, double seconds)
+    {
+        var steps = measures.Operation.UpgradeSteps;
+        var evidence = new List<string>
+        {
+            $"The upgrade after the data copy took {Figures.Seconds(seconds)} ({Figures.Percent(seconds / measures.DurationSeconds!.Value)} of the {measures.DurationPhrase})"
+                + (steps > 0 ? $", {Figures.Plural(steps, "upgrade step", "upgrade steps")}." : "."),
+            "The database came from an older SQL Server version: each restore of it upgrades it again, whatever BUFFERCOUNT, MAXTRANSFERSIZE or the device.",
+        };
+        evidence.AddIfNotNull(Throughput(measures));
+        return new Verdict(Bottleneck.NotAThroughputProblem, Confidence.High, evidence)
+        {
+            DecidedBy = "the upgrade phase",
+            WouldChange = "A backup taken on the current version (nothing to upgrade): its restore is then judged on the copy itself.",
+        };
+    }
+
+    /// <summary>Only totals (default logging, client output): phases cannot be separated, so say what to capture.</summary>
+    private static Verdict CannotTell(OperationMeasures measures)
+    {
+        var operation = measures.Operation;
+        var evidence = new List<string>
+        {
+            $"Only the {measures.Noun}'s totals are in the input (start, completion or history lines, or the client's summary): "
+                + "no phase, zeroing, buffer or wait is timed, so where the time went cannot be told.",
+        };
+        if (operation.DurationSeconds is null && operation.MinimumDurationSeconds is null)
+        {
+            evidence.Add($"Its start is not in the input either: the {measures.Noun}'s duration is unknown.");
+        }
+        else if (operation.DurationSeconds is null && operation.MinimumDurationSeconds is { } minimum)
+        {
+            evidence.Add($"Its start is not logged: it ran at least {Figures.Seconds(minimum)}, from its first line in the input to its last.");
+        }
+
+        if (operation.EngineSummary is { } summary)
+        {
+            evidence.Add(measures.IsRestore
+                ? $"The engine's figure, {Figures.Count(summary.Pages)} pages in {Figures.Seconds(summary.Seconds)} ({Figures.Rate(summary.MegabytesPerSecond)}), is the copy rate: time spent zeroing files and recovering is not measured by it."
+                : $"The engine's figure: {Figures.Count(summary.Pages)} pages in {Figures.Seconds(summary.Seconds)} ({Figures.Rate(summary.MegabytesPerSecond)}).");
+        }
+
+        evidence.Add(CaptureAdvice(measures.IsRestore));
+        return new Verdict(Bottleneck.CannotTell, Confidence.Low, evidence)
+        {
+            DecidedBy = "totals only",
+            WouldChange = $"A capture of the {measures.Noun}'s steps (trace flag {(measures.IsRestore ? "3004" : "3014")} with 3605, or the XE session): its phases and waits then decide.",
+        };
+    }
+
+    /// <summary>Exactly what to capture next time (docs/diagnosis.md, evidence rules).</summary>
+    public static string CaptureAdvice(bool restore) => restore
+        ? "Capture the next restore with trace flags 3004 and 3605 (steps and zeroing into the errorlog; add 3213 for the buffer configuration), "
+            + "or with the BackupXe XE session (sessions/backupxe-session.sql), which adds the waits (recommendation capture-trace-flags)."
+        : "Capture the next backup with trace flags 3014, 3213 and 3605 (steps and buffer configuration into the errorlog), "
+            + "or with the BackupXe XE session (sessions/backupxe-session.sql), which adds the waits (recommendation capture-trace-flags).";
+
     private Verdict Judge(OperationMeasures measures, WaitShares waits)
     {
         var bufferSentence = measures.BufferMemorySentence();
@@ -91,7 +227,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
                 evidence.Add("The buffers cannot be raised: MAXTRANSFERSIZE is at its 4 MB ceiling or the memory limit/budget leaves no room.");
             }
 
-            return new Verdict(Bottleneck.BufferStarved, buffersSmall == true ? Confidence.High : Confidence.Medium, evidence);
+            return new Verdict(Bottleneck.BufferStarved, buffersSmall == true ? Confidence.High : Confidence.Medium, evidence)
+            {
+                DecidedBy = "waits: many short BACKUPBUFFER waits with small buffers",
+                WouldChange = "A run with more buffer memory: if BACKUPBUFFER waits stay, the device or the data files decide instead.",
+            };
         }
 
         if (waits.IoShare >= settings.DeviceWaitShare && !measures.IsNulBackup)
@@ -106,7 +246,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             evidence.AddIfNotNull(Throughput(measures));
             evidence.AddRange(context);
             var confidence = buffersSmall == false ? Confidence.High : Confidence.Medium;
-            return new Verdict(Bottleneck.BackupDevice, confidence, evidence);
+            return new Verdict(Bottleneck.BackupDevice, confidence, evidence)
+            {
+                DecidedBy = "waits: BACKUPIO share of each device thread",
+                WouldChange = "A COPY_ONLY backup to NUL as fast as this one would point at the data files instead.",
+            };
         }
 
         if (waits.BufferShare >= settings.BufferWaitShare)
@@ -119,7 +263,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
                     $"Neither dominates: the device threads are busy {Figures.Percent(waits.IoShare)} of the time and the buffers wait long, "
                         + "which most often means a shared or slow destination (docs/diagnosis.md 6.2 tests 6-7: two files on one disk).",
                     .. context,
-                ]);
+                ])
+                {
+                    DecidedBy = "waits: BACKUPBUFFER and BACKUPIO both high",
+                    WouldChange = "Stripes on separate volumes: if BACKUPIO per writer then drops, the destination was shared.",
+                };
         }
 
         var quiet = new List<string>
@@ -129,7 +277,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         };
         quiet.AddIfNotNull(Throughput(measures));
         quiet.AddRange(context);
-        return new Verdict(Bottleneck.None, Confidence.Medium, quiet);
+        return new Verdict(Bottleneck.None, Confidence.Medium, quiet)
+        {
+            DecidedBy = "waits: none dominant",
+            WouldChange = "BACKUPBUFFER or BACKUPIO waits above their thresholds in another run.",
+        };
     }
 
     /// <summary>The device threads idle while the buffers wait: data files or compression feed them too slowly.</summary>
@@ -153,7 +305,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             evidence.Add($"Compression is on and the CPUs are queueing: signal time was {Figures.Percent(signal.Share)} of all wait time "
                 + $"({Figures.Seconds(signal.SignalMs / 1000.0)} of {Figures.Seconds(signal.TotalMs / 1000.0)}; threshold {Figures.Percent(settings.SignalWaitShare)}).");
             evidence.AddRange(context);
-            return new Verdict(Bottleneck.CompressionCpu, Confidence.Medium, evidence);
+            return new Verdict(Bottleneck.CompressionCpu, Confidence.Medium, evidence)
+            {
+                DecidedBy = "waits: idle device threads and CPU queueing with compression on",
+                WouldChange = "A NUL backup without compression no faster than with it would rule compression CPU out.",
+            };
         }
 
         evidence.Add(compression switch
@@ -172,7 +328,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         }
 
         evidence.AddRange(context.Where(line => !line.StartsWith("The number of data file threads", StringComparison.Ordinal)));
-        return new Verdict(Bottleneck.DataFileRead, compression == false ? Confidence.Medium : Confidence.Low, evidence);
+        return new Verdict(Bottleneck.DataFileRead, compression == false ? Confidence.Medium : Confidence.Low, evidence)
+        {
+            DecidedBy = "waits: idle device threads",
+            WouldChange = "A COPY_ONLY backup to NUL much faster than this one would point at the destination instead.",
+        };
     }
 
     /// <summary>
@@ -202,6 +362,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
     private Verdict Unknown(OperationMeasures measures, string missing)
     {
         var evidence = new List<string> { missing };
+        if (measures.DurationIsLowerBound)
+        {
+            evidence.Add($"The input ends before the {measures.Noun}'s closing line: it ran at least {Figures.Seconds(measures.DurationSeconds!.Value)}.");
+        }
+
         if (missing != MissingWaits && !measures.HasWaits && !missing.StartsWith("Ambiguous", StringComparison.Ordinal))
         {
             evidence.Add(MissingWaits);
@@ -224,7 +389,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         }
 
         evidence.AddIfNotNull(Throughput(measures));
-        return new Verdict(Bottleneck.Unknown, Confidence.Low, evidence);
+        return new Verdict(Bottleneck.Unknown, Confidence.Low, evidence)
+        {
+            DecidedBy = "missing evidence",
+            WouldChange = missing,
+        };
     }
 
     private static string? Throughput(OperationMeasures measures) =>

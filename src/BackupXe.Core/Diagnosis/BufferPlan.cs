@@ -14,7 +14,8 @@ internal sealed record BufferPlan(
     long CurrentMaxTransferSizeBytes,
     bool CurrentMaxTransferSizeAssumed,
     string? CapDescription,
-    bool Capped)
+    bool Capped,
+    double ReportedRatio = 1)
 {
     public const long MaxTransferSizeCeiling = 4 * 1024 * 1024;
     public const long MaxTransferSizeStep = 64 * 1024;
@@ -26,7 +27,16 @@ internal sealed record BufferPlan(
     public bool RaisesBufferCount => CurrentBufferCount is not { } current || BufferCount > current;
 
     /// <summary>"64 x 4 MB = 256 MB of buffer memory".</summary>
-    public string MemorySentence => $"{Figures.Count(BufferCount)} x {Figures.Size(MaxTransferSizeBytes)} = {Figures.Size(Bytes)} of buffer memory";
+    /// <remarks>
+    /// When the server reported more buffer space than BUFFERCOUNT x MAXTRANSFERSIZE (S03: 345 MB for 64 x 2 MB),
+    /// the proposal is priced at the same ratio: "about 691 MB as the server counts it (2.7x, as it reports today)".
+    /// </remarks>
+    public string MemorySentence => ReportedRatio > 1
+        ? $"{Figures.Count(BufferCount)} x {Figures.Size(MaxTransferSizeBytes)} = {Figures.Size(Bytes)}, about {Figures.Size(PricedBytes)} of buffer memory as the server counts it ({Figures.Ratio(ReportedRatio)}, the ratio it reports today)"
+        : $"{Figures.Count(BufferCount)} x {Figures.Size(MaxTransferSizeBytes)} = {Figures.Size(Bytes)} of buffer memory";
+
+    /// <summary>What the proposal will take by the server's own count.</summary>
+    public long PricedBytes => (long)Math.Ceiling(Bytes * ReportedRatio);
 
     /// <summary>
     /// Aims at <paramref name="targetBuffersPerDevice"/> buffers per device of 4 MB, scaled down to fit the cap;
@@ -39,12 +49,14 @@ internal sealed record BufferPlan(
         var currentSize = config?.MaxTransferSizeBytes ?? OperationMeasures.DefaultMaxTransferSize;
         var (cap, capDescription) = Cap(config?.MemoryLimitBytes, settings.MemoryBudgetBytes);
 
+        // The memory a plan takes is priced at the ratio the server reported, never below BUFFERCOUNT x MAXTRANSFERSIZE.
+        var ratio = measures.ReportedBufferRatio is > 1 and var r ? r : 1;
         var size = MaxTransferSizeCeiling;
         var count = Math.Max((long)targetBuffersPerDevice * measures.DeviceThreads, currentCount ?? 0);
-        var capped = ServerRanges.SaturatingMultiply(count, size) > cap;
+        var capped = ServerRanges.SaturatingMultiply(count, size) * ratio > cap;
         if (capped)
         {
-            var limit = cap!.Value;
+            var limit = (long)(cap!.Value / ratio);
             count = limit / size;
             var fewest = Math.Max(currentCount ?? 0, measures.DeviceThreads);
             if (count < fewest)
@@ -60,7 +72,7 @@ internal sealed record BufferPlan(
             return null;
         }
 
-        var plan = new BufferPlan((int)count, size, currentCount, currentSize, config?.MaxTransferSizeBytes is null, capDescription, capped);
+        var plan = new BufferPlan((int)count, size, currentCount, currentSize, config?.MaxTransferSizeBytes is null, capDescription, capped, ratio);
         long? currentBytes = currentCount is { } c ? ServerRanges.SaturatingMultiply(c, currentSize) : null;
         var grows = (plan.RaisesBufferCount && size >= currentSize) || (plan.RaisesMaxTransferSize && count >= (currentCount ?? 0));
         return grows && (currentBytes is not { } now || plan.Bytes > now) ? plan : null;

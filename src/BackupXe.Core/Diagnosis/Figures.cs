@@ -15,6 +15,9 @@ internal static class Figures
     public static string Percent(double share) =>
         Math.Round(share * 100).ToString("0", CultureInfo.InvariantCulture) + "%";
 
+    /// <summary>"2.7x".</summary>
+    public static string Ratio(double ratio) => ratio.ToString("0.0", CultureInfo.InvariantCulture) + "x";
+
     public static string Count(long count) => count.ToString(CultureInfo.InvariantCulture);
 
     public static string Rate(double mbPerSecond) => mbPerSecond.ToString("0.#", CultureInfo.InvariantCulture) + " MB/s";

@@ -25,8 +25,33 @@ internal sealed class OperationMeasures
     /// <summary>"backup" or "restore", for sentences.</summary>
     public string Noun => IsRestore ? "restore" : "backup";
 
-    /// <summary>The whole operation, or null when its start or end was not captured.</summary>
+    /// <summary>
+    /// The whole operation; for one whose closing line is missing, how long it ran at least (see
+    /// <see cref="DurationIsLowerBound"/>); null when nothing was timed.
+    /// </summary>
     public double? DurationSeconds { get; private init; }
+
+    /// <summary>True when <see cref="DurationSeconds"/> is a lower bound: the input ends before the operation does.</summary>
+    public bool DurationIsLowerBound { get; private init; }
+
+    /// <summary>"19.1 s restore", or "19.1 s seen before the input ends": what shares are of.</summary>
+    public string DurationPhrase => DurationSeconds is not { } d ? Noun
+        : DurationIsLowerBound ? $"{Figures.Seconds(d)} seen before the input ends"
+        : $"{Figures.Seconds(d)} {Noun}";
+
+    /// <summary>
+    /// Only totals are known (start, completion, history or client summary lines): no phase, file, zeroing, buffer,
+    /// option or wait evidence, so where the time went cannot be told.
+    /// </summary>
+    public bool TotalsOnly => Operation.Phases.Count == 0 && Operation.Files.Count == 0 && Operation.Zeroing.Count == 0
+        && Operation.Waits.Count == 0 && Operation.BufferConfig is null && Operation.Options is null
+        && Operation.DataFileReaders is null;
+
+    /// <summary>
+    /// The server's reported total buffer space over BUFFERCOUNT x MAXTRANSFERSIZE (S03 of the real-world fixtures:
+    /// 345 MB for 64 x 2 MB, 2.7x); null unless both are known.
+    /// </summary>
+    public double? ReportedBufferRatio { get; private init; }
 
     /// <summary>
     /// What waits are normalised against: the data-copy phase when captured (the buffer and device waits
@@ -65,6 +90,12 @@ internal sealed class OperationMeasures
             duration = null;
         }
 
+        var lowerBound = duration is null && operation.MinimumDurationSeconds is > 0;
+        if (lowerBound)
+        {
+            duration = operation.MinimumDurationSeconds;
+        }
+
         var copyPhase = Kebab.Of(operation.Kind == OperationKind.Restore ? OperationPhase.TransferData : OperationPhase.CopyData);
         var phaseSeconds = operation.Phases
             .Where(phase => string.Equals(phase.Name, copyPhase, StringComparison.OrdinalIgnoreCase) && phase.Seconds > 0)
@@ -73,6 +104,7 @@ internal sealed class OperationMeasures
         return new OperationMeasures(operation)
         {
             DurationSeconds = duration,
+            DurationIsLowerBound = lowerBound,
             ElapsedSeconds = phaseSeconds > 0 ? phaseSeconds : duration,
             ElapsedName = phaseSeconds > 0 ? copyPhase + " phase" : operation.Kind == OperationKind.Restore ? "restore" : "backup",
             DeviceThreads = Math.Max(1, operation.Devices.Count),
@@ -81,9 +113,13 @@ internal sealed class OperationMeasures
             DataFileThreadsAssumed = operation.DataFileReaders is not > 0,
             IsNulBackup = operation.Kind == OperationKind.Backup && operation.Devices.Count > 0
                 && operation.Devices.All(device => IsNul(device.Path)),
-            BufferMemoryBytes = buffers?.BufferCount is { } count && buffers.MaxTransferSizeBytes is { } size
-                ? ServerRanges.SaturatingMultiply(count, size)
+            // The server's own total is what the buffers take (domain.md section 4): never computed over it.
+            BufferMemoryBytes = buffers is { TotalBufferBytesReported: true, TotalBufferBytes: { } reported } ? reported
+                : buffers?.BufferCount is { } count && buffers.MaxTransferSizeBytes is { } size ? ServerRanges.SaturatingMultiply(count, size)
                 : buffers?.TotalBufferBytes,
+            ReportedBufferRatio = buffers is { TotalBufferBytesReported: true, TotalBufferBytes: { } total, BufferCount: > 0, MaxTransferSizeBytes: > 0 }
+                ? total / (double)(buffers.BufferCount.Value * buffers.MaxTransferSizeBytes.Value)
+                : null,
         };
     }
 
@@ -143,8 +179,16 @@ internal sealed class OperationMeasures
         var buffers = Operation.BufferConfig;
         if (buffers?.BufferCount is { } count && buffers.MaxTransferSizeBytes is { } size)
         {
+            var configured = $"{Figures.Plural(count, "buffer", "buffers")} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(count, size))}";
+            if (ReportedBufferRatio is { } ratio && BufferMemoryBytes is { } reported && reported != ServerRanges.SaturatingMultiply(count, size))
+            {
+                var perDeviceReported = DeviceThreads > 1 ? $", {Figures.Size(reported / DeviceThreads)} per device" : "";
+                return $"{configured} as configured, but {Figures.Size(reported)} of buffer memory as the server reports it "
+                    + $"(Total buffer space, {Figures.Ratio(ratio)} BUFFERCOUNT x MAXTRANSFERSIZE{perDeviceReported}).";
+            }
+
             var perDevice = DeviceThreads > 1 ? $" ({Figures.Size(ServerRanges.SaturatingMultiply(count, size) / DeviceThreads)} per device)" : "";
-            return $"{Figures.Plural(count, "buffer", "buffers")} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(count, size))} of buffer memory{perDevice}.";
+            return $"{configured} of buffer memory{perDevice}.";
         }
 
         return BufferMemoryBytes is { } total ? $"{Figures.Size(total)} of buffer memory in all." : null;

@@ -15,4 +15,5 @@ public static class RecommendationIds
     public const string RestoreOverExisting = "restore-over-existing";
     public const string RestoreMaxTransferSize = "restore-maxtransfersize";
     public const string CaptureWaits = "capture-waits";
+    public const string CaptureTraceFlags = "capture-trace-flags";
 }

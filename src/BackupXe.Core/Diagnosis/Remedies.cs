@@ -53,19 +53,42 @@ internal sealed class Remedies(DiagnosisSettings settings)
                 list.Add(NeedsWaits(measures) ? CaptureWaits() : null);
                 list.Add(restore || measures.IsNulBackup ? null : MeasureReadCeiling(measures));
                 break;
+            case Bottleneck.CannotTell:
+                list.Add(CaptureTraceFlags(measures));
+                list.Add(NeedsWaits(measures) ? CaptureWaits() : null);
+                break;
             case Bottleneck.None:
+            case Bottleneck.NotAThroughputProblem:
             default:
                 break;
         }
 
         // Domain.md 6.4: MAXTRANSFERSIZE 4 MB halved a restore run with defaults; whatever else limits it.
-        if (restore && verdict.Bottleneck is not (Bottleneck.None or Bottleneck.FileZeroing)
+        if (restore && verdict.Bottleneck is not (Bottleneck.None or Bottleneck.FileZeroing or Bottleneck.NotAThroughputProblem or Bottleneck.CannotTell)
             && list.All(r => r?.Id != RecommendationIds.RaiseBuffers))
         {
             list.Add(RestoreMaxTransferSize(measures));
         }
 
         return list.OfType<Recommendation>().ToList();
+    }
+
+    /// <summary>
+    /// Trace flags 3004 (restore steps and zeroing), 3014 (backup steps), 3213 (buffer configuration) and 3605 (write
+    /// them to the errorlog): the only step-level record before SQL Server 2016, and what default logging lacks (S12).
+    /// </summary>
+    private static Recommendation CaptureTraceFlags(OperationMeasures measures)
+    {
+        var flags = measures.IsRestore ? "3004, 3213, 3605" : "3014, 3213, 3605";
+        var text = BottleneckRules.CaptureAdvice(measures.IsRestore)
+            .Replace(" (recommendation capture-trace-flags)", "", StringComparison.Ordinal)
+            + " The flags are global (-1) and write to the errorlog until turned off: turn them off after the run.";
+        var tsql = $"-- before the next {measures.Noun}: its steps{(measures.IsRestore ? ", file zeroing" : "")} and buffer configuration into the errorlog\n"
+            + $"DBCC TRACEON ({flags}, -1);\n"
+            + $"-- run the {measures.Noun.ToUpperInvariant()}, then:\n"
+            + $"DBCC TRACEOFF ({flags}, -1);\n"
+            + "-- read them back: EXEC sys.xp_readerrorlog 0, 1; or analyze the ERRORLOG file with backupxe";
+        return new Recommendation(RecommendationIds.CaptureTraceFlags, text, tsql);
     }
 
     private static bool NeedsWaits(OperationMeasures measures) =>
@@ -247,9 +270,12 @@ internal sealed class Remedies(DiagnosisSettings settings)
         var size = BufferPlan.MaxTransferSizeCeiling;
         var count = config?.BufferCount;
         var cap = new[] { config?.MemoryLimitBytes, settings.MemoryBudgetBytes }.Where(c => c is not null).Min();
-        if (count is > 0 && ServerRanges.SaturatingMultiply(count.Value, size) > cap)
+
+        // Priced as the server counts buffer memory: at the ratio of its reported total to BUFFERCOUNT x MAXTRANSFERSIZE.
+        var ratio = measures.ReportedBufferRatio is > 1 and var r ? r : 1;
+        if (count is > 0 && ServerRanges.SaturatingMultiply(count.Value, size) * ratio > cap)
         {
-            size = cap.Value / count.Value / BufferPlan.MaxTransferSizeStep * BufferPlan.MaxTransferSizeStep;
+            size = (long)(cap!.Value / ratio) / count.Value / BufferPlan.MaxTransferSizeStep * BufferPlan.MaxTransferSizeStep;
             if (size <= (current ?? OperationMeasures.DefaultMaxTransferSize))
             {
                 return null;
@@ -261,7 +287,9 @@ internal sealed class Remedies(DiagnosisSettings settings)
             + ": in a published test a restore run with defaults (6 buffers, 1 MB) took 171 s, with 4 MB 81 s (docs/diagnosis.md 6.4).";
         if (count is { } buffers)
         {
-            text += $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(buffers, size))}.";
+            text += ratio > 1
+                ? $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(buffers, size))}, about {Figures.Size((long)Math.Ceiling(ServerRanges.SaturatingMultiply(buffers, size) * ratio))} as the server counts it ({Figures.Ratio(ratio)})."
+                : $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(buffers, size))}.";
         }
 
         var tsql = BackupStatement.Like(measures.Operation).With($"MAXTRANSFERSIZE = {Tsql.Number(size)}");

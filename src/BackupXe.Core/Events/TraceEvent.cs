@@ -8,7 +8,17 @@ namespace BackupXe.Core.Events;
 /// zone, kept as <see cref="DateTimeKind.Unspecified"/> so that no report claims a zone it does not know.
 /// </param>
 /// <param name="SessionId">The session_id action (XE) or the spid column (ERRORLOG); null when absent.</param>
-public abstract record TraceEvent(DateTime Timestamp, int? SessionId);
+public abstract record TraceEvent(DateTime Timestamp, int? SessionId)
+{
+    /// <summary>
+    /// The timestamp of an event whose source has no clock (client output: SSMS, sqlcmd and Agent job steps print
+    /// no times on their lines). Such events keep their input order; no duration is ever computed from them.
+    /// </summary>
+    public static DateTime NoClock => DateTime.MinValue;
+
+    /// <summary>True when the source gave this event a time of its own.</summary>
+    public bool HasClock => Timestamp != NoClock;
+}
 
 /// <summary>Whether a trace is about a backup or a restore (XE map operation_type: 0 Backup, 1 Restore).</summary>
 public enum OperationKind

@@ -29,6 +29,10 @@ public enum OperationPhase
     WaitLogZero,
     Redo,
     Recovery,
+
+    // SQL Server 2022+ restores of an older database: "Converting database ..." and its upgrade steps run
+    // after the data copy (docs/diagnosis.md, dialects).
+    Upgrade,
 }
 
 /// <summary>Whether a marker opens or closes a phase.</summary>
@@ -94,6 +98,33 @@ public sealed record EstimatedSize(long TotalBytes, long? DataBytes, long? LogBy
 
 /// <summary>"1 percent (1048576/95303680 bytes) processed".</summary>
 public sealed record PercentProcessed(int Percent, long Bytes, long TotalBytes) : TraceMessage;
+
+/// <summary>
+/// "10 percent processed.": the client's STATS line (SSMS, sqlcmd, Agent job steps), which carries no byte counts.
+/// </summary>
+public sealed record PercentReached(int Percent) : TraceMessage;
+
+/// <summary>"Processed 292888 pages for database 'TestDB', file 'TestDB' on file 1." (client output, one per file).</summary>
+/// <param name="BackupFileNumber">The backup set's position in the media ("on file 1"); null when absent.</param>
+public sealed record FilePagesProcessed(string Database, string LogicalFile, long Pages, int? BackupFileNumber) : TraceMessage;
+
+/// <summary>
+/// SQL Server 2022+ after a restore's data copy: "Converting database 'D' from version 904 to the current version 957."
+/// (<see cref="IsStep"/> false) and "Database 'D' running the upgrade step from version 904 to version 905." (true).
+/// </summary>
+public sealed record DatabaseUpgrade(string Database, int FromVersion, int ToVersion, bool IsStep) : TraceMessage;
+
+/// <summary>
+/// "BackupStream(0): Starting MSDA of size 384 extents" (SQL Server 2008 R2) or "BackupStream(0): Writing MSDA of size
+/// 1296 extents" (2014): the stream starts copying data extents. In a 2008 R2 trace flag 3014 log it is the first line.
+/// </summary>
+public sealed record MsdaStarted(int Stream, long Extents) : TraceMessage;
+
+/// <summary>
+/// "The database 'X' is marked RESTORING and is in a state that does not allow recovery to be run.": default logging
+/// writes it on the restoring session's spid, before the restore's own lines on the <c>Backup</c> column (S12).
+/// </summary>
+public sealed record DatabaseMarkedRestoring(string Database) : TraceMessage;
 
 /// <summary>"Number of data file readers = 1".</summary>
 public sealed record DataFileReaders(int Count) : TraceMessage;

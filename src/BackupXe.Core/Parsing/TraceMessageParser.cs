@@ -225,6 +225,9 @@ public sealed class TraceMessageParser
         StepWithDetail("InitialExpectedSize=");
         StepWithDetail("Shared Backup BufferQ count");
 
+        // SQL Server 2008 R2 writes the padding line without its "BackupStream(n): " head.
+        StepWithDetail("Padding MSDA");
+
         // Restore steps with nothing to measure (3004 wording, then the XE wording from article lists).
         Step("Opening backup set");
         Step("Opening the backup set");
@@ -238,6 +241,10 @@ public sealed class TraceMessageParser
         StepWithDetail("Beginning OFFLINE restore");
         StepWithDetail("Beginning ONLINE restore");
         StepWithDetail("Attached database");
+
+        // Trace flag 3004 detail lines of SQL Server 2012-2014 with nothing to measure.
+        StepWithDetail("SetTargetRestoreAge");
+        StepWithDetail("FileHandleCache");
 
         // Backup phases. Startup has no marker (it runs from the start to the first marker) and copy-data
         // has no confirmed closing line (it ends where the next phase begins).
@@ -290,6 +297,12 @@ public sealed class TraceMessageParser
         Marker("Starting rollforward", OperationPhase.Redo, PhaseEdge.Begin);
         Loose("Recovery", OperationPhase.Recovery);
         Marker("Starting recovery", OperationPhase.Recovery, PhaseEdge.Begin);
+
+        // Client output (SSMS, sqlcmd, Agent job steps) and SQL Server 2022+ upgrade steps after a restore.
+        Add("Processed", static (_, rest) => ParseFilePages(rest));
+        Add("Converting database", static (_, rest) => ParseUpgrade(rest, isStep: false));
+        Add("Database '", static (_, rest) => ParseUpgradeStep(rest));
+        Add("The database '", static (_, rest) => ParseMarkedRestoring(rest));
 
         // Measured lines.
         Add("Backup/Restore buffer configuration parameters", static (_, rest) => IsEnd(rest) ? BufferHeader : null);
@@ -632,7 +645,19 @@ public sealed class TraceMessageParser
     private static TraceMessage? ParsePercent(ReadOnlySpan<char> text)
     {
         var cursor = new Cursor(text);
-        if (cursor.Long() is not { } percent || percent > 100 || !cursor.Word("percent") || !cursor.Char('(')
+        if (cursor.Long() is not { } percent || percent > 100 || !cursor.Word("percent"))
+        {
+            return null;
+        }
+
+        // The client's STATS line has no byte counts: "10 percent processed."
+        cursor.SkipWhiteSpace();
+        if (cursor.Word("processed"))
+        {
+            return IsEnd(cursor.Rest) ? new PercentReached((int)percent) : null;
+        }
+
+        if (!cursor.Char('(')
             || cursor.Long() is not { } bytes || !cursor.Char('/') || cursor.Long() is not { } total
             || !cursor.Word("bytes") || !cursor.Char(')') || !cursor.Word("processed") || !IsEnd(cursor.Rest))
         {
@@ -671,6 +696,22 @@ public sealed class TraceMessageParser
         if (consumed >= 0 && PathOf(cursor.Rest[consumed..]) is { } path)
         {
             return new BackupDeviceNamed((int)stream, path);
+        }
+
+        // "Starting MSDA of size 384 extents" (2008 R2), "Writing MSDA of size 1296 extents" (2014).
+        var msda = MatchPhrase(cursor.Rest, "Starting MSDA of size");
+        if (msda < 0)
+        {
+            msda = MatchPhrase(cursor.Rest, "Writing MSDA of size");
+        }
+
+        if (msda >= 0)
+        {
+            var size = new Cursor(cursor.Rest[msda..]);
+            if (size.Long() is { } extents && size.Word("extents") && IsEnd(size.Rest))
+            {
+                return new MsdaStarted((int)stream, extents);
+            }
         }
 
         return Known(body);
@@ -768,13 +809,13 @@ public sealed class TraceMessageParser
         while (i >= 0)
         {
             i = SkipWhiteSpace(span, i + 1);
-            while (i < span.Length && span[i] == '\'')
+            while (i < span.Length && IsQuote(span[i]))
             {
                 var nameStart = i + 1;
                 var close = -1;
                 for (var j = nameStart; j < span.Length; j++)
                 {
-                    if (span[j] != '\'')
+                    if (!IsQuote(span[j]))
                     {
                         continue;
                     }
@@ -809,6 +850,90 @@ public sealed class TraceMessageParser
 
     private static ImplausibleValue TooLarge(string what, long value) =>
         new($"{what} of {value} bytes is beyond what SQL Server can write");
+
+    // Logs pasted from web pages often carry typographic quotes (the 2008 R2 trace flag 3014 sample in
+    // docs/diagnosis.md shows {‘D:\Backs\3014_full.bak’}); they delimit a device name as a straight quote does.
+    private static bool IsQuote(char c) => c is '\'' or '\u2018' or '\u2019';
+
+    // "Processed 292888 pages for database 'TestDB', file 'TestDB' on file 1."
+    private static TraceMessage? ParseFilePages(ReadOnlySpan<char> rest)
+    {
+        var cursor = new Cursor(rest);
+        if (cursor.Long() is not { } pages || !cursor.Word("pages") || !cursor.Word("for") || !cursor.Word("database")
+            || cursor.Quoted() is not { } database || !cursor.Char(',') || !cursor.Word("file")
+            || cursor.Quoted() is not { } file)
+        {
+            return null;
+        }
+
+        if (pages > ServerRanges.MaxBytes / 8192)
+        {
+            return new ImplausibleValue($"file line claims {pages} pages, beyond what SQL Server can write");
+        }
+
+        int? position = null;
+        if (cursor.Word("on") && cursor.Word("file"))
+        {
+            position = cursor.Long() is { } n && n <= int.MaxValue ? (int)n : null;
+        }
+
+        return IsEnd(cursor.Rest) ? new FilePagesProcessed(database, file, pages, position) : null;
+    }
+
+    // "Converting database 'D' from version 904 to the current version 957."
+    private static DatabaseUpgrade? ParseUpgrade(ReadOnlySpan<char> rest, bool isStep)
+    {
+        var cursor = new Cursor(rest);
+        if (cursor.Quoted() is not { } database)
+        {
+            return null;
+        }
+
+        return UpgradeVersions(ref cursor, database, isStep);
+    }
+
+    // "Database 'D' running the upgrade step from version 904 to version 905." (the phrase consumed "Database '").
+    private static DatabaseUpgrade? ParseUpgradeStep(ReadOnlySpan<char> rest)
+    {
+        var close = rest.IndexOf('\'');
+        if (close <= 0)
+        {
+            return null;
+        }
+
+        var cursor = new Cursor(rest[(close + 1)..]);
+        return cursor.Word("running the upgrade step") ? UpgradeVersions(ref cursor, rest[..close].ToString(), isStep: true) : null;
+    }
+
+    // "The database 'X' is marked RESTORING and is in a state that does not allow recovery to be run." (the phrase
+    // consumed "The database '").
+    private static DatabaseMarkedRestoring? ParseMarkedRestoring(ReadOnlySpan<char> rest)
+    {
+        var close = rest.IndexOf('\'');
+        if (close <= 0)
+        {
+            return null;
+        }
+
+        var cursor = new Cursor(rest[(close + 1)..]);
+        return cursor.Word("is marked RESTORING") ? new DatabaseMarkedRestoring(rest[..close].ToString()) : null;
+    }
+
+    private static DatabaseUpgrade? UpgradeVersions(ref Cursor cursor, string database, bool isStep)
+    {
+        if (!cursor.Word("from") || !cursor.Word("version") || cursor.Long() is not { } from || !cursor.Word("to"))
+        {
+            return null;
+        }
+
+        cursor.Word("the current");
+        if (!cursor.Word("version") || cursor.Long() is not { } to || !IsEnd(cursor.Rest) || from > int.MaxValue || to > int.MaxValue)
+        {
+            return null;
+        }
+
+        return new DatabaseUpgrade(database, (int)from, (int)to, isStep);
+    }
 
     private static string? PathOf(ReadOnlySpan<char> rest)
     {
@@ -955,6 +1080,26 @@ public sealed class TraceMessageParser
         }
 
         public readonly bool PeekWord(string word) => MatchPhrase(rest, word) >= 0;
+
+        // 'name': a quoted name as the client messages print it (no doubling inside, the server writes it raw).
+        public string? Quoted()
+        {
+            SkipWhiteSpace();
+            if (rest.IsEmpty || rest[0] != '\'')
+            {
+                return null;
+            }
+
+            var close = rest[1..].IndexOf('\'');
+            if (close < 0)
+            {
+                return null;
+            }
+
+            var name = rest.Slice(1, close).ToString();
+            rest = rest[(close + 2)..];
+            return name;
+        }
 
         public long? Long()
         {

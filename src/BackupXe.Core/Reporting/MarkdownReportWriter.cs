@@ -97,6 +97,11 @@ public sealed class MarkdownReportWriter : IReportStream
             {
                 md.AppendLine(CultureInfo.InvariantCulture, $"- {evidence}");
             }
+
+            if (verdict.DecidedBy is { } decided)
+            {
+                md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"Decided by: {decided}. What would change it: {verdict.WouldChange ?? "-"}");
+            }
         }
 
         foreach (var rec in op.Recommendations)

@@ -37,11 +37,29 @@ public sealed record OperationReport
     public DateTime? End { get; init; }
     public required OperationStatus Status { get; init; }
     public double? DurationSeconds { get; init; }
+
+    /// <summary>
+    /// For an operation whose closing line is not in the input: how long it ran at least (from its start, or its
+    /// first line, to its last line). Null when the duration is known or nothing was timed.
+    /// </summary>
+    public double? MinimumDurationSeconds { get; init; }
     public long? EstimatedBytes { get; init; }
     public long? BytesProcessed { get; init; }
     public double? ThroughputMBps { get; init; }
     public double? DataCopyThroughputMBps { get; init; }
     public IReadOnlyList<DeviceReport> Devices { get; init; } = [];
+
+    /// <summary>The engine's own completion line ("... successfully processed N pages in S seconds (R MB/sec).").</summary>
+    public EngineSummaryReport? EngineSummary { get; init; }
+
+    /// <summary>"pages dumped: N" of the errorlog's "Database backed up" line.</summary>
+    public long? PagesDumped { get; init; }
+
+    /// <summary>The client's per-file lines ("Processed N pages for database 'D', file 'F' on file 1.").</summary>
+    public IReadOnlyList<ProcessedFileReport> ProcessedFiles { get; init; } = [];
+
+    /// <summary>SQL Server 2022+ upgrade steps run after a restore's data copy ("running the upgrade step").</summary>
+    public int UpgradeSteps { get; init; }
     public int? DataFileReaders { get; init; }
     public BufferConfigReport? BufferConfig { get; init; }
     public OptionsReport? Options { get; init; }
@@ -75,6 +93,12 @@ public sealed record OperationReport
 
 public sealed record DeviceReport(string Path);
 
+/// <summary>The completion line as the engine wrote it: pages (8 KB), its own elapsed seconds and its MB/sec.</summary>
+public sealed record EngineSummaryReport(long Pages, double Seconds, double MegabytesPerSecond);
+
+/// <summary>One file of the client's "Processed N pages" lines.</summary>
+public sealed record ProcessedFileReport(string Database, string LogicalFile, long Pages);
+
 /// <summary>The buffer configuration block (trace flag 3213 / the XE equivalent) plus the effective options.</summary>
 public sealed record BufferConfigReport
 {
@@ -82,6 +106,12 @@ public sealed record BufferConfigReport
     public long? MaxTransferSizeBytes { get; init; }
     public long? MinMaxTransferSizeBytes { get; init; }
     public long? TotalBufferBytes { get; init; }
+
+    /// <summary>
+    /// True when <see cref="TotalBufferBytes"/> is the server's own "Total buffer space" line, false when it was
+    /// computed from the other lines. The reported figure can be far above BUFFERCOUNT x MAXTRANSFERSIZE.
+    /// </summary>
+    public bool TotalBufferBytesReported { get; init; }
     public long? MemoryLimitBytes { get; init; }
     public int? SetsOfBuffers { get; init; }
     public int? TabularDataDeviceCount { get; init; }
@@ -129,6 +159,12 @@ public enum Bottleneck
     FileZeroing,
     None,
     Unknown,
+
+    /// <summary>The operation is dominated by fixed overhead, or its time went elsewhere: tuning throughput would not help.</summary>
+    NotAThroughputProblem,
+
+    /// <summary>The input holds only totals (start, completion, history lines): phases cannot be separated.</summary>
+    CannotTell,
 }
 
 public enum Confidence
@@ -139,7 +175,14 @@ public enum Confidence
 }
 
 /// <summary>What limited the operation, how sure we are, and the numbers that say so.</summary>
-public sealed record Verdict(Bottleneck Bottleneck, Confidence Confidence, IReadOnlyList<string> Evidence);
+public sealed record Verdict(Bottleneck Bottleneck, Confidence Confidence, IReadOnlyList<string> Evidence)
+{
+    /// <summary>Which evidence decided the verdict ("phases", "waits", "duration", "totals only"...).</summary>
+    public string? DecidedBy { get; init; }
+
+    /// <summary>What evidence would change the verdict, in a DBA's words.</summary>
+    public string? WouldChange { get; init; }
+}
 
 /// <summary>A remedy with a stable kebab-case id (docs/diagnosis.md), a sentence and runnable T-SQL.</summary>
 public sealed record Recommendation(string Id, string Text, string Tsql);

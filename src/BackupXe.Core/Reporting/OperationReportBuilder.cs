@@ -12,11 +12,19 @@ public static class OperationReportBuilder
     public static OperationReport Build(BackupOperation operation)
     {
         var status = operation.Outcome ?? OperationStatus.Incomplete;
-        var end = operation.End;
-        var start = operation.Start;
+
+        // Client output has no clock: its operations have the engine's own seconds and nothing else timed.
+        var clock = operation.HasClock;
+        var end = clock ? operation.End : null;
+        var start = clock ? operation.Start : null;
         var duration = Seconds(start, end) ?? operation.Summary?.Seconds;
         var bytes = BytesProcessed(operation);
-        var phases = operation.Phases.ToReports(start, end ?? operation.LastSeen, operation.Kind);
+        var phases = clock ? operation.Phases.ToReports(start, end ?? operation.LastSeen, operation.Kind) : [];
+
+        // Without its closing line an operation still ran at least from its first line to its last one.
+        var minimum = duration is null && clock && Seconds(start ?? operation.FirstSeen, operation.LastSeen) is > 0 and var seen
+            ? seen
+            : (double?)null;
 
         return new OperationReport
         {
@@ -28,11 +36,18 @@ public static class OperationReportBuilder
             End = end,
             Status = status,
             DurationSeconds = duration,
+            MinimumDurationSeconds = minimum,
             EstimatedBytes = operation.EstimatedBytes,
             BytesProcessed = bytes,
-            ThroughputMBps = Rate(bytes, duration),
-            DataCopyThroughputMBps = DataCopyRate(operation),
+            ThroughputMBps = EngineRate(operation, start, end) ?? Rate(bytes, duration),
+            DataCopyThroughputMBps = clock ? DataCopyRate(operation) : null,
             Devices = operation.Devices.Select(d => new DeviceReport(d)).ToList(),
+            EngineSummary = operation.Summary is { } summary
+                ? new EngineSummaryReport(summary.Pages, summary.Seconds, summary.MegabytesPerSecond)
+                : null,
+            PagesDumped = operation.PagesDumped,
+            ProcessedFiles = operation.ProcessedFiles.Select(f => new ProcessedFileReport(f.Database, f.LogicalFile, f.Pages)).ToList(),
+            UpgradeSteps = operation.UpgradeSteps,
             DataFileReaders = operation.DataFileReaders,
             BufferConfig = operation.Buffers.IsEmpty ? null : operation.Buffers.ToReport(),
             Options = operation.Checksum is null && operation.Compression is null && operation.Encryption is null
@@ -52,13 +67,19 @@ public static class OperationReportBuilder
     }
 
     /// <summary>
-    /// The server's own count wins (pages x 8 KB on completion), then the last percent line, then the
-    /// throughput event's running total.
+    /// The server's own count wins (pages x 8 KB on completion), then "pages dumped" of the history line (the only
+    /// count a SQL Server 2008 R2 trace flag 3014 log has), then the last percent line, then the throughput event's
+    /// running total, then the client's per-file pages.
     /// </summary>
     private static long? BytesProcessed(BackupOperation operation)
         => operation.Summary?.Bytes
+            ?? PageBytes(operation.PagesDumped)
             ?? operation.PercentBytes
-            ?? (operation.ThroughputEventBytes > 0 ? operation.ThroughputEventBytes : null);
+            ?? (operation.ThroughputEventBytes > 0 ? operation.ThroughputEventBytes : (long?)null)
+            ?? (operation.ProcessedFiles.Count > 0 ? PageBytes(operation.ProcessedFiles.Aggregate(0L, (total, f) => total > long.MaxValue - f.Pages ? long.MaxValue : total + f.Pages)) : null);
+
+    /// <summary>Pages are 8 KB; a count too large to be a page count of any database is no count.</summary>
+    private static long? PageBytes(long? pages) => pages is >= 0 and <= long.MaxValue / 8192 ? pages * 8192 : (long?)null;
 
     /// <summary>
     /// Rate inside the data phase only, from its start to the last percent line seen in it, so that the
@@ -107,6 +128,17 @@ public static class OperationReportBuilder
         report.AddRange(points.Select(p => new ProgressPointReport(p.At, p.Bytes)));
         return new ProgressReport(source, report);
     }
+
+    /// <summary>
+    /// When the only time is the engine's own elapsed seconds, its own MB/sec is the reported figure to show
+    /// (computed from 3-decimal seconds it drifts: 134.072 against the engine's 134.067), as long as the line's
+    /// arithmetic holds; a contradicting line is reported by the diagnosis and the figure is recomputed.
+    /// </summary>
+    private static double? EngineRate(BackupOperation operation, DateTime? start, DateTime? end)
+        => Seconds(start, end) is null && operation.Summary is { } summary
+            && Diagnosis.EngineArithmetic.Agrees(summary.Pages, summary.Seconds, summary.MegabytesPerSecond) == true
+            ? summary.MegabytesPerSecond
+            : null;
 
     private static double? Seconds(DateTime? start, DateTime? end)
         => start is { } s && end is { } e && e >= s ? (e - s).TotalSeconds : null;

@@ -15,9 +15,30 @@ public static class ReportFacts
         var facts = new List<ReportFact>
         {
             new("Status", op.FailureReason is { } reason ? $"{Kebab.Of(op.Status)}: {reason}" : Kebab.Of(op.Status)),
-            new("Time", $"{Units.Timestamp(op.Start)} to {Units.Timestamp(op.End)} ({Units.Duration(op.DurationSeconds)})"),
+            new("Time", $"{Units.Timestamp(op.Start)} to {Units.Timestamp(op.End)} ({Units.Duration(op)})"),
             new("Throughput", Throughput(op)),
         };
+
+        if (op.EngineSummary is { } summary)
+        {
+            facts.Add(new("Engine", string.Create(CultureInfo.InvariantCulture,
+                $"{summary.Pages} pages in {summary.Seconds} seconds ({summary.MegabytesPerSecond} MB/sec), as the completion line says")));
+        }
+
+        if (op.PagesDumped is { } dumped)
+        {
+            facts.Add(new("Dumped", string.Create(CultureInfo.InvariantCulture, $"{dumped} pages ({Units.Bytes(dumped * 8192)}), as the history line says")));
+        }
+
+        foreach (var file in op.ProcessedFiles)
+        {
+            facts.Add(new("File", string.Create(CultureInfo.InvariantCulture, $"{file.LogicalFile} of {file.Database}: {file.Pages} pages ({Units.Bytes(file.Pages * 8192)})")));
+        }
+
+        if (op.UpgradeSteps > 0)
+        {
+            facts.Add(new("Upgrade", string.Create(CultureInfo.InvariantCulture, $"{op.UpgradeSteps} upgrade step(s) after the data copy")));
+        }
 
         if (op.BufferConfig is { } buffers)
         {

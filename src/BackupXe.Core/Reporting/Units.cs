@@ -28,6 +28,10 @@ public static class Units
             : string.Create(Invariant, $"{(value >= 100 || value % 1 == 0 ? value.ToString("0", Invariant) : value.ToString("0.#", Invariant))} {names[unit]}");
     }
 
+    /// <summary>The operation's duration, or "at least 19.05 s" when its closing line is not in the input.</summary>
+    public static string Duration(OperationReport op) =>
+        op.DurationSeconds is null && op.MinimumDurationSeconds is { } minimum ? "at least " + Duration(minimum) : Duration(op.DurationSeconds);
+
     public static string Duration(double? seconds)
     {
         if (seconds is not { } s)

@@ -1,4 +1,5 @@
 using System.Collections.Immutable;
+using BackupXe.Sources.ClientOutput;
 using BackupXe.Sources.Errorlog;
 using BackupXe.Sources.Xel;
 using BackupXe.Sources.XeXml;
@@ -17,6 +18,7 @@ public static class InputFormats
         new XelFormat(),
         new XeXmlFormat(),
         new ErrorlogFormat(),
+        new ClientOutputFormat(),
     ];
 
     /// <summary>The format that matches <paramref name="prefix"/> most strongly, or null.</summary>

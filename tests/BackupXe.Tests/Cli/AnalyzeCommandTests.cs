@@ -24,6 +24,35 @@ public class AnalyzeCommandTests
     }
 
     [Fact]
+    public async Task Reads_real_client_output_and_old_errorlogs_with_the_new_verdicts_in_json()
+    {
+        // Given: S13 (client STATS output), S15 (2008 R2 trace flag 3014), S14 (2012 restore cut short)
+        var files = new[]
+        {
+            "S13_sqlworkday_2012_restore_stats_output.txt",
+            "S15_mssqltrek_2008r2_tf3014_backup.txt",
+            "S14_sqlservercentral_2012_tf3004_restore_partial.txt",
+        }.Select(Fixture.RealWorld).ToArray();
+
+        // When
+        var run = await CliRun.RunAsync(["analyze", .. files, "--format", "json"]);
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        using var json = JsonDocument.Parse(run.Output);
+        var inputs = json.RootElement.GetProperty("inputs").EnumerateArray().Select(i => i.GetProperty("format").GetString()).ToList();
+        Assert.Equal(["client-output", "errorlog", "errorlog"], inputs);
+        var verdicts = json.RootElement.GetProperty("operations").EnumerateArray()
+            .Select(o => (o.GetProperty("database").GetString(), o.GetProperty("verdict").GetProperty("bottleneck").GetString()))
+            .OrderBy(v => v.Item1, StringComparer.Ordinal)
+            .ToList();
+        Assert.Equal([("3014_demo", "not-a-throughput-problem"), ("AdventureWorks", "file-zeroing"), ("TestDB", "cannot-tell")], verdicts);
+        var partial = json.RootElement.GetProperty("operations").EnumerateArray().Single(o => o.GetProperty("database").GetString() == "AdventureWorks");
+        Assert.Equal(19.05, partial.GetProperty("minimumDurationSeconds").GetDouble(), 3);
+        Assert.Equal("the prepare-containers phase and the wait-log-zero phase", partial.GetProperty("verdict").GetProperty("decidedBy").GetString());
+    }
+
+    [Fact]
     public async Task Exits_two_and_still_reports_the_good_input_when_another_is_truncated()
     {
         // Given: a truncated XE XML beside a good sample

@@ -295,4 +295,24 @@ public static class OperationPipelineTests
             Assert.Equal(Bottleneck.FileZeroing, report.Verdict!.Bottleneck);
         }
     }
+
+    public class StreamLines
+    {
+        [Fact]
+        public void Do_not_claim_the_start_of_an_xe_backup_already_under_way()
+        {
+            // Given: the capture began after the backup did; its first event is a stream line
+            var events = new XeScript()
+                .Backup(0, 61, "Sales", "BackupStream(0): Writing MSDA of size 1296 extents")
+                .Backup(5, 61, "Sales", "BACKUP DATABASE finished")
+                .Events;
+
+            // When
+            var report = Assert.Single(PipelineRun.Of(events).Reports);
+
+            // Then
+            Assert.Null(report.Start);
+            Assert.Equal(OperationStatus.Completed, report.Status);
+        }
+    }
 }

@@ -396,7 +396,7 @@ public class BottleneckTests
     public class NoneBottleneck
     {
         [Fact]
-        public void A_quick_operation_is_none()
+        public void A_quick_operation_is_not_a_throughput_problem()
         {
             // Given
             var operation = Backup(Wait("BACKUPBUFFER", 5000, 5000)) with { DurationSeconds = 4 };
@@ -405,7 +405,8 @@ public class BottleneckTests
             var diagnosis = Diagnose(operation);
 
             // Then
-            Assert.Equal(Bottleneck.None, diagnosis.Verdict.Bottleneck);
+            Assert.Equal(Bottleneck.NotAThroughputProblem, diagnosis.Verdict.Bottleneck);
+            Assert.Equal("duration", diagnosis.Verdict.DecidedBy);
             Assert.Contains("too quick", AllEvidence(diagnosis));
             Assert.Empty(diagnosis.Recommendations);
         }

@@ -1,3 +1,4 @@
+using BackupXe.Core.Events;
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Diagnosis;
 
@@ -165,6 +166,14 @@ internal sealed class OperationCharts
     private static List<MemoryBar> BuildMemory(BufferConfigReport? config, long? inUse, long? budget)
     {
         var bars = new List<MemoryBar>();
+
+        // The bar is labelled BUFFERCOUNT x MAXTRANSFERSIZE, so it shows that product; the server's own total
+        // (what the diagnosis counts, docs/diagnosis.md) is the next bar when it differs.
+        if (config is { BufferCount: { } count, MaxTransferSizeBytes: { } size })
+        {
+            inUse = ServerRanges.SaturatingMultiply(count, size);
+        }
+
         if (inUse is { } used)
         {
             bars.Add(new MemoryBar("in use", "BUFFERCOUNT x MAXTRANSFERSIZE", used));

@@ -9,5 +9,8 @@ internal static class Fixture
 
     public static string TestXel => At("xel", "TestXel_0.xel");
 
+    /// <summary>A file of Fixtures/realworld (SOURCES.md and SOURCES-added.md say where each comes from).</summary>
+    public static string RealWorld(string file) => At("realworld", file);
+
     private static string At(string folder, string file) => Path.Combine(AppContext.BaseDirectory, "Fixtures", folder, file);
 }

@@ -1,0 +1,131 @@
+using System.Runtime.CompilerServices;
+using System.Text;
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Sources.Errorlog;
+
+namespace BackupXe.Sources.ClientOutput;
+
+/// <summary>
+/// Client output (SSMS, sqlcmd, SQL Agent job steps) as trace events. The lines have no clock, so every event has
+/// <see cref="TraceEvent.NoClock"/>; the kind and database of an operation are known only when its closing line
+/// arrives, so <see cref="ClientTranscript"/> holds one operation's messages and they are emitted together.
+/// </summary>
+public sealed class ClientOutputEventSource : ITraceEventSource
+{
+    private readonly Func<Stream> _open;
+    private readonly Encoding _encodingWithoutBom;
+
+    public ClientOutputEventSource(string name, Func<Stream> open, Encoding? encodingWithoutBom)
+    {
+        Name = name;
+        _open = open;
+        _encodingWithoutBom = encodingWithoutBom ?? new UTF8Encoding(encoderShouldEmitUTF8Identifier: false);
+    }
+
+    public string Name { get; }
+
+    public string Format => "client-output";
+
+    public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(
+        SourceStatus status,
+        [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        StreamReader reader;
+        try
+        {
+            reader = new StreamReader(_open(), _encodingWithoutBom, detectEncodingFromByteOrderMarks: true);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            status.Unusable = true;
+            status.Report("file", $"cannot be opened: {e.Message}");
+            yield break;
+        }
+
+        using (reader)
+        {
+            // Bounded like the ERRORLOG's lines: a 200 MB line must not become a 400 MB string.
+            var lines = new BoundedLineReader(reader);
+            var transcript = new ClientTranscript();
+            var lineNumber = 0;
+            var operations = 0;
+            while (true)
+            {
+                string? line;
+                try
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    line = lines.ReadLine();
+                }
+                catch (IOException e)
+                {
+                    status.Report($"line {lineNumber + 1}", $"reading stopped: {e.Message}");
+                    break;
+                }
+
+                if (line is null)
+                {
+                    break;
+                }
+
+                lineNumber++;
+                if (lines.Truncated)
+                {
+                    status.Report($"line {lineNumber}", $"{lines.LastLineLength} characters long; only the first {BoundedLineReader.MaxLineChars} are kept");
+                }
+
+                if (ErrorlogLine.LooksBinary(line))
+                {
+                    status.Report($"line {lineNumber}", "binary or control characters, not client output; line skipped");
+                    continue;
+                }
+
+                var closed = transcript.Add(line);
+                if (transcript.Rejected is { } rejected)
+                {
+                    status.Report($"line {lineNumber}", $"{rejected.Reason}; line skipped");
+                }
+
+                if (closed is { } operation)
+                {
+                    operations++;
+                    foreach (var traceEvent in Events(operation, status, lineNumber))
+                    {
+                        yield return traceEvent;
+                    }
+                }
+            }
+
+            if (transcript.Finish() is { } unfinished)
+            {
+                status.Report("end of input", $"{unfinished.Messages.Count} message(s) after the last completion line belong to no finished operation");
+                foreach (var traceEvent in Events(unfinished, status, lineNumber))
+                {
+                    yield return traceEvent;
+                }
+            }
+
+            if (operations == 0 && status.Events == 0)
+            {
+                status.Unusable = true;
+                status.Report("file", "no backup or restore message found");
+            }
+        }
+    }
+
+    private static IEnumerable<TraceEvent> Events(ClientOperation operation, SourceStatus status, int lineNumber)
+    {
+        if (operation.DroppedMessages > 0)
+        {
+            status.Report($"line {lineNumber}",
+                $"{operation.DroppedMessages} message(s) beyond {ClientTranscript.MaxMessagesPerOperation} in one operation were skipped");
+        }
+
+        foreach (var message in operation.Messages)
+        {
+            status.Events++;
+            yield return new ProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database, message.Text);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Sources.Errorlog;
+using BackupXe.Sources.Formats;
+
+namespace BackupXe.Sources.ClientOutput;
+
+/// <summary>
+/// What SSMS, sqlcmd and SQL Agent job steps show for a backup or restore: recognised by the engine's client
+/// messages ("N percent processed.", "Processed N pages for database ...", "... successfully processed ..."),
+/// which no other format writes on a line of their own.
+/// </summary>
+public sealed class ClientOutputFormat : IInputFormat
+{
+    private const int LinesJudged = 400;
+
+    public string Name => "client-output";
+
+    public string Description => "What SSMS, sqlcmd and SQL Agent job steps show: STATS percent lines, per-file pages and the completion line";
+
+    public string WhenDamaged => "A line that cannot be decoded is reported with its line number and skipped; every operation closed by a completion line is analysed.";
+
+    public FormatMatch Recognise(InputPrefix prefix)
+    {
+        var parser = new TraceMessageParser();
+        int nonEmpty = 0, client = 0, closing = 0;
+        bool? firstIsClient = null;
+        foreach (var line in prefix.Text.Lines(LinesJudged))
+        {
+            if (string.IsNullOrWhiteSpace(line))
+            {
+                continue;
+            }
+
+            nonEmpty++;
+            if (ErrorlogLine.StartsWithTimestamp(line) || ErrorlogLine.LooksBinary(line))
+            {
+                firstIsClient ??= false;
+                continue;
+            }
+
+            var message = parser.Parse(line).Message;
+            // An engine line carrying an impossible number is still client output, damaged: the reader reports it.
+            var isClient = message is PercentReached or FilePagesProcessed or CompletionSummary or DatabaseUpgrade or ImplausibleValue;
+            firstIsClient ??= isClient;
+            client += isClient ? 1 : 0;
+            closing += message is CompletionSummary ? 1 : 0;
+        }
+
+        if (client == 0)
+        {
+            return FormatMatch.None;
+        }
+
+        // A job step's output opens with its own text; the engine's lines still give it away.
+        return firstIsClient == true ? new FormatMatch(MatchStrength.Strong, prefix.Text.Encoding)
+            : closing > 0 || client * 4 >= nonEmpty ? new FormatMatch(MatchStrength.Weak, prefix.Text.Encoding)
+            : FormatMatch.None;
+    }
+
+    public ITraceEventSource Open(string name, Stream content, FormatMatch match)
+        => new ClientOutputEventSource(name, OneShot.Of(content), match.TextEncoding);
+}

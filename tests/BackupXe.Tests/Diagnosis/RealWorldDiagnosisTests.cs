@@ -1,0 +1,416 @@
+using BackupXe.Core.Correlation;
+using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+using BackupXe.Sources;
+using BackupXe.Tests.Sources.Support;
+using BackupXe.Tests.Support;
+using Xunit;
+
+namespace BackupXe.Tests.Diagnosis;
+
+/// <summary>
+/// Every real-world fixture (Fixtures/realworld/SOURCES.md, SOURCES-added.md) read the way `analyze` reads it,
+/// with the conclusion its notes describe and the exact numbers.
+/// </summary>
+public static class RealWorldDiagnosisTests
+{
+    private static async Task<IReadOnlyList<OperationReport>> AnalyseAsync(string file)
+    {
+        var source = InputSources.Open(Fixture.RealWorld(file));
+        return (await PipelineRun.OfAsync(source)).Reports;
+    }
+
+    private static DateTime Local(int year, int month, int day, int hour, int minute, int second, int ms) =>
+        new(year, month, day, hour, minute, second, ms, DateTimeKind.Unspecified);
+
+    public class S14_a_2012_trace_flag_3004_restore_that_ends_before_its_closing_line
+    {
+        private const string File = "S14_sqlservercentral_2012_tf3004_restore_partial.txt";
+
+        [Fact]
+        public async Task Has_its_start_timed_phases_and_a_lower_bound_on_its_duration()
+        {
+            // Given / When
+            var restore = Assert.Single(await AnalyseAsync(File));
+
+            // Then: 16:48:52.280 to the last line at 16:49:11.330
+            Assert.Equal(OperationKind.Restore, restore.Kind);
+            Assert.Equal("AdventureWorks", restore.Database);
+            Assert.Equal(53, restore.SessionId);
+            Assert.Equal(OperationStatus.Incomplete, restore.Status);
+            Assert.Equal(Local(2013, 7, 2, 16, 48, 52, 280), restore.Start);
+            Assert.Null(restore.End);
+            Assert.Null(restore.DurationSeconds);
+            Assert.Equal(19.05, restore.MinimumDurationSeconds!.Value, 3);
+            var waitLogZero = Assert.Single(restore.Phases, p => p.Name == "wait-log-zero");
+            Assert.Equal(9.57, waitLogZero.Seconds!.Value, 3);
+            var transfer = Assert.Single(restore.Phases, p => p.Name == "transfer-data");
+            Assert.Equal(18.92, transfer.Seconds!.Value, 3);
+            Assert.Equal(0, restore.UnknownMessages);
+        }
+
+        [Fact]
+        public async Task Is_file_zeroing_decided_by_the_time_spent_waiting_for_log_zero()
+        {
+            // Given / When
+            var restore = Assert.Single(await AnalyseAsync(File));
+            var verdict = restore.Verdict!;
+
+            // Then: blocked 0.03 s preparing containers + 9.57 s waiting for log zero = 9.60 s of 19.05 s = 50%
+            Assert.Equal(Bottleneck.FileZeroing, verdict.Bottleneck);
+            Assert.Equal(Confidence.High, verdict.Confidence);
+            Assert.Equal("the prepare-containers phase and the wait-log-zero phase", verdict.DecidedBy);
+            Assert.Contains("File zeroing took 50% of the 19.1 s seen before the input ends (threshold 30%).", verdict.Evidence);
+            Assert.Contains("The wait-log-zero phase took 9.6 s (50% of the 19.1 s seen before the input ends).", verdict.Evidence);
+            Assert.Contains(verdict.Evidence, e => e.StartsWith("Zeroing ran alongside the data transfer", StringComparison.Ordinal));
+
+            // 9.60 s / 30% = 32.0 s, 12.95 s beyond the 19.05 s seen
+            Assert.StartsWith("Zeroing would fall below 30% only if the restore ran more than 13.0 s past its last line", verdict.WouldChange);
+        }
+
+        [Fact]
+        public async Task Proposes_the_log_remedies_and_not_instant_file_initialization()
+        {
+            // Given / When: only the .ldf was zeroed
+            var restore = Assert.Single(await AnalyseAsync(File));
+            var ids = restore.Recommendations.Select(r => r.Id).ToList();
+
+            // Then
+            Assert.Contains(RecommendationIds.RightSizeLog, ids);
+            Assert.Contains(RecommendationIds.RestoreOverExisting, ids);
+            Assert.DoesNotContain(RecommendationIds.InstantFileInitialization, ids);
+        }
+    }
+
+    public class S15_a_2008_R2_trace_flag_3014_backup
+    {
+        private const string File = "S15_mssqltrek_2008r2_tf3014_backup.txt";
+
+        [Fact]
+        public async Task Has_its_start_end_bytes_and_device_tied_across_the_spid_and_Backup_columns()
+        {
+            // Given / When
+            var backup = Assert.Single(await AnalyseAsync(File));
+
+            // Then: pages dumped 3100 x 8 KB = 25,395,200 bytes in 0.39 s
+            Assert.Equal(OperationKind.Backup, backup.Kind);
+            Assert.Equal("3014_demo", backup.Database);
+            Assert.Equal(54, backup.SessionId);
+            Assert.Equal(OperationStatus.Completed, backup.Status);
+            Assert.Equal(Local(2011, 9, 15, 22, 0, 40, 470), backup.Start);
+            Assert.Equal(Local(2011, 9, 15, 22, 0, 40, 860), backup.End);
+            Assert.Equal(0.39, backup.DurationSeconds!.Value, 3);
+            Assert.Equal(3100, backup.PagesDumped);
+            Assert.Equal(25_395_200, backup.BytesProcessed);
+            Assert.Equal(@"D:\Backs\3014_full.bak", Assert.Single(backup.Devices).Path);
+            var file = Assert.Single(backup.Files);
+            Assert.EndsWith("3014_demo.mdf", file.Path, StringComparison.Ordinal);
+            Assert.Equal(0.31, file.Seconds!.Value, 3);
+            Assert.Equal(0, backup.UnknownMessages);
+        }
+
+        [Fact]
+        public async Task Is_not_a_throughput_problem_for_24_MB_in_under_a_second()
+        {
+            // Given / When
+            var backup = Assert.Single(await AnalyseAsync(File));
+
+            // Then
+            Assert.Equal(Bottleneck.NotAThroughputProblem, backup.Verdict!.Bottleneck);
+            Assert.Contains("The backup took 0.4 s for 24.2 MB: below 10.0 s, too quick for tuning to matter; "
+                + "its fixed steps (opening the media, checkpoint, metadata) weigh as much as the data it moves.", backup.Verdict.Evidence);
+            Assert.Empty(backup.Recommendations);
+        }
+    }
+
+    public class The_2014_trace_flag_3014_sample_that_ends_mid_backup
+    {
+        [Fact]
+        public async Task Ran_at_least_1_9_s_and_is_unknown_without_waits_rather_than_quick()
+        {
+            // Given / When: 18:10:48.95 to the last line at 18:10:50.85
+            var backup = Assert.Single((await PipelineRun.OfAsync(InputSources.Open(Fixture.Tf3014Sql2014))).Reports);
+
+            // Then
+            Assert.Equal(1.9, backup.MinimumDurationSeconds!.Value, 3);
+            Assert.Equal(Bottleneck.Unknown, backup.Verdict!.Bottleneck);
+            Assert.Contains("The input ends before the backup's closing line: it ran at least 1.9 s.", backup.Verdict.Evidence);
+        }
+    }
+
+    public class A_2014_restore_without_instant_file_initialization
+    {
+        // Built from the 2014 trace flag 3004 wording (docs/diagnosis.md, Dialects): the data file is zeroed while
+        // the containers are prepared, before any data moves.
+        private const string Log =
+            "2014-10-01 10:00:00.00 spid55      RestoreDatabase: Database CheckpointTest3\r\n"
+            + "2014-10-01 10:00:00.10 spid55      Restore: PreparingContainers\r\n"
+            + "2014-10-01 10:00:00.12 spid55      Zeroing F:\\DATA\\CheckpointTest3.mdf from page 1 to 15872 (0x2000 to 0x7c00000)\r\n"
+            + "2014-10-01 10:00:00.12 spid55      Zeroing F:\\DATA\\CheckpointTest3_log.ldf from page 1 to 8192 (0x2000 to 0x4000000)\r\n"
+            + "2014-10-01 10:00:02.00 spid55      Zeroing completed on F:\\DATA\\CheckpointTest3_log.ldf\r\n"
+            + "2014-10-01 10:00:30.00 spid55      Zeroing completed on F:\\DATA\\CheckpointTest3.mdf\r\n"
+            + "2014-10-01 10:00:30.05 spid55      Restore: Containers are ready\r\n"
+            + "2014-10-01 10:00:30.10 spid55      Restore: Transferring data to CheckpointTest3\r\n"
+            + "2014-10-01 10:00:38.00 spid55      Restore: Data transfer complete on CheckpointTest3\r\n"
+            + "2014-10-01 10:00:38.05 spid55      Restore: Backup set restored\r\n"
+            + "2014-10-01 10:00:40.00 Backup      Database was restored: Database: CheckpointTest3, creation date(time): 2014/09/30(10:00:00), "
+            + "first LSN: 40:120:37, last LSN: 40:152:1, number of dump devices: 1, device information: (FILE=1, TYPE=DISK: {'E:\\Checkpoint3_Full.bak'}). "
+            + "Informational message. No user action required.\r\n";
+
+        [Fact]
+        public async Task Is_file_zeroing_of_the_data_file_with_instant_file_initialization_proposed()
+        {
+            // Given
+            using var input = TempInput.WithText(Log, Encodings.Utf16LeWithBom, "ERRORLOG");
+
+            // When
+            var restore = Assert.Single((await PipelineRun.OfAsync(InputSources.Open(input.Path))).Reports);
+
+            // Then: prepare-containers 10:00:00.10 to 10:00:30.05 = 29.95 s of 40.0 s = 75%
+            Assert.Equal(40.0, restore.DurationSeconds!.Value, 3);
+            Assert.Equal(Bottleneck.FileZeroing, restore.Verdict!.Bottleneck);
+            Assert.Equal(Confidence.High, restore.Verdict.Confidence);
+            Assert.Equal("the prepare-containers phase", restore.Verdict.DecidedBy);
+            Assert.Contains("File zeroing took 75% of the 40.0 s restore (threshold 30%).", restore.Verdict.Evidence);
+            Assert.Contains("Data files were zeroed: Instant File Initialization was not in effect for this restore.", restore.Verdict.Evidence);
+            Assert.Contains(restore.Recommendations, r => r.Id == RecommendationIds.InstantFileInitialization);
+        }
+    }
+
+    public class A_2022_restore_from_an_older_version
+    {
+        // Built from the 3004 wording of S14, the 2022 upgrade lines of docs/domain.md 5 and a URL device.
+        private const string Log =
+            "2024-05-01 10:00:00.00 spid60      RestoreDatabase: Database WideWorldImporters\r\n"
+            + "2024-05-01 10:00:00.50 spid60      Restore: Transferring data to WideWorldImporters\r\n"
+            + "2024-05-01 10:00:03.00 spid60      Restore: Data transfer complete on WideWorldImporters\r\n"
+            + "2024-05-01 10:00:03.10 spid60      Converting database 'WideWorldImporters' from version 904 to the current version 957.\r\n"
+            + "2024-05-01 10:00:03.20 spid60      Database 'WideWorldImporters' running the upgrade step from version 904 to version 905.\r\n"
+            + "2024-05-01 10:00:40.00 spid60      Database 'WideWorldImporters' running the upgrade step from version 905 to version 906.\r\n"
+            + "2024-05-01 10:00:41.00 Backup      Database was restored: Database: WideWorldImporters, creation date(time): 2022/08/03(19:50:39), "
+            + "first LSN: 626:25056:2, last LSN: 627:10424:1, number of dump devices: 1, device information: (FILE=1, TYPE=URL: {'s3://s3.example.com:9000/backups/WWI.bak'}). "
+            + "Informational message. No user action required.\r\n";
+
+        [Fact]
+        public async Task Has_its_upgrade_as_a_phase_of_its_own_that_decides_the_verdict()
+        {
+            // Given
+            using var input = TempInput.WithText(Log, Encodings.Utf16LeWithBom, "ERRORLOG");
+
+            // When
+            var restore = Assert.Single((await PipelineRun.OfAsync(InputSources.Open(input.Path))).Reports);
+
+            // Then: 10:00:03.10 to the end at 10:00:41.00 = 37.9 s of 41.0 s
+            var upgrade = Assert.Single(restore.Phases, p => p.Name == "upgrade");
+            Assert.Equal(37.9, upgrade.Seconds!.Value, 3);
+            Assert.Equal(2, restore.UpgradeSteps);
+            Assert.Equal("s3://s3.example.com:9000/backups/WWI.bak", Assert.Single(restore.Devices).Path);
+            Assert.Equal(Bottleneck.NotAThroughputProblem, restore.Verdict!.Bottleneck);
+            Assert.Equal("the upgrade phase", restore.Verdict.DecidedBy);
+            Assert.Contains("The upgrade after the data copy took 37.9 s (92% of the 41.0 s restore), 2 upgrade steps.", restore.Verdict.Evidence);
+        }
+    }
+
+    public class S12_a_restore_with_default_logging_only
+    {
+        private const string File = "S12_psssql_2008_restore_errorlog_default_logging.txt";
+
+        [Fact]
+        public async Task Is_one_completed_restore_with_its_database_end_and_device()
+        {
+            // Given / When
+            var restore = Assert.Single(await AnalyseAsync(File));
+
+            // Then
+            Assert.Equal(OperationKind.Restore, restore.Kind);
+            Assert.Equal("dbPerf_MAIN", restore.Database);
+            Assert.Equal(OperationStatus.Completed, restore.Status);
+            Assert.Equal(Local(2008, 1, 23, 8, 38, 46, 820), restore.End);
+            Assert.Null(restore.Start);
+
+            // Tied across columns: "marked RESTORING" on spid52 at 08:38:40.52, "Database was restored" on Backup
+            Assert.Equal(52, restore.SessionId);
+            Assert.Equal(6.3, restore.MinimumDurationSeconds!.Value, 3);
+            Assert.Equal(@"c:\temp\dbperf_main.bak", Assert.Single(restore.Devices).Path);
+        }
+
+        [Fact]
+        public async Task Cannot_tell_and_names_trace_flag_3004_and_the_XE_session()
+        {
+            // Given / When
+            var restore = Assert.Single(await AnalyseAsync(File));
+            var verdict = restore.Verdict!;
+
+            // Then
+            Assert.Equal(Bottleneck.CannotTell, verdict.Bottleneck);
+            Assert.Equal("totals only", verdict.DecidedBy);
+            Assert.Contains("Its start is not logged: it ran at least 6.3 s, from its first line in the input to its last.", verdict.Evidence);
+            Assert.Contains(verdict.Evidence, e => e.Contains("where the time went cannot be told", StringComparison.Ordinal));
+            Assert.Contains(verdict.Evidence, e => e.Contains("trace flags 3004 and 3605", StringComparison.Ordinal)
+                && e.Contains("sessions/backupxe-session.sql", StringComparison.Ordinal));
+            var capture = Assert.Single(restore.Recommendations, r => r.Id == RecommendationIds.CaptureTraceFlags);
+            Assert.Contains("DBCC TRACEON (3004, 3213, 3605, -1);", capture.Tsql);
+            Assert.Contains("DBCC TRACEOFF (3004, 3213, 3605, -1);", capture.Tsql);
+            Assert.Contains(restore.Recommendations, r => r.Id == RecommendationIds.CaptureWaits);
+        }
+    }
+
+    public class S13_a_restore_seen_only_through_the_clients_STATS_output
+    {
+        private const string File = "S13_sqlworkday_2012_restore_stats_output.txt";
+
+        [Fact]
+        public async Task Is_read_as_client_output_with_pages_per_file_and_the_engines_rate()
+        {
+            // Given
+            var source = InputSources.Open(Fixture.RealWorld(File));
+
+            // When
+            var restore = Assert.Single((await PipelineRun.OfAsync(source)).Reports);
+
+            // Then: 292,894 pages x 8 KB = 2,399,387,648 bytes in 23.265 s = 98.355 MB/s
+            Assert.Equal("client-output", source.Format);
+            Assert.Equal(OperationKind.Restore, restore.Kind);
+            Assert.Equal(OperationScope.Database, restore.Scope);
+            Assert.Equal("TestDB", restore.Database);
+            Assert.Equal(OperationStatus.Completed, restore.Status);
+            Assert.Null(restore.Start);
+            Assert.Null(restore.End);
+            Assert.Equal(23.265, restore.DurationSeconds);
+            Assert.Equal(2_399_387_648, restore.BytesProcessed);
+            Assert.Equal(98.355, restore.ThroughputMBps);
+            Assert.Equal(new EngineSummaryReport(292_894, 23.265, 98.355), restore.EngineSummary);
+            Assert.Equal(
+                [new ProcessedFileReport("TestDB", "TestDB", 292_888), new ProcessedFileReport("TestDB", "TestDB_log", 6)],
+                restore.ProcessedFiles);
+            Assert.Empty(restore.Phases);
+        }
+
+        [Fact]
+        public async Task Cannot_tell_where_the_time_went_and_says_the_copy_rate_excludes_zeroing()
+        {
+            // Given / When
+            var restore = Assert.Single(await AnalyseAsync(File));
+            var verdict = restore.Verdict!;
+
+            // Then
+            Assert.Equal(Bottleneck.CannotTell, verdict.Bottleneck);
+            Assert.Contains("The engine's figure, 292894 pages in 23.3 s (98.4 MB/s), is the copy rate: time spent zeroing files and recovering is not measured by it.", verdict.Evidence);
+            Assert.Contains("The engine's completion line is consistent: 292894 pages x 8 KB in 23.265 s = 98.355 MB/s, as reported (98.355 MB/sec).", verdict.Evidence);
+        }
+    }
+
+    public class S05_a_tiny_backup_as_the_client_shows_it
+    {
+        // S05 keeps the author's "..." elision before the figures; the client prints them after the backup's kind.
+        private static async Task<OperationReport> BackupAsync(int line)
+        {
+            var published = File.ReadAllLines(Fixture.RealWorld("S05_sqlsat_install16_nocompress_vs_compress.txt"))[line];
+            var figures = published.Trim()["... ".Length..];
+            using var input = TempInput.WithText($"BACKUP DATABASE successfully processed {figures}\r\n", Encodings.Utf8WithBom, "client.txt");
+            return Assert.Single((await PipelineRun.OfAsync(InputSources.Open(input.Path))).Reports);
+        }
+
+        [Theory]
+        [InlineData(0, 1.414, 134.067)]
+        [InlineData(1, 0.694, 273.156)]
+        public async Task Is_not_a_throughput_problem_and_its_arithmetic_holds(int line, double seconds, double rate)
+        {
+            // Given / When
+            var backup = await BackupAsync(line);
+
+            // Then: 24,266 pages = 198,787,072 bytes (190 MB)
+            Assert.Equal(198_787_072, backup.BytesProcessed);
+            Assert.Equal(seconds, backup.DurationSeconds);
+            Assert.Equal(Bottleneck.NotAThroughputProblem, backup.Verdict!.Bottleneck);
+            Assert.True(EngineArithmetic.Agrees(24_266, seconds, rate));
+            Assert.Contains(backup.Verdict.Evidence, e => e.StartsWith("The engine's completion line is consistent", StringComparison.Ordinal));
+        }
+    }
+
+    public class S01_to_S03_buffer_blocks
+    {
+        private static BufferConfigReport Block(string file)
+        {
+            var parser = new TraceMessageParser();
+            var buffers = new BufferConfiguration();
+            foreach (var line in File.ReadAllLines(Fixture.RealWorld(file)))
+            {
+                if (parser.Parse(line).Message is BufferParameterLine value)
+                {
+                    buffers.Set(value.Parameter, value.Value);
+                }
+            }
+
+            return buffers.ToReport();
+        }
+
+        [Theory]
+        [InlineData("S01_sqlsat_tf3213_1dev_default_compressed.txt", 7, 1024, 21, 7)]
+        [InlineData("S02_sqlsat_tf3213_3dev_default_compressed.txt", 17, 1024, 51, 17)]
+        [InlineData("S03_sqlsat_tf3213_3dev_bc64_mts2mb_compressed.txt", 64, 2048, 345, 128)]
+        public void Keep_the_reported_total_buffer_space(string file, int count, long transferKb, long totalMb, int mediaBuffers)
+        {
+            // Given / When
+            var block = Block(file);
+
+            // Then
+            Assert.Equal(count, block.BufferCount);
+            Assert.Equal(transferKb * 1024, block.MaxTransferSizeBytes);
+            Assert.Equal(totalMb * 1024 * 1024, block.TotalBufferBytes);
+            Assert.True(block.TotalBufferBytesReported);
+            Assert.Equal(mediaBuffers, block.MediaBufferCount);
+        }
+
+        [Fact]
+        public void Do_not_read_the_authors_remark_as_an_alignment()
+        {
+            // Given: "Filesystem i/o alignment:   512 :(" in S03, the ":(" being the author's, not the engine's
+            var block = Block("S03_sqlsat_tf3213_3dev_bc64_mts2mb_compressed.txt");
+
+            // Then
+            Assert.Null(block.FilesystemIoAlignment);
+        }
+
+        [Fact]
+        public void S03_buffer_memory_is_the_reported_345_MB_not_64_x_2_MB()
+        {
+            // Given: the S03 block on a 3-file backup whose writers wait on the device
+            var operation = DiagnosisOperations.Backup(
+                DiagnosisOperations.Wait("BACKUPBUFFER", 1000, 20_000),
+                DiagnosisOperations.Wait("BACKUPIO", 3000, 200_000)) with
+            {
+                Devices = [new DeviceReport(@"D:\b\1.bak"), new DeviceReport(@"E:\b\2.bak"), new DeviceReport(@"F:\b\3.bak")],
+                BufferConfig = Block("S03_sqlsat_tf3213_3dev_bc64_mts2mb_compressed.txt"),
+            };
+
+            // When
+            var verdict = new BackupDiagnostician().Diagnose(operation).Verdict;
+
+            // Then: 345 MB / 128 MB = 2.7x; 115 MB per device is not small
+            Assert.Equal(Bottleneck.BackupDevice, verdict.Bottleneck);
+            Assert.Contains("64 buffers x 2 MB = 128 MB as configured, but 345 MB of buffer memory as the server reports it "
+                + "(Total buffer space, 2.7x BUFFERCOUNT x MAXTRANSFERSIZE, 115 MB per device): plentiful, more would not help (docs/diagnosis.md 6.2 tests 4-5).",
+                verdict.Evidence);
+        }
+
+        [Fact]
+        public void S01_raise_buffers_is_priced_at_the_reported_ratio_and_kept_within_the_memory_limit()
+        {
+            // Given: the S01 block (7 x 1 MB reported as 21 MB: 3.0x), buffer-starved, with a 500 MB memory limit
+            var operation = DiagnosisOperations.PublishedBufferTest(1) with
+            {
+                BufferConfig = Block("S01_sqlsat_tf3213_1dev_default_compressed.txt") with { MemoryLimitBytes = 500 * DiagnosisOperations.MB },
+            };
+
+            // When
+            var raise = Assert.Single(new BackupDiagnostician().Diagnose(operation).Recommendations, r => r.Id == RecommendationIds.RaiseBuffers);
+
+            // Then: 500 MB / 3.0 = 166.7 MB of configured buffers: 41 x 4 MB = 164 MB, 492 MB as the server counts it
+            Assert.Contains("41 x 4 MB = 164 MB, about 492 MB of buffer memory as the server counts it (3.0x, the ratio it reports today)", raise.Text);
+            Assert.Contains("BUFFERCOUNT = 41", raise.Tsql);
+        }
+    }
+}

@@ -1,0 +1,220 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+using BackupXe.Sources;
+using BackupXe.Sources.ClientOutput;
+using BackupXe.Sources.Formats;
+using BackupXe.Tests.Sources.Support;
+using BackupXe.Tests.Support;
+using Xunit;
+
+namespace BackupXe.Tests.Sources.ClientOutput;
+
+/// <summary>
+/// What SSMS, sqlcmd and Agent job steps print, built from the real lines of Fixtures/realworld/S13 and the
+/// message formats of docs/domain.md section 5.
+/// </summary>
+public static class ClientOutputTests
+{
+    // A backup as SSMS prints it with STATS = 50 (the AdventureWorks2014 numbers of S05), then a log backup.
+    private const string TwoBackups =
+        "50 percent processed.\r\n"
+        + "100 percent processed.\r\n"
+        + "Processed 24264 pages for database 'AdventureWorks2014', file 'AdventureWorks2014_Data' on file 1.\r\n"
+        + "Processed 2 pages for database 'AdventureWorks2014', file 'AdventureWorks2014_Log' on file 1.\r\n"
+        + "BACKUP DATABASE successfully processed 24266 pages in 1.414 seconds (134.067 MB/sec).\r\n"
+        + "Processed 3 pages for database 'AdventureWorks2014', file 'AdventureWorks2014_Log' on file 2.\r\n"
+        + "BACKUP LOG successfully processed 3 pages in 0.010 seconds (2.343 MB/sec).\r\n";
+
+    // SQL Server 2022 restoring a 2019 (version 904) database: the upgrade steps follow the copy.
+    private const string UpgradedRestore =
+        "Processed 63448 pages for database 'WideWorldImporters', file 'WWI_Primary' on file 1.\r\n"
+        + "Processed 9 pages for database 'WideWorldImporters', file 'WWI_Log' on file 1.\r\n"
+        + "Converting database 'WideWorldImporters' from version 904 to the current version 957.\r\n"
+        + "Database 'WideWorldImporters' running the upgrade step from version 904 to version 905.\r\n"
+        + "Database 'WideWorldImporters' running the upgrade step from version 905 to version 906.\r\n"
+        + "RESTORE DATABASE successfully processed 63457 pages in 2.048 seconds (242.063 MB/sec).\r\n";
+
+    public class Recognition
+    {
+        private static FormatMatch Judge(string text) =>
+            new ClientOutputFormat().Recognise(new InputPrefix(System.Text.Encoding.UTF8.GetBytes(text), isWholeInput: true));
+
+        [Fact]
+        public void Is_strong_when_the_output_opens_with_an_engine_line()
+        {
+            Assert.Equal(MatchStrength.Strong, Judge(TwoBackups).Strength);
+        }
+
+        [Fact]
+        public void Is_weak_for_a_job_step_whose_own_text_comes_first()
+        {
+            // Given: an Agent job step's output with its header before the engine's lines
+            var text = "Job 'Nightly backups' : Step 1, 'Full' : Began Executing 2024-05-01 01:00:00\r\n\r\n" + TwoBackups;
+
+            // Then
+            Assert.Equal(MatchStrength.Weak, Judge(text).Strength);
+        }
+
+        [Fact]
+        public void Does_not_claim_an_errorlog()
+        {
+            var text = "2014-09-10 18:10:48.95 spid51      BACKUP DATABASE successfully processed 24266 pages in 1.414 seconds (134.067 MB/sec).\r\n";
+            Assert.False(Judge(text).IsMatch);
+        }
+
+        [Fact]
+        public void Is_the_format_chosen_for_the_real_S13_output()
+        {
+            var source = InputSources.Open(Fixture.RealWorld("S13_sqlworkday_2012_restore_stats_output.txt"));
+            Assert.Equal("client-output", source.Format);
+        }
+    }
+
+    public class Operations
+    {
+        private static async Task<IReadOnlyList<OperationReport>> AnalyseAsync(string text)
+        {
+            using var input = TempInput.WithText(text, Encodings.Utf8WithoutBom, "messages.txt");
+            return (await PipelineRun.OfAsync(InputSources.Open(input.Path))).Reports;
+        }
+
+        [Fact]
+        public async Task Become_one_report_per_completion_line_with_pages_per_file_and_throughput()
+        {
+            // Given / When
+            var reports = await AnalyseAsync(TwoBackups);
+
+            // Then
+            Assert.Equal(2, reports.Count);
+            var full = reports[0];
+            Assert.Equal((OperationKind.Backup, OperationScope.Database, "AdventureWorks2014"), (full.Kind, full.Scope, full.Database));
+            Assert.Equal(1.414, full.DurationSeconds);
+            Assert.Equal(134.067, full.ThroughputMBps);
+            Assert.Equal(2, full.ProcessedFiles.Count);
+            Assert.Equal(24264, full.ProcessedFiles[0].Pages);
+            Assert.Null(full.Start);
+
+            var log = reports[1];
+            Assert.Equal((OperationKind.Backup, OperationScope.Log), (log.Kind, log.Scope));
+            Assert.Equal(3 * 8192, log.BytesProcessed);
+            Assert.Equal("AdventureWorks2014_Log", Assert.Single(log.ProcessedFiles).LogicalFile);
+        }
+
+        [Fact]
+        public async Task Count_the_2022_upgrade_steps_after_a_restores_copy()
+        {
+            // Given / When
+            var restore = Assert.Single(await AnalyseAsync(UpgradedRestore));
+
+            // Then
+            Assert.Equal(OperationKind.Restore, restore.Kind);
+            Assert.Equal("WideWorldImporters", restore.Database);
+            Assert.Equal(2, restore.UpgradeSteps);
+            Assert.Equal(63457L * 8192, restore.BytesProcessed);
+        }
+
+        [Fact]
+        public async Task Report_a_contradicting_completion_line_instead_of_trusting_it()
+        {
+            // Given: the rate of S13's line with the seconds altered (292,894 pages in 46.53 s is 49.2 MB/s, not 98.355)
+            var text = "RESTORE DATABASE successfully processed 292894 pages in 46.530 seconds (98.355 MB/sec).\r\n";
+
+            // When
+            var restore = Assert.Single(await AnalyseAsync(text));
+
+            // Then
+            Assert.Contains(restore.Verdict!.Evidence, e => e.StartsWith(
+                "The engine's completion line contradicts itself: 292894 pages x 8 KB in 46.53 s = 49.178 MB/s, but it reports 98.355 MB/sec (50% apart",
+                StringComparison.Ordinal));
+        }
+    }
+
+    public class Reading
+    {
+        [Fact]
+        public async Task Survives_numbers_no_server_writes()
+        {
+            // Given: a page count past any database and seconds past any clock
+            var text = "Processed 99999999999999999999 pages for database 'D', file 'F' on file 1.\r\n"
+                + "Processed 9223372036854775807 pages for database 'D', file 'F2' on file 1.\r\n"
+                + "BACKUP DATABASE successfully processed 9223372036854775807 pages in " + new string('9', 400) + " seconds (1.000 MB/sec).\r\n";
+            using var input = TempInput.WithText(text, Encodings.Utf8WithoutBom);
+
+            // When
+            var run = await SourceRun.ReadAsync(InputSources.Open(input.Path));
+
+            // Then: each impossible line is reported where it is and skipped; nothing is computed from it
+            Assert.Contains(run.Status.Problems, p => p.Location == "line 1");
+            Assert.Contains(run.Status.Problems, p => p.Location == "line 3");
+            Assert.DoesNotContain(run.Progress, e => e.Message.Contains("successfully processed", StringComparison.Ordinal));
+        }
+
+        [Fact]
+        public async Task Says_where_messages_without_a_completion_line_were_left()
+        {
+            // Given: output cut after the percent lines
+            using var input = TempInput.WithText(TwoBackups + "10 percent processed.\r\n20 percent processed.\r\n", Encodings.Utf8WithoutBom);
+
+            // When
+            var run = await SourceRun.ReadAsync(InputSources.Open(input.Path));
+
+            // Then
+            Assert.Contains(run.Status.Problems, p => p.Location == "end of input" && p.Message.StartsWith("2 message(s) after the last completion line", StringComparison.Ordinal));
+        }
+
+        [Fact]
+        public async Task Gives_no_clock_to_its_events()
+        {
+            using var input = TempInput.WithText(TwoBackups, Encodings.Utf8WithoutBom);
+            var run = await SourceRun.ReadAsync(InputSources.Open(input.Path));
+            Assert.All(run.Events, e => Assert.False(e.HasClock));
+            Assert.Equal(7, run.Events.Count);
+        }
+    }
+
+    public class TheTranscript
+    {
+        [Fact]
+        public void Closes_an_operation_at_its_completion_line_and_keeps_only_engine_messages()
+        {
+            // Given: engine lines among a job's own text, as Ola Hallengren's job output embeds them
+            var transcript = new ClientTranscript();
+            var lines = new[]
+            {
+                "Date and time: 2024-05-01 01:00:00",
+                "Command: BACKUP DATABASE [TestDB] TO DISK = N'X:\\TestDB.bak' WITH CHECKSUM, COMPRESSION, STATS = 50",
+                "50 percent processed.",
+                "100 percent processed.",
+                "Processed 292888 pages for database 'TestDB', file 'TestDB' on file 1.",
+                "BACKUP DATABASE successfully processed 292888 pages in 23.265 seconds (98.353 MB/sec).",
+                "Outcome: Succeeded",
+            };
+
+            // When
+            var closed = lines.Select(transcript.Add).OfType<ClientOperation>().ToList();
+
+            // Then
+            var operation = Assert.Single(closed);
+            Assert.Equal((OperationKind.Backup, OperationScope.Database, "TestDB"), (operation.Kind, operation.Scope, operation.Database));
+            Assert.Equal(100, operation.LastPercent);
+            Assert.Equal(292888, operation.Summary!.Pages);
+            Assert.Equal(4, operation.Messages.Count);
+            Assert.Equal(3, transcript.IgnoredLines);
+            Assert.Null(transcript.Finish());
+        }
+
+        [Fact]
+        public void Closes_a_failed_operation_at_its_terminating_line()
+        {
+            var transcript = new ClientTranscript();
+            transcript.Add("Msg 3201, Level 16, State 1, Line 1");
+            transcript.Add("Cannot open backup device 'X:\\TestDB.bak'. Operating system error 3(The system cannot find the path specified.).");
+            var operation = transcript.Add("BACKUP DATABASE is terminating abnormally.");
+
+            Assert.NotNull(operation);
+            Assert.Equal(OperationKind.Backup, operation.Kind);
+            Assert.NotNull(operation.Failure);
+        }
+    }
+}
