@@ -1,6 +1,8 @@
 using System.CommandLine;
 using System.Globalization;
 using BackupXe.Cli.Analysis;
+using BackupXe.Cli.Rendering;
+using BackupXe.Core.History;
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
 using BackupXe.Worker.History;
@@ -19,10 +21,11 @@ public static class HistoryCommand
         var kind = new Option<string?>("--kind") { Description = "backup or restore." };
         kind.AcceptOnlyFromAmong("backup", "restore");
         var limit = new Option<int>("--limit", "-n") { Description = "Most recent operations to list.", DefaultValueFactory = _ => 50 };
-        var format = new Option<string>("--format", "-f") { Description = "console (default) or json.", DefaultValueFactory = _ => "console" };
-        format.AcceptOnlyFromAmong("console", "json");
+        var format = new Option<string>("--format", "-f") { Description = "console (default), json, markdown or csv (the last two: per-series statistics).", DefaultValueFactory = _ => "console" };
+        format.AcceptOnlyFromAmong("console", "json", "markdown", "csv");
 
         var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, database, instance, kind, limit, format };
+        command.Subcommands.Add(HistoryImportCommand.Create());
         command.SetAction(async (parse, cancellationToken) =>
         {
             var file = parse.GetValue(path)!;
@@ -34,11 +37,13 @@ public static class HistoryCommand
 
             var store = new SqliteHistoryStore(file, TimeProvider.System);
             IReadOnlyList<StoredOperation> rows;
+            IReadOnlyList<HistorySeries> series;
             try
             {
                 await store.InitializeAsync(cancellationToken);
                 var kindValue = parse.GetValue(kind) switch { "backup" => OperationKind.Backup, "restore" => OperationKind.Restore, _ => (OperationKind?)null };
                 rows = await store.QueryAsync(new HistoryQuery(parse.GetValue(instance), parse.GetValue(database), kindValue, parse.GetValue(limit)), cancellationToken);
+                series = await HistorySeriesReader.ReadAsync(file, parse.GetValue(instance), parse.GetValue(database), kindValue, cancellationToken);
             }
             catch (HistoryStoreException exception)
             {
@@ -46,13 +51,24 @@ public static class HistoryCommand
                 return ExitCodes.NothingUsable;
             }
 
-            if (parse.GetValue(format) == "json")
+            switch (parse.GetValue(format))
             {
-                Console.Out.WriteLine(ReportJson.Serialize(rows.Select(r => new { instance = r.Instance, operation = r.Report }), indented: true));
-                return ExitCodes.Success;
+                case "json":
+                    Console.Out.WriteLine(ReportJson.Serialize(new { operations = rows.Select(r => new { instance = r.Instance, operation = r.Report }), series }, indented: true));
+                    break;
+                case "markdown":
+                    HistoryStatisticsWriter.WriteMarkdown(Console.Out, series);
+                    break;
+                case "csv":
+                    HistoryStatisticsWriter.WriteCsv(Console.Out, series);
+                    break;
+                default:
+                    Render(rows);
+                    Console.Out.WriteLine();
+                    HistoryStatisticsWriter.WriteText(Console.Out, series);
+                    break;
             }
 
-            Render(rows);
             return ExitCodes.Success;
         });
         return command;
