@@ -89,4 +89,20 @@ public sealed class HistoryImportCommandTests : IDisposable
         Assert.Contains($"backupxe: {junk}: offset 0: not a recognised format", run.Error);
         Assert.Contains("14 added", run.Output);
     }
+
+    [Fact]
+    public async Task Import_takes_the_operations_of_a_real_errorlog_through_the_analysis_path()
+    {
+        var db = Path.Combine(_folder, "history.db");
+        var errorlog = Path.Combine(AppContext.BaseDirectory, "Fixtures", "errorlog", "tf3014-backup-sql2014.log");
+
+        var withoutInstance = await CliRun.RunAsync("history", "import", "--path", db, errorlog);
+        var run = await CliRun.RunAsync("history", "import", "--path", db, "--instance", "SQL2014", errorlog);
+        var again = await CliRun.RunAsync("history", "import", "--path", db, "--instance", "SQL2014", errorlog);
+
+        Assert.Contains("does not name its server", withoutInstance.Error);
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Matches(@"\(errorlog, SQL2014\): [1-9]\d* operations: [1-9]\d* added", run.Output);
+        Assert.Contains(" 0 added, 0 merged with known ones", again.Output);
+    }
 }

@@ -157,6 +157,31 @@ public sealed class ServerHistoryReaderTests : IDisposable
     }
 
     [Fact]
+    public async Task A_job_output_file_and_msdb_give_one_row_per_backup()
+    {
+        // Given: the job output file of a backup msdb also recorded (same server name, same device)
+        var file = new OlaJobOutput("PROD01")
+            .Command(Night, TimeSpan.FromSeconds(60), @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak' WITH CHECKSUM, COMPRESSION, BUFFERCOUNT = 50", pages: 2_621_440, engineSeconds: 59.3)
+            .WriteTo(_folder, "job.txt");
+        var msdb = MsdbRows()
+            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0);
+        await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
+        var db = Path.Combine(_folder, "history.db");
+
+        // When
+        var fromFile = await CliRun.RunAsync("history", "import", "--path", db, file);
+        var fromServer = await CliRun.RunAsync(["history", "import", "--path", db, .. TdsClient.CliArguments(server), "--since", "3650d"]);
+        var csv = await CliRun.RunAsync("history", "--path", db, "--format", "csv");
+
+        // Then
+        Assert.Contains("1 added", fromFile.Output);
+        Assert.Contains("0 added, 1 merged with known ones", fromServer.Output);
+        var row = csv.Output.Split('\n', StringSplitOptions.RemoveEmptyEntries)[1];
+        Assert.StartsWith("PROD01,Sales,backup,database,1,0,1,", row);
+        Assert.Contains("msdb ola-output", row);
+    }
+
+    [Fact]
     public void Quotes_a_commandlog_database_name_as_quotename_does()
     {
         Assert.StartsWith("SELECT ID, DatabaseName, CommandType, Command, StartTime, EndTime, ErrorNumber, ErrorMessage\nFROM [DBA]]; DROP TABLE x; --].dbo.CommandLog", CommandLogHistory.Query("DBA]; DROP TABLE x; --", 0));
