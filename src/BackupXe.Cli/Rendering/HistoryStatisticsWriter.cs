@@ -142,6 +142,13 @@ public static class HistoryStatisticsWriter
                 "; ",
                 s.SettingsVsSpeed.Select(v => string.Create(Invariant, $"{v.Settings}: {Units.Rate(v.MedianMBps)} median over {v.Runs} runs")));
         }
+
+        foreach (var option in s.OptionSpeeds)
+        {
+            yield return $"by {option.Option} (fastest first): " + string.Join(
+                "; ",
+                option.Values.Select(v => string.Create(Invariant, $"{v.Settings}: {Units.Rate(v.MedianMBps)} over {v.Runs} runs")));
+        }
     }
 
     private static string Resolution(double seconds)

@@ -43,6 +43,9 @@ public sealed record HistorySeries
     public HistoryRegression? Regression { get; init; }
     public IReadOnlyList<SettingsSpeed> SettingsVsSpeed { get; init; } = [];
 
+    /// <summary>One option at a time: the median speed of the runs with each of its values, for a series run over a grid of settings.</summary>
+    public IReadOnlyList<OptionSpeed> OptionSpeeds { get; init; } = [];
+
     /// <summary>Sentences on the precision of the figures: why runs were left out of the ranking.</summary>
     public IReadOnlyList<string> Notes { get; init; } = [];
 }
@@ -52,6 +55,9 @@ public sealed record HistoryRegression(DateTime Since, int Runs, double MedianMB
 
 /// <summary>One combination of settings and the speed of the runs that used it.</summary>
 public sealed record SettingsSpeed(string Settings, int Runs, double MedianMBps);
+
+/// <summary>The values one option (BUFFERCOUNT, MAXTRANSFERSIZE...) took over a series, fastest first.</summary>
+public sealed record OptionSpeed(string Option, IReadOnlyList<SettingsSpeed> Values);
 
 /// <summary>
 /// Per-series statistics of an imported history (docs/history.md, "Statistics and their resolution"). Every
@@ -125,6 +131,7 @@ public static class HistoryStatistics
             Sources = runs.SelectMany(r => r.Sources).Distinct().Order().ToList(),
             Regression = Regression(ranked),
             SettingsVsSpeed = SettingsVsSpeed(ranked),
+            OptionSpeeds = OptionSpeeds(ranked),
             Notes = Notes(runs, completed),
         };
     }
@@ -182,6 +189,45 @@ public static class HistoryStatistics
             .ToList();
         return groups.Count >= 2 ? groups : [];
     }
+
+    /// <summary>
+    /// Each option on its own: the median speed per value, when at least two values have two ranked runs
+    /// each. An option a run's sources did not record is left out for that run; one its command text left
+    /// out is the server default ("default").
+    /// </summary>
+    private static IReadOnlyList<OptionSpeed> OptionSpeeds(List<HistoryOperation> ranked)
+    {
+        (string Name, Func<HistoryOperation, string?> Value)[] options =
+        [
+            ("compression", r => r.Options.Compression is { } c ? (c ? r.Options.CompressionAlgorithm ?? "COMPRESSION" : "NO_COMPRESSION") : Default(r)),
+            ("BUFFERCOUNT", r => r.Options.BufferCount?.ToString(CultureInfo.InvariantCulture) ?? Default(r)),
+            ("MAXTRANSFERSIZE", r => r.Options.MaxTransferSizeBytes is { } m ? Units.Bytes(m) : Default(r)),
+            ("BLOCKSIZE", r => r.Options.BlockSizeBytes is { } b ? Units.Bytes(b) : Default(r)),
+            ("stripes", r => r.Devices.Count(d => !d.IsMirror) is var n and > 0 ? n.ToString(CultureInfo.InvariantCulture) : null),
+        ];
+        var speeds = new List<OptionSpeed>();
+        foreach (var (name, value) in options)
+        {
+            var values = ranked
+                .Select(r => (Value: value(r), Rate: r.ThroughputMBps!.Value))
+                .Where(v => v.Value is not null)
+                .GroupBy(v => v.Value!)
+                .Select(g => new SettingsSpeed(g.Key, g.Count(), Percentile(g.Select(v => v.Rate).ToList(), 0.5)!.Value))
+                .Where(v => v.Runs >= 2)
+                .OrderByDescending(v => v.MedianMBps)
+                .ToList();
+            if (values.Count >= 2)
+            {
+                speeds.Add(new OptionSpeed(name, values));
+            }
+        }
+
+        return speeds;
+    }
+
+    /// <summary>"default" when the run's options come from its command text (which left this one out), else unknown.</summary>
+    private static string? Default(HistoryOperation run)
+        => run.Sources.Any(s => s is HistorySource.CommandLog or HistorySource.OlaOutput) ? "default" : null;
 
     /// <summary>"COMPRESSION, BUFFERCOUNT 50, MAXTRANSFERSIZE 4 MB, 4 stripes": what is known; an option a source did not record is left out.</summary>
     public static string Settings(HistoryOperation record)

@@ -1,4 +1,6 @@
+using System.Globalization;
 using BackupXe.Core.History;
+using BackupXe.Tests.Support;
 using BackupXe.Core.Reporting;
 using Xunit;
 using static BackupXe.Tests.History.HistoryOperations;
@@ -91,5 +93,38 @@ public sealed class HistoryStatisticsTests
         Assert.Equal(6, series.Count);
         Assert.Equal(1, series.Failed);
         Assert.Equal(5, series.Ranked);
+    }
+
+    [Fact]
+    public void Ranks_each_option_of_the_real_S08_grid_the_way_its_durations_do()
+    {
+        // Given: S08's ~90 timed COPY_ONLY compressed full backups of the 50 GB database, one per grid point
+        // (BlockSize, BufferCount, MaxTransferSize, FileCount, Duration in s), each written as the BACKUP
+        // command that runs it and read back through the command parser
+        var runs = File.ReadLines(RealWorld.Path("S08_feasel_perftest_SO2013_50GB.csv"))
+            .Select(line => line.Split(','))
+            .Select((cells, i) =>
+            {
+                var files = string.Join(", ", Enumerable.Range(1, int.Parse(cells[3], CultureInfo.InvariantCulture)).Select(f => $"DISK = N'X:\\b\\SO2013_{i}_{f}.bak'"));
+                var command = BackupCommandParser.Parse(
+                    $"BACKUP DATABASE [SO2013] TO {files} WITH COPY_ONLY, COMPRESSION, BLOCKSIZE = {cells[0]}, BUFFERCOUNT = {cells[1]}, MAXTRANSFERSIZE = {cells[2]}")!;
+                var start = Day1.AddHours(i);
+                return new HistoryOperation
+                {
+                    Kind = command.Kind, Scope = command.Scope, Database = command.Database, Start = start,
+                    End = start.AddSeconds(int.Parse(cells[4], CultureInfo.InvariantCulture)), TimeResolutionSeconds = 1,
+                    Status = OperationStatus.Completed, BytesRead = 50 * GiB, Devices = command.Devices,
+                    Options = HistoryOptions.From(command), Sources = [HistorySource.OlaOutput],
+                };
+            })
+            .ToList();
+
+        // When
+        var byBufferCount = Single(runs).OptionSpeeds.Single(o => o.Option == "BUFFERCOUNT").Values;
+
+        // Then: the source's own reading: more buffers, faster (median 103 s at 512 and 1024, 138 s at 7)
+        Assert.Contains(byBufferCount[0].Settings, new[] { "512", "1024" });
+        Assert.Equal("7", byBufferCount[^1].Settings);
+        Assert.Equal(50 * 1024 / 138.0, byBufferCount[^1].MedianMBps, 1);
     }
 }
