@@ -276,9 +276,14 @@ public static class HistoryStatistics
         var resolutions = runs.GroupBy(r => r.DurationResolutionSeconds).OrderByDescending(g => g.Key).ToList();
         foreach (var group in resolutions)
         {
+            var how = group.All(r => r.Sources is [HistorySource.Capture])
+                ? "captured event times"
+                : group.Key <= 0.001 && group.All(r => r.EngineSeconds is not null)
+                    ? "the engine's own elapsed time"
+                    : "their start and end timestamps";
             notes.Add(string.Create(
                 CultureInfo.InvariantCulture,
-                $"{group.Count()} of {runs.Count} runs timed to {Resolution(group.Key)} ({string.Join(", ", group.SelectMany(r => r.Sources).Distinct().Order().Select(Kebab.Of))})"));
+                $"{group.Count()} of {runs.Count} runs: durations to {Resolution(group.Key)}, from {how} ({string.Join(", ", group.SelectMany(r => r.Sources).Distinct().Order().Select(Kebab.Of))})"));
         }
 
         var tooShort = completed.Count(r => Unranked(r) == "too-short");

@@ -58,7 +58,7 @@ public sealed class HistoryStatisticsTests
         var series = Single(runs);
 
         Assert.Equal(3, series.Ranked);
-        Assert.Contains(series.Notes, n => n.Contains("timed to 1 s", StringComparison.Ordinal));
+        Assert.Contains(series.Notes, n => n.Contains("durations to 1 s, from their start and end timestamps", StringComparison.Ordinal));
         Assert.Contains(series.Notes, n => n.StartsWith("2 runs took under 10 times", StringComparison.Ordinal));
         Assert.Equal("too-short", HistoryStatistics.Unranked(runs[0]));
         Assert.Equal("overhead", HistoryStatistics.Unranked(Msdb("x", Day1, 60, 100 << 20)));
