@@ -1,6 +1,6 @@
 -- BackupXe central history repository (SQL Server 2016+), the counterpart of the daemon's SQLite table.
 -- Re-runnable: every object is created only when missing. Run it in the repository database.
--- Note: this build of BackupXe cannot write here (Microsoft.Data.SqlClient is not on its package mirror);
+-- Note: BackupXe does not write here yet (the SQL Server history store is not built; the client library is);
 -- History:Provider "sqlserver" is rejected at start-up until it is. See docs/history.md.
 
 IF OBJECT_ID(N'dbo.operations', N'U') IS NULL

@@ -26,24 +26,12 @@ public static class CheckCommand
         command.SetAction(async (parse, cancellationToken) =>
         {
             var session = new CaptureSessionSettings(parse.GetValue(sessionName)!);
-            var problems = session.Validate();
-            foreach (var problem in problems)
-            {
-                await Console.Error.WriteLineAsync($"backupxe: {problem}");
-            }
-
-            var settings = problems.Count == 0 ? connection.Read(parse, PasswordSource.FromConsole(), Console.Error) : null;
-            if (settings is null)
-            {
-                return ExitCodes.NothingUsable;
-            }
-
-            return await ServerCall.RunAsync(settings, async factory =>
+            return await ServerCall.RunAsync(parse, connection, session, async factory =>
             {
                 var checks = await new ServerPreflight(factory, session).RunAsync(cancellationToken);
                 if (parse.GetValue(format) == "json")
                 {
-                    WriteJson(settings.Server, checks);
+                    WriteJson(factory.Settings.Server, checks);
                 }
                 else
                 {

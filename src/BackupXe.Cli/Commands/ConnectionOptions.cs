@@ -25,7 +25,7 @@ public sealed class ConnectionOptions
 
     public Option<bool> TrustServerCertificate { get; } = new("--trust-server-certificate") { Description = "Accept any server certificate (encrypted, but the server is not authenticated). Prints a warning." };
 
-    public Option<bool> NoEncryption { get; } = new("--no-encryption") { Description = "Turn TLS off (Encrypt=false): the login travels in clear text. Prints a warning; for test servers only." };
+    public Option<bool> NoEncryption { get; } = new("--no-encryption") { Description = "Turn TLS off: the login travels in clear text. Prints a warning; for test servers only." };
 
     public Option<int> ConnectTimeout { get; } = new("--connect-timeout") { Description = "Seconds to wait for the connection.", DefaultValueFactory = _ => SqlConnectionSettings.DefaultConnectTimeoutSeconds };
 

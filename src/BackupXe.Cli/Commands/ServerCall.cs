@@ -1,12 +1,29 @@
+using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.SqlServer;
-using Microsoft.Data.SqlClient;
 
 namespace BackupXe.Cli.Commands;
 
 /// <summary>How a server verb ends when the server cannot be reached or refuses: one line, exit code 1.</summary>
 internal static class ServerCall
 {
+    /// <summary>
+    /// Validates the session settings and the connection options (obtaining the password), then runs
+    /// <paramref name="body"/>; each problem is one line and exit code 1.
+    /// </summary>
+    public static async Task<int> RunAsync(ParseResult parse, ConnectionOptions connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body)
+    {
+        var problems = session.Validate();
+        foreach (var problem in problems)
+        {
+            await Console.Error.WriteLineAsync($"backupxe: {problem}");
+        }
+
+        var settings = problems.Count == 0 ? connection.Read(parse, PasswordSource.FromConsole(), Console.Error) : null;
+        return settings is null ? ExitCodes.NothingUsable : await RunAsync(settings, body);
+    }
+
+    /// <summary>Runs <paramref name="body"/> on settings already read (history import reads them only when --server is given).</summary>
     public static async Task<int> RunAsync(SqlConnectionSettings settings, Func<SqlConnectionFactory, Task<int>> body)
     {
         var factory = new SqlConnectionFactory(settings);
@@ -14,10 +31,11 @@ internal static class ServerCall
         {
             return await body(factory);
         }
-        catch (Exception failure) when (failure is SqlException or InvalidOperationException or IOException or TimeoutException
-            or System.Net.Sockets.SocketException or ServerRequirementException)
+        // Any failure of a server verb is one line: the driver and its Azure AD libraries have exception types of
+        // their own (SqlException, MsalException, Win32Exception for SSPI), and a DBA should see none of their traces.
+        catch (Exception failure) when (failure is not (OperationCanceledException or OutOfMemoryException))
         {
-            var unreachable = new SqlFailureClassifier().Classify(failure) == LiveFailureKind.Transient;
+            var unreachable = failure is not InvalidOperationException && new SqlFailureClassifier().Classify(failure) == LiveFailureKind.Transient;
             await Console.Error.WriteLineAsync($"backupxe: {(unreachable ? "cannot reach " : string.Empty)}{settings.Server}: {SqlFailureText.Describe(failure)}");
             return ExitCodes.NothingUsable;
         }

@@ -75,25 +75,13 @@ public static class SessionCommand
         command.SetAction(async (parse, cancellationToken) =>
         {
             var session = new CaptureSessionSettings(parse.GetValue(name)!, verb == "install" ? parse.GetValue(file)! : new CaptureSessionSettings().FilePath);
-            var problems = session.Validate();
-            foreach (var problem in problems)
-            {
-                await Console.Error.WriteLineAsync($"backupxe: {problem}");
-            }
-
-            var settings = problems.Count == 0 ? connection.Read(parse, PasswordSource.FromConsole(), Console.Error) : null;
-            if (settings is null)
-            {
-                return ExitCodes.NothingUsable;
-            }
-
-            return await ServerCall.RunAsync(settings, async factory =>
+            return await ServerCall.RunAsync(parse, connection, session, async factory =>
             {
                 var client = new SessionClient(factory, session);
                 return verb switch
                 {
-                    "install" => Report(await client.InstallAsync(cancellationToken), settings.Server, installing: true),
-                    "uninstall" => Report(await client.UninstallAsync(cancellationToken), settings.Server, installing: false),
+                    "install" => Report(await client.InstallAsync(cancellationToken), factory.Settings.Server, installing: true),
+                    "uninstall" => Report(await client.UninstallAsync(cancellationToken), factory.Settings.Server, installing: false),
                     _ => Print(SessionStatusFormatter.Format(await client.StatusAsync(cancellationToken))),
                 };
             });

@@ -14,8 +14,8 @@ public enum LiveFailureKind
 }
 
 /// <summary>
-/// Sorts exceptions from <see cref="ILiveEventStream"/> or <see cref="ISessionInstaller"/>. A SqlClient
-/// adapter decides from SqlException numbers; this project cannot reference SqlClient.
+/// Sorts exceptions from <see cref="ILiveEventStream"/> or <see cref="ISessionInstaller"/>.
+/// <see cref="SqlFailureClassifier"/> decides from SqlException numbers and classes.
 /// </summary>
 public interface ILiveFailureClassifier
 {

@@ -61,7 +61,7 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
             return [new PreflightCheck("permissions", PreflightOutcome.Pass, "the login can create the session and read its DMVs")];
         }
 
-        return missing.Select(p => new PreflightCheck("permissions", PreflightOutcome.Fail, FirstSentence(p.Message), p.Message));
+        return missing.Select(p => new PreflightCheck("permissions", PreflightOutcome.Fail, FirstSentence(p.Message), AfterRun(p.Message)));
     }
 
     private static async Task<PreflightCheck> SessionState(SessionClient client, SqlConnection connection, CancellationToken cancellationToken)
@@ -223,6 +223,14 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
             return new PreflightCheck(name, PreflightOutcome.Warn, $"could not check: {SqlFailureText.Describe(failure)}",
                 permission ? "GRANT VIEW SERVER STATE (2022+: VIEW SERVER PERFORMANCE STATE) to the login; docs/permissions.md" : null);
         }
+    }
+
+    /// <summary>The GRANT of a missing-permission message ("... Ask an administrator to run: GRANT ...;").</summary>
+    private static string AfterRun(string text)
+    {
+        const string marker = "to run: ";
+        var at = text.IndexOf(marker, StringComparison.Ordinal);
+        return at < 0 ? text : text[(at + marker.Length)..];
     }
 
     private static string FirstSentence(string text)

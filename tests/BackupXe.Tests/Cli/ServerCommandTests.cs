@@ -221,6 +221,7 @@ public class ServerCommandTests
         Assert.Equal(2, run.ExitCode);
         var lines = Lines(run.Output);
         Assert.Contains(lines, l => l.StartsWith("FAIL  permissions", StringComparison.Ordinal) && l.Contains("VIEW SERVER STATE", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.Trim() == $"fix: GRANT VIEW SERVER STATE TO [{TdsClient.User}];");
         Assert.Contains(lines, l => l.StartsWith("WARN  memory", StringComparison.Ordinal) && l.Contains("error 300", StringComparison.Ordinal));
         Assert.Contains(lines, l => l.StartsWith("WARN  capture session", StringComparison.Ordinal) && l.Contains("could not check", StringComparison.Ordinal));
         Assert.Contains(lines, l => l.StartsWith("PASS  msdb history", StringComparison.Ordinal));

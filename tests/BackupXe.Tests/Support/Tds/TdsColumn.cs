@@ -36,6 +36,23 @@ public abstract class TdsColumn(string name)
 
     internal abstract void WriteValue(TdsTokens tokens, object? value);
 
+    /// <summary>A variable-length value: PLP for max types, else a USHORT length (0xFFFF for NULL) and the bytes.</summary>
+    private protected static void WriteVariable(TdsTokens tokens, byte[]? data, bool isMax)
+    {
+        if (isMax)
+        {
+            WritePlp(tokens, data);
+        }
+        else if (data is null)
+        {
+            tokens.UInt16(0xFFFF);
+        }
+        else
+        {
+            tokens.UInt16(checked((ushort)data.Length)).Bytes(data);
+        }
+    }
+
     /// <summary>PLP: total length, chunks of ULONG length + data, a zero-length terminator ([MS-TDS] 2.2.5.2.3).</summary>
     private protected static void WritePlp(TdsTokens tokens, byte[]? data)
     {
@@ -99,22 +116,8 @@ public abstract class TdsColumn(string name)
         internal override void WriteTypeInfo(TdsTokens tokens) =>
             tokens.Byte(0xE7).UInt16(maxLength is { } n ? checked((ushort)(n * 2)) : (ushort)0xFFFF).Bytes(TdsTokens.DefaultCollation);
 
-        internal override void WriteValue(TdsTokens tokens, object? value)
-        {
-            var data = value is null ? null : Encoding.Unicode.GetBytes((string)value);
-            if (maxLength is null)
-            {
-                WritePlp(tokens, data);
-            }
-            else if (data is null)
-            {
-                tokens.UInt16(0xFFFF);
-            }
-            else
-            {
-                tokens.UInt16(checked((ushort)data.Length)).Bytes(data);
-            }
-        }
+        internal override void WriteValue(TdsTokens tokens, object? value) =>
+            WriteVariable(tokens, value is null ? null : Encoding.Unicode.GetBytes((string)value), isMax: maxLength is null);
     }
 
     private sealed class VarBinaryColumn(string name, int? maxLength) : TdsColumn(name)
@@ -122,22 +125,8 @@ public abstract class TdsColumn(string name)
         internal override void WriteTypeInfo(TdsTokens tokens) =>
             tokens.Byte(0xA5).UInt16(maxLength is { } n ? checked((ushort)n) : (ushort)0xFFFF);
 
-        internal override void WriteValue(TdsTokens tokens, object? value)
-        {
-            var data = (byte[]?)value;
-            if (maxLength is null)
-            {
-                WritePlp(tokens, data);
-            }
-            else if (data is null)
-            {
-                tokens.UInt16(0xFFFF);
-            }
-            else
-            {
-                tokens.UInt16(checked((ushort)data.Length)).Bytes(data);
-            }
-        }
+        internal override void WriteValue(TdsTokens tokens, object? value) =>
+            WriteVariable(tokens, (byte[]?)value, isMax: maxLength is null);
     }
 
     /// <summary>datetime: days since 1900-01-01 and 1/300 s since midnight ([MS-TDS] 2.2.5.5.1.8).</summary>

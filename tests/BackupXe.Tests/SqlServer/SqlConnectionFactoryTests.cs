@@ -1,0 +1,93 @@
+using BackupXe.SqlServer;
+using Microsoft.Data.SqlClient;
+using Xunit;
+
+namespace BackupXe.Tests.SqlServer;
+
+public class SqlConnectionFactoryTests
+{
+    private static SqlConnectionStringBuilder Built(SqlConnectionSettings settings) =>
+        new(new SqlConnectionFactory(settings).Create().ConnectionString);
+
+    [Fact]
+    public void Defaults_encrypt_validate_the_certificate_and_name_the_application()
+    {
+        // Given / When
+        var built = Built(new SqlConnectionSettings("prod01"));
+
+        // Then
+        Assert.True(built.Encrypt);
+        Assert.False(built.TrustServerCertificate);
+        Assert.True(built.IntegratedSecurity);
+        Assert.Equal("BackupXe", built.ApplicationName);
+        Assert.Equal("master", built.InitialCatalog);
+        Assert.Equal(15, built.ConnectTimeout);
+        Assert.Equal(30, built.CommandTimeout);
+        Assert.Empty(new SqlConnectionSettings("prod01").SecurityWarnings());
+    }
+
+    [Fact]
+    public void Trusting_the_certificate_is_explicit_keeps_encryption_and_is_warned_about()
+    {
+        // Given
+        var settings = new SqlConnectionSettings("prod01", TrustServerCertificate: true);
+
+        // When
+        var built = Built(settings);
+
+        // Then
+        Assert.True(built.Encrypt);
+        Assert.True(built.TrustServerCertificate);
+        Assert.Contains("server is not authenticated", Assert.Single(settings.SecurityWarnings()));
+    }
+
+    [Fact]
+    public void Sql_logins_carry_the_password_to_the_driver_but_never_into_text()
+    {
+        // Given
+        var settings = new SqlConnectionSettings("prod01,1433", "msdb", SqlAuthentication.SqlPassword, "dba", "p@ss;word'1");
+        var factory = new SqlConnectionFactory(settings);
+
+        // When
+        var built = Built(settings);
+
+        // Then
+        Assert.Equal("p@ss;word'1", built.Password);
+        Assert.Equal(SqlAuthenticationMethod.SqlPassword, built.Authentication);
+        Assert.DoesNotContain("p@ss", factory.RedactedConnectionString);
+        Assert.Contains("Password=***", factory.RedactedConnectionString);
+        Assert.DoesNotContain("p@ss", settings.ToString());
+        Assert.Contains("dba", settings.ToString());
+    }
+
+    [Theory]
+    [InlineData("Server=a;Pwd='it''s;secret';User ID=u", "it''s")]
+    [InlineData("Data Source=a;password=\"x;y\"", "x;y")]
+    public void The_driver_builder_redacts_whatever_synonym_or_quoting_was_used(string connectionString, string secret)
+    {
+        var redacted = ConnectionStringRedactor.RedactWithBuilder(connectionString);
+        Assert.DoesNotContain(secret, redacted);
+        Assert.DoesNotContain("secret", redacted);
+    }
+
+    [Fact]
+    public void Out_of_range_timeouts_and_a_missing_user_are_refused_with_the_setting_named()
+    {
+        var problems = new SqlConnectionSettings("a", Authentication: SqlAuthentication.SqlPassword, ConnectTimeoutSeconds: 0, CommandTimeoutSeconds: 100_000).Validate();
+        Assert.Equal(3, problems.Count);
+        Assert.Throws<ArgumentException>(() => new SqlConnectionFactory(new SqlConnectionSettings(" ")));
+    }
+
+    [Fact]
+    public void The_password_comes_from_the_variable_else_the_prompt_else_a_clear_refusal()
+    {
+        var fromVariable = new PasswordSource(v => v == "PW" ? "env-secret" : null, _ => "typed").Obtain("PW", "dba", out _);
+        var fromPrompt = new PasswordSource(_ => null, _ => "typed").Obtain("PW", "dba", out _);
+        var none = new PasswordSource(_ => null, null).Obtain("PW", "dba", out var problem);
+
+        Assert.Equal("env-secret", fromVariable);
+        Assert.Equal("typed", fromPrompt);
+        Assert.Null(none);
+        Assert.Contains("set the environment variable PW", problem);
+    }
+}

@@ -1,0 +1,63 @@
+using BackupXe.SqlServer;
+using Microsoft.Data.SqlClient;
+using Xunit;
+
+namespace BackupXe.Tests.SqlServer;
+
+/// <summary>
+/// Against a real SQL Server, only when BACKUPXE_TEST_SQL holds a connection string (skipped, visibly, otherwise).
+/// These prove what the TDS double cannot: that the scripts run on SQL Server. Read-only except the session
+/// tests, which create and drop a session named BackupXe_IntegrationTest.
+/// </summary>
+public class SqlServerIntegrationTests
+{
+    private const string Variable = "BACKUPXE_TEST_SQL";
+
+    [Fact]
+    public async Task Server_facts_and_preflight_run_on_a_real_server()
+    {
+        var factory = Factory();
+        var facts = await new SessionClient(factory, new CaptureSessionSettings()).ReadServerFactsAsync(CancellationToken.None);
+        Assert.True(facts.ProductMajorVersion >= 9);
+        var checks = await new ServerPreflight(factory, new CaptureSessionSettings()).RunAsync(CancellationToken.None);
+        Assert.Contains(checks, c => c.Name == "version");
+    }
+
+    [Fact]
+    public async Task Install_status_uninstall_round_trip_on_a_real_server()
+    {
+        var factory = Factory();
+        var client = new SessionClient(factory, new CaptureSessionSettings("BackupXe_IntegrationTest", "BackupXe_IntegrationTest.xel"));
+        var installed = await client.InstallAsync(CancellationToken.None);
+        if (installed.Problems.Count > 0)
+        {
+            Assert.Skip("The test login or server cannot host the session: " + string.Join(" ", installed.Problems.Select(p => p.Message)));
+        }
+
+        Assert.True(installed.Installed);
+        var again = await client.InstallAsync(CancellationToken.None);
+        Assert.True(again.Before!.Exists);
+        var removed = await client.UninstallAsync(CancellationToken.None);
+        Assert.False(removed.After!.Exists);
+    }
+
+    private static SqlConnectionFactory Factory()
+    {
+        var text = Environment.GetEnvironmentVariable(Variable);
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            Assert.Skip($"{Variable} is not set: no SQL Server to test against.");
+        }
+
+        var builder = new SqlConnectionStringBuilder(text);
+        return new SqlConnectionFactory(new SqlConnectionSettings(
+            builder.DataSource,
+            string.IsNullOrEmpty(builder.InitialCatalog) ? SqlConnectionSettings.DefaultDatabase : builder.InitialCatalog,
+            builder.IntegratedSecurity ? SqlAuthentication.Integrated : SqlAuthentication.SqlPassword,
+            builder.IntegratedSecurity ? null : builder.UserID,
+            builder.IntegratedSecurity ? null : builder.Password,
+            // 2.1.4's builder defaults Encrypt to false; only an explicit Encrypt=false in the variable turns it off.
+            Encrypt: builder.Encrypt || !text.Contains("Encrypt", StringComparison.OrdinalIgnoreCase),
+            TrustServerCertificate: builder.TrustServerCertificate));
+    }
+}
