@@ -10,7 +10,13 @@ internal static class HistorySeriesReader
     public static async Task<IReadOnlyList<HistorySeries>> ReadAsync(
         string path, string? instance, string? database, OperationKind? kind, CancellationToken cancellationToken)
     {
-        var records = await new SqliteImportedHistory(path, TimeProvider.System).ReadAsync(instance, database, cancellationToken);
+        var history = new SqliteImportedHistory(path, TimeProvider.System);
+        var records = await history.ReadAsync(instance, database, cancellationToken);
+        if (history.UnreadableRows > 0)
+        {
+            await Console.Error.WriteLineAsync($"backupxe: {path}: {history.UnreadableRows} history rows could not be read and are left out of the statistics");
+        }
+
         return HistoryStatistics.Compute(kind is { } k ? records.Where(r => r.Record.Kind == k) : records);
     }
 }

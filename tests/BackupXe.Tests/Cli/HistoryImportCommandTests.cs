@@ -105,4 +105,24 @@ public sealed class HistoryImportCommandTests : IDisposable
         Assert.Matches(@"\(errorlog, SQL2014\): [1-9]\d* operations: [1-9]\d* added", run.Output);
         Assert.Contains(" 0 added, 0 merged with known ones", again.Output);
     }
+
+    [Fact]
+    public async Task History_leaves_a_damaged_row_out_of_the_statistics_and_says_so()
+    {
+        var db = Path.Combine(_folder, "history.db");
+        await CliRun.RunAsync("history", "import", "--path", db, JobOutput());
+        await using (var connection = new SqliteConnection($"Data Source={db};Pooling=False"))
+        {
+            await connection.OpenAsync();
+            await using var command = connection.CreateCommand();
+            command.CommandText = "UPDATE operations SET history_json = '[' WHERE kind = 'backup' AND scope = 'log'";
+            await command.ExecuteNonQueryAsync();
+        }
+
+        var run = await CliRun.RunAsync("history", "--path", db, "--format", "csv");
+
+        Assert.Contains($"backupxe: {db}: 1 history rows could not be read and are left out of the statistics", run.Error);
+        Assert.Contains("PROD01,Sales,backup,database,13,", run.Output);
+        Assert.DoesNotContain(",log,", run.Output);
+    }
 }
