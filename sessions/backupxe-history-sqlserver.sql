@@ -40,3 +40,12 @@ IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.opera
         ON dbo.operations (instance_name, database_name, kind, scope, start_time)
         INCLUDE (status, throughput_mbps);
 GO
+
+-- Migration 1 (history import, docs/history.md): which sources saw each operation, and the merged history record.
+IF COL_LENGTH(N'dbo.operations', N'sources') IS NULL
+    ALTER TABLE dbo.operations ADD sources varchar(64) NULL;   -- msdb,command-log,ola-output,capture
+GO
+
+IF COL_LENGTH(N'dbo.operations', N'history_json') IS NULL
+    ALTER TABLE dbo.operations ADD history_json nvarchar(max) NULL;
+GO

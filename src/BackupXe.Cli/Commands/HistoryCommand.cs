@@ -1,6 +1,8 @@
 using System.CommandLine;
 using System.Globalization;
 using BackupXe.Cli.Analysis;
+using BackupXe.Cli.Rendering;
+using BackupXe.Core.History;
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
 using BackupXe.Worker.History;
@@ -31,13 +33,14 @@ public static class HistoryCommand
         });
         var format = new Option<string>("--format", "-f")
         {
-            Description = "console (default), json, or html (throughput per database over time with the regression rule's verdicts; docs/html-report.md).",
+            Description = "console (default), json, markdown or csv (per-series statistics), or html (throughput per database over time with the regression rule's verdicts; docs/html-report.md).",
             DefaultValueFactory = _ => "console",
         };
-        format.AcceptOnlyFromAmong("console", "json", "html");
+        format.AcceptOnlyFromAmong("console", "json", "markdown", "csv", "html");
         var output = CommonOptions.Output();
 
         var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, database, instance, kind, limit, format, output };
+        command.Subcommands.Add(HistoryImportCommand.Create());
         command.SetAction(async (parse, cancellationToken) =>
         {
             var file = parse.GetValue(path)!;
@@ -51,6 +54,7 @@ public static class HistoryCommand
             var store = SqliteHistoryStore.ForReading(file, TimeProvider.System);
             HistoryRead read;
             IReadOnlyList<HistoryEntry> entries = [];
+            IReadOnlyList<HistorySeries> series;
             try
             {
                 await store.VerifyAsync(cancellationToken);
@@ -60,6 +64,7 @@ public static class HistoryCommand
                 {
                     entries = await JudgeAsync(store, read.Operations, cancellationToken);
                 }
+                series = await HistorySeriesReader.ReadAsync(file, parse.GetValue(instance), parse.GetValue(database), kindValue, cancellationToken);
             }
             catch (HistoryStoreException exception)
             {
@@ -73,22 +78,30 @@ public static class HistoryCommand
             }
 
             var rows = read.Operations;
-            if (parse.GetValue(format) == "json")
+            switch (parse.GetValue(format))
             {
-                Console.Out.WriteLine(ReportJson.Serialize(rows.Select(r => new { instance = r.Instance, operation = r.Report }), indented: true));
-            }
-            else if (parse.GetValue(format) == "html")
-            {
-                await CommonOptions.WriteAsync(parse.GetValue(output), writer =>
-                {
-                    var html = new HtmlReportWriter(writer, "BackupXe history");
-                    html.WriteHistory(entries);
-                    html.Finish(null);
-                }, cancellationToken);
-            }
-            else
-            {
-                Render(rows);
+                case "json":
+                    Console.Out.WriteLine(ReportJson.Serialize(new { operations = rows.Select(r => new { instance = r.Instance, operation = r.Report }), series }, indented: true));
+                    break;
+                case "markdown":
+                    HistoryStatisticsWriter.WriteMarkdown(Console.Out, series);
+                    break;
+                case "csv":
+                    HistoryStatisticsWriter.WriteCsv(Console.Out, series);
+                    break;
+                case "html":
+                    await CommonOptions.WriteAsync(parse.GetValue(output), writer =>
+                    {
+                        var html = new HtmlReportWriter(writer, "BackupXe history");
+                        html.WriteHistory(entries);
+                        html.Finish(null);
+                    }, cancellationToken);
+                    break;
+                default:
+                    Render(rows);
+                    Console.Out.WriteLine();
+                    HistoryStatisticsWriter.WriteText(Console.Out, series);
+                    break;
             }
 
             return read.Problems.Count > 0 ? ExitCodes.Partial : ExitCodes.Success;

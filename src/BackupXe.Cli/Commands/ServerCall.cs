@@ -23,7 +23,8 @@ internal static class ServerCall
         return settings is null ? ExitCodes.NothingUsable : await RunAsync(settings, body);
     }
 
-    private static async Task<int> RunAsync(SqlConnectionSettings settings, Func<SqlConnectionFactory, Task<int>> body)
+    /// <summary>Runs <paramref name="body"/> on settings already read (history import reads them only when --server is given).</summary>
+    public static async Task<int> RunAsync(SqlConnectionSettings settings, Func<SqlConnectionFactory, Task<int>> body)
     {
         var factory = new SqlConnectionFactory(settings);
         try

@@ -1,0 +1,136 @@
+using System.CommandLine;
+using BackupXe.Cli.Analysis;
+using BackupXe.Core.History;
+using BackupXe.Sources.OlaOutput;
+using BackupXe.SqlServer;
+using BackupXe.SqlServer.History;
+using BackupXe.Worker.History;
+
+namespace BackupXe.Cli.Commands;
+
+/// <summary>
+/// <c>backupxe history import</c>: Ola Hallengren job output files (and XE / ERRORLOG captures) into the
+/// history file, merged with what is already there (docs/history.md).
+/// </summary>
+public static class HistoryImportCommand
+{
+    public static Command Create()
+    {
+        var path = new Option<string>("--path") { Description = "The SQLite history file to add to (created when missing).", DefaultValueFactory = _ => "backupxe-history.db" };
+        var instance = new Option<string?>("--instance", "-i")
+        {
+            Description = "The instance the files come from; default: the 'Server:' line of DatabaseBackup's output header.",
+        };
+        var files = new Argument<string[]>("files") { Description = "Job output files, XE XML or ERRORLOG files.", Arity = ArgumentArity.ZeroOrMore };
+        var since = new Option<string>("--since") { Description = "With --server: backups of the last 30d, 12h... or since a date (yyyy-mm-dd), server local time.", DefaultValueFactory = _ => "30d" };
+        var databases = new Option<string[]>("--databases") { Description = "With --server: only these databases (repeat, or separate with commas).", AllowMultipleArgumentsPerToken = true };
+        var commandLog = new Option<string?>("--command-log") { Description = "With --server: the database holding Ola Hallengren's dbo.CommandLog; default: every database that has one." };
+        var connection = new ConnectionOptions();
+        // Files alone need no server.
+        connection.Server.Required = false;
+        var command = new Command("import", "Add backups from a server's msdb and CommandLog, or from job output files, to the history, merging those already known.") { path, instance, since, databases, commandLog, files };
+        connection.AddTo(command);
+        command.SetAction(async (parse, cancellationToken) =>
+        {
+            var server = parse.GetValue(connection.Server);
+            if (server is null && parse.GetValue(files) is not { Length: > 0 })
+            {
+                await Console.Error.WriteLineAsync("backupxe: history import needs files, --server, or both");
+                return ExitCodes.NothingUsable;
+            }
+
+            ServerHistoryRequest? request = null;
+            SqlConnectionSettings? settings = null;
+            if (server is not null)
+            {
+                if (SinceArgument.Parse(parse.GetValue(since)!, DateTime.Now) is not { } from)
+                {
+                    await Console.Error.WriteLineAsync($"backupxe: --since '{parse.GetValue(since)}': expected a number of days or hours (30d, 12h) or a date (2024-05-01)");
+                    return ExitCodes.NothingUsable;
+                }
+
+                request = new ServerHistoryRequest(
+                    from,
+                    (parse.GetValue(databases) ?? []).SelectMany(d => d.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)).Distinct(StringComparer.OrdinalIgnoreCase).ToList(),
+                    parse.GetValue(commandLog));
+                settings = connection.Read(parse, PasswordSource.FromConsole(), Console.Error);
+                if (settings is null)
+                {
+                    return ExitCodes.NothingUsable;
+                }
+            }
+
+            var history = new SqliteImportedHistory(parse.GetValue(path)!, TimeProvider.System);
+            try
+            {
+                await history.InitializeAsync(cancellationToken);
+            }
+            catch (HistoryStoreException exception)
+            {
+                await Console.Error.WriteLineAsync($"backupxe: {exception.Message}");
+                return ExitCodes.NothingUsable;
+            }
+
+            var named = parse.GetValue(instance);
+            var anyRead = false;
+            var damaged = false;
+            if (request is not null && settings is not null)
+            {
+                var exit = await ServerCall.RunAsync(settings, async factory =>
+                {
+                    var read = await new ServerHistoryReader(factory).ReadAsync(request, cancellationToken);
+                    var name = named ?? read.ServerName;
+                    var imported = await history.ImportAsync(name, read.Operations, cancellationToken);
+                    var logs = read.CommandLogs.Count > 0
+                        ? ", " + string.Join(", ", read.CommandLogs.Select(l => $"{l.Operations} from [{l.Database}].dbo.CommandLog"))
+                        : string.Empty;
+                    Console.Out.WriteLine(
+                        $"{settings.Server} ({name}): {read.FromMsdb} backups from msdb{logs}: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there");
+                    foreach (var note in read.Notes)
+                    {
+                        Console.Out.WriteLine($"  note: {note}");
+                    }
+
+                    return ExitCodes.Success;
+                });
+                if (exit != ExitCodes.Success)
+                {
+                    return exit;
+                }
+
+                anyRead = true;
+            }
+
+            foreach (var file in (parse.GetValue(files) ?? []).Distinct(StringComparer.Ordinal))
+            {
+                var result = await HistoryFile.ReadAsync(file, cancellationToken);
+                foreach (var problem in result.Problems)
+                {
+                    await Console.Error.WriteLineAsync($"backupxe: {file}: {problem.Location}: {problem.Message}");
+                }
+
+                damaged |= result.Problems.Count > 0;
+                if (result.Format is null)
+                {
+                    continue;
+                }
+
+                if ((named ?? result.Server) is not { } instanceName)
+                {
+                    await Console.Error.WriteLineAsync($"backupxe: {file}: the output does not name its server: give the instance with --instance");
+                    damaged = true;
+                    continue;
+                }
+
+                var imported = await history.ImportAsync(instanceName, result.Records, cancellationToken);
+                anyRead = true;
+                Console.Out.WriteLine(
+                    $"{file} ({result.Format}, {instanceName}): {result.Records.Count} operations: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there"
+                    + (result.SkippedCommands > 0 ? $"; {result.SkippedCommands} other commands skipped (not BACKUP/RESTORE, VERIFYONLY, or not executed)" : string.Empty));
+            }
+
+            return !anyRead ? ExitCodes.NothingUsable : damaged ? ExitCodes.Partial : ExitCodes.Success;
+        });
+        return command;
+    }
+}

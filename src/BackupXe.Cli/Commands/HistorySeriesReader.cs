@@ -1,0 +1,22 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.History;
+using BackupXe.Worker.History;
+
+namespace BackupXe.Cli.Commands;
+
+/// <summary>The statistics <c>backupxe history</c> prints: every stored operation of the filter, imported and captured, folded and summarised per series.</summary>
+internal static class HistorySeriesReader
+{
+    public static async Task<IReadOnlyList<HistorySeries>> ReadAsync(
+        string path, string? instance, string? database, OperationKind? kind, CancellationToken cancellationToken)
+    {
+        var history = new SqliteImportedHistory(path, TimeProvider.System);
+        var records = await history.ReadAsync(instance, database, cancellationToken);
+        if (history.UnreadableRows > 0)
+        {
+            await Console.Error.WriteLineAsync($"backupxe: {path}: {history.UnreadableRows} history rows could not be read and are left out of the statistics");
+        }
+
+        return HistoryStatistics.Compute(kind is { } k ? records.Where(r => r.Record.Kind == k) : records);
+    }
+}

@@ -1,0 +1,177 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.History;
+
+/// <summary>Where a history record came from (docs/history.md lists what each one knows and its precision).</summary>
+public enum HistorySource
+{
+    /// <summary>msdb.dbo.backupset / backupmediafamily: whole-second times, sizes, no BUFFERCOUNT/MAXTRANSFERSIZE.</summary>
+    Msdb,
+
+    /// <summary>Ola Hallengren's dbo.CommandLog: the command text and its datetime2 start/end, no sizes.</summary>
+    CommandLog,
+
+    /// <summary>An Ola Hallengren SQL Agent job output file: the command, whole-second times, the engine's messages.</summary>
+    OlaOutput,
+
+    /// <summary>An operation BackupXe captured itself (XE session or ERRORLOG trace flags).</summary>
+    Capture,
+}
+
+/// <summary>
+/// One backup or restore as the history knows it, possibly merged from several sources. Times are those of
+/// the server (local time for msdb, CommandLog and job output; UTC for XE captures: the Kind says which).
+/// </summary>
+public sealed record HistoryOperation
+{
+    public required OperationKind Kind { get; init; }
+    public required OperationScope Scope { get; init; }
+    public string? Database { get; init; }
+    public required DateTime Start { get; init; }
+    public DateTime? End { get; init; }
+
+    /// <summary>The precision of <see cref="Start"/> and <see cref="End"/>, in seconds (1 for msdb and job output).</summary>
+    public required double TimeResolutionSeconds { get; init; }
+
+    /// <summary>The engine's own elapsed time ("processed N pages in 12.345 seconds"), to the millisecond, when a source had it.</summary>
+    public double? EngineSeconds { get; init; }
+
+    public required OperationStatus Status { get; init; }
+
+    /// <summary>Bytes read from the database (msdb backup_size, or pages x 8 KB from the engine's message).</summary>
+    public long? BytesRead { get; init; }
+
+    /// <summary>Bytes written to the backup (msdb compressed_backup_size; equal to backup_size when uncompressed).</summary>
+    public long? BytesWritten { get; init; }
+
+    public IReadOnlyList<BackupDevice> Devices { get; init; } = [];
+
+    /// <summary>Options from the command text when a source had it; msdb's own facts are merged in (compression, checksum, copy-only, algorithm).</summary>
+    public HistoryOptions Options { get; init; } = new();
+
+    public string? ErrorMessage { get; init; }
+
+    /// <summary>The server's local time minus UTC when the source says (msdb backupset.time_zone), so local times can meet UTC captures.</summary>
+    public TimeSpan? UtcOffset { get; init; }
+
+    /// <summary>Every source that contributed, in <see cref="HistorySource"/> order.</summary>
+    public IReadOnlyList<HistorySource> Sources { get; init; } = [];
+
+    /// <summary>The best elapsed time: the engine's own figure when known, else end - start.</summary>
+    public double? DurationSeconds => EngineSeconds ?? (End is { } end ? Math.Max(0, (end - Start).TotalSeconds) : null);
+
+    /// <summary>How uncertain <see cref="DurationSeconds"/> is: 1 ms for the engine's figure, else the time resolution.</summary>
+    public double DurationResolutionSeconds => EngineSeconds is not null ? 0.001 : TimeResolutionSeconds;
+
+    /// <summary>MB/s of data read (SQL Server's MB: 1,048,576 bytes); null without a size or with zero duration.</summary>
+    public double? ThroughputMBps
+        => BytesRead is { } bytes && DurationSeconds is { } seconds && seconds > 0 ? bytes / 1048576.0 / seconds : null;
+
+    /// <summary>Bytes read / bytes written: 1 for an uncompressed backup.</summary>
+    public double? CompressionRatio
+        => BytesRead is { } read && BytesWritten is { } written && written > 0 ? (double)read / written : null;
+
+    /// <summary>The operation as an <see cref="OperationReport"/>, for the history table's report column and the regression rule.</summary>
+    public OperationReport ToReport() => new()
+    {
+        Kind = Kind,
+        Scope = Scope,
+        Database = Database,
+        Start = Start,
+        End = End,
+        Status = Status,
+        DurationSeconds = DurationSeconds,
+        BytesProcessed = BytesRead,
+        ThroughputMBps = ThroughputMBps,
+        Devices = Devices.Where(d => d.Path is not null).Select(d => new DeviceReport(d.Path!)).ToList(),
+        BufferConfig = Options.BufferCount is not null || Options.MaxTransferSizeBytes is not null
+            ? new BufferConfigReport { BufferCount = Options.BufferCount, MaxTransferSizeBytes = Options.MaxTransferSizeBytes }
+            : null,
+        Options = new OptionsReport(Options.Checksum, Options.Compression, Options.Encryption),
+        FailureReason = ErrorMessage,
+    };
+
+    /// <summary>An operation BackupXe analysed itself (source <see cref="HistorySource.Capture"/>); null without a start time.</summary>
+    public static HistoryOperation? FromReport(OperationReport report)
+    {
+        if (report.Start is not { } start)
+        {
+            return null;
+        }
+
+        return new HistoryOperation
+        {
+            Kind = report.Kind,
+            Scope = report.Scope ?? OperationScope.Database,
+            Database = report.Database,
+            Start = start,
+            End = report.End,
+            // XE timestamps are sub-millisecond, ERRORLOG lines carry milliseconds.
+            TimeResolutionSeconds = 0.001,
+            EngineSeconds = report.DurationSeconds,
+            Status = report.Status,
+            BytesRead = report.BytesProcessed,
+            Devices = report.Devices.Select(d => new BackupDevice(DeviceKinds.FromPath(d.Path), d.Path)).ToList(),
+            Options = new HistoryOptions
+            {
+                BufferCount = report.BufferConfig?.BufferCount,
+                MaxTransferSizeBytes = report.BufferConfig?.MaxTransferSizeBytes,
+                Compression = report.Options?.Compression,
+                Checksum = report.Options?.Checksum,
+                Encryption = report.Options?.Encryption,
+            },
+            ErrorMessage = report.FailureReason,
+            Sources = [HistorySource.Capture],
+        };
+    }
+}
+
+/// <summary>The settings that bear on speed, as far as any source told them. Null: not known.</summary>
+public sealed record HistoryOptions
+{
+    public int? BufferCount { get; init; }
+    public long? MaxTransferSizeBytes { get; init; }
+    public int? BlockSizeBytes { get; init; }
+    public bool? Compression { get; init; }
+    public string? CompressionAlgorithm { get; init; }
+    public bool? CopyOnly { get; init; }
+    public bool? Checksum { get; init; }
+    public bool? Encryption { get; init; }
+
+    /// <summary>The options a command text states (what it leaves out stays null: the server default applied).</summary>
+    public static HistoryOptions From(BackupCommand command) => new()
+    {
+        BufferCount = command.BufferCount,
+        MaxTransferSizeBytes = command.MaxTransferSizeBytes,
+        BlockSizeBytes = command.BlockSizeBytes,
+        Compression = command.Compression,
+        CompressionAlgorithm = command.CompressionAlgorithm,
+        CopyOnly = command.CopyOnly,
+        Checksum = command.Checksum,
+        Encryption = command.Encryption,
+    };
+
+    /// <summary>Each option from this record when known, else from <paramref name="other"/>.</summary>
+    public HistoryOptions Or(HistoryOptions other) => new()
+    {
+        BufferCount = BufferCount ?? other.BufferCount,
+        MaxTransferSizeBytes = MaxTransferSizeBytes ?? other.MaxTransferSizeBytes,
+        BlockSizeBytes = BlockSizeBytes ?? other.BlockSizeBytes,
+        Compression = Compression ?? other.Compression,
+        CompressionAlgorithm = CompressionAlgorithm ?? other.CompressionAlgorithm,
+        CopyOnly = CopyOnly ?? other.CopyOnly,
+        Checksum = Checksum ?? other.Checksum,
+        Encryption = Encryption ?? other.Encryption,
+    };
+}
+
+/// <summary>What a device path says about its kind when nothing else does.</summary>
+public static class DeviceKinds
+{
+    public static DeviceKind FromPath(string path)
+        => path.StartsWith("https://", StringComparison.OrdinalIgnoreCase) || path.StartsWith("s3://", StringComparison.OrdinalIgnoreCase)
+            ? DeviceKind.Url
+            : DeviceKind.Disk;
+}

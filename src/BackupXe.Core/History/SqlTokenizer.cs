@@ -1,0 +1,170 @@
+using System.Text;
+
+namespace BackupXe.Core.History;
+
+internal enum SqlTokenKind
+{
+    Word,
+    String,
+    Number,
+    Variable,
+    Symbol,
+}
+
+/// <summary>One token of T-SQL: a word (keyword or name, brackets removed), a string literal (quotes removed, '' undone), a number, an @variable or one symbol.</summary>
+internal readonly record struct SqlToken(SqlTokenKind Kind, string Text)
+{
+    public bool Is(string word) => Kind == SqlTokenKind.Word && Text.Equals(word, StringComparison.OrdinalIgnoreCase);
+
+    public bool IsSymbol(char symbol) => Kind == SqlTokenKind.Symbol && Text.Length == 1 && Text[0] == symbol;
+}
+
+/// <summary>
+/// Splits T-SQL into tokens, skipping -- and (nested) /* */ comments. Linear in the text; an unterminated
+/// string or comment ends the token list where it starts, so a cut-off command yields what came before it.
+/// </summary>
+internal static class SqlTokenizer
+{
+    public static List<SqlToken> Tokenize(string sql)
+    {
+        var tokens = new List<SqlToken>();
+        var i = 0;
+        while (i < sql.Length)
+        {
+            var c = sql[i];
+            if (char.IsWhiteSpace(c))
+            {
+                i++;
+            }
+            else if (c == '-' && At(sql, i + 1) == '-')
+            {
+                while (i < sql.Length && sql[i] != '\n')
+                {
+                    i++;
+                }
+            }
+            else if (c == '/' && At(sql, i + 1) == '*')
+            {
+                // T-SQL block comments nest.
+                var depth = 0;
+                do
+                {
+                    if (sql[i] == '/' && At(sql, i + 1) == '*')
+                    {
+                        depth++;
+                        i += 2;
+                    }
+                    else if (sql[i] == '*' && At(sql, i + 1) == '/')
+                    {
+                        depth--;
+                        i += 2;
+                    }
+                    else
+                    {
+                        i++;
+                    }
+                }
+                while (depth > 0 && i < sql.Length);
+            }
+            else if (c == '\'' || ((c == 'N' || c == 'n') && At(sql, i + 1) == '\''))
+            {
+                var start = c == '\'' ? i : i + 1;
+                if (ReadQuoted(sql, start, '\'', out var text, out var next))
+                {
+                    tokens.Add(new SqlToken(SqlTokenKind.String, text));
+                    i = next;
+                }
+                else
+                {
+                    return tokens;
+                }
+            }
+            else if (c == '[' || c == '"')
+            {
+                if (ReadQuoted(sql, i, c == '[' ? ']' : '"', out var text, out var next))
+                {
+                    tokens.Add(new SqlToken(SqlTokenKind.Word, text));
+                    i = next;
+                }
+                else
+                {
+                    return tokens;
+                }
+            }
+            else if (c == '@')
+            {
+                var end = i + 1;
+                while (end < sql.Length && IsNamePart(sql[end]))
+                {
+                    end++;
+                }
+
+                tokens.Add(new SqlToken(SqlTokenKind.Variable, sql[i..end]));
+                i = end;
+            }
+            else if (char.IsAsciiDigit(c))
+            {
+                var end = i;
+                while (end < sql.Length && (char.IsAsciiDigit(sql[end]) || sql[end] == '.'))
+                {
+                    end++;
+                }
+
+                tokens.Add(new SqlToken(SqlTokenKind.Number, sql[i..end]));
+                i = end;
+            }
+            else if (IsNamePart(c))
+            {
+                var end = i;
+                while (end < sql.Length && IsNamePart(sql[end]))
+                {
+                    end++;
+                }
+
+                tokens.Add(new SqlToken(SqlTokenKind.Word, sql[i..end]));
+                i = end;
+            }
+            else
+            {
+                tokens.Add(new SqlToken(SqlTokenKind.Symbol, c.ToString()));
+                i++;
+            }
+        }
+
+        return tokens;
+    }
+
+    private static char At(string sql, int index) => index < sql.Length ? sql[index] : '\0';
+
+    private static bool IsNamePart(char c) => char.IsLetterOrDigit(c) || c is '_' or '#' or '$' or '@';
+
+    /// <summary>Reads a quoted run starting at the opening quote; a doubled closing quote stands for one.</summary>
+    private static bool ReadQuoted(string sql, int open, char close, out string text, out int next)
+    {
+        var builder = new StringBuilder();
+        var i = open + 1;
+        while (i < sql.Length)
+        {
+            if (sql[i] == close)
+            {
+                if (At(sql, i + 1) == close)
+                {
+                    builder.Append(close);
+                    i += 2;
+                    continue;
+                }
+
+                text = builder.ToString();
+                next = i + 1;
+                return true;
+            }
+
+            builder.Append(sql[i]);
+            i++;
+        }
+
+        text = string.Empty;
+        next = sql.Length;
+        return false;
+    }
+}

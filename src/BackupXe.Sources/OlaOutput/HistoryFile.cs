@@ -1,0 +1,85 @@
+using BackupXe.Core.Analysis;
+using BackupXe.Core.Events;
+using BackupXe.Core.History;
+using BackupXe.Sources.Formats;
+
+namespace BackupXe.Sources.OlaOutput;
+
+/// <summary>What one file gave the history: its records, the server it names (if any), what was wrong with it.</summary>
+public sealed record HistoryFileResult(
+    string Path, string? Format, string? Server, IReadOnlyList<HistoryOperation> Records, IReadOnlyList<InputProblem> Problems, int SkippedCommands);
+
+/// <summary>
+/// Reads a file for <c>backupxe history import</c>, by content: an Ola Hallengren job output file, or any
+/// trace input <c>analyze</c> reads (XE XML, ERRORLOG), whose operations come through the one analysis path.
+/// </summary>
+public static class HistoryFile
+{
+    public const string OlaOutputFormat = "ola-output";
+
+    public static async Task<HistoryFileResult> ReadAsync(string path, CancellationToken cancellationToken)
+    {
+        if (Directory.Exists(path))
+        {
+            return Failed(path, "is a folder, not a file");
+        }
+
+        Stream stream;
+        try
+        {
+            stream = InputFile.OpenRead(path);
+        }
+        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
+        {
+            return Failed(path, InputSources.FileNotFound);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return Failed(path, $"cannot be opened: {e.Message}");
+        }
+
+        InputPrefix prefix;
+        try
+        {
+            prefix = InputPrefix.Read(stream);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            await stream.DisposeAsync();
+            return Failed(path, $"cannot be read: {e.Message}");
+        }
+
+        if (OlaJobOutputReader.Recognise(prefix.Text))
+        {
+            var reader = new OlaJobOutputReader(path);
+            using var text = new StreamReader(new PrefixedStream(prefix.Bytes, stream), prefix.Text.Encoding, detectEncodingFromByteOrderMarks: true);
+            var records = reader.Read(text).ToList();
+            return new HistoryFileResult(path, OlaOutputFormat, reader.Server, records, reader.Problems, reader.SkippedCommands);
+        }
+
+        if (InputFormats.Recognise(prefix) is var (format, match))
+        {
+            var source = format.Open(path, new PrefixedStream(prefix.Bytes, stream), match);
+            var session = new AnalysisSession([source]);
+            var records = new List<HistoryOperation>();
+            await foreach (var report in session.ReadOperationsAsync(cancellationToken))
+            {
+                if (HistoryOperation.FromReport(report) is { } record)
+                {
+                    records.Add(record);
+                }
+            }
+
+            var problems = session.Findings.Inputs.SelectMany(i => i.Problems).ToList();
+            return new HistoryFileResult(path, format.Name, null, records, problems, 0);
+        }
+
+        await stream.DisposeAsync();
+        return Failed(path, prefix.Bytes.IsEmpty || prefix.Text.IsBlank
+            ? InputSources.EmptyFile
+            : $"not a recognised format (expected an Ola Hallengren job output file, {InputFormats.Names()})");
+    }
+
+    private static HistoryFileResult Failed(string path, string message)
+        => new(path, null, null, [], [new InputProblem("offset 0", message)], 0);
+}

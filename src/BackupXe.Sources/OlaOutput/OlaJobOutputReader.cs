@@ -1,0 +1,279 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using BackupXe.Core.Events;
+using BackupXe.Core.History;
+using BackupXe.Core.Reporting;
+using BackupXe.Sources.Formats;
+
+namespace BackupXe.Sources.OlaOutput;
+
+/// <summary>
+/// Reads the output of Ola Hallengren's CommandExecute (a DatabaseBackup job's output file, or the messages of a
+/// sqlcmd run), one BACKUP/RESTORE per block. CommandExecute prints, per command: "Date and time:" (whole
+/// seconds), "Database context:", "Command:", optionally "Comment:", then the engine's messages, then
+/// "Outcome: Succeeded | Failed | Not Executed", "Duration: [d.]hh:mm:ss", "Date and time:" and a line
+/// holding a TAB. Versions before 2014 printed "DateTime:" and put the end lines in one message; SQL Agent's
+/// T-SQL subsystem appends " [SQLSTATE 01000]" to each message and may run several onto one line.
+/// Streams: memory holds one block.
+/// </summary>
+public sealed partial class OlaJobOutputReader
+{
+    private readonly string _name;
+    private readonly List<InputProblem> _problems = [];
+
+    public OlaJobOutputReader(string name) => _name = name;
+
+    /// <summary>Damaged lines met so far, each located ("line L").</summary>
+    public IReadOnlyList<InputProblem> Problems => _problems;
+
+    /// <summary>Commands that were not executed (@Execute = 'N') or were not BACKUP/RESTORE, skipped.</summary>
+    public int SkippedCommands { get; private set; }
+
+    /// <summary>The server DatabaseBackup names in its header ("Server: name"), when the output has that header.</summary>
+    public string? Server { get; private set; }
+
+    /// <summary>True when the prefix holds a CommandExecute block: a "Date and time:" line followed within three lines by "Database context:" or "Command:".</summary>
+    public static bool Recognise(TextPrefix prefix)
+    {
+        var lines = prefix.Lines(2000).SelectMany(Messages).ToList();
+        for (var i = 0; i < lines.Count; i++)
+        {
+            if (Timestamp(lines[i]) is not null)
+            {
+                for (var j = i + 1; j < Math.Min(lines.Count, i + 4); j++)
+                {
+                    if (lines[j].StartsWith("Database context: ", StringComparison.Ordinal) || lines[j].StartsWith("Command: ", StringComparison.Ordinal))
+                    {
+                        return true;
+                    }
+                }
+            }
+        }
+
+        return false;
+    }
+
+    public IEnumerable<HistoryOperation> Read(TextReader reader)
+    {
+        var lineNumber = 0;
+        DateTime? lastTimestamp = null;
+        Block? block = null;
+        while (reader.ReadLine() is { } rawLine)
+        {
+            lineNumber++;
+            foreach (var line in Messages(rawLine))
+            {
+                if (Timestamp(line) is { } stamp)
+                {
+                    if (stamp.Value is null)
+                    {
+                        Problem(lineNumber, $"unreadable date and time '{stamp.Text}'");
+                    }
+                    else if (block is { Outcome: not null, End: null })
+                    {
+                        block.End = stamp.Value;
+                    }
+                    else
+                    {
+                        lastTimestamp = stamp.Value;
+                    }
+
+                    continue;
+                }
+
+                if (line.StartsWith("Command: ", StringComparison.Ordinal))
+                {
+                    if (Finish(block) is { } previous)
+                    {
+                        yield return previous;
+                    }
+
+                    block = lastTimestamp is { } start
+                        ? new Block(start, lineNumber, line["Command: ".Length..])
+                        : null;
+                    if (block is null)
+                    {
+                        Problem(lineNumber, "a command without the 'Date and time:' line before it: skipped");
+                    }
+
+                    lastTimestamp = null;
+                    continue;
+                }
+
+                if (block is null)
+                {
+                    if (Server is null && line.StartsWith("Server: ", StringComparison.Ordinal) && line.Length > "Server: ".Length)
+                    {
+                        Server = line["Server: ".Length..].Trim();
+                    }
+
+                    continue;
+                }
+
+                if (line.StartsWith("Outcome: ", StringComparison.Ordinal))
+                {
+                    block.Outcome = line["Outcome: ".Length..].Trim();
+                }
+                else if (line.StartsWith("Duration: ", StringComparison.Ordinal))
+                {
+                    block.Duration = Duration(line["Duration: ".Length..].Trim());
+                    if (block.Duration is null)
+                    {
+                        Problem(lineNumber, $"unreadable duration '{line}'");
+                    }
+                }
+                else if (block.Outcome is null && EngineCompletionMessage.TryParse(line, out var bytes, out var seconds))
+                {
+                    block.Bytes = bytes;
+                    block.EngineSeconds = seconds;
+                }
+                else if (block.Outcome is null && block.Error is null && ErrorLine().Match(line) is { Success: true } error)
+                {
+                    block.Error = error.Groups["text"].Value.Trim();
+                }
+                else if (block.Outcome is not null && line.Trim().Length == 0)
+                {
+                    // The TAB line that closes a block (before the end line only when that line is missing).
+                    if (Finish(block) is { } finished)
+                    {
+                        yield return finished;
+                    }
+
+                    block = null;
+                }
+            }
+        }
+
+        if (Finish(block) is { } last)
+        {
+            yield return last;
+        }
+    }
+
+    private HistoryOperation? Finish(Block? block)
+    {
+        if (block is null)
+        {
+            return null;
+        }
+
+        var command = BackupCommandParser.Parse(block.Command);
+        if (command is null || command.IsVerifyOnly || block.Outcome == "Not Executed")
+        {
+            SkippedCommands++;
+            return null;
+        }
+
+        var status = block.Outcome switch
+        {
+            "Succeeded" => OperationStatus.Completed,
+            "Failed" => OperationStatus.Failed,
+            null => OperationStatus.Incomplete,
+            _ => (OperationStatus?)null,
+        };
+        if (status is null)
+        {
+            Problem(block.Line, $"unknown outcome '{block.Outcome}'");
+            status = OperationStatus.Incomplete;
+        }
+
+        // The end line is the one to trust; Duration is the same whole seconds, and stands in when the end line is missing.
+        var end = block.End ?? (block.Duration is { } duration ? block.Start + duration : null);
+        return new HistoryOperation
+        {
+            Kind = command.Kind,
+            Scope = command.Scope,
+            Database = command.Database,
+            Start = block.Start,
+            End = end,
+            TimeResolutionSeconds = 1,
+            EngineSeconds = status == OperationStatus.Completed ? block.EngineSeconds : null,
+            Status = status.Value,
+            BytesRead = status == OperationStatus.Completed ? block.Bytes : null,
+            Devices = command.Devices,
+            Options = HistoryOptions.From(command),
+            ErrorMessage = block.Error,
+            Sources = [HistorySource.OlaOutput],
+        };
+    }
+
+    private void Problem(int line, string message)
+        => _problems.Add(new InputProblem(string.Create(CultureInfo.InvariantCulture, $"line {line}"), message));
+
+    /// <summary>The messages on one line: SQL Agent may end each with " [SQLSTATE xxxxx]" and run several together.</summary>
+    private static IEnumerable<string> Messages(string line)
+    {
+        if (!line.Contains("[SQLSTATE ", StringComparison.Ordinal))
+        {
+            yield return line;
+            yield break;
+        }
+
+        foreach (var part in SqlState().Split(line))
+        {
+            if (part.Trim().Length > 0)
+            {
+                yield return part.Trim();
+            }
+        }
+    }
+
+    /// <summary>The stamp of a "Date and time: yyyy-mm-dd hh:mi:ss" (or older "DateTime:") line: null when the line is not one, Value null when unreadable.</summary>
+    private static (string Text, DateTime? Value)? Timestamp(string line)
+    {
+        string text;
+        if (line.StartsWith("Date and time: ", StringComparison.Ordinal))
+        {
+            text = line["Date and time: ".Length..].Trim();
+        }
+        else if (line.StartsWith("DateTime: ", StringComparison.Ordinal))
+        {
+            text = line["DateTime: ".Length..].Trim();
+        }
+        else
+        {
+            return null;
+        }
+
+        return (text, DateTime.TryParseExact(text, "yyyy-MM-dd HH:mm:ss", CultureInfo.InvariantCulture, DateTimeStyles.None, out var value) ? value : null);
+    }
+
+    /// <summary>"hh:mm:ss" or "d.hh:mm:ss" (CommandExecute adds the days when a command runs past 24 hours).</summary>
+    private static TimeSpan? Duration(string text)
+    {
+        var match = DurationPattern().Match(text);
+        if (!match.Success)
+        {
+            return null;
+        }
+
+        var days = match.Groups["days"].Success ? int.Parse(match.Groups["days"].ValueSpan, CultureInfo.InvariantCulture) : 0;
+        var hours = int.Parse(match.Groups["hours"].ValueSpan, CultureInfo.InvariantCulture);
+        var minutes = int.Parse(match.Groups["minutes"].ValueSpan, CultureInfo.InvariantCulture);
+        var seconds = int.Parse(match.Groups["seconds"].ValueSpan, CultureInfo.InvariantCulture);
+        return hours < 24 && minutes < 60 && seconds < 60 ? new TimeSpan(days, hours, minutes, seconds) : null;
+    }
+
+    [GeneratedRegex(@"^(?:(?<days>\d{1,5})\.)?(?<hours>\d{2}):(?<minutes>\d{2}):(?<seconds>\d{2})$", RegexOptions.CultureInvariant)]
+    private static partial Regex DurationPattern();
+
+    // CommandExecute re-raises a caught error as "Msg 3201, <text>"; Agent and sqlcmd print "Msg 3201, Level 16, State 1, ...".
+    [GeneratedRegex(@"^Msg \d+, (?:Level \d+, State \d+(?:, [^:]*)?:?\s*)?(?<text>.+)$", RegexOptions.CultureInvariant)]
+    private static partial Regex ErrorLine();
+
+    [GeneratedRegex(@"\s*\[SQLSTATE \w{5}\](?:\s*\((?:Message|Error) \d+\))?", RegexOptions.CultureInvariant)]
+    private static partial Regex SqlState();
+
+    private sealed class Block(DateTime start, int line, string command)
+    {
+        public DateTime Start { get; } = start;
+        public int Line { get; } = line;
+        public string Command { get; } = command;
+        public string? Outcome { get; set; }
+        public TimeSpan? Duration { get; set; }
+        public DateTime? End { get; set; }
+        public long? Bytes { get; set; }
+        public double? EngineSeconds { get; set; }
+        public string? Error { get; set; }
+    }
+}

@@ -1,0 +1,189 @@
+using System.Data.Common;
+using System.Globalization;
+using System.Text;
+using BackupXe.Core.Events;
+using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.SqlServer.History;
+
+/// <summary>Which optional backupset columns the server has (they arrived over the versions).</summary>
+/// <param name="CompressedSize">compressed_backup_size, SQL Server 2008+ (backup compression arrived with it).</param>
+/// <param name="KeyAlgorithm">key_algorithm, 2014+ (backup encryption).</param>
+/// <param name="CompressionAlgorithm">compression_algorithm, 2022+.</param>
+public sealed record MsdbColumns(bool CompressedSize, bool KeyAlgorithm, bool CompressionAlgorithm);
+
+/// <summary>
+/// Backups from msdb.dbo.backupset and backupmediafamily: one operation per backup set, one device per media
+/// family row. Read-only. Facts from the Microsoft documentation of both tables: backup_start_date and
+/// backup_finish_date are datetime in whole seconds of server local time; time_zone is the offset from UTC in
+/// 15-minute steps (127 unknown); type D database, I differential, L log, F file/filegroup, G differential
+/// file, P partial, Q differential partial; device_type 2 disk, 5 tape, 7 virtual device, 9 URL, 1xx the same
+/// through a permanent (logical) device. msdb keeps successful backups only.
+/// </summary>
+public static class MsdbBackupHistory
+{
+    /// <summary>Which optional columns exist: COL_LENGTH is NULL for a missing one.</summary>
+    public const string ColumnsQuery = """
+        SELECT CAST(COL_LENGTH(N'msdb.dbo.backupset', N'compressed_backup_size') AS int) AS compressed_backup_size,
+               CAST(COL_LENGTH(N'msdb.dbo.backupset', N'key_algorithm') AS int) AS key_algorithm,
+               CAST(COL_LENGTH(N'msdb.dbo.backupset', N'compression_algorithm') AS int) AS compression_algorithm;
+        """;
+
+    /// <summary>
+    /// The history query for a server with <paramref name="columns"/>, filtered on <c>@since</c> and on
+    /// <paramref name="databaseCount"/> parameters <c>@d0</c>... Every value is cast to a plain type
+    /// (numeric(20,0) sizes to bigint, tinyint to int) so that any client reads it the same way. A renamed
+    /// database is reported under its current name: sys.database_recovery_status ties the backup's
+    /// database_guid to today's database.
+    /// </summary>
+    public static string Query(MsdbColumns columns, int databaseCount)
+    {
+        var sql = new StringBuilder();
+        sql.Append("""
+            SELECT bs.backup_set_id,
+                   bs.database_name AS recorded_name,
+                   d.name AS current_name,
+                   CAST(bs.type AS nvarchar(1)) AS backup_type,
+                   bs.is_copy_only,
+                   bs.has_backup_checksums,
+                   bs.backup_start_date,
+                   bs.backup_finish_date,
+                   CAST(bs.backup_size AS bigint) AS backup_size,
+
+            """);
+        sql.Append(columns.CompressedSize ? "       CAST(bs.compressed_backup_size AS bigint)" : "       CAST(NULL AS bigint)").Append(" AS compressed_backup_size,\n");
+        sql.Append(columns.KeyAlgorithm ? "       CAST(bs.key_algorithm AS nvarchar(32))" : "       CAST(NULL AS nvarchar(32))").Append(" AS key_algorithm,\n");
+        sql.Append(columns.CompressionAlgorithm ? "       CAST(bs.compression_algorithm AS nvarchar(32))" : "       CAST(NULL AS nvarchar(32))").Append(" AS compression_algorithm,\n");
+        sql.Append("""
+                   CAST(bs.time_zone AS int) AS time_zone,
+                   mf.physical_device_name,
+                   CAST(mf.device_type AS int) AS device_type,
+                   CAST(ISNULL(mf.mirror, 0) AS int) AS mirror
+            FROM msdb.dbo.backupset AS bs
+            JOIN msdb.dbo.backupmediafamily AS mf ON mf.media_set_id = bs.media_set_id
+            LEFT JOIN sys.database_recovery_status AS drs ON drs.database_guid = bs.database_guid
+            LEFT JOIN sys.databases AS d ON d.database_id = drs.database_id
+            WHERE bs.backup_start_date >= @since
+            """);
+        if (databaseCount > 0)
+        {
+            var names = string.Join(", ", Enumerable.Range(0, databaseCount).Select(i => string.Create(CultureInfo.InvariantCulture, $"@d{i}")));
+            sql.Append("\n  AND (bs.database_name IN (").Append(names).Append(") OR d.name IN (").Append(names).Append("))");
+        }
+
+        sql.Append("\nORDER BY bs.backup_set_id, mirror, mf.family_sequence_number;\n");
+        return sql.ToString();
+    }
+
+    /// <summary>The backups in the rows of <see cref="Query"/>, consecutive rows of one backup_set_id making one operation.</summary>
+    public static async IAsyncEnumerable<HistoryOperation> ReadAsync(
+        DbDataReader reader, MsdbColumns columns, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        HistoryOperation? current = null;
+        var currentId = -1;
+        var devices = new List<BackupDevice>();
+        while (await reader.ReadAsync(cancellationToken))
+        {
+            var id = reader.GetInt32(reader.GetOrdinal("backup_set_id"));
+            if (id != currentId && current is not null)
+            {
+                yield return current with { Devices = devices };
+                devices = [];
+            }
+
+            if (id != currentId)
+            {
+                current = Operation(reader, columns);
+                currentId = id;
+            }
+
+            if (Text(reader, "physical_device_name") is { } path)
+            {
+                var type = Int(reader, "device_type") ?? 2;
+                devices.Add(new BackupDevice(DeviceKindOf(type), path, IsMirror: Int(reader, "mirror") is > 0));
+            }
+        }
+
+        if (current is not null)
+        {
+            yield return current with { Devices = devices };
+        }
+    }
+
+    private static HistoryOperation Operation(DbDataReader reader, MsdbColumns columns)
+    {
+        var size = Long(reader, "backup_size");
+        // Without the column (2005) nothing could be compressed; a NULL value is simply not known.
+        var written = columns.CompressedSize ? Long(reader, "compressed_backup_size") : size;
+        var start = reader.GetDateTime(reader.GetOrdinal("backup_start_date"));
+        var finish = reader.IsDBNull(reader.GetOrdinal("backup_finish_date")) ? (DateTime?)null : reader.GetDateTime(reader.GetOrdinal("backup_finish_date"));
+        var algorithm = Text(reader, "compression_algorithm");
+        bool? compressed = size is { } s && written is { } w ? w < s : null;
+        var zone = Int(reader, "time_zone");
+        return new HistoryOperation
+        {
+            Kind = OperationKind.Backup,
+            Scope = ScopeOf(Text(reader, "backup_type")),
+            Database = Text(reader, "current_name") ?? Text(reader, "recorded_name"),
+            Start = DateTime.SpecifyKind(start, DateTimeKind.Unspecified),
+            End = finish is { } f ? DateTime.SpecifyKind(f, DateTimeKind.Unspecified) : null,
+            TimeResolutionSeconds = 1,
+            Status = OperationStatus.Completed,
+            BytesRead = size,
+            BytesWritten = written,
+            Options = new HistoryOptions
+            {
+                Compression = compressed,
+                CompressionAlgorithm = compressed is true ? algorithm : null,
+                CopyOnly = Bool(reader, "is_copy_only"),
+                Checksum = Bool(reader, "has_backup_checksums"),
+                Encryption = columns.KeyAlgorithm ? Text(reader, "key_algorithm") is not null : null,
+            },
+            UtcOffset = zone is >= -48 and <= 48 ? TimeSpan.FromMinutes(zone.Value * 15) : null,
+            Sources = [HistorySource.Msdb],
+        };
+    }
+
+    private static OperationScope ScopeOf(string? type) => type?.Trim().ToUpperInvariant() switch
+    {
+        "L" => OperationScope.Log,
+        "I" or "G" or "Q" => OperationScope.Differential,
+        "F" or "P" => OperationScope.File,
+        _ => OperationScope.Database,
+    };
+
+    private static DeviceKind DeviceKindOf(int type) => (type % 100) switch
+    {
+        5 => DeviceKind.Tape,
+        7 => DeviceKind.Virtual,
+        9 => DeviceKind.Url,
+        _ when type >= 100 => DeviceKind.Logical,
+        _ => DeviceKind.Disk,
+    };
+
+    private static string? Text(DbDataReader reader, string column)
+    {
+        var ordinal = reader.GetOrdinal(column);
+        return reader.IsDBNull(ordinal) ? null : reader.GetString(ordinal);
+    }
+
+    private static int? Int(DbDataReader reader, string column)
+    {
+        var ordinal = reader.GetOrdinal(column);
+        return reader.IsDBNull(ordinal) ? null : reader.GetInt32(ordinal);
+    }
+
+    private static long? Long(DbDataReader reader, string column)
+    {
+        var ordinal = reader.GetOrdinal(column);
+        return reader.IsDBNull(ordinal) ? null : reader.GetInt64(ordinal) is var value and >= 0 ? value : null;
+    }
+
+    private static bool? Bool(DbDataReader reader, string column)
+    {
+        var ordinal = reader.GetOrdinal(column);
+        return reader.IsDBNull(ordinal) ? null : reader.GetBoolean(ordinal);
+    }
+}

@@ -1,0 +1,130 @@
+using System.Globalization;
+using BackupXe.Core.History;
+using BackupXe.Tests.Support;
+using BackupXe.Core.Reporting;
+using Xunit;
+using static BackupXe.Tests.History.HistoryOperations;
+
+namespace BackupXe.Tests.History;
+
+public sealed class HistoryStatisticsTests
+{
+    private static readonly DateTime Day1 = new(2024, 5, 1, 1, 0, 0);
+
+    private static HistorySeries Single(IEnumerable<HistoryOperation> records)
+        => Assert.Single(HistoryStatistics.Compute(records.Select(r => new InstanceOperation("PROD01", r))));
+
+    [Fact]
+    public void Gives_median_percentiles_and_the_start_of_a_slowdown()
+    {
+        // Given: 10 nights at 100 s for 20 GB (204.8 MB/s), then 3 nights at 250 s (81.9 MB/s)
+        var runs = Enumerable.Range(0, 13)
+            .Select(day => Msdb("Sales", Day1.AddDays(day), day < 10 ? 100 : 250, 20 * GiB))
+            .ToList();
+
+        // When
+        var series = Single(runs);
+
+        // Then
+        Assert.Equal(13, series.Count);
+        Assert.Equal(13, series.Ranked);
+        Assert.Equal(204.8, series.MedianMBps!.Value, 1);
+        Assert.Equal(81.92, series.MinMBps!.Value, 2);
+        var regression = Assert.IsType<HistoryRegression>(series.Regression);
+        Assert.Equal(Day1.AddDays(10), regression.Since);
+        Assert.Equal(3, regression.Runs);
+        Assert.Equal(10, regression.BaselineRuns);
+        Assert.Equal(204.8, regression.BaselineMedianMBps, 1);
+    }
+
+    [Fact]
+    public void Does_not_call_a_slowdown_without_five_runs_before_it_or_when_only_some_runs_are_slow()
+    {
+        var fewBefore = Enumerable.Range(0, 6).Select(day => Msdb("Sales", Day1.AddDays(day), day < 4 ? 100 : 250, 20 * GiB));
+        var mixed = Enumerable.Range(0, 12).Select(day => Msdb("Sales", Day1.AddDays(day), day is 8 or 10 ? 250 : 100, 20 * GiB));
+
+        Assert.Null(Single(fewBefore).Regression);
+        Assert.Null(Single(mixed).Regression);
+    }
+
+    [Fact]
+    public void Leaves_short_and_tiny_backups_out_of_the_ranking_and_says_why()
+    {
+        // Given: S07's real backup (519,838,720 bytes in 6 whole seconds) among 10-second 2 GB ones
+        var runs = new List<HistoryOperation> { Msdb("WideWorldImporters", new DateTime(2022, 8, 4, 17, 10, 51), 6, 519_838_720) };
+        runs.AddRange(Enumerable.Range(1, 3).Select(day => Msdb("WideWorldImporters", new DateTime(2022, 8, 4, 17, 10, 51).AddDays(day), 20, 2 * GiB)));
+        runs.Add(Msdb("WideWorldImporters", new DateTime(2022, 8, 9, 1, 0, 0), 5, 2 * GiB));
+
+        var series = Single(runs);
+
+        Assert.Equal(3, series.Ranked);
+        Assert.Contains(series.Notes, n => n.Contains("durations to 1 s, from their start and end timestamps", StringComparison.Ordinal));
+        Assert.Contains(series.Notes, n => n.StartsWith("2 runs took under 10 times", StringComparison.Ordinal));
+        Assert.Equal("too-short", HistoryStatistics.Unranked(runs[0]));
+        Assert.Equal("overhead", HistoryStatistics.Unranked(Msdb("x", Day1, 60, 100 << 20)));
+    }
+
+    [Fact]
+    public void Says_which_settings_went_with_the_fast_runs()
+    {
+        // Given: the same database backed up uncompressed to one file, then compressed to four stripes
+        var slow = Enumerable.Range(0, 4).Select(day => Msdb("Sales", Day1.AddDays(day), 200, 20 * GiB, compressed: false));
+        var fast = Enumerable.Range(4, 4).Select(day => Msdb("Sales", Day1.AddDays(day), 80, 20 * GiB) with
+        {
+            Devices = Enumerable.Range(1, 4).Select(i => new BackupDevice(DeviceKind.Disk, $@"X:\b\s_{i}.bak")).ToList(),
+        });
+
+        var speeds = Single(slow.Concat(fast)).SettingsVsSpeed;
+
+        Assert.Equal(2, speeds.Count);
+        Assert.Equal("COMPRESSION, 4 stripes", speeds[0].Settings);
+        Assert.Equal(256, speeds[0].MedianMBps, 1);
+        Assert.Equal("NO_COMPRESSION, 1 stripe", speeds[1].Settings);
+    }
+
+    [Fact]
+    public void Keeps_failed_runs_in_the_count_but_not_in_the_speed()
+    {
+        var runs = Enumerable.Range(0, 5).Select(day => Msdb("Sales", Day1.AddDays(day), 100, 20 * GiB)).ToList();
+        runs.Add(CommandLog("Sales", Day1.AddDays(6), 3) with { Status = OperationStatus.Failed, ErrorMessage = "disk full" });
+
+        var series = Single(runs);
+
+        Assert.Equal(6, series.Count);
+        Assert.Equal(1, series.Failed);
+        Assert.Equal(5, series.Ranked);
+    }
+
+    [Fact]
+    public void Ranks_each_option_of_the_real_S08_grid_the_way_its_durations_do()
+    {
+        // Given: S08's ~90 timed COPY_ONLY compressed full backups of the 50 GB database, one per grid point
+        // (BlockSize, BufferCount, MaxTransferSize, FileCount, Duration in s), each written as the BACKUP
+        // command that runs it and read back through the command parser
+        var runs = File.ReadLines(RealWorld.Path("S08_feasel_perftest_SO2013_50GB.csv"))
+            .Select(line => line.Split(','))
+            .Select((cells, i) =>
+            {
+                var files = string.Join(", ", Enumerable.Range(1, int.Parse(cells[3], CultureInfo.InvariantCulture)).Select(f => $"DISK = N'X:\\b\\SO2013_{i}_{f}.bak'"));
+                var command = BackupCommandParser.Parse(
+                    $"BACKUP DATABASE [SO2013] TO {files} WITH COPY_ONLY, COMPRESSION, BLOCKSIZE = {cells[0]}, BUFFERCOUNT = {cells[1]}, MAXTRANSFERSIZE = {cells[2]}")!;
+                var start = Day1.AddHours(i);
+                return new HistoryOperation
+                {
+                    Kind = command.Kind, Scope = command.Scope, Database = command.Database, Start = start,
+                    End = start.AddSeconds(int.Parse(cells[4], CultureInfo.InvariantCulture)), TimeResolutionSeconds = 1,
+                    Status = OperationStatus.Completed, BytesRead = 50 * GiB, Devices = command.Devices,
+                    Options = HistoryOptions.From(command), Sources = [HistorySource.OlaOutput],
+                };
+            })
+            .ToList();
+
+        // When
+        var byBufferCount = Single(runs).OptionSpeeds.Single(o => o.Option == "BUFFERCOUNT").Values;
+
+        // Then: the source's own reading: more buffers, faster (median 103 s at 512 and 1024, 138 s at 7)
+        Assert.Contains(byBufferCount[0].Settings, new[] { "512", "1024" });
+        Assert.Equal("7", byBufferCount[^1].Settings);
+        Assert.Equal(50 * 1024 / 138.0, byBufferCount[^1].MedianMBps, 1);
+    }
+}

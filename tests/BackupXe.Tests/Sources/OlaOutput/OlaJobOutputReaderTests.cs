@@ -1,0 +1,165 @@
+using System.Text;
+using BackupXe.Core.Events;
+using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+using BackupXe.Sources.Formats;
+using BackupXe.Sources.OlaOutput;
+using BackupXe.Tests.Support;
+using Xunit;
+
+namespace BackupXe.Tests.Sources.OlaOutput;
+
+public sealed class OlaJobOutputReaderTests
+{
+    private static readonly DateTime Night = new(2024, 5, 1, 1, 0, 0);
+
+    private static (List<HistoryOperation> Records, OlaJobOutputReader Reader) Read(string text)
+    {
+        var reader = new OlaJobOutputReader("job.txt");
+        return (reader.Read(new StringReader(text)).ToList(), reader);
+    }
+
+    [Fact]
+    public void Reads_every_command_of_a_job_with_its_engine_figures_and_options()
+    {
+        // Given: two full backups in one job output, the second striped
+        var text = new OlaJobOutput()
+            .Command(Night, TimeSpan.FromSeconds(42), "BACKUP DATABASE [Sales] TO DISK = N'X:\\b\\Sales_FULL.bak' WITH CHECKSUM, COMPRESSION", pages: 1_310_720, engineSeconds: 41.5)
+            .Command(Night.AddSeconds(43), TimeSpan.FromSeconds(20), "BACKUP DATABASE [HR] TO DISK = N'X:\\b\\HR_1.bak', DISK = N'Y:\\b\\HR_2.bak' WITH CHECKSUM, COMPRESSION, BUFFERCOUNT = 50, MAXTRANSFERSIZE = 4194304", pages: 655_360, engineSeconds: 19.25)
+            .ToString();
+
+        // When
+        var (records, reader) = Read(text);
+
+        // Then
+        Assert.Equal("PROD01", reader.Server);
+        Assert.Empty(reader.Problems);
+        Assert.Equal(2, records.Count);
+        var sales = records[0];
+        Assert.Equal("Sales", sales.Database);
+        Assert.Equal(OperationStatus.Completed, sales.Status);
+        Assert.Equal(Night, sales.Start);
+        Assert.Equal(Night.AddSeconds(42), sales.End);
+        Assert.Equal(1_310_720L * 8192, sales.BytesRead);
+        Assert.Equal(41.5, sales.DurationSeconds);
+        Assert.Equal(10 * 1024 / 41.5, sales.ThroughputMBps!.Value, 3);
+        Assert.Equal([HistorySource.OlaOutput], sales.Sources);
+        var hr = records[1];
+        Assert.Equal(2, hr.Devices.Count);
+        Assert.Equal(50, hr.Options.BufferCount);
+        Assert.Equal(4194304, hr.Options.MaxTransferSizeBytes);
+    }
+
+    [Fact]
+    public void Keeps_a_failed_command_with_its_error_and_no_speed()
+    {
+        var text = new OlaJobOutput()
+            .Command(Night, TimeSpan.FromSeconds(3), "BACKUP LOG [Sales] TO DISK = N'X:\\b\\Sales_LOG.trn' WITH CHECKSUM", outcome: "Failed",
+                error: "Cannot open backup device 'X:\\b\\Sales_LOG.trn'. Operating system error 112(There is not enough space on the disk.).")
+            .ToString();
+
+        var record = Assert.Single(Read(text).Records);
+
+        Assert.Equal(OperationStatus.Failed, record.Status);
+        Assert.Equal(OperationScope.Log, record.Scope);
+        Assert.StartsWith("Cannot open backup device", record.ErrorMessage);
+        Assert.Null(record.ThroughputMBps);
+    }
+
+    [Fact]
+    public void Reads_a_duration_over_a_day_and_a_command_without_engine_messages()
+    {
+        // Given: a 1 day 2 h 3 min 4 s backup, printed as "Duration: 1.02:03:04", with no engine lines (sqlcmd without -m)
+        var duration = new TimeSpan(1, 2, 3, 4);
+        var text = new OlaJobOutput().Command(Night, duration, "BACKUP DATABASE [Archive] TO URL = N'https://acct.blob.core.windows.net/b/Archive.bak' WITH COMPRESSION").ToString();
+        Assert.Contains("Duration: 1.02:03:04", text);
+
+        var record = Assert.Single(Read(text).Records);
+
+        Assert.Equal(duration.TotalSeconds, record.DurationSeconds);
+        Assert.Equal(1, record.DurationResolutionSeconds);
+        Assert.Null(record.BytesRead);
+        Assert.Equal(DeviceKind.Url, Assert.Single(record.Devices).Kind);
+    }
+
+    [Fact]
+    public void Falls_back_on_the_duration_when_the_end_line_is_missing_and_reports_a_bad_one_with_its_line()
+    {
+        var text = new OlaJobOutput()
+            .Raw("Date and time: 2024-05-01 01:00:00")
+            .Raw("Database context: [master]")
+            .Raw("Command: BACKUP DATABASE [A] TO DISK = N'a.bak'")
+            .Raw("Outcome: Succeeded")
+            .Raw("Duration: 00:01:30")
+            .Raw("\t")
+            .Raw("Date and time: 2024-05-01 01:02:00")
+            .Raw("Database context: [master]")
+            .Raw("Command: BACKUP DATABASE [B] TO DISK = N'b.bak'")
+            .Raw("Outcome: Succeeded")
+            .Raw("Duration: 00:99:00")
+            .Raw("Date and time: 2024-05-01 01:03:00")
+            .ToString();
+
+        var (records, reader) = Read(text);
+
+        Assert.Equal(new DateTime(2024, 5, 1, 1, 1, 30), records[0].End);
+        Assert.Equal(new DateTime(2024, 5, 1, 1, 3, 0), records[1].End);
+        var problem = Assert.Single(reader.Problems);
+        Assert.Equal("line 21", problem.Location);
+    }
+
+    [Fact]
+    public void Skips_verifyonly_directory_commands_and_commands_not_executed()
+    {
+        var text = new OlaJobOutput()
+            .Command(Night, TimeSpan.Zero, "DECLARE @ReturnCode int EXECUTE @ReturnCode = [master].dbo.xp_create_subdir N'X:\\b\\Sales' IF @ReturnCode <> 0 RAISERROR('Error creating directory.', 16, 1)")
+            .Command(Night.AddSeconds(1), TimeSpan.FromSeconds(30), "BACKUP DATABASE [Sales] TO DISK = N'X:\\b\\s.bak'", pages: 1_000_000, engineSeconds: 29.9)
+            .Command(Night.AddSeconds(31), TimeSpan.FromSeconds(10), "RESTORE VERIFYONLY FROM DISK = N'X:\\b\\s.bak' WITH CHECKSUM")
+            .Command(Night.AddSeconds(41), TimeSpan.Zero, "BACKUP DATABASE [HR] TO DISK = N'X:\\b\\h.bak'", outcome: "Not Executed")
+            .ToString();
+
+        var (records, reader) = Read(text);
+
+        Assert.Equal("Sales", Assert.Single(records).Database);
+        Assert.Equal(3, reader.SkippedCommands);
+    }
+
+    [Fact]
+    public void Reads_agent_output_with_sqlstate_suffixes_and_the_pre_2014_datetime_lines()
+    {
+        var agent = new OlaJobOutput(agentSuffix: true)
+            .Command(Night, TimeSpan.FromSeconds(42), "BACKUP DATABASE [Sales] TO DISK = N'X:\\b\\s.bak' WITH COMPRESSION", pages: 1_310_720, engineSeconds: 41.5)
+            .ToString();
+        var old = "DateTime: 2012-03-04 02:00:00\r\nDatabase context: [master]\r\nCommand: BACKUP LOG [Sales] TO DISK = N'X:\\b\\s.trn'\r\n"
+            + "Outcome: Succeeded\r\nDuration: 00:00:12\r\nDateTime: 2012-03-04 02:00:12\r\n \r\n";
+
+        var agentRecord = Assert.Single(Read(agent).Records);
+        var oldRecord = Assert.Single(Read(old).Records);
+
+        Assert.Equal(41.5, agentRecord.DurationSeconds);
+        Assert.Equal(new DateTime(2012, 3, 4, 2, 0, 12), oldRecord.End);
+    }
+
+    [Fact]
+    public void Reads_the_completion_line_of_the_real_client_output()
+    {
+        // fixtures/realworld S13: the client STATS output of a real restore.
+        var line = File.ReadLines(RealWorld.Path("S13_sqlworkday_2012_restore_stats_output.txt"))
+            .First(l => l.Contains("successfully processed", StringComparison.Ordinal));
+
+        Assert.True(EngineCompletionMessage.TryParse(line.Trim(), out var bytes, out var seconds), line);
+        Assert.Equal(292_894L * 8192, bytes);
+        Assert.Equal(23.265, seconds);
+    }
+
+    [Fact]
+    public void Recognises_job_output_by_content_and_not_an_errorlog()
+    {
+        var job = Encoding.UTF8.GetBytes(new OlaJobOutput().Command(Night, TimeSpan.FromSeconds(1), "BACKUP LOG [a] TO DISK = N'a.trn'").ToString());
+        var errorlog = File.ReadAllBytes(RealWorld.Path("S12_psssql_2008_restore_errorlog_default_logging.txt"));
+
+        Assert.True(OlaJobOutputReader.Recognise(new InputPrefix(job, isWholeInput: true).Text));
+        Assert.False(OlaJobOutputReader.Recognise(new InputPrefix(errorlog, isWholeInput: true).Text));
+    }
+}

@@ -1,0 +1,189 @@
+using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+using BackupXe.SqlServer;
+using BackupXe.SqlServer.History;
+using BackupXe.Tests.Cli;
+using BackupXe.Tests.Support;
+using BackupXe.Tests.Support.Tds;
+using Microsoft.Data.Sqlite;
+using Xunit;
+
+namespace BackupXe.Tests.SqlServer.History;
+
+/// <summary>
+/// msdb and CommandLog through the real driver (Microsoft.Data.SqlClient 2.1.4) against the TDS double, with rows
+/// built from the documented column types as the queries cast them. They test the queries' shape, the typed
+/// parameters and the row mapping; they say nothing about a real SQL Server's answers.
+/// </summary>
+[Collection(ConsoleCollection.Name)]
+public sealed class ServerHistoryReaderTests : IDisposable
+{
+    private const long GiB = 1L << 30;
+    private static readonly DateTime Night = new(2024, 5, 1, 1, 0, 0);
+    private readonly string _folder = Directory.CreateTempSubdirectory("backupxe-server-history-").FullName;
+
+    public ServerHistoryReaderTests() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
+    public void Dispose()
+    {
+        SqliteConnection.ClearAllPools();
+        Directory.Delete(_folder, recursive: true);
+    }
+
+    private static TdsResultSet MsdbRows() => new(
+        TdsColumn.Int("backup_set_id"), TdsColumn.NVarChar("recorded_name", 128), TdsColumn.NVarChar("current_name", 128),
+        TdsColumn.NVarChar("backup_type", 1), TdsColumn.Bit("is_copy_only"), TdsColumn.Bit("has_backup_checksums"),
+        TdsColumn.DateTime("backup_start_date"), TdsColumn.DateTime("backup_finish_date"), TdsColumn.BigInt("backup_size"),
+        TdsColumn.BigInt("compressed_backup_size"), TdsColumn.NVarChar("key_algorithm", 32), TdsColumn.NVarChar("compression_algorithm", 32),
+        TdsColumn.Int("time_zone"), TdsColumn.NVarChar("physical_device_name", 260), TdsColumn.Int("device_type"), TdsColumn.Int("mirror"));
+
+    private static TdsResultSet CommandLogRows() => new(
+        TdsColumn.Int("ID"), TdsColumn.NVarChar("DatabaseName", 128), TdsColumn.NVarChar("CommandType", 60), TdsColumn.NVarChar("Command", null),
+        TdsColumn.DateTime2("StartTime"), TdsColumn.DateTime2("EndTime"), TdsColumn.Int("ErrorNumber"), TdsColumn.NVarChar("ErrorMessage", null));
+
+    private static TdsScript Server(TdsResultSet columns, TdsResultSet msdb, TdsResultSet? commandLog)
+    {
+        var found = new TdsResultSet(TdsColumn.NVarChar("name", 128));
+        if (commandLog is not null)
+        {
+            found.Row("DBA");
+        }
+
+        var script = new TdsScript()
+            .On("SERVERPROPERTY('ServerName')", TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("server_name", 128)).Row("PROD01")))
+            .On("COL_LENGTH(N'msdb.dbo.backupset'", TdsResponse.Of(columns))
+            .On("FROM msdb.dbo.backupset AS bs", TdsResponse.Of(msdb))
+            .On("OBJECT_ID(QUOTENAME(d.name) + N'.dbo.CommandLog'", TdsResponse.Of(found));
+        return commandLog is null ? script : script.On("FROM [DBA].dbo.CommandLog", TdsResponse.Of(commandLog));
+    }
+
+    private static TdsResultSet Columns2022() =>
+        new TdsResultSet(TdsColumn.Int("compressed_backup_size"), TdsColumn.Int("key_algorithm"), TdsColumn.Int("compression_algorithm")).Row(9, 64, 64);
+
+    [Fact]
+    public async Task Reads_striped_copy_only_differential_log_url_renamed_and_unknown_compressed_size_rows()
+    {
+        // Given: backup sets as msdb holds them (one row per media family)
+        var msdb = MsdbRows()
+            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"X:\b\Sales_1.bak", 2, 0)
+            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"Y:\b\Sales_2.bak", 2, 0)
+            .Row(2, "Sales", "Sales", "D", true, false, Night.AddHours(2), Night.AddHours(2).AddSeconds(90), 20 * GiB, 20 * GiB, "AES_256", null, 8, "https://acct.blob.core.windows.net/c/Sales.bak", 9, 0)
+            .Row(3, "Sales", "Sales", "I", false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(5), GiB, GiB / 4, null, "MS_XPRESS", 8, @"X:\b\Sales_DIFF.bak", 2, 0)
+            .Row(4, "Sales", "Sales", "L", false, true, Night.AddDays(1).AddMinutes(15), Night.AddDays(1).AddMinutes(15).AddSeconds(1), 64L << 20, null, null, null, 127, @"X:\b\Sales.trn", 2, 0)
+            .Row(5, "Sales_2019", "Sales", "D", false, true, Night.AddDays(-30), Night.AddDays(-30).AddSeconds(55), 19 * GiB, 19 * GiB, null, null, 8, @"X:\b\old.bak", 102, 0);
+        await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
+        var reader = new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)));
+
+        // When
+        var history = await reader.ReadAsync(new ServerHistoryRequest(Night.AddDays(-60), ["Sales"], null), CancellationToken.None);
+
+        // Then
+        Assert.Equal("PROD01", history.ServerName);
+        Assert.Equal(5, history.FromMsdb);
+        var ops = history.Operations;
+        Assert.Equal(2, ops[0].Devices.Count);
+        Assert.True(ops[0].Options.Compression);
+        Assert.Equal("MS_XPRESS", ops[0].Options.CompressionAlgorithm);
+        Assert.Equal(20.0 / 6, ops[0].CompressionRatio!.Value, 3);
+        Assert.Equal(TimeSpan.FromHours(2), ops[0].UtcOffset);
+        Assert.True(ops[1].Options.CopyOnly);
+        Assert.True(ops[1].Options.Encryption);
+        Assert.False(ops[1].Options.Compression);
+        Assert.Equal(DeviceKind.Url, Assert.Single(ops[1].Devices).Kind);
+        Assert.Equal(OperationScope.Differential, ops[2].Scope);
+        Assert.Equal(OperationScope.Log, ops[3].Scope);
+        Assert.Null(ops[3].BytesWritten);
+        Assert.Null(ops[3].Options.Compression);
+        Assert.Null(ops[3].UtcOffset);
+        Assert.Equal("Sales", ops[4].Database);
+        Assert.Equal(DeviceKind.Logical, Assert.Single(ops[4].Devices).Kind);
+        var query = server.Requests.Single(r => r.Text.Contains("FROM msdb.dbo.backupset AS bs", StringComparison.Ordinal));
+        Assert.Equal("Sales", query.Parameters["@d0"]);
+        Assert.Equal(Night.AddDays(-60), query.Parameters["@since"]);
+        Assert.Contains("CAST(bs.compression_algorithm AS nvarchar(32))", query.Text);
+    }
+
+    [Fact]
+    public async Task On_a_server_without_the_newer_columns_asks_for_nulls_and_counts_nothing_as_compressed()
+    {
+        var columns = new TdsResultSet(TdsColumn.Int("compressed_backup_size"), TdsColumn.Int("key_algorithm"), TdsColumn.Int("compression_algorithm")).Row(null, null, null);
+        var msdb = MsdbRows().Row(1, "Sales", null, "D", false, false, Night, Night.AddSeconds(60), 20 * GiB, null, null, null, 4, @"X:\b\s.bak", 2, 0);
+        await using var server = TdsServerDouble.Start(Server(columns, msdb, commandLog: null));
+
+        var history = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
+            .ReadAsync(new ServerHistoryRequest(Night.AddDays(-1), [], null), CancellationToken.None);
+
+        var operation = Assert.Single(history.Operations);
+        Assert.False(operation.Options.Compression);
+        Assert.Equal(20 * GiB, operation.BytesWritten);
+        Assert.Null(operation.Options.Encryption);
+        var query = server.Requests.Single(r => r.Text.Contains("FROM msdb.dbo.backupset AS bs", StringComparison.Ordinal)).Text;
+        Assert.Contains("CAST(NULL AS bigint) AS compressed_backup_size", query);
+        Assert.DoesNotContain("@d0", query);
+        Assert.Contains("no dbo.CommandLog in any database", Assert.Single(history.Notes));
+    }
+
+    [Fact]
+    public async Task Import_from_a_server_merges_msdb_and_commandlog_and_a_second_import_changes_nothing()
+    {
+        // Given: one full backup seen by msdb and by CommandLog (which starts 0.4 s earlier), and a failed log backup only CommandLog saw
+        var msdb = MsdbRows()
+            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0)
+            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"Y:\b\Sales_2.bak", 2, 0);
+        var log = CommandLogRows()
+            .Row(10, "Sales", "BACKUP_DATABASE", @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak', DISK = N'Y:\b\Sales_2.bak' WITH CHECKSUM, COMPRESSION, BUFFERCOUNT = 50, MAXTRANSFERSIZE = 4194304",
+                Night.AddMilliseconds(-400), Night.AddSeconds(60.3), 0, null)
+            .Row(11, "Sales", "BACKUP_LOG", @"BACKUP LOG [Sales] TO DISK = N'X:\b\Sales.trn' WITH CHECKSUM", Night.AddMinutes(15), Night.AddMinutes(15).AddSeconds(2), 3201, "Cannot open backup device")
+            .Row(12, "Sales", "BACKUP_LOG", @"BACKUP LOG [Sales] TO DISK = N'X:\b\Sales2.trn'", Night.AddMinutes(30), Night.AddMinutes(30), null, null);
+        await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, log));
+        var db = Path.Combine(_folder, "history.db");
+
+        // When
+        var first = await CliRun.RunAsync(["history", "import", "--path", db, .. TdsClient.CliArguments(server), "--since", "3650d"]);
+        var second = await CliRun.RunAsync(["history", "import", "--path", db, .. TdsClient.CliArguments(server), "--since", "3650d"]);
+        var json = await CliRun.RunAsync("history", "--path", db, "--format", "json");
+
+        // Then
+        Assert.True(first.ExitCode == 0, first.Error);
+        Assert.Contains("1 backups from msdb, 2 from [DBA].dbo.CommandLog: 2 added, 1 merged with known ones, 0 already there", first.Output);
+        Assert.Contains("0 added, 0 merged with known ones, 3 already there", second.Output);
+        var compact = string.Concat(json.Output.Where(c => !char.IsWhiteSpace(c)));
+        Assert.Contains("\"sources\":[\"msdb\",\"command-log\"]", compact);
+        Assert.Contains("\"bufferCount\":50", compact);
+        Assert.DoesNotContain(TdsClient.Password, first.Output + first.Error);
+        var commandLog = server.Requests.Last(r => r.Text.Contains("dbo.CommandLog\nWHERE", StringComparison.Ordinal));
+        Assert.StartsWith("SELECT ID, DatabaseName", commandLog.Text);
+    }
+
+    [Fact]
+    public async Task A_job_output_file_and_msdb_give_one_row_per_backup()
+    {
+        // Given: the job output file of a backup msdb also recorded (same server name, same device)
+        var file = new OlaJobOutput("PROD01")
+            .Command(Night, TimeSpan.FromSeconds(60), @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak' WITH CHECKSUM, COMPRESSION, BUFFERCOUNT = 50", pages: 2_621_440, engineSeconds: 59.3)
+            .WriteTo(_folder, "job.txt");
+        var msdb = MsdbRows()
+            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0);
+        await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
+        var db = Path.Combine(_folder, "history.db");
+
+        // When
+        var fromFile = await CliRun.RunAsync("history", "import", "--path", db, file);
+        var fromServer = await CliRun.RunAsync(["history", "import", "--path", db, .. TdsClient.CliArguments(server), "--since", "3650d"]);
+        var csv = await CliRun.RunAsync("history", "--path", db, "--format", "csv");
+
+        // Then
+        Assert.Contains("1 added", fromFile.Output);
+        Assert.Contains("0 added, 1 merged with known ones", fromServer.Output);
+        var row = csv.Output.Split('\n', StringSplitOptions.RemoveEmptyEntries)[1];
+        Assert.StartsWith("PROD01,Sales,backup,database,1,0,1,", row);
+        Assert.Contains("msdb ola-output", row);
+    }
+
+    [Fact]
+    public void Quotes_a_commandlog_database_name_as_quotename_does()
+    {
+        Assert.StartsWith("SELECT ID, DatabaseName, CommandType, Command, StartTime, EndTime, ErrorNumber, ErrorMessage\nFROM [DBA]]; DROP TABLE x; --].dbo.CommandLog", CommandLogHistory.Query("DBA]; DROP TABLE x; --", 0));
+    }
+}
