@@ -65,6 +65,7 @@ public sealed class AnalysisSession
         var pipeline = _pipeline = new OperationPipeline(new QueueSink(completed), _options.Diagnosis);
         var onProgress = _options.OnProgress;
         var eventsRead = _options.EventsRead;
+        var onIdle = _options.OnIdle;
         var interval = Math.Max(1, _options.EventsReadInterval);
         long events = 0;
 
@@ -85,6 +86,12 @@ public sealed class AnalysisSession
             while (completed.TryDequeue(out var report))
             {
                 yield return report;
+            }
+
+            // After the yields: the consumer has finished with every report before the reader may checkpoint.
+            if (onIdle is not null && pipeline.Idle)
+            {
+                onIdle(traceEvent);
             }
         }
 

@@ -26,6 +26,9 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
 
     public IReadOnlyList<BackupOperation> InFlight => _open;
 
+    /// <summary>No operation open or held for its grace period: every event so far belongs to a released one or to none.</summary>
+    public bool Idle => _open.Count == 0 && _ended.Count == 0;
+
     public void Observe(TraceEvent traceEvent)
     {
         Settle(traceEvent.Timestamp);

@@ -33,6 +33,9 @@ public sealed class OperationPipeline
 
     public long OrphanMessages => _correlator.OrphanMessages;
 
+    /// <summary>Nothing open or held: a reader may resume after the last event without splitting an operation.</summary>
+    public bool Idle => _correlator.Idle;
+
     public void Observe(TraceEvent traceEvent)
     {
         _clock = traceEvent.Timestamp;
