@@ -24,6 +24,8 @@ SELECT
         FOR XML PATH(''), TYPE).value('.', 'nvarchar(max)'), 1, 1, N''),
     dropped_event_count = CONVERT(bigint, xs.dropped_event_count),
     dropped_buffer_count = CONVERT(bigint, xs.dropped_buffer_count),
+    -- Memory the running session holds for its event buffers (MAX_MEMORY), in bytes.
+    buffer_memory_bytes = CONVERT(bigint, xs.total_buffer_size),
     configured_file = (
         SELECT TOP (1) CONVERT(nvarchar(4000), f.value)
         FROM sys.server_event_session_fields AS f

@@ -29,6 +29,7 @@ public static class Program
         root.Subcommands.Add(AnalyzeCommand.Create());
         root.Subcommands.Add(WatchCommand.Create());
         root.Subcommands.Add(SessionCommand.Create());
+        root.Subcommands.Add(CheckCommand.Create());
         root.Subcommands.Add(HistoryCommand.Create());
         return root;
     }

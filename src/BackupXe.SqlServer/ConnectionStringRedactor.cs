@@ -1,6 +1,7 @@
 using System.Collections.Frozen;
 using System.Text;
 using System.Text.RegularExpressions;
+using Microsoft.Data.SqlClient;
 
 namespace BackupXe.SqlServer;
 
@@ -73,6 +74,39 @@ public static partial class ConnectionStringRedactor
         }
 
         return result.ToString();
+    }
+
+    /// <summary>
+    /// <paramref name="connectionString"/> as Microsoft.Data.SqlClient itself parses it, with the password masked:
+    /// what the driver would send is what is hidden, whatever synonym (Pwd, password) or quoting was used.
+    /// Text the driver rejects goes through <see cref="Redact"/> instead, because a rejected string can still
+    /// hold a secret.
+    /// </summary>
+    public static string RedactWithBuilder(string? connectionString)
+    {
+        if (string.IsNullOrEmpty(connectionString))
+        {
+            return connectionString ?? string.Empty;
+        }
+
+        SqlConnectionStringBuilder builder;
+        try
+        {
+            builder = new SqlConnectionStringBuilder(connectionString);
+        }
+        catch (Exception exception) when (exception is ArgumentException or FormatException or KeyNotFoundException)
+        {
+            return Redact(connectionString);
+        }
+
+        if (!string.IsNullOrEmpty(builder.Password))
+        {
+            builder.Password = Mask;
+        }
+
+        // Keys the builder does not know were already refused above; what is left may still carry a secret in a
+        // value we do not model (an account key in Initial Catalog is not ours to judge), so the text pass runs too.
+        return Redact(builder.ConnectionString);
     }
 
     /// <summary>

@@ -6,7 +6,7 @@ namespace BackupXe.Cli.Commands;
 
 /// <summary>
 /// <c>backupxe session</c>: the capture session's T-SQL (the embedded sessions/*.sql, one source of truth).
-/// <c>script</c> works anywhere; install/uninstall/status need a server connection.
+/// <c>script</c> works anywhere; install/uninstall/status run the same scripts on a server (ConnectionOptions).
 /// </summary>
 public static class SessionCommand
 {
@@ -62,18 +62,96 @@ public static class SessionCommand
 
     private static Command NeedsServer(string verb, string description)
     {
-        var server = new Option<string>("--server", "-S") { Description = "SQL Server instance.", Required = true };
-        var command = new Command(verb, description) { server, SessionNameOption() };
-        command.SetAction(parse =>
+        var connection = new ConnectionOptions();
+        var name = SessionNameOption();
+        var file = new Option<string>("--file-path") { Description = "event_file target path (.xel), on the server (install only).", DefaultValueFactory = _ => new CaptureSessionSettings().FilePath };
+        var command = new Command(verb, description) { name };
+        connection.AddTo(command);
+        if (verb == "install")
         {
-            Console.Error.WriteLine(
-                $"backupxe: 'session {verb}' connects to {parse.GetValue(server)}, which needs Microsoft.Data.SqlClient; this build does not include it "
-                + "(the package source could not provide it). Run the same T-SQL yourself: "
-                + $"'backupxe session script{(verb == "uninstall" ? " --drop" : verb == "status" ? " --status" : string.Empty)} > backupxe.sql' "
-                + $"then 'sqlcmd -S {parse.GetValue(server)} -i backupxe.sql' (or open it in SSMS).");
-            return ExitCodes.NothingUsable;
+            command.Options.Add(file);
+        }
+
+        command.SetAction(async (parse, cancellationToken) =>
+        {
+            var session = new CaptureSessionSettings(parse.GetValue(name)!, verb == "install" ? parse.GetValue(file)! : new CaptureSessionSettings().FilePath);
+            var problems = session.Validate();
+            foreach (var problem in problems)
+            {
+                await Console.Error.WriteLineAsync($"backupxe: {problem}");
+            }
+
+            var settings = problems.Count == 0 ? connection.Read(parse, PasswordSource.FromConsole(), Console.Error) : null;
+            if (settings is null)
+            {
+                return ExitCodes.NothingUsable;
+            }
+
+            return await ServerCall.RunAsync(settings, async factory =>
+            {
+                var client = new SessionClient(factory, session);
+                return verb switch
+                {
+                    "install" => Report(await client.InstallAsync(cancellationToken), settings.Server, installing: true),
+                    "uninstall" => Report(await client.UninstallAsync(cancellationToken), settings.Server, installing: false),
+                    _ => Print(SessionStatusFormatter.Format(await client.StatusAsync(cancellationToken))),
+                };
+            });
         });
         return command;
+    }
+
+    private static int Report(SessionInstallOutcome outcome, string server, bool installing)
+    {
+        if (outcome.Problems.Count > 0)
+        {
+            Console.Error.WriteLine($"backupxe: {server}: nothing was changed.");
+            foreach (var problem in outcome.Problems)
+            {
+                Console.Error.WriteLine($"backupxe: {problem.Message}");
+            }
+
+            return ExitCodes.NothingUsable;
+        }
+
+        foreach (var message in outcome.ServerMessages)
+        {
+            Console.Out.WriteLine(message);
+        }
+
+        var name = (outcome.After ?? outcome.Before)!.SessionName;
+        if (installing)
+        {
+            Console.Out.WriteLine(outcome.Before is { Exists: true }
+                ? $"Session {name} was already present on {server}: re-created with map keys resolved on this build."
+                : $"Session {name} created on {server}.");
+        }
+        else
+        {
+            Console.Out.WriteLine(outcome.Before is { Exists: true }
+                ? $"Session {name} stopped and dropped on {server}; its .xel files stay on the server's disk."
+                : $"Session {name} is not installed on {server}; nothing to do.");
+        }
+
+        var lines = SessionStatusFormatter.Format(outcome.After!);
+        var ok = installing ? outcome.Installed : outcome.After is { Exists: false };
+        return ok ? Print(lines) : PrintAndFail(lines);
+    }
+
+    private static int Print(IReadOnlyList<string> lines)
+    {
+        foreach (var line in lines)
+        {
+            Console.Out.WriteLine(line);
+        }
+
+        return ExitCodes.Success;
+    }
+
+    private static int PrintAndFail(IReadOnlyList<string> lines)
+    {
+        Print(lines);
+        return ExitCodes.NothingUsable;
     }
 
     private static Option<string> SessionNameOption()

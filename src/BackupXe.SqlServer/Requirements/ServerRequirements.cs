@@ -67,7 +67,7 @@ public static class ServerRequirements
 
     private static string TooOld(ServerFacts facts)
     {
-        var product = ProductName(facts.ProductMajorVersion);
+        var product = ProductNames.For(facts.ProductMajorVersion);
         return $"{product} (major version {facts.ProductMajorVersion}) has no backup_restore_progress_trace event; it arrived in SQL Server 2016. "
             + "Use the errorlog route: run DBCC TRACEON(3004, 3014, 3213, 3605, -1); before the backup or restore "
             + "(3605 sends the output of 3004/3014/3213 to the ERRORLOG), then DBCC TRACEOFF(3004, 3014, 3213, 3605, -1); "
@@ -82,13 +82,4 @@ public static class ServerRequirements
             RequirementKind.MissingPermission,
             $"Missing permission {permission}{either}, needed {purpose}. Ask an administrator to run: GRANT {permission} TO {grantee};");
     }
-
-    private static string ProductName(int major) => major switch
-    {
-        9 => "SQL Server 2005",
-        10 => "SQL Server 2008 / 2008 R2",
-        11 => "SQL Server 2012",
-        12 => "SQL Server 2014",
-        _ => "This SQL Server",
-    };
 }

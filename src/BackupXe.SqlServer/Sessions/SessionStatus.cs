@@ -9,6 +9,7 @@ namespace BackupXe.SqlServer;
 /// <param name="DroppedBufferCount">Whole buffers the server dropped; null unless running.</param>
 /// <param name="ConfiguredFile">The event_file target's filename setting.</param>
 /// <param name="CurrentFile">The file being written now (with the server's rollover suffix); null unless running.</param>
+/// <param name="BufferMemoryBytes">sys.dm_xe_sessions.total_buffer_size; null unless running.</param>
 public sealed record SessionStatus(
     string SessionName,
     bool Exists,
@@ -18,7 +19,8 @@ public sealed record SessionStatus(
     long? DroppedEventCount,
     long? DroppedBufferCount,
     string? ConfiguredFile,
-    string? CurrentFile)
+    string? CurrentFile,
+    long? BufferMemoryBytes = null)
 {
     /// <summary>The status of a session that is not defined on the server.</summary>
     public static SessionStatus Missing(string sessionName) =>

@@ -13,7 +13,7 @@ public static class SessionStatusFormatter
             return
             [
                 $"Session {status.SessionName}: not installed.",
-                $"  Run sessions/{SessionScripts.InstallFile} on the server (needs ALTER ANY EVENT SESSION).",
+                $"  Run `backupxe session install --server ...`, or sessions/{SessionScripts.InstallFile} yourself (needs ALTER ANY EVENT SESSION).",
             ];
         }
 
@@ -38,6 +38,10 @@ public static class SessionStatusFormatter
             lines.Add(string.Create(
                 CultureInfo.InvariantCulture,
                 $"  dropped: {status.DroppedEventCount ?? 0} events, {status.DroppedBufferCount ?? 0} buffers"));
+            if (status.BufferMemoryBytes is { } bytes)
+            {
+                lines.Add(string.Create(CultureInfo.InvariantCulture, $"  buffer memory: {bytes / 1024} KB"));
+            }
         }
 
         if (status.LostEvents)

@@ -15,7 +15,7 @@ public sealed class SessionStatusFormatterTests
             Assert.Equal(
                 [
                     "Session BackupXe: not installed.",
-                    "  Run sessions/backupxe-session.sql on the server (needs ALTER ANY EVENT SESSION).",
+                    "  Run `backupxe session install --server ...`, or sessions/backupxe-session.sql yourself (needs ALTER ANY EVENT SESSION).",
                 ],
                 lines);
         }

@@ -1,0 +1,101 @@
+using System.CommandLine;
+using BackupXe.SqlServer;
+
+namespace BackupXe.Cli.Commands;
+
+/// <summary>
+/// The connection options every server verb shares. There is deliberately no --password: a password comes from
+/// the environment variable named by --password-env, or from a prompt.
+/// </summary>
+public sealed class ConnectionOptions
+{
+    public Option<string> Server { get; } = new("--server", "-S") { Description = "SQL Server instance: host, host\\instance or host,port.", Required = true };
+
+    public Option<string> Database { get; } = new("--database", "-d") { Description = "Database to connect to.", DefaultValueFactory = _ => SqlConnectionSettings.DefaultDatabase };
+
+    public Option<string?> User { get; } = new("--user", "-U") { Description = "Login name (SQL authentication unless --authentication says otherwise)." };
+
+    public Option<string> PasswordVariable { get; } = new("--password-env")
+    {
+        Description = "Environment variable holding the password; without it set, an interactive terminal is prompted.",
+        DefaultValueFactory = _ => PasswordSource.DefaultVariable,
+    };
+
+    public Option<string?> Authentication { get; } = CreateAuthentication();
+
+    public Option<bool> TrustServerCertificate { get; } = new("--trust-server-certificate") { Description = "Accept any server certificate (encrypted, but the server is not authenticated). Prints a warning." };
+
+    public Option<bool> NoEncryption { get; } = new("--no-encryption") { Description = "Turn TLS off (Encrypt=false): the login travels in clear text. Prints a warning; for test servers only." };
+
+    public Option<int> ConnectTimeout { get; } = new("--connect-timeout") { Description = "Seconds to wait for the connection.", DefaultValueFactory = _ => SqlConnectionSettings.DefaultConnectTimeoutSeconds };
+
+    public Option<int> CommandTimeout { get; } = new("--command-timeout") { Description = "Seconds to wait for each query.", DefaultValueFactory = _ => SqlConnectionSettings.DefaultCommandTimeoutSeconds };
+
+    public void AddTo(Command command)
+    {
+        foreach (var option in new Option[] { Server, Database, User, PasswordVariable, Authentication, TrustServerCertificate, NoEncryption, ConnectTimeout, CommandTimeout })
+        {
+            command.Options.Add(option);
+        }
+    }
+
+    /// <summary>
+    /// The settings the command line asks for, with the password obtained; null after writing one line per
+    /// problem to <paramref name="error"/>. Security warnings go to <paramref name="error"/> as well.
+    /// </summary>
+    public SqlConnectionSettings? Read(ParseResult parse, PasswordSource passwords, TextWriter error)
+    {
+        var user = parse.GetValue(User);
+        var authentication = parse.GetValue(Authentication) is { } name
+            ? SqlAuthenticationNames.ByName[name]
+            : user is null ? SqlAuthentication.Integrated : SqlAuthentication.SqlPassword;
+        string? password = null;
+        if (SqlAuthenticationNames.NeedsSecret(authentication) && user is not null)
+        {
+            password = passwords.Obtain(parse.GetValue(PasswordVariable)!, user, out var problem);
+            if (password is null)
+            {
+                error.WriteLine($"backupxe: {problem}");
+                return null;
+            }
+        }
+
+        var settings = new SqlConnectionSettings(
+            parse.GetValue(Server)!,
+            parse.GetValue(Database)!,
+            authentication,
+            user,
+            password,
+            Encrypt: !parse.GetValue(NoEncryption),
+            TrustServerCertificate: parse.GetValue(TrustServerCertificate),
+            ConnectTimeoutSeconds: parse.GetValue(ConnectTimeout),
+            CommandTimeoutSeconds: parse.GetValue(CommandTimeout));
+        var problems = settings.Validate();
+        foreach (var line in problems)
+        {
+            error.WriteLine($"backupxe: {line}");
+        }
+
+        if (problems.Count > 0)
+        {
+            return null;
+        }
+
+        foreach (var warning in settings.SecurityWarnings())
+        {
+            error.WriteLine($"backupxe: {warning}");
+        }
+
+        return settings;
+    }
+
+    private static Option<string?> CreateAuthentication()
+    {
+        var option = new Option<string?>("--authentication", "-a")
+        {
+            Description = "sql (default with --user), integrated (default without), ad-password, ad-integrated, ad-interactive, ad-service-principal, ad-device-code, ad-managed-identity.",
+        };
+        option.AcceptOnlyFromAmong([.. SqlAuthenticationNames.ByName.Keys]);
+        return option;
+    }
+}

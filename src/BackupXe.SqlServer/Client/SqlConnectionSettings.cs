@@ -1,0 +1,82 @@
+namespace BackupXe.SqlServer;
+
+/// <summary>
+/// Where and how BackupXe connects. Safe by default: encrypted, certificate validated, read-only work unless a
+/// command says otherwise. The password is a value obtained by <see cref="PasswordSource"/>, never a
+/// command-line argument, and never printed (<see cref="ToString"/> leaves it out).
+/// </summary>
+/// <param name="Server">Data Source: host, host\instance or host,port.</param>
+/// <param name="Database">Initial Catalog; master holds every view BackupXe reads.</param>
+/// <param name="Encrypt">
+/// TLS for the whole connection. Only an explicit user choice turns it off: SqlClient 2.1.4 with Encrypt=false
+/// sends the login in clear text to a peer that claims it cannot encrypt (CVE-2024-0056, docs/security.md).
+/// </param>
+/// <param name="TrustServerCertificate">Accept any server certificate; explicit, and warned about.</param>
+public sealed record SqlConnectionSettings(
+    string Server,
+    string Database = SqlConnectionSettings.DefaultDatabase,
+    SqlAuthentication Authentication = SqlAuthentication.Integrated,
+    string? UserName = null,
+    string? Password = null,
+    bool Encrypt = true,
+    bool TrustServerCertificate = false,
+    int ConnectTimeoutSeconds = SqlConnectionSettings.DefaultConnectTimeoutSeconds,
+    int CommandTimeoutSeconds = SqlConnectionSettings.DefaultCommandTimeoutSeconds)
+{
+    public const string DefaultDatabase = "master";
+    public const int DefaultConnectTimeoutSeconds = 15;
+    public const int DefaultCommandTimeoutSeconds = 30;
+
+    /// <summary>The application name every BackupXe connection shows in sys.dm_exec_sessions.</summary>
+    public const string ApplicationName = "BackupXe";
+
+    /// <summary>Upper bound for both timeouts, in seconds: an hour is already far beyond any preflight.</summary>
+    public const int MaxTimeoutSeconds = 3600;
+
+    /// <summary>Every problem with these settings, each naming the setting; empty when valid.</summary>
+    public IReadOnlyList<string> Validate()
+    {
+        var problems = new List<string>();
+        if (string.IsNullOrWhiteSpace(Server))
+        {
+            problems.Add("no server given: pass --server HOST[\\INSTANCE][,PORT].");
+        }
+
+        if (ConnectTimeoutSeconds is < 1 or > MaxTimeoutSeconds)
+        {
+            problems.Add($"connect timeout {ConnectTimeoutSeconds} s is out of range 1..{MaxTimeoutSeconds}.");
+        }
+
+        if (CommandTimeoutSeconds is < 1 or > MaxTimeoutSeconds)
+        {
+            problems.Add($"command timeout {CommandTimeoutSeconds} s is out of range 1..{MaxTimeoutSeconds}.");
+        }
+
+        if (SqlAuthenticationNames.NeedsSecret(Authentication) && string.IsNullOrEmpty(UserName))
+        {
+            problems.Add($"{Authentication} needs a user name (--user).");
+        }
+
+        return problems;
+    }
+
+    /// <summary>Warnings the user must see before connecting; empty for the safe defaults.</summary>
+    public IReadOnlyList<string> SecurityWarnings()
+    {
+        var warnings = new List<string>();
+        if (!Encrypt)
+        {
+            warnings.Add("warning: encryption is off (--no-encryption): the login and every result cross the network in clear text.");
+        }
+        else if (TrustServerCertificate)
+        {
+            warnings.Add("warning: --trust-server-certificate accepts any certificate, so the connection is encrypted but the server is not authenticated; install a certificate the client trusts instead.");
+        }
+
+        return warnings;
+    }
+
+    /// <summary>Server, database and login for messages; never the password.</summary>
+    public override string ToString() =>
+        $"{Server} (database {Database}, {(UserName is null ? Authentication.ToString() : $"{Authentication} as {UserName}")})";
+}

@@ -1,0 +1,65 @@
+using Microsoft.Data.SqlClient;
+
+namespace BackupXe.SqlServer;
+
+/// <summary>
+/// One line for a failure, for a console or a log: the server's own words with the error number, the driver's
+/// inner reason for network failures, secrets masked, line breaks folded. Never a stack trace.
+/// </summary>
+public static class SqlFailureText
+{
+    public static string Describe(Exception failure)
+    {
+        ArgumentNullException.ThrowIfNull(failure);
+        string text;
+        if (failure is SqlException sql)
+        {
+            var first = sql.Errors.Count > 0 ? sql.Errors[0] : null;
+            var number = first?.Number ?? sql.Number;
+            var hint = Hint(sql);
+            text = $"{FirstLine(first?.Message ?? sql.Message)} (error {number}{(hint is null ? string.Empty : "; " + hint)})";
+            if (number == SqlErrorNumbers.DriverError && sql.InnerException is { } inner && !string.IsNullOrWhiteSpace(inner.Message))
+            {
+                text += $" [{FirstLine(inner.Message)}]";
+            }
+        }
+        else if (failure is OperationCanceledException)
+        {
+            text = "cancelled";
+        }
+        else
+        {
+            text = FirstLine(failure.Message);
+        }
+
+        return ConnectionStringRedactor.RedactMessage(text);
+    }
+
+    private static string? Hint(SqlException sql)
+    {
+        var numbers = sql.Errors.Cast<SqlError>().Select(e => e.Number).ToList();
+        if (numbers.Any(SqlErrorNumbers.IsLoginRefused))
+        {
+            return "check the login name, the password variable and that the login may connect; the ERRORLOG has the state that says why";
+        }
+
+        if (numbers.Any(SqlErrorNumbers.IsPermissionDenied))
+        {
+            return "missing permission; docs/permissions.md lists what BackupXe needs";
+        }
+
+        if (numbers.Contains(SqlErrorNumbers.Timeout))
+        {
+            return "timed out; raise --connect-timeout or --command-timeout if the server is slow to answer";
+        }
+
+        return null;
+    }
+
+    private static string FirstLine(string message)
+    {
+        var trimmed = message.Trim();
+        var end = trimmed.IndexOfAny(['\r', '\n']);
+        return end < 0 ? trimmed : trimmed[..end].TrimEnd();
+    }
+}

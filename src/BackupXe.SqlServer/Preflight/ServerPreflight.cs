@@ -1,0 +1,233 @@
+using System.Globalization;
+using Microsoft.Data.SqlClient;
+
+namespace BackupXe.SqlServer;
+
+/// <summary>
+/// <c>backupxe check</c>: what a DBA should know before relying on BackupXe on a server, one line each, read only.
+/// A check the login may not run becomes a warning naming the error; a lost connection ends the run.
+/// </summary>
+public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSessionSettings session)
+{
+    /// <summary>Below this, large BUFFERCOUNT x MAXTRANSFERSIZE plans (256 MB and more) are at risk.</summary>
+    public const long LowMemoryKb = 512 * 1024;
+
+    /// <summary>Past this many rows msdb's history slows down every backup's bookkeeping and SSMS's restore dialog.</summary>
+    public const long LargeHistoryRows = 1_000_000;
+
+    private const string Azure = "Azure SQL Database";
+
+    public async Task<IReadOnlyList<PreflightCheck>> RunAsync(CancellationToken cancellationToken)
+    {
+        var client = new SessionClient(factory, session);
+        await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+        var facts = await client.ReadServerFactsAsync(connection, cancellationToken).ConfigureAwait(false);
+        var problems = ServerRequirements.Check(facts);
+        var checks = new List<PreflightCheck> { Version(facts, problems) };
+        var canCapture = problems.All(p => p.Kind == RequirementKind.MissingPermission);
+        if (canCapture)
+        {
+            checks.AddRange(Permissions(problems));
+            checks.Add(await Guarded(connection, "capture session", () => SessionState(client, connection, cancellationToken)).ConfigureAwait(false));
+            checks.Add(await Guarded(connection, "events", () => Events(connection, cancellationToken)).ConfigureAwait(false));
+        }
+        else if (problems.Any(p => p.Kind == RequirementKind.VersionTooOld))
+        {
+            checks.Add(await Guarded(connection, "trace flags", () => TraceFlags(connection, cancellationToken)).ConfigureAwait(false));
+        }
+
+        checks.Add(await Guarded(connection, "backup compression", () => Compression(connection, cancellationToken)).ConfigureAwait(false));
+        checks.Add(await Guarded(connection, "instant file init", () => InstantFileInitialization(connection, cancellationToken)).ConfigureAwait(false));
+        checks.Add(await Guarded(connection, "memory", () => Memory(connection, cancellationToken)).ConfigureAwait(false));
+        checks.Add(await Guarded(connection, "msdb history", () => History(connection, cancellationToken)).ConfigureAwait(false));
+        return checks;
+    }
+
+    private static PreflightCheck Version(ServerFacts facts, IReadOnlyList<RequirementProblem> problems)
+    {
+        var blocking = problems.FirstOrDefault(p => p.Kind != RequirementKind.MissingPermission);
+        var product = facts.EngineEdition == 5 ? Azure : $"{ProductNames.For(facts.ProductMajorVersion)} (major version {facts.ProductMajorVersion})";
+        var found = facts.Edition is null ? product : $"{product}, {facts.Edition}";
+        return blocking is null
+            ? new PreflightCheck("version", PreflightOutcome.Pass, found)
+            : new PreflightCheck("version", PreflightOutcome.Fail, found, blocking.Message);
+    }
+
+    private static IEnumerable<PreflightCheck> Permissions(IReadOnlyList<RequirementProblem> problems)
+    {
+        var missing = problems.Where(p => p.Kind == RequirementKind.MissingPermission).ToList();
+        if (missing.Count == 0)
+        {
+            return [new PreflightCheck("permissions", PreflightOutcome.Pass, "the login can create the session and read its DMVs")];
+        }
+
+        return missing.Select(p => new PreflightCheck("permissions", PreflightOutcome.Fail, FirstSentence(p.Message), p.Message));
+    }
+
+    private static async Task<PreflightCheck> SessionState(SessionClient client, SqlConnection connection, CancellationToken cancellationToken)
+    {
+        var status = await client.StatusAsync(connection, cancellationToken).ConfigureAwait(false);
+        var name = status.SessionName;
+        if (!status.Exists)
+        {
+            return new PreflightCheck("capture session", PreflightOutcome.Warn, $"session {name} is not installed",
+                $"backupxe session install --server <server>{(name == SessionName.Default ? string.Empty : $" --session-name {name}")}");
+        }
+
+        if (!status.Running)
+        {
+            return new PreflightCheck("capture session", PreflightOutcome.Warn, $"session {name} exists but is stopped",
+                $"ALTER EVENT SESSION [{name}] ON SERVER STATE = START;");
+        }
+
+        var dropped = string.Create(CultureInfo.InvariantCulture, $"{status.DroppedEventCount ?? 0} events and {status.DroppedBufferCount ?? 0} buffers dropped");
+        return status.LostEvents
+            ? new PreflightCheck("capture session", PreflightOutcome.Warn, $"session {name} is running; {dropped}",
+                "re-run `backupxe session install` (it re-creates the session) and keep fewer sessions running at once; reports from this capture may miss waits")
+            : new PreflightCheck("capture session", PreflightOutcome.Pass, $"session {name} is running; {dropped}");
+    }
+
+    private async Task<PreflightCheck> Events(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        var names = new HashSet<string>(StringComparer.Ordinal);
+        await using (var command = factory.Command(connection, PreflightQueries.Events))
+        await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
+        {
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                if (SqlRows.Text(reader, "name") is { } name)
+                {
+                    names.Add(name);
+                }
+            }
+        }
+
+        if (!names.Contains("backup_restore_progress_trace"))
+        {
+            return new PreflightCheck("events", PreflightOutcome.Fail, "sqlserver.backup_restore_progress_trace is not on this build",
+                "use the errorlog route: DBCC TRACEON(3004, 3014, 3213, 3605, -1); then backupxe analyze ERRORLOG");
+        }
+
+        var throughput = names.FirstOrDefault(n => n.EndsWith("_backup_restore_throughput", StringComparison.Ordinal));
+        return new PreflightCheck("events", PreflightOutcome.Pass, throughput is null
+            ? "backup_restore_progress_trace present; no throughput event on this build (throughput comes from the trace messages)"
+            : $"backup_restore_progress_trace and {throughput} present");
+    }
+
+    private async Task<PreflightCheck> TraceFlags(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        int[] wanted = [3004, 3014, 3213, 3605];
+        var on = new HashSet<int>();
+        await using (var command = factory.Command(connection, PreflightQueries.TraceFlags))
+        await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
+        {
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                if (SqlRows.Number(reader, "TraceFlag") is { } flag && SqlRows.Number(reader, "Global") == 1 && flag is >= 0 and <= int.MaxValue)
+                {
+                    on.Add((int)flag);
+                }
+            }
+        }
+
+        var off = wanted.Where(f => !on.Contains(f)).ToList();
+        return off.Count == 0
+            ? new PreflightCheck("trace flags", PreflightOutcome.Pass, "3004, 3014, 3213 and 3605 are on globally: the ERRORLOG records backups and restores")
+            : new PreflightCheck("trace flags", PreflightOutcome.Warn,
+                $"not on globally: {string.Join(", ", off)}; the ERRORLOG will not have what `backupxe analyze` reads",
+                $"DBCC TRACEON({string.Join(", ", off)}, -1); before the backup or restore, then DBCC TRACEOFF({string.Join(", ", off)}, -1); afterwards");
+    }
+
+    private async Task<PreflightCheck> Compression(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        var value = await ScalarAsync(connection, PreflightQueries.CompressionDefault, "value_in_use", cancellationToken).ConfigureAwait(false);
+        return value switch
+        {
+            1 => new PreflightCheck("backup compression", PreflightOutcome.Pass, "compression is the default (backup compression default = 1)"),
+            0 => new PreflightCheck("backup compression", PreflightOutcome.Pass, "no compression by default (backup compression default = 0); BACKUP compresses only WITH COMPRESSION"),
+            _ => new PreflightCheck("backup compression", PreflightOutcome.Warn, "the setting 'backup compression default' was not found"),
+        };
+    }
+
+    private async Task<PreflightCheck> InstantFileInitialization(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        await using var command = factory.Command(connection, PreflightQueries.InstantFileInitialization);
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            return new PreflightCheck("instant file init", PreflightOutcome.Warn,
+                "this build does not report it (sys.dm_server_services.instant_file_initialization_enabled needs 2016 SP1 or later)",
+                "check that the engine's service account holds 'Perform volume maintenance tasks' (SeManageVolumePrivilege)");
+        }
+
+        var account = SqlRows.Text(reader, "service_account") ?? "the engine's service account";
+        return string.Equals(SqlRows.Text(reader, "instant_file_initialization_enabled"), "Y", StringComparison.OrdinalIgnoreCase)
+            ? new PreflightCheck("instant file init", PreflightOutcome.Pass, $"enabled for {account}")
+            : new PreflightCheck("instant file init", PreflightOutcome.Warn,
+                $"disabled for {account}: restores zero every data file before copying (the file-zeroing bottleneck)",
+                $"grant 'Perform volume maintenance tasks' (SeManageVolumePrivilege) to {account} and restart the service");
+    }
+
+    private async Task<PreflightCheck> Memory(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        await using var command = factory.Command(connection, PreflightQueries.Memory);
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false) || SqlRows.Number(reader, "available_physical_memory_kb") is not { } available)
+        {
+            return new PreflightCheck("memory", PreflightOutcome.Warn, "sys.dm_os_sys_memory returned nothing");
+        }
+
+        var total = SqlRows.Number(reader, "total_physical_memory_kb");
+        var found = string.Create(CultureInfo.InvariantCulture, $"{available / 1024} MB of {(total is { } t ? (t / 1024).ToString(CultureInfo.InvariantCulture) : "?")} MB physical memory free");
+        return available < LowMemoryKb
+            ? new PreflightCheck("memory", PreflightOutcome.Warn, $"{found}: backup buffers (BUFFERCOUNT x MAXTRANSFERSIZE) are allocated outside the buffer pool and may not fit",
+                "keep recommended buffer plans within free memory (--memory-budget-mb) or lower max server memory")
+            : new PreflightCheck("memory", PreflightOutcome.Pass, found);
+    }
+
+    private async Task<PreflightCheck> History(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        await using var command = factory.Command(connection, PreflightQueries.BackupHistory);
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        var rows = SqlRows.Number(reader, "backup_sets") ?? 0;
+        var oldestOrdinal = reader.GetOrdinal("oldest");
+        var oldest = reader.IsDBNull(oldestOrdinal) ? (DateTime?)null : reader.GetDateTime(oldestOrdinal);
+        var found = string.Create(CultureInfo.InvariantCulture, $"{rows:N0} backup sets in msdb{(oldest is { } o ? $" since {o:yyyy-MM-dd}" : string.Empty)}");
+        return rows > LargeHistoryRows
+            ? new PreflightCheck("msdb history", PreflightOutcome.Warn, found,
+                string.Create(CultureInfo.InvariantCulture, $"EXEC msdb.dbo.sp_delete_backuphistory @oldest_date = N'{DateTime.UtcNow.AddYears(-1):yyyy-MM-dd}'; (keep a year), then schedule it"))
+            : new PreflightCheck("msdb history", PreflightOutcome.Pass, found);
+    }
+
+    private async Task<long?> ScalarAsync(SqlConnection connection, string query, string column, CancellationToken cancellationToken)
+    {
+        await using var command = factory.Command(connection, query);
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        return await reader.ReadAsync(cancellationToken).ConfigureAwait(false) ? SqlRows.Number(reader, column) : null;
+    }
+
+    /// <summary>
+    /// Runs one check; a server error other than a lost connection becomes this check's warning. Measured: a
+    /// socket closed mid-result raises Number 0 Class 20 and the connection still claims Open, so the class decides.
+    /// </summary>
+    private static async Task<PreflightCheck> Guarded(SqlConnection connection, string name, Func<Task<PreflightCheck>> check)
+    {
+        try
+        {
+            return await check().ConfigureAwait(false);
+        }
+        catch (SqlException failure) when (connection.State == System.Data.ConnectionState.Open && failure.Errors.Cast<SqlError>().All(e => e.Class < 20))
+        {
+            var permission = failure.Errors.Cast<SqlError>().Any(e => SqlErrorNumbers.IsPermissionDenied(e.Number));
+            return new PreflightCheck(name, PreflightOutcome.Warn, $"could not check: {SqlFailureText.Describe(failure)}",
+                permission ? "GRANT VIEW SERVER STATE (2022+: VIEW SERVER PERFORMANCE STATE) to the login; docs/permissions.md" : null);
+        }
+    }
+
+    private static string FirstSentence(string text)
+    {
+        var end = text.IndexOf(". ", StringComparison.Ordinal);
+        return end < 0 ? text : text[..end];
+    }
+}

@@ -1,0 +1,19 @@
+namespace BackupXe.SqlServer;
+
+/// <summary>SQL Server's marketing names by product major version (SERVERPROPERTY('ProductMajorVersion')).</summary>
+public static class ProductNames
+{
+    public static string For(int major) => major switch
+    {
+        9 => "SQL Server 2005",
+        10 => "SQL Server 2008 / 2008 R2",
+        11 => "SQL Server 2012",
+        12 => "SQL Server 2014",
+        13 => "SQL Server 2016",
+        14 => "SQL Server 2017",
+        15 => "SQL Server 2019",
+        16 => "SQL Server 2022",
+        17 => "SQL Server 2025",
+        _ => "This SQL Server",
+    };
+}

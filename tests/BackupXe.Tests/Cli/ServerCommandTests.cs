@@ -1,0 +1,315 @@
+using System.Diagnostics;
+using System.Text.Json;
+using BackupXe.Tests.Support.Tds;
+using Xunit;
+
+namespace BackupXe.Tests.Cli;
+
+/// <summary>
+/// session install / uninstall / status and check, end to end through Program.Main and the real driver, against
+/// the TDS double scripted as a server (<see cref="ScriptedSqlServer"/>). Every run is scanned for secrets.
+/// </summary>
+[Collection(ConsoleCollection.Name)]
+public class ServerCommandTests
+{
+    public ServerCommandTests() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
+    [Fact]
+    public async Task Install_creates_the_session_and_prints_its_status()
+    {
+        // Given
+        var sql = new ScriptedSqlServer();
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "session", "install");
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("BackupXe: session [BackupXe] created and running.", run.Output);
+        Assert.Contains($"Session BackupXe created on {server.Server}.", run.Output);
+        Assert.Contains("Session BackupXe: running.", run.Output);
+        Assert.Contains(server.Requests, r => r.Text.Contains("DECLARE @SessionName sysname = N'BackupXe';", StringComparison.Ordinal) && r.Text.Contains("CREATE EVENT SESSION", StringComparison.Ordinal));
+        Assert.All(server.Logins, l => Assert.Equal("BackupXe", l.ApplicationName));
+    }
+
+    [Fact]
+    public async Task Install_over_a_present_session_re_creates_it()
+    {
+        // Given
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = false };
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "session", "install", "--file-path", @"D:\XE\Backup's.xel");
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("was already present", run.Output);
+        Assert.Contains(server.Requests, r => r.Text.Contains(@"DECLARE @FilePath nvarchar(260) = N'D:\XE\Backup''s.xel';", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Install_on_sql_server_2014_changes_nothing_and_gives_the_errorlog_route()
+    {
+        // Given
+        var sql = new ScriptedSqlServer { MajorVersion = 12 };
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "session", "install");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("nothing was changed", run.Error);
+        Assert.Contains("DBCC TRACEON(3004, 3014, 3213, 3605, -1)", run.Error);
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains("CREATE EVENT SESSION", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Install_without_the_permission_names_the_grant_and_changes_nothing()
+    {
+        // Given
+        var sql = new ScriptedSqlServer();
+        sql.Permissions.Remove("ALTER ANY EVENT SESSION");
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "session", "install");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains($"GRANT ALTER ANY EVENT SESSION TO [{TdsClient.User}];", run.Error);
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains("CREATE EVENT SESSION", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task A_refused_login_is_one_line_with_18456_and_no_password()
+    {
+        // Given
+        await using var server = Start(new ScriptedSqlServer());
+        server.Credentials = (TdsClient.User, "another password");
+
+        // When
+        var run = await RunAsync(server, "session", "status");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        var line = Assert.Single(Lines(run.Error));
+        Assert.Contains($"Login failed for user '{TdsClient.User}'", line);
+        Assert.Contains("error 18456", line);
+        Assert.Equal(TdsClient.Password, server.Logins.Single().Password);
+    }
+
+    [Fact]
+    public async Task A_connection_dropped_mid_query_is_one_line_and_exit_1()
+    {
+        // Given
+        var sql = new ScriptedSqlServer().DropConnectionOn("dm_xe_session_targets");
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "session", "status");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        var line = Assert.Single(Lines(run.Error));
+        Assert.StartsWith($"backupxe: cannot reach {server.Server}: ", line);
+        Assert.Contains("(error 0)", line);
+    }
+
+    [Fact]
+    public async Task Status_shows_drops_and_buffer_memory_and_uninstall_removes_the_session()
+    {
+        // Given
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true, DroppedEvents = 17 };
+        await using var server = Start(sql);
+
+        // When
+        var status = await RunAsync(server, "session", "status");
+        var uninstall = await RunAsync(server, "session", "uninstall");
+        var again = await RunAsync(server, "session", "uninstall");
+
+        // Then
+        Assert.Equal(0, status.ExitCode);
+        Assert.Contains("  dropped: 17 events, 0 buffers", status.Output);
+        Assert.Contains("  buffer memory: 4096 KB", status.Output);
+        Assert.Contains("warning: the server dropped events", status.Output);
+        Assert.Equal(0, uninstall.ExitCode);
+        Assert.Contains("stopped and dropped", uninstall.Output);
+        Assert.Contains("Session BackupXe: not installed.", uninstall.Output);
+        Assert.Equal(0, again.ExitCode);
+        Assert.Contains("nothing to do", again.Output);
+    }
+
+    [Fact]
+    public async Task Check_passes_a_ready_server_line_by_line()
+    {
+        // Given
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true, CompressionDefault = 1 };
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "check");
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        var lines = Lines(run.Output);
+        Assert.Equal(
+            ["version", "permissions", "capture session", "events", "backup compression", "instant file init", "memory", "msdb history"],
+            lines.Where(l => l.StartsWith("PASS", StringComparison.Ordinal)).Select(l => l[6..].Split("  ")[0].Trim()));
+        Assert.Contains(lines, l => l.Contains("SQL Server 2019 (major version 15), Developer Edition (64-bit)", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.Contains("databases_backup_restore_throughput present", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Check_json_lists_every_check_with_outcome_and_fix()
+    {
+        // Given
+        var sql = new ScriptedSqlServer { InstantFileInitialization = "N", HistoryRows = 2_500_000 };
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "check", "--format", "json");
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        using var json = JsonDocument.Parse(run.Output);
+        Assert.Equal(0, json.RootElement.GetProperty("failed").GetInt32());
+        var checks = json.RootElement.GetProperty("checks").EnumerateArray().ToDictionary(c => c.GetProperty("name").GetString()!);
+        Assert.Equal("warn", checks["capture session"].GetProperty("outcome").GetString());
+        Assert.Contains("backupxe session install", checks["capture session"].GetProperty("fix").GetString());
+        Assert.Equal("warn", checks["instant file init"].GetProperty("outcome").GetString());
+        Assert.Contains("SeManageVolumePrivilege", checks["instant file init"].GetProperty("fix").GetString());
+        Assert.Equal("warn", checks["msdb history"].GetProperty("outcome").GetString());
+        Assert.Contains("sp_delete_backuphistory", checks["msdb history"].GetProperty("fix").GetString());
+        Assert.Equal(JsonValueKind.Null, checks["version"].GetProperty("fix").ValueKind);
+    }
+
+    [Fact]
+    public async Task Check_on_sql_server_2014_fails_the_version_and_reads_the_trace_flags()
+    {
+        // Given
+        var sql = new ScriptedSqlServer { MajorVersion = 12, InstantFileInitialization = null };
+        sql.GlobalTraceFlags.AddRange([3004, 3605]);
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "check");
+
+        // Then
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains(Lines(run.Output), l => l.StartsWith("FAIL  version", StringComparison.Ordinal) && l.Contains("SQL Server 2014", StringComparison.Ordinal));
+        Assert.Contains(Lines(run.Output), l => l.StartsWith("WARN  trace flags", StringComparison.Ordinal) && l.Contains("3014, 3213", StringComparison.Ordinal));
+        Assert.Contains("fix: DBCC TRACEON(3014, 3213, -1);", run.Output);
+        Assert.Contains(Lines(run.Output), l => l.StartsWith("WARN  instant file init", StringComparison.Ordinal));
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains("dm_xe_session_targets", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Check_without_view_server_state_fails_that_permission_and_warns_on_each_dmv_it_cannot_read()
+    {
+        // Given
+        var sql = new ScriptedSqlServer().Deny("dm_os_sys_memory").Deny("dm_xe_session_targets");
+        sql.Permissions.Remove("VIEW SERVER STATE");
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "check");
+
+        // Then
+        Assert.Equal(2, run.ExitCode);
+        var lines = Lines(run.Output);
+        Assert.Contains(lines, l => l.StartsWith("FAIL  permissions", StringComparison.Ordinal) && l.Contains("VIEW SERVER STATE", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith("WARN  memory", StringComparison.Ordinal) && l.Contains("error 300", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith("WARN  capture session", StringComparison.Ordinal) && l.Contains("could not check", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith("PASS  msdb history", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Check_stops_with_one_line_when_the_connection_drops()
+    {
+        // Given
+        var sql = new ScriptedSqlServer().DropConnectionOn("dm_os_sys_memory");
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "check");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Single(Lines(run.Error));
+        Assert.Empty(run.Output);
+    }
+
+    [Theory]
+    [InlineData("session", "install")]
+    [InlineData("check")]
+    public async Task A_dead_address_gives_one_line_and_exit_1_within_the_connect_timeout(params string[] verb)
+    {
+        // Given nothing listens on port 1
+        var watch = Stopwatch.StartNew();
+
+        // When
+        var run = await CliRun.RunAsync([.. verb, "--server", "127.0.0.1,1", "--user", "sa", "--password-env", TdsClient.PasswordVariable, "--connect-timeout", "2"]);
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        var line = Assert.Single(Lines(run.Error));
+        Assert.StartsWith("backupxe: cannot reach 127.0.0.1,1: ", line);
+        Assert.True(watch.Elapsed < TimeSpan.FromSeconds(6), $"took {watch.Elapsed}");
+        AssertNoSecrets(run);
+    }
+
+    [Fact]
+    public async Task Trust_server_certificate_and_no_encryption_are_warned_about()
+    {
+        // Given / When
+        var trust = await CliRun.RunAsync("check", "--server", "127.0.0.1,1", "--trust-server-certificate", "--connect-timeout", "1");
+        var clear = await CliRun.RunAsync("check", "--server", "127.0.0.1,1", "--no-encryption", "--connect-timeout", "1");
+
+        // Then
+        Assert.Contains("warning: --trust-server-certificate accepts any certificate", trust.Error);
+        Assert.Contains("warning: encryption is off", clear.Error);
+    }
+
+    [Fact]
+    public async Task There_is_no_password_option()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("session", "status", "--server", "127.0.0.1,1", "--user", "sa", "--password", TdsClient.Password);
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("--password", run.Error);
+    }
+
+    private static TdsServerDouble Start(ScriptedSqlServer sql)
+    {
+        var server = TdsServerDouble.Start(sql.Script);
+        server.MajorVersion = sql.MajorVersion;
+        return server;
+    }
+
+    private static async Task<CliRun> RunAsync(TdsServerDouble server, params string[] verb)
+    {
+        var run = await CliRun.RunAsync([.. verb, .. TdsClient.CliArguments(server)]);
+        AssertNoSecrets(run);
+        // The double is reached without TLS, so the CLI must have said so.
+        Assert.Contains("warning: encryption is off", run.Error);
+        return run with { Error = string.Join('\n', Lines(run.Error).Where(l => !l.Contains("warning: encryption is off", StringComparison.Ordinal))) };
+    }
+
+    private static void AssertNoSecrets(CliRun run)
+    {
+        foreach (var text in new[] { run.Output, run.Error })
+        {
+            Assert.DoesNotContain(TdsClient.Password, text);
+            Assert.DoesNotContain("Password=", text, StringComparison.OrdinalIgnoreCase);
+            Assert.DoesNotContain("Pwd=", text, StringComparison.OrdinalIgnoreCase);
+            Assert.DoesNotContain("Data Source=", text, StringComparison.OrdinalIgnoreCase);
+        }
+    }
+
+    private static List<string> Lines(string text) => [.. text.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(l => l.TrimEnd('\r'))];
+}

@@ -1,0 +1,122 @@
+namespace BackupXe.Tests.Support.Tds;
+
+/// <summary>
+/// A <see cref="TdsScript"/> that answers BackupXe's own queries (sessions/*.sql and the preflight queries) the
+/// way the documented catalog views shape them, from settable facts: a scripted stand-in for a server, on the
+/// <see cref="TdsServerDouble"/>. The session "exists" after the install script arrives and not after the drop
+/// script, so install, status and uninstall can run end to end. It is a double: it returns what a test set,
+/// and proves BackupXe's client path, not SQL Server's behaviour.
+/// </summary>
+public sealed class ScriptedSqlServer
+{
+    public const string ServerStateDenied = "VIEW SERVER STATE permission was denied on object 'server', database 'master'.";
+
+    public ScriptedSqlServer()
+    {
+        Script = new TdsScript()
+            .On("fn_my_permissions", _ => Facts())
+            .On("dm_xe_session_targets", _ => Status())
+            .On("ADD EVENT sqlserver.backup_restore_progress_trace", _ =>
+            {
+                SessionExists = true;
+                SessionRunning = true;
+                return new TdsResponse().Info($"BackupXe: session [{SessionName}] created and running.");
+            })
+            .On(r => r.Text.Contains("DROP EVENT SESSION", StringComparison.Ordinal) && !r.Text.Contains("CREATE EVENT SESSION", StringComparison.Ordinal), _ =>
+            {
+                SessionExists = false;
+                SessionRunning = false;
+                return TdsResponse.Empty;
+            })
+            .On("o.name IN (N'backup_restore_progress_trace'", _ => Events())
+            .On("DBCC TRACESTATUS", _ => TraceFlags())
+            .On("backup compression default", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("value_in_use")).Row(CompressionDefault)))
+            .On("instant_file_initialization_enabled", _ => InstantFileInitializationRows())
+            .On("dm_os_sys_memory", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("available_physical_memory_kb"), TdsColumn.BigInt("total_physical_memory_kb")).Row(AvailableMemoryKb, 16L * 1024 * 1024)))
+            .On("msdb.dbo.backupset", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("backup_sets"), TdsColumn.DateTime("oldest")).Row(HistoryRows, new DateTime(2023, 1, 1))));
+    }
+
+    public TdsScript Script { get; }
+
+    public int MajorVersion { get; set; } = 15;
+
+    public string Edition { get; set; } = "Developer Edition (64-bit)";
+
+    public string Login { get; set; } = TdsClient.User;
+
+    public List<string> Permissions { get; } = ["ALTER ANY EVENT SESSION", "VIEW SERVER STATE", "CONNECT SQL"];
+
+    public string SessionName { get; set; } = BackupXe.SqlServer.SessionName.Default;
+
+    public bool SessionExists { get; set; }
+
+    public bool SessionRunning { get; set; }
+
+    public long DroppedEvents { get; set; }
+
+    public List<string> EventNames { get; } = ["backup_restore_progress_trace", "databases_backup_restore_throughput"];
+
+    public List<int> GlobalTraceFlags { get; } = [];
+
+    public int CompressionDefault { get; set; }
+
+    /// <summary>'Y', 'N', or null for a build without the column (no row).</summary>
+    public string? InstantFileInitialization { get; set; } = "Y";
+
+    public long AvailableMemoryKb { get; set; } = 8L * 1024 * 1024;
+
+    public long HistoryRows { get; set; } = 1234;
+
+    /// <summary>Requests containing <paramref name="fragment"/> fail with 300 (VIEW SERVER STATE denied), as a DMV read without it does.</summary>
+    public ScriptedSqlServer Deny(string fragment)
+    {
+        Script.On(fragment, new TdsResponse().Error(300, 14, ServerStateDenied).Error(297, 16, "The user does not have permission to perform this action."));
+        return this;
+    }
+
+    /// <summary>Requests containing <paramref name="fragment"/> get part of a result, then the connection is reset.</summary>
+    public ScriptedSqlServer DropConnectionOn(string fragment)
+    {
+        Script.On(fragment, new TdsResponse().PartialRows(new TdsResultSet(TdsColumn.Int("partial")).Row(1)).Disconnect());
+        return this;
+    }
+
+    private TdsResponse Facts() => TdsResponse.Of(
+        new TdsResultSet(TdsColumn.Int("product_major_version"), TdsColumn.NVarChar("edition", 128), TdsColumn.Int("engine_edition"), TdsColumn.NVarChar("login_name", 128))
+            .Row(MajorVersion, Edition, 3, Login),
+        Permissions.Aggregate(new TdsResultSet(TdsColumn.NVarChar("permission_name", 128)), (set, p) => set.Row(p)));
+
+    private TdsResponse Status()
+    {
+        var set = new TdsResultSet(
+            TdsColumn.NVarChar("session_name", 128), TdsColumn.Bit("is_defined"), TdsColumn.Bit("is_running"), TdsColumn.Bit("starts_with_server"),
+            TdsColumn.NVarChar("targets", null), TdsColumn.BigInt("dropped_event_count"), TdsColumn.BigInt("dropped_buffer_count"),
+            TdsColumn.BigInt("buffer_memory_bytes"), TdsColumn.NVarChar("configured_file", 4000), TdsColumn.NVarChar("current_file", 4000));
+        return TdsResponse.Of(SessionExists
+            ? set.Row(SessionName, true, SessionRunning, true, "package0.event_file",
+                SessionRunning ? DroppedEvents : null, SessionRunning ? 0L : null, SessionRunning ? 4_194_304L : null,
+                "BackupXe.xel", SessionRunning ? @"C:\MSSQL\Log\BackupXe_0_133589000000000000.xel" : null)
+            : set.Row(SessionName, false, false, null, null, null, null, null, null, null));
+    }
+
+    private TdsResponse Events() =>
+        TdsResponse.Of(EventNames.Aggregate(new TdsResultSet(TdsColumn.NVarChar("name", 256)), (set, n) => set.Row(n)));
+
+    private TdsResponse TraceFlags()
+    {
+        // DBCC TRACESTATUS's result shape: TraceFlag, Status, Global, Session (one row per flag asked for).
+        var set = new TdsResultSet(TdsColumn.Int("TraceFlag"), TdsColumn.Int("Status"), TdsColumn.Int("Global"), TdsColumn.Int("Session"));
+        foreach (var flag in new[] { 3004, 3014, 3213, 3605 })
+        {
+            var on = GlobalTraceFlags.Contains(flag) ? 1 : 0;
+            set.Row(flag, on, on, 0);
+        }
+
+        return TdsResponse.Of(set);
+    }
+
+    private TdsResponse InstantFileInitializationRows() => InstantFileInitialization is null
+        ? TdsResponse.Empty
+        : TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("servicename", 256), TdsColumn.NVarChar("service_account", 256), TdsColumn.NVarChar("instant_file_initialization_enabled", 1))
+            .Row("SQL Server (MSSQLSERVER)", @"NT Service\MSSQLSERVER", InstantFileInitialization));
+}

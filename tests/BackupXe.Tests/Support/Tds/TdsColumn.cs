@@ -1,0 +1,201 @@
+using System.Text;
+
+namespace BackupXe.Tests.Support.Tds;
+
+/// <summary>
+/// A result column of the double, written with the nullable TDS types a real server uses for these SQL types
+/// ([MS-TDS] 2.2.5.4): INTN, BITN, NVARCHAR/BIGVARBINARY (PLP when max), DATETIMN, DATETIME2N, GUIDN.
+/// xml is sent as nvarchar(max), which SqlClient reads the same way through GetString.
+/// </summary>
+public abstract class TdsColumn(string name)
+{
+    public string Name { get; } = name;
+
+    public static TdsColumn Int(string name) => new IntColumn(name, 4);
+
+    public static TdsColumn BigInt(string name) => new IntColumn(name, 8);
+
+    public static TdsColumn Bit(string name) => new BitColumn(name);
+
+    /// <summary>nvarchar(<paramref name="maxLength"/>) in characters, or nvarchar(max) when null.</summary>
+    public static TdsColumn NVarChar(string name, int? maxLength = 4000) => new NVarCharColumn(name, maxLength);
+
+    /// <summary>An xml column as nvarchar(max): what CONVERT(nvarchar(max), x) returns.</summary>
+    public static TdsColumn XmlAsNVarChar(string name) => new NVarCharColumn(name, null);
+
+    /// <summary>varbinary(<paramref name="maxLength"/>) in bytes, or varbinary(max) when null.</summary>
+    public static TdsColumn VarBinary(string name, int? maxLength = 8000) => new VarBinaryColumn(name, maxLength);
+
+    public static TdsColumn DateTime(string name) => new DateTimeColumn(name);
+
+    public static TdsColumn DateTime2(string name) => new DateTime2Column(name);
+
+    public static TdsColumn UniqueIdentifier(string name) => new GuidColumn(name);
+
+    internal abstract void WriteTypeInfo(TdsTokens tokens);
+
+    internal abstract void WriteValue(TdsTokens tokens, object? value);
+
+    /// <summary>PLP: total length, chunks of ULONG length + data, a zero-length terminator ([MS-TDS] 2.2.5.2.3).</summary>
+    private protected static void WritePlp(TdsTokens tokens, byte[]? data)
+    {
+        if (data is null)
+        {
+            tokens.Int64(-1);
+            return;
+        }
+
+        tokens.Int64(data.Length);
+        const int chunk = 4000;
+        for (var offset = 0; offset < data.Length; offset += chunk)
+        {
+            var size = Math.Min(chunk, data.Length - offset);
+            tokens.UInt32((uint)size).Bytes(data.AsSpan(offset, size));
+        }
+
+        tokens.UInt32(0);
+    }
+
+    private sealed class IntColumn(string name, byte size) : TdsColumn(name)
+    {
+        internal override void WriteTypeInfo(TdsTokens tokens) => tokens.Byte(0x26).Byte(size);
+
+        internal override void WriteValue(TdsTokens tokens, object? value)
+        {
+            if (value is null)
+            {
+                tokens.Byte(0);
+            }
+            else if (size == 4)
+            {
+                tokens.Byte(4).Int32(Convert.ToInt32(value, System.Globalization.CultureInfo.InvariantCulture));
+            }
+            else
+            {
+                tokens.Byte(8).Int64(Convert.ToInt64(value, System.Globalization.CultureInfo.InvariantCulture));
+            }
+        }
+    }
+
+    private sealed class BitColumn(string name) : TdsColumn(name)
+    {
+        internal override void WriteTypeInfo(TdsTokens tokens) => tokens.Byte(0x68).Byte(1);
+
+        internal override void WriteValue(TdsTokens tokens, object? value)
+        {
+            if (value is null)
+            {
+                tokens.Byte(0);
+            }
+            else
+            {
+                tokens.Byte(1).Byte((bool)value ? (byte)1 : (byte)0);
+            }
+        }
+    }
+
+    private sealed class NVarCharColumn(string name, int? maxLength) : TdsColumn(name)
+    {
+        internal override void WriteTypeInfo(TdsTokens tokens) =>
+            tokens.Byte(0xE7).UInt16(maxLength is { } n ? checked((ushort)(n * 2)) : (ushort)0xFFFF).Bytes(TdsTokens.DefaultCollation);
+
+        internal override void WriteValue(TdsTokens tokens, object? value)
+        {
+            var data = value is null ? null : Encoding.Unicode.GetBytes((string)value);
+            if (maxLength is null)
+            {
+                WritePlp(tokens, data);
+            }
+            else if (data is null)
+            {
+                tokens.UInt16(0xFFFF);
+            }
+            else
+            {
+                tokens.UInt16(checked((ushort)data.Length)).Bytes(data);
+            }
+        }
+    }
+
+    private sealed class VarBinaryColumn(string name, int? maxLength) : TdsColumn(name)
+    {
+        internal override void WriteTypeInfo(TdsTokens tokens) =>
+            tokens.Byte(0xA5).UInt16(maxLength is { } n ? checked((ushort)n) : (ushort)0xFFFF);
+
+        internal override void WriteValue(TdsTokens tokens, object? value)
+        {
+            var data = (byte[]?)value;
+            if (maxLength is null)
+            {
+                WritePlp(tokens, data);
+            }
+            else if (data is null)
+            {
+                tokens.UInt16(0xFFFF);
+            }
+            else
+            {
+                tokens.UInt16(checked((ushort)data.Length)).Bytes(data);
+            }
+        }
+    }
+
+    /// <summary>datetime: days since 1900-01-01 and 1/300 s since midnight ([MS-TDS] 2.2.5.5.1.8).</summary>
+    private sealed class DateTimeColumn(string name) : TdsColumn(name)
+    {
+        internal override void WriteTypeInfo(TdsTokens tokens) => tokens.Byte(0x6F).Byte(8);
+
+        internal override void WriteValue(TdsTokens tokens, object? value)
+        {
+            if (value is null)
+            {
+                tokens.Byte(0);
+                return;
+            }
+
+            var at = (System.DateTime)value;
+            var days = (at.Date - new System.DateTime(1900, 1, 1)).Days;
+            var ticks = (uint)Math.Round(at.TimeOfDay.TotalMilliseconds * 300 / 1000);
+            tokens.Byte(8).Int32(days).UInt32(ticks);
+        }
+    }
+
+    /// <summary>datetime2(7): 5 bytes of 100 ns since midnight, 3 bytes of days since 0001-01-01 ([MS-TDS] 2.2.5.5.1.8).</summary>
+    private sealed class DateTime2Column(string name) : TdsColumn(name)
+    {
+        internal override void WriteTypeInfo(TdsTokens tokens) => tokens.Byte(0x2A).Byte(7);
+
+        internal override void WriteValue(TdsTokens tokens, object? value)
+        {
+            if (value is null)
+            {
+                tokens.Byte(0);
+                return;
+            }
+
+            var at = (System.DateTime)value;
+            var time = at.TimeOfDay.Ticks;
+            var days = (at.Date - System.DateTime.MinValue).Days;
+            tokens.Byte(8)
+                .Byte((byte)time).Byte((byte)(time >> 8)).Byte((byte)(time >> 16)).Byte((byte)(time >> 24)).Byte((byte)(time >> 32))
+                .Byte((byte)days).Byte((byte)(days >> 8)).Byte((byte)(days >> 16));
+        }
+    }
+
+    private sealed class GuidColumn(string name) : TdsColumn(name)
+    {
+        internal override void WriteTypeInfo(TdsTokens tokens) => tokens.Byte(0x24).Byte(16);
+
+        internal override void WriteValue(TdsTokens tokens, object? value)
+        {
+            if (value is null)
+            {
+                tokens.Byte(0);
+            }
+            else
+            {
+                tokens.Byte(16).Bytes(((Guid)value).ToByteArray());
+            }
+        }
+    }
+}
