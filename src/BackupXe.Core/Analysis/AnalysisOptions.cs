@@ -21,7 +21,8 @@ public sealed class AnalysisOptions
     public int EventsReadInterval { get; init; } = 65_536;
 
     /// <summary>
-    /// Called with an event after it was observed, when no operation is open or held and every completed one has been handed on (and,
+    /// Called with the last event after which no operation was open or held (the event just observed, or the one
+    /// before it when that one opened a new operation), once every completed one has been handed on (and,
     /// for <see cref="AnalysisSession.ReadOperationsAsync"/>, dealt with by the consumer). A durable live reader
     /// checkpoints here: resuming after this event re-reads no part of an operation already handed on and skips
     /// no part of one still to come.

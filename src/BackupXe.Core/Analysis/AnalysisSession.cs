@@ -68,6 +68,7 @@ public sealed class AnalysisSession
         var onIdle = _options.OnIdle;
         var interval = Math.Max(1, _options.EventsReadInterval);
         long events = 0;
+        TraceEvent? previous = null;
 
         var merge = new TimeOrderedMerge(_inputs);
         await foreach (var (traceEvent, _) in merge.ReadEventsAsync(cancellationToken).ConfigureAwait(false))
@@ -89,10 +90,19 @@ public sealed class AnalysisSession
             }
 
             // After the yields: the consumer has finished with every report before the reader may checkpoint.
-            if (onIdle is not null && pipeline.Idle)
+            if (onIdle is not null)
             {
-                onIdle(traceEvent);
+                if (pipeline.Idle)
+                {
+                    onIdle(traceEvent);
+                }
+                else if (pipeline.IdleBeforeLast && previous is not null)
+                {
+                    onIdle(previous);
+                }
             }
+
+            previous = traceEvent;
         }
 
         pipeline.Flush();

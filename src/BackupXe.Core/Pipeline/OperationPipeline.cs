@@ -36,6 +36,9 @@ public sealed class OperationPipeline
     /// <summary>Nothing open or held: a reader may resume after the last event without splitting an operation.</summary>
     public bool Idle => _correlator.Idle;
 
+    /// <summary>Nothing was open or held just before the last event: a reader may resume after the event before it.</summary>
+    public bool IdleBeforeLast => _correlator.IdleBeforeLast;
+
     public void Observe(TraceEvent traceEvent)
     {
         _clock = traceEvent.Timestamp;

@@ -58,13 +58,11 @@ public sealed class BackupXeOptionsValidator : IValidateOptions<BackupXeOptions>
             }
             else if (instance.HasLiveConnection)
             {
-                var setting = string.IsNullOrWhiteSpace(instance.ConnectionString) ? "Server" : "ConnectionString";
-                failures.Add($"{key}:{setting} asks for a live connection, but {MissingSqlClient}. " +
-                             $"Capture to a file and set {key}:ReplayPath instead.");
+                failures.AddRange(LiveInstanceSettings.Problems(instance, key));
             }
             else if (!instance.HasReplay)
             {
-                failures.Add($"{key} has no source: set {key}:ReplayPath (or, in a build with SqlClient, ConnectionString or Server).");
+                failures.Add($"{key} has no source: set {key}:Server (or ConnectionString) for a live instance, or {key}:ReplayPath.");
             }
 
             if (string.IsNullOrWhiteSpace(instance.SessionName))

@@ -29,7 +29,7 @@ public sealed class LiveRestartTests : IDisposable
 
     public void Dispose() => Directory.Delete(_directory, recursive: true);
 
-    private static string Shift(string row, int hours) => Regex.Replace(row, "timestamp=\"([^\"]+)\"", match =>
+    internal static string Shift(string row, int hours) => Regex.Replace(row, "timestamp=\"([^\"]+)\"", match =>
     {
         var time = DateTime.Parse(match.Groups[1].Value, CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal);
         return $"timestamp=\"{time.AddHours(hours).ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture)}\"";

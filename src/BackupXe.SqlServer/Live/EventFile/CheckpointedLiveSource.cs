@@ -10,7 +10,7 @@ namespace BackupXe.SqlServer;
 /// operation is never split; operations completed after the saved point are read again and recognised by the
 /// history's dedup key, so a kill at any moment loses nothing and stores nothing twice.
 /// </summary>
-public sealed class CheckpointedLiveSource : ITraceEventSource
+public sealed class CheckpointedLiveSource : ITraceEventSource, IIdleCheckpoint
 {
     private readonly ITraceEventSource _inner;
     private readonly EventFileTail _tail;
@@ -20,6 +20,7 @@ public sealed class CheckpointedLiveSource : ITraceEventSource
     private readonly TimeProvider _time;
     private long _yielded;
     private TraceEvent? _lastYielded;
+    private TraceEvent? _previousYielded;
     private EventFileCheckpoint? _pending;
     private long _lastSave;
 
@@ -51,15 +52,19 @@ public sealed class CheckpointedLiveSource : ITraceEventSource
     public long Saves { get; private set; }
 
     /// <summary>
-    /// The analysis is idle after <paramref name="observed"/>, the event this source yielded last: its position
+    /// The analysis is idle after <paramref name="observed"/>, one of the two events this source yielded last: its position
     /// becomes the next checkpoint to save.
     /// </summary>
     public void MarkIdle(TraceEvent observed)
     {
-        // Only the event just yielded has a known position; any other call is ignored rather than guessed at.
+        // Only the last two events yielded have a known position; any other call is ignored rather than guessed at.
         if (ReferenceEquals(observed, _lastYielded))
         {
             _pending = _tail.CheckpointAfter(_yielded, observed.Timestamp);
+        }
+        else if (ReferenceEquals(observed, _previousYielded))
+        {
+            _pending = _tail.CheckpointAfter(_yielded - 1, observed.Timestamp);
         }
     }
 
@@ -71,6 +76,7 @@ public sealed class CheckpointedLiveSource : ITraceEventSource
             await foreach (var traceEvent in _inner.ReadEventsAsync(status, cancellationToken).ConfigureAwait(false))
             {
                 _yielded++;
+                _previousYielded = _lastYielded;
                 _lastYielded = traceEvent;
                 yield return traceEvent;
 
