@@ -97,8 +97,14 @@ public sealed class BackupXeOptionsValidator : IValidateOptions<BackupXeOptions>
         }
         else if (string.Equals(history.Provider, HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase))
         {
-            failures.Add($"{key}:Provider '{HistoryProviders.SqlServer}' needs Microsoft.Data.SqlClient, but {MissingSqlClient}. " +
-                         $"Use '{HistoryProviders.Sqlite}' (the table script sessions/backupxe-history-sqlserver.sql is ready for when it is available).");
+            if (string.IsNullOrWhiteSpace(history.ConnectionString))
+            {
+                failures.Add($"{key}:ConnectionString is required when {key}:Provider is '{HistoryProviders.SqlServer}'.");
+            }
+            else
+            {
+                failures.AddRange(LiveInstanceSettings.Problems(new InstanceOptions { Name = "history", ConnectionString = history.ConnectionString }, key));
+            }
         }
         else
         {

@@ -85,12 +85,12 @@ public sealed class OptionsValidationTests
     }
 
     [Fact]
-    public void The_sql_server_history_is_refused_for_want_of_SqlClient()
+    public void The_sql_server_history_needs_a_connection_string()
     {
         var failure = Assert.Single(Failures([.. TwoReplays, ("BackupXe:History:Provider", "sqlserver")]));
 
-        Assert.StartsWith("BackupXe:History:Provider 'sqlserver' needs Microsoft.Data.SqlClient", failure);
-        Assert.Contains("sessions/backupxe-history-sqlserver.sql", failure);
+        Assert.Equal("BackupXe:History:ConnectionString is required when BackupXe:History:Provider is 'sqlserver'.", failure);
+        Assert.Empty(Failures([.. TwoReplays, ("BackupXe:History:Provider", "sqlserver"), ("BackupXe:History:ConnectionString", "Server=repo;Database=BackupXe;Integrated Security=true")]));
     }
 
     [Fact]
