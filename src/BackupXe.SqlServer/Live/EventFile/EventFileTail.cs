@@ -287,14 +287,33 @@ public sealed class EventFileTail : ILiveEventStreamFactory
                 return;
             }
 
-            // Counted only once the event is taken: a connection that fails inside onEvent hands it on again.
-            await onEvent(traceEvent).ConfigureAwait(false);
+            // Counted before it is handed on, because the consumer may take it (and ask for its checkpoint) before
+            // onEvent returns here; taken back if handing on fails, so that a reconnect hands it on again.
+            DateTime? lastBefore;
             lock (tail._gate)
             {
+                lastBefore = tail._lastEventUtc;
                 segment.Handed++;
                 tail._handed++;
                 tail._partialRows = _seenInPartial;
                 tail._lastEventUtc = traceEvent.Timestamp;
+            }
+
+            try
+            {
+                await onEvent(traceEvent).ConfigureAwait(false);
+            }
+            catch
+            {
+                lock (tail._gate)
+                {
+                    segment.Handed--;
+                    tail._handed--;
+                    tail._partialRows = _seenInPartial - 1;
+                    tail._lastEventUtc = lastBefore;
+                }
+
+                throw;
             }
         }
 

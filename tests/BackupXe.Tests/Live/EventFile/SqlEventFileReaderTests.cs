@@ -118,4 +118,65 @@ public sealed class SqlEventFileReaderTests
         Assert.Equal(names[3], gap.ResumedAt.FileName);
         Assert.Equal(expected.Skip(600).ToList(), events);
     }
+
+    [Fact]
+    public async Task Permission_revoked_mid_run_stops_with_the_permission_named_after_exactly_the_rows_read()
+    {
+        // Given reads that succeed twice (800 rows), then VIEW SERVER STATE is revoked
+        var file = ScriptedEventFile.Of(Capture, eventsPerBuffer: 37, buffersPerFile: 10);
+        var script = new TdsScript().Serve(file);
+        await using var server = TdsServerDouble.Start(script);
+        var reader = new SqlEventFileReader(new SqlConnectionFactory(TdsClient.Settings(server)), @"C:\XE\BackupXe*.xel");
+        var reads = 0;
+        script.On(r => r.Text.Contains("fn_xe_file_target_read_file(@path, NULL, @initial_file_name", StringComparison.Ordinal) && ++reads > 2,
+            _ => new TdsResponse().Error(300, 14, ScriptedSqlServer.ServerStateDenied));
+        var observer = new RecordingLiveObserver();
+        var source = new ResilientLiveSource("db1/BackupXe", new EventFileTail(reader, options: Fast), new SqlFailureClassifier(),
+            new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero, MaxReconnectDelay = TimeSpan.Zero, JitterRatio = 0 }, observer: observer);
+        var status = new SourceStatus();
+
+        // When
+        var events = await source.ReadEventsAsync(status, CancellationToken.None).ToListAsync().AsTask().WaitAsync(TimeSpan.FromSeconds(30));
+
+        // Then what the two reads returned is all there, once (the second read starts again at the first one's
+        // last buffer, 400 mod 37 = 30 rows of which it skips), and the stop says what to grant
+        Assert.Equal(Expected(Capture).Take(800 - 30).ToList(), events);
+        var stopped = Assert.Single(observer.Of<LiveSourceChange.Stopped>());
+        Assert.Contains("VIEW SERVER STATE", stopped.Reason, StringComparison.Ordinal);
+        Assert.Contains(status.Problems, p => p.Message.Contains("VIEW SERVER STATE", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Login_failing_after_a_password_change_stops_without_the_password_and_without_repeats()
+    {
+        // Given the first read of 400 rows is cut at 150 and the login's password changes meanwhile
+        var file = ScriptedEventFile.Of(Capture, eventsPerBuffer: 37, buffersPerFile: 10);
+        var drops = new Queue<int>([150]);
+        await using var server = TdsServerDouble.Start(new TdsScript().Serve(file, drops));
+        var reader = new SqlEventFileReader(new SqlConnectionFactory(TdsClient.Settings(server)), @"C:\XE\BackupXe*.xel");
+        var observer = new RecordingLiveObserver();
+        var source = new ResilientLiveSource("db1/BackupXe", new EventFileTail(reader, options: Fast), new SqlFailureClassifier(),
+            new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero, MaxReconnectDelay = TimeSpan.Zero, JitterRatio = 0 }, observer: observer);
+        var status = new SourceStatus();
+        var events = new List<TraceEvent>();
+
+        // When
+        await foreach (var traceEvent in source.ReadEventsAsync(status, CancellationToken.None))
+        {
+            events.Add(traceEvent);
+            if (events.Count == 1)
+            {
+                server.Credentials = (TdsClient.User, "changed-by-the-dba");
+            }
+        }
+
+        // Then what the driver delivered before the reset (it drops the rows of a packet cut short) came through
+        // once and in order, and the stop is fatal and password-free
+        Assert.InRange(events.Count, 1, 150);
+        Assert.Equal(Expected(Capture).Take(events.Count).ToList(), events);
+        var stopped = Assert.Single(observer.Of<LiveSourceChange.Stopped>());
+        Assert.Contains("Login failed", stopped.Reason, StringComparison.Ordinal);
+        Assert.DoesNotContain(TdsClient.Password, stopped.Reason, StringComparison.Ordinal);
+        Assert.DoesNotContain("changed-by-the-dba", stopped.Reason, StringComparison.Ordinal);
+    }
 }
