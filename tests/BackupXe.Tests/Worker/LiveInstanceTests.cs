@@ -20,12 +20,12 @@ public sealed class LiveInstanceTests : IDisposable
 
     public void Dispose() => Directory.Delete(_directory, recursive: true);
 
-    private EventFileLiveSource Source(TdsServerDouble server, SqliteCheckpointStore checkpoints, RecordingLiveObserver observer) => new(
+    private EventFileLiveSource Source(TdsServerDouble server, SqliteCheckpointStore checkpoints, RecordingLiveObserver observer, bool ensureSession = false) => new(
         "prod",
         new SqlConnectionFactory(TdsClient.Settings(server)),
         new CaptureSessionSettings(),
-        ensureSession: false,
-        new EventFileTailOptions { PollInterval = TimeSpan.FromMilliseconds(5), BatchSize = 500 },
+        ensureSession,
+        new EventFileTailOptions { PollInterval = TimeSpan.FromMilliseconds(5), BatchSize = 500, SessionCheckEveryEmptyReads = 2 },
         checkpoints,
         TimeSpan.Zero,
         observer);
@@ -60,6 +60,54 @@ public sealed class LiveInstanceTests : IDisposable
         var firstFile = await file.ReadAsync(null, 7150, CancellationToken.None).ToListAsync();
         Assert.Equal(firstFile[^1].Position, saved.Partial);
         Assert.Equal(7150 % 37, saved.PartialRows);
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_session_stopped_under_the_tail_is_reported_or_recreated_after_every_event_was_read(bool ensureSession)
+    {
+        // Given the sample backup read to its end, then the session stopped by someone
+        var rows = ScriptedEventFile.BufferStarvedBackup();
+        var file = ScriptedEventFile.Of(rows, 37, 40);
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(file));
+        var observer = new RecordingLiveObserver();
+        var live = Source(server, new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System), observer, ensureSession);
+        var status = new SourceStatus();
+        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        var events = 0;
+
+        // When
+        var reading = Task.Run(async () =>
+        {
+            await foreach (var _ in live.ReadEventsAsync(status, stop.Token))
+            {
+                if (++events == rows.Count)
+                {
+                    sql.SessionRunning = false;
+                }
+            }
+        });
+        while (!reading.IsCompleted && observer.Of<LiveSourceChange.SessionRecreated>().Count == 0)
+        {
+            await Task.Delay(10);
+        }
+
+        await stop.CancelAsync();
+        await reading;
+
+        // Then every event was read once, and the stop (or the re-creation) names the session
+        Assert.Equal(rows.Count, events);
+        if (ensureSession)
+        {
+            Assert.Equal("BackupXe", Assert.Single(observer.Of<LiveSourceChange.SessionRecreated>()).SessionName);
+            Assert.True(sql.SessionRunning);
+        }
+        else
+        {
+            Assert.Contains("BackupXe is stopped", Assert.Single(observer.Of<LiveSourceChange.Stopped>()).Reason, StringComparison.Ordinal);
+        }
     }
 
     [Fact]

@@ -41,11 +41,12 @@ public sealed class EventFileLiveSource(
         }
 
         var start = await checkpoints.LoadAsync(instance, cancellationToken).ConfigureAwait(false);
-        var tail = new EventFileTail(new SqlEventFileReader(connections, pattern), start, tailOptions, timeProvider, observer);
+        var tail = new EventFileTail(new SqlEventFileReader(connections, pattern), start, tailOptions, timeProvider, observer,
+            token => CheckRunningAsync(client, token));
         var resilient = new ResilientLiveSource(
             Name,
             tail,
-            new SqlFailureClassifier(),
+            new EventFileFailureClassifier(),
             new LiveSourceOptions { SessionName = session.SessionName, RecreateSession = ensureSession },
             ensureSession ? client : null,
             observer,
@@ -54,6 +55,15 @@ public sealed class EventFileLiveSource(
         await foreach (var traceEvent in _current.ReadEventsAsync(status, cancellationToken).ConfigureAwait(false))
         {
             yield return traceEvent;
+        }
+    }
+
+    private async Task CheckRunningAsync(SessionClient client, CancellationToken cancellationToken)
+    {
+        var state = await client.StatusAsync(cancellationToken).ConfigureAwait(false);
+        if (!state.Running)
+        {
+            throw new CaptureSessionGoneException(session.SessionName, state.Exists);
         }
     }
 

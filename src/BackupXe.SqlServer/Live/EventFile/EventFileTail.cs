@@ -26,6 +26,7 @@ public sealed class EventFileTail : ILiveEventStreamFactory
     private readonly Queue<Segment> _segments = new();
     private readonly List<EventFileGap> _gaps = [];
     private readonly EventFileCheckpoint _start;
+    private readonly Func<CancellationToken, Task>? _checkSession;
 
     private EventFilePosition? _after;
     private EventFilePosition? _partial;
@@ -40,7 +41,8 @@ public sealed class EventFileTail : ILiveEventStreamFactory
         EventFileCheckpoint? start = null,
         EventFileTailOptions? options = null,
         TimeProvider? timeProvider = null,
-        ILiveSourceObserver? observer = null)
+        ILiveSourceObserver? observer = null,
+        Func<CancellationToken, Task>? checkSession = null)
     {
         ArgumentNullException.ThrowIfNull(reader);
         _options = options ?? new EventFileTailOptions();
@@ -51,6 +53,7 @@ public sealed class EventFileTail : ILiveEventStreamFactory
         }
 
         _reader = reader;
+        _checkSession = checkSession;
         _time = timeProvider ?? TimeProvider.System;
         _observer = observer;
         _start = start ?? EventFileCheckpoint.Start;
@@ -193,6 +196,7 @@ public sealed class EventFileTail : ILiveEventStreamFactory
         public async Task ReadAsync(Func<TraceEvent, ValueTask> onEvent, CancellationToken cancellationToken)
         {
             var connected = false;
+            var emptyReads = 0;
             while (true)
             {
                 cancellationToken.ThrowIfCancellationRequested();
@@ -204,6 +208,7 @@ public sealed class EventFileTail : ILiveEventStreamFactory
 
                 _seenInPartial = 0;
                 var rows = 0;
+                var fresh = 0;
                 try
                 {
                     await foreach (var row in tail._reader.ReadAsync(after, tail._options.BatchSize, cancellationToken).ConfigureAwait(false))
@@ -215,7 +220,10 @@ public sealed class EventFileTail : ILiveEventStreamFactory
                         }
 
                         rows++;
-                        await HandleAsync(row, onEvent).ConfigureAwait(false);
+                        if (await HandleAsync(row, onEvent).ConfigureAwait(false))
+                        {
+                            fresh++;
+                        }
                     }
                 }
                 catch (EventFileMissingException missing) when (after is not null)
@@ -232,12 +240,22 @@ public sealed class EventFileTail : ILiveEventStreamFactory
 
                 if (rows < tail._options.BatchSize)
                 {
+                    // Throws (e.g. CaptureSessionGoneException) when the session is no longer running.
+                    // Rows of the last buffer read again every poll are not news.
+                    emptyReads = fresh == 0 ? emptyReads + 1 : 0;
+                    if (tail._checkSession is not null && tail._options.SessionCheckEveryEmptyReads > 0
+                        && emptyReads % tail._options.SessionCheckEveryEmptyReads == 0 && emptyReads > 0)
+                    {
+                        await tail._checkSession(cancellationToken).ConfigureAwait(false);
+                    }
+
                     await Task.Delay(tail._options.PollInterval, tail._time, cancellationToken).ConfigureAwait(false);
                 }
             }
         }
 
-        private async ValueTask HandleAsync(EventFileRow row, Func<TraceEvent, ValueTask> onEvent)
+        /// <summary>Hands the row's event on; false when the row had been handed on before.</summary>
+        private async ValueTask<bool> HandleAsync(EventFileRow row, Func<TraceEvent, ValueTask> onEvent)
         {
             var position = row.Position;
             Segment segment;
@@ -249,7 +267,7 @@ public sealed class EventFileTail : ILiveEventStreamFactory
                     if (_seenInPartial <= tail._partialRows)
                     {
                         // Handed on by an earlier connection (or before a restart): the same row again.
-                        return;
+                        return false;
                     }
                 }
                 else
@@ -284,7 +302,7 @@ public sealed class EventFileTail : ILiveEventStreamFactory
                     tail._partialRows = _seenInPartial;
                 }
 
-                return;
+                return true;
             }
 
             // Counted before it is handed on, because the consumer may take it (and ask for its checkpoint) before
@@ -315,6 +333,8 @@ public sealed class EventFileTail : ILiveEventStreamFactory
 
                 throw;
             }
+
+            return true;
         }
 
         private void ReportGapIfOpen(EventFilePosition resumedAt, TraceEvent? first)

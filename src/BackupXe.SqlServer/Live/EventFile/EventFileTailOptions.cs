@@ -12,6 +12,12 @@ public sealed class EventFileTailOptions
     /// <summary>Rows per query (TOP): bounds one round trip's memory on the server and here.</summary>
     public int BatchSize { get; init; } = 2_000;
 
+    /// <summary>
+    /// Checked after this many consecutive reads that found nothing new (0 = never): the files stay readable when
+    /// the session is stopped or dropped, so only asking the server tells a quiet session from a gone one.
+    /// </summary>
+    public int SessionCheckEveryEmptyReads { get; init; } = 30;
+
     public IReadOnlyList<string> Validate()
     {
         var problems = new List<string>();
@@ -23,6 +29,11 @@ public sealed class EventFileTailOptions
         if (BatchSize < 1)
         {
             problems.Add($"{nameof(BatchSize)} is {BatchSize}; it must be at least 1.");
+        }
+
+        if (SessionCheckEveryEmptyReads < 0)
+        {
+            problems.Add($"{nameof(SessionCheckEveryEmptyReads)} is {SessionCheckEveryEmptyReads}; it cannot be negative.");
         }
 
         return problems;
