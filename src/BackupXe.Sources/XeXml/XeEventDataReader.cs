@@ -10,16 +10,15 @@ namespace BackupXe.Sources.XeXml;
 /// </summary>
 public sealed class XeEventDataReader
 {
-    private readonly XmlReaderSettings _settings = new()
+    private readonly XmlReaderSettings _settings;
+
+    public XeEventDataReader()
     {
-        ConformanceLevel = ConformanceLevel.Fragment,
-        IgnoreWhitespace = true,
-        IgnoreComments = true,
-        IgnoreProcessingInstructions = true,
-        DtdProcessing = DtdProcessing.Prohibit,
-        XmlResolver = null,
-        NameTable = new NameTable(),
-    };
+        // The file reader's settings (fragments, no DTD, no resolver), with a name table of this reader's own.
+        _settings = XeXmlEventSource.ReaderSettings.Clone();
+        _settings.NameTable = new NameTable();
+        _settings.CloseInput = false;
+    }
 
     /// <summary>
     /// The event in <paramref name="eventData"/>, or null when the row is one BackupXe does not analyse or is
