@@ -1,6 +1,7 @@
 using BackupXe.Worker.Monitoring;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
+using BackupXe.Worker.Logging;
 using BackupXe.Worker.Telemetry;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -42,7 +43,19 @@ public static class Program
         builder.Services.AddBackupXeWorker(builder.Configuration, builder.Environment);
         builder.Services.AddSingleton<IOperationAnalyzer, SessionOperationAnalyzer>();
         builder.Services.AddSingleton<IInstanceSourceFactory>(services =>
-            new ReplaySourceFactory(builder.Environment.ContentRootPath, services.GetService<TimeProvider>() ?? TimeProvider.System));
+        {
+            var time = services.GetService<TimeProvider>() ?? TimeProvider.System;
+            var history = services.GetRequiredService<IOptions<BackupXeOptions>>().Value.History;
+            // Checkpoints live beside the history file, whichever store keeps the history.
+            var checkpoints = new SqliteCheckpointStore(
+                Path.Combine(builder.Environment.ContentRootPath, history.Path ?? BackupXeOptionsDefaults.HistoryPath), time);
+            var loggers = services.GetRequiredService<ILoggerFactory>();
+            return new LiveSourceFactory(
+                new ReplaySourceFactory(builder.Environment.ContentRootPath, time),
+                checkpoints,
+                instance => new LiveSourceLog(instance, loggers.CreateLogger<LiveSourceLog>()),
+                time);
+        });
 
         using var host = builder.Build();
 

@@ -29,6 +29,12 @@ public static class WorkerServices
         services.AddSingleton<IHistoryStore>(provider =>
         {
             var history = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History;
+            if (string.Equals(history.Provider, HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase))
+            {
+                return new SqlServerHistoryStore(new BackupXe.SqlServer.SqlConnectionFactory(
+                    LiveInstanceSettings.Build(new InstanceOptions { Name = "history", ConnectionString = history.ConnectionString })));
+            }
+
             var path = Path.Combine(environment.ContentRootPath, history.Path ?? BackupXeOptionsDefaults.HistoryPath);
             return new SqliteHistoryStore(path, provider.GetRequiredService<TimeProvider>());
         });

@@ -1,4 +1,5 @@
 using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
 
 namespace BackupXe.Core.Analysis;
@@ -18,4 +19,13 @@ public sealed class AnalysisOptions
     public IProgress<long>? EventsRead { get; init; }
 
     public int EventsReadInterval { get; init; } = 65_536;
+
+    /// <summary>
+    /// Called with the last event after which no operation was open or held (the event just observed, or the one
+    /// before it when that one opened a new operation), once every completed one has been handed on (and,
+    /// for <see cref="AnalysisSession.ReadOperationsAsync"/>, dealt with by the consumer). A durable live reader
+    /// checkpoints here: resuming after this event re-reads no part of an operation already handed on and skips
+    /// no part of one still to come.
+    /// </summary>
+    public Action<TraceEvent>? OnIdle { get; init; }
 }

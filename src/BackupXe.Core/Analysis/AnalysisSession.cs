@@ -66,8 +66,10 @@ public sealed class AnalysisSession
         var pipeline = _pipeline = new OperationPipeline(new QueueSink(completed), _options.Diagnosis);
         var onProgress = _options.OnProgress;
         var eventsRead = _options.EventsRead;
+        var onIdle = _options.OnIdle;
         var interval = Math.Max(1, _options.EventsReadInterval);
         long events = 0;
+        TraceEvent? previous = null;
 
         var merge = new TimeOrderedMerge(_inputs);
         await foreach (var (traceEvent, _) in merge.ReadEventsAsync(cancellationToken).ConfigureAwait(false))
@@ -87,6 +89,21 @@ public sealed class AnalysisSession
             {
                 yield return report;
             }
+
+            // After the yields: the consumer has finished with every report before the reader may checkpoint.
+            if (onIdle is not null)
+            {
+                if (pipeline.Idle)
+                {
+                    onIdle(traceEvent);
+                }
+                else if (pipeline.IdleBeforeLast && previous is not null)
+                {
+                    onIdle(previous);
+                }
+            }
+
+            previous = traceEvent;
         }
 
         pipeline.Flush();

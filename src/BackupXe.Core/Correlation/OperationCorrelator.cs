@@ -40,9 +40,19 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
 
     public IEnumerable<BackupOperation> InFlight => _open.InOrder;
 
+    /// <summary>No operation open or held for its grace period: every event so far belongs to a released one or to none.</summary>
+    public bool Idle => _open.Count == 0 && _ended.Count == 0;
+
+    /// <summary>
+    /// Idle just before the last observed event took effect (after the operations it settled were released):
+    /// back-to-back backups are never idle after an event, but are between the end of one and the next's start.
+    /// </summary>
+    public bool IdleBeforeLast { get; private set; }
+
     public void Observe(TraceEvent traceEvent)
     {
         Settle(traceEvent.Timestamp);
+        IdleBeforeLast = Idle;
         switch (traceEvent)
         {
             case ProgressTraceEvent progress:

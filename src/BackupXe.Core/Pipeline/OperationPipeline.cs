@@ -36,6 +36,12 @@ public sealed class OperationPipeline
     /// <summary>The server-level profile of waits that overlapped several operations (each counted once).</summary>
     public IReadOnlyList<WaitReport> AmbiguousWaits() => _correlator.AmbiguousWaits.ToReports();
 
+    /// <summary>Nothing open or held: a reader may resume after the last event without splitting an operation.</summary>
+    public bool Idle => _correlator.Idle;
+
+    /// <summary>Nothing was open or held just before the last event: a reader may resume after the event before it.</summary>
+    public bool IdleBeforeLast => _correlator.IdleBeforeLast;
+
     public void Observe(TraceEvent traceEvent)
     {
         _clock = traceEvent.Timestamp;

@@ -12,7 +12,7 @@ namespace BackupXe.Sources.XeXml;
 /// </summary>
 public sealed class XeXmlEventSource : ITraceEventSource, IXeEventSource
 {
-    private static readonly XmlReaderSettings ReaderSettings = new()
+    internal static readonly XmlReaderSettings ReaderSettings = new()
     {
         // event_data rows saved back to back have no single root; a fragment reader accepts that and a
         // wrapped document alike.

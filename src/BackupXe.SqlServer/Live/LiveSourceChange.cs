@@ -53,6 +53,12 @@ public abstract record LiveSourceChange
         public override string Describe() => $"session {SessionName} re-created";
     }
 
+    /// <summary>Events were lost and will not come (a rolled-over file, a dropped stream); <paramref name="Description"/> says which.</summary>
+    public sealed record EventsLost(string Description) : LiveSourceChange
+    {
+        public override string Describe() => $"gap: {Description}";
+    }
+
     /// <summary>Reading stopped for good; <paramref name="Reason"/> says why and what to do.</summary>
     public sealed record Stopped(string Reason) : LiveSourceChange
     {

@@ -45,6 +45,27 @@ public sealed class InstanceOptions
 
     public string SessionName { get; set; } = BackupXeOptionsDefaults.SessionName;
 
+    /// <summary>How a live instance is read: "file" (tail the session's event_file target, checkpointed).</summary>
+    public string Transport { get; set; } = BackupXeOptionsDefaults.Transport;
+
+    /// <summary>The SQL login (or Entra user) when <see cref="Authentication"/> needs one.</summary>
+    public string? UserName { get; set; }
+
+    /// <summary>
+    /// The login's password or client secret. Supply it from the environment (BackupXe__Instances__N__Password)
+    /// or another configuration provider, never in appsettings.json; it is never logged.
+    /// </summary>
+    public string? Password { get; set; }
+
+    /// <summary>Wait after a read of the event_file that found nothing new.</summary>
+    public double PollIntervalSeconds { get; set; } = BackupXeOptionsDefaults.PollIntervalSeconds;
+
+    /// <summary>Rows per read of the event_file.</summary>
+    public int BatchSize { get; set; } = BackupXeOptionsDefaults.BatchSize;
+
+    /// <summary>At most one checkpoint write per this many seconds; a kill re-reads at most this much (deduplicated).</summary>
+    public double CheckpointIntervalSeconds { get; set; } = BackupXeOptionsDefaults.CheckpointIntervalSeconds;
+
     /// <summary>A capture file read instead of a live connection, relative to the content root.</summary>
     public string? ReplayPath { get; set; }
 

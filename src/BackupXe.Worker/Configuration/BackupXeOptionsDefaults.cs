@@ -12,6 +12,15 @@ public static class BackupXeOptionsDefaults
     public const string SessionName = "BackupXe";
     public const double ReplaySpeed = 0;
 
+    public const string Transport = LiveTransports.File;
+
+    /// <summary>The session flushes every 2 s (MAX_DISPATCH_LATENCY), so a 1 s poll adds at most about a second.</summary>
+    public const double PollIntervalSeconds = 1;
+
+    public const int BatchSize = 2_000;
+
+    public const double CheckpointIntervalSeconds = 5;
+
     public const string HistoryProvider = HistoryProviders.Sqlite;
     public const string HistoryPath = "backupxe-history.db";
 
@@ -31,4 +40,10 @@ public static class HistoryProviders
 {
     public const string Sqlite = "sqlite";
     public const string SqlServer = "sqlserver";
+}
+
+public static class LiveTransports
+{
+    /// <summary>Tail the capture session's event_file target with sys.fn_xe_file_target_read_file; checkpointed.</summary>
+    public const string File = "file";
 }

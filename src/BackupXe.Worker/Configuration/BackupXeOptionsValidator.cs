@@ -77,13 +77,11 @@ public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = nul
             }
             else if (instance.HasLiveConnection)
             {
-                var setting = string.IsNullOrWhiteSpace(instance.ConnectionString) ? "Server" : "ConnectionString";
-                failures.Add($"{key}:{setting} asks for a live connection, but {MissingSqlClient}. " +
-                             $"Capture to a file and set {key}:ReplayPath instead.");
+                failures.AddRange(LiveInstanceSettings.Problems(instance, key));
             }
             else if (!instance.HasReplay)
             {
-                failures.Add($"{key} has no source: set {key}:ReplayPath (or, in a build with SqlClient, ConnectionString or Server).");
+                failures.Add($"{key} has no source: set {key}:Server (or ConnectionString) for a live instance, or {key}:ReplayPath.");
             }
 
             if (string.IsNullOrWhiteSpace(instance.SessionName))
@@ -144,8 +142,14 @@ public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = nul
         }
         else if (string.Equals(history.Provider, HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase))
         {
-            failures.Add($"{key}:Provider '{HistoryProviders.SqlServer}' needs Microsoft.Data.SqlClient, but {MissingSqlClient}. " +
-                         $"Use '{HistoryProviders.Sqlite}' (the table script sessions/backupxe-history-sqlserver.sql is ready for when it is available).");
+            if (string.IsNullOrWhiteSpace(history.ConnectionString))
+            {
+                failures.Add($"{key}:ConnectionString is required when {key}:Provider is '{HistoryProviders.SqlServer}'.");
+            }
+            else
+            {
+                failures.AddRange(LiveInstanceSettings.Problems(new InstanceOptions { Name = "history", ConnectionString = history.ConnectionString }, key));
+            }
         }
         else
         {

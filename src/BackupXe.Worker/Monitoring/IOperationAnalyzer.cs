@@ -11,4 +11,11 @@ public interface IOperationAnalyzer
 {
     /// <summary>Yields each operation as soon as it completes, then whatever is still open when the source ends.</summary>
     IAsyncEnumerable<OperationReport> AnalyzeAsync(ITraceEventSource source, SourceStatus status, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// As above, calling <paramref name="onIdle"/> after each event that leaves no operation open and every
+    /// completed one dealt with (a live source checkpoints there). Analyzers that cannot tell never call it.
+    /// </summary>
+    IAsyncEnumerable<OperationReport> AnalyzeAsync(ITraceEventSource source, SourceStatus status, Action<TraceEvent>? onIdle, CancellationToken cancellationToken)
+        => AnalyzeAsync(source, status, cancellationToken);
 }

@@ -73,7 +73,9 @@ public sealed class InstanceMonitor(
 
         var status = new SourceStatus();
         var counted = new CountingEventSource(source, () => metrics.RecordEventReceived(Name));
-        await foreach (var report in analyzer.AnalyzeAsync(counted, status, cancellationToken))
+        // A checkpointing live source saves its position where the analysis is idle (docs/history.md).
+        var onIdle = source is IIdleCheckpoint checkpointed ? checkpointed.MarkIdle : (Action<TraceEvent>?)null;
+        await foreach (var report in analyzer.AnalyzeAsync(counted, status, onIdle, cancellationToken))
         {
             await recorder.RecordAsync(Name, report, cancellationToken);
         }

@@ -8,5 +8,8 @@ namespace BackupXe.Worker.Monitoring;
 public sealed class SessionOperationAnalyzer : IOperationAnalyzer
 {
     public IAsyncEnumerable<OperationReport> AnalyzeAsync(ITraceEventSource source, SourceStatus status, CancellationToken cancellationToken)
-        => new AnalysisSession([new AnalysisInput(source, status)]).ReadOperationsAsync(cancellationToken);
+        => AnalyzeAsync(source, status, null, cancellationToken);
+
+    public IAsyncEnumerable<OperationReport> AnalyzeAsync(ITraceEventSource source, SourceStatus status, Action<TraceEvent>? onIdle, CancellationToken cancellationToken)
+        => new AnalysisSession([new AnalysisInput(source, status)], new AnalysisOptions { OnIdle = onIdle }).ReadOperationsAsync(cancellationToken);
 }

@@ -55,21 +55,25 @@ public sealed class OptionsValidationTests
         var failures = Failures(("BackupXe:Instances:0:Name", "prod"));
 
         Assert.Equal(
-            ["BackupXe:Instances:0 has no source: set BackupXe:Instances:0:ReplayPath (or, in a build with SqlClient, ConnectionString or Server)."],
+            ["BackupXe:Instances:0 has no source: set BackupXe:Instances:0:Server (or ConnectionString) for a live instance, or BackupXe:Instances:0:ReplayPath."],
             failures);
     }
 
     [Theory]
     [InlineData("ConnectionString", "Server=db1;Database=master;Integrated Security=true")]
     [InlineData("Server", "db1")]
-    public void A_live_connection_is_refused_honestly_because_this_build_has_no_SqlClient(string setting, string value)
+    public void A_live_connection_is_accepted_on_the_file_transport(string setting, string value)
     {
-        var failure = Assert.Single(Failures(("BackupXe:Instances:0:Name", "prod"), ($"BackupXe:Instances:0:{setting}", value)));
+        Assert.Empty(Failures(("BackupXe:Instances:0:Name", "prod"), ($"BackupXe:Instances:0:{setting}", value)));
+    }
 
-        Assert.StartsWith($"BackupXe:Instances:0:{setting} asks for a live connection", failure);
-        Assert.Contains("Microsoft.Data.SqlClient", failure);
-        Assert.Contains("XELite", failure);
-        Assert.Contains("BackupXe:Instances:0:ReplayPath", failure);
+    [Fact]
+    public void A_malformed_connection_string_is_refused_without_quoting_it()
+    {
+        var failure = Assert.Single(Failures(("BackupXe:Instances:0:Name", "prod"), ("BackupXe:Instances:0:ConnectionString", "Server=db1;Password=hunter2;Bogus Keyword=1")));
+
+        Assert.StartsWith("BackupXe:Instances:0:ConnectionString is not a valid connection string", failure);
+        Assert.DoesNotContain("hunter2", failure);
     }
 
     [Fact]
@@ -81,12 +85,12 @@ public sealed class OptionsValidationTests
     }
 
     [Fact]
-    public void The_sql_server_history_is_refused_for_want_of_SqlClient()
+    public void The_sql_server_history_needs_a_connection_string()
     {
         var failure = Assert.Single(Failures([.. TwoReplays, ("BackupXe:History:Provider", "sqlserver")]));
 
-        Assert.StartsWith("BackupXe:History:Provider 'sqlserver' needs Microsoft.Data.SqlClient", failure);
-        Assert.Contains("sessions/backupxe-history-sqlserver.sql", failure);
+        Assert.Equal("BackupXe:History:ConnectionString is required when BackupXe:History:Provider is 'sqlserver'.", failure);
+        Assert.Empty(Failures([.. TwoReplays, ("BackupXe:History:Provider", "sqlserver"), ("BackupXe:History:ConnectionString", "Server=repo;Database=BackupXe;Integrated Security=true")]));
     }
 
     [Fact]

@@ -1,0 +1,99 @@
+using System.Runtime.CompilerServices;
+using BackupXe.Core.Events;
+
+namespace BackupXe.SqlServer;
+
+/// <summary>
+/// One instance read live over the <c>file</c> transport, end to end: optionally (re)create the capture
+/// session, find the file its event_file target writes, resume from the instance's saved checkpoint, and tail
+/// with reconnects (<see cref="ResilientLiveSource"/>) and idle-point checkpoints
+/// (<see cref="CheckpointedLiveSource"/>). Failures before the tail starts are reported in the status, not
+/// thrown, and end the read; the daemon opens the source again after its retry delay.
+/// </summary>
+public sealed class EventFileLiveSource(
+    string instance,
+    SqlConnectionFactory connections,
+    CaptureSessionSettings session,
+    bool ensureSession,
+    EventFileTailOptions tailOptions,
+    IEventFileCheckpointStore checkpoints,
+    TimeSpan checkpointInterval,
+    ILiveSourceObserver? observer = null,
+    TimeProvider? timeProvider = null) : ITraceEventSource, IIdleCheckpoint
+{
+    private CheckpointedLiveSource? _current;
+
+    public string Name { get; } = $"{connections.Settings.Server}/{session.SessionName}";
+
+    public string Format => "live";
+
+    public void MarkIdle(TraceEvent observed) => _current?.MarkIdle(observed);
+
+    public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        var client = new SessionClient(connections, session);
+        var (pattern, problem) = await FindFilesAsync(client, cancellationToken).ConfigureAwait(false);
+        if (pattern is null)
+        {
+            status.Report(Name, problem!);
+            status.Unusable = true;
+            yield break;
+        }
+
+        var start = await checkpoints.LoadAsync(instance, cancellationToken).ConfigureAwait(false);
+        var tail = new EventFileTail(new SqlEventFileReader(connections, pattern), start, tailOptions, timeProvider, observer,
+            token => CheckRunningAsync(client, token));
+        var resilient = new ResilientLiveSource(
+            Name,
+            tail,
+            new EventFileFailureClassifier(),
+            new LiveSourceOptions { SessionName = session.SessionName, RecreateSession = ensureSession },
+            ensureSession ? client : null,
+            observer,
+            timeProvider);
+        _current = new CheckpointedLiveSource(resilient, tail, checkpoints, instance, checkpointInterval, timeProvider);
+        await foreach (var traceEvent in _current.ReadEventsAsync(status, cancellationToken).ConfigureAwait(false))
+        {
+            yield return traceEvent;
+        }
+    }
+
+    private async Task CheckRunningAsync(SessionClient client, CancellationToken cancellationToken)
+    {
+        var state = await client.StatusAsync(cancellationToken).ConfigureAwait(false);
+        if (!state.Running)
+        {
+            throw new CaptureSessionGoneException(session.SessionName, state.Exists);
+        }
+    }
+
+    /// <summary>The read pattern of the running session's event_file target, or why there is none.</summary>
+    private async Task<(string? Pattern, string? Problem)> FindFilesAsync(SessionClient client, CancellationToken cancellationToken)
+    {
+        try
+        {
+            if (ensureSession)
+            {
+                var outcome = await client.InstallAsync(cancellationToken).ConfigureAwait(false);
+                if (outcome.Problems.Count > 0)
+                {
+                    return (null, "the capture session cannot be created: " + string.Join(" ", outcome.Problems.Select(p => p.Message)));
+                }
+            }
+
+            var state = await client.StatusAsync(cancellationToken).ConfigureAwait(false);
+            if (!state.Exists || !state.Running || string.IsNullOrEmpty(state.CurrentFile))
+            {
+                return (null, $"the event session {session.SessionName} is {(state.Exists ? "not running" : "not on the server")}: "
+                    + $"create and start it with sessions/{SessionScripts.InstallFile} (or set EnsureSession).");
+            }
+
+            return (SqlEventFileReader.PatternFor(state.CurrentFile), null);
+        }
+        catch (Exception failure) when (!cancellationToken.IsCancellationRequested)
+        {
+            var kind = new SqlFailureClassifier().Classify(failure);
+            return (null, $"{ConnectionStringRedactor.RedactMessage(failure.Message)} ({kind.ToString().ToLowerInvariant()})");
+        }
+    }
+}

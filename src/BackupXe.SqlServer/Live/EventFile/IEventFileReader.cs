@@ -1,0 +1,23 @@
+namespace BackupXe.SqlServer;
+
+/// <summary>
+/// Reads the capture session's event_file target: <c>SELECT TOP (@batch) event_data, file_name, file_offset
+/// FROM sys.fn_xe_file_target_read_file(@path, NULL, @initial_file_name, @initial_offset)</c>. The SqlClient
+/// adapter runs that query; tests script the rows.
+/// </summary>
+public interface IEventFileReader
+{
+    /// <summary>
+    /// Up to <paramref name="maxRows"/> rows in file order, starting after <paramref name="after"/> (every file
+    /// when null). Throws <see cref="EventFileMissingException"/> when <paramref name="after"/>'s file is gone,
+    /// anything else on a failed connection or query.
+    /// </summary>
+    IAsyncEnumerable<EventFileRow> ReadAsync(EventFilePosition? after, int maxRows, CancellationToken cancellationToken);
+}
+
+/// <summary>The file a tail would resume in is no longer on the server (the target rolled over and deleted it).</summary>
+public sealed class EventFileMissingException(string fileName, Exception? inner = null)
+    : Exception($"The event file {fileName} is no longer on the server.", inner)
+{
+    public string FileName { get; } = fileName;
+}

@@ -1,0 +1,110 @@
+using System.Data;
+using System.Runtime.CompilerServices;
+using Microsoft.Data.SqlClient;
+
+namespace BackupXe.SqlServer;
+
+/// <summary>
+/// The SqlClient side of the <c>file</c> transport: one pooled connection per read, one documented query.
+/// Failures are left as SqlClient throws them for <see cref="SqlFailureClassifier"/>, except a resume point
+/// whose file has been rolled over, which becomes <see cref="EventFileMissingException"/>.
+/// </summary>
+public sealed class SqlEventFileReader(SqlConnectionFactory connections, string pathPattern) : IEventFileReader
+{
+    public const string ReadQuery = """
+        SELECT TOP (@batch) event_data, file_name, file_offset
+        FROM sys.fn_xe_file_target_read_file(@path, NULL, @initial_file_name, @initial_offset);
+        """;
+
+    /// <summary>The oldest file still there: reading from no position starts in it.</summary>
+    public const string OldestFileQuery = """
+        SELECT TOP (1) file_name
+        FROM sys.fn_xe_file_target_read_file(@path, NULL, NULL, NULL);
+        """;
+
+    /// <summary>The pattern passed as <c>path</c>: the target's directory and file stem with <c>*</c> for the rollover suffix.</summary>
+    public string PathPattern { get; } = pathPattern;
+
+    /// <summary>
+    /// The read pattern for a target whose current file is <paramref name="currentFile"/> (from
+    /// sys.dm_xe_session_targets): the server appends <c>_0_&lt;number&gt;</c> before <c>.xel</c> on every
+    /// rollover, so the stem before that suffix plus <c>*.xel</c> matches every file of the target.
+    /// </summary>
+    public static string PatternFor(string currentFile)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(currentFile);
+        var withoutExtension = currentFile.EndsWith(".xel", StringComparison.OrdinalIgnoreCase) ? currentFile[..^4] : currentFile;
+        var last = withoutExtension.LastIndexOf('_');
+        var second = last > 0 ? withoutExtension.LastIndexOf('_', last - 1) : -1;
+        var stem = second > 0 && IsDigits(withoutExtension[(last + 1)..]) && IsDigits(withoutExtension[(second + 1)..last])
+            ? withoutExtension[..second]
+            : withoutExtension;
+        return stem + "*.xel";
+    }
+
+    public async IAsyncEnumerable<EventFileRow> ReadAsync(
+        EventFilePosition? after, int maxRows, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await using var connection = await connections.OpenAsync(cancellationToken).ConfigureAwait(false);
+        await using var command = connections.Command(connection, ReadQuery);
+        command.Parameters.Add(new SqlParameter("@batch", SqlDbType.Int) { Value = maxRows });
+        command.Parameters.Add(new SqlParameter("@path", SqlDbType.NVarChar, 260) { Value = PathPattern });
+        command.Parameters.Add(new SqlParameter("@initial_file_name", SqlDbType.NVarChar, 260) { Value = (object?)after?.FileName ?? DBNull.Value });
+        command.Parameters.Add(new SqlParameter("@initial_offset", SqlDbType.BigInt) { Value = (object?)after?.FileOffset ?? DBNull.Value });
+
+        SqlDataReader reader;
+        try
+        {
+            reader = await command.ExecuteReaderAsync(CommandBehavior.SequentialAccess, cancellationToken).ConfigureAwait(false);
+        }
+        catch (SqlException failure) when (after is not null && IsStatementError(failure))
+        {
+            // Which error a vanished initial_file_name raises is not documented: ask which file is oldest instead.
+            throw await MissingOrSameAsync(connection, after.FileName, failure, cancellationToken).ConfigureAwait(false);
+        }
+
+        await using (reader.ConfigureAwait(false))
+        {
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                yield return new EventFileRow(reader.GetString(0), reader.GetString(1), reader.GetInt64(2));
+            }
+        }
+    }
+
+    /// <summary>
+    /// True when <paramref name="candidate"/> was written after <paramref name="file"/>: the rollover numbers
+    /// grow with each new file, so at equal stems the longer or larger number is the later file.
+    /// </summary>
+    public static bool IsLaterFile(string candidate, string file)
+    {
+        var a = RolloverNumber(candidate);
+        var b = RolloverNumber(file);
+        return a is not null && b is not null
+            ? a.Length != b.Length ? a.Length > b.Length : string.CompareOrdinal(a, b) > 0
+            : false;
+    }
+
+    private async Task<Exception> MissingOrSameAsync(SqlConnection connection, string fileName, SqlException failure, CancellationToken cancellationToken)
+    {
+        await using var probe = connections.Command(connection, OldestFileQuery);
+        probe.Parameters.Add(new SqlParameter("@path", SqlDbType.NVarChar, 260) { Value = PathPattern });
+        var oldest = await probe.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as string;
+        return oldest is not null && IsLaterFile(oldest, fileName)
+            ? new EventFileMissingException(fileName, failure)
+            : failure;
+    }
+
+    // A statement error leaves the connection usable; one of class 20+ has closed it, and the probe could not run.
+    private static bool IsStatementError(SqlException failure) => failure.Class < 20;
+
+    private static string? RolloverNumber(string file)
+    {
+        var name = file.EndsWith(".xel", StringComparison.OrdinalIgnoreCase) ? file[..^4] : file;
+        var last = name.LastIndexOf('_');
+        var number = last >= 0 ? name[(last + 1)..] : string.Empty;
+        return IsDigits(number) ? number.TrimStart('0').PadLeft(1, '0') : null;
+    }
+
+    private static bool IsDigits(string text) => text.Length > 0 && text.All(char.IsAsciiDigit);
+}

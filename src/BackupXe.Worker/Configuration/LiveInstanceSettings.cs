@@ -1,0 +1,115 @@
+using System.Globalization;
+using BackupXe.SqlServer;
+using Microsoft.Data.SqlClient;
+
+namespace BackupXe.Worker.Configuration;
+
+/// <summary>
+/// A live instance's settings as the client layer takes them. Validation and the source factory both go
+/// through here, so what start-up accepts is exactly what the daemon connects with. No message quotes a
+/// password or a connection string.
+/// </summary>
+public static class LiveInstanceSettings
+{
+    /// <summary>Every problem with the live settings of <paramref name="instance"/>, each naming its key.</summary>
+    public static IReadOnlyList<string> Problems(InstanceOptions instance, string key)
+    {
+        var problems = new List<string>();
+        if (!string.Equals(instance.Transport, LiveTransports.File, StringComparison.OrdinalIgnoreCase))
+        {
+            problems.Add($"{key}:Transport must be '{LiveTransports.File}'; it is '{instance.Transport}'. "
+                + "The stream transport (sys.fn_MSxe_read_event_stream) is not part of the daemon yet.");
+        }
+
+        if (!double.IsFinite(instance.PollIntervalSeconds) || instance.PollIntervalSeconds <= 0 || instance.PollIntervalSeconds > 3600)
+        {
+            problems.Add($"{key}:PollIntervalSeconds must be greater than 0 and at most 3600; it is {instance.PollIntervalSeconds.ToString(CultureInfo.InvariantCulture)}.");
+        }
+
+        if (instance.BatchSize is < 1 or > 100_000)
+        {
+            problems.Add($"{key}:BatchSize must be between 1 and 100000; it is {instance.BatchSize}.");
+        }
+
+        if (!double.IsFinite(instance.CheckpointIntervalSeconds) || instance.CheckpointIntervalSeconds < 0 || instance.CheckpointIntervalSeconds > 3600)
+        {
+            problems.Add($"{key}:CheckpointIntervalSeconds must be between 0 and 3600; it is {instance.CheckpointIntervalSeconds.ToString(CultureInfo.InvariantCulture)}.");
+        }
+
+        if (!string.IsNullOrWhiteSpace(instance.ConnectionString) && !string.IsNullOrWhiteSpace(instance.Server))
+        {
+            problems.Add($"{key} has both ConnectionString and Server; set only one.");
+            return problems;
+        }
+
+        var (settings, problem) = TryBuild(instance);
+        if (problem is not null)
+        {
+            problems.Add($"{key}:{(string.IsNullOrWhiteSpace(instance.ConnectionString) ? "Server" : "ConnectionString")} {problem}");
+        }
+        else
+        {
+            problems.AddRange(settings!.Validate().Select(p => $"{key}: {p}"));
+        }
+
+        return problems;
+    }
+
+    /// <summary>The connection settings; throws only for options <see cref="Problems"/> would have refused.</summary>
+    public static SqlConnectionSettings Build(InstanceOptions instance)
+    {
+        var (settings, problem) = TryBuild(instance);
+        return settings ?? throw new InvalidOperationException($"Instance '{instance.Name}': {problem}");
+    }
+
+    private static (SqlConnectionSettings? Settings, string? Problem) TryBuild(InstanceOptions instance)
+    {
+        if (!string.IsNullOrWhiteSpace(instance.ConnectionString))
+        {
+            SqlConnectionStringBuilder builder;
+            try
+            {
+                builder = new SqlConnectionStringBuilder(instance.ConnectionString);
+            }
+            catch (Exception exception) when (exception is ArgumentException or FormatException or KeyNotFoundException)
+            {
+                // The driver's message names the keyword, not the value.
+                return (null, $"is not a valid connection string: {ConnectionStringRedactor.RedactMessage(exception.Message)}");
+            }
+
+            var authentication = builder.IntegratedSecurity ? SqlAuthentication.Integrated
+                : builder.Authentication switch
+                {
+                    SqlAuthenticationMethod.NotSpecified or SqlAuthenticationMethod.SqlPassword => SqlAuthentication.SqlPassword,
+                    var method => Enum.TryParse<SqlAuthentication>(method.ToString(), out var parsed) ? parsed : SqlAuthentication.SqlPassword,
+                };
+            return (new SqlConnectionSettings(
+                builder.DataSource,
+                string.IsNullOrEmpty(builder.InitialCatalog) ? SqlConnectionSettings.DefaultDatabase : builder.InitialCatalog,
+                authentication,
+                string.IsNullOrEmpty(builder.UserID) ? null : builder.UserID,
+                string.IsNullOrEmpty(builder.Password) ? instance.Password : builder.Password,
+                builder.Encrypt,
+                builder.TrustServerCertificate), null);
+        }
+
+        SqlAuthentication mode;
+        if (string.IsNullOrWhiteSpace(instance.Authentication))
+        {
+            mode = string.IsNullOrEmpty(instance.UserName) ? SqlAuthentication.Integrated : SqlAuthentication.SqlPassword;
+        }
+        else if (!SqlAuthenticationNames.ByName.TryGetValue(instance.Authentication, out mode)
+            && !Enum.TryParse(instance.Authentication, ignoreCase: true, out mode))
+        {
+            return (null, $"cannot use Authentication '{instance.Authentication}': use one of {string.Join(", ", SqlAuthenticationNames.ByName.Keys)}.");
+        }
+
+        return (new SqlConnectionSettings(
+            instance.Server!,
+            Authentication: mode,
+            UserName: instance.UserName,
+            Password: instance.Password,
+            Encrypt: instance.Encrypt,
+            TrustServerCertificate: instance.TrustServerCertificate), null);
+    }
+}

@@ -1,0 +1,156 @@
+using System.Data;
+using BackupXe.Core.Reporting;
+using BackupXe.SqlServer;
+using Microsoft.Data.SqlClient;
+using Polly;
+using Polly.Retry;
+
+namespace BackupXe.Worker.History;
+
+/// <summary>
+/// History in the central SQL Server table of <c>sessions/backupxe-history-sqlserver.sql</c>, shared by many
+/// daemons (docs/deploy.md, "Many daemons, one table"). Writes are an insert-if-absent on the dedup key under
+/// UPDLOCK/HOLDLOCK, with the table's IGNORE_DUP_KEY index as a second guard, so a batch re-sent after a
+/// restart or a retry never doubles a row. Transient failures are retried with Polly.
+/// </summary>
+public sealed class SqlServerHistoryStore : IHistoryStore
+{
+    public const string InsertIfAbsent = """
+        SET NOCOUNT ON;
+        INSERT INTO dbo.operations (
+            instance_name, database_name, kind, scope, start_time, end_time, session_id, status,
+            duration_seconds, throughput_mbps, bottleneck, confidence, report_json)
+        SELECT @instance, @database, @kind, @scope, @start, @end, @session, @status,
+            @duration, @throughput, @bottleneck, @confidence, @json
+        WHERE NOT EXISTS (
+            SELECT 1 FROM dbo.operations WITH (UPDLOCK, HOLDLOCK)
+            WHERE instance_name = @instance AND database_key = ISNULL(@database, N'') AND kind = @kind
+              AND start_time = @start AND session_key = ISNULL(@session, -1));
+        SELECT CONVERT(int, @@ROWCOUNT);
+        """;
+
+    private const string Columns = "SELECT TOP (@count) instance_name, report_json FROM dbo.operations";
+
+    private readonly SqlConnectionFactory _connections;
+    private readonly ResiliencePipeline _retry;
+
+    /// <param name="retryDelay">First retry delay; tests pass zero.</param>
+    public SqlServerHistoryStore(SqlConnectionFactory connections, TimeSpan? retryDelay = null)
+    {
+        _connections = connections;
+        var classifier = new SqlFailureClassifier();
+        _retry = new ResiliencePipelineBuilder()
+            .AddRetry(new RetryStrategyOptions
+            {
+                ShouldHandle = new PredicateBuilder().Handle<Exception>(failure =>
+                    failure is not OperationCanceledException && classifier.Classify(failure) == LiveFailureKind.Transient),
+                MaxRetryAttempts = 4,
+                BackoffType = DelayBackoffType.Exponential,
+                UseJitter = true,
+                Delay = retryDelay ?? TimeSpan.FromSeconds(1),
+            })
+            .Build();
+    }
+
+    public async Task InitializeAsync(CancellationToken cancellationToken)
+    {
+        try
+        {
+            await using var connection = await _connections.OpenAsync(cancellationToken);
+            await using var command = _connections.Command(connection, "SELECT CONVERT(int, CASE WHEN OBJECT_ID(N'dbo.operations', N'U') IS NULL THEN 0 ELSE 1 END);");
+            if (Convert.ToInt32(await command.ExecuteScalarAsync(cancellationToken), System.Globalization.CultureInfo.InvariantCulture) == 0)
+            {
+                throw new HistoryStoreException(
+                    "The central history table dbo.operations is missing: run sessions/backupxe-history-sqlserver.sql in the repository database (BackupXe:History:ConnectionString).");
+            }
+        }
+        catch (SqlException exception)
+        {
+            throw new HistoryStoreException(
+                $"The central history repository (BackupXe:History:ConnectionString) cannot be used: {ConnectionStringRedactor.RedactMessage(exception.Message)}", exception);
+        }
+    }
+
+    public async Task<HistoryWrite> SaveAsync(string instance, OperationReport report, CancellationToken cancellationToken)
+    {
+        if (report.Start is not { } start)
+        {
+            return HistoryWrite.NoIdentity;
+        }
+
+        var json = ReportJson.Serialize(report);
+        var inserted = await _retry.ExecuteAsync(async token =>
+        {
+            await using var connection = await _connections.OpenAsync(token);
+            await using var command = _connections.Command(connection, InsertIfAbsent);
+            var p = command.Parameters;
+            p.Add(new SqlParameter("@instance", SqlDbType.NVarChar, 128) { Value = instance });
+            p.Add(new SqlParameter("@database", SqlDbType.NVarChar, 128) { Value = (object?)report.Database ?? DBNull.Value });
+            p.Add(new SqlParameter("@kind", SqlDbType.VarChar, 16) { Value = Kebab.Of(report.Kind) });
+            p.Add(new SqlParameter("@scope", SqlDbType.VarChar, 16) { Value = report.Scope is { } scope ? Kebab.Of(scope) : DBNull.Value });
+            p.Add(new SqlParameter("@start", SqlDbType.DateTime2) { Value = start });
+            p.Add(new SqlParameter("@end", SqlDbType.DateTime2) { Value = report.End is { } end ? end : DBNull.Value });
+            p.Add(new SqlParameter("@session", SqlDbType.Int) { Value = report.SessionId is { } session ? session : DBNull.Value });
+            p.Add(new SqlParameter("@status", SqlDbType.VarChar, 16) { Value = Kebab.Of(report.Status) });
+            p.Add(new SqlParameter("@duration", SqlDbType.Float) { Value = report.DurationSeconds is { } duration ? duration : DBNull.Value });
+            p.Add(new SqlParameter("@throughput", SqlDbType.Float) { Value = report.ThroughputMBps is { } throughput ? throughput : DBNull.Value });
+            p.Add(new SqlParameter("@bottleneck", SqlDbType.VarChar, 32) { Value = report.Verdict is { } verdict ? Kebab.Of(verdict.Bottleneck) : DBNull.Value });
+            p.Add(new SqlParameter("@confidence", SqlDbType.VarChar, 16) { Value = report.Verdict is { } v ? Kebab.Of(v.Confidence) : DBNull.Value });
+            p.Add(new SqlParameter("@json", SqlDbType.NVarChar, -1) { Value = json });
+            return Convert.ToInt32(await command.ExecuteScalarAsync(token), System.Globalization.CultureInfo.InvariantCulture);
+        }, cancellationToken);
+        return inserted == 1 ? HistoryWrite.Added : HistoryWrite.AlreadyStored;
+    }
+
+    public Task<IReadOnlyList<StoredOperation>> RecentCompletedAsync(OperationSeries series, DateTime before, int count, CancellationToken cancellationToken)
+        => ReadAsync(
+            Columns + """
+                 WHERE instance_name = @instance AND database_key = ISNULL(@database, N'') AND kind = @kind
+                  AND ((scope IS NULL AND @scope IS NULL) OR scope = @scope)
+                  AND status = 'completed' AND throughput_mbps IS NOT NULL AND start_time < @before
+                ORDER BY start_time DESC;
+                """,
+            p =>
+            {
+                p.Add(new SqlParameter("@instance", SqlDbType.NVarChar, 128) { Value = series.Instance });
+                p.Add(new SqlParameter("@database", SqlDbType.NVarChar, 128) { Value = (object?)series.Database ?? DBNull.Value });
+                p.Add(new SqlParameter("@kind", SqlDbType.VarChar, 16) { Value = Kebab.Of(series.Kind) });
+                p.Add(new SqlParameter("@scope", SqlDbType.VarChar, 16) { Value = series.Scope is { } scope ? Kebab.Of(scope) : DBNull.Value });
+                p.Add(new SqlParameter("@before", SqlDbType.DateTime2) { Value = before });
+                p.Add(new SqlParameter("@count", SqlDbType.Int) { Value = count });
+            },
+            cancellationToken);
+
+    public Task<IReadOnlyList<StoredOperation>> QueryAsync(HistoryQuery query, CancellationToken cancellationToken)
+        => ReadAsync(
+            Columns + """
+                 WHERE (@instance IS NULL OR instance_name = @instance)
+                  AND (@database IS NULL OR database_name = @database)
+                  AND (@kind IS NULL OR kind = @kind)
+                ORDER BY start_time DESC, id DESC;
+                """,
+            p =>
+            {
+                p.Add(new SqlParameter("@instance", SqlDbType.NVarChar, 128) { Value = (object?)query.Instance ?? DBNull.Value });
+                p.Add(new SqlParameter("@database", SqlDbType.NVarChar, 128) { Value = (object?)query.Database ?? DBNull.Value });
+                p.Add(new SqlParameter("@kind", SqlDbType.VarChar, 16) { Value = query.Kind is { } kind ? Kebab.Of(kind) : DBNull.Value });
+                p.Add(new SqlParameter("@count", SqlDbType.Int) { Value = query.Limit });
+            },
+            cancellationToken);
+
+    private async Task<IReadOnlyList<StoredOperation>> ReadAsync(string sql, Action<SqlParameterCollection> bind, CancellationToken cancellationToken)
+        => await _retry.ExecuteAsync(async token =>
+        {
+            await using var connection = await _connections.OpenAsync(token);
+            await using var command = _connections.Command(connection, sql);
+            bind(command.Parameters);
+            var operations = new List<StoredOperation>();
+            await using var reader = await command.ExecuteReaderAsync(token);
+            while (await reader.ReadAsync(token))
+            {
+                operations.Add(new StoredOperation(reader.GetString(0), ReportJson.Deserialize<OperationReport>(reader.GetString(1))));
+            }
+
+            return (IReadOnlyList<StoredOperation>)operations;
+        }, cancellationToken);
+}

@@ -1,0 +1,182 @@
+using BackupXe.Core.Events;
+using BackupXe.Sources.XeXml;
+using BackupXe.SqlServer;
+using BackupXe.Tests.Support;
+using BackupXe.Tests.Support.Tds;
+using Xunit;
+
+namespace BackupXe.Tests.Live.EventFile;
+
+/// <summary>
+/// The file transport through Microsoft.Data.SqlClient 2.1.4 against the TDS double, which serves the sample
+/// capture's event_data rows the way the documented function shapes them. Proves BackupXe's client path and
+/// its resume logic, not what SQL Server returns.
+/// </summary>
+public sealed class SqlEventFileReaderTests
+{
+    private static readonly IReadOnlyList<string> Capture = ScriptedEventFile.BufferStarvedBackup().Take(1500).ToList();
+
+    private static readonly EventFileTailOptions Fast = new() { PollInterval = TimeSpan.FromMilliseconds(5), BatchSize = 400 };
+
+    private static List<TraceEvent> Expected(IEnumerable<string> rows)
+    {
+        var parser = new XeEventDataReader();
+        var status = new SourceStatus();
+        return rows.Select(row => parser.Read(row, status, "expected")).OfType<TraceEvent>().ToList();
+    }
+
+    private static async Task<(List<TraceEvent> Events, RecordingLiveObserver Observer)> ReadAsync(TdsServerDouble server, EventFileTail tail, int count)
+    {
+        var observer = new RecordingLiveObserver();
+        var source = new ResilientLiveSource(
+            "db1/BackupXe", tail, new SqlFailureClassifier(),
+            new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero, MaxReconnectDelay = TimeSpan.Zero, JitterRatio = 0 },
+            observer: observer);
+        var events = new List<TraceEvent>();
+        using var cancellation = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        await foreach (var traceEvent in source.ReadEventsAsync(new SourceStatus(), cancellation.Token))
+        {
+            events.Add(traceEvent);
+            if (events.Count == count)
+            {
+                break;
+            }
+        }
+
+        return (events, observer);
+    }
+
+    [Fact]
+    public void Read_pattern_covers_every_rollover_file_of_the_target()
+    {
+        Assert.Equal(@"C:\MSSQL\Log\BackupXe*.xel", SqlEventFileReader.PatternFor(@"C:\MSSQL\Log\BackupXe_0_133589000000000000.xel"));
+        Assert.Equal(@"D:\xe\My_Session*.xel", SqlEventFileReader.PatternFor(@"D:\xe\My_Session_0_133589000000000000.xel"));
+        Assert.True(SqlEventFileReader.IsLaterFile("BackupXe_0_133589000000000001.xel", "BackupXe_0_133589000000000000.xel"));
+        Assert.False(SqlEventFileReader.IsLaterFile("BackupXe_0_133589000000000000.xel", "BackupXe_0_133589000000000000.xel"));
+    }
+
+    [Fact]
+    public async Task Sends_the_documented_query_with_paired_initial_arguments()
+    {
+        var file = ScriptedEventFile.Of(Capture.Take(80).ToList(), eventsPerBuffer: 30, buffersPerFile: 2);
+        await using var server = TdsServerDouble.Start(new TdsScript().Serve(file));
+        var reader = new SqlEventFileReader(new SqlConnectionFactory(TdsClient.Settings(server)), @"C:\XE\BackupXe*.xel");
+
+        var first = await reader.ReadAsync(null, 50, CancellationToken.None).ToListAsync();
+        var rest = await reader.ReadAsync(first[^1].Position, 50, CancellationToken.None).ToListAsync();
+
+        Assert.Equal(50, first.Count);
+        Assert.Equal(20, rest.Count);
+        var requests = server.Requests.Where(r => r.Text.Contains("fn_xe_file_target_read_file", StringComparison.Ordinal)).ToList();
+        Assert.Null(requests[0].Parameters["@initial_file_name"]);
+        Assert.Null(requests[0].Parameters["@initial_offset"]);
+        Assert.Equal(first[^1].FileName, requests[1].Parameters["@initial_file_name"]);
+        Assert.Equal(first[^1].FileOffset, requests[1].Parameters["@initial_offset"]);
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(4)]
+    [InlineData(5)]
+    public async Task Connection_reset_mid_result_through_the_driver_loses_and_repeats_nothing(int seed)
+    {
+        // Given resets at random rows of random reads
+        var random = new Random(seed);
+        var drops = new Queue<int>(Enumerable.Range(0, 6).Select(_ => random.Next(1, 400)));
+        var file = ScriptedEventFile.Of(Capture, eventsPerBuffer: 37, buffersPerFile: 10);
+        await using var server = TdsServerDouble.Start(new TdsScript().Serve(file, drops));
+        var reader = new SqlEventFileReader(new SqlConnectionFactory(TdsClient.Settings(server)), @"C:\XE\BackupXe*.xel");
+        var expected = Expected(Capture);
+
+        // When
+        var (events, observer) = await ReadAsync(server, new EventFileTail(reader, options: Fast), expected.Count);
+
+        // Then every reset was a transient disconnect, and the events are the capture, once each
+        Assert.Empty(drops);
+        Assert.Equal(6, observer.Of<LiveSourceChange.Disconnected>().Count(d => d.Kind == LiveFailureKind.Transient));
+        Assert.Equal(expected, events);
+    }
+
+    [Fact]
+    public async Task A_rolled_over_file_found_through_the_driver_is_a_named_gap()
+    {
+        var file = ScriptedEventFile.Of(Capture, eventsPerBuffer: 50, buffersPerFile: 4);
+        var names = file.FileNames;
+        await using var server = TdsServerDouble.Start(new TdsScript().Serve(file));
+        var reader = new SqlEventFileReader(new SqlConnectionFactory(TdsClient.Settings(server)), @"C:\XE\BackupXe*.xel");
+        var expected = Expected(Capture);
+        var checkpoint = new EventFileCheckpoint(new EventFilePosition(names[0], 5_632), null, 0, expected[49].Timestamp);
+
+        file.DeleteOldest(3);
+        var tail = new EventFileTail(reader, checkpoint, Fast);
+        var (events, _) = await ReadAsync(server, tail, expected.Count - 600);
+
+        var gap = Assert.Single(tail.Gaps);
+        Assert.Equal(names[0], gap.MissingFile);
+        Assert.Equal(names[3], gap.ResumedAt.FileName);
+        Assert.Equal(expected.Skip(600).ToList(), events);
+    }
+
+    [Fact]
+    public async Task Permission_revoked_mid_run_stops_with_the_permission_named_after_exactly_the_rows_read()
+    {
+        // Given reads that succeed twice (800 rows), then VIEW SERVER STATE is revoked
+        var file = ScriptedEventFile.Of(Capture, eventsPerBuffer: 37, buffersPerFile: 10);
+        var script = new TdsScript().Serve(file);
+        await using var server = TdsServerDouble.Start(script);
+        var reader = new SqlEventFileReader(new SqlConnectionFactory(TdsClient.Settings(server)), @"C:\XE\BackupXe*.xel");
+        var reads = 0;
+        script.On(r => r.Text.Contains("fn_xe_file_target_read_file(@path, NULL, @initial_file_name", StringComparison.Ordinal) && ++reads > 2,
+            _ => new TdsResponse().Error(300, 14, ScriptedSqlServer.ServerStateDenied));
+        var observer = new RecordingLiveObserver();
+        var source = new ResilientLiveSource("db1/BackupXe", new EventFileTail(reader, options: Fast), new SqlFailureClassifier(),
+            new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero, MaxReconnectDelay = TimeSpan.Zero, JitterRatio = 0 }, observer: observer);
+        var status = new SourceStatus();
+
+        // When
+        var events = await source.ReadEventsAsync(status, CancellationToken.None).ToListAsync().AsTask().WaitAsync(TimeSpan.FromSeconds(30));
+
+        // Then what the two reads returned is all there, once (the second read starts again at the first one's
+        // last buffer, 400 mod 37 = 30 rows of which it skips), and the stop says what to grant
+        Assert.Equal(Expected(Capture).Take(800 - 30).ToList(), events);
+        var stopped = Assert.Single(observer.Of<LiveSourceChange.Stopped>());
+        Assert.Contains("VIEW SERVER STATE", stopped.Reason, StringComparison.Ordinal);
+        Assert.Contains(status.Problems, p => p.Message.Contains("VIEW SERVER STATE", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Login_failing_after_a_password_change_stops_without_the_password_and_without_repeats()
+    {
+        // Given the first read of 400 rows is cut at 150 and the login's password changes meanwhile
+        var file = ScriptedEventFile.Of(Capture, eventsPerBuffer: 37, buffersPerFile: 10);
+        var drops = new Queue<int>([150]);
+        await using var server = TdsServerDouble.Start(new TdsScript().Serve(file, drops));
+        var reader = new SqlEventFileReader(new SqlConnectionFactory(TdsClient.Settings(server)), @"C:\XE\BackupXe*.xel");
+        var observer = new RecordingLiveObserver();
+        var source = new ResilientLiveSource("db1/BackupXe", new EventFileTail(reader, options: Fast), new SqlFailureClassifier(),
+            new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero, MaxReconnectDelay = TimeSpan.Zero, JitterRatio = 0 }, observer: observer);
+        var status = new SourceStatus();
+        var events = new List<TraceEvent>();
+
+        // When
+        await foreach (var traceEvent in source.ReadEventsAsync(status, CancellationToken.None))
+        {
+            events.Add(traceEvent);
+            if (events.Count == 1)
+            {
+                server.Credentials = (TdsClient.User, "changed-by-the-dba");
+            }
+        }
+
+        // Then what the driver delivered before the reset (it drops the rows of a packet cut short) came through
+        // once and in order, and the stop is fatal and password-free
+        Assert.InRange(events.Count, 1, 150);
+        Assert.Equal(Expected(Capture).Take(events.Count).ToList(), events);
+        var stopped = Assert.Single(observer.Of<LiveSourceChange.Stopped>());
+        Assert.Contains("Login failed", stopped.Reason, StringComparison.Ordinal);
+        Assert.DoesNotContain(TdsClient.Password, stopped.Reason, StringComparison.Ordinal);
+        Assert.DoesNotContain("changed-by-the-dba", stopped.Reason, StringComparison.Ordinal);
+    }
+}

@@ -1,0 +1,55 @@
+using BackupXe.SqlServer;
+using BackupXe.Tests.Support.Tds;
+
+namespace BackupXe.Tests.Support;
+
+/// <summary>
+/// Serves a <see cref="ScriptedEventFile"/> on the TDS double as <c>sys.fn_xe_file_target_read_file</c> would:
+/// the rows after the request's <c>@initial_file_name</c> / <c>@initial_offset</c>, at most <c>@batch</c> of them.
+/// Before each queued drop point the answer is cut off mid-result and the connection reset.
+/// </summary>
+public static class EventFileOverTds
+{
+    public static TdsScript Serve(this TdsScript script, ScriptedEventFile file, Queue<int>? dropAfterRows = null)
+    {
+        script.On("fn_xe_file_target_read_file(@path, NULL, @initial_file_name", request =>
+        {
+            var after = request.Parameters["@initial_file_name"] is string name
+                ? new EventFilePosition(name, Convert.ToInt64(request.Parameters["@initial_offset"], System.Globalization.CultureInfo.InvariantCulture))
+                : null;
+            var batch = Convert.ToInt32(request.Parameters["@batch"], System.Globalization.CultureInfo.InvariantCulture);
+            List<EventFileRow> rows;
+            try
+            {
+                rows = file.ReadAsync(after, batch, CancellationToken.None).ToBlockingEnumerable().ToList();
+            }
+            catch (EventFileMissingException)
+            {
+                // What the server says is not documented; any statement error leads the reader to probe the oldest file.
+                return new TdsResponse().Error(25718, 16, "The log file name is invalid.");
+            }
+
+            var set = new TdsResultSet(TdsColumn.XmlAsNVarChar("event_data"), TdsColumn.NVarChar("file_name", 260), TdsColumn.BigInt("file_offset"));
+            if (dropAfterRows is not null && dropAfterRows.TryPeek(out var cut) && cut < rows.Count)
+            {
+                dropAfterRows.Dequeue();
+                foreach (var row in rows.Take(cut))
+                {
+                    set.Row(row.EventData, row.FileName, row.FileOffset);
+                }
+
+                return new TdsResponse().PartialRows(set).Disconnect();
+            }
+
+            foreach (var row in rows)
+            {
+                set.Row(row.EventData, row.FileName, row.FileOffset);
+            }
+
+            return TdsResponse.Of(set);
+        });
+        script.On("fn_xe_file_target_read_file(@path, NULL, NULL, NULL)", _ =>
+            TdsResponse.Of(file.FileNames.Take(1).Aggregate(new TdsResultSet(TdsColumn.NVarChar("file_name", 260)), (set, name) => set.Row(name))));
+        return script;
+    }
+}

@@ -1,0 +1,168 @@
+using System.Runtime.CompilerServices;
+using System.Xml;
+using BackupXe.SqlServer;
+using BackupXe.Tests.Cli;
+
+namespace BackupXe.Tests.Support;
+
+/// <summary>
+/// An event_file target as <c>sys.fn_xe_file_target_read_file</c> shows it: files of buffers, each buffer a run
+/// of rows sharing one offset, read after (file, offset) exclusive as Microsoft documents. Rows are the real
+/// <c>event_data</c> XML of a capture. Files can be appended (the server writing), deleted (rollover), and a
+/// read can be made to fail after a given number of rows (the connection dropping).
+/// </summary>
+public sealed class ScriptedEventFile : IEventFileReader
+{
+    private readonly List<(string Name, List<EventFileRow> Rows)> _files = [];
+    private readonly Lock _gate = new();
+    private int _visibleRows = int.MaxValue;
+
+    /// <summary>When set, the read fails once this many rows in total (over all reads) have been returned.</summary>
+    public Queue<long> FailAfterTotalRows { get; } = new();
+
+    /// <summary>Rows returned over all reads.</summary>
+    public long RowsReturned { get; private set; }
+
+    public int Reads { get; private set; }
+
+    /// <summary>
+    /// The events of <paramref name="eventData"/> laid out as <paramref name="eventsPerBuffer"/> rows per buffer
+    /// and <paramref name="buffersPerFile"/> buffers per file, with offsets as the target writes them (multiples of
+    /// its buffer size, first buffer after the file header).
+    /// </summary>
+    public static ScriptedEventFile Of(IReadOnlyList<string> eventData, int eventsPerBuffer, int buffersPerFile, string prefix = "BackupXe_0_")
+    {
+        var file = new ScriptedEventFile();
+        var index = 0;
+        for (var fileNumber = 0; index < eventData.Count; fileNumber++)
+        {
+            var name = $@"C:\XE\{prefix}{133_000_000_000_000_000L + fileNumber}.xel";
+            var rows = new List<EventFileRow>();
+            for (var buffer = 0; buffer < buffersPerFile && index < eventData.Count; buffer++)
+            {
+                var offset = 5_632L + buffer * 65_536L;
+                for (var i = 0; i < eventsPerBuffer && index < eventData.Count; i++)
+                {
+                    rows.Add(new EventFileRow(eventData[index++], name, offset));
+                }
+            }
+
+            file._files.Add((name, rows));
+        }
+
+        return file;
+    }
+
+    /// <summary>The event_data of every event in a saved XE XML file, each as the function returns it.</summary>
+    public static IReadOnlyList<string> EventDataOf(string path)
+    {
+        var rows = new List<string>();
+        using var reader = XmlReader.Create(path, new XmlReaderSettings { IgnoreWhitespace = true });
+        reader.MoveToContent();
+        reader.Read();
+        while (!reader.EOF)
+        {
+            if (reader.NodeType == XmlNodeType.Element && reader.LocalName == "event")
+            {
+                rows.Add(reader.ReadOuterXml());
+            }
+            else
+            {
+                reader.Read();
+            }
+        }
+
+        return rows;
+    }
+
+    /// <summary>The real-format sample capture: one buffer-starved full backup, 7150 events.</summary>
+    public static IReadOnlyList<string> BufferStarvedBackup() => EventDataOf(CliRun.Sample("buffer-starved-backup.xml"));
+
+    public IReadOnlyList<string> FileNames
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _files.Select(f => f.Name).ToList();
+            }
+        }
+    }
+
+    public int TotalRows
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _files.Sum(f => f.Rows.Count);
+            }
+        }
+    }
+
+    /// <summary>Only the first <paramref name="rows"/> rows exist yet (the server has written no more).</summary>
+    public void WrittenSoFar(int rows)
+    {
+        lock (_gate)
+        {
+            _visibleRows = rows;
+        }
+    }
+
+    /// <summary>Rollover: the oldest <paramref name="count"/> files are deleted.</summary>
+    public IReadOnlyList<EventFileRow> DeleteOldest(int count)
+    {
+        lock (_gate)
+        {
+            var deleted = _files.Take(count).SelectMany(f => f.Rows).ToList();
+            _files.RemoveRange(0, count);
+            return deleted;
+        }
+    }
+
+    public async IAsyncEnumerable<EventFileRow> ReadAsync(
+        EventFilePosition? after, int maxRows, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await Task.Yield();
+        List<EventFileRow> visible;
+        lock (_gate)
+        {
+            Reads++;
+            visible = _files.SelectMany(f => f.Rows).Take(_visibleRows).ToList();
+            if (after is not null && _files.All(f => f.Name != after.FileName))
+            {
+                throw new EventFileMissingException(after.FileName);
+            }
+        }
+
+        var start = 0;
+        if (after is not null)
+        {
+            var fileStart = visible.FindIndex(r => r.FileName == after.FileName);
+            start = fileStart < 0 ? visible.Count : fileStart;
+            while (start < visible.Count && visible[start].FileName == after.FileName && visible[start].FileOffset <= after.FileOffset)
+            {
+                start++;
+            }
+        }
+
+        var returned = 0;
+        for (var i = start; i < visible.Count && returned < maxRows; i++)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            lock (_gate)
+            {
+                if (FailAfterTotalRows.TryPeek(out var failAt) && RowsReturned >= failAt)
+                {
+                    FailAfterTotalRows.Dequeue();
+                    throw new IOException($"scripted connection drop after {RowsReturned} rows");
+                }
+
+                RowsReturned++;
+            }
+
+            returned++;
+            yield return visible[i];
+        }
+    }
+}

@@ -1,0 +1,180 @@
+using System.Runtime.CompilerServices;
+using BackupXe.Core.Events;
+using BackupXe.SqlServer;
+using BackupXe.Tests.Support;
+using BackupXe.Tests.Support.Tds;
+using BackupXe.Worker.Configuration;
+using BackupXe.Worker.History;
+using BackupXe.Worker.Monitoring;
+using Xunit;
+
+namespace BackupXe.Tests.Worker;
+
+/// <summary>
+/// The daemon's live instance on the file transport, through Microsoft.Data.SqlClient 2.1.4 against the TDS
+/// double (session status and event_file rows scripted from the sample capture). Not SQL Server.
+/// </summary>
+public sealed class LiveInstanceTests : IDisposable
+{
+    private readonly string _directory = Directory.CreateTempSubdirectory("backupxe-live-").FullName;
+
+    public void Dispose() => Directory.Delete(_directory, recursive: true);
+
+    private EventFileLiveSource Source(TdsServerDouble server, SqliteCheckpointStore checkpoints, RecordingLiveObserver observer, bool ensureSession = false) => new(
+        "prod",
+        new SqlConnectionFactory(TdsClient.Settings(server)),
+        new CaptureSessionSettings(),
+        ensureSession,
+        new EventFileTailOptions { PollInterval = TimeSpan.FromMilliseconds(5), BatchSize = 500, SessionCheckEveryEmptyReads = 2 },
+        checkpoints,
+        TimeSpan.Zero,
+        observer);
+
+    [Fact]
+    public async Task Reads_a_running_sessions_event_file_through_drops_and_saves_its_checkpoint()
+    {
+        // Given a running session whose file holds the sample backup twice, an hour apart, and three resets mid-result
+        var rows = ScriptedEventFile.BufferStarvedBackup();
+        var file = ScriptedEventFile.Of([.. rows, .. rows.Select(row => LiveRestartTests.Shift(row, 1))], 37, 40);
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(file, new Queue<int>([120, 7, 333])));
+        var checkpoints = new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System);
+        var observer = new RecordingLiveObserver();
+        var live = Source(server, checkpoints, observer);
+        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        var status = new SourceStatus();
+
+        // When the daemon's analyzer reads it until every event went by
+        var reports = await new SessionOperationAnalyzer()
+            .AnalyzeAsync(new StopAfter(live, 14_300, stop), status, live.MarkIdle, stop.Token)
+            .ToListAsync();
+
+        // Then both backups came out whole, the drops were transient, and the position saved is the idle point
+        // between the two: the last event of the first backup
+        Assert.Equal(2, reports.Count);
+        Assert.Equal(14_300, status.Events);
+        Assert.Equal(3, observer.Of<LiveSourceChange.Disconnected>().Count);
+        Assert.Equal(@"C:\MSSQL\Log\BackupXe*.xel", server.Requests.First(r => r.Text.Contains("fn_xe_file", StringComparison.Ordinal)).Parameters["@path"]);
+        var saved = await checkpoints.LoadAsync("prod", CancellationToken.None);
+        Assert.NotNull(saved);
+        var firstFile = await file.ReadAsync(null, 7150, CancellationToken.None).ToListAsync();
+        Assert.Equal(firstFile[^1].Position, saved.Partial);
+        Assert.Equal(7150 % 37, saved.PartialRows);
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_session_stopped_under_the_tail_is_reported_or_recreated_after_every_event_was_read(bool ensureSession)
+    {
+        // Given the sample backup read to its end, then the session stopped by someone
+        var rows = ScriptedEventFile.BufferStarvedBackup();
+        var file = ScriptedEventFile.Of(rows, 37, 40);
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(file));
+        var observer = new RecordingLiveObserver();
+        var live = Source(server, new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System), observer, ensureSession);
+        var status = new SourceStatus();
+        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        var events = 0;
+
+        // When
+        var reading = Task.Run(async () =>
+        {
+            await foreach (var _ in live.ReadEventsAsync(status, stop.Token))
+            {
+                if (++events == rows.Count)
+                {
+                    sql.SessionRunning = false;
+                }
+            }
+        });
+        while (!reading.IsCompleted && observer.Of<LiveSourceChange.SessionRecreated>().Count == 0)
+        {
+            await Task.Delay(10);
+        }
+
+        await stop.CancelAsync();
+        await reading;
+
+        // Then every event was read once, and the stop (or the re-creation) names the session
+        Assert.Equal(rows.Count, events);
+        if (ensureSession)
+        {
+            Assert.Equal("BackupXe", Assert.Single(observer.Of<LiveSourceChange.SessionRecreated>()).SessionName);
+            Assert.True(sql.SessionRunning);
+        }
+        else
+        {
+            Assert.Contains("BackupXe is stopped", Assert.Single(observer.Of<LiveSourceChange.Stopped>()).Reason, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public async Task A_session_that_is_not_running_is_reported_without_reading()
+    {
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = false };
+        await using var server = TdsServerDouble.Start(sql.Script);
+        var live = Source(server, new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System), new RecordingLiveObserver());
+        var status = new SourceStatus();
+
+        var events = await live.ReadEventsAsync(status, CancellationToken.None).ToListAsync();
+
+        Assert.Empty(events);
+        Assert.True(status.Unusable);
+        Assert.Contains("not running", Assert.Single(status.Problems).Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_refused_login_is_reported_without_the_password()
+    {
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        await using var server = TdsServerDouble.Start(sql.Script);
+        server.Credentials = (TdsClient.User, "the-new-password");
+        var live = Source(server, new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System), new RecordingLiveObserver());
+        var status = new SourceStatus();
+
+        var events = await live.ReadEventsAsync(status, CancellationToken.None).ToListAsync();
+
+        Assert.Empty(events);
+        var problem = Assert.Single(status.Problems).Message;
+        Assert.Contains("(fatal)", problem, StringComparison.Ordinal);
+        Assert.DoesNotContain(TdsClient.Password, problem, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Live_instances_are_accepted_with_the_file_transport_and_refused_with_another()
+    {
+        var validator = new BackupXeOptionsValidator();
+        BackupXeOptions Options(InstanceOptions instance) => new() { Instances = [instance] };
+
+        var ok = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x" }));
+        var stream = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", Transport = "stream" }));
+        var batch = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", BatchSize = 0 }));
+
+        Assert.True(ok.Succeeded, ok.FailureMessage);
+        Assert.Contains("BackupXe:Instances:0:Transport", stream.FailureMessage, StringComparison.Ordinal);
+        Assert.Contains("BackupXe:Instances:0:BatchSize", batch.FailureMessage, StringComparison.Ordinal);
+    }
+
+    /// <summary>Cancels <paramref name="stop"/> once <paramref name="count"/> events went by (the same instances are yielded).</summary>
+    private sealed class StopAfter(ITraceEventSource inner, int count, CancellationTokenSource stop) : ITraceEventSource
+    {
+        public string Name => inner.Name;
+
+        public string Format => inner.Format;
+
+        public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, [EnumeratorCancellation] CancellationToken cancellationToken)
+        {
+            var seen = 0;
+            await foreach (var traceEvent in inner.ReadEventsAsync(status, cancellationToken))
+            {
+                yield return traceEvent;
+                if (++seen == count)
+                {
+                    await stop.CancelAsync();
+                }
+            }
+        }
+    }
+}
