@@ -109,8 +109,7 @@ public static class WatchCommand
 public static class LiveUnavailable
 {
     public static string Message(string? server)
-        => $"backupxe: watching {(server is null ? "a server" : $"'{server}'")} live needs Microsoft.Data.SqlClient and Microsoft.SqlServer.XEvent.XELite, "
-            + "which this build does not include (the package source could not provide them). Install the capture session with "
-            + "'backupxe session script > backupxe-session.sql' run in SSMS or sqlcmd, then analyse its files with 'backupxe analyze', "
-            + "or replay a capture with 'backupxe watch --replay FILE'.";
+        => $"backupxe: watching {(server is null ? "a server" : $"'{server}'")} live is not built yet in this version. Install the capture "
+            + "session with 'backupxe session install --server S' (or 'backupxe session script' run in SSMS or sqlcmd), then analyse its "
+            + "event files with 'backupxe analyze', or replay a capture with 'backupxe watch --replay FILE'.";
 }

@@ -115,11 +115,6 @@ public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = nul
         {
             failures.Add($"{key}:ReplayPath '{replayPath}' cannot be replayed: {recognised.Problem}.");
         }
-        else if (recognised.Format is Sources.Xel.XelFormat)
-        {
-            failures.Add($"{key}:ReplayPath '{replayPath}' is a binary .xel file, which this build cannot decode; "
-                + "save its events as XML (sys.fn_xe_file_target_read_file) and replay that.");
-        }
     }
 
     private static void ValidateRetryDelay(double seconds, List<string> failures)

@@ -54,7 +54,8 @@ public class OtherCommandTests
 
         // Then
         Assert.Equal(1, run.ExitCode);
-        Assert.Contains("Microsoft.Data.SqlClient", run.Error);
+        Assert.Contains("not built yet", run.Error);
+        Assert.Contains("session install", run.Error);
         Assert.Contains("--replay", run.Error);
     }
 
