@@ -151,43 +151,14 @@ internal sealed class XeEventParser
     {
         var name = _reader.GetAttribute("name") ?? string.Empty;
         var package = eventPackage ?? _reader.GetAttribute("package") ?? string.Empty;
-        string type = string.Empty;
-        string? value = null;
-        string? text = null;
+        var type = string.Empty;
         if (_reader.IsEmptyElement)
         {
             _reader.Read();
-            return new XeValue(name, package, type, value);
+            return new XeValue(name, package, type, null);
         }
 
-        var depth = _reader.Depth;
-        _reader.Read();
-        while (_reader.Depth > depth)
-        {
-            if (_reader.NodeType != XmlNodeType.Element)
-            {
-                _reader.Read();
-            }
-            else if (ReferenceEquals(_reader.LocalName, _type))
-            {
-                type = _reader.GetAttribute("name") ?? string.Empty;
-                _reader.Skip();
-            }
-            else if (ReferenceEquals(_reader.LocalName, _value))
-            {
-                value = ReadContent();
-            }
-            else if (ReferenceEquals(_reader.LocalName, _text))
-            {
-                text = ReadContent();
-            }
-            else
-            {
-                _reader.Skip();
-            }
-        }
-
-        _reader.Read();
+        var (value, text) = ReadValueAndText(wantType: true, ref type);
         return new XeValue(name, package, type, value, text);
     }
 
@@ -285,6 +256,17 @@ internal sealed class XeEventParser
 
     private void ReadField(XeField field)
     {
+        var unusedType = string.Empty;
+        var (value, text) = ReadValueAndText(wantType: false, ref unusedType);
+        _fields.Set(field, value, text);
+    }
+
+    /// <summary>
+    /// The <c>&lt;value&gt;</c> and <c>&lt;text&gt;</c> of the current data or action element (and its type's name
+    /// when <paramref name="wantType"/>); leaves the reader after the element's end tag.
+    /// </summary>
+    private (string? Value, string? Text) ReadValueAndText(bool wantType, ref string type)
+    {
         var depth = _reader.Depth;
         string? value = null;
         string? text = null;
@@ -294,6 +276,11 @@ internal sealed class XeEventParser
             if (_reader.NodeType != XmlNodeType.Element)
             {
                 _reader.Read();
+            }
+            else if (wantType && ReferenceEquals(_reader.LocalName, _type))
+            {
+                type = _reader.GetAttribute("name") ?? string.Empty;
+                _reader.Skip();
             }
             else if (ReferenceEquals(_reader.LocalName, _value))
             {
@@ -310,7 +297,7 @@ internal sealed class XeEventParser
         }
 
         _reader.Read();
-        _fields.Set(field, value, text);
+        return (value, text);
     }
 
     /// <summary>The text of the current element, CDATA included; leaves the reader after its end tag.</summary>
