@@ -134,4 +134,46 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         await stop.CancelAsync();
         await run;
     }
+
+    [Fact]
+    public async Task The_service_imports_each_instance_on_its_own_so_one_failing_never_stops_another()
+    {
+        // Given: two live instances on one server double, one with a password the server refuses
+        await using var server = TdsServerDouble.Start(ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null));
+        server.Credentials = (TdsClient.User, TdsClient.Password);
+        InstanceOptions Live(string name, string password) => new()
+        {
+            Name = name, Server = server.Server, UserName = TdsClient.User, Password = password,
+            Encrypt = false, // test-only: the double speaks no TLS
+            HistoryImport = Hourly,
+        };
+        var options = new BackupXeOptions { Instances = [Live("broken", "Wrong-Secret-123"), Live("prod", TdsClient.Password)] };
+        using var service = new HistoryImportService(Options.Create(options), _import);
+        await service.StartAsync(CancellationToken.None);
+        await TimersCreated(2);
+
+        // When: one tick
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await TimersCreated(4);
+
+        // Then: the broken instance failed, the other imported its rows
+        Assert.Equal("broken", Assert.Single(_log.WithEventId(171)).Scalar("Instance"));
+        var imported = Assert.Single(_log.WithEventId(170));
+        Assert.Equal("prod", imported.Scalar("Instance"));
+        Assert.Equal(6, imported.Scalar("Added"));
+
+        await service.StopAsync(CancellationToken.None);
+    }
+
+    // Each loop creates its next delay only after its import has finished (or failed): a signal, bounded so a
+    // hang fails the test instead of stalling the suite.
+    private async Task TimersCreated(int count)
+    {
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(20);
+        while (_time.ScheduledDelays.Count < count)
+        {
+            Assert.True(DateTime.UtcNow < deadline, $"{_time.ScheduledDelays.Count} of {count} timers created");
+            await Task.Delay(10);
+        }
+    }
 }
