@@ -42,6 +42,13 @@ public static class WorkerServices
         services.AddSingleton<OperationRecorder>();
         services.AddHostedService<MonitoringService>();
 
+        // The periodic history import writes the SQLite history (validation refuses it with the sqlserver provider).
+        services.AddSingleton(provider => new SqliteImportedHistory(
+            Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
+            provider.GetRequiredService<TimeProvider>()));
+        services.AddSingleton<PeriodicHistoryImport>();
+        services.AddHostedService<HistoryImportService>();
+
         // Only when configured: an OTLP exporter with nowhere to send would retry and log forever.
         if (!string.IsNullOrWhiteSpace(configuration[$"{BackupXeOptions.SectionName}:Metrics:OtlpEndpoint"]))
         {

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text.RegularExpressions;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources.Formats;
 
@@ -14,12 +15,17 @@ namespace BackupXe.Sources.OlaOutput;
 /// "Outcome: Succeeded | Failed | Not Executed", "Duration: [d.]hh:mm:ss", "Date and time:" and a line
 /// holding a TAB. Versions before 2014 printed "DateTime:" and put the end lines in one message; SQL Agent's
 /// T-SQL subsystem appends " [SQLSTATE 01000]" to each message and may run several onto one line.
+/// The engine's messages inside a block go through the shared <see cref="ClientTranscript"/>, the parser of all
+/// client output, so the completion line, per-file pages and failure lines read the same here as anywhere else.
 /// Streams: memory holds one block.
 /// </summary>
 public sealed partial class OlaJobOutputReader
 {
     private readonly string _name;
     private readonly List<InputProblem> _problems = [];
+
+    // One parser per input, shared by its blocks (it caches per stream, so it is not shared across readers).
+    private readonly TraceMessageParser _parser = new();
 
     public OlaJobOutputReader(string name) => _name = name;
 
@@ -89,7 +95,7 @@ public sealed partial class OlaJobOutputReader
                     }
 
                     block = lastTimestamp is { } start
-                        ? new Block(start, lineNumber, line["Command: ".Length..])
+                        ? new Block(start, lineNumber, line["Command: ".Length..], _parser)
                         : null;
                     if (block is null)
                     {
@@ -122,14 +128,21 @@ public sealed partial class OlaJobOutputReader
                         Problem(lineNumber, $"unreadable duration '{line}'");
                     }
                 }
-                else if (block.Outcome is null && EngineCompletionMessage.TryParse(line, out var bytes, out var seconds))
+                else if (block.Outcome is null && ErrorLine().Match(line) is { Success: true } error)
                 {
-                    block.Bytes = bytes;
-                    block.EngineSeconds = seconds;
+                    block.Error ??= error.Groups["text"].Value.Trim();
                 }
-                else if (block.Outcome is null && block.Error is null && ErrorLine().Match(line) is { Success: true } error)
+                else if (block.Outcome is null)
                 {
-                    block.Error = error.Groups["text"].Value.Trim();
+                    if (block.Engine.Add(line) is { Summary: { } summary })
+                    {
+                        block.Bytes = summary.Bytes;
+                        block.EngineSeconds = summary.Seconds;
+                    }
+                    else if (block.Engine.Rejected is { } rejected)
+                    {
+                        Problem(lineNumber, rejected.Reason);
+                    }
                 }
                 else if (block.Outcome is not null && line.Trim().Length == 0)
                 {
@@ -264,11 +277,14 @@ public sealed partial class OlaJobOutputReader
     [GeneratedRegex(@"\s*\[SQLSTATE \w{5}\](?:\s*\((?:Message|Error) \d+\))?", RegexOptions.CultureInvariant)]
     private static partial Regex SqlState();
 
-    private sealed class Block(DateTime start, int line, string command)
+    private sealed class Block(DateTime start, int line, string command, TraceMessageParser parser)
     {
         public DateTime Start { get; } = start;
         public int Line { get; } = line;
         public string Command { get; } = command;
+
+        /// <summary>The engine's messages between "Command:" and "Outcome:" (bounded by ClientTranscript).</summary>
+        public ClientTranscript Engine { get; } = new(parser);
         public string? Outcome { get; set; }
         public TimeSpan? Duration { get; set; }
         public DateTime? End { get; set; }

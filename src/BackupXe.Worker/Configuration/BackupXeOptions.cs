@@ -72,10 +72,28 @@ public sealed class InstanceOptions
     /// <summary>Multiple of real time at which a replay is paced; 0 replays as fast as it can be read.</summary>
     public double ReplaySpeed { get; set; } = BackupXeOptionsDefaults.ReplaySpeed;
 
+    /// <summary>Periodic import of msdb and CommandLog history from this live instance; off unless IntervalMinutes is set.</summary>
+    public HistoryImportOptions HistoryImport { get; set; } = new();
+
     public bool HasLiveConnection
         => !string.IsNullOrWhiteSpace(ConnectionString) || !string.IsNullOrWhiteSpace(Server);
 
     public bool HasReplay => !string.IsNullOrWhiteSpace(ReplayPath);
+}
+
+/// <summary>The daemon's periodic `history import --server` for one live instance (docs/history.md).</summary>
+public sealed class HistoryImportOptions
+{
+    /// <summary>Minutes between imports; 0 turns the import off.</summary>
+    public double IntervalMinutes { get; set; } = BackupXeOptionsDefaults.HistoryImportIntervalMinutes;
+
+    /// <summary>Each import reads the backups that started in the last this many days (server local time).</summary>
+    public double LookbackDays { get; set; } = BackupXeOptionsDefaults.HistoryImportLookbackDays;
+
+    /// <summary>The database holding Ola Hallengren's dbo.CommandLog; null searches master, msdb and DBA databases.</summary>
+    public string? CommandLogDatabase { get; set; }
+
+    public bool Enabled => IntervalMinutes > 0;
 }
 
 /// <summary>Where completed operations are kept.</summary>

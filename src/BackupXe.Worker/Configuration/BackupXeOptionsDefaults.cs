@@ -21,6 +21,12 @@ public static class BackupXeOptionsDefaults
 
     public const double CheckpointIntervalSeconds = 5;
 
+    /// <summary>Off: a periodic import is a choice per instance (it queries msdb on the watched server).</summary>
+    public const double HistoryImportIntervalMinutes = 0;
+
+    /// <summary>Two days: a daily import overlaps the previous one, and the overlap merges (a re-import adds no rows).</summary>
+    public const double HistoryImportLookbackDays = 2;
+
     public const string HistoryProvider = HistoryProviders.Sqlite;
     public const string HistoryPath = "backupxe-history.db";
 

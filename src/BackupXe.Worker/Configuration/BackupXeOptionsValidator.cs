@@ -1,3 +1,4 @@
+using System.Globalization;
 using BackupXe.Sources;
 using BackupXe.SqlServer;
 using Microsoft.Extensions.Hosting;
@@ -15,6 +16,9 @@ namespace BackupXe.Worker.Configuration;
 /// </param>
 public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = null) : IValidateOptions<BackupXeOptions>
 {
+    private const double MaxHistoryImportIntervalMinutes = 7 * 24 * 60;
+    private const double MaxHistoryImportLookbackDays = 3650;
+
     private const string Section = BackupXeOptions.SectionName;
 
     /// <summary>A day: a longer pause between retries is a typo, and 1e300 seconds overflows every timer.</summary>
@@ -37,6 +41,7 @@ public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = nul
     {
         var failures = new List<string>();
         ValidateInstances(options.Instances, failures);
+        ValidateHistoryImports(options, failures);
         ValidateRetryDelay(options.RetryDelaySeconds, failures);
         ValidateHistory(options.History, failures);
         ValidateRegression(options.Regression, failures);
@@ -97,6 +102,44 @@ public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = nul
             if (instance.HasReplay && !instance.HasLiveConnection)
             {
                 ValidateReplayPath(key, instance.ReplayPath!, failures);
+            }
+        }
+    }
+
+    private static void ValidateHistoryImports(BackupXeOptions options, List<string> failures)
+    {
+        for (var index = 0; index < options.Instances.Count; index++)
+        {
+            var import = options.Instances[index].HistoryImport;
+            var key = $"{Section}:Instances:{index}:HistoryImport";
+            if (!double.IsFinite(import.IntervalMinutes) || import.IntervalMinutes < 0 || import.IntervalMinutes > MaxHistoryImportIntervalMinutes)
+            {
+                failures.Add($"{key}:IntervalMinutes must be 0 (off) or greater, at most {MaxHistoryImportIntervalMinutes} (a week); it is {import.IntervalMinutes.ToString(CultureInfo.InvariantCulture)}.");
+            }
+
+            if (!double.IsFinite(import.LookbackDays) || import.LookbackDays <= 0 || import.LookbackDays > MaxHistoryImportLookbackDays)
+            {
+                failures.Add($"{key}:LookbackDays must be greater than 0 and at most {MaxHistoryImportLookbackDays}; it is {import.LookbackDays.ToString(CultureInfo.InvariantCulture)}.");
+            }
+
+            if (import.CommandLogDatabase is { } database && (database.Trim().Length == 0 || database.Length > 128))
+            {
+                failures.Add($"{key}:CommandLogDatabase must be a database name of 1 to 128 characters.");
+            }
+
+            if (!import.Enabled)
+            {
+                continue;
+            }
+
+            if (!options.Instances[index].HasLiveConnection)
+            {
+                failures.Add($"{key}:IntervalMinutes is set but {Section}:Instances:{index} has no live connection (Server or ConnectionString): history is imported from a server.");
+            }
+
+            if (!string.Equals(options.History.Provider, HistoryProviders.Sqlite, StringComparison.OrdinalIgnoreCase))
+            {
+                failures.Add($"{key}:IntervalMinutes is set but {Section}:History:Provider is '{options.History.Provider}': imported history is kept in the SQLite history only.");
             }
         }
     }

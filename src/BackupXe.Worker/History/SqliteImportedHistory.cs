@@ -54,11 +54,13 @@ public sealed class SqliteImportedHistory
 
     /// <summary>
     /// Stores each record, merged into the stored operation it matches when there is one. Importing the same
-    /// records again changes nothing: the merge of a record with itself is the record.
+    /// records again changes nothing: the merge of a record with itself is the record. <paramref name="added"/>,
+    /// when given, receives the records stored as new rows (not merged into a known one), in import order.
     /// </summary>
-    public async Task<HistoryImportResult> ImportAsync(string instance, IEnumerable<HistoryOperation> records, CancellationToken cancellationToken)
+    public async Task<HistoryImportResult> ImportAsync(
+        string instance, IEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added = null)
     {
-        int added = 0, merged = 0, unchanged = 0;
+        int inserted = 0, merged = 0, unchanged = 0;
         await using var connection = await OpenAsync(SqliteOpenMode.ReadWrite, cancellationToken);
         await using var transaction = (SqliteTransaction)await connection.BeginTransactionAsync(cancellationToken);
         foreach (var record in records)
@@ -66,7 +68,12 @@ public sealed class SqliteImportedHistory
             var match = await FindAsync(connection, transaction, instance, record, cancellationToken);
             if (match is null)
             {
-                added += await InsertAsync(connection, transaction, instance, record, cancellationToken);
+                if (await InsertAsync(connection, transaction, instance, record, cancellationToken) > 0)
+                {
+                    inserted++;
+                    added?.Add(record);
+                }
+
                 continue;
             }
 
@@ -101,7 +108,7 @@ public sealed class SqliteImportedHistory
         }
 
         await transaction.CommitAsync(cancellationToken);
-        return new HistoryImportResult(added, merged, unchanged);
+        return new HistoryImportResult(inserted, merged, unchanged);
     }
 
     /// <summary>

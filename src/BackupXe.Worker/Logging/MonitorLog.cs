@@ -47,4 +47,10 @@ internal static partial class MonitorLog
 
     [LoggerMessage(EventId = 150, Level = LogLevel.Information, Message = "Every configured instance has been read to its end; the daemon stays up until stopped")]
     public static partial void AllInstancesFinished(this ILogger logger);
+
+    [LoggerMessage(EventId = 170, Level = LogLevel.Information, Message = "Instance {Instance}: history import read {Read} backups since {Since:yyyy-MM-dd HH:mm}: {Added} added, {Merged} merged with known ones, {Unchanged} already there")]
+    public static partial void HistoryImported(this ILogger logger, string instance, int read, DateTime since, int added, int merged, int unchanged);
+
+    [LoggerMessage(EventId = 171, Level = LogLevel.Warning, Message = "Instance {Instance}: history import failed ({ErrorType}: {Error}); next try in {IntervalMinutes} min")]
+    public static partial void HistoryImportFailed(this ILogger logger, string instance, string errorType, string error, double intervalMinutes);
 }

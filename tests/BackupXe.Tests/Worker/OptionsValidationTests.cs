@@ -132,4 +132,44 @@ public sealed class OptionsValidationTests
 
         Assert.Equal(3, failures.Count);
     }
+
+    private static readonly (string, string?)[] LiveProd =
+    [
+        ("BackupXe:Instances:0:Name", "prod"),
+        ("BackupXe:Instances:0:Server", "PROD01"),
+    ];
+
+    [Fact]
+    public void A_periodic_history_import_on_a_live_instance_is_valid()
+    {
+        Assert.Empty(Failures([.. LiveProd, ("BackupXe:Instances:0:HistoryImport:IntervalMinutes", "60"), ("BackupXe:Instances:0:HistoryImport:LookbackDays", "7")]));
+    }
+
+    [Fact]
+    public void Bad_history_import_settings_are_reported_by_their_keys()
+    {
+        var failures = Failures([.. LiveProd, ("BackupXe:Instances:0:HistoryImport:IntervalMinutes", "-1"), ("BackupXe:Instances:0:HistoryImport:LookbackDays", "0")]);
+
+        Assert.Equal(
+            [
+                "BackupXe:Instances:0:HistoryImport:IntervalMinutes must be 0 (off) or greater, at most 10080 (a week); it is -1.",
+                "BackupXe:Instances:0:HistoryImport:LookbackDays must be greater than 0 and at most 3650; it is 0.",
+            ],
+            failures);
+    }
+
+    [Fact]
+    public void A_history_import_needs_a_live_instance_and_the_sqlite_history()
+    {
+        var replay = Failures([.. TwoReplays, ("BackupXe:Instances:1:HistoryImport:IntervalMinutes", "60")]);
+        var central = Failures([.. LiveProd, ("BackupXe:Instances:0:HistoryImport:IntervalMinutes", "60"),
+            ("BackupXe:History:Provider", "sqlserver"), ("BackupXe:History:ConnectionString", "Server=REPO01;Integrated Security=true")]);
+
+        Assert.Equal(
+            ["BackupXe:Instances:1:HistoryImport:IntervalMinutes is set but BackupXe:Instances:1 has no live connection (Server or ConnectionString): history is imported from a server."],
+            replay);
+        Assert.Equal(
+            ["BackupXe:Instances:0:HistoryImport:IntervalMinutes is set but BackupXe:History:Provider is 'sqlserver': imported history is kept in the SQLite history only."],
+            central);
+    }
 }

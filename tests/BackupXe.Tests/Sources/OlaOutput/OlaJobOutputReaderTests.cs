@@ -142,15 +142,54 @@ public sealed class OlaJobOutputReaderTests
     }
 
     [Fact]
-    public void Reads_the_completion_line_of_the_real_client_output()
+    public void Reads_a_restore_whose_output_holds_the_real_per_file_pages_and_stats_lines()
     {
-        // fixtures/realworld S13: the client STATS output of a real restore.
-        var line = File.ReadLines(RealWorld.Path("S13_sqlworkday_2012_restore_stats_output.txt"))
-            .First(l => l.Contains("successfully processed", StringComparison.Ordinal));
+        // Given: a restore in a job output whose engine messages are the real client output of fixtures/realworld
+        // S13 (STATS percent lines, one "Processed N pages" line per file, then the completion line)
+        var engine = File.ReadLines(RealWorld.Path("S13_sqlworkday_2012_restore_stats_output.txt")).Where(l => l.Trim().Length > 0).ToList();
+        Assert.Contains(engine, l => l.StartsWith("Processed 6 pages for database 'TestDB', file 'TestDB_log'", StringComparison.Ordinal));
+        var job = new OlaJobOutput()
+            .Raw("Date and time: 2024-05-01 01:00:00")
+            .Raw("Database context: [master]")
+            .Raw("Command: RESTORE DATABASE [TestDB] FROM DISK = N'X:\\b\\TestDB.bak' WITH REPLACE, STATS = 10");
+        foreach (var line in engine)
+        {
+            job.Raw(line);
+        }
 
-        Assert.True(EngineCompletionMessage.TryParse(line.Trim(), out var bytes, out var seconds), line);
-        Assert.Equal(292_894L * 8192, bytes);
-        Assert.Equal(23.265, seconds);
+        var text = job.Raw("Outcome: Succeeded").Raw("Duration: 00:00:24").Raw("Date and time: 2024-05-01 01:00:24").Raw("\t").ToString();
+
+        // When
+        var (records, reader) = Read(text);
+
+        // Then: the completion line's pages and seconds, not the per-file lines, give the size and speed
+        Assert.Empty(reader.Problems);
+        var restore = Assert.Single(records);
+        Assert.Equal(OperationKind.Restore, restore.Kind);
+        Assert.Equal("TestDB", restore.Database);
+        Assert.Equal(292_894L * 8192, restore.BytesRead);
+        Assert.Equal(23.265, restore.EngineSeconds);
+        Assert.Equal(new DateTime(2024, 5, 1, 1, 0, 24), restore.End);
+    }
+
+    [Fact]
+    public void Reports_a_completion_line_with_an_impossible_number_at_its_line_and_keeps_the_command()
+    {
+        // Given: a completion line whose page count overflows any database (damage, not a server's text)
+        var text = new OlaJobOutput()
+            .Raw("Date and time: 2024-05-01 01:00:00")
+            .Raw("Database context: [master]")
+            .Raw("Command: BACKUP DATABASE [A] TO DISK = N'a.bak'")
+            .Raw("BACKUP DATABASE successfully processed 99999999999999999999 pages in 1.000 seconds (1.000 MB/sec).")
+            .Raw("Outcome: Succeeded")
+            .Raw("Duration: 00:00:01")
+            .Raw("Date and time: 2024-05-01 01:00:01")
+            .ToString();
+
+        var (records, reader) = Read(text);
+
+        Assert.Null(Assert.Single(records).BytesRead);
+        Assert.Equal("line 14", Assert.Single(reader.Problems).Location);
     }
 
     [Fact]

@@ -31,18 +31,18 @@ public sealed class ServerHistoryReaderTests : IDisposable
         Directory.Delete(_folder, recursive: true);
     }
 
-    private static TdsResultSet MsdbRows() => new(
+    internal static TdsResultSet MsdbRows() => new(
         TdsColumn.Int("backup_set_id"), TdsColumn.NVarChar("recorded_name", 128), TdsColumn.NVarChar("current_name", 128),
         TdsColumn.NVarChar("backup_type", 1), TdsColumn.Bit("is_copy_only"), TdsColumn.Bit("has_backup_checksums"),
         TdsColumn.DateTime("backup_start_date"), TdsColumn.DateTime("backup_finish_date"), TdsColumn.BigInt("backup_size"),
         TdsColumn.BigInt("compressed_backup_size"), TdsColumn.NVarChar("key_algorithm", 32), TdsColumn.NVarChar("compression_algorithm", 32),
         TdsColumn.Int("time_zone"), TdsColumn.NVarChar("physical_device_name", 260), TdsColumn.Int("device_type"), TdsColumn.Int("mirror"));
 
-    private static TdsResultSet CommandLogRows() => new(
+    internal static TdsResultSet CommandLogRows() => new(
         TdsColumn.Int("ID"), TdsColumn.NVarChar("DatabaseName", 128), TdsColumn.NVarChar("CommandType", 60), TdsColumn.NVarChar("Command", null),
         TdsColumn.DateTime2("StartTime"), TdsColumn.DateTime2("EndTime"), TdsColumn.Int("ErrorNumber"), TdsColumn.NVarChar("ErrorMessage", null));
 
-    private static TdsScript Server(TdsResultSet columns, TdsResultSet msdb, TdsResultSet? commandLog)
+    internal static TdsScript Server(TdsResultSet columns, TdsResultSet msdb, TdsResultSet? commandLog)
     {
         var found = new TdsResultSet(TdsColumn.NVarChar("name", 128));
         if (commandLog is not null)
@@ -58,7 +58,7 @@ public sealed class ServerHistoryReaderTests : IDisposable
         return commandLog is null ? script : script.On("FROM [DBA].dbo.CommandLog", TdsResponse.Of(commandLog));
     }
 
-    private static TdsResultSet Columns2022() =>
+    internal static TdsResultSet Columns2022() =>
         new TdsResultSet(TdsColumn.Int("compressed_backup_size"), TdsColumn.Int("key_algorithm"), TdsColumn.Int("compression_algorithm")).Row(9, 64, 64);
 
     [Fact]

@@ -1,0 +1,79 @@
+using BackupXe.Core.History;
+using BackupXe.Core.Reporting;
+using BackupXe.SqlServer;
+using BackupXe.SqlServer.History;
+using BackupXe.Worker.Configuration;
+using BackupXe.Worker.Logging;
+using BackupXe.Worker.Telemetry;
+using Microsoft.Extensions.Logging;
+
+namespace BackupXe.Worker.History;
+
+/// <summary>
+/// The daemon's <c>backupxe history import --server</c> for one live instance, every
+/// <see cref="HistoryImportOptions.IntervalMinutes"/>: msdb and CommandLog rows of the lookback window are merged
+/// into the SQLite history under the instance's configured name (so they merge with its captures), and each
+/// newly added row gets the regression check, warning and metrics a captured operation gets.
+/// </summary>
+public sealed class PeriodicHistoryImport(
+    SqliteImportedHistory history, RegressionDetector regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger)
+{
+    /// <summary>Imports after each interval until cancelled; a failed import is logged and the next one still runs.</summary>
+    public async Task RunAsync(string instance, SqlConnectionFactory server, HistoryImportOptions options, CancellationToken cancellationToken)
+    {
+        var interval = TimeSpan.FromMinutes(options.IntervalMinutes);
+        while (!cancellationToken.IsCancellationRequested)
+        {
+            try
+            {
+                await Task.Delay(interval, time, cancellationToken);
+            }
+            catch (OperationCanceledException)
+            {
+                return;
+            }
+
+            try
+            {
+                await ImportOnceAsync(instance, server, options, cancellationToken);
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                return;
+            }
+            catch (Exception exception)
+            {
+                // Only the type and a scrubbed message: a driver's message can quote the connection string.
+                logger.HistoryImportFailed(instance, exception.GetType().Name, ConnectionStringRedactor.RedactMessage(exception.Message), options.IntervalMinutes);
+            }
+        }
+    }
+
+    /// <summary>One import; returns what it did to the history.</summary>
+    public async Task<HistoryImportResult> ImportOnceAsync(string instance, SqlConnectionFactory server, HistoryImportOptions options, CancellationToken cancellationToken)
+    {
+        // msdb and CommandLog keep server local time; the daemon runs next to the server or in its time zone
+        // in the common case, and the two-day default lookback absorbs an offset between them.
+        var since = time.GetLocalNow().DateTime - TimeSpan.FromDays(options.LookbackDays);
+        var read = await new ServerHistoryReader(server).ReadAsync(new ServerHistoryRequest(since, [], options.CommandLogDatabase), cancellationToken);
+        await history.InitializeAsync(cancellationToken);
+        var added = new List<HistoryOperation>();
+        var imported = await history.ImportAsync(instance, read.Operations, cancellationToken, added);
+        logger.HistoryImported(instance, read.Operations.Count, since, imported.Added, imported.Merged, imported.Unchanged);
+
+        foreach (var operation in added)
+        {
+            var report = operation.ToReport();
+            metrics.RecordOperation(instance, report);
+            if (await regressions.CheckAsync(instance, report, cancellationToken) is { } regression)
+            {
+                metrics.RecordRegression(instance, report);
+                logger.ThroughputRegressed(
+                    Kebab.Of(report.Kind), report.Database, instance, regression.ThroughputMBps, regression.PercentOfMedian,
+                    regression.MedianThroughputMBps, regression.Samples);
+            }
+        }
+
+        return imported;
+    }
+}

@@ -1,0 +1,179 @@
+using BackupXe.SqlServer;
+using BackupXe.Tests.Cli;
+using BackupXe.Tests.SqlServer.History;
+using BackupXe.Tests.Support;
+using BackupXe.Tests.Support.Tds;
+using BackupXe.Worker.Configuration;
+using BackupXe.Worker.History;
+using BackupXe.Worker.Telemetry;
+using Microsoft.Data.Sqlite;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Serilog.Events;
+using Serilog.Extensions.Logging;
+using Xunit;
+
+namespace BackupXe.Tests.Worker.History;
+
+/// <summary>
+/// The daemon's periodic import against the TDS double (msdb rows built from the documented column types) on a
+/// manual clock. It tests the timer, the merge and the regression path; it says nothing about a real server's answers.
+/// </summary>
+[Collection(ConsoleCollection.Name)]
+public sealed class PeriodicHistoryImportTests : IDisposable
+{
+    private const long GiB = 1L << 30;
+    private static readonly DateTime Night = new(2024, 4, 20, 1, 0, 0);
+    private static readonly HistoryImportOptions Hourly = new() { IntervalMinutes = 60, LookbackDays = 30 };
+
+    private readonly TempDirectory _directory = new();
+    private readonly CollectingSink _log = new();
+    private readonly SerilogLoggerFactory _loggers;
+    private readonly BackupXeMetrics _metrics = new();
+    private readonly ManualTimeProvider _time = new();
+    private readonly SqliteHistoryStore _captures;
+    private readonly SqliteImportedHistory _history;
+    private readonly PeriodicHistoryImport _import;
+
+    public PeriodicHistoryImportTests()
+    {
+        Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+        _loggers = new SerilogLoggerFactory(_log.CreateLogger(), dispose: true);
+        var path = _directory.File("history.db");
+        _captures = new SqliteHistoryStore(path, _time);
+        _history = new SqliteImportedHistory(path, _time);
+        _import = new PeriodicHistoryImport(
+            _history, new RegressionDetector(_captures, Options.Create(new BackupXeOptions())), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>());
+    }
+
+    public void Dispose()
+    {
+        SqliteConnection.ClearAllPools();
+        _loggers.Dispose();
+        _metrics.Dispose();
+        _directory.Dispose();
+    }
+
+    /// <summary>Six nightly 10 GiB full backups: five at about 100 s, the last at 400 s (a quarter of the speed).</summary>
+    private static TdsResultSet SixNights()
+    {
+        var rows = ServerHistoryReaderTests.MsdbRows();
+        int[] seconds = [100, 104, 98, 101, 99, 400];
+        for (var night = 0; night < seconds.Length; night++)
+        {
+            var start = Night.AddDays(night);
+            rows.Row(night + 1, "Sales", "Sales", "D", false, true, start, start.AddSeconds(seconds[night]), 10 * GiB, 4 * GiB, null, "MS_XPRESS", 8, $@"X:\b\Sales_{night}.bak", 2, 0);
+        }
+
+        return rows;
+    }
+
+    [Fact]
+    public async Task Two_ticks_import_once_each_the_second_adds_no_rows_and_the_regression_is_warned_once()
+    {
+        // Given: a server whose msdb holds six nightly backups, the last one four times slower
+        await using var server = TdsServerDouble.Start(ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null));
+        using var stop = new CancellationTokenSource();
+        var run = _import.RunAsync("prod", new SqlConnectionFactory(TdsClient.Settings(server)), Hourly, stop.Token);
+        Assert.Equal(TimeSpan.FromMinutes(60), await _time.NextTimerAsync());
+        Assert.Empty(_log.WithEventId(170));
+
+        // When: the first tick
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await _time.NextTimerAsync();
+
+        // Then: one import, six rows, one warning for the slow night
+        var first = Assert.Single(_log.WithEventId(170));
+        Assert.Equal(6, first.Scalar("Added"));
+        var warning = Assert.Single(_log.WithEventId(110));
+        Assert.Equal(LogEventLevel.Warning, warning.Level);
+        Assert.Equal("Sales", warning.Scalar("Database"));
+        Assert.Equal("prod", warning.Scalar("Instance"));
+
+        // When: the second tick re-imports the same window
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await _time.NextTimerAsync();
+
+        // Then: a second import that adds nothing and warns nothing new
+        var imports = _log.WithEventId(170);
+        Assert.Equal(2, imports.Count);
+        Assert.Equal(0, imports[1].Scalar("Added"));
+        Assert.Equal(6, imports[1].Scalar("Unchanged"));
+        Assert.Single(_log.WithEventId(110));
+        Assert.Equal(6, (await _history.ReadAsync("prod", null, CancellationToken.None)).Count);
+        Assert.Empty(_log.WithEventId(171));
+
+        await stop.CancelAsync();
+        await run;
+    }
+
+    [Fact]
+    public async Task A_failed_import_is_logged_without_the_password_and_the_next_tick_still_runs()
+    {
+        // Given: a server that answers with the wrong password (the login fails on every try)
+        await using var server = TdsServerDouble.Start(ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null));
+        server.Credentials = (TdsClient.User, TdsClient.Password);
+        var settings = TdsClient.Settings(server, password: "Wrong-Secret-123");
+        using var stop = new CancellationTokenSource();
+        var run = _import.RunAsync("prod", new SqlConnectionFactory(settings), Hourly, stop.Token);
+        await _time.NextTimerAsync();
+
+        // When: two ticks
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await _time.NextTimerAsync();
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await _time.NextTimerAsync();
+
+        // Then: two failures logged, the secret in neither, and the loop is still scheduled
+        var failures = _log.WithEventId(171);
+        Assert.Equal(2, failures.Count);
+        Assert.All(failures, failure => Assert.DoesNotContain("Wrong-Secret-123", failure.RenderMessage(formatProvider: null), StringComparison.Ordinal));
+        Assert.Empty(_log.WithEventId(170));
+        Assert.False(run.IsCompleted);
+
+        await stop.CancelAsync();
+        await run;
+    }
+
+    [Fact]
+    public async Task The_service_imports_each_instance_on_its_own_so_one_failing_never_stops_another()
+    {
+        // Given: two live instances on one server double, one with a password the server refuses
+        await using var server = TdsServerDouble.Start(ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null));
+        server.Credentials = (TdsClient.User, TdsClient.Password);
+        InstanceOptions Live(string name, string password) => new()
+        {
+            Name = name, Server = server.Server, UserName = TdsClient.User, Password = password,
+            Encrypt = false, // test-only: the double speaks no TLS
+            HistoryImport = Hourly,
+        };
+        var options = new BackupXeOptions { Instances = [Live("broken", "Wrong-Secret-123"), Live("prod", TdsClient.Password)] };
+        using var service = new HistoryImportService(Options.Create(options), _import);
+        await service.StartAsync(CancellationToken.None);
+        await TimersCreated(2);
+
+        // When: one tick
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await TimersCreated(4);
+
+        // Then: the broken instance failed, the other imported its rows
+        Assert.Equal("broken", Assert.Single(_log.WithEventId(171)).Scalar("Instance"));
+        var imported = Assert.Single(_log.WithEventId(170));
+        Assert.Equal("prod", imported.Scalar("Instance"));
+        Assert.Equal(6, imported.Scalar("Added"));
+
+        await service.StopAsync(CancellationToken.None);
+    }
+
+    // Each loop creates its next delay only after its import has finished (or failed): a signal, bounded so a
+    // hang fails the test instead of stalling the suite.
+    private async Task TimersCreated(int count)
+    {
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(20);
+        while (_time.ScheduledDelays.Count < count)
+        {
+            Assert.True(DateTime.UtcNow < deadline, $"{_time.ScheduledDelays.Count} of {count} timers created");
+            await Task.Delay(10);
+        }
+    }
+}
