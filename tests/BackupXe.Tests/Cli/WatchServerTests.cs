@@ -77,6 +77,24 @@ public class WatchServerTests
     }
 
     [Fact]
+    public async Task A_refused_login_is_one_line_without_the_password()
+    {
+        // Given the login's password was changed on the server
+        await using var server = TdsServerDouble.Start(new ScriptedSqlServer { SessionExists = true, SessionRunning = true }.Script);
+        server.Credentials = (TdsClient.User, "another password");
+
+        // When
+        var run = await WatchAsync(server, _ => false);
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        var line = Assert.Single(Lines(run.Error));
+        Assert.Contains($"Login failed for user '{TdsClient.User}'", line, StringComparison.Ordinal);
+        Assert.Contains("(fatal)", line, StringComparison.Ordinal);
+        Assert.Empty(run.Output);
+    }
+
+    [Fact]
     public async Task A_dead_address_gives_one_line_and_exit_1_within_the_connect_timeout()
     {
         // Given nothing listens on port 1
