@@ -7,9 +7,9 @@ namespace BackupXe.Cli.Commands;
 /// The connection options every server verb shares. There is deliberately no --password: a password comes from
 /// the environment variable named by --password-env, or from a prompt.
 /// </summary>
-public sealed class ConnectionOptions
+public sealed class ConnectionOptions(bool serverRequired = true, bool withDatabase = true)
 {
-    public Option<string> Server { get; } = new("--server", "-S") { Description = "SQL Server instance: host, host\\instance or host,port.", Required = true };
+    public Option<string> Server { get; } = new("--server", "-S") { Description = "SQL Server instance: host, host\\instance or host,port.", Required = serverRequired };
 
     public Option<string> Database { get; } = new("--database", "-d") { Description = "Database to connect to.", DefaultValueFactory = _ => SqlConnectionSettings.DefaultDatabase };
 
@@ -33,9 +33,13 @@ public sealed class ConnectionOptions
 
     public void AddTo(Command command)
     {
+        // watch has a --database of its own (which operations to show); it connects to the default database.
         foreach (var option in new Option[] { Server, Database, User, PasswordVariable, Authentication, TrustServerCertificate, NoEncryption, ConnectTimeout, CommandTimeout })
         {
-            command.Options.Add(option);
+            if (withDatabase || option != Database)
+            {
+                command.Options.Add(option);
+            }
         }
     }
 
@@ -62,7 +66,7 @@ public sealed class ConnectionOptions
 
         var settings = new SqlConnectionSettings(
             parse.GetValue(Server)!,
-            parse.GetValue(Database)!,
+            withDatabase ? parse.GetValue(Database)! : SqlConnectionSettings.DefaultDatabase,
             authentication,
             user,
             password,

@@ -17,9 +17,17 @@ namespace BackupXe.Cli.Commands;
 /// </summary>
 public static class WatchCommand
 {
+    /// <summary>
+    /// How long a live watch waits without an event before its clock moves on by wall time, so the last operation's
+    /// diagnosis shows once the correlator's grace period is over rather than when the next backup starts.
+    /// </summary>
+    private static readonly TimeSpan LiveQuietInterval = TimeSpan.FromMilliseconds(500);
+
     public static Command Create(TimeProvider? time = null)
     {
-        var server = new Option<string?>("--server", "-S") { Description = "SQL Server instance to watch live." };
+        var connection = new ConnectionOptions(serverRequired: false, withDatabase: false);
+        var server = connection.Server;
+        var sessionName = new Option<string>("--session-name") { Description = "With --server: the capture session whose event_file is read.", DefaultValueFactory = _ => SessionName.Default };
         var database = new Option<string?>("--database", "-d") { Description = "Only this database." };
         var replay = new Option<string?>("--replay") { Description = "Replay a .xel / XE XML / ERRORLOG file through the live pipeline instead of connecting." };
         var speed = new Option<double>("--speed") { Description = "Replay speed: 1 = original timing, 10 = ten times faster, 0 = as fast as possible.", DefaultValueFactory = _ => 1 };
@@ -44,8 +52,9 @@ public static class WatchCommand
 
         var command = new Command("watch", "Watch backups and restores live, with a diagnosis of each one as it completes.")
         {
-            server, database, replay, speed, format, output, budget, noColor,
+            database, replay, speed, format, output, budget, noColor, sessionName,
         };
+        connection.AddTo(command);
         command.Validators.Add(result =>
         {
             // Silently preferring one would watch something the user did not ask for.
@@ -62,9 +71,9 @@ public static class WatchCommand
         command.SetAction(async (parse, cancellationToken) =>
         {
             var replayPath = parse.GetValue(replay);
-            if (replayPath is null)
+            if (replayPath is null && parse.GetValue(server) is null)
             {
-                await Console.Error.WriteLineAsync(LiveUnavailable.Message(parse.GetValue(server)));
+                await Console.Error.WriteLineAsync("backupxe: watch needs --server S (a live server) or --replay FILE (a capture).");
                 return ExitCodes.NothingUsable;
             }
 
@@ -75,41 +84,64 @@ public static class WatchCommand
                 return ExitCodes.NothingUsable;
             }
 
-            var source = new ReplayEventSource(InputSources.Open(replayPath), parse.GetValue(speed), time ?? TimeProvider.System);
+            if (replayPath is not null)
+            {
+                var source = new ReplayEventSource(InputSources.Open(replayPath), parse.GetValue(speed), time ?? TimeProvider.System);
+                return await WatchAsync(parse, source, htmlPath, $"{replayPath}: ", null, cancellationToken);
+            }
+
+            var session = new CaptureSessionSettings(parse.GetValue(sessionName)!);
+            return await ServerCall.RunAsync(parse, connection, session, async factory =>
+            {
+                var live = new EventFileLiveSource(
+                    factory.Settings.Server,
+                    factory,
+                    session,
+                    ensureSession: false,
+                    new EventFileTailOptions(),
+                    new WatchCheckpoints(),
+                    TimeSpan.Zero,
+                    new WatchConnectionLines(Console.Error, factory.Settings.Server),
+                    time);
+                try
+                {
+                    return await WatchAsync(parse, live, htmlPath, string.Empty, LiveQuietInterval, cancellationToken);
+                }
+                // Ctrl-C is how a live watch ends: every operation that ended was already shown.
+                catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+                {
+                    return ExitCodes.Success;
+                }
+            });
+        });
+        return command;
+
+        async Task<int> WatchAsync(ParseResult parse, ITraceEventSource source, string? htmlPath, string problemPrefix, TimeSpan? quietInterval, CancellationToken cancellationToken)
+        {
             var json = parse.GetValue(format) == "json";
             var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
             var renderer = CommonOptions.ConsoleRenderer(verbose: false, color: !parse.GetValue(noColor));
             await using var htmlFile = htmlPath is null ? null : new StreamWriter(htmlPath, append: false);
-            var html = htmlFile is null ? null : new HtmlReportWriter(htmlFile, "BackupXe watch replay", budgetBytes);
+            var html = htmlFile is null ? null : new HtmlReportWriter(htmlFile, "BackupXe watch", budgetBytes);
             var view = new WatchView(Console.Out, renderer, parse.GetValue(database), json, html is null ? null : html.WriteOperation);
             var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
-            var findings = await RunAsync(source, view, settings, cancellationToken);
+            var findings = await RunAsync(source, view, settings, cancellationToken, quietInterval);
             html?.Finish(findings.Inputs);
 
             foreach (var problem in findings.Inputs.SelectMany(input => input.Problems))
             {
-                await Console.Error.WriteLineAsync($"backupxe: {replayPath}: {problem.Location}: {problem.Message}");
+                await Console.Error.WriteLineAsync($"backupxe: {problemPrefix}{problem.Location}: {problem.Message}");
             }
 
             return ExitCodes.For(findings);
-        });
-        return command;
+        }
     }
 
     /// <summary>
     /// The analysis session with the view attached: each diagnosis as it ends, and, for the console only,
     /// progress after each trace message (JSON Lines show no progress, so no snapshot is built for them).
     /// </summary>
-    public static Task<AnalysisFindings> RunAsync(ITraceEventSource source, WatchView view, DiagnosisSettings settings, CancellationToken cancellationToken)
-        => new AnalysisSession([source], new AnalysisOptions { Diagnosis = settings, OnProgress = view.WantsProgress ? view.ShowProgress : null })
+    public static Task<AnalysisFindings> RunAsync(ITraceEventSource source, WatchView view, DiagnosisSettings settings, CancellationToken cancellationToken, TimeSpan? quietInterval = null)
+        => new AnalysisSession([source], new AnalysisOptions { Diagnosis = settings, OnProgress = view.WantsProgress ? view.ShowProgress : null, QuietInterval = quietInterval })
             .RunAsync(view, cancellationToken);
-}
-
-/// <summary>Why this build cannot watch a server live, and what to do instead.</summary>
-public static class LiveUnavailable
-{
-    public static string Message(string? server)
-        => $"backupxe: watching {(server is null ? "a server" : $"'{server}'")} live is not built yet in this version. Install the capture "
-            + "session with 'backupxe session install --server S' (or 'backupxe session script' run in SSMS or sqlcmd), then analyse its "
-            + "event files with 'backupxe analyze', or replay a capture with 'backupxe watch --replay FILE'.";
 }

@@ -28,4 +28,12 @@ public sealed class AnalysisOptions
     /// no part of one still to come.
     /// </summary>
     public Action<TraceEvent>? OnIdle { get; init; }
+
+    /// <summary>
+    /// For live inputs: after this long without a new event, the pipeline's clock moves on by the wall time that
+    /// passed since the last one arrived, so an operation that ended is reported once its grace period is over
+    /// instead of when the next event happens to come (which on a quiet server may be hours). Null for files,
+    /// whose clock is their own timestamps.
+    /// </summary>
+    public TimeSpan? QuietInterval { get; init; }
 }

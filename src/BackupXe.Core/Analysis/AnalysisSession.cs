@@ -72,8 +72,37 @@ public sealed class AnalysisSession
         TraceEvent? previous = null;
 
         var merge = new TimeOrderedMerge(_inputs);
-        await foreach (var (traceEvent, _) in merge.ReadEventsAsync(cancellationToken).ConfigureAwait(false))
+        await using var reader = merge.ReadEventsAsync(cancellationToken).GetAsyncEnumerator(cancellationToken);
+        var quiet = _options.QuietInterval;
+        var arrived = System.Diagnostics.Stopwatch.StartNew();
+        while (true)
         {
+            var next = reader.MoveNextAsync();
+            if (quiet is { } quietFor && !next.IsCompleted && previous is not null)
+            {
+                var pending = next.AsTask();
+                // On cancellation the pending read is still awaited below: the enumerator cannot be disposed mid-read,
+                // and the source decides how it ends.
+                while (await Task.WhenAny(pending, Task.Delay(quietFor, cancellationToken)).ConfigureAwait(false) != pending
+                    && !cancellationToken.IsCancellationRequested)
+                {
+                    pipeline.AdvanceClock(previous.Timestamp + arrived.Elapsed);
+                    while (completed.TryDequeue(out var settled))
+                    {
+                        yield return settled;
+                    }
+                }
+
+                next = new ValueTask<bool>(pending);
+            }
+
+            if (!await next.ConfigureAwait(false))
+            {
+                break;
+            }
+
+            var traceEvent = reader.Current.Event;
+            arrived.Restart();
             pipeline.Observe(traceEvent);
             if (onProgress is not null && traceEvent is ProgressTraceEvent)
             {

@@ -47,16 +47,16 @@ public class OtherCommandTests
     }
 
     [Fact]
-    public async Task Watch_without_replay_says_why_live_is_unavailable_and_what_to_do()
+    public async Task Watch_without_server_or_replay_says_it_needs_one()
     {
         // Given / When
-        var run = await CliRun.RunAsync("watch", "--server", "prod01");
+        var run = await CliRun.RunAsync("watch");
 
         // Then
         Assert.Equal(1, run.ExitCode);
-        Assert.Contains("not built yet", run.Error);
-        Assert.Contains("session install", run.Error);
-        Assert.Contains("--replay", run.Error);
+        Assert.Contains("--server S", run.Error);
+        Assert.Contains("--replay FILE", run.Error);
+        Assert.Empty(run.Output);
     }
 
     [Fact]
