@@ -56,7 +56,7 @@ public static class InputSources
         }
 
         stream.Dispose();
-        return new UnreadableInputSource(name, prefix.Bytes.IsEmpty || prefix.Text.IsBlank ? EmptyFile : NotRecognised);
+        return new UnreadableInputSource(name, Unrecognised(prefix));
     }
 
     /// <summary>What the file at <paramref name="path"/> holds, judged as <see cref="Open(string)"/> would; the file is closed again.</summary>
@@ -72,9 +72,12 @@ public static class InputSources
             var prefix = InputPrefix.Read(stream);
             return InputFormats.Recognise(prefix) is var (format, _)
                 ? new InputRecognition(format, null)
-                : new InputRecognition(null, prefix.Bytes.IsEmpty || prefix.Text.IsBlank ? EmptyFile : NotRecognised);
+                : new InputRecognition(null, Unrecognised(prefix));
         }
     }
+
+    // Why no format took the input: nothing in it, or content of no known format.
+    private static string Unrecognised(InputPrefix prefix) => prefix.Bytes.IsEmpty || prefix.Text.IsBlank ? EmptyFile : NotRecognised;
 
     private static bool TryOpenFile(string path, [NotNullWhen(true)] out Stream? stream, [NotNullWhen(false)] out string? problem)
     {

@@ -19,5 +19,5 @@ public static class ExitCodes
 
     /// <summary>The same rule for commands that read inputs without analysing them (<c>events</c>).</summary>
     public static int For(IReadOnlyCollection<Core.Events.SourceStatus> statuses)
-        => statuses.All(s => s.Unusable) ? NothingUsable : statuses.Any(s => s.Unusable || s.Problems.Count > 0) ? Partial : Success;
+        => Core.Events.SourceStatus.NoneUsable(statuses) ? NothingUsable : Core.Events.SourceStatus.AnyDamaged(statuses) ? Partial : Success;
 }

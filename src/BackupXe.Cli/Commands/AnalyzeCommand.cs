@@ -49,24 +49,14 @@ public static class AnalyzeCommand
             var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
             var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), color: !parse.GetValue(noColor) && parse.GetValue(output) is null, budgetBytes);
             var diagnosis = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
-            var path = parse.GetValue(output);
-            var writer = CommonOptions.OpenOutput(path);
-            AnalysisFindings findings;
-            try
+            var findings = await CommonOptions.WriteAsync(parse.GetValue(output), async writer =>
             {
                 var report = renderer.Open(writer);
-                findings = await RunWithProgressAsync(selection.Sources, diagnosis, report, paths, cancellationToken);
-                report.Complete(findings);
+                var found = await RunWithProgressAsync(selection.Sources, diagnosis, report, paths, cancellationToken);
+                report.Complete(found);
                 (report as IDisposable)?.Dispose();
-                await writer.FlushAsync(cancellationToken);
-            }
-            finally
-            {
-                if (path is not null)
-                {
-                    await writer.DisposeAsync();
-                }
-            }
+                return found;
+            }, cancellationToken);
 
             foreach (var input in findings.Inputs)
             {

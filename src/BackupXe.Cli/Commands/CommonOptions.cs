@@ -94,14 +94,18 @@ public static class CommonOptions
     /// <summary>Standard output, or the file named by <c>--output</c> (created or truncated).</summary>
     public static TextWriter OpenOutput(string? path) => path is null ? Console.Out : new StreamWriter(path, append: false);
 
-    /// <summary>Writes a whole document to standard output or the file named by <c>--output</c>.</summary>
-    public static async Task WriteAsync(string? path, Action<TextWriter> write, CancellationToken cancellationToken)
+    /// <summary>
+    /// Runs <paramref name="write"/> against standard output or the file named by <c>--output</c>, then flushes it
+    /// (and closes the file, never the console).
+    /// </summary>
+    public static async Task<T> WriteAsync<T>(string? path, Func<TextWriter, Task<T>> write, CancellationToken cancellationToken)
     {
         var writer = OpenOutput(path);
         try
         {
-            write(writer);
+            var result = await write(writer);
             await writer.FlushAsync(cancellationToken);
+            return result;
         }
         finally
         {
@@ -111,4 +115,12 @@ public static class CommonOptions
             }
         }
     }
+
+    /// <summary>Writes a whole document to standard output or the file named by <c>--output</c>.</summary>
+    public static Task WriteAsync(string? path, Action<TextWriter> write, CancellationToken cancellationToken)
+        => WriteAsync(path, writer =>
+        {
+            write(writer);
+            return Task.FromResult(true);
+        }, cancellationToken);
 }

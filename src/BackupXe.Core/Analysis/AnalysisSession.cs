@@ -36,8 +36,8 @@ public sealed class AnalysisSession
         _pipeline?.OrphanMessages ?? 0)
     {
         AmbiguousWaits = _pipeline?.AmbiguousWaits() ?? [],
-        NothingUsable = _inputs.All(input => input.Status.Unusable),
-        Partial = _inputs.Any(input => input.Status.Unusable || input.Status.Problems.Count > 0),
+        NothingUsable = SourceStatus.NoneUsable(_inputs.Select(input => input.Status)),
+        Partial = SourceStatus.AnyDamaged(_inputs.Select(input => input.Status)),
     };
 
     /// <summary>Runs to the end of every input, handing each operation to <paramref name="sink"/> as it completes.</summary>

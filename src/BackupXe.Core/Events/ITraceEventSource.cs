@@ -25,6 +25,12 @@ public sealed class SourceStatus
 {
     private readonly List<InputProblem> _problems = [];
 
+    /// <summary>The run read nothing at all: every input was unusable (exit code 1).</summary>
+    public static bool NoneUsable(IEnumerable<SourceStatus> statuses) => statuses.All(s => s.Unusable);
+
+    /// <summary>The run's result is partial: some input was unusable or damaged (exit code 2).</summary>
+    public static bool AnyDamaged(IEnumerable<SourceStatus> statuses) => statuses.Any(s => s.Unusable || s.Problems.Count > 0);
+
     /// <summary>Events yielded (every kind, including ones not analysed).</summary>
     public long Events { get; set; }
 
