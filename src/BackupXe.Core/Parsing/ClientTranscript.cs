@@ -25,6 +25,9 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     /// <summary>Set when the line just added held a value no server writes (and was skipped), else null.</summary>
     public ImplausibleValue? Rejected { get; private set; }
 
+    /// <summary>The meaning of the line just added.</summary>
+    public TraceMessage? LastMessage { get; private set; }
+
     /// <summary>Lines that were not engine messages of a backup or restore (job text, error headers, blank lines).</summary>
     public long IgnoredLines { get; private set; }
 
@@ -35,10 +38,18 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     {
         ArgumentNullException.ThrowIfNull(line);
         var parsed = _parser.Parse(line).Message;
+        LastMessage = parsed;
         Rejected = parsed as ImplausibleValue;
         if (Rejected is not null)
         {
             // A number SQL Server cannot write: the caller reports it at its line; nothing is computed from it.
+            return null;
+        }
+
+        if (parsed is ElidedCompletion)
+        {
+            // A timed run of a published excerpt: its kind and database were cut, so it closes no operation
+            // (Diagnosis.ExcerptRuns compares such runs).
             return null;
         }
 

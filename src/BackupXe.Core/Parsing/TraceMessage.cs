@@ -160,6 +160,14 @@ public sealed record CompletionSummary(
 }
 
 /// <summary>
+/// A completion line whose head a published excerpt cut with "...": "... in 1.414 seconds (134.067 MB/sec)" or
+/// "... 24266 pages in 0.694 seconds (273.156 MB/sec)." (real-world S04, S05). The engine's seconds and rate are exact;
+/// the operation's kind, scope and database were cut with the head, so it is a timed run, never an operation.
+/// </summary>
+/// <param name="Pages">The pages, when the excerpt kept them; null when they were cut too.</param>
+public sealed record ElidedCompletion(long? Pages, double Seconds, double MegabytesPerSecond) : TraceMessage;
+
+/// <summary>
 /// "Database backed up. Database: X, ... number of dump devices: 1, device information: (FILE=1, TYPE=DISK: {'D:\x.bak'})."
 /// and its "Log was backed up." / "Database was restored:" siblings.
 /// </summary>

@@ -304,6 +304,9 @@ public sealed class TraceMessageParser
         Add("Database '", static (_, rest) => ParseUpgradeStep(rest));
         Add("The database '", static (_, rest) => ParseMarkedRestoring(rest));
 
+        // A published excerpt's completion line with its head cut by the author: "... in 1.414 seconds (134.067 MB/sec)".
+        Add("...", static (_, rest) => ParseElidedCompletion(rest));
+
         // Measured lines.
         Add("Backup/Restore buffer configuration parameters", static (_, rest) => IsEnd(rest) ? BufferHeader : null);
         Add("Effective options", static (_, rest) => ParseEffectiveOptions(rest));
@@ -499,6 +502,29 @@ public sealed class TraceMessageParser
         }
 
         return new CompletionSummary(kind, scope, pages, seconds, rate);
+    }
+
+    // "... in 0.542 seconds (350.156 MB/sec)" and "... 24266 pages in 1.414 seconds (134.067 MB/sec).": the tail of a
+    // completion line as excerpts publish it (real-world S04, S05); the same numbers and range checks as the whole line.
+    private static TraceMessage? ParseElidedCompletion(ReadOnlySpan<char> rest)
+    {
+        var cursor = new Cursor(rest);
+        var pages = cursor.Long();
+        if ((pages is not null && !cursor.Word("pages")) || !cursor.Word("in")
+            || cursor.Double() is not { } seconds || !cursor.Word("seconds") || !cursor.Char('(')
+            || cursor.Double() is not { } rate || !cursor.Word("MB/sec") || !cursor.Char(')')
+            || !IsEnd(cursor.Rest))
+        {
+            return null;
+        }
+
+        if (pages > ServerRanges.MaxPages || seconds > ServerRanges.MaxSeconds || !double.IsFinite(rate))
+        {
+            return new ImplausibleValue(
+                $"completion figures claim {pages?.ToString(CultureInfo.InvariantCulture) ?? "?"} pages in {seconds:R} seconds, beyond what SQL Server can write");
+        }
+
+        return new ElidedCompletion(pages, seconds, rate);
     }
 
     // "RestoreDatabase: Database AdventureWorks"; "RestoreDatabase: Finished" closes it in older 3004 posts.

@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using System.Text;
+using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Sources.Errorlog;
@@ -15,6 +16,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
 {
     private readonly Func<Stream> _open;
     private readonly Encoding _encodingWithoutBom;
+    private int _excerptRuns;
 
     public ClientOutputEventSource(string name, Func<Stream> open, Encoding? encodingWithoutBom)
     {
@@ -48,6 +50,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
             // Bounded like the ERRORLOG's lines: a 200 MB line must not become a 400 MB string.
             var lines = new BoundedLineReader(reader);
             var transcript = new ClientTranscript();
+            var excerpt = new ExcerptRuns(new DiagnosisSettings().QuickOperationSeconds);
             var lineNumber = 0;
             var operations = 0;
             while (true)
@@ -87,6 +90,11 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                     status.Report($"line {lineNumber}", $"{rejected.Reason}; line skipped");
                 }
 
+                if (excerpt.Add(lineNumber, line, transcript.LastMessage) is { } runs)
+                {
+                    ReportExcerpt(runs, status);
+                }
+
                 if (closed is { } operation)
                 {
                     operations++;
@@ -95,6 +103,11 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                         yield return traceEvent;
                     }
                 }
+            }
+
+            if (excerpt.Finish() is { } lastRuns)
+            {
+                ReportExcerpt(lastRuns, status);
             }
 
             if (transcript.Finish() is { } unfinished)
@@ -106,12 +119,20 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                 }
             }
 
-            if (operations == 0 && status.Events == 0)
+            if (operations == 0 && status.Events == 0 && _excerptRuns == 0)
             {
                 status.Unusable = true;
                 status.Report("file", "no backup or restore message found");
             }
         }
+    }
+
+    // An excerpt's timed runs are read but are no operation: the input is partial by nature, and says so at the
+    // runs' lines, with what they show (docs/input-formats.md, client output).
+    private void ReportExcerpt(ExcerptGroup runs, SourceStatus status)
+    {
+        _excerptRuns += runs.Runs.Count;
+        status.Report(runs.Location, runs.Sentence());
     }
 
     private static IEnumerable<TraceEvent> Events(ClientOperation operation, SourceStatus status, int lineNumber)

@@ -41,10 +41,10 @@ public sealed class ClientOutputFormat : IInputFormat
 
             var message = parser.Parse(line).Message;
             // An engine line carrying an impossible number is still client output, damaged: the reader reports it.
-            var isClient = message is PercentReached or FilePagesProcessed or CompletionSummary or DatabaseUpgrade or ImplausibleValue;
+            var isClient = message is PercentReached or FilePagesProcessed or CompletionSummary or ElidedCompletion or DatabaseUpgrade or ImplausibleValue;
             firstIsClient ??= isClient;
             client += isClient ? 1 : 0;
-            closing += message is CompletionSummary ? 1 : 0;
+            closing += message is CompletionSummary or ElidedCompletion ? 1 : 0;
         }
 
         if (client == 0)

@@ -1,7 +1,9 @@
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
+using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
 using BackupXe.Tests.Sources.Support;
@@ -299,6 +301,153 @@ public static class RealWorldDiagnosisTests
             Assert.Equal(Bottleneck.CannotTell, verdict.Bottleneck);
             Assert.Contains("The engine's figure, 292894 pages in 23.3 s (98.4 MB/s), is the copy rate: time spent zeroing files and recovering is not measured by it.", verdict.Evidence);
             Assert.Contains("The engine's completion line is consistent: 292894 pages x 8 KB in 23.265 s = 98.355 MB/s, as reported (98.355 MB/sec).", verdict.Evidence);
+        }
+    }
+
+    /// <summary>
+    /// S04a-d and S05 are the author's excerpts of paired runs: "... in S seconds (R MB/sec)", the completion line with its
+    /// head ("BACKUP DATABASE successfully processed N pages") cut. The seconds and rate are the engine's, exact; the kind
+    /// and database went with the head, so no operation can be built from them honestly. BackupXe reads them as timed
+    /// runs, says at their lines why they are not operations, and compares each run with the one before it. What changed
+    /// between the runs is in SOURCES.md, not in the files: the comparison says only what the figures show.
+    /// </summary>
+    public class S04_and_S05_excerpts_of_paired_runs
+    {
+        private static async Task<(IReadOnlyList<OperationReport> Reports, IReadOnlyList<InputProblem> Problems, string Format)> ReadAsync(string file)
+        {
+            var source = InputSources.Open(Fixture.RealWorld(file));
+            var input = new AnalysisInput(source);
+            var run = new Collector();
+            await new AnalysisSession([input]).RunAsync(run, CancellationToken.None);
+            return (run.Reports, input.Status.Problems, source.Format);
+        }
+
+        private sealed class Collector : IOperationSink
+        {
+            public List<OperationReport> Reports { get; } = [];
+
+            public void OnOperationCompleted(OperationReport report) => Reports.Add(report);
+        }
+
+        private static RunComparison Pair(string file, int group = 0)
+        {
+            var excerpt = new ExcerptRuns(10);
+            var parser = new TraceMessageParser();
+            var groups = new List<ExcerptGroup>();
+            var line = 0;
+            foreach (var text in File.ReadLines(Fixture.RealWorld(file)))
+            {
+                if (excerpt.Add(++line, text, parser.Parse(text).Message) is { } closed)
+                {
+                    groups.Add(closed);
+                }
+            }
+
+            if (excerpt.Finish() is { } last)
+            {
+                groups.Add(last);
+            }
+
+            return Assert.Single(groups[group].Comparisons);
+        }
+
+        [Theory]
+        [InlineData("S04a_sqlsat_timings_nocompress_vs_compress_ssd_usb.txt", "lines 2-3")]
+        [InlineData("S04b_sqlsat_timings_1file_vs_3files_compressed.txt", "lines 1-2")]
+        [InlineData("S04c_sqlsat_timings_3files_default_vs_bc64_mts2mb.txt", "lines 1-2")]
+        [InlineData("S04d_sqlsat_timings_tf3042_off_vs_on.txt", "lines 1-2")]
+        [InlineData("S05_sqlsat_install16_nocompress_vs_compress.txt", "lines 1-2")]
+        public async Task Are_read_as_client_output_timed_runs_and_never_as_operations(string file, string location)
+        {
+            // Given / When
+            var (reports, problems, format) = await ReadAsync(file);
+
+            // Then: no operation is invented; the runs are named at their lines with the reason
+            Assert.Equal("client-output", format);
+            Assert.Empty(reports);
+            var runs = Assert.Single(problems, p => p.Location == location);
+            Assert.Contains("the operation's kind and database were cut with the head, so they are timed runs, not operations.", runs.Message);
+        }
+
+        [Fact]
+        public void S04a_SSD_pair_moved_the_same_data_and_both_runs_are_too_quick_to_tune()
+        {
+            // Given / When: 1.414 s x 134.067 = 189.57 MB, 0.542 s x 350.156 = 189.78 MB
+            var ssd = Pair("S04a_sqlsat_timings_nocompress_vs_compress_ssd_usb.txt", group: 0);
+
+            // Then
+            Assert.Equal("SSD", ssd.Label);
+            Assert.True(ssd.SameData);
+            Assert.Equal(2.609, ssd.TimeRatio, 3);
+            Assert.Equal(Bottleneck.NotAThroughputProblem, ssd.Verdict);
+            Assert.StartsWith("SSD (lines 2 and 3): the same 189.6 MB (within 1%) in 1.414 s (134.067 MB/s) and 0.542 s (350.156 MB/s): "
+                + "the second took 62% less time (2.61x faster by time, 2.61x by rate). Both ran under 10.0 s: not a throughput problem", ssd.Sentence());
+        }
+
+        [Fact]
+        public void S04a_USB_pair_says_the_slow_run_was_not_limited_by_the_reads_and_that_its_data_differs()
+        {
+            // Given / When: 15.882 s x 11.971 = 190.1 MB, but 2.424 s x 48.437 = 117.4 MB: the figures do not describe the
+            // same amount of data, so the rate ratio (4.05x) is the fair one, not the time ratio (6.55x)
+            var usb = Pair("S04a_sqlsat_timings_nocompress_vs_compress_ssd_usb.txt", group: 1);
+
+            // Then: SOURCES.md: uncompressed vs compressed; faster with fewer bytes to write = the output side is the limit
+            Assert.Equal("USB", usb.Label);
+            Assert.False(usb.SameData);
+            Assert.Null(usb.Verdict);
+            Assert.Equal(6.552, usb.TimeRatio, 3);
+            Assert.Equal(4.046, usb.RateRatio, 3);
+            Assert.Equal(
+                "USB (lines 6 and 7): 190.1 MB and 117.4 MB (38% apart, so the rates compare, not the times) in 15.882 s (11.971 MB/s) and 2.424 s (48.437 MB/s): "
+                + "the second took 85% less time (6.55x faster by time, 4.05x by rate). Line 7's run read the data at 48.437 MB/s, so line 6's 11.971 MB/s, "
+                + "if both read the same database, was not limited by reading the data files: what limited it is on the side the change between the runs acted on.",
+                usb.Sentence());
+        }
+
+        [Theory]
+        [InlineData("S04b_sqlsat_timings_1file_vs_3files_compressed.txt", 0.745, 0.542, 0.27, true)]
+        [InlineData("S04c_sqlsat_timings_3files_default_vs_bc64_mts2mb.txt", 0.542, 0.504, 0.07, false)]
+        [InlineData("S04d_sqlsat_timings_tf3042_off_vs_on.txt", 1.091, 0.699, 0.36, true)]
+        [InlineData("S05_sqlsat_install16_nocompress_vs_compress.txt", 1.414, 0.694, 0.51, true)]
+        public void Gains_on_a_190_MB_database_are_fractions_of_a_second_and_not_a_throughput_problem(
+            string file, double first, double second, double saved, bool sameData)
+        {
+            // Given / When
+            var pair = Pair(file);
+
+            // Then: S04c, more buffers buy 7% (0.038 s); S04b 3 files 27%; S04d trace flag 3042 36%; S05 compression 51%
+            Assert.Equal(first, pair.First.Seconds);
+            Assert.Equal(second, pair.Second.Seconds);
+            Assert.Equal(saved, pair.TimeSaved, 2);
+            Assert.Equal(sameData, pair.SameData);
+            Assert.Equal(Bottleneck.NotAThroughputProblem, pair.Verdict);
+            Assert.Contains("Both ran under 10.0 s: not a throughput problem", pair.Sentence());
+        }
+
+        [Fact]
+        public void S04c_says_the_7_percent_with_its_numbers()
+        {
+            // Given / When: 0.542 s x 350.799 = 190.1 MB; 0.504 s x 390.125 = 196.6 MB (3% more data in the faster run)
+            var pair = Pair("S04c_sqlsat_timings_3files_default_vs_bc64_mts2mb.txt");
+
+            // Then
+            Assert.Equal(
+                "Lines 1 and 2: 190.1 MB and 196.6 MB (3% apart, so the rates compare, not the times) in 0.542 s (350.799 MB/s) and 0.504 s (390.125 MB/s): "
+                + "the second took 7% less time (1.08x faster by time, 1.11x by rate). Both ran under 10.0 s: not a throughput problem; "
+                + "the difference is 0.038 s of runs whose fixed steps weigh as much as their data.",
+                pair.Sentence());
+        }
+
+        [Fact]
+        public void S05_keeps_the_pages_the_excerpt_kept()
+        {
+            // Given / When: 24,266 pages x 8 KB = 189.6 MB in both runs
+            var pair = Pair("S05_sqlsat_install16_nocompress_vs_compress.txt");
+
+            // Then
+            Assert.Equal(24_266, pair.First.Pages);
+            Assert.Equal(24_266, pair.Second.Pages);
+            Assert.Equal(0, pair.DataApart);
         }
     }
 

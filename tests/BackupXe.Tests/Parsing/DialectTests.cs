@@ -131,6 +131,34 @@ public static class DialectTests
         }
     }
 
+    public class PublishedExcerpts
+    {
+        [Theory]
+        [InlineData("    ... in 1.414 seconds (134.067 MB/sec)", null, 1.414, 134.067)]
+        [InlineData("    ... 24266 pages in 0.694 seconds (273.156 MB/sec).", 24266L, 0.694, 273.156)]
+        [InlineData("... in 15.882 seconds (11.971 MB/sec).", null, 15.882, 11.971)]
+        public void Reads_the_figures_of_a_completion_line_whose_head_was_cut(string text, long? pages, double seconds, double rate)
+        {
+            Assert.Equal(new ElidedCompletion(pages, seconds, rate), MessageOf(text));
+        }
+
+        [Theory]
+        [InlineData("... and so on")]
+        [InlineData("... 24266 in 0.694 seconds (273.156 MB/sec).")]
+        [InlineData("... in 0.694 seconds")]
+        [InlineData("... in 0.694 seconds (273.156 MB/sec) and then")]
+        public void Leaves_other_elisions_unknown(string text)
+        {
+            Assert.IsType<UnknownMessage>(MessageOf(text));
+        }
+
+        [Fact]
+        public void Reports_seconds_no_clock_can_count()
+        {
+            Assert.IsType<ImplausibleValue>(MessageOf("... in 99999999999999 seconds (1.000 MB/sec)"));
+        }
+    }
+
     public class Sql2022Upgrade
     {
         [Fact]
