@@ -75,6 +75,9 @@ public sealed class BackupOperation
     /// <summary>SQL Server 2022+ upgrade steps after a restore's copy ("running the upgrade step").</summary>
     public int UpgradeSteps { get; private set; }
 
+    /// <summary>The client's own span of the command (Ola Hallengren's output), when an input had it.</summary>
+    public ClientCommandEvent? ClientCommand { get; set; }
+
     /// <summary>False when the source has no clock (client output): no time of this operation is known.</summary>
     public bool HasClock => FirstSeen != TraceEvent.NoClock;
 

@@ -64,6 +64,9 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
             case ThroughputEvent throughput:
                 ObserveThroughput(throughput);
                 break;
+            case ClientCommandEvent client:
+                ObserveClientCommand(client);
+                break;
         }
     }
 
@@ -336,6 +339,28 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
                 }
             }
         }
+    }
+
+    // A client's span follows the engine's messages of its command in the same source: it joins the operation they
+    // made (the latest of its kind and database without a span). A command with no engine message at all (it failed
+    // before the server wrote one, or the output was captured without them) is an operation of its own, known only
+    // from the client's side.
+    private void ObserveClientCommand(ClientCommandEvent client)
+    {
+        bool Fits(BackupOperation o) => o.Kind == client.Kind && o.ClientCommand is null
+            && (client.Database is null || Named(o.Database, client.Database));
+
+        var operation = _open.Last(Fits) ?? _ended.Last(Fits);
+        if (operation is null)
+        {
+            operation = Adopt(client.Kind, client.Scope, client.Database, null, client.Timestamp);
+            operation.Finish(client.Timestamp, client.Succeeded ? OperationStatus.Completed : OperationStatus.Failed, null);
+            MoveToEnded(operation);
+        }
+
+        operation.Scope ??= client.Scope;
+        operation.Database ??= client.Database;
+        operation.ClientCommand = client;
     }
 
     private void ObserveThroughput(ThroughputEvent throughput)

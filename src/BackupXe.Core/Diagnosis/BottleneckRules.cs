@@ -47,6 +47,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
                 };
         }
 
+        if (!measures.DurationIsLowerBound && OutsideTheOperation(measures, duration) is { } outside)
+        {
+            return outside;
+        }
+
         if (zeroing.Share >= settings.ZeroingShare)
         {
             return ZeroingVerdict(measures, zeroing);
@@ -118,6 +123,53 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             DecidedBy = zeroing.DecidedBy ?? "file zeroing",
             WouldChange = wouldChange,
         };
+    }
+
+    /// <summary>
+    /// The client waited far longer than the server worked: a restore done in seconds inside a command of minutes is
+    /// not a restore problem (docs/diagnosis.md, evidence rules). Needs the client's own span (Ola Hallengren's output).
+    /// </summary>
+    private Verdict? OutsideTheOperation(OperationMeasures measures, double server)
+    {
+        if (measures.Operation.ClientCommand is not { } client || client.Seconds <= 0)
+        {
+            return null;
+        }
+
+        var outside = client.Seconds - server;
+        var share = outside / client.Seconds;
+        if (outside < settings.OutsideOperationSeconds || share < settings.OutsideOperationShare)
+        {
+            return null;
+        }
+
+        var noun = measures.Noun;
+        var timed = measures.Operation.Start is null && measures.Operation.EngineSummary is not null
+            ? "the engine's own figure"
+            : "from its first line to its last";
+        var evidence = new List<string>
+        {
+            $"The {noun} took {Figures.Seconds(server)} on the server ({timed}) while the client's command took {ClientSeconds(client.Seconds)} "
+                + $"({client.Source}: {client.Start.ToString("HH:mm:ss", System.Globalization.CultureInfo.InvariantCulture)} to "
+                + $"{client.End.ToString("HH:mm:ss", System.Globalization.CultureInfo.InvariantCulture)}): "
+                + $"{Figures.Seconds(outside)} ({Figures.Percent(share)}) of it was spent outside the {noun}.",
+            $"That time went before the {noun} began or after it ended: waiting for a lock or for {(measures.IsRestore ? "RESTORE's exclusive access to the database" : "the database's backup lock (another backup or a file operation)")}, "
+                + $"the job's scheduling, or steps after it such as verification, a file copy or the job's other commands. No BUFFERCOUNT, MAXTRANSFERSIZE or device would shorten it.",
+        };
+        evidence.AddIfNotNull(Throughput(measures));
+        return new Verdict(Bottleneck.OutsideTheOperation, share >= 0.8 ? Confidence.High : Confidence.Medium, evidence)
+        {
+            DecidedBy = "the client's span against the server's operation",
+            WouldChange = $"A client span close to the {noun}'s own time: the {noun} is then judged on its phases and waits. "
+                + "To see what the command waited for, watch its session while it runs (sys.dm_exec_requests: wait_type, blocking_session_id).",
+        };
+    }
+
+    /// <summary>"605.0 s, 00:10:05": the client's clock counts whole seconds, and job output prints them so.</summary>
+    private static string ClientSeconds(double seconds)
+    {
+        var whole = TimeSpan.FromSeconds(Math.Round(seconds));
+        return $"{Figures.Seconds(seconds)}, {(int)whole.TotalHours:00}:{whole.Minutes:00}:{whole.Seconds:00}";
     }
 
     /// <summary>A few seconds: fixed steps (media, checkpoint, metadata) weigh as much as the data (S05: 190 MB in 0.7-1.4 s).</summary>

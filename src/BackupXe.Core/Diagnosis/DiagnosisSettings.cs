@@ -45,6 +45,18 @@ public sealed record DiagnosisSettings
     /// </summary>
     public double AmbiguousWaitShare { get; init; } = 0.10;
 
+    /// <summary>
+    /// Share of the client's span of a command (Ola Hallengren's "Date and time" lines) spent outside the server's
+    /// operation from which the time went elsewhere: <c>outside-the-operation</c>.
+    /// </summary>
+    public double OutsideOperationShare { get; init; } = 0.5;
+
+    /// <summary>
+    /// Seconds outside the operation from which that verdict is given: well above the client's one-second clock and
+    /// the few seconds a job needs between starting a command and the server starting the operation.
+    /// </summary>
+    public double OutsideOperationSeconds { get; init; } = 30;
+
     /// <summary>Smallest database worth striping (6.4: striping a 10 GB database did not help).</summary>
     public long MinimumStripeBytes { get; init; } = 20L * 1024 * MegaByte;
 
@@ -62,6 +74,12 @@ public sealed record DiagnosisSettings
         CheckShare(problems, nameof(SignalWaitShare), SignalWaitShare);
         CheckShare(problems, nameof(ZeroingShare), ZeroingShare);
         CheckShare(problems, nameof(AmbiguousWaitShare), AmbiguousWaitShare);
+        CheckShare(problems, nameof(OutsideOperationShare), OutsideOperationShare);
+        if (OutsideOperationSeconds < 0)
+        {
+            problems.Add($"{nameof(OutsideOperationSeconds)} must not be negative (it is {OutsideOperationSeconds}).");
+        }
+
         if (QuickOperationSeconds < 0)
         {
             problems.Add($"{nameof(QuickOperationSeconds)} must not be negative (it is {QuickOperationSeconds}).");

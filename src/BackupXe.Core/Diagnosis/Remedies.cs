@@ -59,12 +59,13 @@ internal sealed class Remedies(DiagnosisSettings settings)
                 break;
             case Bottleneck.None:
             case Bottleneck.NotAThroughputProblem:
+            case Bottleneck.OutsideTheOperation:
             default:
                 break;
         }
 
         // Domain.md 6.4: MAXTRANSFERSIZE 4 MB halved a restore run with defaults; whatever else limits it.
-        if (restore && verdict.Bottleneck is not (Bottleneck.None or Bottleneck.FileZeroing or Bottleneck.NotAThroughputProblem or Bottleneck.CannotTell)
+        if (restore && verdict.Bottleneck is not (Bottleneck.None or Bottleneck.FileZeroing or Bottleneck.NotAThroughputProblem or Bottleneck.CannotTell or Bottleneck.OutsideTheOperation)
             && list.All(r => r?.Id != RecommendationIds.RaiseBuffers))
         {
             list.Add(RestoreMaxTransferSize(measures));

@@ -83,5 +83,29 @@ public sealed record ThroughputEvent(
     long Count,
     long Increment) : TraceEvent(Timestamp, SessionId);
 
+/// <summary>
+/// The client's own record of one BACKUP or RESTORE command: when it sent the command and when the command returned
+/// (Ola Hallengren's CommandExecute prints "Date and time:" before and after each command, to the second). The
+/// server's operation runs somewhere inside that span; the rest of it was spent outside the operation.
+/// </summary>
+/// <param name="Timestamp">When the source places it among its events (<see cref="TraceEvent.NoClock"/> for client output).</param>
+/// <param name="Database">The database the command names; null when it names none.</param>
+/// <param name="ResolutionSeconds">The precision of <paramref name="ClientStart"/> and <paramref name="ClientEnd"/>.</param>
+/// <param name="Source">What printed the span, for the evidence ("Ola Hallengren's CommandExecute output").</param>
+public sealed record ClientCommandEvent(
+    DateTime Timestamp,
+    OperationKind Kind,
+    Parsing.OperationScope Scope,
+    string? Database,
+    DateTime ClientStart,
+    DateTime ClientEnd,
+    double ResolutionSeconds,
+    string Source,
+    bool Succeeded) : TraceEvent(Timestamp, null)
+{
+    /// <summary>The client's elapsed seconds.</summary>
+    public double Seconds => (ClientEnd - ClientStart).TotalSeconds;
+}
+
 /// <summary>An event BackupXe does not analyse (e.g. rpc_completed): counted, not interpreted.</summary>
 public sealed record OtherEvent(DateTime Timestamp, int? SessionId, string Name) : TraceEvent(Timestamp, SessionId);

@@ -87,9 +87,18 @@ public sealed record OperationReport
     [System.Text.Json.Serialization.JsonIgnore]
     public IReadOnlyList<string> UnknownMessageSamples { get; init; } = [];
 
+    /// <summary>The client's own start and end of the command (Ola Hallengren's output), when an input had them.</summary>
+    public ClientCommandReport? ClientCommand { get; init; }
+
     public Verdict? Verdict { get; init; }
     public IReadOnlyList<Recommendation> Recommendations { get; init; } = [];
 }
+
+/// <summary>
+/// The command as the client timed it: its start and end on the client's clock, to <paramref name="ResolutionSeconds"/>.
+/// The server's operation ran inside this span.
+/// </summary>
+public sealed record ClientCommandReport(DateTime Start, DateTime End, double Seconds, double ResolutionSeconds, string Source);
 
 public sealed record DeviceReport(string Path);
 
@@ -165,6 +174,12 @@ public enum Bottleneck
 
     /// <summary>The input holds only totals (start, completion, history lines): phases cannot be separated.</summary>
     CannotTell,
+
+    /// <summary>
+    /// The client's command took far longer than the server's operation: the time went before or after it (a lock,
+    /// RESTORE's exclusive access, job scheduling, verification, a file copy), not into the backup or restore.
+    /// </summary>
+    OutsideTheOperation,
 }
 
 public enum Confidence

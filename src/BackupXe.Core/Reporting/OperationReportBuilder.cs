@@ -63,6 +63,9 @@ public static class OperationReportBuilder
             FailureReason = operation.FailureReason,
             UnknownMessages = operation.UnknownMessages,
             UnknownMessageSamples = operation.UnknownSamples.ToList(),
+            ClientCommand = operation.ClientCommand is { } client
+                ? new ClientCommandReport(client.ClientStart, client.ClientEnd, client.Seconds, client.ResolutionSeconds, client.Source)
+                : null,
         };
     }
 

@@ -1,6 +1,7 @@
 using System.Collections.Immutable;
 using BackupXe.Sources.ClientOutput;
 using BackupXe.Sources.Errorlog;
+using BackupXe.Sources.OlaOutput;
 using BackupXe.Sources.Xel;
 using BackupXe.Sources.XeXml;
 
@@ -18,6 +19,7 @@ public static class InputFormats
         new XelFormat(),
         new XeXmlFormat(),
         new ErrorlogFormat(),
+        new OlaOutputFormat(),
         new ClientOutputFormat(),
     ];
 

@@ -59,7 +59,10 @@ public sealed partial class OlaJobOutputReader
         return false;
     }
 
-    public IEnumerable<HistoryOperation> Read(TextReader reader)
+    public IEnumerable<HistoryOperation> Read(TextReader reader) => ReadCommands(reader).Select(command => command.Operation);
+
+    /// <summary>Each command as the history keeps it, with the engine's messages the output printed for it.</summary>
+    public IEnumerable<OlaCommand> ReadCommands(TextReader reader)
     {
         var lineNumber = 0;
         DateTime? lastTimestamp = null;
@@ -134,7 +137,9 @@ public sealed partial class OlaJobOutputReader
                 }
                 else if (block.Outcome is null)
                 {
-                    if (block.Engine.Add(line) is { Summary: { } summary })
+                    var closed = block.Engine.Add(line);
+                    block.Keep(closed);
+                    if (closed is { Summary: { } summary })
                     {
                         block.Bytes = summary.Bytes;
                         block.EngineSeconds = summary.Seconds;
@@ -163,7 +168,7 @@ public sealed partial class OlaJobOutputReader
         }
     }
 
-    private HistoryOperation? Finish(Block? block)
+    private OlaCommand? Finish(Block? block)
     {
         if (block is null)
         {
@@ -192,7 +197,8 @@ public sealed partial class OlaJobOutputReader
 
         // The end line is the one to trust; Duration is the same whole seconds, and stands in when the end line is missing.
         var end = block.End ?? (block.Duration is { } duration ? block.Start + duration : null);
-        return new HistoryOperation
+        block.Keep(block.Engine.Finish());
+        var operation = new HistoryOperation
         {
             Kind = command.Kind,
             Scope = command.Scope,
@@ -208,6 +214,7 @@ public sealed partial class OlaJobOutputReader
             ErrorMessage = block.Error,
             Sources = [HistorySource.OlaOutput],
         };
+        return new OlaCommand(operation, block.Messages);
     }
 
     private void Problem(int line, string message)
@@ -291,5 +298,19 @@ public sealed partial class OlaJobOutputReader
         public long? Bytes { get; set; }
         public double? EngineSeconds { get; set; }
         public string? Error { get; set; }
+
+        /// <summary>The engine's messages of the command, in output order.</summary>
+        public List<ClientMessage> Messages { get; } = [];
+
+        public void Keep(ClientOperation? engine)
+        {
+            if (engine is not null)
+            {
+                Messages.AddRange(engine.Messages);
+            }
+        }
     }
 }
+
+/// <summary>One command of CommandExecute's output: its history record and the engine's messages printed for it.</summary>
+public sealed record OlaCommand(HistoryOperation Operation, IReadOnlyList<ClientMessage> EngineMessages);

@@ -1,0 +1,112 @@
+using System.Runtime.CompilerServices;
+using System.Text;
+using BackupXe.Core.Events;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Sources.OlaOutput;
+
+/// <summary>
+/// Ola Hallengren's job output as trace events: per command, the engine's messages the output printed (no clock, as
+/// all client output), then the client's own span of the command (<see cref="ClientCommandEvent"/>), which joins the
+/// operation those messages made. The span is what lets a diagnosis tell time spent in the operation from time the
+/// command spent waiting before or after it.
+/// </summary>
+public sealed class OlaOutputEventSource : ITraceEventSource
+{
+    /// <summary>Named in the evidence: where the client's span comes from.</summary>
+    public const string SpanSource = "Ola Hallengren's job output, to the second";
+
+    private readonly Func<Stream> _open;
+    private readonly Encoding _encodingWithoutBom;
+
+    public OlaOutputEventSource(string name, Func<Stream> open, Encoding? encodingWithoutBom)
+    {
+        Name = name;
+        _open = open;
+        _encodingWithoutBom = encodingWithoutBom ?? new UTF8Encoding(encoderShouldEmitUTF8Identifier: false);
+    }
+
+    public string Name { get; }
+
+    public string Format => HistoryFile.OlaOutputFormat;
+
+    public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(
+        SourceStatus status,
+        [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        StreamReader text;
+        try
+        {
+            text = new StreamReader(_open(), _encodingWithoutBom, detectEncodingFromByteOrderMarks: true);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            status.Unusable = true;
+            status.Report("file", $"cannot be opened: {e.Message}");
+            yield break;
+        }
+
+        var reader = new OlaJobOutputReader(Name);
+        var reported = 0;
+        var commands = 0;
+        using (text)
+        {
+            using var lines = new OlaCommandEnumerator(reader.ReadCommands(text).GetEnumerator(), status);
+            while (lines.MoveNext())
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                for (; reported < reader.Problems.Count; reported++)
+                {
+                    status.Report(reader.Problems[reported].Location, reader.Problems[reported].Message);
+                }
+
+                commands++;
+                var (operation, messages) = lines.Current;
+                foreach (var message in messages)
+                {
+                    status.Events++;
+                    yield return new ProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database, message.Text);
+                }
+
+                if (operation.End is { } end && end >= operation.Start)
+                {
+                    status.Events++;
+                    yield return new ClientCommandEvent(TraceEvent.NoClock, operation.Kind, operation.Scope, operation.Database,
+                        operation.Start, end, operation.TimeResolutionSeconds, SpanSource, operation.Status == OperationStatus.Completed);
+                }
+            }
+        }
+
+        for (; reported < reader.Problems.Count; reported++)
+        {
+            status.Report(reader.Problems[reported].Location, reader.Problems[reported].Message);
+        }
+
+        if (commands == 0)
+        {
+            status.Unusable = true;
+            status.Report("file", "no BACKUP or RESTORE command found");
+        }
+    }
+
+    // A read error ends the output where it happens, located; the commands before it are analysed.
+    private sealed class OlaCommandEnumerator(IEnumerator<OlaCommand> inner, SourceStatus status) : IDisposable
+    {
+        public OlaCommand Current => inner.Current;
+
+        public bool MoveNext()
+        {
+            try
+            {
+                return inner.MoveNext();
+            }
+            catch (IOException e)
+            {
+                status.Report("file", $"reading stopped: {e.Message}");
+                return false;
+            }
+        }
+
+        public void Dispose() => inner.Dispose();
+    }
+}

@@ -1,0 +1,24 @@
+using BackupXe.Core.Events;
+using BackupXe.Sources.Formats;
+
+namespace BackupXe.Sources.OlaOutput;
+
+/// <summary>
+/// Ola Hallengren's DatabaseBackup / DatabaseRestore job output (CommandExecute): each command between its
+/// "Date and time:" lines, with the engine's messages. Recognised by a "Date and time:" line followed within three
+/// lines by "Database context:" or "Command:", which no other format writes.
+/// </summary>
+public sealed class OlaOutputFormat : IInputFormat
+{
+    public string Name => HistoryFile.OlaOutputFormat;
+
+    public string Description => "Ola Hallengren's DatabaseBackup / DatabaseRestore job output: each command's start and end on the client's clock, with the engine's messages";
+
+    public string WhenDamaged => "An unreadable date, time or duration is reported with its line number; a command without its opening line is skipped, the others are analysed.";
+
+    public FormatMatch Recognise(InputPrefix prefix)
+        => OlaJobOutputReader.Recognise(prefix.Text) ? new FormatMatch(MatchStrength.Strong, prefix.Text.Encoding) : FormatMatch.None;
+
+    public ITraceEventSource Open(string name, Stream content, FormatMatch match)
+        => new OlaOutputEventSource(name, OneShot.Of(content), match.TextEncoding);
+}
