@@ -40,7 +40,8 @@ END;
 
 /*
     Wait types worth capturing for a backup or restore (domain.md section 7), with the preemptive ones that
-    say where a restore spends time zeroing files or a backup reads. Names missing on this build simply
+    say where a restore spends time zeroing files or a backup reads, and XTP_RECOVERY, a restore's recovery
+    waiting for memory-optimized data to load (sqlskills.com: the XE map value of WAIT_XTP_RECOVERY). Names missing on this build simply
     match nothing. The predicate compares wait_type with numeric map keys looked up here, never typed in:
     keys differ between builds (domain.md section 2). map_key is converted to text because its type is not
     the same on every build. The names are literals, not a table variable, so that no collation conflict
@@ -59,7 +60,7 @@ WHERE mv.name = N'wait_types'
   AND p.name = N'sqlos'
   AND mv.map_value IN (
       N'BACKUPBUFFER', N'BACKUPIO', N'BACKUPTHREAD', N'BACKUP',
-      N'ASYNC_IO_COMPLETION', N'IO_COMPLETION',
+      N'ASYNC_IO_COMPLETION', N'IO_COMPLETION', N'XTP_RECOVERY',
       N'PREEMPTIVE_OS_WRITEFILEGATHER', N'PREEMPTIVE_OS_BACKUPREAD',
       N'PREEMPTIVE_OS_WRITEFILE', N'PREEMPTIVE_OS_FLUSHFILEBUFFERS',
       N'PREEMPTIVE_OS_SETFILEVALIDDATA', N'PREEMPTIVE_OS_CREATEFILE');

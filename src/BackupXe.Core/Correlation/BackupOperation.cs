@@ -75,6 +75,24 @@ public sealed class BackupOperation
     /// <summary>SQL Server 2022+ upgrade steps after a restore's copy ("running the upgrade step").</summary>
     public int UpgradeSteps { get; private set; }
 
+    /// <summary>When the first WAIT_XTP_RECOVERY wait tied to this operation began; null when there was none.</summary>
+    public DateTime? InMemoryLoadBegan { get; private set; }
+
+    /// <summary>When the last one ended.</summary>
+    public DateTime? InMemoryLoadEnded { get; private set; }
+
+    /// <summary>Keeps the span of the in-memory load waits: the restore's in-memory-load phase (docs/diagnosis.md).</summary>
+    public void NoteInMemoryLoad(WaitEvent wait)
+    {
+        if (!BackupWaitTypes.IsInMemoryLoad(wait.WaitType))
+        {
+            return;
+        }
+
+        InMemoryLoadBegan = InMemoryLoadBegan is { } began && began <= wait.Began ? began : wait.Began;
+        InMemoryLoadEnded = InMemoryLoadEnded is { } ended && ended >= wait.Timestamp ? ended : wait.Timestamp;
+    }
+
     /// <summary>The client's own span of the command (Ola Hallengren's output), when an input had it.</summary>
     public ClientCommandEvent? ClientCommand { get; set; }
 

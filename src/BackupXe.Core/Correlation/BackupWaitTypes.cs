@@ -21,6 +21,21 @@ public static class BackupWaitTypes
     public const string AsyncIoCompletion = "ASYNC_IO_COMPLETION";
     public const string IoCompletion = "IO_COMPLETION";
 
+    /// <summary>
+    /// A database's recovery waiting for the In-Memory OLTP engine to load its memory-optimized data (the checkpoint
+    /// file pairs) and redo their log tail: after a restore, a failover or a restart (Microsoft docs,
+    /// sys.dm_os_wait_types, "WAIT_XTP_RECOVERY"; SQL Server 2014+). XE names it by its map value, without the WAIT_.
+    /// </summary>
+    public const string XtpRecovery = "XTP_RECOVERY";
+
+    /// <summary>The DMV's name of <see cref="XtpRecovery"/> (sys.dm_os_wait_stats).</summary>
+    public const string WaitXtpRecovery = "WAIT_XTP_RECOVERY";
+
+    /// <summary>True for the in-memory load wait under either of its names.</summary>
+    public static bool IsInMemoryLoad(string waitType)
+        => string.Equals(waitType, XtpRecovery, StringComparison.OrdinalIgnoreCase)
+            || string.Equals(waitType, WaitXtpRecovery, StringComparison.OrdinalIgnoreCase);
+
     public static bool IsBackupSpecific(string waitType)
         => waitType.StartsWith("BACKUP", StringComparison.OrdinalIgnoreCase)
             || waitType.StartsWith("PREEMPTIVE_OS_BACKUP", StringComparison.OrdinalIgnoreCase)

@@ -290,6 +290,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
             if (owner is not null)
             {
                 owner.Waits.Add(wait, bySession: true);
+                owner.NoteInMemoryLoad(wait);
                 return;
             }
         }
@@ -297,7 +298,9 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         // Reader and writer threads may not carry the backup's session_id (domain.md section 2): fall back to
         // the operations running while the wait lasted. A generic I/O wait that names another session is that
         // session's own work, not the backup's.
-        if (wait.SessionId is not null && !BackupWaitTypes.IsBackupSpecific(wait.WaitType))
+        // The in-memory load is waited for by the database's startup, which need not run on the restoring session
+        // (sqlskills.com, WAIT_XTP_RECOVERY: DBMgr::StartupDB): it is tied by time like the backup's own waits.
+        if (wait.SessionId is not null && !BackupWaitTypes.IsBackupSpecific(wait.WaitType) && !BackupWaitTypes.IsInMemoryLoad(wait.WaitType))
         {
             UnattributedWaits++;
             return;
@@ -324,6 +327,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         else if (overlapping == 1)
         {
             only!.Waits.Add(wait, bySession: false);
+            only.NoteInMemoryLoad(wait);
         }
         else
         {

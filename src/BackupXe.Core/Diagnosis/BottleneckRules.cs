@@ -57,6 +57,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             return ZeroingVerdict(measures, zeroing);
         }
 
+        if (InMemoryLoad(measures) is { } inMemory)
+        {
+            return inMemory;
+        }
+
         if (!measures.DurationIsLowerBound && duration < settings.QuickOperationSeconds)
         {
             return NotAThroughputProblem(measures, duration);
@@ -122,6 +127,47 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         {
             DecidedBy = zeroing.DecidedBy ?? "file zeroing",
             WouldChange = wouldChange,
+        };
+    }
+
+    /// <summary>
+    /// A restore's recovery waiting for the In-Memory OLTP engine to load the memory-optimized data into memory
+    /// (WAIT_XTP_RECOVERY). Microsoft docs, "Restore and recovery of memory-optimized tables": the load time is set by
+    /// the amount of data, sequential I/O bandwidth, the containers and cores (parallelism) and the log to redo.
+    /// </summary>
+    private Verdict? InMemoryLoad(OperationMeasures measures)
+    {
+        if (!measures.IsRestore || measures.DurationSeconds is not > 0 || measures.Wait(BackupWaitTypes.XtpRecovery) is null && measures.Wait(BackupWaitTypes.WaitXtpRecovery) is null)
+        {
+            return null;
+        }
+
+        var waits = new[] { measures.Wait(BackupWaitTypes.XtpRecovery), measures.Wait(BackupWaitTypes.WaitXtpRecovery) }.OfType<WaitReport>().ToList();
+        var phase = measures.Operation.Phases.FirstOrDefault(p => p.Name == Kebab.Of(OperationPhase.InMemoryLoad) && p.Seconds > 0);
+
+        // The phase is the waits' wall-clock span; without timestamps their total, which cannot exceed the restore.
+        var seconds = Math.Min(phase?.Seconds ?? waits.Sum(w => w.TotalMs) / 1000.0, measures.DurationSeconds.Value);
+        var share = seconds / measures.DurationSeconds.Value;
+        if (share < settings.InMemoryLoadShare)
+        {
+            return null;
+        }
+
+        var count = waits.Sum(w => w.Count);
+        var evidence = new List<string>
+        {
+            $"Loading the memory-optimized data took {Figures.Seconds(seconds)} ({Figures.Percent(share)} of the {measures.DurationPhrase}, threshold {Figures.Percent(settings.InMemoryLoadShare)}): "
+                + $"{Figures.Plural(count, "WAIT_XTP_RECOVERY wait", "WAIT_XTP_RECOVERY waits")}, the restore's recovery waiting for the In-Memory OLTP engine to read the checkpoint file pairs into memory and redo their log tail.",
+            "That load is set by the memory-optimized data to read, the sequential read speed of the filegroup's containers, how many containers and cores load in parallel, "
+                + "and the log records to redo (Microsoft docs, \"Restore and recovery of memory-optimized tables\"); BUFFERCOUNT, MAXTRANSFERSIZE and the backup device do not touch it, "
+                + "and the database is not available until it ends.",
+        };
+        evidence.AddIfNotNull(Throughput(measures));
+        return new Verdict(Bottleneck.InMemoryLoad, share >= 0.5 ? Confidence.High : Confidence.Medium, evidence)
+        {
+            DecidedBy = phase is null ? "WAIT_XTP_RECOVERY waits" : "the in-memory-load phase (WAIT_XTP_RECOVERY waits)",
+            WouldChange = "Less to load or faster loading: containers on more volumes, faster sequential reads, more cores, or a shorter log tail "
+                + "(a manual CHECKPOINT before the backup checkpoints the memory-optimized tables too); with the load under the threshold, the copy and the waits decide.",
         };
     }
 

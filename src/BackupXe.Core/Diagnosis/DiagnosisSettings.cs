@@ -45,6 +45,9 @@ public sealed record DiagnosisSettings
     /// </summary>
     public double AmbiguousWaitShare { get; init; } = 0.10;
 
+    /// <summary>Share of a restore spent waiting for the in-memory load (WAIT_XTP_RECOVERY) from which it is <c>in-memory-load</c>.</summary>
+    public double InMemoryLoadShare { get; init; } = 0.30;
+
     /// <summary>
     /// Share of the client's span of a command (Ola Hallengren's "Date and time" lines) spent outside the server's
     /// operation from which the time went elsewhere: <c>outside-the-operation</c>.
@@ -75,6 +78,7 @@ public sealed record DiagnosisSettings
         CheckShare(problems, nameof(ZeroingShare), ZeroingShare);
         CheckShare(problems, nameof(AmbiguousWaitShare), AmbiguousWaitShare);
         CheckShare(problems, nameof(OutsideOperationShare), OutsideOperationShare);
+        CheckShare(problems, nameof(InMemoryLoadShare), InMemoryLoadShare);
         if (OutsideOperationSeconds < 0)
         {
             problems.Add($"{nameof(OutsideOperationSeconds)} must not be negative (it is {OutsideOperationSeconds}).");

@@ -60,12 +60,13 @@ internal sealed class Remedies(DiagnosisSettings settings)
             case Bottleneck.None:
             case Bottleneck.NotAThroughputProblem:
             case Bottleneck.OutsideTheOperation:
+            case Bottleneck.InMemoryLoad:
             default:
                 break;
         }
 
         // Domain.md 6.4: MAXTRANSFERSIZE 4 MB halved a restore run with defaults; whatever else limits it.
-        if (restore && verdict.Bottleneck is not (Bottleneck.None or Bottleneck.FileZeroing or Bottleneck.NotAThroughputProblem or Bottleneck.CannotTell or Bottleneck.OutsideTheOperation)
+        if (restore && verdict.Bottleneck is not (Bottleneck.None or Bottleneck.FileZeroing or Bottleneck.NotAThroughputProblem or Bottleneck.CannotTell or Bottleneck.OutsideTheOperation or Bottleneck.InMemoryLoad)
             && list.All(r => r?.Id != RecommendationIds.RaiseBuffers))
         {
             list.Add(RestoreMaxTransferSize(measures));

@@ -30,6 +30,11 @@ public enum OperationPhase
     Redo,
     Recovery,
 
+    // A restore of a database with memory-optimized tables: its recovery waits (WAIT_XTP_RECOVERY) while the In-Memory
+    // OLTP engine loads the checkpoint file pairs into memory. No trace flag names this step in any public sample, so
+    // the phase is timed from those waits, never from a message (docs/diagnosis.md, dialects).
+    InMemoryLoad,
+
     // SQL Server 2022+ restores of an older database: "Converting database ..." and its upgrade steps run
     // after the data copy (docs/diagnosis.md, dialects).
     Upgrade,

@@ -242,6 +242,10 @@ public sealed class TraceMessageParser
         StepWithDetail("Beginning ONLINE restore");
         StepWithDetail("Attached database");
 
+        // Backing up a database with memory-optimized tables may log this warning, harmless when its file name ends in
+        // 1000016 (Microsoft KB 4316959, SQL Server 2016): recognised, nothing to measure.
+        StepWithDetail("[WARNING] HkHostBackupGetCheckpointFileInfoV2");
+
         // Trace flag 3004 detail lines of SQL Server 2012-2014 with nothing to measure.
         StepWithDetail("SetTargetRestoreAge");
         StepWithDetail("FileHandleCache");

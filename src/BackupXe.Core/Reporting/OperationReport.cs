@@ -180,6 +180,12 @@ public enum Bottleneck
     /// RESTORE's exclusive access, job scheduling, verification, a file copy), not into the backup or restore.
     /// </summary>
     OutsideTheOperation,
+
+    /// <summary>
+    /// A restore whose recovery waited most of its time for the In-Memory OLTP engine to load the memory-optimized data
+    /// (WAIT_XTP_RECOVERY): bound by the data, the containers' sequential reads and the log tail, not by backup options.
+    /// </summary>
+    InMemoryLoad,
 }
 
 public enum Confidence

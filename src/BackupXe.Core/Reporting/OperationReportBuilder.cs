@@ -20,6 +20,10 @@ public static class OperationReportBuilder
         var duration = Seconds(start, end) ?? operation.Summary?.Seconds;
         var bytes = BytesProcessed(operation);
         var phases = clock ? operation.Phases.ToReports(start, end ?? operation.LastSeen, operation.Kind) : [];
+        if (clock && operation.InMemoryLoadBegan is { } loadBegan && operation.InMemoryLoadEnded is { } loadEnded)
+        {
+            phases = [.. phases, new PhaseReport(Kebab.Of(Parsing.OperationPhase.InMemoryLoad), loadBegan, loadEnded, (loadEnded - loadBegan).TotalSeconds)];
+        }
 
         // Without its closing line an operation still ran at least from its first line to its last one.
         var minimum = duration is null && clock && Seconds(start ?? operation.FirstSeen, operation.LastSeen) is > 0 and var seen

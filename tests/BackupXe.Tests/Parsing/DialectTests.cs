@@ -89,6 +89,18 @@ public static class DialectTests
             // Then
             Assert.IsType<KnownStep>(message);
         }
+
+        [Fact]
+        public void Knows_the_harmless_checkpoint_file_warning_of_a_backup()
+        {
+            // Given: the warning of Microsoft KB 4316959 (SQL Server 2016), as the errorlog writes it
+            var message = MessageOf("[WARNING] HkHostBackupGetCheckpointFileInfoV2 (). Database ID: [21]. Not a valid checkpoint file name. "
+                + "FileName: ffffffdd-fffffb17-fffd.00000022-000004e8-0002.4b987b24-bf74-485d-b32e-e7ddfb496457.0-0. 1000016. "
+                + "(d:\\b\\s3\\sources\\sql\\ntdbms\\hekaton\\sqlhost\\sqlmin\\hkhostbackup.cpp : 2958)");
+
+            // Then
+            Assert.IsType<KnownStep>(message);
+        }
     }
 
     public class ClientOutput
