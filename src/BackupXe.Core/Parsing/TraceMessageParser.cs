@@ -491,22 +491,33 @@ public sealed class TraceMessageParser
         }
 
         var cursor = new Cursor(tail);
-        if (cursor.Long() is not { } pages || !cursor.Word("pages") || !cursor.Word("in")
-            || cursor.Double() is not { } seconds || !cursor.Word("seconds") || !cursor.Char('(')
-            || cursor.Double() is not { } rate || !cursor.Word("MB/sec") || !cursor.Char(')')
-            || !IsEnd(cursor.Rest))
+        if (cursor.Long() is not { } pages || !cursor.Word("pages") || !TimedRate(ref cursor, out var seconds, out var rate))
         {
             return null;
         }
 
-        if (pages > ServerRanges.MaxPages || seconds > ServerRanges.MaxSeconds || !double.IsFinite(rate))
+        return (TraceMessage?)Impossible(pages, seconds, rate, "completion line") ?? new CompletionSummary(kind, scope, pages, seconds, rate);
+    }
+
+    // "in 43.967 seconds (1429.096 MB/sec)." to the end of the line: the figures every completion line ends with.
+    private static bool TimedRate(ref Cursor cursor, out double seconds, out double rate)
+    {
+        seconds = rate = 0;
+        if (!cursor.Word("in") || cursor.Double() is not { } s || !cursor.Word("seconds") || !cursor.Char('(')
+            || cursor.Double() is not { } r || !cursor.Word("MB/sec") || !cursor.Char(')') || !IsEnd(cursor.Rest))
         {
-            return new ImplausibleValue(
-                $"completion line claims {pages} pages in {seconds:R} seconds, beyond what SQL Server can write");
+            return false;
         }
 
-        return new CompletionSummary(kind, scope, pages, seconds, rate);
+        (seconds, rate) = (s, r);
+        return true;
     }
+
+    private static ImplausibleValue? Impossible(long? pages, double seconds, double rate, string what) =>
+        pages > ServerRanges.MaxPages || seconds > ServerRanges.MaxSeconds || !double.IsFinite(rate)
+            ? new ImplausibleValue(
+                $"{what} claims {pages?.ToString(CultureInfo.InvariantCulture) ?? "?"} pages in {seconds:R} seconds, beyond what SQL Server can write")
+            : null;
 
     // "... in 0.542 seconds (350.156 MB/sec)" and "... 24266 pages in 1.414 seconds (134.067 MB/sec).": the tail of a
     // completion line as excerpts publish it (real-world S04, S05); the same numbers and range checks as the whole line.
@@ -514,21 +525,12 @@ public sealed class TraceMessageParser
     {
         var cursor = new Cursor(rest);
         var pages = cursor.Long();
-        if ((pages is not null && !cursor.Word("pages")) || !cursor.Word("in")
-            || cursor.Double() is not { } seconds || !cursor.Word("seconds") || !cursor.Char('(')
-            || cursor.Double() is not { } rate || !cursor.Word("MB/sec") || !cursor.Char(')')
-            || !IsEnd(cursor.Rest))
+        if ((pages is not null && !cursor.Word("pages")) || !TimedRate(ref cursor, out var seconds, out var rate))
         {
             return null;
         }
 
-        if (pages > ServerRanges.MaxPages || seconds > ServerRanges.MaxSeconds || !double.IsFinite(rate))
-        {
-            return new ImplausibleValue(
-                $"completion figures claim {pages?.ToString(CultureInfo.InvariantCulture) ?? "?"} pages in {seconds:R} seconds, beyond what SQL Server can write");
-        }
-
-        return new ElidedCompletion(pages, seconds, rate);
+        return (TraceMessage?)Impossible(pages, seconds, rate, "excerpt's completion figures") ?? new ElidedCompletion(pages, seconds, rate);
     }
 
     // "RestoreDatabase: Database AdventureWorks"; "RestoreDatabase: Finished" closes it in older 3004 posts.

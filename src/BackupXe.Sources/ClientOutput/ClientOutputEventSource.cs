@@ -4,6 +4,7 @@ using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Sources.Errorlog;
+using BackupXe.Sources.Formats;
 
 namespace BackupXe.Sources.ClientOutput;
 
@@ -33,15 +34,8 @@ public sealed class ClientOutputEventSource : ITraceEventSource
         SourceStatus status,
         [EnumeratorCancellation] CancellationToken cancellationToken)
     {
-        StreamReader reader;
-        try
+        if (TextInput.Open(_open, _encodingWithoutBom, status) is not { } reader)
         {
-            reader = new StreamReader(_open(), _encodingWithoutBom, detectEncodingFromByteOrderMarks: true);
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            status.Unusable = true;
-            status.Report("file", $"cannot be opened: {e.Message}");
             yield break;
         }
 

@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 using System.Text;
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
+using BackupXe.Sources.Formats;
 
 namespace BackupXe.Sources.OlaOutput;
 
@@ -34,15 +35,8 @@ public sealed class OlaOutputEventSource : ITraceEventSource
         SourceStatus status,
         [EnumeratorCancellation] CancellationToken cancellationToken)
     {
-        StreamReader text;
-        try
+        if (TextInput.Open(_open, _encodingWithoutBom, status) is not { } text)
         {
-            text = new StreamReader(_open(), _encodingWithoutBom, detectEncodingFromByteOrderMarks: true);
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            status.Unusable = true;
-            status.Report("file", $"cannot be opened: {e.Message}");
             yield break;
         }
 
