@@ -18,6 +18,12 @@ public enum HistorySource
 
     /// <summary>An operation BackupXe captured itself (XE session or ERRORLOG trace flags).</summary>
     Capture,
+
+    /// <summary>
+    /// A RESTORE HEADERONLY result saved as text: the backup set's own header, the same facts as msdb (whole-second
+    /// times, sizes, device type) read from the media, without the device's path.
+    /// </summary>
+    BackupHeader,
 }
 
 /// <summary>

@@ -2,6 +2,7 @@ using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Sources.Formats;
+using BackupXe.Sources.HeaderOnly;
 
 namespace BackupXe.Sources.OlaOutput;
 
@@ -16,6 +17,9 @@ public sealed record HistoryFileResult(
 public static class HistoryFile
 {
     public const string OlaOutputFormat = "ola-output";
+
+    /// <summary>A RESTORE HEADERONLY result saved as tab-separated text.</summary>
+    public const string BackupHeaderFormat = "restore-headeronly";
 
     public static async Task<HistoryFileResult> ReadAsync(string path, CancellationToken cancellationToken)
     {
@@ -57,6 +61,14 @@ public static class HistoryFile
             return new HistoryFileResult(path, OlaOutputFormat, reader.Server, records, reader.Problems, reader.SkippedCommands);
         }
 
+        if (RestoreHeaderOnlyReader.Recognise(prefix.Text))
+        {
+            var reader = new RestoreHeaderOnlyReader();
+            using var text = new StreamReader(new PrefixedStream(prefix.Bytes, stream), prefix.Text.Encoding, detectEncodingFromByteOrderMarks: true);
+            var records = reader.Read(text).ToList();
+            return new HistoryFileResult(path, BackupHeaderFormat, null, records, reader.Problems, 0);
+        }
+
         if (InputFormats.Recognise(prefix) is var (format, match))
         {
             var source = format.Open(path, new PrefixedStream(prefix.Bytes, stream), match);
@@ -77,7 +89,7 @@ public static class HistoryFile
         await stream.DisposeAsync();
         return Failed(path, prefix.Bytes.IsEmpty || prefix.Text.IsBlank
             ? InputSources.EmptyFile
-            : $"not a recognised format (expected an Ola Hallengren job output file, {InputFormats.Names()})");
+            : $"not a recognised format (expected an Ola Hallengren job output file, a RESTORE HEADERONLY result, {InputFormats.Names()})");
     }
 
     private static HistoryFileResult Failed(string path, string message)

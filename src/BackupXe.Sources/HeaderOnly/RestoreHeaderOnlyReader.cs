@@ -1,0 +1,156 @@
+using System.Collections.Immutable;
+using System.Globalization;
+using BackupXe.Core.Events;
+using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+using BackupXe.Sources.Formats;
+
+namespace BackupXe.Sources.HeaderOnly;
+
+/// <summary>
+/// The result of RESTORE HEADERONLY saved as tab-separated text (SSMS "Save Results As", or a notebook's table):
+/// a header row naming the columns, then one row per backup set on the media. Each row is a backup as the media
+/// records it: start and finish to the second, sizes, the database and the device type (Microsoft docs, "RESTORE
+/// HEADERONLY": BackupType 1 database, 2 log, 4 file, 5 differential database, 6 differential file, 7 partial,
+/// 8 differential partial; DeviceType 2 disk, 5 tape, 7 virtual device, 9 URL, 1xx through a logical device).
+/// Columns are found by name, so any order and any extra column is read. Streams: one row at a time.
+/// </summary>
+public sealed class RestoreHeaderOnlyReader
+{
+    private static readonly ImmutableArray<string> Required = ["BackupType", "DatabaseName", "BackupStartDate", "BackupFinishDate", "BackupSize"];
+
+    private readonly List<InputProblem> _problems = [];
+
+    /// <summary>Damaged rows met so far, each located ("line L").</summary>
+    public IReadOnlyList<InputProblem> Problems => _problems;
+
+    /// <summary>True when the first non-empty line is a tab-separated header holding RESTORE HEADERONLY's columns.</summary>
+    public static bool Recognise(TextPrefix prefix)
+    {
+        var header = prefix.Lines(20).FirstOrDefault(line => !string.IsNullOrWhiteSpace(line));
+        return header is not null && Columns(header) is not null;
+    }
+
+    public IEnumerable<HistoryOperation> Read(TextReader reader)
+    {
+        Dictionary<string, int>? columns = null;
+        var lineNumber = 0;
+        while (reader.ReadLine() is { } line)
+        {
+            lineNumber++;
+            if (string.IsNullOrWhiteSpace(line))
+            {
+                continue;
+            }
+
+            if (columns is null)
+            {
+                columns = Columns(line);
+                if (columns is null)
+                {
+                    Problem(lineNumber, "not a RESTORE HEADERONLY header row (BackupType, DatabaseName, BackupStartDate, BackupFinishDate, BackupSize)");
+                    yield break;
+                }
+
+                continue;
+            }
+
+            if (Row(line.Split('\t'), columns, lineNumber) is { } operation)
+            {
+                yield return operation;
+            }
+        }
+    }
+
+    private static Dictionary<string, int>? Columns(string header)
+    {
+        var names = header.Split('\t');
+        var columns = new Dictionary<string, int>(StringComparer.OrdinalIgnoreCase);
+        for (var i = 0; i < names.Length; i++)
+        {
+            columns.TryAdd(names[i].Trim(), i);
+        }
+
+        return Required.All(columns.ContainsKey) ? columns : null;
+    }
+
+    private HistoryOperation? Row(string[] cells, Dictionary<string, int> columns, int line)
+    {
+        string? Cell(string name) => columns.TryGetValue(name, out var i) && i < cells.Length
+            && cells[i].Trim() is { Length: > 0 } value && !value.Equals("NULL", StringComparison.OrdinalIgnoreCase) ? value : null;
+
+        long? Number(string name) => Cell(name) is { } text && long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var value) ? value : null;
+
+        DateTime? Date(string name) => Cell(name) is { } text && DateTime.TryParseExact(text,
+            ["yyyy-MM-dd HH:mm:ss.fff", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-ddTHH:mm:ss.fff", "yyyy-MM-ddTHH:mm:ss"],
+            CultureInfo.InvariantCulture, DateTimeStyles.None, out var value) ? value : null;
+
+        bool? Flag(string name) => Number(name) switch { 0 => false, 1 => true, _ => null };
+
+        if (Date("BackupStartDate") is not { } start)
+        {
+            Problem(line, $"unreadable BackupStartDate '{Cell("BackupStartDate")}': row skipped");
+            return null;
+        }
+
+        var finish = Date("BackupFinishDate");
+        var size = Number("BackupSize");
+        var written = Number("CompressedBackupSize") ?? size;
+        if (finish < start || size > ServerRanges.MaxBytes || written > ServerRanges.MaxBytes)
+        {
+            Problem(line, "finish before start, or a size no server writes: row skipped");
+            return null;
+        }
+
+        if (Scope(Number("BackupType")) is not { } scope)
+        {
+            Problem(line, $"unknown BackupType '{Cell("BackupType")}': row skipped");
+            return null;
+        }
+
+        return new HistoryOperation
+        {
+            Kind = OperationKind.Backup,
+            Scope = scope,
+            Database = Cell("DatabaseName"),
+            Start = start,
+            End = finish,
+            TimeResolutionSeconds = 1,
+            Status = OperationStatus.Completed,
+            BytesRead = size,
+            BytesWritten = written,
+            // The header names the device type, not the device: RESTORE HEADERONLY was run against it.
+            Devices = Device(Number("DeviceType")) is { } kind ? [new BackupDevice(kind, null)] : [],
+            Options = new HistoryOptions
+            {
+                Compression = Flag("Compressed"),
+                CopyOnly = Flag("IsCopyOnly"),
+                Checksum = Flag("HasBackupChecksums"),
+                Encryption = Cell("EncryptorThumbprint") is not null || Cell("KeyAlgorithm") is not null ? true : null,
+            },
+            Sources = [HistorySource.BackupHeader],
+        };
+    }
+
+    private static OperationScope? Scope(long? backupType) => backupType switch
+    {
+        1 or 7 => OperationScope.Database,
+        2 => OperationScope.Log,
+        4 => OperationScope.File,
+        5 or 6 or 8 => OperationScope.Differential,
+        _ => null,
+    };
+
+    private static DeviceKind? Device(long? deviceType) => (deviceType % 100) switch
+    {
+        2 => DeviceKind.Disk,
+        5 => DeviceKind.Tape,
+        7 => DeviceKind.Virtual,
+        9 => DeviceKind.Url,
+        _ => null,
+    };
+
+    private void Problem(int line, string message)
+        => _problems.Add(new InputProblem(string.Create(CultureInfo.InvariantCulture, $"line {line}"), message));
+}

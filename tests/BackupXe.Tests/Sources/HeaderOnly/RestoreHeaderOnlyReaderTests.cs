@@ -1,0 +1,77 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+using BackupXe.Sources.Formats;
+using BackupXe.Sources.HeaderOnly;
+using BackupXe.Sources.OlaOutput;
+using BackupXe.Tests.Sources.Support;
+using BackupXe.Tests.Support;
+using Xunit;
+
+namespace BackupXe.Tests.Sources.HeaderOnly;
+
+/// <summary>RESTORE HEADERONLY saved as text, read as backup history: the real S07 row and variants of it.</summary>
+public sealed class RestoreHeaderOnlyReaderTests
+{
+    private const string S07 = "S07_bobsql_sql2022_s3_restore_headeronly.tsv";
+
+    [Fact]
+    public async Task S07_is_a_6_second_uncompressed_backup_to_a_URL_too_short_to_rank_at_one_second_resolution()
+    {
+        // Given / When: the real RESTORE HEADERONLY row of a SQL Server 2022 backup to S3
+        var file = await HistoryFile.ReadAsync(RealWorld.Path(S07), CancellationToken.None);
+
+        // Then: 17:10:51 to 17:10:57, 519,838,720 bytes, BackupSize = CompressedBackupSize, DeviceType 9
+        Assert.Equal("restore-headeronly", file.Format);
+        Assert.Empty(file.Problems);
+        var backup = Assert.Single(file.Records);
+        Assert.Equal(OperationKind.Backup, backup.Kind);
+        Assert.Equal(OperationScope.Database, backup.Scope);
+        Assert.Equal("WideWorldImporters", backup.Database);
+        Assert.Equal(new DateTime(2022, 8, 4, 17, 10, 51), backup.Start);
+        Assert.Equal(new DateTime(2022, 8, 4, 17, 10, 57), backup.End);
+        Assert.Equal(1, backup.TimeResolutionSeconds);
+        Assert.Equal(519_838_720, backup.BytesRead);
+        Assert.Equal(519_838_720, backup.BytesWritten);
+        Assert.False(backup.Options.Compression);
+        Assert.False(backup.Options.CopyOnly);
+        Assert.Equal(new BackupDevice(DeviceKind.Url, null), Assert.Single(backup.Devices));
+        Assert.Equal([HistorySource.BackupHeader], backup.Sources);
+        Assert.Equal(6, backup.DurationSeconds);
+
+        // 6 s at a 1-second resolution is under 10 times the resolution: its MB/s is not ranked
+        Assert.Equal("too-short", HistoryStatistics.Unranked(backup));
+    }
+
+    [Fact]
+    public void Reports_a_row_it_cannot_read_at_its_line_and_reads_the_others()
+    {
+        // Given: the S07 header, its row with a damaged start date, then the row made a log backup to disk (BackupType 2, DeviceType 102)
+        var lines = File.ReadAllLines(RealWorld.Path(S07));
+        var damaged = lines[1].Replace("2022-08-04 17:10:51.000", "2022-08-04 17:1", StringComparison.Ordinal);
+        var log = lines[1].Replace("\t1\tNULL\t0\t1\t9\t", "\t2\tNULL\t0\t1\t102\t", StringComparison.Ordinal);
+        var text = string.Join("\r\n", lines[0], damaged, log);
+
+        // When
+        var reader = new RestoreHeaderOnlyReader();
+        var records = reader.Read(new StringReader(text)).ToList();
+
+        // Then
+        var problem = Assert.Single(reader.Problems);
+        Assert.Equal("line 2", problem.Location);
+        var record = Assert.Single(records);
+        Assert.Equal(OperationScope.Log, record.Scope);
+        Assert.Equal(DeviceKind.Disk, Assert.Single(record.Devices).Kind);
+    }
+
+    [Fact]
+    public void Is_recognised_by_its_header_row_only()
+    {
+        Assert.True(RestoreHeaderOnlyReader.Recognise(TextOf(File.ReadAllText(RealWorld.Path(S07)))));
+        Assert.False(RestoreHeaderOnlyReader.Recognise(TextOf("BackupName\tBackupType\r\nx\t1\r\n")));
+        Assert.False(RestoreHeaderOnlyReader.Recognise(TextOf("10 percent processed.\r\n")));
+    }
+
+    private static TextPrefix TextOf(string text) => new(System.Text.Encoding.UTF8, text);
+}
