@@ -95,29 +95,35 @@ public sealed class HistoryStatisticsTests
         Assert.Equal(5, series.Ranked);
     }
 
-    [Fact]
-    public void Ranks_each_option_of_the_real_S08_grid_the_way_its_durations_do()
-    {
-        // Given: S08's ~90 timed COPY_ONLY compressed full backups of the 50 GB database, one per grid point
-        // (BlockSize, BufferCount, MaxTransferSize, FileCount, Duration in s), each written as the BACKUP
-        // command that runs it and read back through the command parser
-        var runs = File.ReadLines(RealWorld.Path("S08_feasel_perftest_SO2013_50GB.csv"))
+    /// <summary>
+    /// S08's timed COPY_ONLY compressed full backups of one database, one per grid point (BlockSize, BufferCount,
+    /// MaxTransferSize, FileCount, Duration in s), each written as the BACKUP command that runs it and read back
+    /// through the command parser; the database's size is in the file name.
+    /// </summary>
+    private static List<HistoryOperation> S08Runs(string file, double databaseGb)
+        => File.ReadLines(RealWorld.Path(file))
             .Select(line => line.Split(','))
             .Select((cells, i) =>
             {
-                var files = string.Join(", ", Enumerable.Range(1, int.Parse(cells[3], CultureInfo.InvariantCulture)).Select(f => $"DISK = N'X:\\b\\SO2013_{i}_{f}.bak'"));
+                var files = string.Join(", ", Enumerable.Range(1, int.Parse(cells[3], CultureInfo.InvariantCulture)).Select(f => $"DISK = N'X:\\b\\S08_{i}_{f}.bak'"));
                 var command = BackupCommandParser.Parse(
-                    $"BACKUP DATABASE [SO2013] TO {files} WITH COPY_ONLY, COMPRESSION, BLOCKSIZE = {cells[0]}, BUFFERCOUNT = {cells[1]}, MAXTRANSFERSIZE = {cells[2]}")!;
+                    $"BACKUP DATABASE [S08] TO {files} WITH COPY_ONLY, COMPRESSION, BLOCKSIZE = {cells[0]}, BUFFERCOUNT = {cells[1]}, MAXTRANSFERSIZE = {cells[2]}")!;
                 var start = Day1.AddHours(i);
                 return new HistoryOperation
                 {
                     Kind = command.Kind, Scope = command.Scope, Database = command.Database, Start = start,
                     End = start.AddSeconds(int.Parse(cells[4], CultureInfo.InvariantCulture)), TimeResolutionSeconds = 1,
-                    Status = OperationStatus.Completed, BytesRead = 50 * GiB, Devices = command.Devices,
+                    Status = OperationStatus.Completed, BytesRead = (long)(databaseGb * GiB), Devices = command.Devices,
                     Options = HistoryOptions.From(command), Sources = [HistorySource.OlaOutput],
                 };
             })
             .ToList();
+
+    [Fact]
+    public void Ranks_each_option_of_the_real_S08_grid_the_way_its_durations_do()
+    {
+        // Given: S08's ~90 runs of the 50 GB database
+        var runs = S08Runs("S08_feasel_perftest_SO2013_50GB.csv", 50);
 
         // When
         var byBufferCount = Single(runs).OptionSpeeds.Single(o => o.Option == "BUFFERCOUNT").Values;
@@ -126,5 +132,46 @@ public sealed class HistoryStatisticsTests
         Assert.Contains(byBufferCount[0].Settings, new[] { "512", "1024" });
         Assert.Equal("7", byBufferCount[^1].Settings);
         Assert.Equal(50 * 1024 / 138.0, byBufferCount[^1].MedianMBps, 1);
+    }
+
+    [Fact]
+    public void S08_SO2013_is_buffer_starved_at_small_buffer_memory()
+    {
+        // Given / When: the 50 GB database by BUFFERCOUNT x MAXTRANSFERSIZE
+        var bands = Single(S08Runs("S08_feasel_perftest_SO2013_50GB.csv", 50)).OptionSpeeds.Single(o => o.Option == "buffer memory").Values;
+
+        // Then: 2 GB to 4 GB fastest (its runs took 92 s and 96 s: 0.53 GB/s); the bands under 8 MB the slowest
+        // (medians 135-145 s, 0.35-0.37 GB/s)
+        Assert.Equal("2 GB to 4 GB", bands[0].Settings);
+        Assert.Equal(((50 * 1024 / 92.0) + (50 * 1024 / 96.0)) / 2, bands[0].MedianMBps, 1);
+        Assert.All(bands.TakeLast(5), b => Assert.True(b.MedianMBps < 50 * 1024 / 134.0, b.Settings));
+        Assert.All(bands.TakeLast(5), b => Assert.Contains(b.Settings, new[] { "256 KB to 512 KB", "512 KB to 1 MB", "1 MB to 2 MB", "2 MB to 4 MB", "4 MB to 8 MB" }));
+    }
+
+    [Theory]
+    [InlineData("S08_feasel_perftest_BAC_57.89GB.csv", 57.89, "64 MB to 128 MB")]
+    [InlineData("S08_feasel_perftest_BAC_89.24GB.csv", 89.24, "256 MB to 512 MB")]
+    public void S08_BAC_databases_level_off_near_half_a_GB_per_second_once_buffer_memory_is_large(string file, double gb, string from)
+    {
+        // Given / When
+        var bands = Single(S08Runs(file, gb)).OptionSpeeds.Single(o => o.Option == "buffer memory").Values;
+
+        // Then: from that band up every median is within 2% of the best, about 0.5 GB/s of database size: more buffer
+        // memory buys nothing there, so storage or compression CPU limits these backups
+        var best = bands[0].MedianMBps;
+        var floor = 1L << (63 - System.Numerics.BitOperations.LeadingZeroCount((ulong)Bytes(from)));
+        var large = bands.Where(b => Bytes(b.Settings) >= floor).ToList();
+        Assert.True(large.Count >= 4);
+        Assert.All(large, b => Assert.True(b.MedianMBps >= best * 0.98, $"{b.Settings}: {b.MedianMBps:0.0} MB/s against {best:0.0}"));
+        Assert.InRange(best / 1024, 0.49, 0.52);
+        Assert.True(bands[^1].MedianMBps < best * 0.9);
+    }
+
+    // "64 MB to 128 MB" -> 64 MB in bytes.
+    private static long Bytes(string band)
+    {
+        var parts = band.Split(' ');
+        var value = long.Parse(parts[0], CultureInfo.InvariantCulture);
+        return parts[1] switch { "KB" => value << 10, "MB" => value << 20, "GB" => value << 30, _ => value };
     }
 }
