@@ -1,5 +1,6 @@
 using System.Text.Json;
 using BackupXe.Tests.Sources.Support;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;
@@ -50,6 +51,52 @@ public class AnalyzeCommandTests
         var partial = json.RootElement.GetProperty("operations").EnumerateArray().Single(o => o.GetProperty("database").GetString() == "AdventureWorks");
         Assert.Equal(19.05, partial.GetProperty("minimumDurationSeconds").GetDouble(), 3);
         Assert.Equal("the prepare-containers phase and the wait-log-zero phase", partial.GetProperty("verdict").GetProperty("decidedBy").GetString());
+    }
+
+    [Fact]
+    public async Task Compares_an_excerpts_timed_runs_at_their_lines_and_exits_two()
+    {
+        // Given: S04c, two completion lines whose head the author cut ("... in 0.542 seconds (350.799 MB/sec)")
+        var file = Fixture.RealWorld("S04c_sqlsat_timings_3files_default_vs_bc64_mts2mb.txt");
+
+        // When
+        var run = await CliRun.RunAsync("analyze", file, "--format", "json");
+
+        // Then: no operation is invented; the input is partial and says what the runs show
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains($"{file}: lines 1-2: completion lines whose head the excerpt cut", run.Error);
+        Assert.Contains("the second took 7% less time (1.08x faster by time, 1.11x by rate). Both ran under 10.0 s: not a throughput problem", run.Error);
+        using var json = JsonDocument.Parse(run.Output);
+        Assert.Equal(0, json.RootElement.GetProperty("operations").GetArrayLength());
+        Assert.Equal("client-output", json.RootElement.GetProperty("inputs")[0].GetProperty("format").GetString());
+    }
+
+    [Fact]
+    public async Task Reads_an_Ola_Hallengren_job_output_with_the_clients_span()
+    {
+        // Given: a DatabaseRestore command of 00:10:05 around S13's 23.265 s restore
+        var text = new OlaJobOutput()
+            .Raw("Date and time: 2024-05-01 02:00:00")
+            .Raw("Database context: [master]")
+            .Raw("Command: RESTORE DATABASE [TestDB] FROM DISK = N'X:\\b\\TestDB_FULL.bak' WITH REPLACE")
+            .Raw("RESTORE DATABASE successfully processed 292894 pages in 23.265 seconds (98.355 MB/sec).")
+            .Raw("Outcome: Succeeded")
+            .Raw("Duration: 00:10:05")
+            .Raw("Date and time: 2024-05-01 02:10:05")
+            .Raw("\t")
+            .ToString();
+        using var input = TempInput.WithText(text, System.Text.Encoding.UTF8, "DatabaseRestore.txt");
+
+        // When
+        var run = await CliRun.RunAsync("analyze", input.Path, "--format", "json");
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        using var json = JsonDocument.Parse(run.Output);
+        var restore = json.RootElement.GetProperty("operations")[0];
+        Assert.Equal("outside-the-operation", restore.GetProperty("verdict").GetProperty("bottleneck").GetString());
+        Assert.Equal(605, restore.GetProperty("clientCommand").GetProperty("seconds").GetDouble());
+        Assert.Equal("ola-output", json.RootElement.GetProperty("inputs")[0].GetProperty("format").GetString());
     }
 
     [Fact]
