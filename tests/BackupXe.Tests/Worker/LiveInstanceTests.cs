@@ -62,6 +62,26 @@ public sealed class LiveInstanceTests : IDisposable
         Assert.Equal(7150 % 37, saved.PartialRows);
     }
 
+    [Fact]
+    public async Task The_last_backup_on_a_quiet_server_is_recorded_without_waiting_for_the_next_event()
+    {
+        // Given a running session whose file holds one backup and nothing after it
+        var file = ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40);
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(file));
+        var live = Source(server, new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System), new RecordingLiveObserver());
+        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(20));
+
+        // When the daemon's analyzer reads it
+        var report = await new SessionOperationAnalyzer().AnalyzeAsync(live, new SourceStatus(), live.MarkIdle, stop.Token).FirstAsync(CancellationToken.None);
+
+        // Then the backup comes out complete while the source is still being read: no later event, no shutdown needed
+        Assert.False(stop.IsCancellationRequested, "the report waited for the end of the source");
+        Assert.Equal(BackupXe.Core.Reporting.OperationStatus.Completed, report.Status);
+        Assert.Equal("SalesDB", report.Database);
+        await stop.CancelAsync();
+    }
+
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
