@@ -19,8 +19,8 @@ public static class DaemonBenchmark
     {
         var templates = SimulatedEventFile.Templates(capture);
         Console.WriteLine($"machine: {Environment.ProcessorCount} cores; load average before: {LoadAverage()}");
-        Console.WriteLine("| instances | events/min each | poll | worker CPU (cores) | worker RSS avg / peak | threads | events/s fetched / emitted | lag at end: median / max | doubles' CPU (cores) | load avg |");
-        Console.WriteLine("|---|---|---|---|---|---|---|---|---|---|");
+        Console.WriteLine("| instances | events/min each | poll | worker CPU (cores) | worker RSS avg / peak | threads | events/s fetched / emitted | lag at end: median / max | doubles' CPU (cores) | load avg | worker warnings |");
+        Console.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|");
         foreach (var count in instanceCounts)
         {
             Console.WriteLine(await RunOneAsync(count, eventsPerMinute, seconds, pollSeconds, templates).ConfigureAwait(false));
@@ -58,6 +58,8 @@ public static class DaemonBenchmark
 
             using var worker = Process.Start(start)!;
             var lastLines = new Queue<string>();
+            var warnings = 0;
+            string? lastWarning = null;
             void Keep(string? line)
             {
                 if (line is null)
@@ -67,6 +69,12 @@ public static class DaemonBenchmark
 
                 lock (lastLines)
                 {
+                    if (line.Contains(" WRN]", StringComparison.Ordinal) || line.Contains(" ERR]", StringComparison.Ordinal))
+                    {
+                        warnings++;
+                        lastWarning = line;
+                    }
+
                     lastLines.Enqueue(line);
                     if (lastLines.Count > 20)
                     {
@@ -120,7 +128,7 @@ public static class DaemonBenchmark
                 return string.Create(CultureInfo.InvariantCulture,
                     $"| {count}{(connected < count ? $" ({connected} read)" : string.Empty)} | {eventsPerMinute:N0} | {poll} s | {(after.CpuSeconds - before.CpuSeconds) / elapsed:F2} "
                     + $"| {rss.Average() / 1_048_576:N0} / {after.PeakRssBytes / 1_048_576:N0} MB | {after.Threads} | {served / elapsed:N0} / {emitted / elapsed:N0} "
-                    + $"| {lags[lags.Count / 2]:F1} s / {lags[^1]:F1} s | {selfCpu / elapsed:F2} | {LoadAverage()} |");
+                    + $"| {lags[lags.Count / 2]:F1} s / {lags[^1]:F1} s | {selfCpu / elapsed:F2} | {LoadAverage()} | {warnings}{(lastWarning is null ? string.Empty : $" (last: {lastWarning})")} |");
             }
             finally
             {
