@@ -33,10 +33,26 @@ public static class Program
                     args.Length > 4 ? args[4].Split(',').Select(f => double.Parse(f, CultureInfo.InvariantCulture)).ToArray() : [0.1, 1, 10],
                     args.Length > 5 && args[5] != "-" ? args[5] : null,
                     args.Length > 6 ? args[6].Split(',').Where(c => c != "none").Select(c => int.Parse(c, CultureInfo.InvariantCulture)).ToArray() : [100, 1000]).ConfigureAwait(false);
+            case "daemon":
+                // Instance counts (comma-separated), events per minute per instance, seconds measured, poll interval in
+                // seconds, the capture whose rows are played (docs/performance.md, "Live: one daemon, many instances").
+                return await Live.DaemonBenchmark.RunAsync(
+                    args.Length > 1 ? args[1].Split(',').Select(c => int.Parse(c, CultureInfo.InvariantCulture)).ToArray() : [100, 1000],
+                    args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCulture) : 3000,
+                    args.Length > 3 ? double.Parse(args[3], CultureInfo.InvariantCulture) : 60,
+                    args.Length > 4 ? double.Parse(args[4], CultureInfo.InvariantCulture) : 1,
+                    args.Length > 5 ? args[5] : Path.Combine("samples", "buffer-starved-backup.xml")).ConfigureAwait(false);
+            case "latency":
+                // Poll intervals in seconds (comma-separated), events per minute, seconds per interval, the capture played.
+                return await Live.LatencyBenchmark.RunAsync(
+                    args.Length > 1 ? args[1].Split(',').Select(p => double.Parse(p, CultureInfo.InvariantCulture)).ToArray() : [0.1, 0.25, 1],
+                    args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCulture) : 3000,
+                    args.Length > 3 ? double.Parse(args[3], CultureInfo.InvariantCulture) : 20,
+                    args.Length > 4 ? args[4] : Path.Combine("samples", "buffer-starved-backup.xml")).ConfigureAwait(false);
             case "bare-xml" or "bare-lines":
                 return ProcessBenchmark.Bare(args[0], args[1]);
             default:
-                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | process CLI [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | bare-xml FILE | bare-lines FILE");
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | process CLI [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | bare-xml FILE | bare-lines FILE");
                 return 1;
         }
     }

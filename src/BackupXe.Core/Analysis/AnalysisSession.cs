@@ -71,68 +71,94 @@ public sealed class AnalysisSession
         long events = 0;
         TraceEvent? previous = null;
 
+        // The merge reads under a token of its own: when a consumer stops early (the daemon's history write failed) while
+        // the quiet clock is waiting on a read, that read is cancelled and awaited before the reader is disposed, which
+        // a read in progress does not allow.
+        using var reading = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var merge = new TimeOrderedMerge(_inputs);
-        await using var reader = merge.ReadEventsAsync(cancellationToken).GetAsyncEnumerator(cancellationToken);
+        await using var reader = merge.ReadEventsAsync(reading.Token).GetAsyncEnumerator(reading.Token);
         var quiet = _options.QuietInterval;
         var arrived = System.Diagnostics.Stopwatch.StartNew();
-        while (true)
+        Task<bool>? unfinishedRead = null;
+        try
         {
-            var next = reader.MoveNextAsync();
-            if (quiet is { } quietFor && !next.IsCompleted && previous is not null)
+            while (true)
             {
-                var pending = next.AsTask();
-                // On cancellation the pending read is still awaited below: the enumerator cannot be disposed mid-read,
-                // and the source decides how it ends.
-                while (await Task.WhenAny(pending, Task.Delay(quietFor, cancellationToken)).ConfigureAwait(false) != pending
-                    && !cancellationToken.IsCancellationRequested)
+                var next = reader.MoveNextAsync();
+                if (quiet is { } quietFor && !next.IsCompleted && previous is not null)
                 {
-                    pipeline.AdvanceClock(previous.Timestamp + arrived.Elapsed);
-                    while (completed.TryDequeue(out var settled))
+                    var pending = next.AsTask();
+                    unfinishedRead = pending;
+                    // On cancellation the pending read is still awaited below: the enumerator cannot be disposed mid-read,
+                    // and the source decides how it ends.
+                    while (await Task.WhenAny(pending, Task.Delay(quietFor, cancellationToken)).ConfigureAwait(false) != pending
+                        && !cancellationToken.IsCancellationRequested)
                     {
-                        yield return settled;
+                        pipeline.AdvanceClock(previous.Timestamp + arrived.Elapsed);
+                        while (completed.TryDequeue(out var settled))
+                        {
+                            yield return settled;
+                        }
+                    }
+
+                    next = new ValueTask<bool>(pending);
+                }
+
+                if (!await next.ConfigureAwait(false))
+                {
+                    break;
+                }
+
+                unfinishedRead = null;
+
+                var traceEvent = reader.Current.Event;
+                arrived.Restart();
+                pipeline.Observe(traceEvent);
+                if (onProgress is not null && traceEvent is ProgressTraceEvent)
+                {
+                    onProgress(pipeline.InFlight());
+                }
+
+                if (eventsRead is not null && ++events % interval == 0)
+                {
+                    eventsRead.Report(events);
+                }
+
+                while (completed.TryDequeue(out var report))
+                {
+                    yield return report;
+                }
+
+                // After the yields: the consumer has finished with every report before the reader may checkpoint.
+                if (onIdle is not null)
+                {
+                    if (pipeline.Idle)
+                    {
+                        onIdle(traceEvent);
+                    }
+                    else if (pipeline.IdleBeforeLast && previous is not null)
+                    {
+                        onIdle(previous);
                     }
                 }
 
-                next = new ValueTask<bool>(pending);
+                previous = traceEvent;
             }
-
-            if (!await next.ConfigureAwait(false))
+        }
+        finally
+        {
+            if (unfinishedRead is { IsCompleted: false })
             {
-                break;
-            }
-
-            var traceEvent = reader.Current.Event;
-            arrived.Restart();
-            pipeline.Observe(traceEvent);
-            if (onProgress is not null && traceEvent is ProgressTraceEvent)
-            {
-                onProgress(pipeline.InFlight());
-            }
-
-            if (eventsRead is not null && ++events % interval == 0)
-            {
-                eventsRead.Report(events);
-            }
-
-            while (completed.TryDequeue(out var report))
-            {
-                yield return report;
-            }
-
-            // After the yields: the consumer has finished with every report before the reader may checkpoint.
-            if (onIdle is not null)
-            {
-                if (pipeline.Idle)
+                await reading.CancelAsync().ConfigureAwait(false);
+                try
                 {
-                    onIdle(traceEvent);
+                    await unfinishedRead.ConfigureAwait(false);
                 }
-                else if (pipeline.IdleBeforeLast && previous is not null)
+                catch (Exception)
                 {
-                    onIdle(previous);
+                    // Abandoned by the consumer: whatever the cancelled read ends with is nobody's to handle.
                 }
             }
-
-            previous = traceEvent;
         }
 
         pipeline.Flush();

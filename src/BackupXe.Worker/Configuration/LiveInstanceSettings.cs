@@ -89,7 +89,9 @@ public static class LiveInstanceSettings
                 authentication,
                 string.IsNullOrEmpty(builder.UserID) ? null : builder.UserID,
                 string.IsNullOrEmpty(builder.Password) ? instance.Password : builder.Password,
-                builder.Encrypt,
+                // SqlClient 2.1.4's builder reports no encryption when the string does not mention the keyword;
+                // BackupXe encrypts unless the string turns it off, as for Server-based instances.
+                !builder.ShouldSerialize("Encrypt") || builder.Encrypt,
                 builder.TrustServerCertificate), null);
         }
 

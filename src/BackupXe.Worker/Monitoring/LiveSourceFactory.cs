@@ -25,7 +25,9 @@ public sealed class LiveSourceFactory(
         return new EventFileLiveSource(
             name,
             new SqlConnectionFactory(LiveInstanceSettings.Build(instance)),
-            new CaptureSessionSettings(instance.SessionName),
+            // Files named after the session: a daemon that creates "Nightly" must not write into the BackupXe.xel files
+            // of a default session on the same server (and read them back through its file pattern).
+            new CaptureSessionSettings(instance.SessionName, instance.SessionName + ".xel"),
             instance.EnsureSession,
             new EventFileTailOptions { PollInterval = TimeSpan.FromSeconds(instance.PollIntervalSeconds), BatchSize = instance.BatchSize },
             checkpoints,

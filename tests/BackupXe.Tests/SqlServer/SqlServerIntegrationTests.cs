@@ -11,7 +11,7 @@ namespace BackupXe.Tests.SqlServer;
 /// </summary>
 public class SqlServerIntegrationTests
 {
-    private const string Variable = "BACKUPXE_TEST_SQL";
+    internal const string Variable = "BACKUPXE_TEST_SQL";
 
     [Fact]
     public async Task Server_facts_and_preflight_run_on_a_real_server()
@@ -41,7 +41,7 @@ public class SqlServerIntegrationTests
         Assert.False(removed.After!.Exists);
     }
 
-    private static SqlConnectionFactory Factory()
+    internal static SqlConnectionFactory Factory()
     {
         var text = Environment.GetEnvironmentVariable(Variable);
         if (string.IsNullOrWhiteSpace(text))

@@ -25,6 +25,12 @@ public sealed class ScriptedEventFile : IEventFileReader
 
     public int Reads { get; private set; }
 
+    /// <summary>The last row any read returned: where a reader that saves "the last row fetched" would resume.</summary>
+    public EventFileRow? LastRowReturned { get; private set; }
+
+    /// <summary>Rows the most recent complete read returned (fewer than its batch size: the reader is at the end).</summary>
+    public int LastReadRows { get; private set; }
+
     /// <summary>
     /// The events of <paramref name="eventData"/> laid out as <paramref name="eventsPerBuffer"/> rows per buffer
     /// and <paramref name="buffersPerFile"/> buffers per file, with offsets as the target writes them (multiples of
@@ -100,6 +106,18 @@ public sealed class ScriptedEventFile : IEventFileReader
         }
     }
 
+    /// <summary>How many rows the server has written so far (<see cref="WrittenSoFar"/>; all of them unless set).</summary>
+    public int WrittenSoFarRows
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return Math.Min(_visibleRows, _files.Sum(f => f.Rows.Count));
+            }
+        }
+    }
+
     /// <summary>Only the first <paramref name="rows"/> rows exist yet (the server has written no more).</summary>
     public void WrittenSoFar(int rows)
     {
@@ -159,10 +177,16 @@ public sealed class ScriptedEventFile : IEventFileReader
                 }
 
                 RowsReturned++;
+                LastRowReturned = visible[i];
             }
 
             returned++;
             yield return visible[i];
+        }
+
+        lock (_gate)
+        {
+            LastReadRows = returned;
         }
     }
 }

@@ -62,6 +62,55 @@ public sealed class LiveInstanceTests : IDisposable
         Assert.Equal(7150 % 37, saved.PartialRows);
     }
 
+    [Fact]
+    public async Task The_last_backup_on_a_quiet_server_is_recorded_without_waiting_for_the_next_event()
+    {
+        // Given a running session whose file holds one backup and nothing after it
+        var file = ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40);
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(file));
+        var live = Source(server, new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System), new RecordingLiveObserver());
+        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(20));
+
+        // When the daemon's analyzer reads it
+        var report = await new SessionOperationAnalyzer().AnalyzeAsync(live, new SourceStatus(), live.MarkIdle, stop.Token).FirstAsync(CancellationToken.None);
+
+        // Then the backup comes out complete while the source is still being read: no later event, no shutdown needed
+        Assert.False(stop.IsCancellationRequested, "the report waited for the end of the source");
+        Assert.Equal(BackupXe.Core.Reporting.OperationStatus.Completed, report.Status);
+        Assert.Equal("SalesDB", report.Database);
+        await stop.CancelAsync();
+    }
+
+    [Fact]
+    public async Task A_session_the_daemon_creates_writes_event_files_named_after_it()
+    {
+        // Given a server without the session, and an instance that asks for "Nightly" to be created
+        var sql = new ScriptedSqlServer { SessionName = "Nightly" };
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40)));
+        var factory = new LiveSourceFactory(
+            new ReplaySourceFactory(_directory, TimeProvider.System),
+            new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System),
+            _ => new RecordingLiveObserver(),
+            TimeProvider.System);
+        var source = factory.Open(new InstanceOptions
+        {
+            Name = "prod", Server = server.Server, UserName = TdsClient.User, Password = TdsClient.Password,
+            Encrypt = false, // test-only: the double speaks no TLS
+            SessionName = "Nightly", EnsureSession = true,
+        });
+
+        // When its first events are read
+        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        var events = await source.ReadEventsAsync(new SourceStatus(), stop.Token).Take(10).ToListAsync(stop.Token);
+
+        // Then the session was created with Nightly.xel, not the default session's BackupXe.xel
+        Assert.Equal(10, events.Count);
+        var install = Assert.Single(server.Requests, r => r.Text.Contains("ADD EVENT sqlserver.backup_restore_progress_trace", StringComparison.Ordinal));
+        Assert.Contains("N'Nightly.xel'", install.Text, StringComparison.Ordinal);
+        Assert.DoesNotContain("BackupXe.xel", install.Text, StringComparison.Ordinal);
+    }
+
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
@@ -155,6 +204,17 @@ public sealed class LiveInstanceTests : IDisposable
         Assert.True(ok.Succeeded, ok.FailureMessage);
         Assert.Contains("BackupXe:Instances:0:Transport", stream.FailureMessage, StringComparison.Ordinal);
         Assert.Contains("BackupXe:Instances:0:BatchSize", batch.FailureMessage, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("Server=db1;User ID=backupxe;Password=x", true)]
+    [InlineData("Server=db1;User ID=backupxe;Password=x;Encrypt=true", true)]
+    [InlineData("Server=db1;User ID=backupxe;Password=x;Encrypt=false", false)]
+    public void A_connection_string_is_encrypted_unless_it_says_Encrypt_false(string connectionString, bool encrypted)
+    {
+        var settings = LiveInstanceSettings.Build(new InstanceOptions { Name = "prod", ConnectionString = connectionString });
+
+        Assert.Equal(encrypted, settings.Encrypt);
     }
 
     /// <summary>Cancels <paramref name="stop"/> once <paramref name="count"/> events went by (the same instances are yielded).</summary>

@@ -1,0 +1,101 @@
+using System.Diagnostics;
+using System.Text;
+using BackupXe.Tests.Hostile;
+
+namespace BackupXe.Tests.Support;
+
+/// <summary>
+/// The built worker (<c>dotnet BackupXe.Worker.dll</c>) running in its own process with a given working directory
+/// (its content root: appsettings.json, the history file) and environment. Output is drained as it comes, so a
+/// chatty worker never blocks on a full pipe; <see cref="Kill"/> is <see cref="Process.Kill()"/>, which is SIGKILL
+/// on Linux: no finally block, no flush, no host shutdown.
+/// </summary>
+internal sealed class WorkerProcess : IDisposable
+{
+    private readonly Process _process;
+    private readonly StringBuilder _output = new();
+
+    private WorkerProcess(Process process)
+    {
+        _process = process;
+        _process.OutputDataReceived += (_, e) => Append(e.Data);
+        _process.ErrorDataReceived += (_, e) => Append(e.Data);
+        _process.BeginOutputReadLine();
+        _process.BeginErrorReadLine();
+    }
+
+    public int Id => _process.Id;
+
+    public bool HasExited => _process.HasExited;
+
+    /// <summary>Standard output and error so far, interleaved as they arrived.</summary>
+    public string Output
+    {
+        get
+        {
+            lock (_output)
+            {
+                return _output.ToString();
+            }
+        }
+    }
+
+    public static WorkerProcess Start(string workingDirectory, IReadOnlyDictionary<string, string> environment)
+    {
+        var start = new ProcessStartInfo("dotnet")
+        {
+            WorkingDirectory = workingDirectory,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        start.ArgumentList.Add(ChildProcess.Worker);
+        start.Environment["DOTNET_ENVIRONMENT"] = "Production";
+        start.Environment["NO_COLOR"] = "1";
+        foreach (var (name, value) in environment)
+        {
+            start.Environment[name] = value;
+        }
+
+        return new WorkerProcess(Process.Start(start)!);
+    }
+
+    /// <summary>SIGKILL on Linux (TerminateProcess on Windows); safe to call after the process has exited.</summary>
+    public void Kill()
+    {
+        try
+        {
+            _process.Kill();
+        }
+        catch (InvalidOperationException)
+        {
+            // Already gone.
+        }
+    }
+
+    public async Task WaitForExitAsync(TimeSpan timeout)
+    {
+        using var limit = new CancellationTokenSource(timeout);
+        await _process.WaitForExitAsync(limit.Token);
+    }
+
+    public void Dispose()
+    {
+        Kill();
+        _process.WaitForExit(10_000);
+        _process.Dispose();
+    }
+
+    private void Append(string? line)
+    {
+        if (line is null)
+        {
+            return;
+        }
+
+        lock (_output)
+        {
+            _output.AppendLine(line);
+        }
+    }
+}
