@@ -50,6 +50,13 @@ public static class WatchCommand
         };
         format.AcceptOnlyFromAmong("console", "json", "html");
         var output = new Option<string?>("--output", "-o") { Description = "With --format html: the HTML file to write." };
+        var transport = new Option<string>("--transport")
+        {
+            Description = "With --server: file (the default) tails the session's event_file; stream (experimental) reads "
+                + "sys.fn_MSxe_read_event_stream, with less latency but losing (and reporting) what is emitted while disconnected.",
+            DefaultValueFactory = _ => LiveTransport.File,
+        };
+        transport.AcceptOnlyFromAmong(LiveTransport.File, LiveTransport.Stream);
         var pollRequests = new Option<double>("--poll-requests")
         {
             Description = "With --server: read sys.dm_exec_requests again every SECONDS, so the percent of a backup that started before the watch "
@@ -69,7 +76,7 @@ public static class WatchCommand
 
         var command = new Command("watch", "Watch backups and restores live, with a diagnosis of each one as it completes.")
         {
-            database, replay, speed, format, output, budget, noColor, sessionName, pollRequests,
+            database, replay, speed, format, output, budget, noColor, sessionName, pollRequests, transport,
         };
         connection.AddTo(command);
         command.Validators.Add(result =>
@@ -83,6 +90,11 @@ public static class WatchCommand
             if (result.GetValue(replay) is null && result.GetResult(speed) is { Implicit: false })
             {
                 result.AddError("--speed paces a replay; give --replay FILE with it.");
+            }
+
+            if (result.GetValue(server) is null && result.GetResult(transport) is { Implicit: false })
+            {
+                result.AddError("--transport chooses how a server is read; give --server S with it.");
             }
 
             if (result.GetValue(server) is null && result.GetResult(pollRequests) is { Implicit: false })
@@ -115,16 +127,19 @@ public static class WatchCommand
             var session = new CaptureSessionSettings(parse.GetValue(sessionName)!);
             return await ServerCall.RunAsync(parse, connection, session, async factory =>
             {
-                var live = new EventFileLiveSource(
-                    factory.Settings.Server,
-                    factory,
-                    session,
-                    ensureSession: false,
-                    new EventFileTailOptions(),
-                    new WatchCheckpoints(),
-                    TimeSpan.Zero,
-                    new WatchConnectionLines(Console.Error, factory.Settings.Server),
-                    time);
+                var lines = new WatchConnectionLines(Console.Error, factory.Settings.Server);
+                ITraceEventSource live = parse.GetValue(transport) == LiveTransport.Stream
+                    ? new EventStreamLiveSource(factory, session, ensureSession: false, lines, time)
+                    : new EventFileLiveSource(
+                        factory.Settings.Server,
+                        factory,
+                        session,
+                        ensureSession: false,
+                        new EventFileTailOptions(),
+                        new WatchCheckpoints(),
+                        TimeSpan.Zero,
+                        lines,
+                        time);
                 var requests = new WatchRequests(factory, session, TimeSpan.FromSeconds(parse.GetValue(pollRequests)), Console.Error, time ?? TimeProvider.System);
                 try
                 {

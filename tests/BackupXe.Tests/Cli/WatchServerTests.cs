@@ -2,6 +2,8 @@ using System.CommandLine;
 using System.Diagnostics;
 using System.Text;
 using BackupXe.Cli;
+using BackupXe.SqlServer;
+using BackupXe.Tests.Sources.Xel;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using Xunit;
@@ -214,6 +216,46 @@ public class WatchServerTests
         Assert.Contains("RESTORE DATABASE [Archive], session 72  no longer in sys.dm_exec_requests", lines[2], StringComparison.Ordinal);
         Assert.Contains("no diagnosis", lines[2], StringComparison.Ordinal);
         Assert.DoesNotContain("Verdict", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task The_stream_transport_shows_progress_and_the_diagnosis_from_log_buffers_and_reads_no_event_file()
+    {
+        // Given a running session whose live stream sends the BUILT buffer-starved backup as .xel log buffers
+        var stream = new ScriptedEventStream();
+        await using var server = TdsServerDouble.Start(stream.Serve(new ScriptedSqlServer { SessionExists = true, SessionRunning = true }.Script));
+        var built = XelStreamRows.Of(BuiltBackupCatalogue.Create(), BuiltBackupScenario.BufferStarved());
+        var feed = stream.Feed(0);
+        feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Header, built.Header));
+        feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Metadata, built.Metadata));
+        foreach (var (bytes, _) in built.EventBuffers)
+        {
+            feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Events, bytes));
+        }
+
+        // When
+        var run = await WatchAsync(server, output => output.Contains("Verdict", StringComparison.Ordinal), "--no-color", "--transport", "stream");
+
+        // Then
+        Assert.True(run.ReachedBeforeCtrlC, run.Output + run.Error);
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains(Lines(run.Output), l => l.Contains("copy-data", StringComparison.Ordinal) && l.Contains("MB/s", StringComparison.Ordinal));
+        Assert.Contains("buffer-starved (high confidence)", run.Output, StringComparison.Ordinal);
+        Assert.Equal(1, CountOf(run.Output, "Verdict"));
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains("fn_xe_file_target_read_file", StringComparison.Ordinal));
+        Assert.Empty(Lines(run.Error));
+    }
+
+    [Fact]
+    public async Task Transport_needs_a_server_and_is_file_or_stream()
+    {
+        var noServer = await CliRun.RunAsync("watch", "--replay", CliRun.Sample("buffer-starved-backup.xml"), "--transport", "stream");
+        var other = await CliRun.RunAsync("watch", "--server", "127.0.0.1,1", "--transport", "ring_buffer");
+
+        Assert.Equal(1, noServer.ExitCode);
+        Assert.Contains("--transport chooses how a server is read", noServer.Error, StringComparison.Ordinal);
+        Assert.Equal(1, other.ExitCode);
+        Assert.Contains("ring_buffer", other.Error, StringComparison.Ordinal);
     }
 
     [Fact]
