@@ -79,6 +79,29 @@ public sealed class EventStreamConnections(
         }
     }
 
+    private bool Down
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _downSince is not null;
+            }
+        }
+    }
+
+    private SqlEventStreamReader Reader() => new(connections, session.Settings.SessionName);
+
+    private Task<SessionStatus> StatusAsync(CancellationToken cancellationToken) => session.StatusAsync(cancellationToken);
+
+    private void Seen(DateTime timestamp)
+    {
+        lock (_gate)
+        {
+            _lastEvent = timestamp;
+        }
+    }
+
     private sealed class Connection(EventStreamConnections owner, Action onConnected) : ILiveEventStream
     {
         public async Task ReadAsync(Func<TraceEvent, ValueTask> onEvent, CancellationToken cancellationToken)
@@ -95,8 +118,7 @@ public sealed class EventStreamConnections(
                     }
                 }
 
-                var reader = new SqlEventStreamReader(owner.Server, owner.SessionName);
-                await foreach (var row in reader.ReadAsync(() => owner.Opened(onConnected), cancellationToken).ConfigureAwait(false))
+                await foreach (var row in owner.Reader().ReadAsync(() => owner.Opened(onConnected), cancellationToken).ConfigureAwait(false))
                 {
                     Interlocked.Increment(ref owner._rows);
                     foreach (var traceEvent in decoder.Decode(row, message => owner.Notify(new LiveSourceChange.StreamProblem(message))))
@@ -113,31 +135,6 @@ public sealed class EventStreamConnections(
                     owner.Lost();
                 }
             }
-        }
-    }
-
-    private bool Down
-    {
-        get
-        {
-            lock (_gate)
-            {
-                return _downSince is not null;
-            }
-        }
-    }
-
-    private SqlConnectionFactory Server => connections;
-
-    private string SessionName => session.Settings.SessionName;
-
-    private Task<SessionStatus> StatusAsync(CancellationToken cancellationToken) => session.StatusAsync(cancellationToken);
-
-    private void Seen(DateTime timestamp)
-    {
-        lock (_gate)
-        {
-            _lastEvent = timestamp;
         }
     }
 }
