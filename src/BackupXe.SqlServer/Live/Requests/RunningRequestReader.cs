@@ -72,7 +72,8 @@ public sealed class RunningRequestReader(SqlConnectionFactory connections)
 
             return new RunningRequestSnapshot(requests, null);
         }
-        catch (Exception failure) when (failure is SqlException or InvalidOperationException or IOException && !cancellationToken.IsCancellationRequested)
+        // Whatever the driver throws (SqlException, a socket or SSPI failure), the watch goes on without the requests.
+        catch (Exception failure) when (!cancellationToken.IsCancellationRequested)
         {
             return RunningRequestSnapshot.Unavailable(
                 "backups already running could not be read from sys.dm_exec_requests: " + ConnectionStringRedactor.RedactMessage(failure.Message));

@@ -82,6 +82,36 @@ public class EventStreamLiveSourceTests
     }
 
     [Fact]
+    public async Task A_session_stopped_under_the_stream_is_reported_and_not_retried_as_a_network_fault()
+    {
+        // Given the stream sends three buffers, then the session is stopped and the connection ends
+        var buffers = Built.EventBuffers.Select(b => b.Bytes).ToList();
+        var stream = new ScriptedEventStream();
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        await using var server = TdsServerDouble.Start(stream.Serve(sql.Script));
+        Send(stream.Feed(0), buffers.Take(3));
+        var beforeStop = EventStreamDecoderTests.FileEvents([.. Built.Header, .. Built.Metadata, .. buffers.Take(3).SelectMany(b => b)]);
+
+        // When
+        var changes = new RecordingLiveObserver();
+        var source = new EventStreamLiveSource(new SqlConnectionFactory(TdsClient.Settings(server)), new CaptureSessionSettings(), ensureSession: false, changes);
+        var (events, status) = await ReadAsync(source, int.MaxValue, count =>
+        {
+            if (count == beforeStop.Count)
+            {
+                sql.SessionRunning = false;
+                stream.Feed(0).TryWrite(new TdsFeedItem.Drop());
+            }
+        });
+
+        // Then what came was handed on, the read stopped naming the session, and no second stream was opened
+        Assert.Equal(beforeStop, events.Select(e => e.ToString()));
+        Assert.Contains("The event session BackupXe is not on the server", Assert.Single(status.Problems).Message, StringComparison.Ordinal);
+        Assert.Single(changes.Of<LiveSourceChange.Stopped>());
+        Assert.Equal(1, stream.Requests);
+    }
+
+    [Fact]
     public async Task A_session_that_is_not_running_is_one_status_problem_and_no_stream_query()
     {
         // Given
