@@ -43,6 +43,9 @@ public sealed class XelDecoder
     private readonly TraceMessageParser _parser = new();
     private bool _sessionMismatchReported;
 
+    /// <summary>The largest log buffer accepted (a larger declared size is damage); a stream reader caps its rows at it.</summary>
+    public const int MaxBufferBytes = XelLayout.MaxBufferSize;
+
     /// <summary>The metadata read so far.</summary>
     public XelCatalogue Catalogue { get; } = new();
 

@@ -34,6 +34,13 @@ public sealed class EventStreamDecoder
         ArgumentNullException.ThrowIfNull(problem);
         _events.Clear();
         var number = ++Rows;
+        if (row.Oversized)
+        {
+            SkippedBuffers++;
+            problem($"row {number}: type {row.Type} is larger than any log buffer may be ({XelDecoder.MaxBufferBytes} bytes); not read, skipped");
+            return _events;
+        }
+
         if (row.Data is not { Length: > 0 } data)
         {
             SkippedBuffers++;

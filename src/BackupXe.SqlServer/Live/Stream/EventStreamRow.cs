@@ -2,9 +2,10 @@ namespace BackupXe.SqlServer;
 
 /// <summary>
 /// One row of <c>sys.fn_MSxe_read_event_stream</c>: <paramref name="Type"/> (int) and <paramref name="Data"/>, one log
-/// buffer in the .xel buffer format (null when the server sends none).
+/// buffer in the .xel buffer format (null when the server sent none, or when it was <paramref name="Oversized"/>:
+/// longer than any log buffer may be, and not read into memory).
 /// </summary>
-public readonly record struct EventStreamRow(int Type, byte[]? Data);
+public readonly record struct EventStreamRow(int Type, byte[]? Data, bool Oversized = false);
 
 /// <summary>
 /// The values of the <c>type</c> column as far as they are known. Microsoft documents the column only as "the event

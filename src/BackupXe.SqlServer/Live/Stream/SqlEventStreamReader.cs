@@ -1,5 +1,7 @@
+using System.Buffers;
 using System.Data;
 using System.Runtime.CompilerServices;
+using BackupXe.Sources.Xel;
 using Microsoft.Data.SqlClient;
 
 namespace BackupXe.SqlServer;
@@ -8,8 +10,10 @@ namespace BackupXe.SqlServer;
 /// The SqlClient side of the <c>stream</c> transport: one connection running <c>sys.fn_MSxe_read_event_stream</c> in
 /// live mode (option 0), the call XELite's live streamer makes. The result never ends while the session runs: rows
 /// arrive as the session dispatches buffers. Failures are left as SqlClient throws them for the classifier.
+/// A row is read into memory only up to <paramref name="maxRowBytes"/> (the largest log buffer the decoder accepts),
+/// so no row can make the reader hold more than one buffer's worth.
 /// </summary>
-public sealed class SqlEventStreamReader(SqlConnectionFactory connections, string sessionName)
+public sealed class SqlEventStreamReader(SqlConnectionFactory connections, string sessionName, int maxRowBytes = XelDecoder.MaxBufferBytes)
 {
     public const string Query = "SELECT type, data FROM sys.fn_MSxe_read_event_stream(@session, 0);";
 
@@ -29,8 +33,9 @@ public sealed class SqlEventStreamReader(SqlConnectionFactory connections, strin
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
                 var type = reader.GetInt32(0);
-                var data = await reader.IsDBNullAsync(1, cancellationToken).ConfigureAwait(false) ? null : reader.GetFieldValue<byte[]>(1);
-                yield return new EventStreamRow(type, data);
+                yield return await reader.IsDBNullAsync(1, cancellationToken).ConfigureAwait(false)
+                    ? new EventStreamRow(type, null)
+                    : await ReadDataAsync(type, reader, cancellationToken).ConfigureAwait(false);
             }
 
             ended = true;
@@ -44,5 +49,32 @@ public sealed class SqlEventStreamReader(SqlConnectionFactory connections, strin
                 command.Cancel();
             }
         }
+    }
+
+    /// <summary>The data column as a stream, copied up to the cap; past it the rest of the row is left unread.</summary>
+    private async Task<EventStreamRow> ReadDataAsync(int type, SqlDataReader reader, CancellationToken cancellationToken)
+    {
+        await using var data = reader.GetStream(1);
+        using var copy = new MemoryStream();
+        var chunk = ArrayPool<byte>.Shared.Rent(64 * 1024);
+        try
+        {
+            int read;
+            while ((read = await data.ReadAsync(chunk, cancellationToken).ConfigureAwait(false)) > 0)
+            {
+                if (copy.Length + read > maxRowBytes)
+                {
+                    return new EventStreamRow(type, null, Oversized: true);
+                }
+
+                copy.Write(chunk, 0, read);
+            }
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(chunk);
+        }
+
+        return new EventStreamRow(type, copy.ToArray());
     }
 }

@@ -112,6 +112,40 @@ public class EventStreamLiveSourceTests
     }
 
     [Fact]
+    public async Task A_row_longer_than_any_log_buffer_is_not_read_into_memory_and_the_rows_after_it_are()
+    {
+        // Given a cap of 1000 bytes, and a 3000-byte row between a header row and a row without data
+        var stream = new ScriptedEventStream();
+        await using var server = TdsServerDouble.Start(stream.Serve(new ScriptedSqlServer().Script));
+        var feed = stream.Feed(0);
+        feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Header, Built.Header));
+        feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Events, new byte[3000]));
+        feed.TryWrite(new TdsFeedItem.Row([EventStreamRowTypes.Metadata, null]));
+        var reader = new SqlEventStreamReader(new SqlConnectionFactory(TdsClient.Settings(server)), "BackupXe", maxRowBytes: 1000);
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        stop.CancelAfter(TimeSpan.FromSeconds(30));
+
+        // When
+        var rows = new List<EventStreamRow>();
+        await foreach (var row in reader.ReadAsync(() => { }, stop.Token))
+        {
+            rows.Add(row);
+            if (rows.Count == 3)
+            {
+                break;
+            }
+        }
+
+        // Then
+        Assert.Equal(Built.Header, rows[0].Data);
+        Assert.Equal(new EventStreamRow(EventStreamRowTypes.Events, null, Oversized: true), rows[1]);
+        Assert.Equal(new EventStreamRow(EventStreamRowTypes.Metadata, null), rows[2]);
+        var problems = new List<string>();
+        new EventStreamDecoder().Decode(rows[1], problems.Add);
+        Assert.StartsWith("row 1: type 0 is larger than any log buffer may be", Assert.Single(problems), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task A_session_that_is_not_running_is_one_status_problem_and_no_stream_query()
     {
         // Given
