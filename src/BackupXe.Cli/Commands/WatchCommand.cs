@@ -23,6 +23,9 @@ public static class WatchCommand
     /// </summary>
     private static readonly TimeSpan LiveQuietInterval = TimeSpan.FromMilliseconds(500);
 
+    /// <summary>An hour: a slower poll would show nothing a DBA watching a backup can use.</summary>
+    private const double MaxPollSeconds = 3600;
+
     public static Command Create(TimeProvider? time = null)
     {
         var connection = new ConnectionOptions(serverRequired: false, withDatabase: false);
@@ -47,12 +50,33 @@ public static class WatchCommand
         };
         format.AcceptOnlyFromAmong("console", "json", "html");
         var output = new Option<string?>("--output", "-o") { Description = "With --format html: the HTML file to write." };
+        var transport = new Option<string>("--transport")
+        {
+            Description = "With --server: file (the default) tails the session's event_file; stream (experimental) reads "
+                + "sys.fn_MSxe_read_event_stream, with less latency but losing (and reporting) what is emitted while disconnected.",
+            DefaultValueFactory = _ => LiveTransport.File,
+        };
+        transport.AcceptOnlyFromAmong(LiveTransport.File, LiveTransport.Stream);
+        var pollRequests = new Option<double>("--poll-requests")
+        {
+            Description = "With --server: read sys.dm_exec_requests again every SECONDS, so the percent of a backup that started before the watch "
+                + "moves even without its events (0, the default: read once at the start).",
+            DefaultValueFactory = _ => 0,
+        };
+        pollRequests.Validators.Add(result =>
+        {
+            var value = result.GetValueOrDefault<double>();
+            if (!(value is >= 0 and <= MaxPollSeconds))
+            {
+                result.AddError($"--poll-requests is {value:R}; it must be 0 (read once) or up to {MaxPollSeconds} seconds.");
+            }
+        });
         var budget = CommonOptions.MemoryBudget();
         var noColor = CommonOptions.NoColor();
 
         var command = new Command("watch", "Watch backups and restores live, with a diagnosis of each one as it completes.")
         {
-            database, replay, speed, format, output, budget, noColor, sessionName,
+            database, replay, speed, format, output, budget, noColor, sessionName, pollRequests, transport,
         };
         connection.AddTo(command);
         command.Validators.Add(result =>
@@ -66,6 +90,16 @@ public static class WatchCommand
             if (result.GetValue(replay) is null && result.GetResult(speed) is { Implicit: false })
             {
                 result.AddError("--speed paces a replay; give --replay FILE with it.");
+            }
+
+            if (result.GetValue(server) is null && result.GetResult(transport) is { Implicit: false })
+            {
+                result.AddError("--transport chooses how a server is read; give --server S with it.");
+            }
+
+            if (result.GetValue(server) is null && result.GetResult(pollRequests) is { Implicit: false })
+            {
+                result.AddError("--poll-requests reads a server's sys.dm_exec_requests; give --server S with it.");
             }
         });
         command.SetAction(async (parse, cancellationToken) =>
@@ -87,25 +121,29 @@ public static class WatchCommand
             if (replayPath is not null)
             {
                 var source = new ReplayEventSource(InputSources.Open(replayPath), parse.GetValue(speed), time ?? TimeProvider.System);
-                return await WatchAsync(parse, source, htmlPath, $"{replayPath}: ", null, cancellationToken);
+                return await WatchAsync(parse, source, htmlPath, $"{replayPath}: ", null, null, cancellationToken);
             }
 
             var session = new CaptureSessionSettings(parse.GetValue(sessionName)!);
             return await ServerCall.RunAsync(parse, connection, session, async factory =>
             {
-                var live = new EventFileLiveSource(
-                    factory.Settings.Server,
-                    factory,
-                    session,
-                    ensureSession: false,
-                    new EventFileTailOptions(),
-                    new WatchCheckpoints(),
-                    TimeSpan.Zero,
-                    new WatchConnectionLines(Console.Error, factory.Settings.Server),
-                    time);
+                var lines = new WatchConnectionLines(Console.Error, factory.Settings.Server);
+                ITraceEventSource live = parse.GetValue(transport) == LiveTransport.Stream
+                    ? new EventStreamLiveSource(factory, session, ensureSession: false, lines, time)
+                    : new EventFileLiveSource(
+                        factory.Settings.Server,
+                        factory,
+                        session,
+                        ensureSession: false,
+                        new EventFileTailOptions(),
+                        new WatchCheckpoints(),
+                        TimeSpan.Zero,
+                        lines,
+                        time);
+                var requests = new WatchRequests(factory, session, TimeSpan.FromSeconds(parse.GetValue(pollRequests)), Console.Error, time ?? TimeProvider.System);
                 try
                 {
-                    return await WatchAsync(parse, live, htmlPath, string.Empty, LiveQuietInterval, cancellationToken);
+                    return await WatchAsync(parse, live, htmlPath, string.Empty, LiveQuietInterval, requests, cancellationToken);
                 }
                 // Ctrl-C is how a live watch ends: every operation that ended was already shown.
                 catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
@@ -116,7 +154,7 @@ public static class WatchCommand
         });
         return command;
 
-        async Task<int> WatchAsync(ParseResult parse, ITraceEventSource source, string? htmlPath, string problemPrefix, TimeSpan? quietInterval, CancellationToken cancellationToken)
+        async Task<int> WatchAsync(ParseResult parse, ITraceEventSource source, string? htmlPath, string problemPrefix, TimeSpan? quietInterval, WatchRequests? requests, CancellationToken cancellationToken)
         {
             var json = parse.GetValue(format) == "json";
             var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
@@ -125,7 +163,28 @@ public static class WatchCommand
             var html = htmlFile is null ? null : new HtmlReportWriter(htmlFile, "BackupXe watch", budgetBytes);
             var view = new WatchView(Console.Out, renderer, parse.GetValue(database), json, html is null ? null : html.WriteOperation);
             var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
-            var findings = await RunAsync(source, view, settings, cancellationToken, quietInterval);
+            AnalysisFindings findings;
+            if (requests is null)
+            {
+                findings = await RunAsync(source, view, settings, cancellationToken, quietInterval);
+            }
+            else
+            {
+                // Backups already running show first, from the DMV; their events then take over (WatchView ties them).
+                await requests.ShowAtStartAsync(view, cancellationToken);
+                using var polling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+                var poll = requests.PollAsync(view, polling.Token);
+                try
+                {
+                    findings = await RunAsync(source, view, settings, cancellationToken, quietInterval);
+                }
+                finally
+                {
+                    await polling.CancelAsync();
+                    await poll;
+                }
+            }
+
             html?.Finish(findings.Inputs);
 
             foreach (var problem in findings.Inputs.SelectMany(input => input.Problems))

@@ -1,6 +1,7 @@
 using System.Globalization;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
+using BackupXe.SqlServer;
 
 namespace BackupXe.Cli.Rendering;
 
@@ -8,26 +9,71 @@ namespace BackupXe.Cli.Rendering;
 /// What <c>backupxe watch</c> shows: one progress line per running operation each time it moves a tenth of
 /// the way or changes phase, then the operation's full diagnosis when it ends. Lines, not a redrawn screen,
 /// so the same output reads well in a terminal, a log file and a test. <paramref name="alsoCompleted"/> receives
-/// each shown operation too (the HTML report file is fed that way).
+/// each shown operation too (the HTML report file is fed that way). With <c>--server</c>, backups and restores
+/// already running when the watch started are shown from <c>sys.dm_exec_requests</c> (<see cref="ShowRequests"/>)
+/// until their events take over; the pipeline and the DMV poll call in from different threads, so every entry point
+/// takes one lock.
 /// </summary>
 public sealed class WatchView(TextWriter output, ConsoleReportRenderer completedRenderer, string? databaseFilter, bool jsonLines, Action<OperationReport>? alsoCompleted = null) : IOperationSink
 {
     // Only operations still running: an entry goes when its operation leaves the running list.
     private readonly Dictionary<(int?, string?, DateTime), (int Decile, string? Phase)> _shown = [];
     private readonly HashSet<(int?, string?, DateTime)> _running = [];
+    private readonly RequestsBeforeWatch _requests = new();
+    private readonly Lock _gate = new();
 
     public int Completed { get; private set; }
 
     /// <summary>Running operations whose last progress line is remembered (to print only changes).</summary>
     public int Remembered => _shown.Count;
 
+    /// <summary>Requests from sys.dm_exec_requests still tracked: until their operation ends or the view no longer lists them.</summary>
+    public int TrackedRequests
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _requests.Count;
+            }
+        }
+    }
+
+    /// <summary>A read of sys.dm_exec_requests: shows the backups and restores that no event has shown yet.</summary>
+    public void ShowRequests(IReadOnlyList<RunningRequest> requests)
+    {
+        if (jsonLines)
+        {
+            return;
+        }
+
+        lock (_gate)
+        {
+            foreach (var line in _requests.Update(requests, Wanted))
+            {
+                output.WriteLine(line);
+            }
+
+            output.Flush();
+        }
+    }
+
     public void OnOperationCompleted(OperationReport report)
+    {
+        lock (_gate)
+        {
+            Complete(report);
+        }
+    }
+
+    private void Complete(OperationReport report)
     {
         if (!Wanted(report.Database))
         {
             return;
         }
 
+        var beforeWatch = _requests.Complete(report);
         Completed++;
         alsoCompleted?.Invoke(report);
         if (jsonLines)
@@ -36,6 +82,12 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
             output.WriteLine(ReportJson.Serialize(report));
             output.Flush();
             return;
+        }
+
+        if (beforeWatch is { Length: > 0 })
+        {
+            // The verdict below covers only what was seen: say what was not before it.
+            output.WriteLine(beforeWatch);
         }
 
         completedRenderer.WriteOperation(report, output);
@@ -52,6 +104,14 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
             return;
         }
 
+        lock (_gate)
+        {
+            Progress(running);
+        }
+    }
+
+    private void Progress(IReadOnlyList<OperationProgress> running)
+    {
         _running.Clear();
         foreach (var op in running)
         {
@@ -62,14 +122,15 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
                 continue;
             }
 
-            var decile = (op.Percent ?? 0) / 10;
+            var (shown, note) = _requests.Enrich(op) ?? (op, string.Empty);
+            var decile = (shown.Percent ?? 0) / 10;
             if (_shown.TryGetValue(key, out var last) && last.Decile == decile && last.Phase == op.Phase)
             {
                 continue;
             }
 
             _shown[key] = (decile, op.Phase);
-            output.WriteLine(Line(op));
+            output.WriteLine(note.Length == 0 ? Line(shown) : $"{Line(shown)}  {note}");
         }
 
         if (_shown.Count > _running.Count)

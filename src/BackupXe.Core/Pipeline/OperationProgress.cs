@@ -19,7 +19,8 @@ public sealed record OperationProgress(
     double? MegabytesPerSecond,
     TimeSpan? Remaining,
     string? Phase,
-    string? TopWait)
+    string? TopWait,
+    bool StartObserved = true)
 {
     public static OperationProgress Of(BackupOperation operation, DateTime now)
     {
@@ -56,6 +57,8 @@ public sealed record OperationProgress(
             rate,
             remaining,
             operation.Phases.Current is { } phase ? Kebab.Of(phase) : null,
-            top is { } t ? $"{t.WaitType} {t.TotalMs / 1000.0:0.0} s" : null);
+            top is { } t ? $"{t.WaitType} {t.TotalMs / 1000.0:0.0} s" : null,
+            // False when the input began mid-operation: Since is then the first event seen, not the start.
+            operation.Start is not null);
     }
 }

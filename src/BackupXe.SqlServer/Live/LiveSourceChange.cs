@@ -59,6 +59,12 @@ public abstract record LiveSourceChange
         public override string Describe() => $"gap: {Description}";
     }
 
+    /// <summary>A row of the stream transport could not be decoded (or not wholly); <paramref name="Description"/> locates it.</summary>
+    public sealed record StreamProblem(string Description) : LiveSourceChange
+    {
+        public override string Describe() => $"stream: {Description}";
+    }
+
     /// <summary>Reading stopped for good; <paramref name="Reason"/> says why and what to do.</summary>
     public sealed record Stopped(string Reason) : LiveSourceChange
     {

@@ -51,5 +51,8 @@ public static class HistoryProviders
 public static class LiveTransports
 {
     /// <summary>Tail the capture session's event_file target with sys.fn_xe_file_target_read_file; checkpointed.</summary>
-    public const string File = "file";
+    public const string File = BackupXe.SqlServer.LiveTransport.File;
+
+    /// <summary>Experimental: sys.fn_MSxe_read_event_stream decoded by the .xel decoder; nothing checkpointed, gaps reported.</summary>
+    public const string Stream = BackupXe.SqlServer.LiveTransport.Stream;
 }

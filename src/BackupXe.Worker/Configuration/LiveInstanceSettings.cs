@@ -15,10 +15,10 @@ public static class LiveInstanceSettings
     public static IReadOnlyList<string> Problems(InstanceOptions instance, string key)
     {
         var problems = new List<string>();
-        if (!string.Equals(instance.Transport, LiveTransports.File, StringComparison.OrdinalIgnoreCase))
+        if (!string.Equals(instance.Transport, LiveTransports.File, StringComparison.OrdinalIgnoreCase)
+            && !string.Equals(instance.Transport, LiveTransports.Stream, StringComparison.OrdinalIgnoreCase))
         {
-            problems.Add($"{key}:Transport must be '{LiveTransports.File}'; it is '{instance.Transport}'. "
-                + "The stream transport (sys.fn_MSxe_read_event_stream) is not part of the daemon yet.");
+            problems.Add($"{key}:Transport must be '{LiveTransports.File}' or '{LiveTransports.Stream}' (experimental); it is '{instance.Transport}'.");
         }
 
         if (!double.IsFinite(instance.PollIntervalSeconds) || instance.PollIntervalSeconds <= 0 || instance.PollIntervalSeconds > 3600)

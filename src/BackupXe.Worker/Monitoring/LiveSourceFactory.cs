@@ -5,8 +5,9 @@ using BackupXe.Worker.Configuration;
 namespace BackupXe.Worker.Monitoring;
 
 /// <summary>
-/// Opens each instance's source: a replay for ReplayPath, else the <c>file</c> transport on a live server
-/// through the client layer, resuming from the instance's checkpoint in <paramref name="checkpoints"/>.
+/// Opens each instance's source: a replay for ReplayPath, else its transport on a live server through the client
+/// layer: <c>file</c> resuming from the instance's checkpoint in <paramref name="checkpoints"/>, or the experimental
+/// <c>stream</c>, which has no position to keep and reports what it lost while disconnected.
 /// </summary>
 public sealed class LiveSourceFactory(
     IInstanceSourceFactory replays,
@@ -22,6 +23,16 @@ public sealed class LiveSourceFactory(
         }
 
         var name = instance.Name!;
+        if (string.Equals(instance.Transport, LiveTransports.Stream, StringComparison.OrdinalIgnoreCase))
+        {
+            return new EventStreamLiveSource(
+                new SqlConnectionFactory(LiveInstanceSettings.Build(instance)),
+                new CaptureSessionSettings(instance.SessionName),
+                instance.EnsureSession,
+                observers(name),
+                time);
+        }
+
         return new EventFileLiveSource(
             name,
             new SqlConnectionFactory(LiveInstanceSettings.Build(instance)),

@@ -2,6 +2,8 @@ using System.CommandLine;
 using System.Diagnostics;
 using System.Text;
 using BackupXe.Cli;
+using BackupXe.SqlServer;
+using BackupXe.Tests.Sources.Xel;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using Xunit;
@@ -110,6 +112,159 @@ public class WatchServerTests
         Assert.Contains("(transient)", line, StringComparison.Ordinal);
         Assert.True(watch.Elapsed < TimeSpan.FromSeconds(10), $"took {watch.Elapsed}");
         AssertNoSecrets(run);
+    }
+
+    [Fact]
+    public async Task A_backup_running_before_watch_shows_at_once_from_the_dmv_then_its_events_take_over_without_a_duplicate_or_a_false_verdict()
+    {
+        // Given the sample backup already 40% through when the watch starts: the DMV shows it, and the event file
+        // holds only what the session wrote from there on (its start and buffer configuration were before the watch)
+        var rows = ScriptedEventFile.BufferStarvedBackup();
+        var fromForty = rows.Select((row, i) => (row, i)).First(r => r.row.Contains("40 percent (", StringComparison.Ordinal)).i;
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        var started = new DateTime(2024, 5, 1, 1, 30, 0, 120, DateTimeKind.Utc);
+        sql.RunningRequests.Add(new ScriptedRequest(61, "BACKUP DATABASE", "SalesDB", 40.2f, 7_300, started, "BACKUPBUFFER", 3, "BACKUPIO"));
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of([.. rows.Skip(fromForty)], 37, 40)));
+
+        // When
+        var run = await WatchAsync(server, output => output.Contains("Verdict", StringComparison.Ordinal), "--no-color");
+
+        // Then the first line is the DMV's, before any event
+        Assert.True(run.ReachedBeforeCtrlC);
+        var lines = Lines(run.Output);
+        Assert.Equal(
+            "01:30:08.000  BACKUP DATABASE [SalesDB], session 61  from sys.dm_exec_requests   40% [########............]  ETA 7.3 s  elapsed 7.88 s  waiting BACKUPBUFFER 3 ms  started before watch",
+            lines[0]);
+        Assert.Equal(1, CountOf(run.Output, "from sys.dm_exec_requests"));
+        // Its events then carry on the same line of progress, timed from the real start and saying what was missed
+        var progress = lines.Skip(1).TakeWhile(l => l.StartsWith("01:30:", StringComparison.Ordinal)).ToList();
+        Assert.True(progress.Count >= 6, run.Output);
+        Assert.Contains(" 50% [##########..........]  853.3 MB/s  ETA 1.2 s  elapsed 6.31 s  top wait BACKUPBUFFER", progress[1], StringComparison.Ordinal);
+        Assert.All(progress, l => Assert.Contains("started before watch at 01:30:00.120 (sys.dm_exec_requests); phases before 01:30:", l, StringComparison.Ordinal));
+        // One operation, one diagnosis, introduced by the note; no verdict pretends to know the whole backup
+        Assert.Equal(1, CountOf(run.Output, "Verdict"));
+        var note = lines.FindIndex(l => l.StartsWith("BACKUP DATABASE [SalesDB], session 61: started before watch at 01:30:00.120", StringComparison.Ordinal));
+        Assert.True(note >= 0 && note < lines.FindIndex(l => l.Contains("Verdict", StringComparison.Ordinal)), run.Output);
+        Assert.EndsWith("phases before 01:30:05.225 not captured; the diagnosis below covers only what came after", lines[note], StringComparison.Ordinal);
+        Assert.DoesNotContain("(high confidence)", run.Output, StringComparison.Ordinal);
+        Assert.Empty(Lines(run.Error));
+    }
+
+    [Fact]
+    public async Task Without_view_server_state_one_line_says_running_backups_are_not_shown_and_the_watch_goes_on()
+    {
+        // Given a login without VIEW SERVER STATE, with the sample backup in the event file
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        sql.Permissions.Remove("VIEW SERVER STATE");
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40)));
+
+        // When
+        var run = await WatchAsync(server, output => output.Contains("Verdict", StringComparison.Ordinal), "--no-color");
+
+        // Then
+        Assert.True(run.ReachedBeforeCtrlC);
+        Assert.Equal(0, run.ExitCode);
+        var line = Assert.Single(Lines(run.Error));
+        Assert.Contains("backups already running are not shown", line, StringComparison.Ordinal);
+        Assert.Contains($"GRANT VIEW SERVER STATE TO [{TdsClient.User}];", line, StringComparison.Ordinal);
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains("dm_exec_requests", StringComparison.Ordinal));
+        Assert.Contains("buffer-starved (high confidence)", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Polling_the_dmv_moves_the_percent_without_events_and_an_ended_request_gets_no_diagnosis()
+    {
+        // Given a restore running and a session whose event file is empty (its events go elsewhere, say)
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        var started = new DateTime(2024, 5, 1, 1, 20, 0, DateTimeKind.Utc);
+        sql.RunningRequests.Add(new ScriptedRequest(72, "RESTORE DATABASE", "Archive", 10f, 600_000, started, "BACKUPIO", 40, null));
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of([], 37, 40)));
+        var stage = 0;
+
+        // When the server's view moves on after the first poll, and the restore leaves it once that was shown
+        var run = await WatchAsync(
+            server,
+            output =>
+            {
+                var reads = server.Requests.Count(r => r.Text.Contains("dm_exec_requests", StringComparison.Ordinal));
+                lock (sql.RunningRequests)
+                {
+                    if (stage == 0 && reads >= 2)
+                    {
+                        stage = 1;
+                        sql.RunningRequests[0] = sql.RunningRequests[0] with { PercentComplete = 55f, EstimatedCompletionMs = 300_000 };
+                    }
+                    else if (stage == 1 && output.Contains(" 55% ", StringComparison.Ordinal))
+                    {
+                        stage = 2;
+                        sql.RunningRequests.Clear();
+                    }
+                }
+
+                return output.Contains("no longer in sys.dm_exec_requests", StringComparison.Ordinal);
+            },
+            "--no-color",
+            "--poll-requests",
+            "0.05");
+
+        // Then: one line per tenth moved, then one line saying it ended with no diagnosis
+        Assert.True(run.ReachedBeforeCtrlC, run.Output);
+        var lines = Lines(run.Output);
+        Assert.Equal(3, lines.Count);
+        Assert.Contains(" 10% [##..................]  ETA 10 min 00 s", lines[0], StringComparison.Ordinal);
+        Assert.Contains(" 55% [###########.........]  ETA 5 min 00 s", lines[1], StringComparison.Ordinal);
+        Assert.Contains("RESTORE DATABASE [Archive], session 72  no longer in sys.dm_exec_requests", lines[2], StringComparison.Ordinal);
+        Assert.Contains("no diagnosis", lines[2], StringComparison.Ordinal);
+        Assert.DoesNotContain("Verdict", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task The_stream_transport_shows_progress_and_the_diagnosis_from_log_buffers_and_reads_no_event_file()
+    {
+        // Given a running session whose live stream sends the BUILT buffer-starved backup as .xel log buffers
+        var stream = new ScriptedEventStream();
+        await using var server = TdsServerDouble.Start(stream.Serve(new ScriptedSqlServer { SessionExists = true, SessionRunning = true }.Script));
+        var built = XelStreamRows.Of(BuiltBackupCatalogue.Create(), BuiltBackupScenario.BufferStarved());
+        var feed = stream.Feed(0);
+        feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Header, built.Header));
+        feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Metadata, built.Metadata));
+        foreach (var (bytes, _) in built.EventBuffers)
+        {
+            feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Events, bytes));
+        }
+
+        // When
+        var run = await WatchAsync(server, output => output.Contains("Verdict", StringComparison.Ordinal), "--no-color", "--transport", "stream");
+
+        // Then
+        Assert.True(run.ReachedBeforeCtrlC, run.Output + run.Error);
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains(Lines(run.Output), l => l.Contains("copy-data", StringComparison.Ordinal) && l.Contains("MB/s", StringComparison.Ordinal));
+        Assert.Contains("buffer-starved (high confidence)", run.Output, StringComparison.Ordinal);
+        Assert.Equal(1, CountOf(run.Output, "Verdict"));
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains("fn_xe_file_target_read_file", StringComparison.Ordinal));
+        Assert.Empty(Lines(run.Error));
+    }
+
+    [Fact]
+    public async Task Transport_needs_a_server_and_is_file_or_stream()
+    {
+        var noServer = await CliRun.RunAsync("watch", "--replay", CliRun.Sample("buffer-starved-backup.xml"), "--transport", "stream");
+        var other = await CliRun.RunAsync("watch", "--server", "127.0.0.1,1", "--transport", "ring_buffer");
+
+        Assert.Equal(1, noServer.ExitCode);
+        Assert.Contains("--transport chooses how a server is read", noServer.Error, StringComparison.Ordinal);
+        Assert.Equal(1, other.ExitCode);
+        Assert.Contains("ring_buffer", other.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Poll_requests_needs_a_server()
+    {
+        var run = await CliRun.RunAsync("watch", "--replay", CliRun.Sample("buffer-starved-backup.xml"), "--poll-requests", "5");
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("--poll-requests reads a server's sys.dm_exec_requests", run.Error, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -2,6 +2,7 @@ using BackupXe.Cli.Rendering;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Pipeline;
+using BackupXe.SqlServer;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;
@@ -24,5 +25,46 @@ public class WatchViewTests
 
         // Then
         Assert.Equal(1, view.Remembered);
+    }
+
+    [Fact]
+    public void An_older_operation_of_the_same_session_is_not_taken_for_the_running_request()
+    {
+        // Given the DMV shows session 61 backing up since 02:00, and the event file replays its 01:30 backup first
+        var output = new StringWriter();
+        var view = new WatchView(output, new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: false);
+        var now = new DateTime(2025, 3, 3, 2, 0, 30, DateTimeKind.Utc);
+        view.ShowRequests([new RunningRequest(61, "BACKUP DATABASE", "SalesDB", 20, null, now.AddSeconds(-30), now, null, TimeSpan.Zero, "BACKUPIO")]);
+
+        // When
+        view.ShowProgress([new OperationProgress(OperationKind.Backup, OperationScope.Database, "SalesDB", 61, now.AddMinutes(-30), TimeSpan.FromSeconds(5), 40, null, null, null, null, "copy-data", null, StartObserved: false)]);
+
+        // Then the old backup is shown as itself, and the request still waits for its own events
+        var old = output.ToString().Split('\n')[1];
+        Assert.DoesNotContain("started before watch", old, StringComparison.Ordinal);
+        Assert.Equal(1, view.TrackedRequests);
+    }
+
+    [Fact]
+    public void A_request_whose_whole_operation_is_in_the_trace_is_not_shown_twice_nor_said_to_have_ended_unseen()
+    {
+        // Given
+        var output = new StringWriter();
+        var view = new WatchView(output, new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: false);
+        var now = new DateTime(2025, 3, 3, 2, 0, 30, DateTimeKind.Utc);
+        RunningRequest[] running = [new RunningRequest(61, "BACKUP DATABASE", "SalesDB", 20, null, now.AddSeconds(-30), now, null, TimeSpan.Zero, "BACKUPIO")];
+        view.ShowRequests(running);
+
+        // When its events, start included, arrive, then the DMV no longer lists it
+        view.ShowProgress([new OperationProgress(OperationKind.Backup, OperationScope.Database, "SalesDB", 61, now.AddSeconds(-30), TimeSpan.FromSeconds(31), 40, null, null, null, null, "copy-data", null)]);
+        view.ShowRequests(running);
+        view.ShowRequests([]);
+
+        // Then: the DMV line, one progress line without a note, nothing more
+        var lines = output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal(2, lines.Length);
+        Assert.Contains("from sys.dm_exec_requests", lines[0], StringComparison.Ordinal);
+        Assert.DoesNotContain("started before watch", lines[1], StringComparison.Ordinal);
+        Assert.Equal(0, view.TrackedRequests);
     }
 }

@@ -27,6 +27,7 @@ public class TsqlParsingTests
         data.Add("rendered install", SessionScripts.RenderInstall(odd));
         data.Add("rendered drop", SessionScripts.RenderDrop("Nightly_2"));
         data.Add("rendered status", SessionScripts.RenderStatus("Nightly_2"));
+        data.Add("running requests", RunningRequestReader.Query);
         foreach (var (query, index) in PreflightQueries.All.Select((q, i) => (q, i)))
         {
             data.Add($"preflight query {index}", query);

@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using BackupXe.Core.Events;
+using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
@@ -11,7 +12,7 @@ using Xunit;
 namespace BackupXe.Tests.Worker;
 
 /// <summary>
-/// The daemon's live instance on the file transport, through Microsoft.Data.SqlClient 2.1.4 against the TDS
+/// The daemon's live instance on the file transport (and one on the stream transport), through Microsoft.Data.SqlClient 2.1.4 against the TDS
 /// double (session status and event_file rows scripted from the sample capture). Not SQL Server.
 /// </summary>
 public sealed class LiveInstanceTests : IDisposable
@@ -192,17 +193,19 @@ public sealed class LiveInstanceTests : IDisposable
     }
 
     [Fact]
-    public void Live_instances_are_accepted_with_the_file_transport_and_refused_with_another()
+    public void Live_instances_are_accepted_with_the_file_or_stream_transport_and_refused_with_another()
     {
         var validator = new BackupXeOptionsValidator();
         BackupXeOptions Options(InstanceOptions instance) => new() { Instances = [instance] };
 
         var ok = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x" }));
-        var stream = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", Transport = "stream" }));
+        var stream = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "stream" }));
+        var other = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "ring_buffer" }));
         var batch = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", BatchSize = 0 }));
 
         Assert.True(ok.Succeeded, ok.FailureMessage);
-        Assert.Contains("BackupXe:Instances:0:Transport", stream.FailureMessage, StringComparison.Ordinal);
+        Assert.True(stream.Succeeded, stream.FailureMessage);
+        Assert.Contains("BackupXe:Instances:0:Transport must be 'file' or 'stream' (experimental); it is 'ring_buffer'", other.FailureMessage, StringComparison.Ordinal);
         Assert.Contains("BackupXe:Instances:0:BatchSize", batch.FailureMessage, StringComparison.Ordinal);
     }
 
@@ -215,6 +218,46 @@ public sealed class LiveInstanceTests : IDisposable
         var settings = LiveInstanceSettings.Build(new InstanceOptions { Name = "prod", ConnectionString = connectionString });
 
         Assert.Equal(encrypted, settings.Encrypt);
+    }
+
+    [Fact]
+    public async Task A_stream_instance_is_read_over_sys_fn_msxe_read_event_stream_and_its_backups_come_out_whole()
+    {
+        // Given an instance configured with Transport stream, whose session streams the BUILT backup as log buffers,
+        // then the same backup an hour later (whose events release the first one's diagnosis)
+        var stream = new ScriptedEventStream();
+        await using var server = TdsServerDouble.Start(stream.Serve(new ScriptedSqlServer { SessionExists = true, SessionRunning = true }.Script));
+        var backup = BackupXe.Tests.Sources.Xel.BuiltBackupScenario.BufferStarved();
+        var built = XelStreamRows.Of(BackupXe.Tests.Sources.Xel.BuiltBackupCatalogue.Create(), [.. backup, .. backup.Select(e => e with { Timestamp = e.Timestamp.AddHours(1) })]);
+        var feed = stream.Feed(0);
+        feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Header, built.Header));
+        feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Metadata, built.Metadata));
+        foreach (var (bytes, _) in built.EventBuffers)
+        {
+            feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Events, bytes));
+        }
+
+        var instance = new InstanceOptions
+        {
+            Name = "prod", Server = server.Server, UserName = TdsClient.User, Password = TdsClient.Password, Encrypt = false, Transport = "stream",
+        };
+        var checkpoints = new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System);
+        var observer = new RecordingLiveObserver();
+
+        // When the daemon's factory opens it and its analyzer reads until the backup ended
+        var source = new LiveSourceFactory(new ReplaySourceFactory(_directory, TimeProvider.System), checkpoints, _ => observer, TimeProvider.System).Open(instance);
+        var expected = BackupXe.Tests.Live.Stream.EventStreamDecoderTests.FileEvents(built.File()).Count;
+        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        var status = new SourceStatus();
+        var reports = await new SessionOperationAnalyzer().AnalyzeAsync(new StopAfter(source, expected, stop), status, stop.Token).ToListAsync();
+
+        // Then both backups came out whole, every event once
+        Assert.IsType<EventStreamLiveSource>(source);
+        Assert.Equal(expected, status.Events);
+        Assert.Equal(2, reports.Count);
+        Assert.All(reports, r => Assert.True(r.Verdict?.Bottleneck == Bottleneck.BufferStarved, $"{r.Start} {r.End} {string.Join(" / ", r.Verdict?.Evidence ?? [])}"));
+        Assert.Null(await checkpoints.LoadAsync("prod", CancellationToken.None));
+        Assert.Empty(observer.Of<LiveSourceChange.EventsLost>());
     }
 
     /// <summary>Cancels <paramref name="stop"/> once <paramref name="count"/> events went by (the same instances are yielded).</summary>

@@ -70,30 +70,15 @@ public sealed class EventFileLiveSource(
     /// <summary>The read pattern of the running session's event_file target, or why there is none.</summary>
     private async Task<(string? Pattern, string? Problem)> FindFilesAsync(SessionClient client, CancellationToken cancellationToken)
     {
-        try
+        var (state, problem) = await CaptureSessionReadiness.CheckAsync(client, ensureSession, cancellationToken).ConfigureAwait(false);
+        if (state is null)
         {
-            if (ensureSession)
-            {
-                var outcome = await client.InstallAsync(cancellationToken).ConfigureAwait(false);
-                if (outcome.Problems.Count > 0)
-                {
-                    return (null, "the capture session cannot be created: " + string.Join(" ", outcome.Problems.Select(p => p.Message)));
-                }
-            }
-
-            var state = await client.StatusAsync(cancellationToken).ConfigureAwait(false);
-            if (!state.Exists || !state.Running || string.IsNullOrEmpty(state.CurrentFile))
-            {
-                return (null, $"the event session {session.SessionName} is {(state.Exists ? "not running" : "not on the server")}: "
-                    + $"create and start it with sessions/{SessionScripts.InstallFile} (or set EnsureSession).");
-            }
-
-            return (SqlEventFileReader.PatternFor(state.CurrentFile), null);
+            return (null, problem);
         }
-        catch (Exception failure) when (!cancellationToken.IsCancellationRequested)
-        {
-            var kind = new SqlFailureClassifier().Classify(failure);
-            return (null, $"{ConnectionStringRedactor.RedactMessage(failure.Message)} ({kind.ToString().ToLowerInvariant()})");
-        }
+
+        return string.IsNullOrEmpty(state.CurrentFile)
+            ? (null, $"the event session {session.SessionName} has no event_file target to read: "
+                + $"create it with sessions/{SessionScripts.InstallFile}, or use the stream transport.")
+            : (SqlEventFileReader.PatternFor(state.CurrentFile), null);
     }
 }

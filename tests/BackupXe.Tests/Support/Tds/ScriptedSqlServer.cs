@@ -33,6 +33,7 @@ public sealed class ScriptedSqlServer
             .On("backup compression default", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("value_in_use")).Row(CompressionDefault)))
             .On("instant_file_initialization_enabled", _ => InstantFileInitializationRows())
             .On("dm_os_sys_memory", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("available_physical_memory_kb"), TdsColumn.BigInt("total_physical_memory_kb")).Row(AvailableMemoryKb, 16L * 1024 * 1024)))
+            .On("sys.dm_exec_requests", _ => Requests())
             .On("msdb.dbo.backupset", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("backup_sets"), TdsColumn.DateTime("oldest")).Row(HistoryRows, new DateTime(2023, 1, 1))));
     }
 
@@ -67,6 +68,12 @@ public sealed class ScriptedSqlServer
 
     public long HistoryRows { get; set; } = 1234;
 
+    /// <summary>What sys.dm_exec_requests shows as running BACKUP/RESTORE requests; read anew on every query.</summary>
+    public List<ScriptedRequest> RunningRequests { get; } = [];
+
+    /// <summary>The server's UTC clock for the requests query (server_utc).</summary>
+    public DateTime ServerUtc { get; set; } = new(2024, 5, 1, 1, 30, 8, DateTimeKind.Utc);
+
     /// <summary>Requests containing <paramref name="fragment"/> fail with 300 (VIEW SERVER STATE denied), as a DMV read without it does.</summary>
     public ScriptedSqlServer Deny(string fragment)
     {
@@ -99,6 +106,28 @@ public sealed class ScriptedSqlServer
             : set.Row(SessionName, false, false, null, null, null, null, null, null, null));
     }
 
+    /// <summary>
+    /// The requests query's result with the documented column types of sys.dm_exec_requests: session_id smallint,
+    /// command nvarchar(32), DB_NAME() nvarchar(128), percent_complete real, estimated_completion_time bigint,
+    /// start_time datetime (here already moved to UTC, as the query does), wait_type nvarchar(60), wait_time int.
+    /// </summary>
+    private TdsResponse Requests()
+    {
+        var set = new TdsResultSet(
+            TdsColumn.SmallInt("session_id"), TdsColumn.NVarChar("command", 32), TdsColumn.NVarChar("database_name", 128),
+            TdsColumn.Real("percent_complete"), TdsColumn.BigInt("estimated_completion_time"), TdsColumn.DateTime("start_time_utc"),
+            TdsColumn.DateTime("server_utc"), TdsColumn.NVarChar("wait_type", 60), TdsColumn.Int("wait_time"), TdsColumn.NVarChar("last_wait_type", 60));
+        lock (RunningRequests)
+        {
+            foreach (var r in RunningRequests)
+            {
+                set.Row((short)r.SessionId, r.Command, r.Database, r.PercentComplete, r.EstimatedCompletionMs, r.StartUtc, ServerUtc, r.WaitType, r.WaitTimeMs, r.LastWaitType);
+            }
+        }
+
+        return TdsResponse.Of(set);
+    }
+
     private TdsResponse Events() =>
         TdsResponse.Of(EventNames.Aggregate(new TdsResultSet(TdsColumn.NVarChar("name", 256)), (set, n) => set.Row(n)));
 
@@ -120,3 +149,15 @@ public sealed class ScriptedSqlServer
         : TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("servicename", 256), TdsColumn.NVarChar("service_account", 256), TdsColumn.NVarChar("instant_file_initialization_enabled", 1))
             .Row("SQL Server (MSSQLSERVER)", @"NT Service\MSSQLSERVER", InstantFileInitialization));
 }
+
+/// <summary>One row of the scripted sys.dm_exec_requests.</summary>
+public sealed record ScriptedRequest(
+    int SessionId,
+    string Command,
+    string? Database,
+    float PercentComplete,
+    long EstimatedCompletionMs,
+    DateTime StartUtc,
+    string? WaitType,
+    int WaitTimeMs,
+    string? LastWaitType);

@@ -4,7 +4,7 @@ namespace BackupXe.Tests.Support.Tds;
 
 /// <summary>
 /// A result column of the double, written with the nullable TDS types a real server uses for these SQL types
-/// ([MS-TDS] 2.2.5.4): INTN, BITN, NVARCHAR/BIGVARBINARY (PLP when max), DATETIMN, DATETIME2N, GUIDN.
+/// ([MS-TDS] 2.2.5.4): INTN, BITN, FLTN, NVARCHAR/BIGVARBINARY (PLP when max), DATETIMN, DATETIME2N, GUIDN.
 /// xml is sent as nvarchar(max), which SqlClient reads the same way through GetString.
 /// </summary>
 public abstract class TdsColumn(string name)
@@ -12,6 +12,11 @@ public abstract class TdsColumn(string name)
     public string Name { get; } = name;
 
     public static TdsColumn Int(string name) => new IntColumn(name, 4);
+
+    public static TdsColumn SmallInt(string name) => new IntColumn(name, 2);
+
+    /// <summary>real: FLTN of 4 bytes, an IEEE-754 single ([MS-TDS] 2.2.5.5.1.3).</summary>
+    public static TdsColumn Real(string name) => new RealColumn(name);
 
     public static TdsColumn BigInt(string name) => new IntColumn(name, 8);
 
@@ -83,6 +88,10 @@ public abstract class TdsColumn(string name)
             {
                 tokens.Byte(0);
             }
+            else if (size == 2)
+            {
+                tokens.Byte(2).UInt16(unchecked((ushort)Convert.ToInt16(value, System.Globalization.CultureInfo.InvariantCulture)));
+            }
             else if (size == 4)
             {
                 tokens.Byte(4).Int32(Convert.ToInt32(value, System.Globalization.CultureInfo.InvariantCulture));
@@ -91,6 +100,24 @@ public abstract class TdsColumn(string name)
             {
                 tokens.Byte(8).Int64(Convert.ToInt64(value, System.Globalization.CultureInfo.InvariantCulture));
             }
+        }
+    }
+
+    private sealed class RealColumn(string name) : TdsColumn(name)
+    {
+        internal override void WriteTypeInfo(TdsTokens tokens) => tokens.Byte(0x6D).Byte(4);
+
+        internal override void WriteValue(TdsTokens tokens, object? value)
+        {
+            if (value is null)
+            {
+                tokens.Byte(0);
+                return;
+            }
+
+            var bytes = new byte[4];
+            System.Buffers.Binary.BinaryPrimitives.WriteSingleLittleEndian(bytes, Convert.ToSingle(value, System.Globalization.CultureInfo.InvariantCulture));
+            tokens.Byte(4).Bytes(bytes);
         }
     }
 

@@ -38,6 +38,13 @@ public sealed class TdsResponse
     /// </summary>
     public TdsResponse Endless(TdsResultSet row, TimeSpan interval) => Add(new TdsStep.EndlessRows(row, interval));
 
+    /// <summary>
+    /// COLMETADATA of <paramref name="columns"/>, then each row the test writes to <paramref name="feed"/> as soon as it
+    /// is written (what a live stream does as the server dispatches buffers). When the feed completes, nothing more until
+    /// ATTENTION (a quiet live session); a <see cref="TdsFeedItem.Drop"/> resets the connection mid-result.
+    /// </summary>
+    public TdsResponse Feed(TdsResultSet columns, System.Threading.Channels.ChannelReader<TdsFeedItem> feed) => Add(new TdsStep.Fed(columns, feed));
+
     /// <summary>Sends nothing until ATTENTION arrives, then acknowledges it: a server that is busy or blocked.</summary>
     public TdsResponse Stall() => Add(new TdsStep.Stall());
 
@@ -67,7 +74,28 @@ internal abstract record TdsStep
 
     internal sealed record EndlessRows(TdsResultSet Row, TimeSpan Interval) : TdsStep;
 
+    internal sealed record Fed(TdsResultSet Columns, System.Threading.Channels.ChannelReader<TdsFeedItem> Feed) : TdsStep;
+
     internal sealed record Stall : TdsStep;
 
     internal sealed record Drop : TdsStep;
+}
+
+/// <summary>What a test writes to a <see cref="TdsResponse.Feed"/>: a row to send now, or a dropped connection.</summary>
+public abstract record TdsFeedItem
+{
+    /// <summary>A row; <see cref="SentAt"/> is the double's <see cref="System.Diagnostics.Stopwatch"/> timestamp once it is on the wire.</summary>
+    public sealed record Row(object?[] Values) : TdsFeedItem
+    {
+        private long _sentAt;
+
+        public long SentAt
+        {
+            get => Interlocked.Read(ref _sentAt);
+            internal set => Interlocked.Exchange(ref _sentAt, value);
+        }
+    }
+
+    /// <summary>Sends what is pending without ending the message, then resets the connection (RST).</summary>
+    public sealed record Drop : TdsFeedItem;
 }

@@ -243,6 +243,8 @@ public sealed class TdsServerDouble : IAsyncDisposable
                     break;
                 case TdsStep.EndlessRows(var row, var interval):
                     return await StreamUntilAttentionAsync(row, interval, tokens, writer, inbox, cancellationToken);
+                case TdsStep.Fed(var columns, var feed):
+                    return await FeedAsync(columns, feed, tokens, writer, inbox, client, cancellationToken);
                 case TdsStep.Stall:
                     await writer.SendAsync(tokens.Take(), endOfMessage: false, cancellationToken);
                     return await WaitForAttentionAsync(inbox, cancellationToken) && await AcknowledgeAttentionAsync(writer, tokens, cancellationToken);
@@ -296,6 +298,57 @@ public sealed class TdsServerDouble : IAsyncDisposable
             catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
             {
                 // The interval passed without a message: send the next row.
+            }
+        }
+    }
+
+    /// <summary>Rows as the test writes them, each sent at once; ATTENTION ends it, a Drop resets the connection.</summary>
+    private static async Task<bool> FeedAsync(TdsResultSet set, ChannelReader<TdsFeedItem> feed, TdsTokens tokens, TdsPacketWriter writer, ChannelReader<TdsMessage> inbox, TcpClient client, CancellationToken cancellationToken)
+    {
+        tokens.ColumnMetadata(set.Columns);
+        await writer.SendAsync(tokens.Take(), endOfMessage: false, cancellationToken);
+        while (true)
+        {
+            using var waiting = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            var fromClient = inbox.WaitToReadAsync(waiting.Token).AsTask();
+            var fromTest = feed.WaitToReadAsync(waiting.Token).AsTask();
+            var first = await Task.WhenAny(fromClient, fromTest);
+            await waiting.CancelAsync();
+            if (first == fromClient)
+            {
+                if (!await fromClient)
+                {
+                    return false;
+                }
+
+                if (inbox.TryRead(out var message) && message.Type == TdsPacketType.Attention)
+                {
+                    return await AcknowledgeAttentionAsync(writer, tokens, cancellationToken);
+                }
+
+                continue;
+            }
+
+            if (!await fromTest)
+            {
+                // The feed is over: a live session that dispatches nothing more, until the client cancels.
+                return await WaitForAttentionAsync(inbox, cancellationToken) && await AcknowledgeAttentionAsync(writer, tokens, cancellationToken);
+            }
+
+            while (feed.TryRead(out var item))
+            {
+                if (item is TdsFeedItem.Row row)
+                {
+                    tokens.Row(set.Columns, row.Values);
+                    await writer.SendAsync(tokens.Take(), endOfMessage: false, cancellationToken);
+                    row.SentAt = System.Diagnostics.Stopwatch.GetTimestamp();
+                }
+                else
+                {
+                    await writer.SendAsync(tokens.Take(), endOfMessage: false, cancellationToken);
+                    Reset(client);
+                    return false;
+                }
             }
         }
     }

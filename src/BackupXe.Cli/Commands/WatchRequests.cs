@@ -1,0 +1,72 @@
+using BackupXe.Cli.Rendering;
+using BackupXe.SqlServer;
+
+namespace BackupXe.Cli.Commands;
+
+/// <summary>
+/// <c>watch --server</c>'s read of <c>sys.dm_exec_requests</c>: once at the start, so backups already running show at
+/// once, then every <paramref name="pollInterval"/> when one is given, so their percent moves even without events.
+/// Read only. A login without the permission, or a failed read, is one line on standard error; the watch goes on.
+/// </summary>
+internal sealed class WatchRequests(SqlConnectionFactory connections, CaptureSessionSettings session, TimeSpan pollInterval, TextWriter error, TimeProvider time)
+{
+    private readonly RunningRequestReader _reader = new(connections);
+    private ServerFacts? _facts;
+    private string? _lastProblem;
+
+    /// <summary>Shows what runs now. A server that cannot be reached is left to the live source, which says so in its one line.</summary>
+    public async Task ShowAtStartAsync(WatchView view, CancellationToken cancellationToken)
+    {
+        try
+        {
+            _facts = await new SessionClient(connections, session).ReadServerFactsAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception) when (!cancellationToken.IsCancellationRequested)
+        {
+            return;
+        }
+
+        await ReadAsync(view, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Reads again every interval until cancelled; nothing when no interval was asked for or the first read could not run.</summary>
+    public async Task PollAsync(WatchView view, CancellationToken cancellationToken)
+    {
+        if (pollInterval <= TimeSpan.Zero || _facts is null || !RunningRequestReader.SeesAllSessions(_facts))
+        {
+            return;
+        }
+
+        try
+        {
+            while (true)
+            {
+                await Task.Delay(pollInterval, time, cancellationToken).ConfigureAwait(false);
+                await ReadAsync(view, cancellationToken).ConfigureAwait(false);
+            }
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            // The watch ended.
+        }
+    }
+
+    private async Task ReadAsync(WatchView view, CancellationToken cancellationToken)
+    {
+        var snapshot = await _reader.ReadAsync(_facts!, cancellationToken).ConfigureAwait(false);
+        if (snapshot.Limitation is { } problem)
+        {
+            // A poll failing every few seconds for the same reason says it once.
+            if (problem != _lastProblem && !cancellationToken.IsCancellationRequested)
+            {
+                _lastProblem = problem;
+                await error.WriteLineAsync($"backupxe: {connections.Settings.Server}: {problem}").ConfigureAwait(false);
+            }
+
+            return;
+        }
+
+        _lastProblem = null;
+        view.ShowRequests(snapshot.Requests);
+    }
+}

@@ -1,0 +1,103 @@
+using BackupXe.Core.Events;
+using Microsoft.Data.SqlClient;
+
+namespace BackupXe.SqlServer;
+
+/// <summary>
+/// Reads the backups and restores already running on a server from <c>sys.dm_exec_requests</c>, read only.
+/// Without <c>VIEW SERVER STATE</c> (SQL Server 2022+: <c>VIEW SERVER PERFORMANCE STATE</c>) the view shows only the
+/// login's own session and raises no error (Microsoft's documentation of the view), so the permission is checked
+/// first from the server facts, and a login without it gets one line instead of an empty list that would look
+/// like "no backup running".
+/// </summary>
+public sealed class RunningRequestReader(SqlConnectionFactory connections)
+{
+    /// <summary>
+    /// start_time is server local time (datetime); it is moved to UTC on the server by the offset between GETUTCDATE()
+    /// and GETDATE(), both taken once per statement, so it lines up with XE timestamps (UTC).
+    /// </summary>
+    public const string Query = """
+        SELECT r.session_id, r.command, DB_NAME(r.database_id) AS database_name, r.percent_complete,
+               r.estimated_completion_time,
+               DATEADD(MINUTE, DATEDIFF(MINUTE, GETDATE(), GETUTCDATE()), r.start_time) AS start_time_utc,
+               GETUTCDATE() AS server_utc,
+               r.wait_type, r.wait_time, r.last_wait_type
+        FROM sys.dm_exec_requests AS r
+        WHERE r.command LIKE N'BACKUP%' OR r.command LIKE N'RESTORE%'
+        ORDER BY r.session_id;
+        """;
+
+    /// <summary>Whether <paramref name="facts"/> let the login see every session's requests.</summary>
+    public static bool SeesAllSessions(ServerFacts facts)
+    {
+        ArgumentNullException.ThrowIfNull(facts);
+        return facts.Permissions.Contains(ServerRequirements.ViewServerState)
+            || (facts.ProductMajorVersion >= ServerRequirements.GranularPermissionsMajorVersion
+                && facts.Permissions.Contains(ServerRequirements.ViewServerPerformanceState));
+    }
+
+    /// <summary>The permission to grant for <paramref name="facts"/>' version, for the one-line message.</summary>
+    public static string MissingPermissionLine(ServerFacts facts)
+    {
+        ArgumentNullException.ThrowIfNull(facts);
+        var permission = facts.ProductMajorVersion >= ServerRequirements.GranularPermissionsMajorVersion
+            ? ServerRequirements.ViewServerPerformanceState
+            : ServerRequirements.ViewServerState;
+        var login = facts.LoginName is null ? "[<login>]" : "[" + facts.LoginName.Replace("]", "]]", StringComparison.Ordinal) + "]";
+        return $"backups already running are not shown: sys.dm_exec_requests lists other sessions only with {permission} "
+            + $"(GRANT {permission} TO {login};); their progress shows once their events arrive.";
+    }
+
+    /// <summary>
+    /// The running backups and restores, or a <see cref="RunningRequestSnapshot.Limitation"/> when the login may not
+    /// see them or the read failed (never thrown: a watch goes on without them).
+    /// </summary>
+    public async Task<RunningRequestSnapshot> ReadAsync(ServerFacts facts, CancellationToken cancellationToken)
+    {
+        if (!SeesAllSessions(facts))
+        {
+            return RunningRequestSnapshot.Unavailable(MissingPermissionLine(facts));
+        }
+
+        try
+        {
+            await using var connection = await connections.OpenAsync(cancellationToken).ConfigureAwait(false);
+            await using var command = connections.Command(connection, Query);
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            var requests = new List<RunningRequest>();
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                requests.Add(Row(reader));
+            }
+
+            return new RunningRequestSnapshot(requests, null);
+        }
+        // Whatever the driver throws (SqlException, a socket or SSPI failure), the watch goes on without the requests.
+        catch (Exception failure) when (!cancellationToken.IsCancellationRequested)
+        {
+            return RunningRequestSnapshot.Unavailable(
+                "backups already running could not be read from sys.dm_exec_requests: " + ConnectionStringRedactor.RedactMessage(failure.Message));
+        }
+    }
+
+    /// <summary>One row, by the documented column types: smallint, nvarchar, real, bigint, datetime, int.</summary>
+    private static RunningRequest Row(SqlDataReader reader)
+    {
+        var percent = reader.IsDBNull(3) ? 0d : reader.GetFloat(3);
+        long? remainingMs = reader.IsDBNull(4) ? null : reader.GetInt64(4);
+        var waitMs = reader.IsDBNull(8) ? 0 : reader.GetInt32(8);
+        return new RunningRequest(
+            reader.GetInt16(0),
+            reader.GetString(1).Trim(),
+            reader.IsDBNull(2) ? null : reader.GetString(2),
+            // Range-checked: a percentage outside 0-100 (or NaN) is not shown as one.
+            double.IsFinite(percent) ? Math.Clamp(percent, 0, 100) : 0,
+            // 0 is what the view shows for commands that give no estimate; a negative or absurd value is not an ETA.
+            remainingMs is > 0 and < (long)(ServerRanges.MaxSeconds * 1000) ? TimeSpan.FromMilliseconds(remainingMs.Value) : null,
+            DateTime.SpecifyKind(reader.GetDateTime(5), DateTimeKind.Utc),
+            DateTime.SpecifyKind(reader.GetDateTime(6), DateTimeKind.Utc),
+            reader.IsDBNull(7) ? null : reader.GetString(7),
+            TimeSpan.FromMilliseconds(Math.Max(0, waitMs)),
+            reader.IsDBNull(9) ? null : reader.GetString(9));
+    }
+}

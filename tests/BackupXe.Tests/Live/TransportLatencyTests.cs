@@ -1,0 +1,143 @@
+using System.Diagnostics;
+using System.Globalization;
+using BackupXe.Core.Events;
+using BackupXe.SqlServer;
+using BackupXe.Tests.Live.Stream;
+using BackupXe.Tests.Sources.Xel;
+using BackupXe.Tests.Support;
+using BackupXe.Tests.Support.Tds;
+using Xunit;
+
+namespace BackupXe.Tests.Live;
+
+/// <summary>
+/// The latency each transport adds between an event being available on the server and its being handed to the
+/// pipeline (yielded by the live source, which is what AnalysisSession reads), measured with the TDS double's timing
+/// through the real driver on loopback. "Available" is the row becoming readable in the event file (file) or the
+/// double writing the buffer's row (stream). A real server adds its dispatch latency (MAX_DISPATCH_LATENCY, 2 s in
+/// BackupXe's session) before either, and its network; the numbers are in docs/performance.md.
+/// </summary>
+public class TransportLatencyTests
+{
+    private const int Samples = 10;
+
+    [Fact]
+    public async Task The_file_transport_hands_an_event_on_within_its_poll_interval()
+    {
+        // Given the sample capture's rows, none written yet, tailed with the default options (what watch uses)
+        var file = ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40);
+        file.WrittenSoFar(0);
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(file));
+        var options = new EventFileTailOptions();
+        var source = new EventFileLiveSource("latency", new SqlConnectionFactory(TdsClient.Settings(server)), new CaptureSessionSettings(), false, options, new WatchlessCheckpoints(), TimeSpan.Zero);
+        var random = new Random(11);
+
+        // When one row is written at a time, at random moments of the poll cycle
+        var latencies = await MeasureAsync(source, async (sample, emitted) =>
+        {
+            await Task.Delay(random.Next(0, (int)options.PollInterval.TotalMilliseconds));
+            emitted[sample] = Stopwatch.GetTimestamp();
+            file.WrittenSoFar(sample + 1);
+        }, eventsPerSample: 1, ready: () => file.Reads >= 1);
+
+        // Then
+        Report("file", latencies);
+        Assert.All(latencies, l => Assert.InRange(l, TimeSpan.Zero, options.PollInterval + TimeSpan.FromSeconds(1)));
+    }
+
+    [Fact]
+    public async Task The_stream_transport_hands_a_buffer_on_as_soon_as_it_arrives()
+    {
+        // Given a live stream with its header and metadata sent, and small event buffers to dispatch one at a time
+        var built = XelStreamRows.Of(BuiltBackupCatalogue.Create(), [.. BuiltBackupScenario.BufferStarved().Take(400)], bufferSize: 2 * 1024);
+        var expectedPerBuffer = built.EventBuffers
+            .Select(b => EventStreamDecoderTests.FileEvents([.. built.Header, .. built.Metadata, .. b.Bytes]).Count)
+            .ToList();
+        var stream = new ScriptedEventStream();
+        await using var server = TdsServerDouble.Start(stream.Serve(new ScriptedSqlServer { SessionExists = true, SessionRunning = true }.Script));
+        var feed = stream.Feed(0);
+        feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Header, built.Header));
+        feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Metadata, built.Metadata));
+        var source = new EventStreamLiveSource(new SqlConnectionFactory(TdsClient.Settings(server)), new CaptureSessionSettings(), ensureSession: false);
+        var random = new Random(11);
+
+        // When
+        var latencies = await MeasureAsync(source, async (sample, emitted) =>
+        {
+            await Task.Delay(random.Next(0, 200));
+            emitted[sample] = Stopwatch.GetTimestamp();
+            feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Events, built.EventBuffers[sample].Bytes));
+        }, sample => expectedPerBuffer[sample], ready: () => stream.Requests >= 1);
+
+        // Then
+        Report("stream", latencies);
+        Assert.All(latencies, l => Assert.InRange(l, TimeSpan.Zero, TimeSpan.FromMilliseconds(500)));
+    }
+
+    /// <summary>
+    /// Emits <see cref="Samples"/> times, each once the previous one was handed on, and returns for each the time from
+    /// its emission to its first event leaving the source. The first emission waits until the source is
+    /// <paramref name="ready"/> (connected and reading), so connecting is not counted as latency.
+    /// </summary>
+    private static async Task<List<TimeSpan>> MeasureAsync(ITraceEventSource source, Func<int, long[], Task> emit, Func<int, int> eventsPerSample, Func<bool> ready)
+    {
+        var emitted = new long[Samples];
+        var handed = new long[Samples];
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        stop.CancelAfter(TimeSpan.FromSeconds(60));
+        var sample = 0;
+        var inSample = 0;
+        var reading = Task.Run(async () =>
+        {
+            await foreach (var _ in source.ReadEventsAsync(new SourceStatus(), stop.Token))
+            {
+                if (inSample++ == 0)
+                {
+                    handed[sample] = Stopwatch.GetTimestamp();
+                }
+
+                if (inSample == eventsPerSample(sample))
+                {
+                    inSample = 0;
+                    if (++sample == Samples)
+                    {
+                        await stop.CancelAsync();
+                    }
+                    else
+                    {
+                        await emit(sample, emitted);
+                    }
+                }
+            }
+        });
+        while (!ready() && !reading.IsCompleted)
+        {
+            await Task.Delay(10, stop.Token);
+        }
+
+        await emit(0, emitted);
+        await reading;
+        Assert.Equal(Samples, sample);
+        return [.. emitted.Zip(handed, (e, h) => Stopwatch.GetElapsedTime(e, h))];
+    }
+
+    private static Task<List<TimeSpan>> MeasureAsync(ITraceEventSource source, Func<int, long[], Task> emit, int eventsPerSample, Func<bool> ready) =>
+        MeasureAsync(source, emit, _ => eventsPerSample, ready);
+
+    private static void Report(string transport, List<TimeSpan> latencies)
+    {
+        var sorted = latencies.Select(l => l.TotalMilliseconds).Order().ToList();
+        TestContext.Current.TestOutputHelper?.WriteLine(string.Create(
+            CultureInfo.InvariantCulture,
+            $"{transport}: median {sorted[sorted.Count / 2]:0} ms, max {sorted[^1]:0} ms, min {sorted[0]:0} ms over {sorted.Count} samples"));
+    }
+
+    /// <summary>No resume point: each measurement starts from nothing, as watch does.</summary>
+    private sealed class WatchlessCheckpoints : IEventFileCheckpointStore
+    {
+        public Task<EventFileCheckpoint?> LoadAsync(string instance, CancellationToken cancellationToken) => Task.FromResult<EventFileCheckpoint?>(null);
+
+        public Task SaveAsync(string instance, EventFileCheckpoint checkpoint, CancellationToken cancellationToken) => Task.CompletedTask;
+    }
+}
