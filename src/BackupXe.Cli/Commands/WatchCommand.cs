@@ -17,12 +17,6 @@ namespace BackupXe.Cli.Commands;
 /// </summary>
 public static class WatchCommand
 {
-    /// <summary>
-    /// How long a live watch waits without an event before its clock moves on by wall time, so the last operation's
-    /// diagnosis shows once the correlator's grace period is over rather than when the next backup starts.
-    /// </summary>
-    private static readonly TimeSpan LiveQuietInterval = TimeSpan.FromMilliseconds(500);
-
     /// <summary>An hour: a slower poll would show nothing a DBA watching a backup can use.</summary>
     private const double MaxPollSeconds = 3600;
 
@@ -143,7 +137,7 @@ public static class WatchCommand
                 var requests = new WatchRequests(factory, session, TimeSpan.FromSeconds(parse.GetValue(pollRequests)), Console.Error, time ?? TimeProvider.System);
                 try
                 {
-                    return await WatchAsync(parse, live, htmlPath, string.Empty, LiveQuietInterval, requests, cancellationToken);
+                    return await WatchAsync(parse, live, htmlPath, string.Empty, AnalysisOptions.LiveQuietInterval, requests, cancellationToken);
                 }
                 // Ctrl-C is how a live watch ends: every operation that ended was already shown.
                 catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)

@@ -36,4 +36,11 @@ public sealed class AnalysisOptions
     /// whose clock is their own timestamps.
     /// </summary>
     public TimeSpan? QuietInterval { get; init; }
+
+    /// <summary>
+    /// The quiet interval both live readers use (watch --server and the daemon): half a second is well under the
+    /// 2 s grace an ended operation waits for its late summary lines, and long enough that a busy stream never
+    /// moves its clock by wall time between two events of one poll.
+    /// </summary>
+    public static readonly TimeSpan LiveQuietInterval = TimeSpan.FromMilliseconds(500);
 }

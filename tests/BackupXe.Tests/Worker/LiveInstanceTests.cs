@@ -55,7 +55,7 @@ public sealed class LiveInstanceTests : IDisposable
         Assert.Equal(2, reports.Count);
         Assert.Equal(14_300, status.Events);
         Assert.Equal(3, observer.Of<LiveSourceChange.Disconnected>().Count);
-        Assert.Equal(@"C:\MSSQL\Log\BackupXe*.xel", server.Requests.First(r => r.Text.Contains("fn_xe_file", StringComparison.Ordinal)).Parameters["@path"]);
+        Assert.Equal(@"C:\MSSQL\Log\BackupXe_0_*.xel", server.Requests.First(r => r.Text.Contains("fn_xe_file", StringComparison.Ordinal)).Parameters["@path"]);
         var saved = await checkpoints.LoadAsync("prod", CancellationToken.None);
         Assert.NotNull(saved);
         var firstFile = await file.ReadAsync(null, 7150, CancellationToken.None).ToListAsync();

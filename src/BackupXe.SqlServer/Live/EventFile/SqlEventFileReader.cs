@@ -28,7 +28,9 @@ public sealed class SqlEventFileReader(SqlConnectionFactory connections, string 
     /// <summary>
     /// The read pattern for a target whose current file is <paramref name="currentFile"/> (from
     /// sys.dm_xe_session_targets): the server appends <c>_0_&lt;number&gt;</c> before <c>.xel</c> on every
-    /// rollover, so the stem before that suffix plus <c>*.xel</c> matches every file of the target.
+    /// rollover, so the stem plus that <c>_0_</c> and <c>*.xel</c> matches every file of the target. The
+    /// <c>_0_</c> stays in the pattern: <c>stem*.xel</c> would also read the files of another session whose name
+    /// merely starts with this one's (BackupXe and BackupXe2 in one log directory).
     /// </summary>
     public static string PatternFor(string currentFile)
     {
@@ -36,10 +38,9 @@ public sealed class SqlEventFileReader(SqlConnectionFactory connections, string 
         var withoutExtension = currentFile.EndsWith(".xel", StringComparison.OrdinalIgnoreCase) ? currentFile[..^4] : currentFile;
         var last = withoutExtension.LastIndexOf('_');
         var second = last > 0 ? withoutExtension.LastIndexOf('_', last - 1) : -1;
-        var stem = second > 0 && IsDigits(withoutExtension[(last + 1)..]) && IsDigits(withoutExtension[(second + 1)..last])
-            ? withoutExtension[..second]
-            : withoutExtension;
-        return stem + "*.xel";
+        return second > 0 && IsDigits(withoutExtension[(last + 1)..]) && IsDigits(withoutExtension[(second + 1)..last])
+            ? withoutExtension[..(last + 1)] + "*.xel"
+            : withoutExtension + "*.xel";
     }
 
     public async IAsyncEnumerable<EventFileRow> ReadAsync(

@@ -49,8 +49,8 @@ public sealed class SqlEventFileReaderTests
     [Fact]
     public void Read_pattern_covers_every_rollover_file_of_the_target()
     {
-        Assert.Equal(@"C:\MSSQL\Log\BackupXe*.xel", SqlEventFileReader.PatternFor(@"C:\MSSQL\Log\BackupXe_0_133589000000000000.xel"));
-        Assert.Equal(@"D:\xe\My_Session*.xel", SqlEventFileReader.PatternFor(@"D:\xe\My_Session_0_133589000000000000.xel"));
+        Assert.Equal(@"C:\MSSQL\Log\BackupXe_0_*.xel", SqlEventFileReader.PatternFor(@"C:\MSSQL\Log\BackupXe_0_133589000000000000.xel"));
+        Assert.Equal(@"D:\xe\My_Session_0_*.xel", SqlEventFileReader.PatternFor(@"D:\xe\My_Session_0_133589000000000000.xel"));
         Assert.True(SqlEventFileReader.IsLaterFile("BackupXe_0_133589000000000001.xel", "BackupXe_0_133589000000000000.xel"));
         Assert.False(SqlEventFileReader.IsLaterFile("BackupXe_0_133589000000000000.xel", "BackupXe_0_133589000000000000.xel"));
     }
