@@ -24,8 +24,9 @@ public static class Program
                     args.Length > 2 ? long.Parse(args[2], CultureInfo.InvariantCulture) : 64,
                     args.Length > 3 ? args[3] : null).ConfigureAwait(false);
             case "process":
-                // CLI (dll or executable), base events (1x), pairs, factors (comma-separated), directory to keep inputs in
-                // (- for a temporary one), concurrent backups (comma-separated, or none).
+                // CLI (dll or executable, or "publish" to publish it for this runtime first, as users install it), base
+                // events (1x), pairs, factors (comma-separated), directory to keep inputs in (- for a temporary one),
+                // concurrent backups (comma-separated, or none).
                 return await ProcessBenchmark.RunAsync(
                     args[1],
                     args.Length > 2 ? long.Parse(args[2], CultureInfo.InvariantCulture) : 1_000_000,
@@ -52,7 +53,7 @@ public static class Program
             case "bare-xml" or "bare-lines":
                 return ProcessBenchmark.Bare(args[0], args[1]);
             default:
-                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | process CLI [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | bare-xml FILE | bare-lines FILE");
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | bare-xml FILE | bare-lines FILE");
                 return 1;
         }
     }

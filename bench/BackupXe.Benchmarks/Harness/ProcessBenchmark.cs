@@ -20,6 +20,11 @@ public static class ProcessBenchmark
         var rows = new List<string>();
         try
         {
+            if (cli == "publish")
+            {
+                cli = await PublishAsync(Path.Combine(directory, "published-cli")).ConfigureAwait(false);
+            }
+
             // BACKUPXE_BENCH_FORMATS=errorlog (or xe-xml) limits a run to one format.
             var formats = Environment.GetEnvironmentVariable("BACKUPXE_BENCH_FORMATS")?.Split(',') ?? ["xe-xml", "errorlog"];
             foreach (var format in formats)
@@ -95,6 +100,40 @@ public static class ProcessBenchmark
             && !(expected.TryGetValue(a.Key, out var e) && e.Bottleneck == "unknown"));
         var withSession = string.Join(", ", expected.Values.GroupBy(v => v.Bottleneck).Select(g => $"{g.Key} {g.Count()}"));
         return $"with: {withSession}; without: {same} same, {ambiguous} ambiguous, {actual.Count - same - ambiguous} other, {expected.Count - actual.Count} missing";
+    }
+
+    /// <summary>
+    /// What users install: the CLI published for this machine's runtime (ReadyToRun, as the project sets for any
+    /// <c>-r</c>), framework-dependent like the dotnet tool. Returns the native launcher.
+    /// </summary>
+    private static async Task<string> PublishAsync(string output)
+    {
+        var repository = AppContext.BaseDirectory;
+        while (!File.Exists(Path.Combine(repository, "BackupXe.sln")))
+        {
+            repository = Path.GetDirectoryName(repository.TrimEnd(Path.DirectorySeparatorChar))
+                ?? throw new InvalidOperationException("publish: BackupXe.sln not found above the harness; pass the CLI's path instead");
+        }
+
+        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var argument in (string[])["publish", Path.Combine(repository, "src", "BackupXe.Cli"), "-c", "Release",
+                     "-r", System.Runtime.InteropServices.RuntimeInformation.RuntimeIdentifier, "--self-contained", "false", "-o", output])
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using var process = Process.Start(start)!;
+        var log = process.StandardOutput.ReadToEndAsync();
+        var errors = process.StandardError.ReadToEndAsync();
+        await process.WaitForExitAsync().ConfigureAwait(false);
+        if (process.ExitCode != 0)
+        {
+            throw new InvalidOperationException($"dotnet publish exited {process.ExitCode}: {await log.ConfigureAwait(false)}{await errors.ConfigureAwait(false)}");
+        }
+
+        var launcher = Path.Combine(output, OperatingSystem.IsWindows() ? "backupxe.exe" : "backupxe");
+        Console.Error.WriteLine($"measuring the published CLI {launcher}");
+        return launcher;
     }
 
     /// <summary>A bare pass: every XML value read, or every line read, and nothing else.</summary>

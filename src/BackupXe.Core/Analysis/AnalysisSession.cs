@@ -43,6 +43,14 @@ public sealed class AnalysisSession
     /// <summary>Runs to the end of every input, handing each operation to <paramref name="sink"/> as it completes.</summary>
     public async Task<AnalysisFindings> RunAsync(IOperationSink sink, CancellationToken cancellationToken)
     {
+        if (_inputs is [{ Source: ISynchronousTraceEventSource source } input] && _options.QuietInterval is null)
+        {
+            // One file: no merge to run and nothing to wait for, so no await per event (ERRORLOG, 1M lines:
+            // docs/performance.md).
+            Run(source, input.Status, sink, cancellationToken);
+            return Findings;
+        }
+
         await foreach (var report in ReadOperationsAsync(cancellationToken).ConfigureAwait(false))
         {
             sink.OnOperationCompleted(report);
@@ -57,19 +65,7 @@ public sealed class AnalysisSession
     /// </summary>
     public async IAsyncEnumerable<OperationReport> ReadOperationsAsync([EnumeratorCancellation] CancellationToken cancellationToken)
     {
-        if (_pipeline is not null)
-        {
-            throw new InvalidOperationException("An analysis session reads its inputs once.");
-        }
-
-        var completed = new Queue<OperationReport>();
-        var pipeline = _pipeline = new OperationPipeline(new QueueSink(completed), _options.Diagnosis);
-        var onProgress = _options.OnProgress;
-        var eventsRead = _options.EventsRead;
-        var onIdle = _options.OnIdle;
-        var interval = Math.Max(1, _options.EventsReadInterval);
-        long events = 0;
-        TraceEvent? previous = null;
+        var run = Start();
 
         // The merge reads under a token of its own: when a consumer stops early (the daemon's history write failed) while
         // the quiet clock is waiting on a read, that read is cancelled and awaited before the reader is disposed, which
@@ -85,7 +81,7 @@ public sealed class AnalysisSession
             while (true)
             {
                 var next = reader.MoveNextAsync();
-                if (quiet is { } quietFor && !next.IsCompleted && previous is not null)
+                if (quiet is { } quietFor && !next.IsCompleted && run.Previous is { } previous)
                 {
                     var pending = next.AsTask();
                     unfinishedRead = pending;
@@ -94,8 +90,8 @@ public sealed class AnalysisSession
                     while (await Task.WhenAny(pending, Task.Delay(quietFor, cancellationToken)).ConfigureAwait(false) != pending
                         && !cancellationToken.IsCancellationRequested)
                     {
-                        pipeline.AdvanceClock(previous.Timestamp + arrived.Elapsed);
-                        while (completed.TryDequeue(out var settled))
+                        run.Pipeline.AdvanceClock(previous.Timestamp + arrived.Elapsed);
+                        while (run.Completed.TryDequeue(out var settled))
                         {
                             yield return settled;
                         }
@@ -110,39 +106,16 @@ public sealed class AnalysisSession
                 }
 
                 unfinishedRead = null;
-
                 var traceEvent = reader.Current.Event;
                 arrived.Restart();
-                pipeline.Observe(traceEvent);
-                if (onProgress is not null && traceEvent is ProgressTraceEvent)
-                {
-                    onProgress(pipeline.InFlight());
-                }
-
-                if (eventsRead is not null && ++events % interval == 0)
-                {
-                    eventsRead.Report(events);
-                }
-
-                while (completed.TryDequeue(out var report))
+                run.Observe(traceEvent);
+                while (run.Completed.TryDequeue(out var report))
                 {
                     yield return report;
                 }
 
                 // After the yields: the consumer has finished with every report before the reader may checkpoint.
-                if (onIdle is not null)
-                {
-                    if (pipeline.Idle)
-                    {
-                        onIdle(traceEvent);
-                    }
-                    else if (pipeline.IdleBeforeLast && previous is not null)
-                    {
-                        onIdle(previous);
-                    }
-                }
-
-                previous = traceEvent;
+                run.HandedOn(traceEvent);
             }
         }
         finally
@@ -161,10 +134,108 @@ public sealed class AnalysisSession
             }
         }
 
-        pipeline.Flush();
-        while (completed.TryDequeue(out var report))
+        run.Pipeline.Flush();
+        while (run.Completed.TryDequeue(out var report))
         {
             yield return report;
+        }
+    }
+
+    // The loop of ReadOperationsAsync over one synchronous source, handing reports straight to the sink. A source
+    // that throws loses its events from there on, as in TimeOrderedMerge, and the run goes on to the end.
+    private void Run(ISynchronousTraceEventSource source, SourceStatus status, IOperationSink sink, CancellationToken cancellationToken)
+    {
+        var run = Start();
+        using (var reader = source.ReadEvents(status, cancellationToken).GetEnumerator())
+        {
+            while (Next(reader, status))
+            {
+                var traceEvent = reader.Current;
+                run.Observe(traceEvent);
+                while (run.Completed.TryDequeue(out var report))
+                {
+                    sink.OnOperationCompleted(report);
+                }
+
+                run.HandedOn(traceEvent);
+            }
+        }
+
+        run.Pipeline.Flush();
+        while (run.Completed.TryDequeue(out var report))
+        {
+            sink.OnOperationCompleted(report);
+        }
+    }
+
+    private static bool Next(IEnumerator<TraceEvent> reader, SourceStatus status)
+    {
+        try
+        {
+            return reader.MoveNext();
+        }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            status.Report("source", $"reading stopped: {e.Message}");
+            return false;
+        }
+    }
+
+    private RunState Start()
+    {
+        if (_pipeline is not null)
+        {
+            throw new InvalidOperationException("An analysis session reads its inputs once.");
+        }
+
+        var completed = new Queue<OperationReport>();
+        _pipeline = new OperationPipeline(new QueueSink(completed), _options.Diagnosis);
+        return new RunState(_pipeline, completed, _options);
+    }
+
+    /// <summary>One run's pipeline and what the options ask to hear about each event.</summary>
+    private sealed class RunState(OperationPipeline pipeline, Queue<OperationReport> completed, AnalysisOptions options)
+    {
+        private readonly int _interval = Math.Max(1, options.EventsReadInterval);
+        private long _events;
+
+        public OperationPipeline Pipeline => pipeline;
+
+        /// <summary>Operations completed by the last event, to hand on before <see cref="HandedOn"/>.</summary>
+        public Queue<OperationReport> Completed => completed;
+
+        public TraceEvent? Previous { get; private set; }
+
+        public void Observe(TraceEvent traceEvent)
+        {
+            pipeline.Observe(traceEvent);
+            if (options.OnProgress is { } onProgress && traceEvent is ProgressTraceEvent)
+            {
+                onProgress(pipeline.InFlight());
+            }
+
+            if (options.EventsRead is { } eventsRead && ++_events % _interval == 0)
+            {
+                eventsRead.Report(_events);
+            }
+        }
+
+        /// <summary>Every report <paramref name="traceEvent"/> completed has been handed on.</summary>
+        public void HandedOn(TraceEvent traceEvent)
+        {
+            if (options.OnIdle is { } onIdle)
+            {
+                if (pipeline.Idle)
+                {
+                    onIdle(traceEvent);
+                }
+                else if (pipeline.IdleBeforeLast && Previous is not null)
+                {
+                    onIdle(Previous);
+                }
+            }
+
+            Previous = traceEvent;
         }
     }
 

@@ -20,6 +20,17 @@ public interface ITraceEventSource
     IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken);
 }
 
+/// <summary>
+/// A source whose events are ready without waiting (a file read block by block). <see cref="Analysis.AnalysisSession"/>
+/// reads a single such input through <see cref="ReadEvents"/>, without an await per event; both methods yield
+/// the same events, problems and counts.
+/// </summary>
+public interface ISynchronousTraceEventSource : ITraceEventSource
+{
+    /// <inheritdoc cref="ITraceEventSource.ReadEventsAsync"/>
+    IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken);
+}
+
 /// <summary>What one source yielded: how many events, and the problems it met.</summary>
 public sealed class SourceStatus
 {

@@ -19,7 +19,9 @@ public sealed class TraceMessageParser
 {
     private delegate TraceMessage? Rule(Body body, ReadOnlySpan<char> rest);
 
-    private readonly record struct Entry(string Phrase, Rule Rule);
+    // A class, not a struct: the LINQ that builds the buckets then runs the framework's precompiled shared code
+    // instead of being JIT-compiled for a value type at every start-up (about 5 % of a tiny analyze's CPU time).
+    private sealed record Entry(string Phrase, Rule Rule);
 
     // Indexed by the lower-case ASCII first character of a phrase; longest phrase first so that
     // "Scanning allocation bitmaps is complete" is tried before "Scanning allocation bitmaps".

@@ -13,7 +13,10 @@ internal sealed class BoundedLineReader(TextReader reader)
     public const int MaxLineChars = 65_536;
 
     private readonly char[] _buffer = new char[16 * 1024];
-    private readonly System.Text.StringBuilder _line = new();
+
+    // Only a line that straddles two reads of the buffer is copied here; grown on demand up to MaxLineChars.
+    private char[] _line = new char[256];
+    private int _lineLength;
     private int _position;
     private int _length;
     private bool _pendingCr;
@@ -24,11 +27,19 @@ internal sealed class BoundedLineReader(TextReader reader)
     /// <summary>Characters the last line really had, cut or not.</summary>
     public long LastLineLength { get; private set; }
 
+    /// <summary>The next line as a string, or null at the end of the text.</summary>
+    public string? ReadLine() => ReadLine(out var line) ? line.ToString() : null;
+
+    /// <summary>
+    /// The next line, without allocating: <paramref name="line"/> points into this reader's buffers and is valid
+    /// until the next call. False at the end of the text.
+    /// </summary>
     // Synchronous: ReadAsync per block doubled the cost of reading a line (0.23 s against 0.12 s for 1M lines,
-    // issue 10), and a file or a pipe has its next block ready nearly every time.
-    public string? ReadLine()
+    // issue 10), and a file or a pipe has its next block ready nearly every time. A line that lies whole in the
+    // block (nearly every ERRORLOG line: they are ~100 characters, the block 16K) is handed out where it lies.
+    public bool ReadLine(out ReadOnlySpan<char> line)
     {
-        _line.Clear();
+        _lineLength = 0;
         Truncated = false;
         LastLineLength = 0;
         var any = false;
@@ -40,7 +51,8 @@ internal sealed class BoundedLineReader(TextReader reader)
                 _position = 0;
                 if (_length == 0)
                 {
-                    return any ? Finish() : null;
+                    line = _line.AsSpan(0, _lineLength);
+                    return any;
                 }
             }
 
@@ -55,11 +67,23 @@ internal sealed class BoundedLineReader(TextReader reader)
                 }
             }
 
-            any = true;
             var span = _buffer.AsSpan(_position, _length - _position);
             var end = span.IndexOfAny('\r', '\n');
             var take = end < 0 ? span.Length : end;
-            Append(span[..take]);
+            if (end >= 0 && !any)
+            {
+                // The whole line is in the block.
+                LastLineLength = take;
+                Truncated = take > MaxLineChars;
+                line = span[..Math.Min(take, MaxLineChars)];
+            }
+            else
+            {
+                Append(span[..take]);
+                line = default;
+            }
+
+            any = true;
             _position += take;
             if (end < 0)
             {
@@ -82,22 +106,31 @@ internal sealed class BoundedLineReader(TextReader reader)
                 }
             }
 
-            return Finish();
+            if (line.IsEmpty)
+            {
+                line = _line.AsSpan(0, _lineLength);
+            }
+
+            return true;
         }
     }
 
     private void Append(ReadOnlySpan<char> chars)
     {
         LastLineLength += chars.Length;
-        var room = MaxLineChars - _line.Length;
+        var room = MaxLineChars - _lineLength;
         if (chars.Length > room)
         {
             Truncated = true;
             chars = chars[..Math.Max(0, room)];
         }
 
-        _line.Append(chars);
-    }
+        if (_lineLength + chars.Length > _line.Length)
+        {
+            Array.Resize(ref _line, Math.Min(MaxLineChars, Math.Max(_line.Length * 2, _lineLength + chars.Length)));
+        }
 
-    private string Finish() => _line.ToString();
+        chars.CopyTo(_line.AsSpan(_lineLength));
+        _lineLength += chars.Length;
+    }
 }

@@ -18,7 +18,7 @@ namespace BackupXe.Sources.Errorlog;
 /// Lines and messages are bounded (<see cref="BoundedLineReader.MaxLineChars"/>, <see cref="MaxMessageChars"/>)
 /// and built in one buffer, so time is linear and memory flat whatever the file holds.
 /// </remarks>
-public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
+public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEventSource
 {
     /// <summary>The longest message kept, continuation lines included; the rest is counted and dropped.</summary>
     public const int MaxMessageChars = BoundedLineReader.MaxLineChars;
@@ -50,9 +50,14 @@ public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
 
     public string Format => "errorlog";
 
-    public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(
-        SourceStatus status,
-        [EnumeratorCancellation] CancellationToken cancellationToken)
+    public IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken)
+        => ReadEvents(status, cancellationToken).ToAsyncEnumerable();
+
+    /// <summary>
+    /// The same events without awaiting: a file or pipe has its next block ready nearly every time, and for a
+    /// single input the analysis then skips the per-event async machinery (docs/performance.md).
+    /// </summary>
+    public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
     {
         var stream = OpenReader(status);
         if (stream is null)
@@ -66,8 +71,7 @@ public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
             var message = new PendingMessage();
             var lineNumber = 0;
             var messages = 0L;
-            string? line;
-            while ((line = await ReadLineAsync(reader, status, lineNumber + 1, cancellationToken)) is not null)
+            while (TryReadLine(reader, status, lineNumber + 1, cancellationToken, out var line))
             {
                 lineNumber++;
                 if (reader.Truncated)
@@ -85,14 +89,17 @@ public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
 
                 if (ErrorlogLine.TryParse(line, out var parsed))
                 {
-                    if (message.Take(status) is { } ready)
+                    // The line lives in the reader's buffer until the next read: start the new message from it
+                    // before handing on the one it ends.
+                    var ready = message.Take(status);
+                    message.Start(parsed, line, lineNumber);
+                    if (ready is not null)
                     {
                         messages++;
                         status.Events++;
                         yield return ready;
                     }
 
-                    message.Start(parsed, line, lineNumber);
                     continue;
                 }
 
@@ -150,9 +157,9 @@ public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
     }
 
     // sp_readerrorlog results saved from SSMS carry a header row, a dashed underline (text mode) and a row count.
-    private static bool IsExportDecoration(string line)
+    private static bool IsExportDecoration(ReadOnlySpan<char> line)
     {
-        var trimmed = line.AsSpan().Trim();
+        var trimmed = line.Trim();
         return trimmed.Length == 0
             || trimmed.StartsWith("LogDate", StringComparison.OrdinalIgnoreCase)
             || trimmed.TrimStart("- \t").Length == 0
@@ -173,18 +180,19 @@ public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
         }
     }
 
-    private static ValueTask<string?> ReadLineAsync(
-        BoundedLineReader reader, SourceStatus status, int lineNumber, CancellationToken cancellationToken)
+    private static bool TryReadLine(
+        BoundedLineReader reader, SourceStatus status, int lineNumber, CancellationToken cancellationToken, out ReadOnlySpan<char> line)
     {
         try
         {
             cancellationToken.ThrowIfCancellationRequested();
-            return ValueTask.FromResult(reader.ReadLine());
+            return reader.ReadLine(out line);
         }
         catch (IOException e)
         {
             status.Report($"line {lineNumber}", $"reading stopped: {e.Message}");
-            return ValueTask.FromResult<string?>(null);
+            line = default;
+            return false;
         }
     }
 
@@ -206,17 +214,17 @@ public sealed class ErrorlogEventSource : ITraceEventSource, IXeEventSource
 
         public bool AnyStarted { get; private set; }
 
-        public void Start(ErrorlogLine line, string text, int lineNumber)
+        public void Start(ErrorlogLine line, ReadOnlySpan<char> text, int lineNumber)
         {
             _line = line;
             _lineNumber = lineNumber;
             _dropped = 0;
             _text.Clear();
-            _text.Append(text.AsSpan(Math.Min(line.TextStart, text.Length)));
+            _text.Append(text[Math.Min(line.TextStart, text.Length)..]);
             IsOpen = AnyStarted = true;
         }
 
-        public void Continue(string line)
+        public void Continue(ReadOnlySpan<char> line)
         {
             if (_text.Length + 1 + line.Length > MaxMessageChars)
             {

@@ -46,6 +46,8 @@ internal sealed class XeEventParser
     private readonly object _value;
     private readonly object _text;
     private readonly object _type;
+    private readonly object _name;
+    private readonly object _timestamp;
 
     // A trace message is a line of text and a database name at most 128 characters; 64 K characters leaves room
     // for any path while keeping a 200 MB field from becoming a 400 MB string.
@@ -71,6 +73,8 @@ internal sealed class XeEventParser
         _value = names.Add("value");
         _text = names.Add("text");
         _type = names.Add("type");
+        _name = names.Add("name");
+        _timestamp = names.Add("timestamp");
     }
 
     public XeReadOutcome ReadNext(SourceStatus status, out TraceEvent? traceEvent) => Read(status, whole: false, out traceEvent, out _);
@@ -192,8 +196,7 @@ internal sealed class XeEventParser
     private XeReadOutcome ReadEvent(SourceStatus status, out TraceEvent? traceEvent)
     {
         var (line, _) = CurrentPosition();
-        var name = _reader.GetAttribute("name");
-        var timestampText = _reader.GetAttribute("timestamp");
+        var name = Attribute(_name, out var timestampText);
         _fields.Clear();
         _truncated = false;
         ReadFields();
@@ -242,7 +245,7 @@ internal sealed class XeEventParser
 
             var element = _reader.LocalName;
             var field = ReferenceEquals(element, _data) || ReferenceEquals(element, _action)
-                ? XeEventFields.Classify(_reader.GetAttribute("name"))
+                ? XeEventFields.Classify(Attribute(_name, out _))
                 : XeField.None;
             if (field == XeField.None || _reader.IsEmptyElement)
             {
@@ -325,9 +328,9 @@ internal sealed class XeEventParser
                     // Almost always one short node, taken as is. Alternating text and CDATA, or a huge node, go
                     // through one bounded builder: linear in the input, at most MaxFieldChars kept.
                     nodes++;
-                    if (nodes == 1 && _reader.CanReadValueChunk is false)
+                    if (nodes == 1)
                     {
-                        single = _reader.Value;
+                        single = _reader.CanReadValueChunk ? ReadShortValue() : _reader.Value;
                         _reader.Read();
                         break;
                     }
@@ -347,6 +350,11 @@ internal sealed class XeEventParser
         _reader.Read();
         if (single is not null)
         {
+            if (_content.Length == 0 && single.Length <= MaxFieldChars)
+            {
+                return single;
+            }
+
             _content.Insert(0, single);
         }
 
@@ -357,6 +365,64 @@ internal sealed class XeEventParser
         }
 
         return _content.ToString();
+    }
+
+    /// <summary>
+    /// The current text node as one string when it fits the chunk buffer (nearly every value: a number, a name, a
+    /// line of text), copied once; otherwise null, with the node in the bounded builder.
+    /// </summary>
+    private string? ReadShortValue()
+    {
+        var length = 0;
+        int read;
+        while (length < _chunk.Length && (read = _reader.ReadValueChunk(_chunk, length, _chunk.Length - length)) > 0)
+        {
+            length += read;
+        }
+
+        if (length < _chunk.Length)
+        {
+            return new string(_chunk, 0, length);
+        }
+
+        _content.Append(_chunk, 0, length);
+        AppendChunks();
+        return null;
+    }
+
+    /// <summary>
+    /// The current element's <c>name</c> attribute (or another, by its atom) and, for an event, its <c>timestamp</c>:
+    /// GetAttribute(string) hashes the name into the name table on every call; atoms compare by reference.
+    /// </summary>
+    private string? Attribute(object atom, out string? timestamp)
+    {
+        string? value = null;
+        timestamp = null;
+        if (_reader.MoveToFirstAttribute())
+        {
+            do
+            {
+                if (_reader.Prefix.Length != 0)
+                {
+                    continue;
+                }
+
+                var local = _reader.LocalName;
+                if (ReferenceEquals(local, atom))
+                {
+                    value = _reader.Value;
+                }
+                else if (ReferenceEquals(local, _timestamp))
+                {
+                    timestamp = _reader.Value;
+                }
+            }
+            while (_reader.MoveToNextAttribute());
+
+            _reader.MoveToElement();
+        }
+
+        return value;
     }
 
     private void AppendChunks()
@@ -394,9 +460,69 @@ internal sealed class XeEventParser
     }
 
     private static bool TryParseUtc(string? text, out DateTime timestamp) =>
-        DateTime.TryParse(
+        TryParseRoundTrip(text, out timestamp)
+        || DateTime.TryParse(
             text,
             CultureInfo.InvariantCulture,
             DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal,
             out timestamp);
+
+    /// <summary>
+    /// The shape the server writes, <c>2024-06-01T00:00:00.123Z</c> (up to 7 fraction digits), read directly;
+    /// anything else goes to <see cref="DateTime.TryParse(string, IFormatProvider, DateTimeStyles, out DateTime)"/>,
+    /// which gives the same value for this shape at several times the cost (3 % of an XE XML run).
+    /// </summary>
+    internal static bool TryParseRoundTrip(ReadOnlySpan<char> s, out DateTime timestamp)
+    {
+        timestamp = default;
+        if (s.Length < 20 || s[^1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':'
+            || !Digits(s, 0, 4, out var year) || !Digits(s, 5, 2, out var month) || !Digits(s, 8, 2, out var day)
+            || !Digits(s, 11, 2, out var hour) || !Digits(s, 14, 2, out var minute) || !Digits(s, 17, 2, out var second)
+            || year < 1 || month is < 1 or > 12 || day < 1 || day > DateTime.DaysInMonth(year, month)
+            || hour > 23 || minute > 59 || second > 59)
+        {
+            return false;
+        }
+
+        long ticks = 0;
+        var fraction = s[19..^1];
+        if (!fraction.IsEmpty)
+        {
+            if (fraction[0] != '.' || fraction.Length is < 2 or > 8)
+            {
+                return false;
+            }
+
+            long scale = TimeSpan.TicksPerSecond;
+            foreach (var c in fraction[1..])
+            {
+                if (!char.IsAsciiDigit(c))
+                {
+                    return false;
+                }
+
+                scale /= 10;
+                ticks += (c - '0') * scale;
+            }
+        }
+
+        timestamp = new DateTime(year, month, day, hour, minute, second, DateTimeKind.Utc).AddTicks(ticks);
+        return true;
+    }
+
+    private static bool Digits(ReadOnlySpan<char> s, int start, int count, out int value)
+    {
+        value = 0;
+        foreach (var c in s.Slice(start, count))
+        {
+            if (!char.IsAsciiDigit(c))
+            {
+                return false;
+            }
+
+            value = (value * 10) + (c - '0');
+        }
+
+        return true;
+    }
 }

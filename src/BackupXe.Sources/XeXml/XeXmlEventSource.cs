@@ -1,4 +1,3 @@
-using System.Runtime.CompilerServices;
 using System.Xml;
 using BackupXe.Core.Events;
 using BackupXe.Sources.XeEvents;
@@ -10,7 +9,7 @@ namespace BackupXe.Sources.XeXml;
 /// <c>event_data</c> rows of <c>sys.fn_xe_file_target_read_file</c> saved one after another with no root,
 /// or the same events wrapped in any root element. Read as a stream: memory does not grow with the file.
 /// </summary>
-public sealed class XeXmlEventSource : ITraceEventSource, IXeEventSource
+public sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSource
 {
     internal static readonly XmlReaderSettings ReaderSettings = new()
     {
@@ -46,18 +45,18 @@ public sealed class XeXmlEventSource : ITraceEventSource, IXeEventSource
     public string Format => "xe-xml";
 
     public IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken) =>
-        ReadAsync<TraceEvent>(status, static (XeEventParser parser, SourceStatus s, out TraceEvent? e) => parser.ReadNext(s, out e), cancellationToken);
+        ReadEvents(status, cancellationToken).ToAsyncEnumerable();
+
+    public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken) =>
+        Read<TraceEvent>(status, static (XeEventParser parser, SourceStatus s, out TraceEvent? e) => parser.ReadNext(s, out e), cancellationToken);
 
     /// <summary>Every event whole, every field and action kept (for <c>backupxe events</c>).</summary>
     public IAsyncEnumerable<XeEvent> ReadXeEventsAsync(SourceStatus status, CancellationToken cancellationToken) =>
-        ReadAsync<XeEvent>(status, static (XeEventParser parser, SourceStatus s, out XeEvent? e) => parser.ReadNextWhole(s, out e), cancellationToken);
+        Read<XeEvent>(status, static (XeEventParser parser, SourceStatus s, out XeEvent? e) => parser.ReadNextWhole(s, out e), cancellationToken).ToAsyncEnumerable();
 
     private delegate XeReadOutcome ReadOne<T>(XeEventParser parser, SourceStatus status, out T? item);
 
-    private async IAsyncEnumerable<T> ReadAsync<T>(
-        SourceStatus status,
-        ReadOne<T> readOne,
-        [EnumeratorCancellation] CancellationToken cancellationToken)
+    private IEnumerable<T> Read<T>(SourceStatus status, ReadOne<T> readOne, CancellationToken cancellationToken)
     {
         var reader = OpenReader(status);
         if (reader is null)

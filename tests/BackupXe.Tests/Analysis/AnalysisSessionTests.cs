@@ -109,6 +109,66 @@ public sealed class AnalysisSessionTests
         }
     }
 
+    public sealed class OneSynchronousInput
+    {
+        [Fact]
+        public async Task Gives_the_reports_and_findings_of_the_merged_path_without_awaiting_the_source()
+        {
+            // Given the same events as an async source and as a synchronous one whose async side is never used
+            var merged = new ReportList();
+            var direct = new ReportList();
+            var expected = await new AnalysisSession([new ListSource("capture.xml", TwoBackups.Events)]).RunAsync(merged, CancellationToken.None);
+
+            // When
+            var findings = await new AnalysisSession([new SynchronousSource("capture.xml", TwoBackups.Events)]).RunAsync(direct, CancellationToken.None);
+
+            // Then
+            Assert.Equal(merged.Reports.Select(r => ReportJson.Serialize(r)), direct.Reports.Select(r => ReportJson.Serialize(r)));
+            Assert.Equal(ReportJson.Serialize(expected), ReportJson.Serialize(findings));
+        }
+
+        [Fact]
+        public async Task A_source_that_throws_is_reported_and_what_it_gave_is_still_analysed()
+        {
+            // Given a synchronous input that fails after both backups
+            var source = new SynchronousSource("bad.xml", TwoBackups.Events, new IOException("disk gone"));
+            var sink = new ReportList();
+
+            // When
+            var findings = await new AnalysisSession([source]).RunAsync(sink, CancellationToken.None);
+
+            // Then
+            Assert.Equal(["Sales", "Stock"], sink.Reports.Select(r => r.Database));
+            Assert.True(findings.Partial);
+            var problem = Assert.Single(Assert.Single(findings.Inputs).Problems);
+            Assert.Equal(("source", "reading stopped: disk gone"), (problem.Location, problem.Message));
+        }
+    }
+
+    private sealed class SynchronousSource(string name, IReadOnlyList<TraceEvent> events, Exception? thenThrow = null) : ISynchronousTraceEventSource
+    {
+        public string Name => name;
+
+        public string Format => "test";
+
+        public IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken)
+            => throw new InvalidOperationException("a single synchronous input is read through ReadEvents");
+
+        public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
+        {
+            foreach (var traceEvent in events)
+            {
+                status.Events++;
+                yield return traceEvent;
+            }
+
+            if (thenThrow is not null)
+            {
+                throw thenThrow;
+            }
+        }
+    }
+
     private sealed class ReportList : IOperationSink
     {
         public List<OperationReport> Reports { get; } = [];

@@ -239,6 +239,37 @@ public sealed class ErrorlogEventSourceTests
         }
     }
 
+    public sealed class ReadBlocks
+    {
+        [Fact]
+        public async Task Lines_that_cross_read_blocks_come_out_whole_whatever_their_endings()
+        {
+            // Given logs of ~500 messages (several 16K-character read blocks), one of them 20,000 characters long,
+            // with CR LF, LF and CR endings in turn, shifted by 0 to 39 characters so that line ends, and the two
+            // halves of a CR LF, fall on every side of the block boundaries
+            for (var shift = 0; shift < 40; shift++)
+            {
+                var expected = new List<string>();
+                var text = new StringBuilder(new string(' ', shift)).Append('\n');
+                for (var i = 0; i < 500; i++)
+                {
+                    var message = i == 250
+                        ? "Backup(db): " + new string('p', 20_000)
+                        : $"Backup(db): message {i} {new string('x', i * 37 % 180)}";
+                    expected.Add(message);
+                    text.Append("2014-09-10 18:10:48.95 spid51      ").Append(message).Append((i % 3) switch { 0 => "\r\n", 1 => "\n", _ => "\r" });
+                }
+
+                // When
+                var run = await ReadTextAsync(text.ToString(), Encoding.Unicode);
+
+                // Then
+                Assert.Equal(expected, run.Progress.Select(e => e.Message));
+                Assert.Empty(run.Status.Problems);
+            }
+        }
+    }
+
     public sealed class DamagedLines
     {
         [Fact]
