@@ -51,7 +51,11 @@ internal sealed record ChildProcess(int ExitCode, string Output, string Error, l
             if (clock.Elapsed > timeout)
             {
                 process.Kill(entireProcessTree: true);
-                throw new TimeoutException($"{Path.GetFileName(dll)} {string.Join(' ', args)} ran over {timeout.TotalSeconds} s");
+                await process.WaitForExitAsync();
+
+                // What it printed before it was stopped is what tells a hang from a slow machine.
+                throw new TimeoutException(
+                    $"{Path.GetFileName(dll)} {string.Join(' ', args)} ran over {timeout.TotalSeconds} s\nstderr: {Tail(await error)}\nstdout: {Tail(await output)}");
             }
 
             await Task.Delay(20);
@@ -60,6 +64,8 @@ internal sealed record ChildProcess(int ExitCode, string Output, string Error, l
         await process.WaitForExitAsync();
         return new ChildProcess(process.ExitCode, await output, await error, peak);
     }
+
+    private static string Tail(string text) => text.Length <= 2000 ? text : text[^2000..];
 
     /// <summary>A .NET stack trace in the output: what a DBA or a journal must never see.</summary>
     public bool ShowsStackTrace =>
