@@ -45,7 +45,8 @@ public static class Program
         builder.Services.AddSingleton<IInstanceSourceFactory>(services =>
         {
             var time = services.GetService<TimeProvider>() ?? TimeProvider.System;
-            var history = services.GetRequiredService<IOptions<BackupXeOptions>>().Value.History;
+            var settings = services.GetRequiredService<IOptions<BackupXeOptions>>().Value;
+            var history = settings.History;
             // Checkpoints live beside the history file, whichever store keeps the history.
             var checkpoints = new SqliteCheckpointStore(
                 Path.Combine(builder.Environment.ContentRootPath, history.Path ?? BackupXeOptionsDefaults.HistoryPath), time);
@@ -54,7 +55,8 @@ public static class Program
                 new ReplaySourceFactory(builder.Environment.ContentRootPath, time),
                 checkpoints,
                 instance => new LiveSourceLog(instance, loggers.CreateLogger<LiveSourceLog>()),
-                time);
+                time,
+                new SqlServer.ReadConcurrencyLimit(settings.MaxConcurrentReads));
         });
 
         using var host = builder.Build();

@@ -11,6 +11,12 @@ public sealed class BackupXeOptions
     /// <summary>How long a failed instance waits before its source is opened again.</summary>
     public double RetryDelaySeconds { get; set; } = BackupXeOptionsDefaults.RetryDelaySeconds;
 
+    /// <summary>
+    /// How many reads of live <c>file</c> instances run at once, over all instances (each poll, and the session
+    /// checks): the rest wait their turn instead of piling logins onto the driver (docs/performance.md).
+    /// </summary>
+    public int MaxConcurrentReads { get; set; } = BackupXeOptionsDefaults.MaxConcurrentReads;
+
     public HistoryOptions History { get; set; } = new();
 
     public RegressionOptions Regression { get; set; } = new();

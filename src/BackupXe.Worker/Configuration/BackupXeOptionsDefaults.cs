@@ -6,6 +6,12 @@ public static class BackupXeOptionsDefaults
     /// <summary>Long enough not to hammer a server that is down, short enough to resume within a minute.</summary>
     public const double RetryDelaySeconds = 30;
 
+    /// <summary>
+    /// Sixteen: enough for 1,000 instances at 3,000 events/min each on a 2-core machine, few enough that logins
+    /// never queue in SqlClient's managed network layer past the handshake timeout (measured: docs/performance.md).
+    /// </summary>
+    public const int MaxConcurrentReads = 16;
+
     public const bool Encrypt = true;
     public const bool TrustServerCertificate = false;
     public const bool EnsureSession = false;

@@ -27,6 +27,9 @@ public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = nul
     /// <summary>Far beyond any useful baseline, and small enough that the baseline query stays cheap.</summary>
     public const int MaxWindowSize = 10_000;
 
+    /// <summary>Beyond this the bound no longer protects the driver's thread pool (docs/performance.md).</summary>
+    public const int MaxConcurrentReadsLimit = 1_024;
+
     /// <summary>Said whenever a setting would need the SQL Server client libraries this build cannot restore.</summary>
     public const string MissingSqlClient =
         "this build of BackupXe has no Microsoft.Data.SqlClient or XELite (the package mirror cannot supply them)";
@@ -43,6 +46,7 @@ public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = nul
         ValidateInstances(options.Instances, failures);
         ValidateHistoryImports(options, failures);
         ValidateRetryDelay(options.RetryDelaySeconds, failures);
+        ValidateMaxConcurrentReads(options.MaxConcurrentReads, failures);
         ValidateHistory(options.History, failures);
         ValidateRegression(options.Regression, failures);
         ValidateMetrics(options.Metrics, failures);
@@ -165,6 +169,14 @@ public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = nul
         if (!double.IsFinite(seconds) || seconds <= 0 || seconds > MaxRetryDelaySeconds)
         {
             failures.Add($"{Section}:RetryDelaySeconds must be greater than 0 and at most {MaxRetryDelaySeconds} (a day); it is {seconds}.");
+        }
+    }
+
+    private static void ValidateMaxConcurrentReads(int reads, List<string> failures)
+    {
+        if (reads is < 1 or > MaxConcurrentReadsLimit)
+        {
+            failures.Add($"{Section}:MaxConcurrentReads must be from 1 to {MaxConcurrentReadsLimit}; it is {reads}.");
         }
     }
 

@@ -7,13 +7,16 @@ namespace BackupXe.Worker.Monitoring;
 /// <summary>
 /// Opens each instance's source: a replay for ReplayPath, else its transport on a live server through the client
 /// layer: <c>file</c> resuming from the instance's checkpoint in <paramref name="checkpoints"/>, or the experimental
-/// <c>stream</c>, which has no position to keep and reports what it lost while disconnected.
+/// <c>stream</c>, which has no position to keep and reports what it lost while disconnected. Every <c>file</c> instance
+/// shares <paramref name="readLimit"/>, the daemon's bound on reads in flight; a <c>stream</c> instance holds its one
+/// connection open for good, so it takes no slot (it would keep it forever).
 /// </summary>
 public sealed class LiveSourceFactory(
     IInstanceSourceFactory replays,
     IEventFileCheckpointStore checkpoints,
     Func<string, ILiveSourceObserver> observers,
-    TimeProvider time) : IInstanceSourceFactory
+    TimeProvider time,
+    ReadConcurrencyLimit? readLimit = null) : IInstanceSourceFactory
 {
     public ITraceEventSource Open(InstanceOptions instance)
     {
@@ -44,6 +47,7 @@ public sealed class LiveSourceFactory(
             checkpoints,
             TimeSpan.FromSeconds(instance.CheckpointIntervalSeconds),
             observers(name),
-            time);
+            time,
+            readLimit);
     }
 }

@@ -6,14 +6,16 @@ namespace BackupXe.Tests.Support;
 /// <summary>
 /// Serves a <see cref="ScriptedEventFile"/> on the TDS double as <c>sys.fn_xe_file_target_read_file</c> would:
 /// the rows after the request's <c>@initial_file_name</c> / <c>@initial_offset</c>, at most <c>@batch</c> of them.
-/// Before each queued drop point the answer is cut off mid-result and the connection reset.
+/// Before each queued drop point the answer is cut off mid-result and the connection reset. <c>whileReading</c>
+/// runs on the double's side of every read before it answers (a test's stand-in for the server's own work).
 /// </summary>
 public static class EventFileOverTds
 {
-    public static TdsScript Serve(this TdsScript script, ScriptedEventFile file, Queue<int>? dropAfterRows = null)
+    public static TdsScript Serve(this TdsScript script, ScriptedEventFile file, Queue<int>? dropAfterRows = null, Action? whileReading = null)
     {
         script.On("fn_xe_file_target_read_file(@path, NULL, @initial_file_name", request =>
         {
+            whileReading?.Invoke();
             var after = request.Parameters["@initial_file_name"] is string name
                 ? new EventFilePosition(name, Convert.ToInt64(request.Parameters["@initial_offset"], System.Globalization.CultureInfo.InvariantCulture))
                 : null;

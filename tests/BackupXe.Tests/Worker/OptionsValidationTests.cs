@@ -106,6 +106,8 @@ public sealed class OptionsValidationTests
     [InlineData("BackupXe:Regression:MinimumSamples", "12", "BackupXe:Regression:MinimumSamples (12) cannot exceed BackupXe:Regression:WindowSize (10): no regression could ever be reported.")]
     [InlineData("BackupXe:Regression:MinimumSamples", "0", "BackupXe:Regression:MinimumSamples must be at least 1; it is 0.")]
     [InlineData("BackupXe:Regression:ThresholdRatio", "1.5", "BackupXe:Regression:ThresholdRatio must be between 0 and 1 exclusive (0.7 = warn below 70% of the median); it is 1.5.")]
+    [InlineData("BackupXe:MaxConcurrentReads", "0", "BackupXe:MaxConcurrentReads must be from 1 to 1024; it is 0.")]
+    [InlineData("BackupXe:MaxConcurrentReads", "5000", "BackupXe:MaxConcurrentReads must be from 1 to 1024; it is 5000.")]
     [InlineData("BackupXe:RetryDelaySeconds", "0", "BackupXe:RetryDelaySeconds must be greater than 0 and at most 86400 (a day); it is 0.")]
     [InlineData("BackupXe:Instances:1:ReplaySpeed", "-2", "BackupXe:Instances:1:ReplaySpeed must be 0 (as fast as possible) or a multiple of real time from 0.001 up; it is -2.")]
     [InlineData("BackupXe:Instances:0:SessionName", " ", "BackupXe:Instances:0:SessionName must not be empty (default 'BackupXe').")]

@@ -8,7 +8,9 @@ namespace BackupXe.SqlServer;
 /// session, find the file its event_file target writes, resume from the instance's saved checkpoint, and tail
 /// with reconnects (<see cref="ResilientLiveSource"/>) and idle-point checkpoints
 /// (<see cref="CheckpointedLiveSource"/>). Failures before the tail starts are reported in the status, not
-/// thrown, and end the read; the daemon opens the source again after its retry delay.
+/// thrown, and end the read; the daemon opens the source again after its retry delay. With a
+/// <paramref name="readLimit"/> (the daemon's, shared by all its instances) every round trip to the server, the
+/// session check and each poll, waits for a slot first.
 /// </summary>
 public sealed class EventFileLiveSource(
     string instance,
@@ -19,7 +21,8 @@ public sealed class EventFileLiveSource(
     IEventFileCheckpointStore checkpoints,
     TimeSpan checkpointInterval,
     ILiveSourceObserver? observer = null,
-    TimeProvider? timeProvider = null) : ITraceEventSource, IIdleCheckpoint
+    TimeProvider? timeProvider = null,
+    ReadConcurrencyLimit? readLimit = null) : ITraceEventSource, IIdleCheckpoint
 {
     private CheckpointedLiveSource? _current;
 
@@ -32,7 +35,9 @@ public sealed class EventFileLiveSource(
     public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         var client = new SessionClient(connections, session);
-        var (pattern, problem) = await FindFilesAsync(client, cancellationToken).ConfigureAwait(false);
+        var (pattern, problem) = readLimit is null
+            ? await FindFilesAsync(client, cancellationToken).ConfigureAwait(false)
+            : await readLimit.RunAsync(token => FindFilesAsync(client, token), cancellationToken).ConfigureAwait(false);
         if (pattern is null)
         {
             status.Report(Name, problem!);
@@ -41,7 +46,8 @@ public sealed class EventFileLiveSource(
         }
 
         var start = await checkpoints.LoadAsync(instance, cancellationToken).ConfigureAwait(false);
-        var tail = new EventFileTail(new SqlEventFileReader(connections, pattern), start, tailOptions, timeProvider, observer,
+        IEventFileReader reader = new SqlEventFileReader(connections, pattern);
+        var tail = new EventFileTail(readLimit is null ? reader : new LimitedEventFileReader(reader, readLimit), start, tailOptions, timeProvider, observer,
             token => CheckRunningAsync(client, token));
         var resilient = new ResilientLiveSource(
             Name,
@@ -60,7 +66,9 @@ public sealed class EventFileLiveSource(
 
     private async Task CheckRunningAsync(SessionClient client, CancellationToken cancellationToken)
     {
-        var state = await client.StatusAsync(cancellationToken).ConfigureAwait(false);
+        var state = readLimit is null
+            ? await client.StatusAsync(cancellationToken).ConfigureAwait(false)
+            : await readLimit.RunAsync(token => client.StatusAsync(token), cancellationToken).ConfigureAwait(false);
         if (!state.Running)
         {
             throw new CaptureSessionGoneException(session.SessionName, state.Exists);
