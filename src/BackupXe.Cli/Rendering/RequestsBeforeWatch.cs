@@ -1,4 +1,3 @@
-using System.Globalization;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Pipeline;
@@ -140,8 +139,7 @@ internal sealed class RequestsBeforeWatch
 
     public static string Line(RunningRequest request)
     {
-        var p = (int)request.PercentComplete;
-        var percent = string.Create(CultureInfo.InvariantCulture, $"{p,3}% [{new string('#', p / 5)}{new string('.', 20 - (p / 5))}]");
+        var percent = WatchView.PercentBar((int)request.PercentComplete);
         var eta = request.EstimatedRemaining is { } left ? $"ETA {Units.Duration(left.TotalSeconds)}" : "ETA ?";
         var wait = request.WaitType is { Length: > 0 } type
             ? $"waiting {type} {Units.Milliseconds((long)request.WaitTime.TotalMilliseconds)}"

@@ -147,11 +147,17 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
     public static string Line(OperationProgress op)
     {
         var title = Units.Title(op.Kind, op.Scope, op.Database, op.SessionId);
-        var percent = op.Percent is { } p ? string.Create(CultureInfo.InvariantCulture, $"{p,3}% [{new string('#', p / 5)}{new string('.', 20 - (p / 5))}]") : "  ?% [....................]";
+        var percent = PercentBar(op.Percent);
         var rate = op.MegabytesPerSecond is { } r ? string.Create(CultureInfo.InvariantCulture, $"{r:0.0} MB/s") : "? MB/s";
         var eta = op.Remaining is { } left ? $"ETA {Units.Duration(left.TotalSeconds)}" : "ETA ?";
         return $"{Units.Time(op.Since + op.Elapsed)}  {title}  {op.Phase ?? "-"}  {percent}  {rate}  {eta}  elapsed {Units.Duration(op.Elapsed.TotalSeconds)}  top wait {op.TopWait ?? "-"}";
     }
+
+    /// <summary>" 45% [#########...........]": a percent from 0 to 100 (callers range-check it), or "?" when unknown.</summary>
+    public static string PercentBar(int? percent)
+        => percent is { } p
+            ? string.Create(CultureInfo.InvariantCulture, $"{p,3}% [{new string('#', p / 5)}{new string('.', 20 - (p / 5))}]")
+            : "  ?% [....................]";
 
     private bool Wanted(string? database)
         => databaseFilter is null || string.Equals(database, databaseFilter, StringComparison.OrdinalIgnoreCase);

@@ -176,7 +176,7 @@ public sealed class AnalysisSession
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {
-            status.Report("source", $"reading stopped: {e.Message}");
+            status.ReadingStopped(e);
             return false;
         }
     }

@@ -73,7 +73,7 @@ public sealed class TimeOrderedMerge
         catch (Exception e) when (e is not OperationCanceledException)
         {
             // A source is meant to report damage, not throw it; if one throws anyway, lose that source, not the merge.
-            _inputs[index].Status.Report("source", $"reading stopped: {e.Message}");
+            _inputs[index].Status.ReadingStopped(e);
             more = false;
         }
 

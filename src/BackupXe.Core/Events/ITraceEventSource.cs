@@ -51,4 +51,10 @@ public sealed class SourceStatus
     public IReadOnlyList<InputProblem> Problems => _problems;
 
     public void Report(string location, string message) => _problems.Add(new InputProblem(location, message));
+
+    /// <summary>
+    /// A source threw although it is meant to report damage: that source's events end there, located, and the
+    /// analysis goes on with what it yielded before (the merge of several inputs and a single input alike).
+    /// </summary>
+    public void ReadingStopped(Exception exception) => Report("source", $"reading stopped: {exception.Message}");
 }

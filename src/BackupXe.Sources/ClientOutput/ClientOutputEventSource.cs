@@ -17,7 +17,6 @@ public sealed class ClientOutputEventSource : ITraceEventSource
 {
     private readonly Func<Stream> _open;
     private readonly Encoding _encodingWithoutBom;
-    private int _excerptRuns;
 
     public ClientOutputEventSource(string name, Func<Stream> open, Encoding? encodingWithoutBom)
     {
@@ -47,6 +46,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
             var excerpt = new ExcerptRuns(new DiagnosisSettings().QuickOperationSeconds);
             var lineNumber = 0;
             var operations = 0;
+            var excerptRuns = 0;
             while (true)
             {
                 string? line;
@@ -86,7 +86,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
 
                 if (excerpt.Add(lineNumber, line, transcript.LastMessage) is { } runs)
                 {
-                    ReportExcerpt(runs, status);
+                    excerptRuns += ReportExcerpt(runs, status);
                 }
 
                 if (closed is { } operation)
@@ -101,7 +101,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
 
             if (excerpt.Finish() is { } lastRuns)
             {
-                ReportExcerpt(lastRuns, status);
+                excerptRuns += ReportExcerpt(lastRuns, status);
             }
 
             if (transcript.Finish() is { } unfinished)
@@ -113,7 +113,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                 }
             }
 
-            if (operations == 0 && status.Events == 0 && _excerptRuns == 0)
+            if (operations == 0 && status.Events == 0 && excerptRuns == 0)
             {
                 status.Unusable = true;
                 status.Report("file", "no backup or restore message found");
@@ -122,11 +122,11 @@ public sealed class ClientOutputEventSource : ITraceEventSource
     }
 
     // An excerpt's timed runs are read but are no operation: the input is partial by nature, and says so at the
-    // runs' lines, with what they show (docs/input-formats.md, client output).
-    private void ReportExcerpt(ExcerptGroup runs, SourceStatus status)
+    // runs' lines, with what they show (docs/input-formats.md, client output). Returns how many runs were reported.
+    private static int ReportExcerpt(ExcerptGroup runs, SourceStatus status)
     {
-        _excerptRuns += runs.Runs.Count;
         status.Report(runs.Location, runs.Sentence());
+        return runs.Runs.Count;
     }
 
     private static IEnumerable<TraceEvent> Events(ClientOperation operation, SourceStatus status, int lineNumber)
