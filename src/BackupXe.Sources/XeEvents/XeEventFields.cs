@@ -22,34 +22,39 @@ internal enum XeField
 
 /// <summary>
 /// The fields of the event being read. One instance is reused for every event so that a million-event file
-/// allocates only the strings it keeps.
+/// allocates only the strings it keeps: numbers are kept as numbers (<see cref="XeNumber"/>), and a reader that
+/// holds a value as characters (XE XML) hands them over without making a string of them.
 /// </summary>
 internal sealed class XeEventFields
 {
-    private string? _operationTypeValue;
+    private XeNumber _operationTypeValue;
     private string? _operationTypeText;
-    private string? _opcodeValue;
+    private XeNumber _opcodeValue;
     private string? _opcodeText;
+    private string? _databaseNameValue;
+    private string? _databaseNameText;
+    private string? _traceMessageValue;
+    private string? _traceMessageText;
 
-    public string? TraceLevel { get; private set; }
+    public XeNumber TraceLevel { get; private set; }
 
-    public string? DatabaseName { get; private set; }
+    public string? DatabaseName => _databaseNameValue ?? _databaseNameText;
 
-    public string? TraceMessage { get; private set; }
+    public string? TraceMessage => _traceMessageValue ?? _traceMessageText;
 
     public string? WaitType { get; private set; }
 
-    public string? Duration { get; private set; }
+    public XeNumber Duration { get; private set; }
 
-    public string? SignalDuration { get; private set; }
+    public XeNumber SignalDuration { get; private set; }
 
-    public string? DatabaseId { get; private set; }
+    public XeNumber DatabaseId { get; private set; }
 
-    public string? Count { get; private set; }
+    public XeNumber Count { get; private set; }
 
-    public string? Increment { get; private set; }
+    public XeNumber Increment { get; private set; }
 
-    public string? SessionId { get; private set; }
+    public XeNumber SessionId { get; private set; }
 
     /// <summary>The operation_type map: its text when present, else its key (0 Backup, 1 Restore).</summary>
     public OperationKind? OperationKind =>
@@ -61,9 +66,11 @@ internal sealed class XeEventFields
 
     /// <summary>The event_opcode map says Begin (key 0): the wait has not ended and carries no duration.</summary>
     public bool IsBeginOpcode =>
-        _opcodeText is { } text ? text.Equals("Begin", StringComparison.OrdinalIgnoreCase) : _opcodeValue == "0";
+        _opcodeText is { } text ? text.Equals("Begin", StringComparison.OrdinalIgnoreCase) : _opcodeValue.IsExactly(0);
 
-    public static XeField Classify(string? name) => name switch
+    public static XeField Classify(string? name) => name is null ? XeField.None : Classify(name.AsSpan());
+
+    public static XeField Classify(ReadOnlySpan<char> name) => name switch
     {
         "operation_type" => XeField.OperationType,
         "trace_level" => XeField.TraceLevel,
@@ -80,37 +87,90 @@ internal sealed class XeEventFields
         _ => XeField.None,
     };
 
+    /// <summary>Whether the field's <c>&lt;value&gt;</c> is a number (kept by <see cref="SetNumber"/>) rather than text.</summary>
+    public static bool IsNumeric(XeField field) => field is not (XeField.DatabaseName or XeField.TraceMessage or XeField.WaitType);
+
+    /// <summary>Whether the field's <c>&lt;value&gt;</c> is used: a wait type is known by its map name, not its key.</summary>
+    public static bool UsesValue(XeField field) => field is not (XeField.WaitType or XeField.None);
+
+    /// <summary>
+    /// Whether the field's <c>&lt;text&gt;</c> (a map value's name, or a string written as text) is used; the text of a
+    /// plain number is not.
+    /// </summary>
+    public static bool UsesText(XeField field) =>
+        field is XeField.OperationType or XeField.Opcode or XeField.DatabaseName or XeField.TraceMessage or XeField.WaitType;
+
     public void Clear()
     {
-        _operationTypeValue = _operationTypeText = _opcodeValue = _opcodeText = null;
-        TraceLevel = DatabaseName = TraceMessage = WaitType = Duration = SignalDuration = null;
-        DatabaseId = Count = Increment = SessionId = null;
+        _operationTypeValue = _opcodeValue = TraceLevel = Duration = SignalDuration = XeNumber.Absent;
+        DatabaseId = Count = Increment = SessionId = XeNumber.Absent;
+        _operationTypeText = _opcodeText = _databaseNameValue = _databaseNameText = null;
+        _traceMessageValue = _traceMessageText = WaitType = null;
     }
 
     /// <summary>Keeps a field; for a map field <paramref name="text"/> is the name, <paramref name="value"/> the key.</summary>
     public void Set(XeField field, string? value, string? text)
     {
+        Begin(field);
+        if (value is not null)
+        {
+            if (IsNumeric(field))
+            {
+                SetNumber(field, XeNumber.From(value));
+            }
+            else
+            {
+                SetValue(field, value);
+            }
+        }
+
+        if (text is not null)
+        {
+            SetText(field, text);
+        }
+    }
+
+    /// <summary>A new occurrence of <paramref name="field"/>: what an earlier one left is forgotten (the last one counts).</summary>
+    public void Begin(XeField field)
+    {
+        switch (field)
+        {
+            case XeField.OperationType:
+                _operationTypeValue = XeNumber.Absent;
+                _operationTypeText = null;
+                break;
+            case XeField.Opcode:
+                _opcodeValue = XeNumber.Absent;
+                _opcodeText = null;
+                break;
+            case XeField.DatabaseName:
+                _databaseNameValue = _databaseNameText = null;
+                break;
+            case XeField.TraceMessage:
+                _traceMessageValue = _traceMessageText = null;
+                break;
+            case XeField.WaitType:
+                WaitType = null;
+                break;
+            default:
+                SetNumber(field, XeNumber.Absent);
+                break;
+        }
+    }
+
+    /// <summary>The <c>&lt;value&gt;</c> of a numeric field (<see cref="IsNumeric"/>).</summary>
+    public void SetNumber(XeField field, XeNumber value)
+    {
         switch (field)
         {
             case XeField.OperationType:
                 _operationTypeValue = value;
-                _operationTypeText = text;
                 break;
             case XeField.Opcode:
                 _opcodeValue = value;
-                _opcodeText = text;
                 break;
             case XeField.TraceLevel:
                 TraceLevel = value;
-                break;
-            case XeField.DatabaseName:
-                DatabaseName = value ?? text;
-                break;
-            case XeField.TraceMessage:
-                TraceMessage = value ?? text;
-                break;
-            case XeField.WaitType:
-                WaitType = text;
                 break;
             case XeField.Duration:
                 Duration = value;
@@ -133,10 +193,45 @@ internal sealed class XeEventFields
         }
     }
 
-    private static OperationKind? FromKey(string? key) => key switch
+    /// <summary>The <c>&lt;value&gt;</c> of a text field; a wait type's value is its map key, not used.</summary>
+    public void SetValue(XeField field, string value)
     {
-        "0" => Core.Events.OperationKind.Backup,
-        "1" => Core.Events.OperationKind.Restore,
-        _ => null,
-    };
+        switch (field)
+        {
+            case XeField.DatabaseName:
+                _databaseNameValue = value;
+                break;
+            case XeField.TraceMessage:
+                _traceMessageValue = value;
+                break;
+        }
+    }
+
+    /// <summary>The <c>&lt;text&gt;</c> of a field that uses it (<see cref="UsesText"/>).</summary>
+    public void SetText(XeField field, string text)
+    {
+        switch (field)
+        {
+            case XeField.OperationType:
+                _operationTypeText = text;
+                break;
+            case XeField.Opcode:
+                _opcodeText = text;
+                break;
+            case XeField.DatabaseName:
+                _databaseNameText = text;
+                break;
+            case XeField.TraceMessage:
+                _traceMessageText = text;
+                break;
+            case XeField.WaitType:
+                WaitType = text;
+                break;
+        }
+    }
+
+    private static OperationKind? FromKey(XeNumber key) =>
+        key.IsExactly(0) ? Core.Events.OperationKind.Backup
+        : key.IsExactly(1) ? Core.Events.OperationKind.Restore
+        : null;
 }

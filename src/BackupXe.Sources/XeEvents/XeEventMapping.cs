@@ -1,4 +1,3 @@
-using System.Globalization;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 
@@ -41,7 +40,7 @@ internal static class XeEventMapping
 
         if (!TryRange(fields.SessionId, 0, ServerRanges.MaxSessionId, out var session))
         {
-            return OutOfRange(name, "session_id", fields.SessionId, out problem);
+            return OutOfRange(name, "session_id", fields.SessionId.Text, out problem);
         }
 
         var sessionId = (int?)session;
@@ -66,7 +65,7 @@ internal static class XeEventMapping
                     fields.OperationKind,
                     fields.DatabaseName,
                     fields.TraceMessage,
-                    ParseInt(fields.TraceLevel))
+                    fields.TraceLevel.AsInt32)
                 {
                     Parsed = parsed,
                 };
@@ -85,19 +84,19 @@ internal static class XeEventMapping
                     return Missing(name, "wait_type name (<text>)", out problem);
                 }
 
-                if (fields.Duration is null)
+                if (!fields.Duration.IsPresent)
                 {
                     return Missing(name, "duration", out problem);
                 }
 
                 if (!TryRange(fields.Duration, 0, ServerRanges.MaxDurationMs, out var duration) || duration is null)
                 {
-                    return OutOfRange(name, "duration", fields.Duration, out problem);
+                    return OutOfRange(name, "duration", fields.Duration.Text, out problem);
                 }
 
                 if (!TryRange(fields.SignalDuration, 0, ServerRanges.MaxDurationMs, out var signal))
                 {
-                    return OutOfRange(name, "signal_duration", fields.SignalDuration, out problem);
+                    return OutOfRange(name, "signal_duration", fields.SignalDuration.Text, out problem);
                 }
 
                 traceEvent = new WaitEvent(
@@ -112,27 +111,27 @@ internal static class XeEventMapping
             // Both spellings are seen in the wild (docs/diagnosis.md lists the events captured).
             case "databases_backup_restore_throughput":
             case "database_backup_restore_throughput":
-                if (fields.Count is null)
+                if (!fields.Count.IsPresent)
                 {
                     return Missing(name, "count", out problem);
                 }
 
-                if (fields.Increment is null)
+                if (!fields.Increment.IsPresent)
                 {
                     return Missing(name, "increment", out problem);
                 }
 
                 if (!TryRange(fields.Count, 0, ServerRanges.MaxBytes, out var count) || count is null)
                 {
-                    return OutOfRange(name, "count", fields.Count, out problem);
+                    return OutOfRange(name, "count", fields.Count.Text, out problem);
                 }
 
                 if (!TryRange(fields.Increment, 0, ServerRanges.MaxBytes, out var increment) || increment is null)
                 {
-                    return OutOfRange(name, "increment", fields.Increment, out problem);
+                    return OutOfRange(name, "increment", fields.Increment.Text, out problem);
                 }
 
-                traceEvent = new ThroughputEvent(timestamp, sessionId, ParseInt(fields.DatabaseId), count.Value, increment.Value);
+                traceEvent = new ThroughputEvent(timestamp, sessionId, fields.DatabaseId.AsInt32, count.Value, increment.Value);
                 return XeMappingOutcome.Event;
 
             default:
@@ -155,26 +154,23 @@ internal static class XeEventMapping
     }
 
     /// <summary>
-    /// True when <paramref name="text"/> is absent (value null) or an integer in [min, max]; false for anything
+    /// True when <paramref name="number"/> is absent (value null) or an integer in [min, max]; false for anything
     /// else, including a negative duration or a number too long for a long.
     /// </summary>
-    private static bool TryRange(string? text, long min, long max, out long? value)
+    private static bool TryRange(XeNumber number, long min, long max, out long? value)
     {
         value = null;
-        if (text is null)
+        if (!number.IsPresent)
         {
             return true;
         }
 
-        if (!long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var parsed) || parsed < min || parsed > max)
+        if (!number.IsInteger || number.Value < min || number.Value > max)
         {
             return false;
         }
 
-        value = parsed;
+        value = number.Value;
         return true;
     }
-
-    private static int? ParseInt(string? text) =>
-        int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) ? value : null;
 }

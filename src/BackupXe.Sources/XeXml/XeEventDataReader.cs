@@ -6,11 +6,12 @@ namespace BackupXe.Sources.XeXml;
 /// <summary>
 /// Parses the <c>event_data</c> column of one <c>sys.fn_xe_file_target_read_file</c> row (one <c>&lt;event&gt;</c>
 /// element as text) with the same parser the XE XML files use, so a live event and a saved one map alike.
-/// One instance per reader: it keeps its name table across rows.
+/// One instance per reader: it keeps its name table and the texts that recur across rows.
 /// </summary>
 public sealed class XeEventDataReader
 {
     private readonly XmlReaderSettings _settings;
+    private readonly RecurringText _texts = new();
 
     public XeEventDataReader()
     {
@@ -31,7 +32,7 @@ public sealed class XeEventDataReader
         var scratch = new SourceStatus();
         using var text = new StringReader(eventData);
         using var reader = XmlReader.Create(text, _settings);
-        var outcome = new XeEventParser(reader).ReadNext(scratch, out var traceEvent);
+        var outcome = new XeEventParser(reader, _texts).ReadNext(scratch, out var traceEvent);
         foreach (var problem in scratch.Problems)
         {
             problems.Report($"{location}, {problem.Location}", problem.Message);

@@ -245,4 +245,101 @@ public sealed class XeXmlEventSourceTests
             Assert.Contains("no Extended Events <event>", Assert.Single(run.Status.Problems).Message);
         }
     }
+
+    public sealed class Values
+    {
+        [Fact]
+        public async Task Every_value_is_read_whole_wherever_it_falls_in_the_readers_buffer()
+        {
+            // Given messages of every length up to 700 and around the 4,096-character chunk, some ending in a
+            // surrogate pair, so that values start and end at every offset of the reader's internal buffer
+            var lengths = Enumerable.Range(1, 700).Concat([4093, 4094, 4095, 4096, 4097, 8191, 8192, 8193]).ToList();
+            var messages = lengths.Select((length, i) => i % 3 == 0 && length >= 2
+                ? new string((char)('a' + (i % 26)), length - 2) + "\U0001F600"
+                : new string((char)('a' + (i % 26)), length)).ToList();
+            var xml = XeXml.RingBuffer([.. messages.Select((m, i) => XeXml.Progress(T1, m, sessionId: 50 + (i % 100)))]);
+
+            // When
+            var run = await ReadXmlAsync(xml);
+
+            // Then
+            Assert.Empty(run.Status.Problems);
+            Assert.Equal(messages, run.Progress.Select(p => p.Message));
+            Assert.Equal(lengths.Select((_, i) => (int?)(50 + (i % 100))), run.Progress.Select(p => p.SessionId));
+        }
+    }
+
+    public sealed class Numbers
+    {
+        private static string Wait(string duration, string session = "53", string opcode = "<value>1</value><text>End</text>") =>
+            $"<event name=\"wait_info\" timestamp=\"{T1}\"><data name=\"wait_type\"><value>187</value><text>BACKUPIO</text></data>"
+            + $"<data name=\"opcode\">{opcode}</data><data name=\"duration\"><value>{duration}</value></data>"
+            + $"<action name=\"session_id\" package=\"sqlserver\"><value>{session}</value></action></event>";
+
+        [Fact]
+        public async Task A_number_read_from_the_characters_is_reported_exactly_as_written_when_out_of_range()
+        {
+            // Given a negative duration with leading zeros, a padded session id too large, and an integer too long for a long
+            var xml = string.Join("\n", "<Rows>", Wait("-007"), Wait("12", session: " 070000 "), Wait("99999999999999999999"), "</Rows>");
+
+            // When
+            var run = await ReadXmlAsync(xml);
+
+            // Then
+            Assert.Empty(run.Events);
+            Assert.Equal(
+                [
+                    new InputProblem("line 2", "wait_info event has duration '-007', not a value SQL Server writes; event skipped"),
+                    new InputProblem("line 3", "wait_info event has session_id ' 070000 ', not a value SQL Server writes; event skipped"),
+                    new InputProblem("line 4", "wait_info event has duration '99999999999999999999', not a value SQL Server writes; event skipped"),
+                ],
+                run.Status.Problems);
+        }
+
+        [Fact]
+        public async Task A_signed_or_padded_integer_in_range_is_read_as_its_value()
+        {
+            // Given a duration written with a plus sign and a session id padded with spaces
+            var xml = Wait("+12", session: " 54 ");
+
+            // When
+            var run = await ReadXmlAsync(xml);
+
+            // Then
+            var wait = Assert.IsType<WaitEvent>(Assert.Single(run.Events));
+            Assert.Equal(12, wait.DurationMs);
+            Assert.Equal(54, wait.SessionId);
+        }
+
+        [Fact]
+        public async Task Only_an_opcode_key_of_exactly_0_without_its_name_is_a_begin()
+        {
+            // Given an opcode key "0" and an opcode key "00", neither with its map name
+            var xml = string.Join("\n", "<Rows>", Wait("5", opcode: "<value>0</value>"), Wait("6", opcode: "<value>00</value>"), "</Rows>");
+
+            // When
+            var run = await ReadXmlAsync(xml);
+
+            // Then the first is a begin (counted, not analysed); "00" is not the key SQL Server writes for Begin
+            Assert.Equal(2, run.Status.Events);
+            Assert.Equal(6, Assert.IsType<WaitEvent>(Assert.Single(run.Events)).DurationMs);
+        }
+
+        [Fact]
+        public async Task The_last_occurrence_of_a_field_counts_and_an_occurrence_without_value_clears_it()
+        {
+            // Given a duration written twice, then once more with only a text
+            var first = $"<event name=\"wait_info\" timestamp=\"{T1}\"><data name=\"wait_type\"><text>BACKUPIO</text></data>"
+                + "<data name=\"duration\"><value>1</value><value>2</value></data></event>";
+            var second = $"<event name=\"wait_info\" timestamp=\"{T2}\"><data name=\"wait_type\"><text>BACKUPIO</text></data>"
+                + "<data name=\"duration\"><value>1</value></data><data name=\"duration\"><text>x</text></data></event>";
+
+            // When
+            var run = await ReadXmlAsync($"<Rows>{first}\n{second}</Rows>");
+
+            // Then
+            Assert.Equal(2, Assert.IsType<WaitEvent>(Assert.Single(run.Events)).DurationMs);
+            Assert.Equal("wait_info event has no duration; event skipped", Assert.Single(run.Status.Problems).Message);
+        }
+    }
 }

@@ -1,0 +1,78 @@
+using System.Globalization;
+
+namespace BackupXe.Sources.XeEvents;
+
+/// <summary>
+/// A numeric field as the source wrote it: absent, an integer, or text that is no integer. Parsed once where it is
+/// read, so that XE XML can take the number straight from the reader's characters without a string; the text is
+/// kept only when the number alone cannot give it back (a sign, spaces, leading zeros, no number at all), because a
+/// value SQL Server cannot write is reported as written.
+/// </summary>
+internal readonly struct XeNumber
+{
+    private readonly string? _written;
+
+    private XeNumber(bool parsed, long value, string? written)
+    {
+        IsPresent = true;
+        IsInteger = parsed;
+        Value = value;
+        _written = written;
+    }
+
+    public static XeNumber Absent => default;
+
+    public bool IsPresent { get; }
+
+    /// <summary>The text is an integer that fits a <see cref="long"/> (<see cref="NumberStyles.Integer"/>, invariant).</summary>
+    public bool IsInteger { get; }
+
+    public long Value { get; }
+
+    /// <summary>The text as the source wrote it; null when absent.</summary>
+    public string? Text => !IsPresent ? null : _written ?? Value.ToString(CultureInfo.InvariantCulture);
+
+    /// <summary>The text is exactly <paramref name="digits"/>'s plain decimal form (what a string comparison with it gave).</summary>
+    public bool IsExactly(long digits) =>
+        IsInteger && Value == digits && (_written is null || IsPlain(_written));
+
+    /// <summary>As an <see cref="int"/>, or null when absent or not an integer that fits one.</summary>
+    public int? AsInt32 => IsInteger && Value is >= int.MinValue and <= int.MaxValue ? (int)Value : null;
+
+    public static XeNumber From(string? text)
+    {
+        if (text is null)
+        {
+            return Absent;
+        }
+
+        var parsed = long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value);
+        return new XeNumber(parsed, value, text);
+    }
+
+    /// <summary>From characters that are about to be overwritten: a string is made only for text that is no plain number.</summary>
+    public static XeNumber From(ReadOnlySpan<char> text)
+    {
+        var parsed = long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value);
+        return new XeNumber(parsed, value, parsed && IsPlain(text) ? null : new string(text));
+    }
+
+    /// <summary>Digits only, without a leading zero unless it is the only one: what <see cref="long.ToString()"/> writes.</summary>
+    private static bool IsPlain(ReadOnlySpan<char> text)
+    {
+        if (text.IsEmpty || (text[0] == '0' && text.Length > 1))
+        {
+            return false;
+        }
+
+        foreach (var c in text)
+        {
+            if (!char.IsAsciiDigit(c))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+}
