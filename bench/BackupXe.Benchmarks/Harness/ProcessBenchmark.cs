@@ -20,13 +20,21 @@ public static class ProcessBenchmark
         var rows = new List<string>();
         try
         {
+            // BACKUPXE_BENCH_FORMATS=errorlog (or xe-xml) limits a run to one format.
+            var formats = Environment.GetEnvironmentVariable("BACKUPXE_BENCH_FORMATS")?.Split(',') ?? ["xe-xml", "errorlog"];
+            var unknown = formats.Where(f => f is not ("xe-xml" or "errorlog")).ToList();
+            if (unknown.Count > 0)
+            {
+                // "xml" once silently measured an ERRORLOG named xml-1000000.log (seen 2026-11-22).
+                await Console.Error.WriteLineAsync($"BACKUPXE_BENCH_FORMATS: unknown format(s) {string.Join(", ", unknown)}; use xe-xml and/or errorlog.").ConfigureAwait(false);
+                return 2;
+            }
+
             if (cli == "publish")
             {
                 cli = await PublishAsync(Path.Combine(directory, "published-cli")).ConfigureAwait(false);
             }
 
-            // BACKUPXE_BENCH_FORMATS=errorlog (or xe-xml) limits a run to one format.
-            var formats = Environment.GetEnvironmentVariable("BACKUPXE_BENCH_FORMATS")?.Split(',') ?? ["xe-xml", "errorlog"];
             foreach (var format in formats)
             {
                 foreach (var factor in factors)
