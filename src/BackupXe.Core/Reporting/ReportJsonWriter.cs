@@ -1,4 +1,3 @@
-using System.Collections.Immutable;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using BackupXe.Core.Events;
@@ -34,12 +33,12 @@ public static class ReportJsonWriter
     /// <summary>Enum values: kebab-case strings (buffer-starved, time-overlap).</summary>
     internal static readonly JsonNamingPolicy EnumNaming = JsonNamingPolicy.KebabCaseLower;
 
-    private static readonly ImmutableArray<JsonEncodedText> OperationKinds = Spellings(typeof(OperationKind));
-    private static readonly ImmutableArray<JsonEncodedText> OperationScopes = Spellings(typeof(OperationScope));
-    private static readonly ImmutableArray<JsonEncodedText> OperationStatuses = Spellings(typeof(OperationStatus));
-    private static readonly ImmutableArray<JsonEncodedText> WaitAttributions = Spellings(typeof(WaitAttribution));
-    private static readonly ImmutableArray<JsonEncodedText> Bottlenecks = Spellings(typeof(Bottleneck));
-    private static readonly ImmutableArray<JsonEncodedText> Confidences = Spellings(typeof(Confidence));
+    private static readonly EnumSpelling OperationKinds = new(typeof(OperationKind));
+    private static readonly EnumSpelling OperationScopes = new(typeof(OperationScope));
+    private static readonly EnumSpelling OperationStatuses = new(typeof(OperationStatus));
+    private static readonly EnumSpelling WaitAttributions = new(typeof(WaitAttribution));
+    private static readonly EnumSpelling Bottlenecks = new(typeof(Bottleneck));
+    private static readonly EnumSpelling Confidences = new(typeof(Confidence));
 
     /// <summary>The writer options the serializer derives from the contract's options (two-space indent, the platform's new line).</summary>
     public static JsonWriterOptions WriterOptions(bool indented) => new() { Indented = indented, Encoder = Encoder };
@@ -54,13 +53,13 @@ public static class ReportJsonWriter
         }
 
         writer.WriteStartObject();
-        writer.WriteString(Names.Kind, Spell(OperationKinds, (int)report.Kind));
+        writer.WriteString(Names.Kind, OperationKinds.Of((int)report.Kind));
         WriteEnum(writer, Names.Scope, OperationScopes, (int?)report.Scope);
         writer.WriteString(Names.Database, report.Database);
         WriteNumber(writer, Names.SessionId, report.SessionId);
         WriteTime(writer, Names.Start, report.Start);
         WriteTime(writer, Names.End, report.End);
-        writer.WriteString(Names.Status, Spell(OperationStatuses, (int)report.Status));
+        writer.WriteString(Names.Status, OperationStatuses.Of((int)report.Status));
         WriteNumber(writer, Names.DurationSeconds, report.DurationSeconds);
         WriteNumber(writer, Names.MinimumDurationSeconds, report.MinimumDurationSeconds);
         WriteNumber(writer, Names.EstimatedBytes, report.EstimatedBytes);
@@ -222,8 +221,8 @@ public static class ReportJsonWriter
         if (StartObject(writer, report.Verdict))
         {
             var verdict = report.Verdict;
-            writer.WriteString(Names.Bottleneck, Spell(Bottlenecks, (int)verdict.Bottleneck));
-            writer.WriteString(Names.Confidence, Spell(Confidences, (int)verdict.Confidence));
+            writer.WriteString(Names.Bottleneck, Bottlenecks.Of((int)verdict.Bottleneck));
+            writer.WriteString(Names.Confidence, Confidences.Of((int)verdict.Confidence));
             writer.WritePropertyName(Names.Evidence);
             if (StartArray(writer, verdict.Evidence))
             {
@@ -317,7 +316,7 @@ public static class ReportJsonWriter
             {
                 if (StartObject(writer, count))
                 {
-                    writer.WriteString(Names.Bottleneck, Spell(Bottlenecks, (int)count.Bottleneck));
+                    writer.WriteString(Names.Bottleneck, Bottlenecks.Of((int)count.Bottleneck));
                     writer.WriteNumber(Names.Operations, count.Operations);
                     writer.WriteEndObject();
                 }
@@ -476,44 +475,16 @@ public static class ReportJsonWriter
         WriteNumber(writer, Names.Seconds, seconds);
     }
 
-    private static void WriteEnum(Utf8JsonWriter writer, JsonEncodedText name, ImmutableArray<JsonEncodedText> spellings, int? value)
+    private static void WriteEnum(Utf8JsonWriter writer, JsonEncodedText name, EnumSpelling spelling, int? value)
     {
         if (value is { } number)
         {
-            writer.WriteString(name, Spell(spellings, number));
+            writer.WriteString(name, spelling.Of(number));
         }
         else
         {
             writer.WriteNull(name);
         }
-    }
-
-    /// <exception cref="JsonException">A value the enum does not define, which the contract's converter refuses too (no integer values).</exception>
-    private static JsonEncodedText Spell(ImmutableArray<JsonEncodedText> spellings, int value)
-        => (uint)value < (uint)spellings.Length
-            ? spellings[value]
-            : throw new JsonException($"The value {value} is not a defined member of the enum; the JSON report spells enums by name only.");
-
-    /// <summary>
-    /// Each value's spelling, indexed by the value: the report's enums number their members 0, 1, 2... in order,
-    /// which this checks once at start-up rather than on every write.
-    /// </summary>
-    private static ImmutableArray<JsonEncodedText> Spellings(Type enumType)
-    {
-        var names = Enum.GetNames(enumType);
-        var values = Enum.GetValuesAsUnderlyingType(enumType);
-        var spellings = ImmutableArray.CreateBuilder<JsonEncodedText>(names.Length);
-        for (var i = 0; i < names.Length; i++)
-        {
-            if (!Equals(values.GetValue(i), i))
-            {
-                throw new InvalidOperationException($"{enumType.Name}.{names[i]} is not numbered {i}: the JSON writer indexes enum spellings by value.");
-            }
-
-            spellings.Add(JsonEncodedText.Encode(EnumNaming.ConvertName(names[i]), Encoder));
-        }
-
-        return spellings.MoveToImmutable();
     }
 
     private static JsonEncodedText PropertyName(string property) => JsonEncodedText.Encode(PropertyNaming.ConvertName(property), Encoder);
@@ -612,5 +583,39 @@ public static class ReportJsonWriter
         public static readonly JsonEncodedText Bottlenecks = PropertyName(nameof(SummaryReport.Bottlenecks));
         public static readonly JsonEncodedText UnattributedWaits = PropertyName(nameof(SummaryReport.UnattributedWaits));
         public static readonly JsonEncodedText OrphanMessages = PropertyName(nameof(SummaryReport.OrphanMessages));
+    }
+
+    /// <summary>
+    /// Each value of an enum spelled once, indexed by the value: the report's enums number their members 0, 1, 2...
+    /// in order, which is checked once here rather than on every write. An array, not an immutable collection: a
+    /// generic collection over <see cref="JsonEncodedText"/> is JIT-compiled at start-up, as the serializer's were.
+    /// </summary>
+    private sealed class EnumSpelling
+    {
+        private readonly JsonEncodedText[] _spellings;
+        private readonly string _enumName;
+
+        public EnumSpelling(Type enumType)
+        {
+            _enumName = enumType.Name;
+            var names = Enum.GetNames(enumType);
+            var values = Enum.GetValuesAsUnderlyingType(enumType);
+            _spellings = new JsonEncodedText[names.Length];
+            for (var i = 0; i < names.Length; i++)
+            {
+                if (!Equals(values.GetValue(i), i))
+                {
+                    throw new InvalidOperationException($"{enumType.Name}.{names[i]} is not numbered {i}: the JSON writer indexes enum spellings by value.");
+                }
+
+                _spellings[i] = JsonEncodedText.Encode(EnumNaming.ConvertName(names[i]), Encoder);
+            }
+        }
+
+        /// <exception cref="JsonException">A value the enum does not define, which the contract's converter refuses too (no integer values).</exception>
+        public JsonEncodedText Of(int value)
+            => (uint)value < (uint)_spellings.Length
+                ? _spellings[value]
+                : throw new JsonException($"{value} is not a value of {_enumName}: the JSON report spells enums by name only.");
     }
 }
