@@ -32,9 +32,10 @@ public static class Program
     public static RootCommand BuildRoot(Func<Stream>? standardOutput = null)
     {
         var root = new RootCommand("BackupXe explains why a SQL Server backup or restore is slow.");
-        root.Subcommands.Add(AnalyzeCommand.Create(standardOutput ?? Console.OpenStandardOutput));
+        standardOutput ??= Console.OpenStandardOutput;
+        root.Subcommands.Add(AnalyzeCommand.Create(standardOutput));
         root.Subcommands.Add(EventsCommand.Create());
-        root.Subcommands.Add(WatchCommand.Create());
+        root.Subcommands.Add(WatchCommand.Create(standardOutput));
         root.Subcommands.Add(SessionCommand.Create());
         root.Subcommands.Add(CheckCommand.Create());
         root.Subcommands.Add(HistoryCommand.Create());

@@ -73,6 +73,25 @@ public class StreamedReportTests
     }
 
     [Fact]
+    public void Json_lines_are_one_compact_object_per_operation_each_written_as_it_completes()
+    {
+        // Given
+        using var output = new MemoryStream();
+        using var lines = new JsonLinesWriter(output);
+
+        // When
+        lines.Write(Operation(1));
+        var first = output.Length;
+        lines.Write(Operation(2));
+
+        // Then: the serializer's compact text, one line each, the first out before the second was written
+        var expected = Support.SerializerOracle.Serialize(Operation(1), indented: false) + Environment.NewLine
+            + Support.SerializerOracle.Serialize(Operation(2), indented: false) + Environment.NewLine;
+        Assert.Equal(expected, System.Text.Encoding.UTF8.GetString(output.ToArray()));
+        Assert.Equal(expected.IndexOf('\n', StringComparison.Ordinal) + 1, first);
+    }
+
+    [Fact]
     public void Markdown_writes_each_operation_as_it_completes_and_the_summary_last()
     {
         // Given
