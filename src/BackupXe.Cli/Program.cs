@@ -5,12 +5,18 @@ namespace BackupXe.Cli;
 
 public static class Program
 {
-    public static async Task<int> Main(string[] args)
+    public static Task<int> Main(string[] args) => RunAsync(args, Console.OpenStandardOutput);
+
+    /// <param name="standardOutput">
+    /// Opens standard output as bytes: the process's own in <see cref="Main"/>; a test that captures
+    /// <see cref="Console.Out"/> passes one that lands in the same place.
+    /// </param>
+    public static async Task<int> RunAsync(string[] args, Func<Stream> standardOutput)
     {
         try
         {
             // Our own handler below: the default one prints a stack trace, which a DBA should never see.
-            return await BuildRoot().Parse(args).InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false });
+            return await BuildRoot(standardOutput).Parse(args).InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false });
         }
         catch (OperationCanceledException)
         {
@@ -23,12 +29,13 @@ public static class Program
         }
     }
 
-    public static RootCommand BuildRoot()
+    public static RootCommand BuildRoot(Func<Stream>? standardOutput = null)
     {
         var root = new RootCommand("BackupXe explains why a SQL Server backup or restore is slow.");
-        root.Subcommands.Add(AnalyzeCommand.Create());
+        standardOutput ??= Console.OpenStandardOutput;
+        root.Subcommands.Add(AnalyzeCommand.Create(standardOutput));
         root.Subcommands.Add(EventsCommand.Create());
-        root.Subcommands.Add(WatchCommand.Create());
+        root.Subcommands.Add(WatchCommand.Create(standardOutput));
         root.Subcommands.Add(SessionCommand.Create());
         root.Subcommands.Add(CheckCommand.Create());
         root.Subcommands.Add(HistoryCommand.Create());

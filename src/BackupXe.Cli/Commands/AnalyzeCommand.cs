@@ -16,7 +16,8 @@ public static class AnalyzeCommand
     /// <summary>Below this much input a progress display would only flicker.</summary>
     private const long LargeInputBytes = 64L * 1024 * 1024;
 
-    public static Command Create()
+    /// <param name="standardOutput">Opens standard output as bytes (the JSON report writes its UTF-8 there).</param>
+    public static Command Create(Func<Stream> standardOutput)
     {
         var inputs = new Argument<string[]>("inputs")
         {
@@ -49,7 +50,7 @@ public static class AnalyzeCommand
             var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
             var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), color: !parse.GetValue(noColor) && parse.GetValue(output) is null, budgetBytes);
             var diagnosis = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
-            var findings = await CommonOptions.WriteAsync(parse.GetValue(output), async writer =>
+            var findings = await CommonOptions.WriteReportAsync(parse.GetValue(output), standardOutput, async writer =>
             {
                 var report = renderer.Open(writer);
                 var found = await RunWithProgressAsync(selection.Sources, diagnosis, report, paths, cancellationToken);

@@ -116,6 +116,18 @@ public static class CommonOptions
         }
     }
 
+    /// <summary>
+    /// Runs <paramref name="write"/> against standard output or the file named by <c>--output</c>, as text or as bytes
+    /// as the report's renderer takes it, then flushes it and closes the file (and its own handle on standard output).
+    /// </summary>
+    public static async Task<T> WriteReportAsync<T>(string? path, Func<Stream> standardOutput, Func<ReportOutput, Task<T>> write, CancellationToken cancellationToken)
+    {
+        await using var output = new ReportOutput(path, standardOutput);
+        var result = await write(output);
+        await output.FlushAsync(cancellationToken);
+        return result;
+    }
+
     /// <summary>Writes a whole document to standard output or the file named by <c>--output</c>.</summary>
     public static Task WriteAsync(string? path, Action<TextWriter> write, CancellationToken cancellationToken)
         => WriteAsync(path, writer =>

@@ -20,7 +20,8 @@ public static class WatchCommand
     /// <summary>An hour: a slower poll would show nothing a DBA watching a backup can use.</summary>
     private const double MaxPollSeconds = 3600;
 
-    public static Command Create(TimeProvider? time = null)
+    /// <param name="standardOutput">Opens standard output as bytes (JSON Lines are written there).</param>
+    public static Command Create(Func<Stream> standardOutput, TimeProvider? time = null)
     {
         var connection = new ConnectionOptions(serverRequired: false, withDatabase: false);
         var server = connection.Server;
@@ -148,6 +149,13 @@ public static class WatchCommand
         });
         return command;
 
+        // JSON Lines go out as UTF-8 bytes; whatever the console holds as text goes first.
+        Stream OpenStandardOutput()
+        {
+            Console.Out.Flush();
+            return standardOutput();
+        }
+
         async Task<int> WatchAsync(ParseResult parse, ITraceEventSource source, string? htmlPath, string problemPrefix, TimeSpan? quietInterval, WatchRequests? requests, CancellationToken cancellationToken)
         {
             var json = parse.GetValue(format) == "json";
@@ -155,7 +163,9 @@ public static class WatchCommand
             var renderer = CommonOptions.ConsoleRenderer(verbose: false, color: !parse.GetValue(noColor));
             await using var htmlFile = htmlPath is null ? null : new StreamWriter(htmlPath, append: false);
             var html = htmlFile is null ? null : new HtmlReportWriter(htmlFile, "BackupXe watch", budgetBytes);
-            var view = new WatchView(Console.Out, renderer, parse.GetValue(database), json, html is null ? null : html.WriteOperation);
+            await using var jsonOutput = json ? OpenStandardOutput() : null;
+            using var jsonLines = jsonOutput is null ? null : new JsonLinesWriter(jsonOutput);
+            var view = new WatchView(Console.Out, renderer, parse.GetValue(database), jsonLines, html is null ? null : html.WriteOperation);
             var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
             AnalysisFindings findings;
             if (requests is null)

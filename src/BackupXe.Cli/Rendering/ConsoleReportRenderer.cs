@@ -12,7 +12,7 @@ namespace BackupXe.Cli.Rendering;
 /// </summary>
 public sealed class ConsoleReportRenderer(bool verbose = false, bool color = true, int width = 120) : IReportRenderer
 {
-    public IReportStream Open(TextWriter output) => new Stream(this, ConsoleOn(output));
+    public IReportStream Open(ReportOutput output) => new Stream(this, ConsoleOn(output.Text));
 
     /// <summary>One operation on its own, as <c>watch</c> shows each one that ends.</summary>
     public void WriteOperation(OperationReport op, TextWriter output) => WriteOperation(ConsoleOn(output), op);

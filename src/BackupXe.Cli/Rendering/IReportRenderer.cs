@@ -6,21 +6,22 @@ namespace BackupXe.Cli.Rendering;
 /// <summary>One output format of the analysis report, written while the analysis runs.</summary>
 public interface IReportRenderer
 {
-    IReportStream Open(TextWriter output);
+    IReportStream Open(ReportOutput output);
 }
 
+/// <summary>The JSON report, as UTF-8 bytes straight to the output.</summary>
 public sealed class JsonReportRenderer : IReportRenderer
 {
-    public IReportStream Open(TextWriter output) => new JsonReportWriter(output);
+    public IReportStream Open(ReportOutput output) => new JsonReportWriter(output.Bytes);
 }
 
 public sealed class MarkdownReportRenderer : IReportRenderer
 {
-    public IReportStream Open(TextWriter output) => new MarkdownReportWriter(output);
+    public IReportStream Open(ReportOutput output) => new MarkdownReportWriter(output.Text);
 }
 
 /// <summary>The self-contained HTML page (docs/html-report.md): operations in report order, then the summary.</summary>
 public sealed class HtmlReportRenderer(long? memoryBudgetBytes = null) : IReportRenderer
 {
-    public IReportStream Open(TextWriter output) => new HtmlReportWriter(output, "BackupXe analysis", memoryBudgetBytes);
+    public IReportStream Open(ReportOutput output) => new HtmlReportWriter(output.Text, "BackupXe analysis", memoryBudgetBytes);
 }

@@ -12,9 +12,10 @@ namespace BackupXe.Cli.Rendering;
 /// each shown operation too (the HTML report file is fed that way). With <c>--server</c>, backups and restores
 /// already running when the watch started are shown from <c>sys.dm_exec_requests</c> (<see cref="ShowRequests"/>)
 /// until their events take over; the pipeline and the DMV poll call in from different threads, so every entry point
-/// takes one lock.
+/// takes one lock. With <paramref name="jsonLines"/>, completed operations go there as JSON Lines and nothing is
+/// written to <paramref name="output"/>.
 /// </summary>
-public sealed class WatchView(TextWriter output, ConsoleReportRenderer completedRenderer, string? databaseFilter, bool jsonLines, Action<OperationReport>? alsoCompleted = null) : IOperationSink
+public sealed class WatchView(TextWriter output, ConsoleReportRenderer completedRenderer, string? databaseFilter, JsonLinesWriter? jsonLines, Action<OperationReport>? alsoCompleted = null) : IOperationSink
 {
     // Only operations still running: an entry goes when its operation leaves the running list.
     private readonly Dictionary<(int?, string?, DateTime), (int Decile, string? Phase)> _shown = [];
@@ -42,7 +43,7 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
     /// <summary>A read of sys.dm_exec_requests: shows the backups and restores that no event has shown yet.</summary>
     public void ShowRequests(IReadOnlyList<RunningRequest> requests)
     {
-        if (jsonLines)
+        if (jsonLines is not null)
         {
             return;
         }
@@ -76,11 +77,10 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
         var beforeWatch = _requests.Complete(report);
         Completed++;
         alsoCompleted?.Invoke(report);
-        if (jsonLines)
+        if (jsonLines is not null)
         {
             // One object per line so that a consumer can read the stream as it comes (JSON Lines).
-            output.WriteLine(ReportJson.Serialize(report));
-            output.Flush();
+            jsonLines.Write(report);
             return;
         }
 
@@ -95,11 +95,11 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
     }
 
     /// <summary>False for JSON Lines, which carry completed operations only.</summary>
-    public bool WantsProgress => !jsonLines;
+    public bool WantsProgress => jsonLines is null;
 
     public void ShowProgress(IReadOnlyList<OperationProgress> running)
     {
-        if (jsonLines)
+        if (jsonLines is not null)
         {
             return;
         }

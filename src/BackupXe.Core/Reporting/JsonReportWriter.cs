@@ -8,23 +8,28 @@ namespace BackupXe.Core.Reporting;
 /// <summary>
 /// The JSON report (docs/json-schema.md) written as the analysis runs: one document whose <c>operations</c>
 /// array grows as operations complete, followed by <c>inputs</c> and <c>summary</c>, which only the end of
-/// the run knows. Bytes go out in blocks of about <see cref="BlockBytes"/>, so memory stays at one block and
-/// the operations in flight.
+/// the run knows. The UTF-8 goes to the stream as it is, in blocks of about <see cref="BlockBytes"/>, so memory
+/// stays at one block and the operations in flight.
 /// </summary>
 public sealed class JsonReportWriter : IReportStream, IDisposable
 {
-    private const int BlockBytes = 64 * 1024;
+    /// <summary>
+    /// Large blocks, few writes. Through the console's text writer the 110 MB report of a 1M-line ERRORLOG went out
+    /// in 431,185 writes of 256 bytes, 0.66 s of system time into a pipe; in 256 KB blocks it is 420 writes and
+    /// 0.21 s. Blocks of 64 KB, 1 MB and 4 MB measured the same as 256 KB (4 MB cost more user time), 16 KB a little more.
+    /// </summary>
+    private const int BlockBytes = 256 * 1024;
 
-    private readonly TextWriter _output;
+    private readonly Stream _output;
     private readonly ArrayBufferWriter<byte> _buffer = new(BlockBytes * 2);
     private readonly Utf8JsonWriter _json;
     private readonly ReportSummary _summary = new();
-    private char[] _chars = new char[BlockBytes * 2];
 
-    public JsonReportWriter(TextWriter output)
+    /// <param name="output">Receives the UTF-8 bytes (ASCII, as the contract escapes everything else); flushed at the end, not closed.</param>
+    public JsonReportWriter(Stream output)
     {
         _output = output;
-        _json = new Utf8JsonWriter(_buffer, new JsonWriterOptions { Indented = true, Encoder = ReportJson.Options.Encoder });
+        _json = new Utf8JsonWriter(_buffer, ReportJsonWriter.WriterOptions(indented: true));
         _json.WriteStartObject();
         _json.WriteNumber("schemaVersion", ReportJson.SchemaVersion);
         _json.WriteStartArray("operations");
@@ -33,7 +38,7 @@ public sealed class JsonReportWriter : IReportStream, IDisposable
     public void OnOperationCompleted(OperationReport report)
     {
         _summary.Add(report);
-        JsonSerializer.Serialize(_json, report, ReportJson.Options);
+        ReportJsonWriter.Write(_json, report);
         if (_json.BytesPending + _buffer.WrittenCount >= BlockBytes)
         {
             Drain();
@@ -44,29 +49,22 @@ public sealed class JsonReportWriter : IReportStream, IDisposable
     {
         _json.WriteEndArray();
         _json.WritePropertyName("inputs");
-        JsonSerializer.Serialize(_json, findings.Inputs, ReportJson.Options);
+        ReportJsonWriter.Write(_json, findings.Inputs);
         _json.WritePropertyName("summary");
-        JsonSerializer.Serialize(_json, _summary.ToReport(findings), ReportJson.Options);
+        ReportJsonWriter.Write(_json, _summary.ToReport(findings));
         _json.WriteEndObject();
+        _json.Flush();
+        _buffer.Write(Encoding.UTF8.GetBytes(Environment.NewLine));
         Drain();
-        _output.WriteLine();
+        _output.Flush();
     }
 
     public void Dispose() => _json.Dispose();
 
-    // Each block ends after a whole value, so it never splits a UTF-8 sequence.
     private void Drain()
     {
         _json.Flush();
-        var bytes = _buffer.WrittenSpan;
-        var needed = Encoding.UTF8.GetMaxCharCount(bytes.Length);
-        if (_chars.Length < needed)
-        {
-            _chars = new char[needed];
-        }
-
-        var count = Encoding.UTF8.GetChars(bytes, _chars);
-        _output.Write(_chars, 0, count);
+        _output.Write(_buffer.WrittenSpan);
         _buffer.ResetWrittenCount();
     }
 }

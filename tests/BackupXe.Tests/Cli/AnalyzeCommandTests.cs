@@ -251,4 +251,28 @@ public class AnalyzeCommandTests
             File.Delete(path);
         }
     }
+
+    [Fact]
+    public async Task Writes_the_same_json_bytes_to_the_output_file_as_to_standard_output()
+    {
+        // Given
+        var path = Path.Combine(Path.GetTempPath(), $"backupxe-{Guid.NewGuid():N}.json");
+
+        try
+        {
+            // When: once to standard output (bytes, not the console's text writer), once to a file
+            var toConsole = await CliRun.RunAsync("analyze", BufferStarved, LogZeroing, "--format", "json");
+            var toFile = await CliRun.RunAsync("analyze", BufferStarved, LogZeroing, "--format", "json", "--output", path);
+
+            // Then: one document on standard output and nothing else; the file holds the same bytes (UTF-8, no BOM)
+            Assert.Equal((0, 0, string.Empty), (toConsole.ExitCode, toFile.ExitCode, toFile.Output));
+            using var document = JsonDocument.Parse(toConsole.Output);
+            Assert.Equal(2, document.RootElement.GetProperty("inputs").GetArrayLength());
+            Assert.Equal(System.Text.Encoding.UTF8.GetBytes(toConsole.Output), await File.ReadAllBytesAsync(path));
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
 }

@@ -1,4 +1,5 @@
 using BackupXe.Cli;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;
@@ -21,7 +22,8 @@ internal sealed record CliRun(int ExitCode, string Output, string Error)
         Console.SetError(error);
         try
         {
-            var exit = await Program.Main(args);
+            // The JSON report writes bytes to standard output; they land in the same capture, in order.
+            var exit = await Program.RunAsync(args, () => new DecodingStream(output));
             return new CliRun(exit, output.ToString(), error.ToString());
         }
         finally

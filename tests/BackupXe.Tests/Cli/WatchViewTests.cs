@@ -13,7 +13,7 @@ public class WatchViewTests
     public void Watch_view_forgets_an_operation_once_it_is_no_longer_running()
     {
         // Given
-        var view = new WatchView(new StringWriter(), new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: false);
+        var view = new WatchView(new StringWriter(), new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: null);
         var start = new DateTime(2025, 3, 3, 1, 0, 0, DateTimeKind.Utc);
         OperationProgress Running(int i) => new(OperationKind.Backup, OperationScope.Database, $"Db{i}", 50 + i, start.AddMinutes(i), TimeSpan.FromSeconds(5), 40, null, null, null, null, "copy-data", null);
 
@@ -32,7 +32,7 @@ public class WatchViewTests
     {
         // Given the DMV shows session 61 backing up since 02:00, and the event file replays its 01:30 backup first
         var output = new StringWriter();
-        var view = new WatchView(output, new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: false);
+        var view = new WatchView(output, new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: null);
         var now = new DateTime(2025, 3, 3, 2, 0, 30, DateTimeKind.Utc);
         view.ShowRequests([new RunningRequest(61, "BACKUP DATABASE", "SalesDB", 20, null, now.AddSeconds(-30), now, null, TimeSpan.Zero, "BACKUPIO")]);
 
@@ -50,7 +50,7 @@ public class WatchViewTests
     {
         // Given
         var output = new StringWriter();
-        var view = new WatchView(output, new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: false);
+        var view = new WatchView(output, new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: null);
         var now = new DateTime(2025, 3, 3, 2, 0, 30, DateTimeKind.Utc);
         RunningRequest[] running = [new RunningRequest(61, "BACKUP DATABASE", "SalesDB", 20, null, now.AddSeconds(-30), now, null, TimeSpan.Zero, "BACKUPIO")];
         view.ShowRequests(running);

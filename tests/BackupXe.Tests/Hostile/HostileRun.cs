@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Text;
 using System.Text.Json;
 using System.Text.RegularExpressions;
 using BackupXe.Cli.Analysis;
@@ -25,7 +26,7 @@ internal sealed partial record HostileRun(IReadOnlyList<OperationReport> Operati
         using var input = TempInput.WithBytes(bytes, fileName);
         var clock = Stopwatch.StartNew();
         var session = new AnalysisSession([InputSources.Open(input.Path)]);
-        var json = new StringWriter();
+        using var json = new MemoryStream();
         var operations = new List<OperationReport>();
         AnalysisFindings findings;
         using (var writer = new JsonReportWriter(json))
@@ -34,7 +35,11 @@ internal sealed partial record HostileRun(IReadOnlyList<OperationReport> Operati
             writer.Complete(findings);
         }
 
-        return new HostileRun(operations, session.Inputs.Select(i => i.Status).ToList(), ExitCodes.For(findings), json.ToString(), clock.Elapsed);
+        var text = Encoding.UTF8.GetString(json.ToArray());
+
+        // Damaged input makes odd strings (control characters, stray bytes decoded): the writer still writes what the serializer would.
+        Assert.Equal(Reporting.Support.SerializerOracle.Document(operations, findings), text);
+        return new HostileRun(operations, session.Inputs.Select(i => i.Status).ToList(), ExitCodes.For(findings), text, clock.Elapsed);
     }
 
     public IReadOnlyList<Core.Events.InputProblem> Problems => Statuses.SelectMany(s => s.Problems).ToList();

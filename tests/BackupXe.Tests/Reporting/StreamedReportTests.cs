@@ -28,28 +28,28 @@ public class StreamedReportTests
     public void Json_is_written_before_the_run_ends_and_is_one_document_with_operations_inputs_and_summary()
     {
         // Given
-        var output = new StringWriter();
+        using var output = new MemoryStream();
         using var writer = new JsonReportWriter(output);
 
         // When: enough operations to fill more than one block
-        for (var i = 0; i < 500; i++)
+        for (var i = 0; i < 5000; i++)
         {
             writer.OnOperationCompleted(Operation(i));
         }
 
-        var before = output.ToString().Length;
+        var before = output.Length;
         writer.Complete(Findings);
 
         // Then
         Assert.True(before > 0, "nothing was written before the end of the run");
-        using var json = JsonDocument.Parse(output.ToString());
+        using var json = JsonDocument.Parse(output.ToArray());
         var root = json.RootElement;
         Assert.Equal(["schemaVersion", "operations", "inputs", "summary"], root.EnumerateObject().Select(p => p.Name));
-        Assert.Equal(500, root.GetProperty("operations").GetArrayLength());
-        Assert.Equal("Db499", root.GetProperty("operations")[499].GetProperty("database").GetString());
+        Assert.Equal(5000, root.GetProperty("operations").GetArrayLength());
+        Assert.Equal("Db4999", root.GetProperty("operations")[4999].GetProperty("database").GetString());
         var summary = root.GetProperty("summary");
-        Assert.Equal(500, summary.GetProperty("operations").GetInt32());
-        Assert.Equal(50, summary.GetProperty("failed").GetInt32());
+        Assert.Equal(5000, summary.GetProperty("operations").GetInt32());
+        Assert.Equal(500, summary.GetProperty("failed").GetInt32());
         Assert.Equal(3, summary.GetProperty("unattributedWaits").GetInt64());
         Assert.Equal("BACKUPIO", summary.GetProperty("ambiguousWaits")[0].GetProperty("waitType").GetString());
         Assert.Equal("buffer-starved", summary.GetProperty("bottlenecks")[0].GetProperty("bottleneck").GetString());
@@ -59,7 +59,7 @@ public class StreamedReportTests
     public void Json_operation_objects_are_the_same_as_the_serialised_report()
     {
         // Given
-        var output = new StringWriter();
+        using var output = new MemoryStream();
         using var writer = new JsonReportWriter(output);
 
         // When
@@ -67,9 +67,28 @@ public class StreamedReportTests
         writer.Complete(Findings);
 
         // Then
-        using var json = JsonDocument.Parse(output.ToString());
+        using var json = JsonDocument.Parse(output.ToArray());
         var streamed = json.RootElement.GetProperty("operations")[0].GetRawText();
         Assert.Equal(ReportJson.Serialize(Operation(1)), JsonSerializer.Serialize(JsonDocument.Parse(streamed).RootElement));
+    }
+
+    [Fact]
+    public void Json_lines_are_one_compact_object_per_operation_each_written_as_it_completes()
+    {
+        // Given
+        using var output = new MemoryStream();
+        using var lines = new JsonLinesWriter(output);
+
+        // When
+        lines.Write(Operation(1));
+        var first = output.Length;
+        lines.Write(Operation(2));
+
+        // Then: the serializer's compact text, one line each, the first out before the second was written
+        var expected = Support.SerializerOracle.Serialize(Operation(1), indented: false) + Environment.NewLine
+            + Support.SerializerOracle.Serialize(Operation(2), indented: false) + Environment.NewLine;
+        Assert.Equal(expected, System.Text.Encoding.UTF8.GetString(output.ToArray()));
+        Assert.Equal(expected.IndexOf('\n', StringComparison.Ordinal) + 1, first);
     }
 
     [Fact]
