@@ -111,8 +111,9 @@ public static class ProcessBenchmark
     }
 
     /// <summary>
-    /// What users install: the CLI published for this machine's runtime (ReadyToRun, as the project sets for any
-    /// <c>-r</c>), framework-dependent like the dotnet tool. Returns the native launcher.
+    /// What users install: the CLI published for this machine's runtime and self-contained, which the project turns
+    /// into one composite ReadyToRun image of the framework and the app (docs/installation.md). Returns the native
+    /// launcher.
     /// </summary>
     private static async Task<string> PublishAsync(string output)
     {
@@ -125,7 +126,7 @@ public static class ProcessBenchmark
 
         var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true };
         foreach (var argument in (string[])["publish", Path.Combine(repository, "src", "BackupXe.Cli"), "-c", "Release",
-                     "-r", System.Runtime.InteropServices.RuntimeInformation.RuntimeIdentifier, "--self-contained", "false", "-o", output])
+                     "-r", System.Runtime.InteropServices.RuntimeInformation.RuntimeIdentifier, "--self-contained", "true", "-o", output])
         {
             start.ArgumentList.Add(argument);
         }
