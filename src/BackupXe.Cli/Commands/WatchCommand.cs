@@ -115,7 +115,7 @@ public static class WatchCommand
 
             if (replayPath is not null)
             {
-                var source = new ReplayEventSource(InputSources.Open(replayPath), parse.GetValue(speed), time ?? TimeProvider.System);
+                var source = ReplayEventSource.Play(InputSources.Open(replayPath), parse.GetValue(speed), time ?? TimeProvider.System);
                 return await WatchAsync(parse, source, htmlPath, $"{replayPath}: ", null, null, cancellationToken);
             }
 

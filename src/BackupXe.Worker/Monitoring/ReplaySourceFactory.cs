@@ -20,6 +20,6 @@ public sealed class ReplaySourceFactory(string contentRoot, TimeProvider time) :
 
         // Relative paths resolve against the content root, as every other path in appsettings.json does.
         var path = Path.GetFullPath(instance.ReplayPath!, contentRoot);
-        return new ReplayEventSource(InputSources.Open(path), instance.ReplaySpeed, time);
+        return ReplayEventSource.Play(InputSources.Open(path), instance.ReplaySpeed, time);
     }
 }

@@ -1,5 +1,7 @@
 using BackupXe.Core.Events;
 using BackupXe.SqlServer;
+using BackupXe.Sources;
+using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;
 using Xunit;
 
@@ -30,6 +32,46 @@ public sealed class ReplayEventSourceTests
         public void Rejects_a_speed_that_makes_no_sense(double speed)
         {
             Assert.Throws<ArgumentOutOfRangeException>(() => new ReplayEventSource(Recording(0), speed));
+        }
+    }
+
+    public sealed class Unpaced
+    {
+        [Theory]
+        [InlineData(0)]
+        [InlineData(double.PositiveInfinity)]
+        public void Hands_a_file_read_synchronously_to_the_analysis_as_it_is(double speed)
+        {
+            // Given a recording the analysis can read without an await per event
+            var recording = InputSources.Open(CliRun.Sample("buffer-starved-backup.xml"));
+            Assert.IsAssignableFrom<ISynchronousTraceEventSource>(recording);
+
+            // When it is replayed as fast as possible, Then nothing stands between it and the analysis
+            Assert.Same(recording, ReplayEventSource.Play(recording, speed));
+        }
+
+        [Fact]
+        public void Paces_a_recording_at_any_other_speed()
+        {
+            var recording = InputSources.Open(CliRun.Sample("buffer-starved-backup.xml"));
+
+            Assert.IsType<ReplayEventSource>(ReplayEventSource.Play(recording, 1, new ManualTimeProvider()));
+        }
+
+        [Fact]
+        public void Keeps_the_wrapper_for_a_source_that_is_only_asynchronous()
+        {
+            Assert.IsType<ReplayEventSource>(ReplayEventSource.Play(Recording(0, 1), 0));
+        }
+
+        [Theory]
+        [InlineData(-1)]
+        [InlineData(double.NaN)]
+        public void Still_rejects_a_speed_that_makes_no_sense(double speed)
+        {
+            var recording = InputSources.Open(CliRun.Sample("buffer-starved-backup.xml"));
+
+            Assert.Throws<ArgumentOutOfRangeException>(() => ReplayEventSource.Play(recording, speed));
         }
     }
 
