@@ -247,16 +247,15 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     {
         if (sessionId is { } session)
         {
-            return _open.LastOfSession(sessionId.Value, o => SameDatabase(o.Database, database));
+            return _open.LastOfSession(session, database, static (o, database) => SameDatabase(o.Database, database));
         }
 
-        if (database is not null)
-        {
-            return _open.Last(o => SameDatabase(o.Database, database) && (kind is null || o.Kind == kind));
-        }
-
-        return _open.Only;
+        return database is not null ? FindOpenByDatabase(database, kind) : _open.Only;
     }
+
+    // Apart from FindOpen so that the lambda's captures are allocated only when there is no session to look up by.
+    private BackupOperation? FindOpenByDatabase(string database, OperationKind? kind)
+        => _open.Last(o => SameDatabase(o.Database, database) && (kind is null || o.Kind == kind));
 
     private BackupOperation? FindEndedOrOpen(OperationKind kind, string database, int? sessionId)
         => _open.Last(o => o.Kind == kind && Named(o.Database, database) && (sessionId is null || o.SessionId is null || o.SessionId == sessionId))
@@ -286,7 +285,8 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     {
         if (wait.SessionId is { } session)
         {
-            var owner = _open.LastOfSession(session, _ => true) ?? _ended.LastOfSession(session, o => wait.Began <= o.End);
+            var owner = _open.LastOfSession(session, _ => true)
+                ?? _ended.LastOfSession(session, wait.Began, static (o, began) => began <= o.End);
             if (owner is not null)
             {
                 owner.Waits.Add(wait, bySession: true);

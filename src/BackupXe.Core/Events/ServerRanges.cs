@@ -28,11 +28,17 @@ public static class ServerRanges
     /// <summary>The session_id action is a uint16 (domain.md's event_data sample declares its type).</summary>
     public const int MaxSessionId = ushort.MaxValue;
 
+    /// <summary>The year of <see cref="EarliestTimestamp"/>, for readers that check a year before building a date.</summary>
+    public const int EarliestYear = 1753;
+
+    /// <summary>The year of <see cref="LatestTimestamp"/>.</summary>
+    public const int LatestYear = 9989;
+
     /// <summary>The earliest instant SQL Server's datetime type holds; no trace is older.</summary>
-    public static readonly DateTime EarliestTimestamp = new(1753, 1, 1, 0, 0, 0, DateTimeKind.Unspecified);
+    public static readonly DateTime EarliestTimestamp = new(EarliestYear, 1, 1, 0, 0, 0, DateTimeKind.Unspecified);
 
     /// <summary>Ten years short of <see cref="DateTime.MaxValue"/>, so that adding a valid duration cannot overflow.</summary>
-    public static readonly DateTime LatestTimestamp = new(9989, 12, 31, 0, 0, 0, DateTimeKind.Unspecified);
+    public static readonly DateTime LatestTimestamp = new(LatestYear, 12, 31, 0, 0, 0, DateTimeKind.Unspecified);
 
     public static bool IsBytes(long value) => value is >= 0 and <= MaxBytes;
 

@@ -132,7 +132,11 @@ public static class OperationReportBuilder
             report.Add(new ProgressPointReport(begin, 0));
         }
 
-        report.AddRange(points.Select(p => new ProgressPointReport(p.At, p.Bytes)));
+        foreach (var point in points)
+        {
+            report.Add(new ProgressPointReport(point.At, point.Bytes));
+        }
+
         return new ProgressReport(source, report);
     }
 

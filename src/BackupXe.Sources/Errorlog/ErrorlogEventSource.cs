@@ -69,6 +69,7 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
         {
             var reader = new BoundedLineReader(stream);
             var message = new PendingMessage();
+            var lastSecond = new ErrorlogLine.LastSecond();
             var lineNumber = 0;
             var messages = 0L;
             while (TryReadLine(reader, status, lineNumber + 1, cancellationToken, out var line))
@@ -87,7 +88,7 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
                     continue;
                 }
 
-                if (ErrorlogLine.TryParse(line, out var parsed))
+                if (ErrorlogLine.TryParse(line, lastSecond, out var parsed))
                 {
                     // The line lives in the reader's buffer until the next read: start the new message from it
                     // before handing on the one it ends.
@@ -205,7 +206,9 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
         // One parser per read: its per-stream context (the last "Backup(db):" prefix) stays with this log.
         private readonly TraceMessageParser _parser = new();
 
-        private readonly StringBuilder _text = new();
+        // The text in a reused array rather than a StringBuilder: one copy in, one string out, no chunks.
+        private char[] _text = new char[256];
+        private int _length;
         private ErrorlogLine _line;
         private int _lineNumber;
         private long _dropped;
@@ -219,20 +222,32 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
             _line = line;
             _lineNumber = lineNumber;
             _dropped = 0;
-            _text.Clear();
-            _text.Append(text[Math.Min(line.TextStart, text.Length)..]);
+            _length = 0;
+            Append(text[Math.Min(line.TextStart, text.Length)..]);
             IsOpen = AnyStarted = true;
         }
 
         public void Continue(ReadOnlySpan<char> line)
         {
-            if (_text.Length + 1 + line.Length > MaxMessageChars)
+            if (_length + 1 + line.Length > MaxMessageChars)
             {
                 _dropped += line.Length + 1;
                 return;
             }
 
-            _text.Append(ContinuationSeparator).Append(line);
+            Append([ContinuationSeparator]);
+            Append(line);
+        }
+
+        private void Append(ReadOnlySpan<char> chars)
+        {
+            if (_length + chars.Length > _text.Length)
+            {
+                Array.Resize(ref _text, Math.Max(_text.Length * 2, _length + chars.Length));
+            }
+
+            chars.CopyTo(_text.AsSpan(_length));
+            _length += chars.Length;
         }
 
         /// <summary>The finished message as an event, or null when none is open or its numbers are impossible.</summary>
@@ -249,7 +264,7 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
                 status.Report($"line {_lineNumber}", $"message longer than {MaxMessageChars} characters; {_dropped} characters of continuation lines dropped");
             }
 
-            var text = _text.ToString();
+            var text = new string(_text, 0, _length);
 
             // Parsed here, where the line is known, so that a number SQL Server cannot write (an elapsed time of
             // 1e12 s) is reported with its place and dropped with its message; the correlator reuses the result.

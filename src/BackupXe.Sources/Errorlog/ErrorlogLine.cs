@@ -17,11 +17,13 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
 
     // Control characters other than tab, and the decoder's replacement character, never occur in text the
     // server wrote: their presence means binary data or a file read with the wrong encoding.
-    private static readonly SearchValues<char> NotText = SearchValues.Create(
+    private static readonly SearchValues<char> Controls = SearchValues.Create(
         "\0\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u000B\u000C\u000E\u000F" +
-        "\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F\uFFFD");
+        "\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F");
 
-    public static bool LooksBinary(ReadOnlySpan<char> line) => line.ContainsAny(NotText);
+    // Two scans, not one set: with U+FFFD in it the set is searched by a slower non-ASCII method, which cost more
+    // than both scans together on every line (issue 10).
+    public static bool LooksBinary(ReadOnlySpan<char> line) => line.ContainsAny(Controls) || line.Contains('\uFFFD');
 
     /// <summary>
     /// True when <paramref name="line"/> starts with digits laid out as an ERRORLOG timestamp, valid or not: a line
@@ -47,12 +49,13 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
     }
 
     /// <summary>True when <paramref name="line"/> starts with an ERRORLOG timestamp followed by a column break.</summary>
-    public static bool StartsWithTimestamp(ReadOnlySpan<char> line) => TryParseTimestamp(line, out _, out _);
+    public static bool StartsWithTimestamp(ReadOnlySpan<char> line) => TryParseTimestamp(line, null, out _, out _);
 
-    public static bool TryParse(ReadOnlySpan<char> line, out ErrorlogLine parsed)
+    /// <param name="lastSecond">The second of the line before, when the lines are read in order; null when not.</param>
+    public static bool TryParse(ReadOnlySpan<char> line, LastSecond? lastSecond, out ErrorlogLine parsed)
     {
         parsed = default;
-        if (!TryParseTimestamp(line, out var timestamp, out var position))
+        if (!TryParseTimestamp(line, lastSecond, out var timestamp, out var position))
         {
             return false;
         }
@@ -93,29 +96,32 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
             return null;
         }
 
+        // Digit by digit: int.TryParse looks up the culture's number format on every line. Past the largest session
+        // id the value stops growing, so no count of digits can overflow it.
         var digits = process[4..];
         var end = 0;
+        var spid = 0;
         while (end < digits.Length && char.IsAsciiDigit(digits[end]))
         {
+            spid = Math.Min((spid * 10) + (digits[end] - '0'), ServerRanges.MaxSessionId + 1);
             end++;
         }
 
-        return end > 0 && int.TryParse(digits[..end], out var spid) && ServerRanges.IsSessionId(spid) ? spid : null;
+        return end > 0 && ServerRanges.IsSessionId(spid) ? spid : null;
     }
 
-    private static bool TryParseTimestamp(ReadOnlySpan<char> s, out DateTime timestamp, out int end)
+    private static bool TryParseTimestamp(ReadOnlySpan<char> s, LastSecond? lastSecond, out DateTime timestamp, out int end)
     {
         timestamp = default;
         end = 0;
-        if (s.Length < MinTimestampLength
-            || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':'
-            || !TryDigits(s, 0, 4, out var year) || !TryDigits(s, 5, 2, out var month)
-            || !TryDigits(s, 8, 2, out var day) || !TryDigits(s, 11, 2, out var hour)
-            || !TryDigits(s, 14, 2, out var minute) || !TryDigits(s, 17, 2, out var second)
-            || year < ServerRanges.EarliestTimestamp.Year || year > ServerRanges.LatestTimestamp.Year || month is < 1 or > 12 || day < 1 || day > DateTime.DaysInMonth(year, month)
-            || hour > 23 || minute > 59 || second > 59)
+        if (lastSecond is null || !lastSecond.TryMatch(s, out var secondTicks))
         {
-            return false;
+            if (!TryParseSecond(s, out secondTicks))
+            {
+                return false;
+            }
+
+            lastSecond?.Remember(s, secondTicks);
         }
 
         var position = MinTimestampLength;
@@ -125,11 +131,9 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
             // The raw log writes hundredths (".95"), sp_readerrorlog milliseconds (".950"): scale either to ticks.
             position++;
             var digits = 0;
-            long scale = TimeSpan.TicksPerSecond;
             while (position < s.Length && char.IsAsciiDigit(s[position]) && digits < 7)
             {
-                scale /= 10;
-                fractionTicks += (s[position] - '0') * scale;
+                fractionTicks = (fractionTicks * 10) + (s[position] - '0');
                 position++;
                 digits++;
             }
@@ -138,6 +142,8 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
             {
                 return false;
             }
+
+            fractionTicks *= TicksPerFractionDigit[digits];
         }
 
         if (position < s.Length && !IsBlank(s[position]))
@@ -145,9 +151,55 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
             return false;
         }
 
-        timestamp = new DateTime(year, month, day, hour, minute, second, DateTimeKind.Unspecified).AddTicks(fractionTicks);
+        // Every field is in range here, so the ticks are summed directly instead of validated again by AddTicks.
+        timestamp = new DateTime(secondTicks + fractionTicks, DateTimeKind.Unspecified);
         end = position;
         return true;
+    }
+
+    // Ticks (100 ns) that one unit of the last digit is worth, by number of fraction digits (1 to 7).
+    private static ReadOnlySpan<long> TicksPerFractionDigit => [0, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+
+    // "yyyy-MM-dd HH:mm:ss" (or with a 'T'), every field in range: the ticks of that second.
+    private static bool TryParseSecond(ReadOnlySpan<char> s, out long ticks)
+    {
+        ticks = 0;
+        if (s.Length < MinTimestampLength
+            || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':'
+            || !TryDigits(s, 0, 4, out var year) || !TryDigits(s, 5, 2, out var month)
+            || !TryDigits(s, 8, 2, out var day) || !TryDigits(s, 11, 2, out var hour)
+            || !TryDigits(s, 14, 2, out var minute) || !TryDigits(s, 17, 2, out var second)
+            || year < ServerRanges.EarliestYear || year > ServerRanges.LatestYear || month is < 1 or > 12 || day < 1 || day > DateTime.DaysInMonth(year, month)
+            || hour > 23 || minute > 59 || second > 59)
+        {
+            return false;
+        }
+
+        ticks = new DateTime(year, month, day).Ticks + (((((hour * 60L) + minute) * 60) + second) * TimeSpan.TicksPerSecond);
+        return true;
+    }
+
+    /// <summary>
+    /// The date and time to the second of the last line that had one. A log writes several lines a second (a
+    /// backup's percent lines, its setup steps), and those share their first 19 characters: comparing them with
+    /// the last line's is cheaper than reading and range-checking six numbers again.
+    /// </summary>
+    internal sealed class LastSecond
+    {
+        private readonly char[] _text = new char[MinTimestampLength];
+        private long _ticks = -1;
+
+        public bool TryMatch(ReadOnlySpan<char> line, out long ticks)
+        {
+            ticks = _ticks;
+            return ticks >= 0 && line.Length >= MinTimestampLength && line[..MinTimestampLength].SequenceEqual(_text);
+        }
+
+        public void Remember(ReadOnlySpan<char> line, long ticks)
+        {
+            line[..MinTimestampLength].CopyTo(_text);
+            _ticks = ticks;
+        }
     }
 
     private static bool TryDigits(ReadOnlySpan<char> s, int start, int count, out int value)

@@ -146,10 +146,15 @@ public sealed class ErrorlogEventSourceTests
         [InlineData("Backup", null)]
         [InlineData("Server", null)]
         [InlineData("Logon", null)]
+        [InlineData("SPID51", 51)]
+        [InlineData("spid0065535", 65535)]
+        [InlineData("spid65536", null)]
+        [InlineData("spid99999999999999999999", null)]
+        [InlineData("spid", null)]
         public async Task Gives_the_session_id_of_spids_only(string process, int? expected)
         {
             // Given
-            var text = $"2014-09-10 18:10:48.95 {process,-11}Some message\r\n";
+            var text = $"2014-09-10 18:10:48.95 {process,-11} Some message\r\n";
 
             // When
             var run = await ReadTextAsync(text, Encodings.Utf8WithoutBom);
@@ -329,6 +334,35 @@ public sealed class ErrorlogEventSourceTests
             var problem = Assert.Single(run.Status.Problems);
             Assert.Equal("line 2", problem.Location);
             Assert.Contains("not a valid date and time", problem.Message);
+        }
+
+        [Fact]
+        public async Task Lines_of_the_same_second_keep_their_own_fractions_and_a_bad_one_changes_nothing_after_it()
+        {
+            // Given lines sharing their date and time to the second (read once, then compared), a damaged line in
+            // the same second, and lines after it in the same and the next second
+            var text =
+                "2014-09-10 18:10:48.95 spid51      first\n" +
+                "2014-09-10 18:10:48.96 spid51      second\n" +
+                "2014-09-10 18:10:48.x spid51      damaged\n" +
+                "2014-09-10 18:10:48 spid51      third\n" +
+                "2014-09-10 18:10:49.5 spid51      fourth\n" +
+                "2014-09-30 18:10:49.5 spid51      fifth\n";
+
+            // When
+            var run = await ReadTextAsync(text, Encodings.Utf8WithoutBom);
+
+            // Then
+            Assert.Equal(
+                [
+                    ("first", Local(18, 10, 48, 950)),
+                    ("second", Local(18, 10, 48, 960)),
+                    ("third", Local(18, 10, 48, 0)),
+                    ("fourth", Local(18, 10, 49, 500)),
+                    ("fifth", Local(18, 10, 49, 500).AddDays(20)),
+                ],
+                run.Progress.Select(e => (e.Message, e.Timestamp)));
+            Assert.Equal("line 3", Assert.Single(run.Status.Problems).Location);
         }
 
         [Fact]
