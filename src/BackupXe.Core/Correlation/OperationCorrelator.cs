@@ -311,7 +311,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         // cost the operations in flight at most, and the usual case (several open) costs nothing.
         var overlapping = _open.Count;
         var only = _open.Only;
-        foreach (var ended in _ended.InOrder)
+        foreach (var ended in _ended.Ordered)
         {
             if (wait.Began <= ended.End)
             {
@@ -335,7 +335,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
             // waits. It goes to the server-level profile once; each operation counts that it was there.
             _ambiguous.Add(wait, bySession: false);
             _ambiguousCount++;
-            foreach (var ended in _ended.InOrder)
+            foreach (var ended in _ended.Ordered)
             {
                 if (wait.Began <= ended.End)
                 {
