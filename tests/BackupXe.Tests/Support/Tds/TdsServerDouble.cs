@@ -28,7 +28,13 @@ public enum TdsLoginDrop
 public sealed class TdsServerDouble : IAsyncDisposable
 {
     private const string ServerName = "TDSDOUBLE";
-    private readonly TcpListener listener = new(IPAddress.Loopback, 0);
+
+    // SqlClient pools connections by connection string, and the string holds the port: a double started on a port an
+    // earlier double of this process had would be handed the earlier one's dead pooled connections, each a failure of
+    // its own (seen in CI: a reconnect test counted 27 disconnects for its 6 resets). So a port serves one double.
+    private static readonly ConcurrentDictionary<int, bool> PortsUsed = new();
+
+    private readonly TcpListener listener = ListenOnAFreshPort();
     private readonly CancellationTokenSource stopping = new();
     private readonly ConcurrentQueue<TdsLogin> logins = new();
     private readonly ConcurrentQueue<TdsRequest> requests = new();
@@ -38,7 +44,6 @@ public sealed class TdsServerDouble : IAsyncDisposable
     private TdsServerDouble(TdsScript script)
     {
         Script = script;
-        listener.Start();
         accepting = AcceptAsync();
     }
 
@@ -62,6 +67,33 @@ public sealed class TdsServerDouble : IAsyncDisposable
     public IReadOnlyList<TdsRequest> Requests => [.. requests];
 
     public static TdsServerDouble Start(TdsScript script) => new(script);
+
+    private static TcpListener ListenOnAFreshPort()
+    {
+        // A port refused here stays bound until a fresh one is found, so the system cannot offer it again at once.
+        var refused = new List<TcpListener>();
+        try
+        {
+            while (true)
+            {
+                var candidate = new TcpListener(IPAddress.Loopback, 0);
+                candidate.Start();
+                if (PortsUsed.TryAdd(((IPEndPoint)candidate.LocalEndpoint).Port, true))
+                {
+                    return candidate;
+                }
+
+                refused.Add(candidate);
+            }
+        }
+        finally
+        {
+            foreach (var port in refused)
+            {
+                port.Stop();
+            }
+        }
+    }
 
     public async ValueTask DisposeAsync()
     {
