@@ -149,13 +149,6 @@ public static class WatchCommand
         });
         return command;
 
-        // JSON Lines go out as UTF-8 bytes; whatever the console holds as text goes first.
-        Stream OpenStandardOutput()
-        {
-            Console.Out.Flush();
-            return standardOutput();
-        }
-
         async Task<int> WatchAsync(ParseResult parse, ITraceEventSource source, string? htmlPath, string problemPrefix, TimeSpan? quietInterval, WatchRequests? requests, CancellationToken cancellationToken)
         {
             var json = parse.GetValue(format) == "json";
@@ -163,8 +156,9 @@ public static class WatchCommand
             var renderer = CommonOptions.ConsoleRenderer(verbose: false, color: !parse.GetValue(noColor));
             await using var htmlFile = htmlPath is null ? null : new StreamWriter(htmlPath, append: false);
             var html = htmlFile is null ? null : new HtmlReportWriter(htmlFile, "BackupXe watch", budgetBytes);
-            await using var jsonOutput = json ? OpenStandardOutput() : null;
-            using var jsonLines = jsonOutput is null ? null : new JsonLinesWriter(jsonOutput);
+            // JSON Lines go out as UTF-8 bytes, after whatever the console holds as text.
+            await using var jsonOutput = json ? new ReportOutput(null, standardOutput) : null;
+            using var jsonLines = jsonOutput is null ? null : new JsonLinesWriter(jsonOutput.Bytes);
             var view = new WatchView(Console.Out, renderer, parse.GetValue(database), jsonLines, html is null ? null : html.WriteOperation);
             var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
             AnalysisFindings findings;
