@@ -30,6 +30,13 @@ public sealed class AnalysisOptions
     public Action<TraceEvent>? OnIdle { get; init; }
 
     /// <summary>
+    /// A single file input is read and parsed on a thread of its own, a few batches ahead of the analysis, when the
+    /// machine has a second core (<see cref="Analysis.ReadAhead"/>). The result is the same either way; false keeps
+    /// the whole run on the calling thread.
+    /// </summary>
+    public bool ReadAhead { get; init; } = true;
+
+    /// <summary>
     /// For live inputs: after this long without a new event, the pipeline's clock moves on by the wall time that
     /// passed since the last one arrived, so an operation that ended is reported once its grace period is over
     /// instead of when the next event happens to come (which on a quiet server may be hours). Null for files,

@@ -146,7 +146,10 @@ public sealed class AnalysisSession
     private void Run(ISynchronousTraceEventSource source, SourceStatus status, IOperationSink sink, CancellationToken cancellationToken)
     {
         var run = Start();
-        using (var reader = source.ReadEvents(status, cancellationToken).GetEnumerator())
+        var events = _options.ReadAhead && ReadAhead.Pays
+            ? ReadAhead.Events(source, status, cancellationToken)
+            : source.ReadEvents(status, cancellationToken);
+        using (var reader = events.GetEnumerator())
         {
             while (Next(reader, status))
             {

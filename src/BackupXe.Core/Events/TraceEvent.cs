@@ -42,6 +42,33 @@ public sealed record ProgressTraceEvent(
     string Message,
     int? TraceLevel = null) : TraceEvent(Timestamp, SessionId)
 {
+    // Set instead of the text when the message is a progress line in the server's exact wording: the text is then
+    // written back from the prefix and the numbers only if something asks for it, which in an analysis nothing
+    // does. Two in three lines of a trace flag 3014 log are such lines; their strings were 141 of the 400 MB a
+    // 1M-line ERRORLOG allocated (issue 10).
+    private readonly string? _messagePrefix;
+    private string? _message = Message;
+
+    /// <summary>
+    /// A progress line known by its parts: <paramref name="prefix"/> (the "Backup(db): " text before the numbers,
+    /// as written) and <paramref name="parsed"/>, whose <see cref="Parsing.PercentProcessed"/> writes the rest back
+    /// character for character (<see cref="Parsing.PercentProcessed.ServerText"/>). Only a parser that has checked
+    /// the line has exactly that form may build one.
+    /// </summary>
+    internal ProgressTraceEvent(DateTime timestamp, int? sessionId, string prefix, Parsing.ParsedTraceMessage parsed)
+        : this(timestamp, sessionId, null, null, null!)
+    {
+        _messagePrefix = prefix;
+        Parsed = parsed;
+    }
+
+    /// <summary>The trace_message (or the log text) as written, prefix and all.</summary>
+    public string Message
+    {
+        get => _message ??= _messagePrefix + ((Parsing.PercentProcessed)Parsed!.Value.Message).ServerText();
+        init => _message = value;
+    }
+
     /// <summary>
     /// The message already parsed by a file source, which parses it to range-check its numbers where the line is
     /// known; null for sources that leave parsing to the correlator.

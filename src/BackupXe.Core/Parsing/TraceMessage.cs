@@ -1,3 +1,4 @@
+using System.Globalization;
 using BackupXe.Core.Events;
 
 namespace BackupXe.Core.Parsing;
@@ -102,7 +103,12 @@ public sealed record EffectiveOptions(
 public sealed record EstimatedSize(long TotalBytes, long? DataBytes, long? LogBytes) : TraceMessage;
 
 /// <summary>"1 percent (1048576/95303680 bytes) processed".</summary>
-public sealed record PercentProcessed(int Percent, long Bytes, long TotalBytes) : TraceMessage;
+public sealed record PercentProcessed(int Percent, long Bytes, long TotalBytes) : TraceMessage
+{
+    /// <summary>The line as the server writes it, with no prefix: "1 percent (1048576/95303680 bytes) processed".</summary>
+    public string ServerText() => string.Create(
+        CultureInfo.InvariantCulture, $"{Percent} percent ({Bytes}/{TotalBytes} bytes) processed");
+}
 
 /// <summary>
 /// "10 percent processed.": the client's STATS line (SSMS, sqlcmd, Agent job steps), which carries no byte counts.

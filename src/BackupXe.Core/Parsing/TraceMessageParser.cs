@@ -1,4 +1,5 @@
 using System.Collections.Immutable;
+using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
 using BackupXe.Core.Events;
 
@@ -41,6 +42,9 @@ public sealed class TraceMessageParser
     // avoid allocating the same name for every line of one operation. It never changes what a message means.
     private string? _lastPrefixDatabase;
 
+    // Likewise the whole prefix text ("Backup(db): ") of the last progress line read by TryServerProgress.
+    private string? _lastPrefix;
+
     /// <summary>Parses one message; <paramref name="text"/> may carry the ERRORLOG "Backup(db): " prefix.</summary>
     public ParsedTraceMessage Parse(string text)
     {
@@ -59,10 +63,39 @@ public sealed class TraceMessageParser
             end--;
         }
 
-        var database = StripOperationPrefix(text, ref start, end);
+        var database = StripOperationPrefix(span, ref start, end);
         var body = new Body(text, start, end - start);
         var message = Match(body) ?? new UnknownMessage(body.ToText());
         return new ParsedTraceMessage(database, message);
+    }
+
+    /// <summary>
+    /// The event of a progress line in the server's exact wording, prefix and all ("Backup(db): 1 percent
+    /// (1048576/95303680 bytes) processed"), read off <paramref name="text"/> without making a string of it; false
+    /// for any other text, which the caller then makes a string of and gives to <see cref="Parse"/>.
+    /// </summary>
+    /// <remarks>
+    /// The event's <see cref="ProgressTraceEvent.Parsed"/> is what <see cref="Parse"/> gives for the same text, and
+    /// its <see cref="ProgressTraceEvent.Message"/>, written back only if asked for, is the text character for
+    /// character: only a line with no white space around it and no leading zero in its numbers is taken, and
+    /// those are exactly the lines that the prefix and the three numbers write back.
+    /// </remarks>
+    public bool TryServerProgress(
+        ReadOnlySpan<char> text, DateTime timestamp, int? sessionId, [NotNullWhen(true)] out ProgressTraceEvent? progress)
+    {
+        progress = null;
+        var start = 0;
+        var database = StripOperationPrefix(text, ref start, text.Length);
+        var body = text[start..];
+        if (body.IsEmpty || !char.IsAsciiDigit(body[0])
+            || !TryServerPercent(body, out var message, out var canonical) || !canonical
+            || message is not PercentProcessed)
+        {
+            return false;
+        }
+
+        progress = new ProgressTraceEvent(timestamp, sessionId, InternPrefix(text[..start]), new ParsedTraceMessage(database, message));
+        return true;
     }
 
     private static TraceMessage? Match(Body body)
@@ -110,9 +143,9 @@ public sealed class TraceMessageParser
 
     // The ERRORLOG writes "Backup(db): " before most 3014 lines and "Restore: " before 3004 lines; other
     // "Backup..."/"Restore..." words ("BackupStream(0):", "RestoreDatabase:") are message text, not prefixes.
-    private string? StripOperationPrefix(string text, ref int start, int end)
+    private string? StripOperationPrefix(ReadOnlySpan<char> text, ref int start, int end)
     {
-        var span = text.AsSpan(start, end - start);
+        var span = text[start..end];
         int word;
         if (span.StartsWith("Backup", StringComparison.OrdinalIgnoreCase))
         {
@@ -165,16 +198,18 @@ public sealed class TraceMessageParser
 
     // One operation writes thousands of lines naming the same database: reuse the last name instead of
     // allocating it per line.
-    private string Intern(ReadOnlySpan<char> name)
+    private string Intern(ReadOnlySpan<char> name) => Reuse(name, ref _lastPrefixDatabase);
+
+    private string InternPrefix(ReadOnlySpan<char> prefix) => prefix.IsEmpty ? string.Empty : Reuse(prefix, ref _lastPrefix);
+
+    private static string Reuse(ReadOnlySpan<char> text, ref string? last)
     {
-        var last = _lastPrefixDatabase;
-        if (last is not null && name.SequenceEqual(last))
+        if (last is not null && text.SequenceEqual(last))
         {
             return last;
         }
 
-        last = name.ToString();
-        _lastPrefixDatabase = last;
+        last = text.ToString();
         return last;
     }
 
@@ -690,7 +725,7 @@ public sealed class TraceMessageParser
     // "1 percent (1048576/95303680 bytes) processed".
     private static TraceMessage? ParsePercent(ReadOnlySpan<char> text)
     {
-        if (TryServerPercent(text, out var written))
+        if (TryServerPercent(text, out var written, out _))
         {
             return written;
         }
@@ -727,9 +762,11 @@ public sealed class TraceMessageParser
     // trace flag 3014 log (two in three of a log of back-to-back backups): read with its punctuation fixed, in one
     // pass, instead of word by word. Any other spacing or case returns false and is read by ParsePercent's
     // general rule, which accepts this form too and gives the same result (the range checks are the same).
-    private static bool TryServerPercent(ReadOnlySpan<char> text, out TraceMessage? message)
+    // canonical: no number has a leading zero, so that the numbers alone write the text back.
+    private static bool TryServerPercent(ReadOnlySpan<char> text, out TraceMessage? message, out bool canonical)
     {
         message = null;
+        canonical = false;
         const string afterPercent = " percent (";
         const string afterTotal = " bytes) processed";
         var percent = Digits(text, out var read);
@@ -738,6 +775,7 @@ public sealed class TraceMessageParser
             return false;
         }
 
+        var leadingZero = read > 1 && text[0] == '0';
         var rest = text[(read + afterPercent.Length)..];
         var bytes = Digits(rest, out read);
         if (read == 0 || read == rest.Length || rest[read] != '/')
@@ -745,12 +783,15 @@ public sealed class TraceMessageParser
             return false;
         }
 
+        leadingZero |= read > 1 && rest[0] == '0';
         rest = rest[(read + 1)..];
         var total = Digits(rest, out read);
         if (read == 0 || !rest[read..].SequenceEqual(afterTotal))
         {
             return false;
         }
+
+        canonical = !(leadingZero || (read > 1 && rest[0] == '0'));
 
         message = percent > 100 ? null
             : Math.Max(bytes, total) > ServerRanges.MaxBytes ? TooLarge("progress line", Math.Max(bytes, total))
@@ -768,14 +809,22 @@ public sealed class TraceMessageParser
         // call: three numbers on each of a million percent lines (issue 10).
         long value = 0;
         count = 0;
-        while (count < text.Length && char.IsAsciiDigit(text[count]))
+        while (count < text.Length)
         {
+            var digit = (uint)(text[count] - '0');
+            if (digit > 9)
+            {
+                break;
+            }
+
             // More digits than a long holds is still a number, only an impossible one: saturate so that the
-            // rule's range check reports it instead of the line passing for an unknown message.
-            var digit = text[count] - '0';
-            value = value < long.MaxValue / 10 || (value == long.MaxValue / 10 && digit <= long.MaxValue % 10)
+            // rule's range check reports it instead of the line passing for an unknown message. One comparison per
+            // digit below 922...; the exact test only near the top.
+            value = value < (long.MaxValue - 9) / 10
                 ? (value * 10) + digit
-                : long.MaxValue;
+                : value < long.MaxValue / 10 || (value == long.MaxValue / 10 && digit <= long.MaxValue % 10)
+                    ? (value * 10) + digit
+                    : long.MaxValue;
             count++;
         }
 

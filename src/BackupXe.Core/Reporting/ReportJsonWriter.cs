@@ -183,7 +183,7 @@ public static class ReportJsonWriter
         {
             writer.WriteString(Names.Source, report.Progress.Source);
             writer.WritePropertyName(Names.Points);
-            if (StartArray(writer, report.Progress.Points))
+            if (!ProgressPointsJson.TryWrite(writer, report.Progress.Points) && StartArray(writer, report.Progress.Points))
             {
                 foreach (var point in report.Progress.Points)
                 {
@@ -490,7 +490,7 @@ public static class ReportJsonWriter
     private static JsonEncodedText PropertyName(string property) => JsonEncodedText.Encode(PropertyNaming.ConvertName(property), Encoder);
 
     /// <summary>Every property name of the report types, once each (several types share <c>start</c>, <c>path</c>...).</summary>
-    private static class Names
+    internal static class Names
     {
         public static readonly JsonEncodedText Kind = PropertyName(nameof(OperationReport.Kind));
         public static readonly JsonEncodedText Scope = PropertyName(nameof(OperationReport.Scope));

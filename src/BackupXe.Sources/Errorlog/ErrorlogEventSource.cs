@@ -264,6 +264,13 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
                 status.Report($"line {_lineNumber}", $"message longer than {MaxMessageChars} characters; {_dropped} characters of continuation lines dropped");
             }
 
+            // A progress line in the server's own wording, two in three lines of a 3014 log, is read off the buffer
+            // and its text is only written back if something asks for it.
+            if (_parser.TryServerProgress(_text.AsSpan(0, _length), _line.Timestamp, _line.SessionId, out var progress))
+            {
+                return progress;
+            }
+
             var text = new string(_text, 0, _length);
 
             // Parsed here, where the line is known, so that a number SQL Server cannot write (an elapsed time of

@@ -2,6 +2,8 @@ using System.Text;
 using System.Text.RegularExpressions;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
+using FsCheck;
+using FsCheck.Fluent;
 using Xunit;
 
 namespace BackupXe.Tests.Parsing;
@@ -770,6 +772,87 @@ public static class TraceMessageParserTests
 
             // Then
             Assert.Equal(new UnknownMessage(text), message);
+        }
+    }
+
+    /// <summary>
+    /// Progress lines in the server's exact wording are read off the line's characters and their text is written back
+    /// only when asked for (<see cref="TraceMessageParser.TryServerProgress"/>): the event must be the one the text
+    /// would have given, character for character.
+    /// </summary>
+    public class ServerProgressLines
+    {
+        private static readonly DateTime At = new(2024, 6, 1, 0, 0, 1, 420, DateTimeKind.Unspecified);
+
+        [Theory]
+        [InlineData("Backup(Db00): 1 percent (20971520/2147483648 bytes) processed")]
+        [InlineData("Restore(Sales Archive): 100 percent (95303680/95303680 bytes) processed")]
+        [InlineData("Backup( Sales )  :   0 percent (0/95303680 bytes) processed")]
+        [InlineData("Restore: 42 percent (40028160/95303680 bytes) processed")]
+        [InlineData("7 percent (1048576/95303680 bytes) processed")]
+        [InlineData("Backup(Ünïcode db): 9 percent (9/100 bytes) processed")]
+        public void A_line_in_the_servers_wording_gives_the_event_its_text_would(string text)
+        {
+            // When
+            var read = new TraceMessageParser().TryServerProgress(text, At, 51, out var progress);
+
+            // Then
+            Assert.True(read);
+            Assert.Equal(new TraceMessageParser().Parse(text), progress!.Parsed);
+            Assert.Equal(text, progress.Message);
+            Assert.Equal(new ProgressTraceEvent(At, 51, null, null, text), progress);
+        }
+
+        [Theory]
+        [InlineData("007 percent (1048576/95303680 bytes) processed")]
+        [InlineData("7 percent (01048576/95303680 bytes) processed")]
+        [InlineData("7 percent (1048576/095303680 bytes) processed")]
+        [InlineData(" 7 percent (1048576/95303680 bytes) processed")]
+        [InlineData("7 percent (1048576/95303680 bytes) processed ")]
+        [InlineData("7  percent (1048576/95303680 bytes) processed")]
+        [InlineData("7 PERCENT (1048576/95303680 bytes) processed")]
+        [InlineData("7 percent (1048576/95303680 bytes) processed\ncontinued")]
+        [InlineData("101 percent (1/2 bytes) processed")]
+        [InlineData("5 percent (1/99999999999999999999999 bytes) processed")]
+        [InlineData("10 percent processed.")]
+        [InlineData("Backup(Db00): Writing a checkpoint")]
+        [InlineData("")]
+        public void Any_other_line_is_left_to_the_text_parser(string text)
+        {
+            // When
+            var read = new TraceMessageParser().TryServerProgress(text, At, 51, out var progress);
+
+            // Then
+            Assert.False(read);
+            Assert.Null(progress);
+        }
+
+        [Fact]
+        public void Whatever_a_line_holds_a_progress_event_read_off_it_is_the_one_its_text_gives()
+        {
+            // Given lines near the server's wording: prefixes, spacing, leading zeros, numbers at and past the limits
+            var prefixes = Gen.Elements("", "Backup(Db00): ", "Restore(Sales): ", "Backup( x ) : ", "Restore: ", "Backup(Db00):", " ", "Backup(a(b)): ");
+            var numbers = Gen.Elements("0", "7", "100", "101", "007", "00", "1048576", "9223372036854775807", "99999999999999999999", "01");
+            var gaps = Gen.Elements(" ", "  ", "\t", "");
+            var ends = Gen.Elements("", " ", ".", "\nmore");
+            var lines =
+                from prefix in prefixes
+                from percent in numbers
+                from gap in gaps
+                from bytes in numbers
+                from total in numbers
+                from end in ends
+                select $"{prefix}{percent}{gap}percent ({bytes}/{total} bytes) processed{end}";
+
+            // Then
+            Prop.ForAll(lines.ToArbitrary(), text =>
+            {
+                if (new TraceMessageParser().TryServerProgress(text, At, 51, out var progress))
+                {
+                    Assert.Equal(new TraceMessageParser().Parse(text), progress.Parsed);
+                    Assert.Equal(text, progress.Message);
+                }
+            }).Check(Config.QuickThrowOnFailure.WithMaxTest(2000).WithReplay(20261122UL, 0x9E3779B97F4A7C15UL));
         }
     }
 

@@ -1,0 +1,71 @@
+namespace BackupXe.Core.Reporting;
+
+/// <summary>
+/// A date and time in the form <see cref="System.Text.Json.Utf8JsonWriter"/> writes one: ISO 8601 round-trip
+/// ("O"), with the fraction's trailing zeros dropped and the fraction too when it is zero, then "Z" for UTC
+/// (2024-06-01T00:00:00.42, 2024-06-01T00:00:05Z). UTC and unspecified times only: a local time carries the
+/// machine's offset, which only the writer's own path looks up.
+/// </summary>
+internal static class IsoTime
+{
+    /// <summary>The longest result: 9999-12-31T23:59:59.9999999Z.</summary>
+    public const int MaxLength = 28;
+
+    /// <summary>Writes <paramref name="value"/> to <paramref name="output"/> (at least <see cref="MaxLength"/> bytes) as ASCII; returns the length.</summary>
+    public static int Format(DateTime value, Span<byte> output)
+    {
+        if (value.Kind == DateTimeKind.Local)
+        {
+            throw new ArgumentException("A local time's offset is the writer's to write.", nameof(value));
+        }
+
+        value.Deconstruct(out int year, out int month, out int day);
+        var timeOfDay = value.Ticks % TimeSpan.TicksPerDay;
+        var second = (int)(timeOfDay / TimeSpan.TicksPerSecond);
+        var fraction = (int)(timeOfDay % TimeSpan.TicksPerSecond);
+        Two(output, 0, year / 100);
+        Two(output, 2, year % 100);
+        output[4] = (byte)'-';
+        Two(output, 5, month);
+        output[7] = (byte)'-';
+        Two(output, 8, day);
+        output[10] = (byte)'T';
+        Two(output, 11, second / 3600);
+        output[13] = (byte)':';
+        Two(output, 14, second / 60 % 60);
+        output[16] = (byte)':';
+        Two(output, 17, second % 60);
+        var length = 19;
+        if (fraction != 0)
+        {
+            output[length++] = (byte)'.';
+            var digits = 7;
+            while (fraction % 10 == 0)
+            {
+                fraction /= 10;
+                digits--;
+            }
+
+            for (var i = digits - 1; i >= 0; i--)
+            {
+                output[length + i] = (byte)('0' + (fraction % 10));
+                fraction /= 10;
+            }
+
+            length += digits;
+        }
+
+        if (value.Kind == DateTimeKind.Utc)
+        {
+            output[length++] = (byte)'Z';
+        }
+
+        return length;
+    }
+
+    private static void Two(Span<byte> output, int at, int value)
+    {
+        output[at] = (byte)('0' + (value / 10));
+        output[at + 1] = (byte)('0' + (value % 10));
+    }
+}

@@ -1,0 +1,178 @@
+using BackupXe.Core.Analysis;
+using BackupXe.Core.Events;
+using BackupXe.Core.Pipeline;
+using BackupXe.Core.Reporting;
+using BackupXe.Sources;
+using BackupXe.Tests.Cli;
+using Xunit;
+
+namespace BackupXe.Tests.Analysis;
+
+/// <summary>
+/// A single file read on a thread of its own ahead of the analysis (<see cref="ReadAhead"/>): the same events in the
+/// same order, a failure at the same place, a bounded lead, and a reader that stops when the analysis does.
+/// </summary>
+public sealed class ReadAheadTests
+{
+    private static readonly DateTime Start = new(2024, 6, 1, 0, 0, 0, DateTimeKind.Unspecified);
+
+    public static TheoryData<int> Lengths() => new(0, 1, ReadAhead.BatchEvents - 1, ReadAhead.BatchEvents, ReadAhead.BatchEvents + 1, (ReadAhead.BatchEvents * 3) + 7);
+
+    [Theory]
+    [MemberData(nameof(Lengths))]
+    public void Yields_every_event_of_the_source_in_its_order(int length)
+    {
+        // Given a source of numbered events, across batch boundaries
+        var source = new NumberedSource(length);
+
+        // When
+        var read = ReadAhead.Events(source, new SourceStatus(), CancellationToken.None).ToList();
+
+        // Then: the same objects, in order
+        Assert.Equal(Enumerable.Range(0, length), read.Select(NumberedSource.NumberOf));
+        Assert.Equal(length, source.Yielded);
+    }
+
+    [Theory]
+    [MemberData(nameof(Lengths))]
+    public void A_source_that_throws_ends_after_every_event_it_gave_with_its_own_exception(int length)
+    {
+        // Given a source that fails after `length` events
+        var source = new NumberedSource(length, thenThrow: new IOException("disk gone"));
+        var read = new List<TraceEvent>();
+
+        // When
+        var thrown = Assert.Throws<IOException>(() =>
+        {
+            foreach (var traceEvent in ReadAhead.Events(source, new SourceStatus(), CancellationToken.None))
+            {
+                read.Add(traceEvent);
+            }
+        });
+
+        // Then: the failure comes after the last event, as it would without read-ahead
+        Assert.Equal("disk gone", thrown.Message);
+        Assert.Equal(length, read.Count);
+    }
+
+    [Fact]
+    public void The_reader_is_never_more_than_a_few_batches_ahead()
+    {
+        // Given an endless source and a consumer that took one event and then paused
+        var source = new NumberedSource(int.MaxValue);
+        using var events = ReadAhead.Events(source, new SourceStatus(), CancellationToken.None).GetEnumerator();
+        Assert.True(events.MoveNext());
+
+        // When the reader has had time to run on
+        SpinWait.SpinUntil(() => source.Yielded > ReadAhead.BatchesAhead * ReadAhead.BatchEvents, TimeSpan.FromSeconds(10));
+        Thread.Sleep(200);
+
+        // Then it waits with the queue full, the batch being built and the batch the consumer holds
+        Assert.InRange(source.Yielded, ReadAhead.BatchesAhead * ReadAhead.BatchEvents, (ReadAhead.BatchesAhead + 2) * ReadAhead.BatchEvents);
+    }
+
+    [Fact]
+    public void A_consumer_that_stops_early_stops_the_reader_and_the_source_is_closed()
+    {
+        // Given an endless source read ahead
+        var source = new NumberedSource(int.MaxValue);
+        var events = ReadAhead.Events(source, new SourceStatus(), CancellationToken.None).GetEnumerator();
+        Assert.True(events.MoveNext());
+
+        // When the consumer leaves after one event
+        events.Dispose();
+
+        // Then the reader has stopped and disposed the source's enumerator (a file source closes its file there)
+        Assert.True(source.Closed.Wait(TimeSpan.FromSeconds(10)));
+    }
+
+    [Fact]
+    public void Cancellation_reaches_the_consumer_as_cancellation()
+    {
+        // Given an endless source and a run cancelled after its first event
+        using var cancel = new CancellationTokenSource();
+        var source = new NumberedSource(int.MaxValue);
+
+        // When / Then
+        Assert.ThrowsAny<OperationCanceledException>(() =>
+        {
+            foreach (var unused in ReadAhead.Events(source, new SourceStatus(), cancel.Token))
+            {
+                cancel.Cancel();
+            }
+        });
+        Assert.True(source.Closed.Wait(TimeSpan.FromSeconds(10)));
+    }
+
+    [Theory]
+    [InlineData("samples/log-zeroing-restore.log")]
+    [InlineData("samples/buffer-starved-backup.xml")]
+    [InlineData("Fixtures/errorlog/tf3014-backup-sql2014.log")]
+    [InlineData("Fixtures/realworld/S14_sqlservercentral_2012_tf3004_restore_partial.txt")]
+    public async Task An_analysis_read_ahead_gives_the_reports_and_findings_of_one_read_on_the_calling_thread(string input)
+    {
+        // Given one input analysed both ways
+        var path = input.StartsWith("samples/", StringComparison.Ordinal)
+            ? CliRun.Sample(Path.GetFileName(input))
+            : Path.Combine(AppContext.BaseDirectory, input);
+        var ahead = new Reports();
+        var inline = new Reports();
+
+        // When
+        var aheadFindings = await new AnalysisSession([InputSources.Open(path)], new AnalysisOptions { ReadAhead = true }).RunAsync(ahead, CancellationToken.None);
+        var inlineFindings = await new AnalysisSession([InputSources.Open(path)], new AnalysisOptions { ReadAhead = false }).RunAsync(inline, CancellationToken.None);
+
+        // Then
+        Assert.NotEmpty(inline.Json);
+        Assert.Equal(inline.Json, ahead.Json);
+        Assert.Equal(ReportJson.Serialize(inlineFindings), ReportJson.Serialize(aheadFindings));
+    }
+
+    private sealed class Reports : IOperationSink
+    {
+        public List<string> Json { get; } = [];
+
+        public void OnOperationCompleted(OperationReport report) => Json.Add(ReportJson.Serialize(report));
+    }
+
+    /// <summary>Events numbered by their session id, counted as they are yielded, and a signal when the read ends.</summary>
+    private sealed class NumberedSource(int length, Exception? thenThrow = null) : ISynchronousTraceEventSource
+    {
+        private int _yielded;
+
+        public int Yielded => Volatile.Read(ref _yielded);
+
+        public ManualResetEventSlim Closed { get; } = new();
+
+        public string Name => "numbered";
+
+        public string Format => "test";
+
+        public static int NumberOf(TraceEvent traceEvent) => traceEvent.SessionId!.Value;
+
+        public IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken)
+            => throw new InvalidOperationException("read through ReadEvents");
+
+        public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
+        {
+            try
+            {
+                for (var i = 0; i < length; i++)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    Interlocked.Increment(ref _yielded);
+                    yield return new OtherEvent(Start.AddMilliseconds(i), i, "numbered");
+                }
+
+                if (thenThrow is not null)
+                {
+                    throw thenThrow;
+                }
+            }
+            finally
+            {
+                Closed.Set();
+            }
+        }
+    }
+}
