@@ -62,6 +62,9 @@ internal static class ProgressPointsJson
     {
         var at = 0;
         output[at++] = (byte)'[';
+        var previousAt = 0;
+        var previousLength = 0;
+        var previous = default(DateTime);
         for (var i = 0; i < points.Count; i++)
         {
             var point = points[i]!;
@@ -77,7 +80,9 @@ internal static class ProgressPointsJson
             Append(output, ref at, layout.FieldIndent);
             Append(output, ref at, layout.AtName);
             output[at++] = (byte)'"';
-            at += IsoTime.Format(point.At, output[at..]);
+            var length = IsoTime.Format(point.At, output[at..], previous, output.Slice(previousAt, previousLength));
+            (previous, previousAt, previousLength) = (point.At, at, length);
+            at += length;
             output[at++] = (byte)'"';
             output[at++] = (byte)',';
             Append(output, ref at, layout.NewLine);

@@ -35,6 +35,30 @@ public sealed class ProgressPointsJsonTests
         Prop.ForAll(times.ToArbitrary(), time => Assert.Equal(WriterDate(time), IsoDate(time))).Check(Seeded(5000));
     }
 
+    [Fact]
+    public void A_time_written_after_another_is_written_as_the_json_writer_writes_it_whatever_they_share()
+    {
+        // Given a time and one after it in the same second, the same day, or anywhere, of either kind
+        var pairs =
+            from first in AnyTick
+            from step in Gen.OneOf(
+                Gen.Choose(0, 9_999_999).Select(t => (long)t),
+                Gen.Choose(0, 86_399).Select(s => s * TimeSpan.TicksPerSecond),
+                AnyTick.Select(t => t - first))
+            from kinds in Gen.Elements((DateTimeKind.Utc, DateTimeKind.Utc), (DateTimeKind.Unspecified, DateTimeKind.Utc), (DateTimeKind.Unspecified, DateTimeKind.Unspecified))
+            where first + step >= 0 && first + step <= DateTime.MaxValue.Ticks
+            select (Previous: new DateTime(first, kinds.Item1), Value: new DateTime(first + step, kinds.Item2));
+
+        // Then
+        Prop.ForAll(pairs.ToArbitrary(), pair =>
+        {
+            var previousText = Encoding.ASCII.GetBytes(WriterDate(pair.Previous));
+            var output = new byte[IsoTime.MaxLength];
+            var length = IsoTime.Format(pair.Value, output, pair.Previous, previousText);
+            Assert.Equal(WriterDate(pair.Value), Encoding.ASCII.GetString(output, 0, length));
+        }).Check(Seeded(5000));
+    }
+
     [Theory]
     [InlineData(0L, DateTimeKind.Unspecified)]
     [InlineData(1L, DateTimeKind.Utc)]
