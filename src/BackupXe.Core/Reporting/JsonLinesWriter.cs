@@ -14,6 +14,7 @@ public sealed class JsonLinesWriter : IDisposable
     private readonly Stream _output;
     private readonly ArrayBufferWriter<byte> _buffer = new(16 * 1024);
     private readonly Utf8JsonWriter _json;
+    private readonly RecurringJsonText _texts = new();
     private readonly byte[] _newLine = Encoding.UTF8.GetBytes(Environment.NewLine);
 
     /// <param name="output">Receives the lines; flushed after each, not closed.</param>
@@ -25,7 +26,7 @@ public sealed class JsonLinesWriter : IDisposable
 
     public void Write(OperationReport report)
     {
-        ReportJsonWriter.Write(_json, report);
+        ReportJsonWriter.Write(_json, report, _texts);
         _json.Flush();
         _buffer.Write(_newLine);
         _output.Write(_buffer.WrittenSpan);

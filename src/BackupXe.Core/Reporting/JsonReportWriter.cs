@@ -23,6 +23,7 @@ public sealed class JsonReportWriter : IReportStream, IDisposable
     private readonly Stream _output;
     private readonly ArrayBufferWriter<byte> _buffer = new(BlockBytes * 2);
     private readonly Utf8JsonWriter _json;
+    private readonly RecurringJsonText _texts = new();
     private readonly ReportSummary _summary = new();
 
     /// <param name="output">Receives the UTF-8 bytes (ASCII, as the contract escapes everything else); flushed at the end, not closed.</param>
@@ -38,7 +39,7 @@ public sealed class JsonReportWriter : IReportStream, IDisposable
     public void OnOperationCompleted(OperationReport report)
     {
         _summary.Add(report);
-        ReportJsonWriter.Write(_json, report);
+        ReportJsonWriter.Write(_json, report, _texts);
         if (_json.BytesPending + _buffer.WrittenCount >= BlockBytes)
         {
             Drain();

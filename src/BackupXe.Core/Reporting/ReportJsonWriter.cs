@@ -44,7 +44,8 @@ public static class ReportJsonWriter
     public static JsonWriterOptions WriterOptions(bool indented) => new() { Indented = indented, Encoder = Encoder };
 
     /// <summary>One operation object, as <c>JsonSerializer.Serialize(writer, report, ReportJson.Options)</c> writes it.</summary>
-    public static void Write(Utf8JsonWriter writer, OperationReport? report)
+    /// <param name="texts">The run's escaped long texts, when it writes many operations; null escapes them here.</param>
+    public static void Write(Utf8JsonWriter writer, OperationReport? report, RecurringJsonText? texts = null)
     {
         if (report is null)
         {
@@ -228,7 +229,14 @@ public static class ReportJsonWriter
             {
                 foreach (var evidence in verdict.Evidence)
                 {
-                    writer.WriteStringValue(evidence);
+                    if (texts is null)
+                    {
+                        writer.WriteStringValue(evidence);
+                    }
+                    else
+                    {
+                        texts.WriteValue(writer, evidence);
+                    }
                 }
 
                 writer.WriteEndArray();
@@ -247,8 +255,8 @@ public static class ReportJsonWriter
                 if (StartObject(writer, recommendation))
                 {
                     writer.WriteString(Names.Id, recommendation.Id);
-                    writer.WriteString(Names.Text, recommendation.Text);
-                    writer.WriteString(Names.Tsql, recommendation.Tsql);
+                    WriteText(writer, Names.Text, recommendation.Text, texts);
+                    WriteText(writer, Names.Tsql, recommendation.Tsql, texts);
                     writer.WriteEndObject();
                 }
             }
@@ -464,6 +472,18 @@ public static class ReportJsonWriter
         else
         {
             writer.WriteNull(name);
+        }
+    }
+
+    private static void WriteText(Utf8JsonWriter writer, JsonEncodedText name, string? value, RecurringJsonText? texts)
+    {
+        if (texts is null)
+        {
+            writer.WriteString(name, value);
+        }
+        else
+        {
+            texts.Write(writer, name, value);
         }
     }
 

@@ -136,7 +136,7 @@ public sealed class ReportJsonWriterTests
         // Given a value with every property of every nested type set (found by reflection, so a new property is set too)
         (string Serialized, string Written) json = root switch
         {
-            nameof(OperationReport) => Both(FullyPopulated.Of<OperationReport>(), ReportJsonWriter.Write),
+            nameof(OperationReport) => Both(FullyPopulated.Of<OperationReport>(), (writer, report) => ReportJsonWriter.Write(writer, report, new RecurringJsonText())),
             nameof(InputReport) => Both(FullyPopulated.Of<IReadOnlyList<InputReport>>(), ReportJsonWriter.Write),
             _ => Both(FullyPopulated.Of<SummaryReport>(), ReportJsonWriter.Write),
         };

@@ -1,0 +1,93 @@
+using System.Text.Json;
+
+namespace BackupXe.Core.Reporting;
+
+/// <summary>
+/// Long texts of a report that recur from operation to operation (the verdict's evidence, the recommendations and
+/// their T-SQL), kept already escaped for one run's JSON writer. Each operation of a 1M-line ERRORLOG carries about
+/// 2 KB of such text, most of it the same for every operation and full of characters the contract escapes
+/// (apostrophes, '+', new lines); escaping it again for each of 6,712 operations was the JSON writer's largest
+/// cost after the progress points (issue 10).
+/// </summary>
+/// <remarks>
+/// Bounded: past <see cref="MaxEntries"/> texts or <see cref="MaxChars"/> characters the cache starts again, so
+/// texts that never recur cost one lookup each and memory stays flat. The escaping is
+/// <see cref="JsonEncodedText.Encode(string, System.Text.Encodings.Web.JavaScriptEncoder?)"/> with the contract's
+/// encoder, the same the writer applies to a plain string (tests hold the two to the same bytes).
+/// </remarks>
+public sealed class RecurringJsonText
+{
+    /// <summary>Shorter texts are escaped where they are written: for them a lookup costs about what escaping does.</summary>
+    public const int MinChars = 64;
+
+    private const int MaxEntries = 1024;
+
+    private const int MaxChars = 1 << 20;
+
+    private readonly Dictionary<string, JsonEncodedText> _encoded = new(StringComparer.Ordinal);
+    private int _chars;
+
+    /// <summary>Writes <paramref name="value"/> as the value of <paramref name="name"/>; null as null.</summary>
+    public void Write(Utf8JsonWriter writer, JsonEncodedText name, string? value)
+    {
+        if (value is null || value.Length < MinChars)
+        {
+            writer.WriteString(name, value);
+            return;
+        }
+
+        if (Encoded(value) is { } encoded)
+        {
+            writer.WriteString(name, encoded);
+        }
+        else
+        {
+            writer.WriteString(name, value);
+        }
+    }
+
+    /// <summary>Writes <paramref name="value"/> as an array element; null as null.</summary>
+    public void WriteValue(Utf8JsonWriter writer, string? value)
+    {
+        if (value is null || value.Length < MinChars)
+        {
+            writer.WriteStringValue(value);
+            return;
+        }
+
+        if (Encoded(value) is { } encoded)
+        {
+            writer.WriteStringValue(encoded);
+        }
+        else
+        {
+            writer.WriteStringValue(value);
+        }
+    }
+
+    // Null for text with surrogates: a lone one is not valid UTF-16, and the writer's own path then does with it
+    // whatever it does with any such string (pairs go that way too; they are rare in these texts).
+    private JsonEncodedText? Encoded(string value)
+    {
+        if (_encoded.TryGetValue(value, out var encoded))
+        {
+            return encoded;
+        }
+
+        if (value.AsSpan().ContainsAnyInRange('\uD800', '\uDFFF'))
+        {
+            return null;
+        }
+
+        if (_encoded.Count == MaxEntries || _chars + value.Length > MaxChars)
+        {
+            _encoded.Clear();
+            _chars = 0;
+        }
+
+        encoded = JsonEncodedText.Encode(value, ReportJsonWriter.Encoder);
+        _encoded.Add(value, encoded);
+        _chars += value.Length;
+        return encoded;
+    }
+}

@@ -1,0 +1,81 @@
+using System.Text;
+using System.Text.Json;
+using BackupXe.Core.Reporting;
+using BackupXe.Tests.Reporting.Support;
+using FsCheck;
+using FsCheck.Fluent;
+using Xunit;
+
+namespace BackupXe.Tests.Reporting;
+
+/// <summary>Long texts escaped once per run (<see cref="RecurringJsonText"/>) against the writer escaping them each time.</summary>
+public sealed class RecurringJsonTextTests
+{
+    [Fact]
+    public void Recurring_and_new_texts_of_any_content_are_the_bytes_the_writer_writes()
+    {
+        // Given runs of texts long and short, repeated, of every character class the contract escapes, lone surrogates included
+        var longText =
+            from parts in GeneratedReports.Text.ListOf()
+            from tail in Gen.Elements("", "\uD800", "x\uDC00", "😀")
+            select string.Concat(parts) + new string('.', RecurringJsonText.MinChars) + tail;
+        var runs = Gen.OneOf(GeneratedReports.Text, longText).ListOf().Select(texts => texts.Concat(texts).ToList());
+
+        // Then each run written through one cache gives what the writer gives, or fails where it fails
+        Prop.ForAll(runs.ToArbitrary(), texts =>
+            Assert.Equal(Written(texts, cache: null), Written(texts, new RecurringJsonText())))
+            .Check(Config.QuickThrowOnFailure.WithMaxTest(300).WithReplay(20261122UL, 0x9E3779B97F4A7C15UL));
+    }
+
+    [Fact]
+    public void More_distinct_texts_than_it_keeps_still_write_every_one_right()
+    {
+        // Given far more distinct long texts than the cache holds, each written twice
+        var texts = Enumerable.Range(0, 3000).Select(i => $"BACKUP DATABASE [Db{i}] TO DISK = N'D:\\b\\{i}.bak' WITH COPY_ONLY; -- {new string('+', 80)}").ToList();
+        texts.AddRange(texts);
+
+        // Then
+        Assert.Equal(Written(texts, cache: null), Written(texts, new RecurringJsonText()));
+    }
+
+    private static string Written(IReadOnlyList<string> texts, RecurringJsonText? cache)
+    {
+        using var stream = new MemoryStream();
+        try
+        {
+            using var writer = new Utf8JsonWriter(stream, ReportJsonWriter.WriterOptions(indented: true));
+            var name = JsonEncodedText.Encode("text");
+            writer.WriteStartArray();
+            foreach (var text in texts)
+            {
+                writer.WriteStartObject();
+                if (cache is null)
+                {
+                    writer.WriteString(name, text);
+                }
+                else
+                {
+                    cache.Write(writer, name, text);
+                }
+
+                writer.WriteEndObject();
+                if (cache is null)
+                {
+                    writer.WriteStringValue(text);
+                }
+                else
+                {
+                    cache.WriteValue(writer, text);
+                }
+            }
+
+            writer.WriteEndArray();
+        }
+        catch (Exception e) when (e is ArgumentException or InvalidOperationException)
+        {
+            return $"threw {e.GetType().Name}";
+        }
+
+        return Encoding.UTF8.GetString(stream.ToArray());
+    }
+}
