@@ -50,10 +50,16 @@ public static class Program
                     args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCulture) : 3000,
                     args.Length > 3 ? double.Parse(args[3], CultureInfo.InvariantCulture) : 20,
                     args.Length > 4 ? args[4] : Path.Combine("samples", "buffer-starved-backup.xml")).ConfigureAwait(false);
+            case "stages":
+                // An ERRORLOG, runs per stage (default 10), then stage names to run only those.
+                return StageBenchmark.Run(
+                    args[1],
+                    args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 10,
+                    args.Length > 3 ? args[3..] : null);
             case "bare-xml" or "bare-lines":
                 return ProcessBenchmark.Bare(args[0], args[1]);
             default:
-                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | bare-xml FILE | bare-lines FILE");
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | stages ERRORLOG [RUNS] [STAGE...] | bare-xml FILE | bare-lines FILE");
                 return 1;
         }
     }

@@ -178,7 +178,7 @@ public sealed class TraceMessageParser
         }
 
         var nameStart = i + 1;
-        for (var close = span[nameStart..].IndexOf(')'); close >= 0;)
+        for (var close = CloseParenthesis(span[nameStart..]); close >= 0;)
         {
             var closeAt = nameStart + close;
             var colon = SkipWhiteSpace(span, closeAt + 1);
@@ -194,6 +194,21 @@ public sealed class TraceMessageParser
         }
 
         return null;
+    }
+
+    // A database name is a few characters: a plain loop finds its ')' sooner than a vectorised search is set up
+    // (IndexOf was a tenth of the time of reading a percent line).
+    private static int CloseParenthesis(ReadOnlySpan<char> text)
+    {
+        for (var i = 0; i < text.Length; i++)
+        {
+            if (text[i] == ')')
+            {
+                return i;
+            }
+        }
+
+        return -1;
     }
 
     // One operation writes thousands of lines naming the same database: reuse the last name instead of
@@ -806,28 +821,42 @@ public sealed class TraceMessageParser
     private static long Digits(ReadOnlySpan<char> text, out int count)
     {
         // Digit by digit rather than through long.TryParse, which looks up the culture's number format on every
-        // call: three numbers on each of a million percent lines (issue 10).
+        // call: three numbers on each of a million percent lines (issue 10). The count is kept in a local and
+        // stored once: counted in the out parameter, every digit was a store to memory, and this loop was a fifth
+        // of the time of reading a percent line.
         long value = 0;
-        count = 0;
-        while (count < text.Length)
+        var i = 0;
+
+        // Eighteen digits cannot overflow a long, so they need no check.
+        var unchecked18 = Math.Min(text.Length, 18);
+        for (; i < unchecked18; i++)
         {
-            var digit = (uint)(text[count] - '0');
+            var digit = (uint)(text[i] - '0');
+            if (digit > 9)
+            {
+                count = i;
+                return value;
+            }
+
+            value = (value * 10) + digit;
+        }
+
+        for (; i < text.Length; i++)
+        {
+            var digit = (uint)(text[i] - '0');
             if (digit > 9)
             {
                 break;
             }
 
             // More digits than a long holds is still a number, only an impossible one: saturate so that the
-            // rule's range check reports it instead of the line passing for an unknown message. One comparison per
-            // digit below 922...; the exact test only near the top.
-            value = value < (long.MaxValue - 9) / 10
+            // rule's range check reports it instead of the line passing for an unknown message.
+            value = value < long.MaxValue / 10 || (value == long.MaxValue / 10 && digit <= long.MaxValue % 10)
                 ? (value * 10) + digit
-                : value < long.MaxValue / 10 || (value == long.MaxValue / 10 && digit <= long.MaxValue % 10)
-                    ? (value * 10) + digit
-                    : long.MaxValue;
-            count++;
+                : long.MaxValue;
         }
 
+        count = i;
         return value;
     }
 
