@@ -13,9 +13,10 @@ namespace BackupXe.Core.Reporting;
 /// </summary>
 /// <remarks>
 /// A 1M-line ERRORLOG of 6,712 backups has 670,000 points, more values than the rest of the report put together, and
-/// token by token they were about a third of the analysing thread's time: each date went through the "O" format and
-/// was trimmed again, each token through the writer's state checks (issue 10). The tests hold the output to the
-/// serializer's bytes, indented and not, at every depth (tests/BackupXe.Tests/Reporting/ProgressPointsJsonTests.cs).
+/// token by token they were about half the time of writing the report (0.06 of 0.13 s, in process): each date went
+/// through the "O" format and was trimmed again, each token through the writer's state checks (issue 10). Tests hold
+/// the block to the writer's token-by-token bytes at every depth, indented and not (ProgressPointsJsonTests), and
+/// every report to the serializer's (ReportJsonWriterTests).
 /// </remarks>
 internal static class ProgressPointsJson
 {
