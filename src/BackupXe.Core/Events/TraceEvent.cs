@@ -62,6 +62,17 @@ public sealed record ProgressTraceEvent(
         Parsed = parsed;
     }
 
+    // A copy (a `with` expression) carries the text itself, so that a copy given another Parsed keeps its Message.
+    private ProgressTraceEvent(ProgressTraceEvent original)
+        : base(original)
+    {
+        Kind = original.Kind;
+        DatabaseName = original.DatabaseName;
+        TraceLevel = original.TraceLevel;
+        Parsed = original.Parsed;
+        _message = original.Message;
+    }
+
     /// <summary>The trace_message (or the log text) as written, prefix and all.</summary>
     public string Message
     {

@@ -803,6 +803,23 @@ public static class TraceMessageParserTests
             Assert.Equal(new ProgressTraceEvent(At, 51, null, null, text), progress);
         }
 
+        [Fact]
+        public void A_copy_of_such_an_event_keeps_its_text_whatever_it_is_given()
+        {
+            // Given an event read off a line, its text not yet written back
+            const string text = "Backup(Db00): 1 percent (20971520/2147483648 bytes) processed";
+            Assert.True(new TraceMessageParser().TryServerProgress(text, At, 51, out var progress));
+
+            // When copies are made with another parse and another text
+            var reparsed = progress with { Parsed = new ParsedTraceMessage(null, new UnknownMessage("other")) };
+            var retexted = progress with { Message = "other text" };
+
+            // Then
+            Assert.Equal(text, reparsed.Message);
+            Assert.Equal("other text", retexted.Message);
+            Assert.Equal(text, progress.Message);
+        }
+
         [Theory]
         [InlineData("007 percent (1048576/95303680 bytes) processed")]
         [InlineData("7 percent (01048576/95303680 bytes) processed")]
