@@ -38,6 +38,9 @@ public sealed class TraceMessageParser
 
     private static readonly BufferConfigurationHeader BufferHeader = new();
 
+    // How a progress line in the server's wording ends: "... (1048576/95303680 bytes) processed".
+    private const string ServerPercentTail = " bytes) processed";
+
     // Per parser, and so per input stream: the last database named by a "Backup(db):" prefix, kept only to
     // avoid allocating the same name for every line of one operation. It never changes what a message means.
     private string? _lastPrefixDatabase;
@@ -84,6 +87,14 @@ public sealed class TraceMessageParser
         ReadOnlySpan<char> text, DateTime timestamp, int? sessionId, [NotNullWhen(true)] out ProgressTraceEvent? progress)
     {
         progress = null;
+
+        // Every such line ends so; testing that first spares the other lines (a third of a 3014 log) a prefix strip
+        // that Parse then does again.
+        if (!text.EndsWith(ServerPercentTail))
+        {
+            return false;
+        }
+
         var start = 0;
         var database = StripOperationPrefix(text, ref start, text.Length);
         var body = text[start..];
@@ -783,7 +794,6 @@ public sealed class TraceMessageParser
         message = null;
         canonical = false;
         const string afterPercent = " percent (";
-        const string afterTotal = " bytes) processed";
         var percent = Digits(text, out var read);
         if (read == 0 || !text[read..].StartsWith(afterPercent))
         {
@@ -801,12 +811,13 @@ public sealed class TraceMessageParser
         leadingZero |= read > 1 && rest[0] == '0';
         rest = rest[(read + 1)..];
         var total = Digits(rest, out read);
-        if (read == 0 || !rest[read..].SequenceEqual(afterTotal))
+        if (read == 0 || !rest[read..].SequenceEqual(ServerPercentTail))
         {
             return false;
         }
 
-        canonical = !(leadingZero || (read > 1 && rest[0] == '0'));
+        leadingZero |= read > 1 && rest[0] == '0';
+        canonical = !leadingZero;
 
         message = percent > 100 ? null
             : Math.Max(bytes, total) > ServerRanges.MaxBytes ? TooLarge("progress line", Math.Max(bytes, total))
