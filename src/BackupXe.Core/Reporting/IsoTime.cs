@@ -15,13 +15,11 @@ internal static class IsoTime
     private const int DateLength = 11;
     private const int SecondLength = 19;
 
-    /// <summary>Writes <paramref name="value"/> to <paramref name="output"/> (at least <see cref="MaxLength"/> bytes) as ASCII; returns the length.</summary>
-    public static int Format(DateTime value, Span<byte> output) => Format(value, output, default, []);
-
     /// <summary>
-    /// As <see cref="Format(DateTime, Span{byte})"/>, taking the date, or the date and time to the second, from
-    /// <paramref name="previousText"/>, the text of <paramref name="previous"/>, when <paramref name="value"/> shares
-    /// them: a backup's progress points fall on one day and several in each second, and the calendar arithmetic was the
+    /// Writes <paramref name="value"/> to <paramref name="output"/> (at least <see cref="MaxLength"/> bytes) as ASCII
+    /// and returns the length, taking the date, or the date and time to the second, from <paramref name="previousText"/>,
+    /// the text of <paramref name="previous"/> (empty when there is none), when <paramref name="value"/> shares them:
+    /// a backup's progress points fall on one day and several in each second, and the calendar arithmetic was the
     /// largest cost of writing them (issue 10).
     /// </summary>
     public static int Format(DateTime value, Span<byte> output, DateTime previous, ReadOnlySpan<byte> previousText)

@@ -27,48 +27,18 @@ public sealed class RecurringJsonText
     private readonly Dictionary<string, JsonEncodedText> _encoded = new(StringComparer.Ordinal);
     private int _chars;
 
-    /// <summary>Writes <paramref name="value"/> as the value of <paramref name="name"/>; null as null.</summary>
-    public void Write(Utf8JsonWriter writer, JsonEncodedText name, string? value)
+    /// <summary>
+    /// <paramref name="value"/> already escaped, to write in its place; null when the writer should escape it itself:
+    /// null, shorter than <see cref="MinChars"/>, or with surrogates (a lone one is not valid UTF-16, and the writer's
+    /// own path then does with it whatever it does with any such string; pairs go that way too, being rare here).
+    /// </summary>
+    public JsonEncodedText? Escaped(string? value)
     {
         if (value is null || value.Length < MinChars)
         {
-            writer.WriteString(name, value);
-            return;
+            return null;
         }
 
-        if (Encoded(value) is { } encoded)
-        {
-            writer.WriteString(name, encoded);
-        }
-        else
-        {
-            writer.WriteString(name, value);
-        }
-    }
-
-    /// <summary>Writes <paramref name="value"/> as an array element; null as null.</summary>
-    public void WriteValue(Utf8JsonWriter writer, string? value)
-    {
-        if (value is null || value.Length < MinChars)
-        {
-            writer.WriteStringValue(value);
-            return;
-        }
-
-        if (Encoded(value) is { } encoded)
-        {
-            writer.WriteStringValue(encoded);
-        }
-        else
-        {
-            writer.WriteStringValue(value);
-        }
-    }
-
-    // Null for text with surrogates: a lone one is not valid UTF-16, and the writer's own path then does with it
-    // whatever it does with any such string (pairs go that way too; they are rare in these texts).
-    private JsonEncodedText? Encoded(string value)
-    {
         if (_encoded.TryGetValue(value, out var encoded))
         {
             return encoded;

@@ -229,13 +229,13 @@ public static class ReportJsonWriter
             {
                 foreach (var evidence in verdict.Evidence)
                 {
-                    if (texts is null)
+                    if (texts?.Escaped(evidence) is { } escaped)
                     {
-                        writer.WriteStringValue(evidence);
+                        writer.WriteStringValue(escaped);
                     }
                     else
                     {
-                        texts.WriteValue(writer, evidence);
+                        writer.WriteStringValue(evidence);
                     }
                 }
 
@@ -477,13 +477,13 @@ public static class ReportJsonWriter
 
     private static void WriteText(Utf8JsonWriter writer, JsonEncodedText name, string? value, RecurringJsonText? texts)
     {
-        if (texts is null)
+        if (texts?.Escaped(value) is { } escaped)
         {
-            writer.WriteString(name, value);
+            writer.WriteString(name, escaped);
         }
         else
         {
-            texts.Write(writer, name, value);
+            writer.WriteString(name, value);
         }
     }
 

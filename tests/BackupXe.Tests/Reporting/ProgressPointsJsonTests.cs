@@ -73,7 +73,7 @@ public sealed class ProgressPointsJsonTests
 
     [Fact]
     public void A_local_time_is_refused_because_its_offset_is_the_machines()
-        => Assert.Throws<ArgumentException>(() => IsoTime.Format(new DateTime(2024, 6, 1, 0, 0, 0, DateTimeKind.Local), new byte[IsoTime.MaxLength]));
+        => Assert.Throws<ArgumentException>(() => IsoTime.Format(new DateTime(2024, 6, 1, 0, 0, 0, DateTimeKind.Local), new byte[IsoTime.MaxLength], default, []));
 
     [Fact]
     public void Points_at_any_depth_indented_or_not_are_the_bytes_of_the_token_by_token_path()
@@ -120,7 +120,7 @@ public sealed class ProgressPointsJsonTests
     private static string IsoDate(DateTime time)
     {
         var bytes = new byte[IsoTime.MaxLength];
-        return Encoding.ASCII.GetString(bytes, 0, IsoTime.Format(time, bytes));
+        return Encoding.ASCII.GetString(bytes, 0, IsoTime.Format(time, bytes, default, []));
     }
 
     private static string WriterDate(DateTime time)

@@ -49,23 +49,17 @@ public sealed class RecurringJsonTextTests
             foreach (var text in texts)
             {
                 writer.WriteStartObject();
-                if (cache is null)
+                if (cache?.Escaped(text) is { } escaped)
+                {
+                    writer.WriteString(name, escaped);
+                    writer.WriteEndObject();
+                    writer.WriteStringValue(escaped);
+                }
+                else
                 {
                     writer.WriteString(name, text);
-                }
-                else
-                {
-                    cache.Write(writer, name, text);
-                }
-
-                writer.WriteEndObject();
-                if (cache is null)
-                {
+                    writer.WriteEndObject();
                     writer.WriteStringValue(text);
-                }
-                else
-                {
-                    cache.WriteValue(writer, text);
                 }
             }
 
