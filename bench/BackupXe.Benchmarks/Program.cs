@@ -56,10 +56,13 @@ public static class Program
                     args[1],
                     args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 10,
                     args.Length > 3 ? args[3..] : null);
+            case "allocations":
+                // An ERRORLOG and one stage (default json-one-thread): the allocated types, sampled by the runtime.
+                return AllocationProfile.Run(args[1], args.Length > 2 ? args[2] : "json-one-thread");
             case "bare-xml" or "bare-lines":
                 return ProcessBenchmark.Bare(args[0], args[1]);
             default:
-                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | stages ERRORLOG [RUNS] [STAGE...] | bare-xml FILE | bare-lines FILE");
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | stages ERRORLOG [RUNS] [STAGE...] | allocations ERRORLOG [STAGE] | bare-xml FILE | bare-lines FILE");
                 return 1;
         }
     }

@@ -157,6 +157,14 @@ public sealed class BackupOperation
 
     public void Apply(TraceMessage message, DateTime at)
     {
+        // Two in three messages of a 3014 log; each type test below is a call in the published build's precompiled
+        // code, so this one comes first (issue 10).
+        if (message is PercentProcessed percent)
+        {
+            ApplyPercent(percent, at);
+            return;
+        }
+
         Seen(at);
         switch (message)
         {
@@ -173,13 +181,6 @@ public sealed class BackupOperation
             case EstimatedSize size:
                 EstimatedBytes = size.TotalBytes;
                 DataBytesEstimate = size.DataBytes;
-                break;
-            case PercentProcessed percent:
-                LastPercent = percent.Percent;
-                PercentBytes = percent.Bytes;
-                LastPercentAt = at;
-                PercentProgress.Add(at, percent.Bytes);
-                EstimatedBytes ??= percent.TotalBytes;
                 break;
             case PercentReached reached:
                 LastPercent = reached.Percent;
@@ -243,6 +244,18 @@ public sealed class BackupOperation
         {
             CurrentStep = null;
         }
+    }
+
+    /// <summary>A "N percent processed" line: <see cref="Apply"/> for the one message that needs no type test.</summary>
+    public void ApplyPercent(PercentProcessed percent, DateTime at)
+    {
+        Seen(at);
+        LastPercent = percent.Percent;
+        PercentBytes = percent.Bytes;
+        LastPercentAt = at;
+        PercentProgress.Add(at, percent.Bytes);
+        EstimatedBytes ??= percent.TotalBytes;
+        CurrentStep = null;
     }
 
     public void ApplyHistory(HistoryRecord record, DateTime at)

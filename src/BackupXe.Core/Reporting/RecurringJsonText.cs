@@ -1,4 +1,6 @@
+using System.Buffers;
 using System.Text.Json;
+using BackupXe.Core.Parsing;
 
 namespace BackupXe.Core.Reporting;
 
@@ -24,6 +26,9 @@ public sealed class RecurringJsonText
 
     private const int MaxChars = 1 << 20;
 
+    // A text with a surrogate is escaped where it is written (see Escaped); CharRange says why not ContainsAnyInRange.
+    private static readonly SearchValues<char> Surrogates = CharRange.Of('\uD800', '\uDFFF');
+
     private readonly Dictionary<string, JsonEncodedText> _encoded = new(StringComparer.Ordinal);
     private int _chars;
 
@@ -44,7 +49,7 @@ public sealed class RecurringJsonText
             return encoded;
         }
 
-        if (value.AsSpan().ContainsAnyInRange('\uD800', '\uDFFF'))
+        if (value.AsSpan().ContainsAny(Surrogates))
         {
             return null;
         }

@@ -1,5 +1,6 @@
 using System.Buffers;
 using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
 
 namespace BackupXe.Sources.Errorlog;
 
@@ -21,12 +22,15 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
         "\0\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u000B\u000C\u000E\u000F" +
         "\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F");
 
+    private static readonly SearchValues<char> PlainText = CharRange.Of(' ', '\uFFFC');
+
     // A line with nothing below ' ' and nothing above U+FFFC holds neither, which one range scan tells; only a line
     // with a tab (an sp_readerrorlog export has them on every line) or such a character gets the exact scans. Those
     // are two, not one set: with U+FFFD in it the set is searched by a slower non-ASCII method, which cost more than
     // both scans together on every line (issue 10).
+    // (CharRange says why it is a SearchValues and not IndexOfAnyExceptInRange.)
     public static bool LooksBinary(ReadOnlySpan<char> line)
-        => line.IndexOfAnyExceptInRange(' ', '\uFFFC') >= 0 && (line.ContainsAny(Controls) || line.Contains('\uFFFD'));
+        => line.ContainsAnyExcept(PlainText) && (line.ContainsAny(Controls) || line.Contains('\uFFFD'));
 
     /// <summary>
     /// True when <paramref name="line"/> starts with digits laid out as an ERRORLOG timestamp, valid or not: a line
