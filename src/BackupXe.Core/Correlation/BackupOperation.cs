@@ -247,7 +247,7 @@ public sealed class BackupOperation
     }
 
     /// <summary>A "N percent processed" line: <see cref="Apply"/> for the one message that needs no type test.</summary>
-    public void ApplyPercent(PercentProcessed percent, DateTime at)
+    private void ApplyPercent(PercentProcessed percent, DateTime at)
     {
         Seen(at);
         LastPercent = percent.Percent;

@@ -122,27 +122,6 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
 
         var at = progress.Timestamp;
         var database = progress.DatabaseName is { Length: > 0 } name ? name : parsed.PrefixDatabase;
-        if (parsed.Message is PercentProcessed percent)
-        {
-            // Two in three messages of a 3014 log, and none of the type tests below can match one: the same steps as
-            // the general path, without them (each is a call in the published build's precompiled code; issue 10).
-            var progressed = FindOpen(progress.SessionId, database, progress.Kind);
-            if (progressed is null)
-            {
-                if (progress.Kind is not { } adoptedKind)
-                {
-                    OrphanMessages++;
-                    return;
-                }
-
-                progressed = Adopt(adoptedKind, null, database, progress.SessionId, at);
-            }
-
-            progressed.Database ??= database;
-            progressed.ApplyPercent(percent, at);
-            return;
-        }
-
         switch (parsed.Message)
         {
             case OperationStarted started:
