@@ -14,20 +14,20 @@ public static class AllocationProfile
     {
         // Once without listening, so that start-up and JIT allocations are not counted.
         StageBenchmark.Run(path, 1, [stage]);
-        using var listener = new AllocationTicks();
+        var listener = new AllocationTicks();
         var before = GC.GetTotalAllocatedBytes(precise: true);
         StageBenchmark.Run(path, 1, [stage]);
         var total = GC.GetTotalAllocatedBytes(precise: true) - before;
         listener.Dispose();
 
-        var ticks = listener.Ticks.Sum(t => t.Value.Bytes);
+        var ticks = listener.Ticks.Sum(t => t.Value);
         Console.WriteLine($"| type | sampled MB | share |");
         Console.WriteLine("|---|---:|---:|");
-        foreach (var (type, sample) in listener.Ticks.OrderByDescending(t => t.Value.Bytes).Take(30))
+        foreach (var (type, bytes) in listener.Ticks.OrderByDescending(t => t.Value).Take(30))
         {
             Console.WriteLine(string.Create(
                 CultureInfo.InvariantCulture,
-                $"| {type} | {sample.Bytes / 1e6:F1} | {sample.Bytes / (double)ticks:P1} |"));
+                $"| {type} | {bytes / 1e6:F1} | {bytes / (double)ticks:P1} |"));
         }
 
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"allocated in all: {total / 1e6:F0} MB, sampled {ticks / 1e6:F0} MB"));
@@ -38,7 +38,7 @@ public static class AllocationProfile
     {
         private const EventKeywords GcKeyword = (EventKeywords)0x1;
 
-        public Dictionary<string, (long Bytes, int Count)> Ticks { get; } = [];
+        public Dictionary<string, long> Ticks { get; } = [];
 
         protected override void OnEventSourceCreated(EventSource eventSource)
         {
@@ -61,7 +61,7 @@ public static class AllocationProfile
             var amount = amountIndex >= 0 ? Convert.ToInt64(eventData.Payload[amountIndex], CultureInfo.InvariantCulture) : 100_000;
             lock (Ticks)
             {
-                Ticks[type] = Ticks.TryGetValue(type, out var sample) ? (sample.Bytes + amount, sample.Count + 1) : (amount, 1);
+                Ticks[type] = Ticks.GetValueOrDefault(type) + amount;
             }
         }
     }

@@ -315,70 +315,70 @@ public static class OperationPipelineTests
             Assert.Equal(OperationStatus.Completed, report.Status);
         }
     }
-}
 
-public sealed class PercentLines
-{
-    [Fact]
-    public void An_xe_percent_event_with_no_start_in_the_capture_adopts_its_operation_and_keeps_its_progress()
+    public class PercentLines
     {
-        // Given a capture that begins mid-backup: XE names the kind and database on every event
-        var events = new XeScript()
-            .Backup(1, 60, "sales", "10 percent (107374182/1073741824 bytes) processed")
-            .Backup(2, 60, "sales", "20 percent (214748364/1073741824 bytes) processed")
-            .Backup(3, 60, "sales", "BACKUP DATABASE finished")
-            .Events;
-
-        // When
-        var run = PipelineRun.Of(events);
-
-        // Then one backup, start unknown, with both readings and the estimate from the percent lines
-        var backup = Assert.Single(run.Reports);
-        Assert.Equal("sales", backup.Database);
-        Assert.Equal(OperationStatus.Completed, backup.Status);
-        Assert.Equal(1073741824L, backup.EstimatedBytes);
-        Assert.Equal([107374182L, 214748364L], backup.Progress!.Points.Select(p => p.Bytes));
-        Assert.Equal(0, run.Pipeline.OrphanMessages);
-    }
-
-    [Fact]
-    public void An_errorlog_percent_line_with_no_operation_open_is_counted_as_an_orphan_and_starts_nothing()
-    {
-        // Given percent lines with no start line before them: the log does not say what kind of operation they are
-        var events = new[]
+        [Fact]
+        public void An_xe_percent_event_with_no_start_in_the_capture_adopts_its_operation_and_keeps_its_progress()
         {
-            new ProgressTraceEvent(new DateTime(2024, 5, 1, 10, 0, 1), 60, null, null, "Backup(sales): 10 percent (107374182/1073741824 bytes) processed"),
-            new ProgressTraceEvent(new DateTime(2024, 5, 1, 10, 0, 2), 60, null, null, "Backup(sales): 20 percent (214748364/1073741824 bytes) processed"),
-        };
+            // Given a capture that begins mid-backup: XE names the kind and database on every event
+            var events = new XeScript()
+                .Backup(1, 60, "sales", "10 percent (107374182/1073741824 bytes) processed")
+                .Backup(2, 60, "sales", "20 percent (214748364/1073741824 bytes) processed")
+                .Backup(3, 60, "sales", "BACKUP DATABASE finished")
+                .Events;
 
-        // When
-        var run = PipelineRun.Of(events);
+            // When
+            var run = PipelineRun.Of(events);
 
-        // Then
-        Assert.Empty(run.Reports);
-        Assert.Equal(2, run.Pipeline.OrphanMessages);
-    }
+            // Then one backup, start unknown, with both readings and the estimate from the percent lines
+            var backup = Assert.Single(run.Reports);
+            Assert.Equal("sales", backup.Database);
+            Assert.Equal(OperationStatus.Completed, backup.Status);
+            Assert.Equal(1073741824L, backup.EstimatedBytes);
+            Assert.Equal([107374182L, 214748364L], backup.Progress!.Points.Select(p => p.Bytes));
+            Assert.Equal(0, run.Pipeline.OrphanMessages);
+        }
 
-    [Fact]
-    public void A_percent_line_after_a_step_line_goes_to_the_open_operation_of_its_session()
-    {
-        // Given a started backup with a step line, then a percent line on the same spid
-        var events = new[]
+        [Fact]
+        public void An_errorlog_percent_line_with_no_operation_open_is_counted_as_an_orphan_and_starts_nothing()
         {
-            new ProgressTraceEvent(new DateTime(2024, 5, 1, 10, 0, 0), 60, null, null, "Backup(sales): BACKUP DATABASE started"),
-            new ProgressTraceEvent(new DateTime(2024, 5, 1, 10, 0, 1), 60, null, null, "Backup(sales): Copying data files"),
-            new ProgressTraceEvent(new DateTime(2024, 5, 1, 10, 0, 2), 60, null, null, "Backup(sales): 30 percent (322122547/1073741824 bytes) processed"),
-        };
+            // Given percent lines with no start line before them: the log does not say what kind of operation they are
+            var events = new[]
+            {
+                new ProgressTraceEvent(new DateTime(2024, 5, 1, 10, 0, 1), 60, null, null, "Backup(sales): 10 percent (107374182/1073741824 bytes) processed"),
+                new ProgressTraceEvent(new DateTime(2024, 5, 1, 10, 0, 2), 60, null, null, "Backup(sales): 20 percent (214748364/1073741824 bytes) processed"),
+            };
 
-        // When the input ends there
-        var run = PipelineRun.Of(events);
+            // When
+            var run = PipelineRun.Of(events);
 
-        // Then the backup is reported incomplete, its progress running from the copy's start at zero to the reading
-        var backup = Assert.Single(run.Reports);
-        Assert.Equal(OperationStatus.Incomplete, backup.Status);
-        Assert.Equal(
-            [(new DateTime(2024, 5, 1, 10, 0, 1), 0L), (new DateTime(2024, 5, 1, 10, 0, 2), 322122547L)],
-            backup.Progress!.Points.Select(p => (p.At, p.Bytes)));
-        Assert.Equal(0, run.Pipeline.OrphanMessages);
+            // Then
+            Assert.Empty(run.Reports);
+            Assert.Equal(2, run.Pipeline.OrphanMessages);
+        }
+
+        [Fact]
+        public void A_percent_line_after_a_step_line_goes_to_the_open_operation_of_its_session()
+        {
+            // Given a started backup with a step line, then a percent line on the same spid
+            var events = new[]
+            {
+                new ProgressTraceEvent(new DateTime(2024, 5, 1, 10, 0, 0), 60, null, null, "Backup(sales): BACKUP DATABASE started"),
+                new ProgressTraceEvent(new DateTime(2024, 5, 1, 10, 0, 1), 60, null, null, "Backup(sales): Copying data files"),
+                new ProgressTraceEvent(new DateTime(2024, 5, 1, 10, 0, 2), 60, null, null, "Backup(sales): 30 percent (322122547/1073741824 bytes) processed"),
+            };
+
+            // When the input ends there
+            var run = PipelineRun.Of(events);
+
+            // Then the backup is reported incomplete, its progress running from the copy's start at zero to the reading
+            var backup = Assert.Single(run.Reports);
+            Assert.Equal(OperationStatus.Incomplete, backup.Status);
+            Assert.Equal(
+                [(new DateTime(2024, 5, 1, 10, 0, 1), 0L), (new DateTime(2024, 5, 1, 10, 0, 2), 322122547L)],
+                backup.Progress!.Points.Select(p => (p.At, p.Bytes)));
+            Assert.Equal(0, run.Pipeline.OrphanMessages);
+        }
     }
 }
