@@ -81,7 +81,7 @@ public static class HistoryCommand
             switch (parse.GetValue(format))
             {
                 case "json":
-                    Console.Out.WriteLine(ReportJson.Serialize(new { operations = rows.Select(r => new { instance = r.Instance, operation = r.Report }), series }, indented: true));
+                    Console.Out.WriteLine(ReportJson.Serialize(new HistoryListing(rows.Select(r => new HistoryListingEntry(r.Instance, r.Report)), series), indented: true));
                     break;
                 case "markdown":
                     HistoryStatisticsWriter.WriteMarkdown(Console.Out, series);

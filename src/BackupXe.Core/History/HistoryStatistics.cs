@@ -5,6 +5,12 @@ using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.History;
 
+/// <summary><c>backupxe history --format json</c>: the listed operations, then each series' statistics.</summary>
+public sealed record HistoryListing(IEnumerable<HistoryListingEntry> Operations, IReadOnlyList<HistorySeries> Series);
+
+/// <summary>One listed operation and the instance that ran it.</summary>
+public sealed record HistoryListingEntry(string Instance, OperationReport Operation);
+
 /// <summary>One history record and the instance it belongs to.</summary>
 public sealed record InstanceOperation(string Instance, HistoryOperation Record);
 

@@ -3,6 +3,9 @@ using System.Text;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using System.Text.Json.Serialization.Metadata;
+using BackupXe.Core.Events;
+using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
 
 namespace BackupXe.Core.Reporting;
 
@@ -27,7 +30,7 @@ public static class ReportJson
     public static JsonSerializerOptions IndentedOptions { get; } = Create(indented: true);
 
     public static string Serialize<T>(T value, bool indented = false)
-        => JsonSerializer.Serialize(value, indented ? IndentedOptions : Options);
+        => JsonSerializer.Serialize(value, TypeInfo<T>(indented ? IndentedOptions : Options));
 
     /// <summary>One operation, written by <see cref="ReportJsonWriter"/>: the same text as the generic overload, without the serializer.</summary>
     public static string Serialize(OperationReport report, bool indented = false)
@@ -43,8 +46,11 @@ public static class ReportJson
 
     /// <exception cref="JsonException">The text is not a report of this shape.</exception>
     public static T Deserialize<T>(string json)
-        => JsonSerializer.Deserialize<T>(json, Options)
+        => JsonSerializer.Deserialize(json, TypeInfo<T>(Options))
            ?? throw new JsonException($"The JSON text is null where a {typeof(T).Name} was expected.");
+
+    /// <exception cref="NotSupportedException">The type has no compile-time metadata (ReportJsonContext).</exception>
+    private static JsonTypeInfo<T> TypeInfo<T>(JsonSerializerOptions options) => (JsonTypeInfo<T>)options.GetTypeInfo(typeof(T));
 
     private static JsonSerializerOptions Create(bool indented)
     {
@@ -55,11 +61,41 @@ public static class ReportJson
             DefaultIgnoreCondition = JsonIgnoreCondition.Never,
             WriteIndented = indented,
 
-            // The report types from compile-time metadata; anything else (the history command's anonymous rows) by reflection.
-            TypeInfoResolver = JsonTypeInfoResolver.Combine(ReportJsonContext.Default, new DefaultJsonTypeInfoResolver()),
+            // Every type the product writes or reads has compile-time metadata (ReportJsonContext), so the native
+            // build (docs/installation.md), which has no reflection serializer, writes what the tests check. A type
+            // missing from the context fails loudly in both builds instead of being written by reflection in one.
+            TypeInfoResolver = ReportJsonContext.Default,
         };
-        options.Converters.Add(new JsonStringEnumConverter(ReportJsonWriter.EnumNaming, allowIntegerValues: false));
-        options.MakeReadOnly(populateMissingResolver: true);
+        foreach (var converter in EnumConverters())
+        {
+            options.Converters.Add(converter);
+        }
+
+        options.MakeReadOnly();
         return options;
     }
+
+    /// <summary>
+    /// The contract's enum spelling for each enum the reports carry. One generic converter per type rather than the
+    /// non-generic factory, which makes its converters at run time and so is unavailable to a native build; a test
+    /// holds this list to every public enum of the assembly.
+    /// </summary>
+    internal static IEnumerable<JsonConverter> EnumConverters()
+    {
+        yield return Spelled<OperationKind>();
+        yield return Spelled<OperationScope>();
+        yield return Spelled<OperationPhase>();
+        yield return Spelled<PhaseEdge>();
+        yield return Spelled<BufferParameter>();
+        yield return Spelled<OperationStatus>();
+        yield return Spelled<WaitAttribution>();
+        yield return Spelled<Bottleneck>();
+        yield return Spelled<Confidence>();
+        yield return Spelled<DeviceKind>();
+        yield return Spelled<HistorySource>();
+    }
+
+    private static JsonStringEnumConverter<T> Spelled<T>()
+        where T : struct, Enum
+        => new(ReportJsonWriter.EnumNaming, allowIntegerValues: false);
 }

@@ -1,5 +1,7 @@
 using System.Text.Json.Serialization;
+using BackupXe.Core.Analysis;
 using BackupXe.Core.History;
+using BackupXe.Core.Reporting.Html;
 
 namespace BackupXe.Core.Reporting;
 
@@ -10,7 +12,11 @@ namespace BackupXe.Core.Reporting;
 /// the enum spelling, and the output is byte for byte what the reflection resolver wrote.
 /// </summary>
 [JsonSerializable(typeof(OperationReport))]
+[JsonSerializable(typeof(AnalysisFindings))]
 [JsonSerializable(typeof(IReadOnlyList<InputReport>))]
 [JsonSerializable(typeof(SummaryReport))]
 [JsonSerializable(typeof(HistoryOperation))]
+[JsonSerializable(typeof(HistoryListing))]
+[JsonSerializable(typeof(OperationChartData))]
+[JsonSerializable(typeof(HistoryChartData))]
 internal sealed partial class ReportJsonContext : JsonSerializerContext;

@@ -39,4 +39,27 @@ public sealed class ReportJsonTests
         Assert.Equal(ReportJson.Serialize(Report, indented: true), ReportJson.Serialize(back, indented: true));
         Assert.Equal(Bottleneck.BufferStarved, back.Verdict?.Bottleneck);
     }
+
+    [Fact]
+    public void Every_public_enum_of_the_core_is_written_in_the_contracts_spelling()
+    {
+        // The native build has no converter factory: an enum missing from the list would be written as a number there.
+        var enums = typeof(OperationReport).Assembly.GetExportedTypes().Where(t => t.IsEnum).ToList();
+        var spelled = ReportJson.EnumConverters().Select(c => c.GetType().GetGenericArguments().Single()).ToList();
+
+        Assert.Equal(enums.OrderBy(t => t.FullName), spelled.OrderBy(t => t.FullName));
+        foreach (var type in enums.Where(t => ReportJson.Options.TryGetTypeInfo(t, out _)))
+        {
+            var first = Enum.GetValues(type).GetValue(0)!;
+            Assert.StartsWith("\"", System.Text.Json.JsonSerializer.Serialize(first, type, ReportJson.Options), StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public void A_type_without_compile_time_metadata_is_refused_not_written_by_reflection()
+    {
+        var error = Assert.Throws<NotSupportedException>(() => ReportJson.Serialize(new { operations = 1 }));
+
+        Assert.Contains("JsonTypeInfo metadata", error.Message);
+    }
 }

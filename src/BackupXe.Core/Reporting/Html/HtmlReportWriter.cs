@@ -99,23 +99,14 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         }
 
         Line("</tbody></table>");
-        var data = new
-        {
-            History = new
-            {
-                Series = series.Select(g => new
-                {
-                    Name = g.Key,
-                    At = g.Select(e => UnixSeconds(e.Report.Start!.Value)),
-                    Mbps = g.Select(e => e.Report.ThroughputMBps!.Value),
-                }),
-                Regressions = new
-                {
-                    At = plotted.Where(e => e.IsRegression).Select(e => UnixSeconds(e.Report.Start!.Value)),
-                    Mbps = plotted.Where(e => e.IsRegression).Select(e => e.Report.ThroughputMBps!.Value),
-                },
-            },
-        };
+        var data = new HistoryChartData(new HistoryChart(
+            series.Select(g => new ThroughputSeries(
+                g.Key,
+                g.Select(e => UnixSeconds(e.Report.Start!.Value)),
+                g.Select(e => e.Report.ThroughputMBps!.Value))),
+            new ThroughputPoints(
+                plotted.Where(e => e.IsRegression).Select(e => UnixSeconds(e.Report.Start!.Value)),
+                plotted.Where(e => e.IsRegression).Select(e => e.Report.ThroughputMBps!.Value))));
         Line($"<script type=\"application/json\" id=\"history-data\">{Json(data)}</script>");
         Line("</section>");
         output.Flush();
@@ -438,7 +429,9 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
     private static string Num(string field, long? value, string text)
         => $"<td class=\"num\" data-field=\"{field}\" data-value=\"{(value is { } v ? v.ToString(Invariant) : "")}\">{E(text)}</td>";
 
-    private static string Json(object value) => JsonSerializer.Serialize(value, DataJson);
+    private static string Json(OperationChartData value) => JsonSerializer.Serialize(value, DataJson.GetTypeInfo(typeof(OperationChartData)));
+
+    private static string Json(HistoryChartData value) => JsonSerializer.Serialize(value, DataJson.GetTypeInfo(typeof(HistoryChartData)));
 
     private static string E(string text) => WebUtility.HtmlEncode(text);
 

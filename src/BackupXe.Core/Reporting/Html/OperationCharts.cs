@@ -63,36 +63,26 @@ internal sealed class OperationCharts
     public double Offset(DateTime at) => Origin is { } origin ? Math.Round((at - origin).TotalSeconds, 3) : 0;
 
     /// <summary>What the charts draw, as the report's JSON block: one entry per chart, null when it has nothing to draw.</summary>
-    public object Data(IReadOnlyList<PhaseReport> phases) => new
-    {
-        Timeline = Lanes.Count == 0 ? null : new
-        {
-            Labels = Lanes.Select(l => l.Label),
-            Groups = Lanes.Select(l => l.Group),
-            Start = Lanes.Select(l => l.From),
-            End = Lanes.Select(l => l.To),
-            Total,
-        },
-        Rate = Rates.Count == 0 ? null : new
-        {
-            T = Rates.Select(r => r.From).Append(Rates[^1].To),
+    public OperationChartData Data(IReadOnlyList<PhaseReport> phases) => new(
+        Lanes.Count == 0 ? null : new TimelineChartData(
+            Lanes.Select(l => l.Label),
+            Lanes.Select(l => l.Group),
+            Lanes.Select(l => l.From),
+            Lanes.Select(l => l.To),
+            Total),
+        Rates.Count == 0 ? null : new RateChartData(
+            Rates.Select(r => r.From).Append(Rates[^1].To),
             // The last rate again at the last moment: a step needs both ends to be drawn.
-            Mbps = Rates.Select(r => r.MegabytesPerSecond).Append(Rates[^1].MegabytesPerSecond),
-            Phases = phases.Where(p => p.Start is not null && p.End is not null)
-                .Select(p => new { p.Name, Start = Offset(p.Start!.Value), End = Offset(p.End!.Value) }),
-            Total,
-        },
-        Waits = Waits.Count == 0 ? null : new
-        {
-            Types = Waits.Select(w => w.Wait.WaitType),
-            TotalSeconds = Waits.Select(w => w.Wait.TotalMs / 1000.0),
-        },
-        Memory = Memory.Count == 0 ? null : new
-        {
-            Labels = Memory.Select(m => m.Label),
-            Megabytes = Memory.Select(m => m.Bytes / OperationReportBuilder.BytesPerMegabyte),
-        },
-    };
+            Rates.Select(r => r.MegabytesPerSecond).Append(Rates[^1].MegabytesPerSecond),
+            phases.Where(p => p.Start is not null && p.End is not null)
+                .Select(p => new PhaseSpanData(p.Name, Offset(p.Start!.Value), Offset(p.End!.Value))),
+            Total),
+        Waits.Count == 0 ? null : new WaitsChartData(
+            Waits.Select(w => w.Wait.WaitType),
+            Waits.Select(w => w.Wait.TotalMs / 1000.0)),
+        Memory.Count == 0 ? null : new MemoryChartData(
+            Memory.Select(m => m.Label),
+            Memory.Select(m => m.Bytes / OperationReportBuilder.BytesPerMegabyte)));
 
     /// <summary>Share of each thread's time (domain.md 6.2): BACKUPIO per device thread, BACKUPBUFFER per thread on either side of the buffers, any other type for the one thread that waited.</summary>
     private static WaitRow WaitRowOf(WaitReport wait, OperationMeasures measures)
