@@ -111,9 +111,8 @@ public static class ProcessBenchmark
     }
 
     /// <summary>
-    /// What users install: the CLI published for this machine's runtime and self-contained, which the project turns
-    /// into one composite ReadyToRun image of the framework and the app (docs/installation.md). Returns the native
-    /// launcher.
+    /// What users install: the CLI published for this machine's runtime and self-contained, which the project compiles
+    /// ahead of time into one native executable (docs/installation.md). Returns its path.
     /// </summary>
     private static async Task<string> PublishAsync(string output)
     {
