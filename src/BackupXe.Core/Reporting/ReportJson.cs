@@ -50,7 +50,7 @@ public static class ReportJson
            ?? throw new JsonException($"The JSON text is null where a {typeof(T).Name} was expected.");
 
     /// <exception cref="NotSupportedException">The type has no compile-time metadata (ReportJsonContext).</exception>
-    private static JsonTypeInfo<T> TypeInfo<T>(JsonSerializerOptions options) => (JsonTypeInfo<T>)options.GetTypeInfo(typeof(T));
+    internal static JsonTypeInfo<T> TypeInfo<T>(JsonSerializerOptions options) => (JsonTypeInfo<T>)options.GetTypeInfo(typeof(T));
 
     private static JsonSerializerOptions Create(bool indented)
     {

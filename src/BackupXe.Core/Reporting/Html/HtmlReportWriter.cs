@@ -429,9 +429,7 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
     private static string Num(string field, long? value, string text)
         => $"<td class=\"num\" data-field=\"{field}\" data-value=\"{(value is { } v ? v.ToString(Invariant) : "")}\">{E(text)}</td>";
 
-    private static string Json(OperationChartData value) => JsonSerializer.Serialize(value, DataJson.GetTypeInfo(typeof(OperationChartData)));
-
-    private static string Json(HistoryChartData value) => JsonSerializer.Serialize(value, DataJson.GetTypeInfo(typeof(HistoryChartData)));
+    private static string Json<T>(T value) => JsonSerializer.Serialize(value, ReportJson.TypeInfo<T>(DataJson));
 
     private static string E(string text) => WebUtility.HtmlEncode(text);
 
