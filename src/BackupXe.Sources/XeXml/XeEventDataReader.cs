@@ -16,9 +16,7 @@ public sealed class XeEventDataReader
     public XeEventDataReader()
     {
         // The file reader's settings (fragments, no DTD, no resolver), with a name table of this reader's own.
-        _settings = XeXmlEventSource.ReaderSettings.Clone();
-        _settings.NameTable = new NameTable();
-        _settings.CloseInput = false;
+        _settings = XeXmlEventSource.ReaderSettingsWithOwnNames(closeInput: false);
     }
 
     /// <summary>

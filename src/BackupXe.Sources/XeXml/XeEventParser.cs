@@ -372,7 +372,6 @@ internal sealed class XeEventParser
         var length = 0;
         var nodes = 0;
         var built = false;
-        _content.Clear();
         _reader.Read();
         while (_reader.Depth > depth)
         {
@@ -385,7 +384,7 @@ internal sealed class XeEventParser
                     nodes++;
                     if (nodes == 1 && !_reader.CanReadValueChunk)
                     {
-                        _content.Append(_reader.Value);
+                        _content.Clear().Append(_reader.Value);
                         built = true;
                     }
                     else if (nodes == 1)
@@ -393,7 +392,7 @@ internal sealed class XeEventParser
                         length = FillChunk();
                         if (!IsWhole(length))
                         {
-                            _content.Append(_chunk, 0, length);
+                            _content.Clear().Append(_chunk, 0, length);
                             AppendChunks();
                             built = true;
                         }
@@ -402,7 +401,8 @@ internal sealed class XeEventParser
                     {
                         if (!built)
                         {
-                            _content.Append(_chunk, 0, length);
+                            // The builder is cleared where it is first used: most values never reach it.
+                            _content.Clear().Append(_chunk, 0, length);
                             built = true;
                         }
 

@@ -26,6 +26,18 @@ public sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSou
 
     private readonly Func<Stream> _open;
 
+    /// <summary>
+    /// <see cref="ReaderSettings"/> with a name table of the reader's own, one that finds the few names of an XE
+    /// document without hashing them (<see cref="XeNameTable"/>).
+    /// </summary>
+    internal static XmlReaderSettings ReaderSettingsWithOwnNames(bool closeInput)
+    {
+        var settings = ReaderSettings.Clone();
+        settings.NameTable = new XeNameTable();
+        settings.CloseInput = closeInput;
+        return settings;
+    }
+
     /// <summary>Reads the file at <paramref name="path"/>.</summary>
     public XeXmlEventSource(string path)
         : this(path, () => InputFile.OpenRead(path))
@@ -106,7 +118,7 @@ public sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSou
     {
         try
         {
-            return XmlReader.Create(_open(), ReaderSettings);
+            return XmlReader.Create(_open(), ReaderSettingsWithOwnNames(closeInput: true));
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
