@@ -146,7 +146,7 @@ public sealed class AnalysisSession
     private void Run(ISynchronousTraceEventSource source, SourceStatus status, IOperationSink sink, CancellationToken cancellationToken)
     {
         var run = Start();
-        var events = _options.ReadAhead && ReadAhead.Pays
+        var events = _options.ReadAhead && ReadAhead.Pays && source.ReadAheadPays
             ? ReadAhead.Events(source, status, cancellationToken)
             : source.ReadEvents(status, cancellationToken);
         using (var reader = events.GetEnumerator())

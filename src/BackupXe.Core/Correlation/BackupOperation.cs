@@ -109,8 +109,6 @@ public sealed class BackupOperation
 
     public bool? Encryption { get; private set; }
 
-    public string? CurrentStep { get; private set; }
-
     public int UnknownMessages { get; private set; }
 
     /// <summary>Waits without session_id that ended while this and other operations ran (not in <see cref="Waits"/>).</summary>
@@ -227,8 +225,8 @@ public sealed class BackupOperation
             case PhaseMarker marker:
                 Phases.Mark(marker.Phase, marker.Edge, at);
                 break;
-            case KnownStep step:
-                CurrentStep = step.Text;
+            case KnownStep:
+                // A fixed step of the trace: recognised, and nothing to keep.
                 break;
             case UnknownMessage unknown:
                 UnknownMessages++;
@@ -238,11 +236,6 @@ public sealed class BackupOperation
                 }
 
                 break;
-        }
-
-        if (message is not UnknownMessage and not KnownStep)
-        {
-            CurrentStep = null;
         }
     }
 
@@ -255,7 +248,6 @@ public sealed class BackupOperation
         LastPercentAt = at;
         PercentProgress.Add(at, percent.Bytes);
         EstimatedBytes ??= percent.TotalBytes;
-        CurrentStep = null;
     }
 
     public void ApplyHistory(HistoryRecord record, DateTime at)

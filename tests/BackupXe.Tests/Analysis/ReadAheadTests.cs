@@ -128,6 +128,26 @@ public sealed class ReadAheadTests
         Assert.Equal(ReportJson.Serialize(inlineFindings), ReportJson.Serialize(aheadFindings));
     }
 
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task An_analysis_reads_ahead_only_a_source_for_which_it_pays(bool pays)
+    {
+        Assert.SkipUnless(ReadAhead.Pays, "read-ahead needs a second core");
+
+        // Given one source that says whether reading ahead pays for it
+        var source = new NumberedSource(ReadAhead.BatchEvents * 2) { ReadAheadPays = pays };
+        var caller = Environment.CurrentManagedThreadId;
+
+        // When it is analysed with read-ahead allowed
+        await new AnalysisSession([source], new AnalysisOptions { ReadAhead = true }).RunAsync(new Reports(), CancellationToken.None);
+
+        // Then it was read on a thread of its own only when that pays (an XE XML file says it does not)
+        Assert.Equal(pays, source.ReadOnThread != caller);
+        Assert.False(Assert.IsAssignableFrom<ISynchronousTraceEventSource>(InputSources.Open(CliRun.Sample("buffer-starved-backup.xml"))).ReadAheadPays);
+        Assert.True(Assert.IsAssignableFrom<ISynchronousTraceEventSource>(InputSources.Open(CliRun.Sample("log-zeroing-restore.log"))).ReadAheadPays);
+    }
+
     private sealed class Reports : IOperationSink
     {
         public List<string> Json { get; } = [];
@@ -142,6 +162,11 @@ public sealed class ReadAheadTests
 
         public int Yielded => Volatile.Read(ref _yielded);
 
+        public bool ReadAheadPays { get; init; } = true;
+
+        /// <summary>The thread the read ran on.</summary>
+        public int ReadOnThread { get; private set; }
+
         public ManualResetEventSlim Closed { get; } = new();
 
         public string Name => "numbered";
@@ -155,6 +180,7 @@ public sealed class ReadAheadTests
 
         public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
         {
+            ReadOnThread = Environment.CurrentManagedThreadId;
             try
             {
                 for (var i = 0; i < length; i++)
