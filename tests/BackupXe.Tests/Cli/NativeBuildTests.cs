@@ -1,4 +1,4 @@
-using System.Diagnostics;
+using BackupXe.Tests.Hostile;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using Microsoft.Data.Sqlite;
@@ -163,24 +163,7 @@ public sealed class NativeBuildTests : IDisposable
 
     private static async Task<CliRun> RunNativeAsync(string executable, string[] args)
     {
-        var start = new ProcessStartInfo(executable)
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            RedirectStandardInput = true,
-            UseShellExecute = false,
-        };
-        foreach (var arg in args)
-        {
-            start.ArgumentList.Add(arg);
-        }
-
-        using var process = Process.Start(start)!;
-        process.StandardInput.Close();
-        var output = process.StandardOutput.ReadToEndAsync();
-        var error = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(1));
-        await process.WaitForExitAsync(timeout.Token);
-        return new CliRun(process.ExitCode, await output, await error);
+        var run = await ChildProcess.RunExecutableAsync(executable, TimeSpan.FromMinutes(1), args);
+        return new CliRun(run.ExitCode, run.Output, run.Error);
     }
 }

@@ -12,26 +12,44 @@ internal sealed record ChildProcess(int ExitCode, string Output, string Error, l
 
     public static string Worker => Path.Combine(AppContext.BaseDirectory, "BackupXe.Worker.dll");
 
-    public static async Task<ChildProcess> RunAsync(string dll, string workingDirectory, TimeSpan timeout, params string[] args)
+    /// <summary>
+    /// A .NET program run by <c>dotnet</c>, in the Production environment and without colour, as a service manager
+    /// or a script starts it.
+    /// </summary>
+    public static Task<ChildProcess> RunAsync(string dll, string workingDirectory, TimeSpan timeout, params string[] args)
     {
-        var start = new ProcessStartInfo("dotnet")
-        {
-            WorkingDirectory = workingDirectory,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
+        var start = new ProcessStartInfo("dotnet") { WorkingDirectory = workingDirectory };
         start.ArgumentList.Add(dll);
+
+        // The worker's sample settings are for Development; start-up checks must not depend on them.
+        start.Environment["DOTNET_ENVIRONMENT"] = "Production";
+        start.Environment["NO_COLOR"] = "1";
+        return RunAsync(start, Path.GetFileName(dll), timeout, args);
+    }
+
+    /// <summary>
+    /// An executable run as it is (the native CLI), with the test's own environment and standard input closed, so a
+    /// command that would read it sees its end at once.
+    /// </summary>
+    public static Task<ChildProcess> RunExecutableAsync(string executable, TimeSpan timeout, params string[] args)
+        => RunAsync(new ProcessStartInfo(executable) { RedirectStandardInput = true }, Path.GetFileName(executable), timeout, args);
+
+    private static async Task<ChildProcess> RunAsync(ProcessStartInfo start, string name, TimeSpan timeout, string[] args)
+    {
+        start.RedirectStandardOutput = true;
+        start.RedirectStandardError = true;
+        start.UseShellExecute = false;
         foreach (var arg in args)
         {
             start.ArgumentList.Add(arg);
         }
 
-        // The worker's sample settings are for Development; start-up checks must not depend on them.
-        start.Environment["DOTNET_ENVIRONMENT"] = "Production";
-        start.Environment["NO_COLOR"] = "1";
-
         using var process = Process.Start(start)!;
+        if (start.RedirectStandardInput)
+        {
+            process.StandardInput.Close();
+        }
+
         var output = process.StandardOutput.ReadToEndAsync();
         var error = process.StandardError.ReadToEndAsync();
         var peak = 0L;
@@ -55,7 +73,7 @@ internal sealed record ChildProcess(int ExitCode, string Output, string Error, l
 
                 // What it printed before it was stopped is what tells a hang from a slow machine.
                 throw new TimeoutException(
-                    $"{Path.GetFileName(dll)} {string.Join(' ', args)} ran over {timeout.TotalSeconds} s\nstderr: {Tail(await error)}\nstdout: {Tail(await output)}");
+                    $"{name} {string.Join(' ', args)} ran over {timeout.TotalSeconds} s\nstderr: {Tail(await error)}\nstdout: {Tail(await output)}");
             }
 
             await Task.Delay(20);
