@@ -5,10 +5,9 @@ namespace BackupXe.Sources.XeXml;
 
 /// <summary>
 /// The XmlReader's name table with a direct-mapped cache in front. The reader atomizes every element and attribute
-/// name it parses, and an XE event has about twenty (<c>data</c>, <c>type</c>, <c>name</c>, <c>package</c>,
-/// <c>value</c>...), all from a handful of names. The framework's <see cref="NameTable"/> hashes each with a
-/// randomized hash first: on a 1M-event XE XML file in the native build that lookup and its hash were 12 % of the
-/// reading thread's samples. Here a name seen before is found by one cheap hash of its length and ends and one
+/// name it parses, about forty per XE event (<c>data</c>, <c>type</c>, <c>name</c>, <c>package</c>, <c>value</c>...),
+/// all from a handful of names. The framework's <see cref="NameTable"/> hashes each with a randomized hash first: on a
+/// 1M-event XE XML file in the native build that lookup and its hash were 12 % of the run's samples. Here a name seen before is found by one cheap hash of its length and ends and one
 /// comparison; anything else goes to the framework's table, whose atom is then kept in the slot.
 /// </summary>
 /// <remarks>

@@ -57,9 +57,10 @@ public sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSou
     public string Format => "xe-xml";
 
     /// <summary>
-    /// False: tokenizing the XML is about nine tenths of an XE XML run (perf, native build, 1M events), so the analysis
-    /// thread of a read-ahead mostly waited for batches, and its hand-overs cost CPU the reader needed. Read on the
-    /// analysing thread, the same runs took 9 % less CPU for the same wall time (docs/performance.md, sixth round).
+    /// False: reading (the XmlReader and taking the fields out) is about nine tenths of an XE XML run (perf, native
+    /// build, 1M events), so the analysis thread of a read-ahead mostly waited for batches, and its hand-overs cost CPU
+    /// the reader needed. Read on the analysing thread, the same runs took 8 % less CPU for the same wall time
+    /// (docs/performance.md, sixth round).
     /// </summary>
     public bool ReadAheadPays => false;
 
