@@ -16,7 +16,7 @@ public sealed class XeEventDataReader
     public XeEventDataReader()
     {
         // The file reader's settings (fragments, no DTD, no resolver), with a name table of this reader's own.
-        _settings = XeXmlEventSource.ReaderSettingsWithOwnNames(closeInput: false);
+        _settings = XeXmlEventSource.ReaderSettings(closeInput: false);
     }
 
     /// <summary>

@@ -11,7 +11,13 @@ namespace BackupXe.Sources.XeXml;
 /// </summary>
 public sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSource
 {
-    internal static readonly XmlReaderSettings ReaderSettings = new()
+    private readonly Func<Stream> _open;
+
+    /// <summary>
+    /// The settings of every XE XML reader, each with a name table of its own: one that finds the few names of an XE
+    /// document without hashing them (<see cref="XeNameTable"/>).
+    /// </summary>
+    internal static XmlReaderSettings ReaderSettings(bool closeInput) => new()
     {
         // event_data rows saved back to back have no single root; a fragment reader accepts that and a
         // wrapped document alike.
@@ -21,22 +27,9 @@ public sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSou
         IgnoreProcessingInstructions = true,
         DtdProcessing = DtdProcessing.Prohibit,
         XmlResolver = null,
-        CloseInput = true,
+        NameTable = new XeNameTable(),
+        CloseInput = closeInput,
     };
-
-    private readonly Func<Stream> _open;
-
-    /// <summary>
-    /// <see cref="ReaderSettings"/> with a name table of the reader's own, one that finds the few names of an XE
-    /// document without hashing them (<see cref="XeNameTable"/>).
-    /// </summary>
-    internal static XmlReaderSettings ReaderSettingsWithOwnNames(bool closeInput)
-    {
-        var settings = ReaderSettings.Clone();
-        settings.NameTable = new XeNameTable();
-        settings.CloseInput = closeInput;
-        return settings;
-    }
 
     /// <summary>Reads the file at <paramref name="path"/>.</summary>
     public XeXmlEventSource(string path)
@@ -126,7 +119,7 @@ public sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSou
     {
         try
         {
-            return XmlReader.Create(_open(), ReaderSettingsWithOwnNames(closeInput: true));
+            return XmlReader.Create(_open(), ReaderSettings(closeInput: true));
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

@@ -78,8 +78,10 @@ public sealed class XeNameTableTests
     [Fact]
     public void A_reader_on_the_table_matches_names_by_reference()
     {
-        // The parser compares LocalName with atoms it added itself: the reader must hand out the same strings.
-        var settings = new XmlReaderSettings { NameTable = new XeNameTable(), ConformanceLevel = ConformanceLevel.Fragment };
+        // The parser compares LocalName with atoms it added itself: a reader made with the XE XML reader's own
+        // settings must hand out the same strings.
+        var settings = XeXmlEventSource.ReaderSettings(closeInput: true);
+        Assert.IsType<XeNameTable>(settings.NameTable);
         var eventAtom = settings.NameTable.Add("event");
         using var reader = XmlReader.Create(new StringReader("<event name='a'/><data/><event name='b'/>"), settings);
 
