@@ -45,8 +45,11 @@ public sealed class TraceMessageParser
     // avoid allocating the same name for every line of one operation. It never changes what a message means.
     private string? _lastPrefixDatabase;
 
-    // Likewise the whole prefix text ("Backup(db): ") of the last progress line read by TryServerProgress.
-    private string? _lastPrefix;
+    // The whole prefix text ("Backup(db): ") of the last progress line read by TryServerProgress, and the database
+    // it names. The next percent line of the same operation starts with the same characters, and those alone decide
+    // what StripOperationPrefix reads: it is taken as read then instead of read again (a fifth of the time of
+    // reading a percent line, issue 10).
+    private (string Text, string? Database) _lastProgressPrefix = (string.Empty, null);
 
     /// <summary>Parses one message; <paramref name="text"/> may carry the ERRORLOG "Backup(db): " prefix.</summary>
     public ParsedTraceMessage Parse(string text)
@@ -95,8 +98,13 @@ public sealed class TraceMessageParser
             return false;
         }
 
-        var start = 0;
-        var database = StripOperationPrefix(text, ref start, text.Length);
+        // White space after the prefix would belong to it too, but no digit would: the digit that must open the body
+        // anyway proves the prefix ends where it ended last time.
+        var last = _lastProgressPrefix;
+        var known = last.Text.Length > 0 && text.Length > last.Text.Length && char.IsAsciiDigit(text[last.Text.Length])
+            && text.StartsWith(last.Text);
+        var start = known ? last.Text.Length : 0;
+        var database = known ? last.Database : StripOperationPrefix(text, ref start, text.Length);
         var body = text[start..];
         if (body.IsEmpty || !char.IsAsciiDigit(body[0])
             || !TryServerPercent(body, out var message, out var canonical) || !canonical
@@ -105,7 +113,12 @@ public sealed class TraceMessageParser
             return false;
         }
 
-        progress = new ProgressTraceEvent(timestamp, sessionId, InternPrefix(text[..start]), new ParsedTraceMessage(database, message));
+        if (!known)
+        {
+            _lastProgressPrefix = (start == 0 ? string.Empty : text[..start].ToString(), database);
+        }
+
+        progress = new ProgressTraceEvent(timestamp, sessionId, _lastProgressPrefix.Text, new ParsedTraceMessage(database, message));
         return true;
     }
 
@@ -225,8 +238,6 @@ public sealed class TraceMessageParser
     // One operation writes thousands of lines naming the same database: reuse the last name instead of
     // allocating it per line.
     private string Intern(ReadOnlySpan<char> name) => Reuse(name, ref _lastPrefixDatabase);
-
-    private string InternPrefix(ReadOnlySpan<char> prefix) => prefix.IsEmpty ? string.Empty : Reuse(prefix, ref _lastPrefix);
 
     private static string Reuse(ReadOnlySpan<char> text, ref string? last)
     {

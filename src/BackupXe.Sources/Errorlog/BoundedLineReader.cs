@@ -1,3 +1,6 @@
+using System.Buffers;
+using BackupXe.Core.Parsing;
+
 namespace BackupXe.Sources.Errorlog;
 
 /// <summary>
@@ -5,14 +8,19 @@ namespace BackupXe.Sources.Errorlog;
 /// line whole (and a console renderer would copy it again), so the rest of an over-long line is read and dropped
 /// in fixed chunks. Line ends are CR LF, LF or CR; the last line needs none.
 /// </summary>
-internal sealed class BoundedLineReader(TextReader reader)
+internal sealed class BoundedLineReader(CharBlocks blocks)
 {
     /// <summary>
     /// The longest message line kept. ERRORLOG messages are a few hundred characters; paths run to 32,767.
     /// </summary>
     public const int MaxLineChars = 65_536;
 
-    private readonly char[] _buffer = new char[16 * 1024];
+    // What a line of a raw ERRORLOG is made of. One search for anything else finds its end (CR or LF) and tells
+    // whether it holds only these, which a line then needs no check for binary content to prove: two searches of
+    // the line in one (issue 10).
+    private static readonly SearchValues<char> PrintableAscii = CharRange.Of(' ', '~');
+
+    private ArraySegment<char> _block = new([], 0, 0);
 
     // Only a line that straddles two reads of the buffer is copied here; grown on demand up to MaxLineChars.
     private char[] _line = new char[256];
@@ -26,6 +34,17 @@ internal sealed class BoundedLineReader(TextReader reader)
 
     /// <summary>Characters the last line really had, cut or not.</summary>
     public long LastLineLength { get; private set; }
+
+    /// <summary>
+    /// True when the last line was seen to hold only printable ASCII (' ' to '~'), so no control character and no
+    /// U+FFFD; false says nothing either way.
+    /// </summary>
+    public bool LastLineIsPrintableAscii { get; private set; }
+
+    public BoundedLineReader(TextReader reader)
+        : this(CharBlocks.Of(reader))
+    {
+    }
 
     /// <summary>The next line as a string, or null at the end of the text.</summary>
     public string? ReadLine() => ReadLine(out var line) ? line.ToString() : null;
@@ -42,12 +61,14 @@ internal sealed class BoundedLineReader(TextReader reader)
         _lineLength = 0;
         Truncated = false;
         LastLineLength = 0;
+        LastLineIsPrintableAscii = true;
         var any = false;
         while (true)
         {
             if (_position == _length)
             {
-                _length = reader.Read(_buffer.AsSpan());
+                _block = blocks.Next();
+                _length = _block.Count;
                 _position = 0;
                 if (_length == 0)
                 {
@@ -56,19 +77,27 @@ internal sealed class BoundedLineReader(TextReader reader)
                 }
             }
 
+            var buffer = _block.AsSpan();
             if (_pendingCr)
             {
                 // The LF of a CR LF split across two reads belongs to the line already returned.
                 _pendingCr = false;
-                if (_buffer[_position] == '\n')
+                if (buffer[_position] == '\n')
                 {
                     _position++;
                     continue;
                 }
             }
 
-            var span = _buffer.AsSpan(_position, _length - _position);
-            var end = span.IndexOfAny('\r', '\n');
+            var span = buffer[_position.._length];
+            var end = span.IndexOfAnyExcept(PrintableAscii);
+            if (end >= 0 && span[end] is not ('\r' or '\n'))
+            {
+                LastLineIsPrintableAscii = false;
+                var rest = span[end..].IndexOfAny('\r', '\n');
+                end = rest < 0 ? -1 : end + rest;
+            }
+
             var take = end < 0 ? span.Length : end;
             if (end >= 0 && !any)
             {
@@ -90,12 +119,12 @@ internal sealed class BoundedLineReader(TextReader reader)
                 continue;
             }
 
-            var terminator = _buffer[_position++];
+            var terminator = buffer[_position++];
             if (terminator == '\r')
             {
                 if (_position < _length)
                 {
-                    if (_buffer[_position] == '\n')
+                    if (buffer[_position] == '\n')
                     {
                         _position++;
                     }

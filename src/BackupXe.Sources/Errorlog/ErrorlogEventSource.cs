@@ -25,7 +25,7 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
 
     private const char ContinuationSeparator = '\n';
 
-    private const int ReadBufferChars = 64 * 1024;
+    private const int ReadBufferBytes = 64 * 1024;
 
     private readonly Func<Stream> _open;
     private readonly Encoding _encodingWithoutBom;
@@ -59,15 +59,15 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
     /// </summary>
     public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
     {
-        var stream = OpenReader(status);
-        if (stream is null)
+        var blocks = Open(status);
+        if (blocks is null)
         {
             yield break;
         }
 
-        using (stream)
+        using (blocks)
         {
-            var reader = new BoundedLineReader(stream);
+            var reader = new BoundedLineReader(blocks);
             var message = new PendingMessage();
             var lastSecond = new ErrorlogLine.LastSecond();
             var lineNumber = 0;
@@ -82,7 +82,7 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
                         $"{reader.LastLineLength} characters long; only the first {BoundedLineReader.MaxLineChars} are kept");
                 }
 
-                if (ErrorlogLine.LooksBinary(line))
+                if (!reader.LastLineIsPrintableAscii && ErrorlogLine.LooksBinary(line))
                 {
                     status.Report($"line {lineNumber}", "binary, control or undecodable characters (U+FFFD), not ERRORLOG text; line skipped");
                     continue;
@@ -167,11 +167,11 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
             || (trimmed.StartsWith('(') && trimmed.EndsWith("affected)", StringComparison.OrdinalIgnoreCase));
     }
 
-    private StreamReader? OpenReader(SourceStatus status)
+    private CharBlocks? Open(SourceStatus status)
     {
         try
         {
-            return new StreamReader(_open(), _encodingWithoutBom, detectEncodingFromByteOrderMarks: true, ReadBufferChars);
+            return CharBlocks.Open(_open(), _encodingWithoutBom, ReadBufferBytes);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

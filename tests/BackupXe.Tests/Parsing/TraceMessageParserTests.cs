@@ -871,6 +871,48 @@ public static class TraceMessageParserTests
                 }
             }).Check(Config.QuickThrowOnFailure.WithMaxTest(2000).WithReplay(20261122UL, 0x9E3779B97F4A7C15UL));
         }
+
+        [Fact]
+        public void A_parser_that_read_lines_before_reads_each_line_as_a_new_parser_would()
+        {
+            // Given runs of lines, as a log gives them to one parser: percent lines whose prefixes repeat, differ by a
+            // character, by white space after the colon or by a parenthesis in the name, between other lines of other
+            // databases
+            var prefixes = Gen.Elements(
+                "", "Backup(Db00): ", "Backup(Db00):  ", "Backup(Db00):", "Backup(Db01): ", "Backup(Db0): ", "Restore: ",
+                "Restore(Db00): ", "Backup(a(b)): ", "Backup(a(b): ", "BACKUP(Db00): ");
+            var numbers = Gen.Elements("0", "7", "100", "101", "007", "1048576", "99999999999999999999");
+            var percentLines =
+                from prefix in prefixes
+                from percent in numbers
+                from bytes in numbers
+                from total in numbers
+                select $"{prefix}{percent} percent ({bytes}/{total} bytes) processed";
+            var otherLines =
+                from prefix in prefixes
+                from step in Gen.Elements("Writing a checkpoint", "Opening the backup media set", "7 percent processed.")
+                select prefix + step;
+            var runs = Gen.Frequency((4, percentLines), (1, otherLines)).ArrayOf();
+
+            // Then
+            Prop.ForAll(runs.ToArbitrary(), lines =>
+            {
+                var parser = new TraceMessageParser();
+                foreach (var text in lines)
+                {
+                    var expected = new TraceMessageParser().Parse(text);
+                    if (parser.TryServerProgress(text, At, 51, out var progress))
+                    {
+                        Assert.Equal(expected, progress.Parsed);
+                        Assert.Equal(text, progress.Message);
+                    }
+                    else
+                    {
+                        Assert.Equal(expected, parser.Parse(text));
+                    }
+                }
+            }).Check(Config.QuickThrowOnFailure.WithMaxTest(1000).WithReplay(20261122UL, 0x2545F4914F6CDD1DUL));
+        }
     }
 
     public class CompletionSummaries

@@ -151,6 +151,12 @@ public sealed class ErrorlogEventSourceTests
         [InlineData("spid65536", null)]
         [InlineData("spid99999999999999999999", null)]
         [InlineData("spid", null)]
+        [InlineData("SpId9", 9)]
+        [InlineData("spic9", null)]
+        [InlineData("rpid9", null)]
+        [InlineData("\u017Fpid9", null)]
+        [InlineData("sp\u0131d9", null)]
+        [InlineData("\u00E9pid9", null)]
         public async Task Gives_the_session_id_of_spids_only(string process, int? expected)
         {
             // Given
@@ -246,19 +252,24 @@ public sealed class ErrorlogEventSourceTests
 
     public sealed class ReadBlocks
     {
-        [Fact]
-        public async Task Lines_that_cross_read_blocks_come_out_whole_whatever_their_endings()
+        // UTF-16LE with a BOM is read straight into 64K-character blocks, anything else through a StreamReader into
+        // 16K-character ones.
+        public static TheoryData<string> BlockKinds => ["utf-16le", "utf-8"];
+
+        [Theory]
+        [MemberData(nameof(BlockKinds))]
+        public async Task Lines_that_cross_read_blocks_come_out_whole_whatever_their_endings(string encoding)
         {
-            // Given logs of ~500 messages (several 16K-character read blocks), one of them 20,000 characters long,
-            // with CR LF, LF and CR endings in turn, shifted by 0 to 39 characters so that line ends, and the two
-            // halves of a CR LF, fall on every side of the block boundaries
+            // Given logs of ~1500 messages (several read blocks), two of them 20,000 characters long, with CR LF, LF
+            // and CR endings in turn, shifted by 0 to 39 characters so that line ends, and the two halves of a CR LF,
+            // fall on every side of the block boundaries
             for (var shift = 0; shift < 40; shift++)
             {
                 var expected = new List<string>();
                 var text = new StringBuilder(new string(' ', shift)).Append('\n');
-                for (var i = 0; i < 500; i++)
+                for (var i = 0; i < 1500; i++)
                 {
-                    var message = i == 250
+                    var message = i is 250 or 1000
                         ? "Backup(db): " + new string('p', 20_000)
                         : $"Backup(db): message {i} {new string('x', i * 37 % 180)}";
                     expected.Add(message);
@@ -266,7 +277,7 @@ public sealed class ErrorlogEventSourceTests
                 }
 
                 // When
-                var run = await ReadTextAsync(text.ToString(), Encoding.Unicode);
+                var run = await ReadTextAsync(text.ToString(), encoding == "utf-8" ? Encoding.UTF8 : Encoding.Unicode);
 
                 // Then
                 Assert.Equal(expected, run.Progress.Select(e => e.Message));
