@@ -15,6 +15,8 @@ internal static class IsoTime
     private const int DateLength = 11;
     private const int SecondLength = 19;
 
+    private const int TicksPerHundredth = (int)(TimeSpan.TicksPerSecond / 100);
+
     /// <summary>
     /// Writes <paramref name="value"/> to <paramref name="output"/> (at least <see cref="MaxLength"/> bytes) as ASCII
     /// and returns the length, taking the date, or the date and time to the second, from <paramref name="previousText"/>,
@@ -59,7 +61,18 @@ internal static class IsoTime
         }
 
         var length = SecondLength;
-        if (fraction != 0)
+        if (fraction != 0 && fraction % TicksPerHundredth == 0)
+        {
+            // An ERRORLOG's resolution, so nearly every time of a report read from one: two digits, or one.
+            var hundredths = fraction / TicksPerHundredth;
+            output[length++] = (byte)'.';
+            output[length++] = (byte)('0' + (hundredths / 10));
+            if (hundredths % 10 != 0)
+            {
+                output[length++] = (byte)('0' + (hundredths % 10));
+            }
+        }
+        else if (fraction != 0)
         {
             output[length++] = (byte)'.';
             var digits = 7;
