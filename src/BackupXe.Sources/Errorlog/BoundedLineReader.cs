@@ -29,6 +29,10 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
     private int _length;
     private bool _pendingCr;
 
+    // The first character dropped from a cut line: CompleteLine needs it to tell whether a high surrogate that ends
+    // the kept part had its partner. -1 when the line was not cut.
+    private int _firstDropped;
+
     /// <summary>True when the last line returned was cut at <see cref="MaxLineChars"/>.</summary>
     public bool Truncated { get; private set; }
 
@@ -62,7 +66,9 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
         Truncated = false;
         LastLineLength = 0;
         LastLineIsPrintableAscii = true;
+        _firstDropped = -1;
         var any = false;
+        Span<char> kept;
         while (true)
         {
             if (_position == _length)
@@ -72,7 +78,7 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
                 _position = 0;
                 if (_length == 0)
                 {
-                    line = _line.AsSpan(0, _lineLength);
+                    line = Complete(_line.AsSpan(0, _lineLength));
                     return any;
                 }
             }
@@ -89,7 +95,7 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
                 }
             }
 
-            var span = buffer[_position.._length];
+            Span<char> span = buffer[_position.._length];
             var end = span.IndexOfAnyExcept(PrintableAscii);
             if (end >= 0 && span[end] is not ('\r' or '\n'))
             {
@@ -104,12 +110,13 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
                 // The whole line is in the block.
                 LastLineLength = take;
                 Truncated = take > MaxLineChars;
-                line = span[..Math.Min(take, MaxLineChars)];
+                _firstDropped = Truncated ? span[MaxLineChars] : -1;
+                kept = span[..Math.Min(take, MaxLineChars)];
             }
             else
             {
                 Append(span[..take]);
-                line = default;
+                kept = default;
             }
 
             any = true;
@@ -135,13 +142,25 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
                 }
             }
 
-            if (line.IsEmpty)
+            if (kept.IsEmpty)
             {
-                line = _line.AsSpan(0, _lineLength);
+                kept = _line.AsSpan(0, _lineLength);
             }
 
+            line = Complete(kept);
             return true;
         }
+    }
+
+    // Only a line with something besides printable ASCII can hold a surrogate at all.
+    private ReadOnlySpan<char> Complete(Span<char> kept)
+    {
+        if (!LastLineIsPrintableAscii)
+        {
+            blocks.CompleteLine(kept, _firstDropped);
+        }
+
+        return kept;
     }
 
     private void Append(ReadOnlySpan<char> chars)
@@ -150,8 +169,13 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
         var room = MaxLineChars - _lineLength;
         if (chars.Length > room)
         {
+            if (!Truncated)
+            {
+                _firstDropped = chars[room];
+            }
+
             Truncated = true;
-            chars = chars[..Math.Max(0, room)];
+            chars = chars[..room];
         }
 
         if (_lineLength + chars.Length > _line.Length)

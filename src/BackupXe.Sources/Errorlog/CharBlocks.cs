@@ -15,6 +15,18 @@ internal abstract class CharBlocks : IDisposable
 
     public abstract void Dispose();
 
+    /// <summary>
+    /// Gives <paramref name="line"/>, cut from these blocks at line ends or at a length limit, the characters a
+    /// decoder would have given it. A <see cref="TextReader"/>'s text is decoded already; UTF-16LE read straight is
+    /// not, and its lone surrogates become U+FFFD here, where a line that holds nothing but printable ASCII (nearly
+    /// every line of a log) need not be searched for them.
+    /// </summary>
+    /// <param name="line">The line's characters, repaired in place.</param>
+    /// <param name="next">The character that followed the line's last one, when the line was cut at a length limit; else -1.</param>
+    public virtual void CompleteLine(Span<char> line, int next)
+    {
+    }
+
     /// <summary>The blocks of <paramref name="reader"/>, read into a buffer of this object's own.</summary>
     public static CharBlocks Of(TextReader reader) => new TextReaderBlocks(reader);
 

@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using System.Text;
 using BackupXe.Sources.Errorlog;
 using FsCheck;
@@ -30,6 +31,9 @@ public sealed class CharBlocksTests
 
     private static byte[] WithUtf16Bom(byte[] body) => [0xFF, 0xFE, .. body];
 
+    // The code units as they are, lone surrogates included, as Encoding.Unicode would not write them.
+    private static byte[] CodeUnits(ReadOnlySpan<char> text) => MemoryMarshal.AsBytes(text).ToArray();
+
     private static string ReadAll(CharBlocks blocks)
     {
         var text = new StringBuilder();
@@ -47,8 +51,31 @@ public sealed class CharBlocksTests
     private static string ReadWithStreamReader(byte[] bytes) =>
         new StreamReader(new MemoryStream(bytes), new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true).ReadToEnd();
 
+    // Every line with what the reader says of it.
+    private static List<(string Text, bool Truncated, long Length, bool PrintableAscii)> Lines(BoundedLineReader reader)
+    {
+        var lines = new List<(string, bool, long, bool)>();
+        while (reader.ReadLine(out var line))
+        {
+            lines.Add((line.ToString(), reader.Truncated, reader.LastLineLength, reader.LastLineIsPrintableAscii));
+        }
+
+        return lines;
+    }
+
+    private static List<(string Text, bool Truncated, long Length, bool PrintableAscii)> LinesOf(CharBlocks blocks)
+    {
+        using (blocks)
+        {
+            return Lines(new BoundedLineReader(blocks));
+        }
+    }
+
+    private static List<(string Text, bool Truncated, long Length, bool PrintableAscii)> DecodedLines(byte[] bytes) =>
+        Lines(new BoundedLineReader(new StreamReader(new MemoryStream(bytes), new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true)));
+
     [Fact]
-    public void A_utf16le_text_read_straight_into_blocks_is_the_text_a_stream_reader_decodes_whatever_the_bytes_and_read_sizes()
+    public void The_lines_of_a_utf16le_text_read_straight_are_the_lines_of_its_decoded_text_whatever_the_bytes_and_read_sizes()
     {
         // Given any bytes after a UTF-16LE BOM, served by a stream in reads of 1 to 9 bytes
         Prop.ForAll(Utf16Bodies.ToArbitrary(), ReadSizes.ToArbitrary(), (body, sizes) =>
@@ -58,21 +85,21 @@ public sealed class CharBlocksTests
             // When
             var blocks = CharBlocks.Open(new ShortReadStream(bytes, sizes), Encoding.UTF8, 4096);
 
-            // Then it is the straight reader, and its text is the decoder's, lone surrogates and odd byte replaced
+            // Then it is the straight reader, and its lines are the decoder's, lone surrogates and odd byte replaced
             Assert.IsType<Utf16LittleEndianBlocks>(blocks);
-            Assert.Equal(ReadWithStreamReader(bytes), ReadAll(blocks));
+            Assert.Equal(DecodedLines(bytes), LinesOf(blocks));
         }).Check(Checks);
     }
 
     [Fact]
-    public void A_large_utf16le_text_is_handed_out_in_blocks_larger_than_a_file_streams_buffer_and_loses_nothing_at_their_edges()
+    public void Lines_that_cross_blocks_larger_than_a_file_streams_buffer_keep_their_surrogate_pairs_and_lose_nothing()
     {
-        // Given 300,000 code units, with a surrogate pair astride every 64K-character block boundary and lone halves
-        // before and after it, as a file would serve them
+        // Given 300,000 code units in lines of 999, with a surrogate pair astride every 64K-character block boundary
+        // and lone halves before and after it, as a file would serve them
         var units = new char[300_000];
         for (var i = 0; i < units.Length; i++)
         {
-            units[i] = (char)('a' + (i % 26));
+            units[i] = i % 1000 == 999 ? '\n' : (char)('a' + (i % 26));
         }
 
         for (var edge = 65_536; edge < units.Length; edge += 65_536)
@@ -82,14 +109,43 @@ public sealed class CharBlocksTests
             units[edge + 2] = '\uDC00';
         }
 
-        var bytes = WithUtf16Bom(Encoding.Unicode.GetBytes(units));
+        var bytes = WithUtf16Bom(CodeUnits(units));
 
         // When
-        var text = ReadAll(CharBlocks.Open(new MemoryStream(bytes), Encoding.UTF8, 4096));
+        var lines = LinesOf(CharBlocks.Open(new MemoryStream(bytes), Encoding.UTF8, 4096));
 
         // Then
-        Assert.Equal(ReadWithStreamReader(bytes), text);
-        Assert.Equal(units.Length, text.Length);
+        Assert.Equal(DecodedLines(bytes), lines);
+        Assert.Contains(lines, line => line.Text.Contains("\uD83D\uDE00", StringComparison.Ordinal));
+    }
+
+    // Code units as numbers: xunit passes a theory's strings through a serializer that makes lone surrogates U+FFFD.
+    public static TheoryData<string, int[]> CutLines => new()
+    {
+        { "a pair astride the cut", [0xD83D, 0xDE00] },
+        { "a lone high surrogate at the cut", [0xD83D, 'x'] },
+        { "a lone low surrogate after the cut", ['x', 0xDE00] },
+        { "a lone high surrogate as the last character kept", [0xD83D] },
+    };
+
+    [Theory]
+    [MemberData(nameof(CutLines))]
+    public void A_line_cut_at_the_length_limit_keeps_what_its_decoded_text_keeps(string name, int[] atTheCut)
+    {
+        // Given lines longer than the limit with surrogates where the cut falls, whole in a block and across blocks
+        foreach (var lead in new[] { 0, 40_000 })
+        {
+            var line = new string('a', BoundedLineReader.MaxLineChars - 1) + new string([.. atTheCut.Select(c => (char)c)]) + "tail";
+            var text = new string('b', lead) + "\r\n" + line + "\r\nnext\r\n";
+            var bytes = WithUtf16Bom(CodeUnits(text));
+
+            // When
+            var lines = LinesOf(CharBlocks.Open(new MemoryStream(bytes), Encoding.UTF8, 4096));
+
+            // Then
+            Assert.True(lines[1].Truncated, name);
+            Assert.Equal(DecodedLines(bytes), lines);
+        }
     }
 
     public static TheoryData<string, byte[]> OtherHeads => new()
