@@ -849,11 +849,12 @@ public sealed class TraceMessageParser
         long value = 0;
         var i = 0;
 
-        // Eighteen digits cannot overflow a long, so they need no check.
-        var unchecked18 = Math.Min(text.Length, 18);
-        for (; i < unchecked18; i++)
+        // Eighteen digits cannot overflow a long, so they need no check. A span of its own, so that the loop's bound
+        // is the span's length and the compiler drops the index check.
+        var unchecked18 = text[..Math.Min(text.Length, 18)];
+        for (; i < unchecked18.Length; i++)
         {
-            var digit = (uint)(text[i] - '0');
+            var digit = (uint)(unchecked18[i] - '0');
             if (digit > 9)
             {
                 count = i;

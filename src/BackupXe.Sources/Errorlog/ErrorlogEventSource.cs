@@ -69,7 +69,7 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
         {
             var reader = new BoundedLineReader(blocks);
             var message = new PendingMessage();
-            var lastSecond = new ErrorlogLine.LastSecond();
+            var lastLine = new ErrorlogLine.LastLine();
             var lineNumber = 0;
             var messages = 0L;
             while (TryReadLine(reader, status, lineNumber + 1, cancellationToken, out var line))
@@ -88,7 +88,7 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
                     continue;
                 }
 
-                if (ErrorlogLine.TryParse(line, lastSecond, out var parsed))
+                if (ErrorlogLine.TryParse(line, lastLine, out var parsed))
                 {
                     // The line lives in the reader's buffer until the next read: start the new message from it
                     // before handing on the one it ends.
