@@ -5,6 +5,7 @@ using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
+using BackupXe.Sources;
 using BackupXe.Sources.Errorlog;
 
 namespace BackupXe.Benchmarks.Harness;
@@ -70,8 +71,9 @@ public static class StageBenchmark
 
             case "lines":
             {
-                using var reader = new StreamReader(path, Encoding.UTF8, detectEncodingFromByteOrderMarks: true, 64 * 1024);
-                var lines = new BoundedLineReader(reader);
+                // As the ERRORLOG source reads: a raw log straight into blocks, anything else through a StreamReader.
+                using var blocks = CharBlocks.Open(InputFile.OpenRead(path), Encoding.UTF8, 64 * 1024);
+                var lines = new BoundedLineReader(blocks);
                 long count = 0;
                 while (lines.ReadLine(out _))
                 {
@@ -83,13 +85,13 @@ public static class StageBenchmark
 
             case "columns":
             {
-                using var reader = new StreamReader(path, Encoding.UTF8, detectEncodingFromByteOrderMarks: true, 64 * 1024);
-                var lines = new BoundedLineReader(reader);
-                var lastSecond = new ErrorlogLine.LastSecond();
+                using var blocks = CharBlocks.Open(InputFile.OpenRead(path), Encoding.UTF8, 64 * 1024);
+                var lines = new BoundedLineReader(blocks);
+                var lastLine = new ErrorlogLine.LastLine();
                 long count = 0;
                 while (lines.ReadLine(out var line))
                 {
-                    if (ErrorlogLine.TryParse(line, lastSecond, out _))
+                    if (ErrorlogLine.TryParse(line, lastLine, out _))
                     {
                         count++;
                     }

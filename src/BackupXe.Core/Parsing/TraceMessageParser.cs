@@ -47,8 +47,8 @@ public sealed class TraceMessageParser
 
     // The whole prefix text ("Backup(db): ") of the last progress line read by TryServerProgress, and the database
     // it names. The next percent line of the same operation starts with the same characters, and those alone decide
-    // what StripOperationPrefix reads: it is taken as read then instead of read again (a fifth of the time of
-    // reading a percent line, issue 10).
+    // what StripOperationPrefix reads: it is taken as read then instead of read again (21 M of the reading thread's
+    // 300 M instructions on a 100k-line log, issue 10).
     private (string Text, string? Database) _lastProgressPrefix = (string.Empty, null);
 
     /// <summary>Parses one message; <paramref name="text"/> may carry the ERRORLOG "Backup(db): " prefix.</summary>
@@ -849,12 +849,11 @@ public sealed class TraceMessageParser
         long value = 0;
         var i = 0;
 
-        // Eighteen digits cannot overflow a long, so they need no check. A span of its own, so that the loop's bound
-        // is the span's length and the compiler drops the index check.
-        var unchecked18 = text[..Math.Min(text.Length, 18)];
-        for (; i < unchecked18.Length; i++)
+        // Eighteen digits cannot overflow a long, so they need no check.
+        var unchecked18 = Math.Min(text.Length, 18);
+        for (; i < unchecked18; i++)
         {
-            var digit = (uint)(unchecked18[i] - '0');
+            var digit = (uint)(text[i] - '0');
             if (digit > 9)
             {
                 count = i;

@@ -122,8 +122,7 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
 
     // "spid" in any case, as StartsWith with OrdinalIgnoreCase would find it, a character at a time: that folds no
     // character outside ASCII onto these four letters (not the long s, not the dotless i; ProcessColumn tests hold
-    // both), so ASCII case folding is the whole rule. The culture-free StartsWith was a tenth of the cost of reading
-    // a line's columns (issue 10).
+    // both), so ASCII case folding is the whole rule, without the culture-free comparison's set-up on every line.
     private static bool StartsWithSpid(ReadOnlySpan<char> process) =>
         process.Length >= 4
         && ((process[0] | 0x20) == 's') & ((process[1] | 0x20) == 'p') & ((process[2] | 0x20) == 'i') & ((process[3] | 0x20) == 'd');
@@ -204,8 +203,8 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
     /// setup steps), and those share their first 19 characters, which are cheaper to compare than six numbers are to
     /// read and range-check;</item>
     /// <item>its raw process column, padding included ("spid51      "): one session writes line after line, and
-    /// reading the column (two runs of blanks, the name, the session id) was a third of the cost of reading a
-    /// line's columns (issue 10).</item>
+    /// reading the column again (two runs of blanks, the name, the session id) cost 8 M of the reading thread's
+    /// 254 M instructions on a 100k-line log (issue 10).</item>
     /// </list>
     /// </summary>
     internal sealed class LastLine
