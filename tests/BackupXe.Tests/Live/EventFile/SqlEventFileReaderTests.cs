@@ -95,7 +95,12 @@ public sealed class SqlEventFileReaderTests
 
         // Then every reset was a transient disconnect, and the events are the capture, once each
         Assert.Empty(drops);
-        Assert.Equal(6, observer.Of<LiveSourceChange.Disconnected>().Count(d => d.Kind == LiveFailureKind.Transient));
+        // (Once in CI this counted 31, with no reset beyond the six scripted; it did not come back in repeated runs,
+        // alone, under load or with the whole suite. The message names every disconnect, so that a next time says why.)
+        var disconnects = observer.Of<LiveSourceChange.Disconnected>();
+        Assert.True(
+            disconnects.Count(d => d.Kind == LiveFailureKind.Transient) == 6,
+            $"expected 6 transient disconnects, got:{Environment.NewLine}{string.Join(Environment.NewLine, disconnects.Select(d => $"{d.Kind}: {d.Reason}"))}");
         Assert.Equal(expected, events);
     }
 
