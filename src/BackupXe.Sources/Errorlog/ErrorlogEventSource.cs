@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 using System.Text;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
+using BackupXe.Sources.Formats;
 using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Sources.Errorlog;
@@ -168,18 +169,7 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
     }
 
     private CharBlocks? Open(SourceStatus status)
-    {
-        try
-        {
-            return CharBlocks.Open(_open(), _encodingWithoutBom, ReadBufferBytes);
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            status.Unusable = true;
-            status.Report("file", $"cannot be opened: {e.Message}");
-            return null;
-        }
-    }
+        => TextInput.Opened(status, () => CharBlocks.Open(_open(), _encodingWithoutBom, ReadBufferBytes));
 
     private static bool TryReadLine(
         BoundedLineReader reader, SourceStatus status, int lineNumber, CancellationToken cancellationToken, out ReadOnlySpan<char> line)

@@ -4,16 +4,24 @@ using BackupXe.Core.Events;
 namespace BackupXe.Sources.Formats;
 
 /// <summary>
-/// Opens a line-based input once: a byte order mark decides the encoding, else the one the format was recognised in.
-/// An input that cannot be opened is reported on its status as unusable, never thrown.
+/// Opens a file source's input once: a byte order mark decides the encoding, else the one the format was recognised
+/// in. An input that cannot be opened is reported on its status as unusable, never thrown.
 /// </summary>
 internal static class TextInput
 {
     public static StreamReader? Open(Func<Stream> open, Encoding encodingWithoutBom, SourceStatus status)
+        => Opened(status, () => new StreamReader(open(), encodingWithoutBom, detectEncodingFromByteOrderMarks: true));
+
+    /// <summary>
+    /// What <paramref name="open"/> makes of the input, or null, reported on <paramref name="status"/>, when the input
+    /// cannot be opened: the one place every file source says so.
+    /// </summary>
+    public static T? Opened<T>(SourceStatus status, Func<T> open)
+        where T : class
     {
         try
         {
-            return new StreamReader(open(), encodingWithoutBom, detectEncodingFromByteOrderMarks: true);
+            return open();
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

@@ -1,5 +1,6 @@
 using System.Xml;
 using BackupXe.Core.Events;
+using BackupXe.Sources.Formats;
 using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Sources.XeXml;
@@ -116,16 +117,5 @@ public sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSou
     }
 
     private XmlReader? OpenReader(SourceStatus status)
-    {
-        try
-        {
-            return XmlReader.Create(_open(), ReaderSettings(closeInput: true));
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            status.Unusable = true;
-            status.Report("file", $"cannot be opened: {e.Message}");
-            return null;
-        }
-    }
+        => TextInput.Opened(status, () => XmlReader.Create(_open(), ReaderSettings(closeInput: true)));
 }
