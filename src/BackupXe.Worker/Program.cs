@@ -98,6 +98,8 @@ public static class Program
         // Resolved now so that export starts with the host; the container disposes (and flushes) it at shutdown.
         _ = host.Services.GetService<OtlpMetricsExport>();
 
+        // Taken before the run: RunAsync disposes the host, and its services with it, when it returns.
+        var monitoring = host.Services.GetServices<IHostedService>().OfType<MonitoringService>().FirstOrDefault();
         try
         {
             await host.RunAsync();
@@ -107,7 +109,6 @@ public static class Program
             return Fail(ExitCodes.HistoryUnavailable, exception.Message);
         }
 
-        var monitoring = host.Services.GetServices<IHostedService>().OfType<MonitoringService>().FirstOrDefault();
         return monitoring?.Fault is { } fault
             ? Fail(ExitCodes.Failed, $"stopped on an unexpected error: {SqlServer.ConnectionStringRedactor.RedactMessage(fault.Message)}")
             : ExitCodes.Success;

@@ -73,6 +73,18 @@ internal sealed class WorkerProcess : IDisposable
         }
     }
 
+    /// <summary>
+    /// Sends a POSIX signal as a terminal (SIGINT, Ctrl-C) or a service manager (SIGTERM, <c>systemctl stop</c>) does,
+    /// through the system's own <c>kill</c> so the test needs no native interop.
+    /// </summary>
+    public void Signal(string name)
+    {
+        using var kill = Process.Start(new ProcessStartInfo("kill") { ArgumentList = { $"-{name}", Id.ToString(System.Globalization.CultureInfo.InvariantCulture) } })!;
+        kill.WaitForExit();
+    }
+
+    public int ExitCode => _process.ExitCode;
+
     public async Task WaitForExitAsync(TimeSpan timeout)
     {
         using var limit = new CancellationTokenSource(timeout);
