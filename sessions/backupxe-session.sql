@@ -104,9 +104,10 @@ ORDER BY o.name DESC;
 DECLARE @NewLine nchar(2) = NCHAR(13) + NCHAR(10);
 DECLARE @Create nvarchar(max) =
     N'CREATE EVENT SESSION ' + QUOTENAME(@SessionName) + N' ON SERVER' + @NewLine
-    -- No session_id field on this event: the action supplies it (domain.md section 2).
+    -- No session_id field on this event: the action supplies it (domain.md section 2). No database_name action:
+    -- the event's own database_name field names the database; the action would be the session's current one.
     + N'ADD EVENT sqlserver.backup_restore_progress_trace(' + @NewLine
-    + N'    ACTION(sqlserver.session_id, sqlserver.database_name))' + @NewLine
+    + N'    ACTION(sqlserver.session_id))' + @NewLine
     -- opcode 1 = End: duration is only filled in on End (domain.md section 2).
     + N', ADD EVENT sqlos.wait_info(' + @NewLine
     + N'    ACTION(sqlserver.session_id)' + @NewLine
@@ -117,7 +118,7 @@ DECLARE @Create nvarchar(max) =
       + N'    WHERE ([opcode] = (1) AND (' + @ExternalWaitPredicate + N')))' + @NewLine END
     + CASE WHEN @ThroughputEvent IS NULL THEN N'' ELSE
         N', ADD EVENT sqlserver.' + @ThroughputEvent + N'(' + @NewLine
-      + N'    ACTION(sqlserver.session_id, sqlserver.database_name))' + @NewLine END
+      + N'    ACTION(sqlserver.session_id))' + @NewLine END
     + N'ADD TARGET package0.event_file(SET filename = N''' + REPLACE(@FilePath, N'''', N'''''') + N''''
     + N', max_file_size = (' + CONVERT(nvarchar(12), @MaxFileSizeMb) + N')'
     + N', max_rollover_files = (' + CONVERT(nvarchar(12), @MaxRolloverFiles) + N'))' + @NewLine

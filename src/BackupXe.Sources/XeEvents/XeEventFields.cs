@@ -87,6 +87,21 @@ internal sealed class XeEventFields
         _ => XeField.None,
     };
 
+    /// <summary>
+    /// Which analysed field an action is. Only <c>session_id</c>: the events BackupXe reads have no such data field,
+    /// and the action is the session that raised the event. Every other action keeps its own meaning, which is not
+    /// the same-named data field's: the <c>sqlserver.database_name</c> action is the session's current database
+    /// (often <c>master</c>), not the database being backed up that the event's own <c>database_name</c> names.
+    /// </summary>
+    public static XeField ClassifyAction(ReadOnlySpan<char> name) => name is "session_id" ? XeField.SessionId : XeField.None;
+
+    /// <summary>Whether <paramref name="field"/> already holds a value, so that an action never replaces a data field.</summary>
+    public bool Holds(XeField field) => field switch
+    {
+        XeField.SessionId => SessionId.IsPresent,
+        _ => false,
+    };
+
     /// <summary>Whether the field's <c>&lt;value&gt;</c> is a number (kept by <see cref="SetNumber"/>) rather than text.</summary>
     public static bool IsNumeric(XeField field) => field is not (XeField.DatabaseName or XeField.TraceMessage or XeField.WaitType);
 

@@ -250,8 +250,11 @@ internal sealed class XeEventParser
             }
 
             var element = _reader.LocalName;
-            var field = ReferenceEquals(element, _data) || ReferenceEquals(element, _action) ? FieldOf() : XeField.None;
-            if (field == XeField.None || _reader.IsEmptyElement)
+            var isAction = ReferenceEquals(element, _action);
+            var field = ReferenceEquals(element, _data) || isAction ? FieldOf(isAction) : XeField.None;
+
+            // A data field outranks an action of the same meaning, whichever comes first.
+            if (field == XeField.None || _reader.IsEmptyElement || (isAction && _fields.Holds(field)))
             {
                 _reader.Skip();
                 continue;
@@ -512,7 +515,7 @@ internal sealed class XeEventParser
     }
 
     /// <summary>Which analysed field the current data or action element is, by its <c>name</c> attribute.</summary>
-    private XeField FieldOf()
+    private XeField FieldOf(bool isAction)
     {
         var field = XeField.None;
         if (_reader.MoveToFirstAttribute())
@@ -521,7 +524,7 @@ internal sealed class XeEventParser
             {
                 if (_reader.Prefix.Length == 0 && ReferenceEquals(_reader.LocalName, _name))
                 {
-                    field = XeEventFields.Classify(AttributeChars());
+                    field = isAction ? XeEventFields.ClassifyAction(AttributeChars()) : XeEventFields.Classify(AttributeChars());
                 }
             }
             while (_reader.MoveToNextAttribute());

@@ -153,7 +153,7 @@ public sealed class XelDecoder
 
             foreach (var action in Catalogue.Actions.Values)
             {
-                _actions[action.Id] = XelValuePlan.For(Catalogue, action.Name, action.Package, action.TypeId);
+                _actions[action.Id] = XelValuePlan.For(Catalogue, action.Name, action.Package, action.TypeId, isAction: true);
             }
         }
     }
@@ -312,7 +312,8 @@ public sealed class XelDecoder
         var actionsOffset = recordOffset + XelLayout.RecordHeaderSize + payload.Length;
         foreach (var (id, bytes, offset) in new XelActionWalk(actions))
         {
-            if (ActionPlan(id, bytes.Length, actionsOffset + offset, report) is { Field: not XeField.None } action && action.Fits(bytes.Length))
+            if (ActionPlan(id, bytes.Length, actionsOffset + offset, report) is { Field: not XeField.None } action && action.Fits(bytes.Length)
+                && !_fields.Holds(action.Field))
             {
                 var value = action.DecodeText(bytes, out var text);
                 _fields.Set(action.Field, value, text);

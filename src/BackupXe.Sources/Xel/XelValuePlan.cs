@@ -33,7 +33,7 @@ internal sealed class XelValuePlan
 {
     private static readonly ImmutableArray<string> SmallNumbers = [.. Enumerable.Range(0, 1024).Select(i => i.ToString(CultureInfo.InvariantCulture))];
 
-    private XelValuePlan(string name, string package, string typeName, XelValueKind kind, int size, int offset, IReadOnlyDictionary<uint, string>? map)
+    private XelValuePlan(string name, string package, string typeName, XelValueKind kind, int size, int offset, IReadOnlyDictionary<uint, string>? map, bool isAction)
     {
         Name = name;
         Package = package;
@@ -42,7 +42,7 @@ internal sealed class XelValuePlan
         Size = size;
         Offset = offset;
         Map = map;
-        Field = XeEventFields.Classify(name);
+        Field = isAction ? XeEventFields.ClassifyAction(name) : XeEventFields.Classify(name);
     }
 
     public string Name { get; }
@@ -71,7 +71,7 @@ internal sealed class XelValuePlan
     /// <summary>Whether an action value of <paramref name="length"/> bytes can be read as this type.</summary>
     public bool Fits(int length) => Size <= 0 || length == Size;
 
-    public static XelValuePlan For(XelCatalogue catalogue, string name, string package, uint typeId, int offset = 0, int unknownSize = 0)
+    public static XelValuePlan For(XelCatalogue catalogue, string name, string package, uint typeId, int offset = 0, int unknownSize = 0, bool isAction = false)
     {
         if (catalogue.Maps.TryGetValue(typeId, out var map))
         {
@@ -82,17 +82,17 @@ internal sealed class XelValuePlan
             }
 
             var kind = map.KeySize is 1 or 2 or 4 or 8 ? XelValueKind.Map : XelValueKind.Raw;
-            return new XelValuePlan(name, package, map.Name, kind, Math.Max((int)map.KeySize, 1), offset, entries);
+            return new XelValuePlan(name, package, map.Name, kind, Math.Max((int)map.KeySize, 1), offset, entries, isAction);
         }
 
         if (!catalogue.Types.TryGetValue(typeId, out var type))
         {
             // Not described by this file: its width comes from the column layout (or the action's length); the last
             // fixed column runs to where the variable data starts (RunsToFixedEnd).
-            return new XelValuePlan(name, package, $"0x{typeId:X8}", XelValueKind.Raw, unknownSize > 0 ? unknownSize : RunsToFixedEnd, offset, null);
+            return new XelValuePlan(name, package, $"0x{typeId:X8}", XelValueKind.Raw, unknownSize > 0 ? unknownSize : RunsToFixedEnd, offset, null, isAction);
         }
 
-        return new XelValuePlan(name, package, type.Name, KindOf(type.Name, type.Size), type.Size, offset, null);
+        return new XelValuePlan(name, package, type.Name, KindOf(type.Name, type.Size), type.Size, offset, null, isAction);
     }
 
     private static XelValueKind KindOf(string typeName, int size)

@@ -89,10 +89,11 @@ public sealed class SessionScriptsTests
         }
 
         [Fact]
-        public void Captures_the_progress_trace_with_session_id_and_database_name_actions()
+        public void Captures_the_progress_trace_with_the_session_id_action_and_not_the_sessions_current_database()
         {
             Assert.Contains("ADD EVENT sqlserver.backup_restore_progress_trace(", _script);
-            Assert.Contains("ACTION(sqlserver.session_id, sqlserver.database_name))", _script);
+            Assert.Contains("ACTION(sqlserver.session_id))", _script);
+            Assert.DoesNotContain("sqlserver.database_name", _script);
         }
 
         [Fact]

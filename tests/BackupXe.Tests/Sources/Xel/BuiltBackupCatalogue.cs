@@ -71,7 +71,10 @@ internal static class BuiltBackupCatalogue
                     ],
                     2),
             ],
-            [new XelActionClass(0x10000802, "session_id", "sqlserver", "Collect session ID", Uint16)],
+            [
+                new XelActionClass(0x10000802, "session_id", "sqlserver", "Collect session ID", Uint16),
+                new XelActionClass(0x10000803, "database_name", "sqlserver", "Collect current database name", UnicodeString),
+            ],
             [
                 new XelMap(OperationType, "backup_restore_operation_type", "sqlserver", "Backup or restore", 4, [new(0, "Backup"), new(1, "Restore")]),
                 new XelMap(TraceLevel, "backup_restore_trace_level", "sqlserver", "Trace level", 1, [new(0, "Major steps"), new(1, "Verbose I/O")]),
@@ -80,7 +83,11 @@ internal static class BuiltBackupCatalogue
         return catalogue;
     }
 
-    public static XeEvent Progress(DateTime at, int session, string database, string message, bool restore = false) =>
+    /// <summary>
+    /// A progress event; <paramref name="currentDatabase"/> adds the <c>sqlserver.database_name</c> action, the
+    /// database the session was in when it ran the command (what a capture session with that action records).
+    /// </summary>
+    public static XeEvent Progress(DateTime at, int session, string database, string message, bool restore = false, string? currentDatabase = null) =>
         new(
             "backup_restore_progress_trace",
             "sqlserver",
@@ -91,7 +98,9 @@ internal static class BuiltBackupCatalogue
                 new XeValue("database_name", "sqlserver", "unicode_string", database),
                 new XeValue("trace_message", "sqlserver", "unicode_string", message),
             ],
-            [SessionId(session)]);
+            currentDatabase is null
+                ? [SessionId(session)]
+                : [SessionId(session), new XeValue("database_name", "sqlserver", "unicode_string", currentDatabase)]);
 
     public static XeEvent Wait(DateTime at, int session, string waitType, ulong durationMs, ulong signalMs = 0, bool begin = false, bool external = false)
     {

@@ -9,7 +9,7 @@ namespace BackupXe.Tests.Sources.Xel;
 /// </summary>
 internal static class BuiltBackupScenario
 {
-    public static IReadOnlyList<XeEvent> BufferStarved(int session = 61, string database = "SalesDB", int seed = 20240501)
+    public static IReadOnlyList<XeEvent> BufferStarved(int session = 61, string database = "SalesDB", int seed = 20240501, string? currentDatabase = null)
     {
         var random = new Random(seed);
         var start = new DateTime(2024, 5, 1, 1, 30, 0, 120, DateTimeKind.Utc).AddTicks(3_456);
@@ -18,7 +18,7 @@ internal static class BuiltBackupScenario
         void Step(double seconds, string message)
         {
             t = t.AddTicks((long)(seconds * TimeSpan.TicksPerSecond));
-            events.Add(BuiltBackupCatalogue.Progress(t, session, database, message));
+            events.Add(BuiltBackupCatalogue.Progress(t, session, database, message, currentDatabase: currentDatabase));
         }
 
         const long data = 2_147_418_112L;
@@ -59,7 +59,7 @@ internal static class BuiltBackupScenario
         events.Add(BuiltBackupCatalogue.Wait(copyStart.AddSeconds(12), session, "ASYNC_IO_COMPLETION", 11_995));
         for (var percent = 10; percent <= 100; percent += 10)
         {
-            events.Add(BuiltBackupCatalogue.Progress(copyStart.AddSeconds(0.12 * percent), session, database, string.Create(CultureInfo.InvariantCulture, $"{percent} percent ({total * percent / 100}/{total} bytes) processed")));
+            events.Add(BuiltBackupCatalogue.Progress(copyStart.AddSeconds(0.12 * percent), session, database, string.Create(CultureInfo.InvariantCulture, $"{percent} percent ({total * percent / 100}/{total} bytes) processed"), currentDatabase: currentDatabase));
         }
 
         t = copyStart.AddSeconds(12);
