@@ -35,7 +35,7 @@ public static class AnalyzeCommand
             inputs, format, output, verbose, budget, noColor,
         };
         CommonOptions.RejectUnknownOptions(inputs);
-        CommonOptions.RejectOutputOverInput(command, output, inputs);
+        OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => result.GetValue(inputs) ?? []);
         command.SetAction(async (parse, cancellationToken) =>
         {
             var paths = parse.GetRequiredValue(inputs);

@@ -50,32 +50,6 @@ public static class CommonOptions
         });
     }
 
-    /// <summary>--output must not name one of the inputs: writing the report would destroy the capture it is read from.</summary>
-    public static void RejectOutputOverInput(Command command, Option<string?> output, Argument<string[]> files)
-    {
-        command.Validators.Add(result =>
-        {
-            if (result.GetValue(output) is not { Length: > 0 } target || result.GetValue(files) is not { } inputs)
-            {
-                return;
-            }
-
-            var targetPath = Path.GetFullPath(target);
-            foreach (var input in inputs)
-            {
-                if (input != "-" && string.Equals(Path.GetFullPath(input), targetPath, PathComparison))
-                {
-                    result.AddError($"--output '{target}' is also an input: the report would overwrite the capture. Name another file.");
-                    return;
-                }
-            }
-        });
-    }
-
-    // Windows and macOS file systems are case-insensitive by default; Linux ones are not.
-    private static StringComparison PathComparison =>
-        OperatingSystem.IsLinux() ? StringComparison.Ordinal : StringComparison.OrdinalIgnoreCase;
-
     public static Option<bool> NoColor() => new("--no-color") { Description = "Plain text, no colours." };
 
     public static long? BudgetBytes(int? megabytes) => megabytes is { } mb ? mb * 1_048_576L : null;

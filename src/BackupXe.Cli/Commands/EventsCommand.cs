@@ -27,6 +27,7 @@ public static class EventsCommand
         var output = CommonOptions.Output();
 
         var command = new Command("events", "List every event of captured files with all fields and actions.") { inputs, format, names, output };
+        OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => result.GetValue(inputs) ?? []);
         command.SetAction(async (parse, cancellationToken) =>
         {
             var wanted = parse.GetValue(names) is { Length: > 0 } chosen ? new HashSet<string>(chosen, StringComparer.OrdinalIgnoreCase) : null;

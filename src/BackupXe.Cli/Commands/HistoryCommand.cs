@@ -40,6 +40,7 @@ public static class HistoryCommand
         var output = CommonOptions.Output();
 
         var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, database, instance, kind, limit, format, output };
+        OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => OutputTarget.SqliteFiles(result.GetValue(path)));
         command.Subcommands.Add(HistoryImportCommand.Create());
         command.SetAction(async (parse, cancellationToken) =>
         {
@@ -78,31 +79,32 @@ public static class HistoryCommand
             }
 
             var rows = read.Operations;
-            switch (parse.GetValue(format))
+            var selected = parse.GetValue(format);
+            await CommonOptions.WriteAsync(parse.GetValue(output), writer =>
             {
-                case "json":
-                    Console.Out.WriteLine(ReportJson.Serialize(new HistoryListing(rows.Select(r => new HistoryListingEntry(r.Instance, r.Report)), series), indented: true));
-                    break;
-                case "markdown":
-                    HistoryStatisticsWriter.WriteMarkdown(Console.Out, series);
-                    break;
-                case "csv":
-                    HistoryStatisticsWriter.WriteCsv(Console.Out, series);
-                    break;
-                case "html":
-                    await CommonOptions.WriteAsync(parse.GetValue(output), writer =>
-                    {
+                switch (selected)
+                {
+                    case "json":
+                        writer.WriteLine(ReportJson.Serialize(new HistoryListing(rows.Select(r => new HistoryListingEntry(r.Instance, r.Report)), series), indented: true));
+                        break;
+                    case "markdown":
+                        HistoryStatisticsWriter.WriteMarkdown(writer, series);
+                        break;
+                    case "csv":
+                        HistoryStatisticsWriter.WriteCsv(writer, series);
+                        break;
+                    case "html":
                         var html = new HtmlReportWriter(writer, "BackupXe history");
                         html.WriteHistory(entries);
                         html.Finish(null);
-                    }, cancellationToken);
-                    break;
-                default:
-                    Render(rows);
-                    Console.Out.WriteLine();
-                    HistoryStatisticsWriter.WriteText(Console.Out, series);
-                    break;
-            }
+                        break;
+                    default:
+                        Render(writer, rows);
+                        writer.WriteLine();
+                        HistoryStatisticsWriter.WriteText(writer, series);
+                        break;
+                }
+            }, cancellationToken);
 
             return read.Problems.Count > 0 ? ExitCodes.Partial : ExitCodes.Success;
         });
@@ -135,9 +137,9 @@ public static class HistoryCommand
         return entries;
     }
 
-    private static void Render(IReadOnlyList<StoredOperation> rows)
+    private static void Render(TextWriter writer, IReadOnlyList<StoredOperation> rows)
     {
-        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Out) });
+        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(writer) });
         if (rows.Count == 0)
         {
             console.WriteLine("No operations match.");

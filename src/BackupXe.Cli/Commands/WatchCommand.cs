@@ -74,6 +74,7 @@ public static class WatchCommand
             database, replay, speed, format, output, budget, noColor, sessionName, pollRequests, transport,
         };
         connection.AddTo(command);
+        OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => [result.GetValue(replay)]);
         command.Validators.Add(result =>
         {
             // Silently preferring one would watch something the user did not ask for.

@@ -39,22 +39,6 @@ public class MisuseTests
     }
 
     [Fact]
-    public async Task Output_naming_an_input_is_refused_and_the_capture_is_untouched()
-    {
-        // Given a capture the user is about to overwrite with its own report
-        var sample = await File.ReadAllBytesAsync(CliRun.Sample("log-zeroing-restore.log"));
-        using var input = TempInput.WithBytes(sample, "restore.log");
-
-        // When
-        var run = await CliRun.RunAsync("analyze", input.Path, "--output", input.Path, "--format", "json");
-
-        // Then
-        Assert.Equal(1, run.ExitCode);
-        Assert.Contains("is also an input", run.Error);
-        Assert.Equal(sample, await File.ReadAllBytesAsync(input.Path));
-    }
-
-    [Fact]
     public async Task History_with_an_unreadable_row_lists_the_others_and_names_the_row()
     {
         // Given a history with two backups, one of whose stored report was damaged
