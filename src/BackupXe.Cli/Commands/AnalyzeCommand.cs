@@ -48,7 +48,7 @@ public static class AnalyzeCommand
             // The report is written while the inputs are read: each operation as it completes, the inputs and
             // the summary at the end. Memory follows the operations in flight, not the operations in the input.
             var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
-            var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), color: !parse.GetValue(noColor) && parse.GetValue(output) is null, budgetBytes);
+            var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), parse.GetValue(noColor), toFile: parse.GetValue(output) is not null, budgetBytes);
             var diagnosis = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
             var findings = await CommonOptions.WriteReportAsync(parse.GetValue(output), standardOutput, async writer =>
             {

@@ -50,20 +50,21 @@ public static class CommonOptions
         });
     }
 
-    public static Option<bool> NoColor() => new("--no-color") { Description = "Plain text, no colours." };
+    public static Option<bool> NoColor() => new("--no-color") { Description = "Plain text, no colours (also when NO_COLOR is set, or the output is not a terminal)." };
 
     public static long? BudgetBytes(int? megabytes) => megabytes is { } mb ? mb * 1_048_576L : null;
 
-    public static IReportRenderer Renderer(string format, bool verbose, bool color, long? memoryBudgetBytes = null) => format switch
+    /// <param name="toFile">The report goes to a file (<c>--output</c>): no colour, and the default width.</param>
+    public static IReportRenderer Renderer(string format, bool verbose, bool noColor, bool toFile, long? memoryBudgetBytes = null) => format switch
     {
         "json" => new JsonReportRenderer(),
         "html" => new HtmlReportRenderer(memoryBudgetBytes),
         "markdown" => new MarkdownReportRenderer(),
-        _ => ConsoleRenderer(verbose, color),
+        _ => ConsoleRenderer(verbose, noColor, toFile),
     };
 
-    public static ConsoleReportRenderer ConsoleRenderer(bool verbose, bool color)
-        => new(verbose, color && !Console.IsOutputRedirected && Environment.GetEnvironmentVariable("NO_COLOR") is null);
+    public static ConsoleReportRenderer ConsoleRenderer(bool verbose, bool noColor, bool toFile = false)
+        => new(verbose, Terminal.UsesColor(noColor, toFile), Terminal.Width(toFile));
 
     /// <summary>Standard output, or the file named by <c>--output</c> (created or truncated).</summary>
     public static TextWriter OpenOutput(string? path) => path is null ? Console.Out : new StreamWriter(path, append: false);

@@ -38,8 +38,9 @@ public static class HistoryCommand
         };
         format.AcceptOnlyFromAmong("console", "json", "markdown", "csv", "html");
         var output = CommonOptions.Output();
+        var noColor = CommonOptions.NoColor();
 
-        var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, database, instance, kind, limit, format, output };
+        var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, database, instance, kind, limit, format, output, noColor };
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => OutputTarget.SqliteFiles(result.GetValue(path)));
         command.Subcommands.Add(HistoryImportCommand.Create());
         command.SetAction(async (parse, cancellationToken) =>
@@ -99,7 +100,8 @@ public static class HistoryCommand
                         html.Finish(null);
                         break;
                     default:
-                        Render(writer, rows);
+                        var toFile = parse.GetValue(output) is not null;
+                        Render(Terminal.On(writer, Terminal.UsesColor(parse.GetValue(noColor), toFile), Terminal.Width(toFile)), rows);
                         writer.WriteLine();
                         HistoryStatisticsWriter.WriteText(writer, series);
                         break;
@@ -137,9 +139,8 @@ public static class HistoryCommand
         return entries;
     }
 
-    private static void Render(TextWriter writer, IReadOnlyList<StoredOperation> rows)
+    private static void Render(IAnsiConsole console, IReadOnlyList<StoredOperation> rows)
     {
-        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(writer) });
         if (rows.Count == 0)
         {
             console.WriteLine("No operations match.");

@@ -154,7 +154,7 @@ public static class WatchCommand
         {
             var json = parse.GetValue(format) == "json";
             var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
-            var renderer = CommonOptions.ConsoleRenderer(verbose: false, color: !parse.GetValue(noColor));
+            var renderer = CommonOptions.ConsoleRenderer(verbose: false, parse.GetValue(noColor));
             await using var htmlFile = htmlPath is null ? null : new StreamWriter(htmlPath, append: false);
             var html = htmlFile is null ? null : new HtmlReportWriter(htmlFile, "BackupXe watch", budgetBytes);
             // JSON Lines go out as UTF-8 bytes, after whatever the console holds as text.

@@ -7,28 +7,18 @@ using Spectre.Console.Rendering;
 namespace BackupXe.Cli.Rendering;
 
 /// <summary>
-/// The readable report: each operation's timeline, throughput, buffers, waits, verdict and recommendations as
-/// it completes, then the inputs and the totals.
+/// The readable report, each operation as it completes: first what a DBA needs first (what, when, how long, how fast,
+/// the verdict with its evidence, the first remedy), then the details (buffers, threads, files, timeline, waits, the
+/// other remedies); at the end the inputs and the totals.
 /// </summary>
-public sealed class ConsoleReportRenderer(bool verbose = false, bool color = true, int width = 120) : IReportRenderer
+public sealed class ConsoleReportRenderer(bool verbose = false, bool color = true, int width = Terminal.DefaultWidth) : IReportRenderer
 {
     public IReportStream Open(ReportOutput output) => new Stream(this, ConsoleOn(output.Text));
 
     /// <summary>One operation on its own, as <c>watch</c> shows each one that ends.</summary>
     public void WriteOperation(OperationReport op, TextWriter output) => WriteOperation(ConsoleOn(output), op);
 
-    private IAnsiConsole ConsoleOn(TextWriter output)
-    {
-        var console = AnsiConsole.Create(new AnsiConsoleSettings
-        {
-            Out = new AnsiConsoleOutput(output),
-            Ansi = color ? AnsiSupport.Detect : AnsiSupport.No,
-            ColorSystem = color ? ColorSystemSupport.Detect : ColorSystemSupport.NoColors,
-            Interactive = InteractionSupport.No,
-        });
-        console.Profile.Width = width;
-        return console;
-    }
+    private IAnsiConsole ConsoleOn(TextWriter output) => Terminal.On(output, color, width);
 
     private static Table Inputs(IReadOnlyList<InputReport> inputs)
     {
@@ -86,17 +76,36 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         console.WriteLine();
         console.Write(new Rule($"[bold]{Markup.Escape(Units.Title(op))}[/]").LeftJustified());
 
-        var facts = new Grid().AddColumn(new GridColumn().NoWrap()).AddColumn();
-        foreach (var fact in ReportFacts.Summary(op))
+        var facts = ReportFacts.Summary(op);
+        console.Write(Facts(facts.Take(ReportFacts.HeadlineFacts)));
+
+        if (op.Verdict is { } verdict)
         {
-            facts.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(fact.Value));
+            var lines = new List<IRenderable>();
+            lines.AddRange(verdict.Evidence.Select(e => new Text($"- {e}")));
+            if (verdict.DecidedBy is { } decided)
+            {
+                lines.Add(new Text($"Decided by: {decided}. What would change it: {verdict.WouldChange ?? "-"}"));
+            }
+
+            var header = $"Verdict: [bold]{Kebab.Of(verdict.Bottleneck)}[/] ({Kebab.Of(verdict.Confidence)} confidence)";
+            console.Write(new Panel(new Rows(lines)).Header(header).Border(BoxBorder.Rounded).Expand());
         }
 
-        console.Write(facts);
+        if (op.Recommendations.Count > 0)
+        {
+            Recommendation(console, 1, op.Recommendations[0]);
+        }
+
+        if (facts.Count > ReportFacts.HeadlineFacts || op.Phases.Count > 0 || op.Waits.Count > 0)
+        {
+            console.Write(new Rule("[grey]Details[/]").LeftJustified());
+            console.Write(Facts(facts.Skip(ReportFacts.HeadlineFacts)));
+        }
 
         if (op.Phases.Count > 0)
         {
-            console.Write(Phases(op));
+            console.Write(Phases(op, width < 100 ? 10 : 20));
         }
 
         if (op.Waits.Count > 0)
@@ -104,22 +113,9 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
             console.Write(Waits(op));
         }
 
-        if (op.Verdict is { } verdict)
+        for (var i = 1; i < op.Recommendations.Count; i++)
         {
-            var lines = new List<IRenderable> { new Markup($"[bold]{Kebab.Of(verdict.Bottleneck)}[/] ({Kebab.Of(verdict.Confidence)} confidence)") };
-            lines.AddRange(verdict.Evidence.Select(e => new Text($"- {e}")));
-            if (verdict.DecidedBy is { } decided)
-            {
-                lines.Add(new Text($"Decided by: {decided}. What would change it: {verdict.WouldChange ?? "-"}"));
-            }
-            console.Write(new Panel(new Rows(lines)).Header("Verdict").Border(BoxBorder.Rounded).Expand());
-        }
-
-        var number = 0;
-        foreach (var rec in op.Recommendations)
-        {
-            console.MarkupLine($"[bold]{++number}. {Markup.Escape(rec.Id)}[/]: {Markup.Escape(rec.Text)}");
-            console.Write(new Panel(new Text(rec.Tsql.TrimEnd(), new Style(Color.Aqua))).Border(BoxBorder.Square).Expand());
+            Recommendation(console, i + 1, op.Recommendations[i]);
         }
 
         if (verbose && op.UnknownMessageSamples.Count > 0)
@@ -132,11 +128,34 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         }
     }
 
-    private static Table Phases(OperationReport op)
+    private static Grid Facts(IEnumerable<ReportFact> facts)
+    {
+        var grid = new Grid().AddColumn(new GridColumn().NoWrap()).AddColumn();
+        foreach (var fact in facts)
+        {
+            grid.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(fact.Value));
+        }
+
+        return grid;
+    }
+
+    private static void Recommendation(IAnsiConsole console, int number, Recommendation rec)
+    {
+        console.MarkupLine($"[bold]{number}. {Markup.Escape(rec.Id)}[/]: {Markup.Escape(rec.Text)}");
+        console.Write(new Panel(new Text(rec.Tsql.TrimEnd(), new Style(Color.Aqua))).Border(BoxBorder.Square).Expand());
+    }
+
+    private static Table Phases(OperationReport op, int barWidth)
     {
         var total = op.DurationSeconds is > 0 ? op.DurationSeconds.Value : op.Phases.Sum(p => p.Seconds ?? 0);
+        var longest = op.Phases.Max(p => p.Seconds ?? 0);
         var table = new Table().Border(TableBorder.Simple).Title("Timeline");
-        table.AddColumns("Phase", "Start", "End", "Duration", "Share");
+        table.AddColumns("Phase", "Start", "End", longest < 60 ? "Seconds" : longest < 3600 ? "m:ss" : "h:mm:ss", "Share");
+        foreach (var column in table.Columns)
+        {
+            column.NoWrap();
+        }
+
         table.Columns[3].RightAligned();
         foreach (var phase in op.Phases)
         {
@@ -145,8 +164,8 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
                 phase.Name,
                 Units.Time(phase.Start),
                 Units.Time(phase.End),
-                Units.Duration(phase.Seconds),
-                $"{Bar(share)} {share * 100,3:0}%");
+                phase.Seconds is { } seconds ? ColumnUnits.Duration(seconds, longest) : "?",
+                $"{Bar(share, barWidth)} {share * 100,3:0}%");
         }
 
         return table;
@@ -155,30 +174,35 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
     private static Table Waits(OperationReport op)
     {
         var table = new Table().Border(TableBorder.Simple).Title("Waits");
-        table.AddColumns("Wait type", "Count", "Total", "Average", "Max", "Signal");
+        var totals = ColumnUnits.For(op.Waits.Max(w => w.TotalMs));
+        var maxima = ColumnUnits.For(op.Waits.Max(w => w.MaxMs));
+        var signals = ColumnUnits.For(op.Waits.Max(w => w.SignalMs));
+        var averages = op.Waits.Select(w => w.Count > 0 ? (double)w.TotalMs / w.Count : 0).ToList();
+        var average = ColumnUnits.For(averages.Max());
+        table.AddColumns("Wait type", "Count", $"Total {totals.Name}", $"Avg {average.Name}", $"Max {maxima.Name}", $"Signal {signals.Name}");
+        table.Columns[0].NoWrap();
         for (var i = 1; i < 6; i++)
         {
             table.Columns[i].RightAligned();
         }
 
-        foreach (var wait in op.Waits)
+        for (var i = 0; i < op.Waits.Count; i++)
         {
-            var average = wait.Count > 0 ? (double)wait.TotalMs / wait.Count : 0;
+            var wait = op.Waits[i];
             table.AddRow(
                 wait.WaitType,
                 wait.Count.ToString("N0", CultureInfo.InvariantCulture),
-                Units.Milliseconds(wait.TotalMs),
-                string.Create(CultureInfo.InvariantCulture, $"{average:0.0} ms"),
-                Units.Milliseconds(wait.MaxMs),
-                Units.Milliseconds(wait.SignalMs));
+                totals.Format(wait.TotalMs),
+                average.Format(averages[i], fractionalMilliseconds: true),
+                maxima.Format(wait.MaxMs),
+                signals.Format(wait.SignalMs));
         }
 
         return table;
     }
 
-    private static string Bar(double share)
+    private static string Bar(double share, int width)
     {
-        const int width = 20;
         var filled = (int)Math.Round(Math.Clamp(share, 0, 1) * width);
         return new string('#', filled) + new string('.', width - filled);
     }

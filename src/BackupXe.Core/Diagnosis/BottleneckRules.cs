@@ -285,8 +285,8 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         if (operation.EngineSummary is { } summary)
         {
             evidence.Add(measures.IsRestore
-                ? $"The engine's figure, {Figures.Count(summary.Pages)} pages in {Figures.Seconds(summary.Seconds)} ({Figures.Rate(summary.MegabytesPerSecond)}), is the copy rate: time spent zeroing files and recovering is not measured by it."
-                : $"The engine's figure: {Figures.Count(summary.Pages)} pages in {Figures.Seconds(summary.Seconds)} ({Figures.Rate(summary.MegabytesPerSecond)}).");
+                ? $"The engine's figure, {Figures.AsPrinted(summary.Pages)} pages in {Figures.Seconds(summary.Seconds)} ({Figures.Rate(summary.MegabytesPerSecond)}), is the copy rate: time spent zeroing files and recovering is not measured by it."
+                : $"The engine's figure: {Figures.AsPrinted(summary.Pages)} pages in {Figures.Seconds(summary.Seconds)} ({Figures.Rate(summary.MegabytesPerSecond)}).");
         }
 
         evidence.Add(CaptureAdvice(measures.IsRestore));

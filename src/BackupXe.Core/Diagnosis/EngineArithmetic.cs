@@ -30,7 +30,7 @@ public static class EngineArithmetic
             return null;
         }
 
-        var figures = $"{Figures.Count(summary.Pages)} pages x 8 KB in {summary.Seconds.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture)} s "
+        var figures = $"{Figures.AsPrinted(summary.Pages)} pages x 8 KB in {summary.Seconds.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture)} s "
             + $"= {computed.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture)} MB/s";
         var reported = $"{summary.MegabytesPerSecond.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture)} MB/sec";
         if (Agrees(summary.Pages, summary.Seconds, summary.MegabytesPerSecond) == true)

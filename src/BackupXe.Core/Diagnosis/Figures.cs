@@ -5,9 +5,6 @@ namespace BackupXe.Core.Diagnosis;
 /// <summary>Numbers as evidence sentences print them: invariant culture, units a DBA reads.</summary>
 internal static class Figures
 {
-    private const long KiloByte = 1024;
-    private const long MegaByte = 1024 * 1024;
-
     public static string Seconds(double seconds) => seconds.ToString("0.0", CultureInfo.InvariantCulture) + " s";
 
     public static string Milliseconds(double ms) => ms.ToString("0.0", CultureInfo.InvariantCulture) + " ms";
@@ -18,16 +15,16 @@ internal static class Figures
     /// <summary>"2.7x".</summary>
     public static string Ratio(double ratio) => ratio.ToString("0.0", CultureInfo.InvariantCulture) + "x";
 
-    public static string Count(long count) => count.ToString(CultureInfo.InvariantCulture);
+    /// <summary>"5,600": grouped as the report's tables group counts.</summary>
+    public static string Count(long count) => count.ToString("N0", CultureInfo.InvariantCulture);
+
+    /// <summary>A number the engine printed, quoted as it printed it ("292894 pages"), so it can be found in the input.</summary>
+    public static string AsPrinted(long value) => value.ToString(CultureInfo.InvariantCulture);
 
     public static string Rate(double mbPerSecond) => mbPerSecond.ToString("0.#", CultureInfo.InvariantCulture) + " MB/s";
 
-    public static string Size(long bytes) => bytes switch
-    {
-        >= MegaByte => (bytes / (double)MegaByte).ToString("0.#", CultureInfo.InvariantCulture) + " MB",
-        >= KiloByte => (bytes / (double)KiloByte).ToString("0.#", CultureInfo.InvariantCulture) + " KB",
-        _ => bytes.ToString(CultureInfo.InvariantCulture) + " bytes",
-    };
+    /// <summary>Buffer sizes and memory, in the unit the engine prints them in (MB at most), as the report's facts print them.</summary>
+    public static string Size(long bytes) => Reporting.Units.Memory(bytes);
 
     public static string Plural(long count, string one, string many) => Count(count) + " " + (count == 1 ? one : many);
 }

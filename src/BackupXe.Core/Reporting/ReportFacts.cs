@@ -10,6 +10,9 @@ public sealed record ReportFact(string Label, string Value);
 /// <summary>The summary lines every human format shows, worded once.</summary>
 public static class ReportFacts
 {
+    /// <summary>How many of <see cref="Summary"/>'s first lines say what, when, how long and how fast: the headline.</summary>
+    public const int HeadlineFacts = 3;
+
     public static IReadOnlyList<ReportFact> Summary(OperationReport op)
     {
         var facts = new List<ReportFact>
@@ -140,10 +143,10 @@ public static class ReportFacts
     private static string Buffers(BufferConfigReport b)
     {
         // BUFFERCOUNT x MAXTRANSFERSIZE is what a DBA sets; the server's total also counts every set of buffers.
-        var text = $"{b.BufferCount?.ToString(CultureInfo.InvariantCulture) ?? "?"} x {Units.Bytes(b.MaxTransferSizeBytes)} (BUFFERCOUNT x MAXTRANSFERSIZE)";
+        var text = $"{b.BufferCount?.ToString(CultureInfo.InvariantCulture) ?? "?"} x {Units.Memory(b.MaxTransferSizeBytes)} (BUFFERCOUNT x MAXTRANSFERSIZE)";
         if (b.TotalBufferBytes is { } total)
         {
-            text += $"; {Units.Bytes(total)} of buffer space in all";
+            text += $"; {Units.Memory(total)} of buffer space in all";
             if (b.SetsOfBuffers is { } sets)
             {
                 text += string.Create(CultureInfo.InvariantCulture, $" ({sets} sets)");
@@ -152,7 +155,7 @@ public static class ReportFacts
 
         if (b.MemoryLimitBytes is { } limit)
         {
-            text += $"; memory limit {Units.Bytes(limit)}";
+            text += $"; memory limit {Units.Memory(limit)}";
         }
 
         return text;

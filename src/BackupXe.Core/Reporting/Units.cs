@@ -28,6 +28,18 @@ public static class Units
             : string.Create(Invariant, $"{(value >= 100 || value % 1 == 0 ? value.ToString("0", Invariant) : value.ToString("0.#", Invariant))} {names[unit]}");
     }
 
+    /// <summary>
+    /// Buffer space and memory limits in KB or MB, never GB: the unit SQL Server prints them in ("Memory limit: 16383
+    /// MB") and BUFFERCOUNT x MAXTRANSFERSIZE is reckoned in, so the engine's figure and ours read alike.
+    /// </summary>
+    public static string Memory(long? bytes) => bytes switch
+    {
+        null => "?",
+        >= 1024 * 1024 => string.Create(Invariant, $"{bytes.Value / 1048576.0:0.#} MB"),
+        >= 1024 => string.Create(Invariant, $"{bytes.Value / 1024.0:0.#} KB"),
+        _ => string.Create(Invariant, $"{bytes.Value} bytes"),
+    };
+
     /// <summary>The operation's duration, or "at least 19.05 s" when its closing line is not in the input.</summary>
     public static string Duration(OperationReport op) =>
         op.DurationSeconds is null && op.MinimumDurationSeconds is { } minimum ? "at least " + Duration(minimum) : Duration(op.DurationSeconds);

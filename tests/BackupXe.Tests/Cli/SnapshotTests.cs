@@ -10,19 +10,23 @@ namespace BackupXe.Tests.Cli;
 public class SnapshotTests
 {
     [Theory]
-    [InlineData("console", "analyze-samples.console.txt")]
-    [InlineData("markdown", "analyze-samples.markdown.txt")]
-    public async Task Renders_the_samples_as_the_committed_snapshot(string format, string snapshot)
+    [InlineData("console", "analyze-samples.console.txt", 120)]
+    [InlineData("console", "analyze-samples.console-80.txt", 80)]
+    [InlineData("markdown", "analyze-samples.markdown.txt", 120)]
+    [InlineData("json", "analyze-samples.json.txt", 120)]
+    public async Task Renders_the_samples_as_the_committed_snapshot(string format, string snapshot, int columns)
     {
         // Given: relative paths, as a user types them; the table's column widths follow the path's length,
         // so an absolute path would tie the snapshot to one checkout folder.
         var args = new[] { "analyze", "samples/buffer-starved-backup.xml", "samples/log-zeroing-restore.log", "--format", format, "--no-color" };
         var repository = Path.GetDirectoryName(Path.GetDirectoryName(CliRun.Sample("x")))!;
         var previous = Directory.GetCurrentDirectory();
+        var previousColumns = Environment.GetEnvironmentVariable("COLUMNS");
 
         // When
         CliRun run;
         Directory.SetCurrentDirectory(repository);
+        Environment.SetEnvironmentVariable("COLUMNS", columns.ToString(System.Globalization.CultureInfo.InvariantCulture));
         try
         {
             run = await CliRun.RunAsync(args);
@@ -30,6 +34,7 @@ public class SnapshotTests
         finally
         {
             Directory.SetCurrentDirectory(previous);
+            Environment.SetEnvironmentVariable("COLUMNS", previousColumns);
         }
 
         // Then
@@ -44,10 +49,38 @@ public class SnapshotTests
         Assert.Equal(expected, actual);
     }
 
-    // Trailing spaces are the table renderer's padding.
-    private static string Normalise(string text)
-        => string.Join('\n', text
-            .Replace("\r\n", "\n", StringComparison.Ordinal)
-            .Split('\n')
-            .Select(line => line.TrimEnd()));
+    [Theory]
+    [InlineData(80)]
+    [InlineData(120)]
+    public async Task The_console_report_fits_the_width_ends_no_line_in_spaces_and_shows_each_verdict_within_24_lines(int columns)
+    {
+        // Given
+        var previousColumns = Environment.GetEnvironmentVariable("COLUMNS");
+        Environment.SetEnvironmentVariable("COLUMNS", columns.ToString(System.Globalization.CultureInfo.InvariantCulture));
+
+        // When
+        CliRun run;
+        try
+        {
+            run = await CliRun.RunAsync("analyze", CliRun.Sample("buffer-starved-backup.xml"), CliRun.Sample("log-zeroing-restore.log"), "--no-color");
+        }
+        finally
+        {
+            Environment.SetEnvironmentVariable("COLUMNS", previousColumns);
+        }
+
+        // Then
+        var lines = run.Output.Replace("\r\n", "\n", StringComparison.Ordinal).Split('\n');
+        Assert.All(lines, line => Assert.True(line.Length <= columns && !line.EndsWith(' '), $"[{line}]"));
+        var titles = lines.Select((line, i) => (line, i)).Where(x => x.line.StartsWith("── ", StringComparison.Ordinal) && x.line.Contains('[', StringComparison.Ordinal)).Select(x => x.i).ToList();
+        Assert.Equal(2, titles.Count);
+        foreach (var title in titles)
+        {
+            var verdict = Array.FindIndex(lines, title, line => line.Contains("Verdict:", StringComparison.Ordinal));
+            Assert.InRange(verdict - title, 1, 23);
+        }
+    }
+
+    // Line ends only: the renderers write none of their own padding, and a Windows checkout may add carriage returns.
+    private static string Normalise(string text) => text.Replace("\r\n", "\n", StringComparison.Ordinal);
 }

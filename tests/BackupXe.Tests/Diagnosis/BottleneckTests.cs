@@ -39,7 +39,7 @@ public class BottleneckTests
             var evidence = AllEvidence(Diagnose(operation));
 
             // Then: 159471 ms / 81616 waits = 1.95 ms; 159.5 s / 2 threads / 122.5 s = 65%; 62.6 s / 122.5 s = 51%
-            Assert.Contains("BACKUPBUFFER: 81616 waits averaging 2.0 ms, 159.5 s in all = 65% of each thread's time", evidence);
+            Assert.Contains("BACKUPBUFFER: 81,616 waits averaging 2.0 ms, 159.5 s in all = 65% of each thread's time", evidence);
             Assert.Contains("7 buffers x 1 MB = 7 MB of buffer memory", evidence);
             Assert.Contains("BACKUPIO took 51% of each writer's time (62.6 s of 122.5 s over 1 device)", evidence);
         }

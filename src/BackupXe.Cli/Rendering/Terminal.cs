@@ -1,0 +1,201 @@
+using System.Globalization;
+using System.Text;
+using Spectre.Console;
+
+namespace BackupXe.Cli.Rendering;
+
+/// <summary>
+/// How text for a person is laid out, in every verb alike: as wide as the terminal, colour only on a terminal that
+/// was not told otherwise, and no line ending in padding.
+/// </summary>
+internal static class Terminal
+{
+    /// <summary>The width when the output is not a terminal and <c>COLUMNS</c> does not say.</summary>
+    public const int DefaultWidth = 120;
+
+    private const int MinimumWidth = 40;
+    private const int MaximumWidth = 400;
+
+    /// <summary>
+    /// <c>COLUMNS</c> when set (what shells export, and how a script asks for a width), else the terminal's width, else
+    /// <see cref="DefaultWidth"/> for a file or a pipe.
+    /// </summary>
+    public static int Width(bool toFile)
+    {
+        if (int.TryParse(Environment.GetEnvironmentVariable("COLUMNS"), NumberStyles.None, CultureInfo.InvariantCulture, out var columns))
+        {
+            return Math.Clamp(columns, MinimumWidth, MaximumWidth);
+        }
+
+        if (!toFile && !Console.IsOutputRedirected)
+        {
+            try
+            {
+                return Math.Clamp(Console.WindowWidth, MinimumWidth, MaximumWidth);
+            }
+            catch (IOException)
+            {
+                // No console attached after all.
+            }
+        }
+
+        return DefaultWidth;
+    }
+
+    /// <summary>Colour on a terminal only, and never with <c>--no-color</c> or a non-empty <c>NO_COLOR</c> (no-color.org).</summary>
+    public static bool UsesColor(bool noColorOption, bool toFile) =>
+        !noColorOption && !toFile && !Console.IsOutputRedirected
+        && string.IsNullOrEmpty(Environment.GetEnvironmentVariable("NO_COLOR"));
+
+    /// <summary>A Spectre.Console surface over <paramref name="output"/> that never writes a line's trailing padding.</summary>
+    public static IAnsiConsole On(TextWriter output, bool color, int width)
+    {
+        var console = AnsiConsole.Create(new AnsiConsoleSettings
+        {
+            Out = new AnsiConsoleOutput(new TrailingSpaceTrimmer(output)),
+            Ansi = color ? AnsiSupport.Detect : AnsiSupport.No,
+            ColorSystem = color ? ColorSystemSupport.Detect : ColorSystemSupport.NoColors,
+            Interactive = InteractionSupport.No,
+        });
+        console.Profile.Width = width;
+        return console;
+    }
+}
+
+/// <summary>
+/// Passes text on line by line without the spaces that end a line (table and panel padding), also when colour codes
+/// follow them. Does not own the writer it wraps.
+/// </summary>
+internal sealed class TrailingSpaceTrimmer(TextWriter inner) : TextWriter
+{
+    private readonly StringBuilder _line = new();
+
+    public override Encoding Encoding => inner.Encoding;
+
+    public override IFormatProvider FormatProvider => inner.FormatProvider;
+
+    public override void Write(char value)
+    {
+        if (value == '\n')
+        {
+            WriteLineOut();
+            return;
+        }
+
+        _line.Append(value);
+    }
+
+    public override void Write(string? value)
+    {
+        if (value is null)
+        {
+            return;
+        }
+
+        var rest = value.AsSpan();
+        int newline;
+        while ((newline = rest.IndexOf('\n')) >= 0)
+        {
+            _line.Append(rest[..newline]);
+            WriteLineOut();
+            rest = rest[(newline + 1)..];
+        }
+
+        _line.Append(rest);
+    }
+
+    public override void Write(char[] buffer, int index, int count) => Write(new string(buffer, index, count));
+
+    public override void Flush()
+    {
+        // What is written so far goes out, except spaces that may yet end the line.
+        var keep = ContentEnd();
+        inner.Write(_line.ToString(0, keep));
+        _line.Remove(0, keep);
+        inner.Flush();
+    }
+
+    protected override void Dispose(bool disposing)
+    {
+        if (disposing)
+        {
+            Flush();
+        }
+
+        base.Dispose(disposing);
+    }
+
+    private void WriteLineOut()
+    {
+        var end = _line.Length;
+        var carriageReturn = end > 0 && _line[end - 1] == '\r';
+        if (carriageReturn)
+        {
+            end--;
+        }
+
+        // Spaces among trailing colour codes are padding as well: drop them, keep the codes in their order.
+        var codes = new List<string>();
+        var content = end;
+        while (true)
+        {
+            while (content > 0 && _line[content - 1] == ' ')
+            {
+                content--;
+            }
+
+            if (EscapeStart(content) is not { } start)
+            {
+                break;
+            }
+
+            codes.Add(_line.ToString(start, content - start));
+            content = start;
+        }
+
+        inner.Write(_line.ToString(0, content));
+        for (var i = codes.Count - 1; i >= 0; i--)
+        {
+            inner.Write(codes[i]);
+        }
+
+        inner.Write(carriageReturn ? "\r\n" : "\n");
+        _line.Clear();
+    }
+
+    /// <summary>Where an ANSI SGR sequence (ESC [ ... m) ending at <paramref name="end"/> starts, if one does.</summary>
+    private int? EscapeStart(int end)
+    {
+        if (end < 3 || _line[end - 1] != 'm')
+        {
+            return null;
+        }
+
+        for (var i = end - 2; i >= 1; i--)
+        {
+            var c = _line[i];
+            if (c == '[' && _line[i - 1] == '\u001b')
+            {
+                return i - 1;
+            }
+
+            if (c is not (>= '0' and <= '9' or ';'))
+            {
+                return null;
+            }
+        }
+
+        return null;
+    }
+
+    private int ContentEnd()
+    {
+        var end = _line.Length;
+        while (end > 0 && _line[end - 1] == ' ')
+        {
+            end--;
+        }
+
+        return end;
+    }
+}
