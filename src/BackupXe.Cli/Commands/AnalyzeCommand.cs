@@ -21,7 +21,7 @@ public static class AnalyzeCommand
     {
         var inputs = new Argument<string[]>("inputs")
         {
-            Description = "Files to read (- for standard input): .xel (a rollover set as a pattern such as 'trace_0_*.xel'), XE XML (ring_buffer or event_file rows) or a SQL Server ERRORLOG, told apart by content. Several inputs are merged in time order.",
+            Description = "Files to read (- for standard input): .xel (a rollover set as a pattern such as 'trace_0_*.xel'), XE XML (ring_buffer or event_file rows) a SQL Server ERRORLOG, client output (SSMS, sqlcmd, an Agent job step) or Ola Hallengren's job output, told apart by content. Several inputs are merged in time order.",
             Arity = ArgumentArity.OneOrMore,
         };
         var format = CommonOptions.Format();
@@ -29,11 +29,13 @@ public static class AnalyzeCommand
         var verbose = new Option<bool>("--verbose", "-v") { Description = "Also list messages BackupXe did not recognise." };
         var budget = CommonOptions.MemoryBudget();
         var noColor = CommonOptions.NoColor();
+        var filter = new OperationFilter.Options();
 
         var command = new Command("analyze", "Explain the backups and restores recorded in captured files.")
         {
             inputs, format, output, verbose, budget, noColor,
         };
+        filter.AddTo(command);
         CommonOptions.RejectUnknownOptions(inputs);
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => result.GetValue(inputs) ?? []);
         command.SetAction(async (parse, cancellationToken) =>
@@ -52,7 +54,8 @@ public static class AnalyzeCommand
             var diagnosis = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
             var findings = await CommonOptions.WriteReportAsync(parse.GetValue(output), standardOutput, async writer =>
             {
-                var report = renderer.Open(writer);
+                var selected = filter.Read(parse, DateTime.Now);
+                var report = selected.IsEmpty ? renderer.Open(writer) : new FilteredReportStream(renderer.Open(writer), selected);
                 var found = await RunWithProgressAsync(selection.Sources, diagnosis, report, paths, cancellationToken);
                 report.Complete(found);
                 (report as IDisposable)?.Dispose();

@@ -21,7 +21,7 @@ public static class CheckCommand
         var format = new Option<string>("--format", "-f") { Description = "console (default) or json.", DefaultValueFactory = _ => "console" };
         format.AcceptOnlyFromAmong("console", "json");
         var sessionName = new Option<string>("--session-name") { Description = "Capture session to look for.", DefaultValueFactory = _ => SessionName.Default };
-        var command = new Command("check", "Preflight a server: version, permissions, session, events, trace flags, compression, IFI, memory, msdb history.") { format, sessionName };
+        var command = new Command("check", "Preflight a server: version, permissions, session, events, trace flags, compression, IFI, memory, msdb history.") { format, sessionName, CommonOptions.NoColor() };
         connection.AddTo(command);
         command.SetAction(async (parse, cancellationToken) =>
         {

@@ -50,7 +50,7 @@ public static class CommonOptions
         });
     }
 
-    public static Option<bool> NoColor() => new("--no-color") { Description = "Plain text, no colours (also when NO_COLOR is set, or the output is not a terminal)." };
+    public static Option<bool> NoColor() => new("--no-color") { Description = "No colours (also when NO_COLOR is set, or the output is not a terminal); accepted by every verb." };
 
     public static long? BudgetBytes(int? megabytes) => megabytes is { } mb ? mb * 1_048_576L : null;
 

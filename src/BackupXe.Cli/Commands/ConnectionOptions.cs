@@ -7,11 +7,12 @@ namespace BackupXe.Cli.Commands;
 /// The connection options every server verb shares. There is deliberately no --password: a password comes from
 /// the environment variable named by --password-env, or from a prompt.
 /// </summary>
-public sealed class ConnectionOptions(bool serverRequired = true, bool withDatabase = true)
+public sealed class ConnectionOptions(bool serverRequired = true)
 {
     public Option<string> Server { get; } = new("--server", "-S") { Description = "SQL Server instance: host, host\\instance or host,port.", Required = serverRequired };
 
-    public Option<string> Database { get; } = new("--database", "-d") { Description = "Database to connect to.", DefaultValueFactory = _ => SqlConnectionSettings.DefaultDatabase };
+    // Not --database: that name filters operations wherever operations are listed (docs/options.md).
+    public Option<string> Database { get; } = new("--connect-database") { Description = "Database the connection opens in (master by default); what is read is server-wide either way.", DefaultValueFactory = _ => SqlConnectionSettings.DefaultDatabase };
 
     public Option<string?> User { get; } = new("--user", "-U") { Description = "Login name (SQL authentication unless --authentication says otherwise)." };
 
@@ -33,13 +34,9 @@ public sealed class ConnectionOptions(bool serverRequired = true, bool withDatab
 
     public void AddTo(Command command)
     {
-        // watch has a --database of its own (which operations to show); it connects to the default database.
         foreach (var option in new Option[] { Server, Database, User, PasswordVariable, Authentication, TrustServerCertificate, NoEncryption, ConnectTimeout, CommandTimeout })
         {
-            if (withDatabase || option != Database)
-            {
-                command.Options.Add(option);
-            }
+            command.Options.Add(option);
         }
     }
 
@@ -66,7 +63,7 @@ public sealed class ConnectionOptions(bool serverRequired = true, bool withDatab
 
         var settings = new SqlConnectionSettings(
             parse.GetValue(Server)!,
-            withDatabase ? parse.GetValue(Database)! : SqlConnectionSettings.DefaultDatabase,
+            parse.GetValue(Database)!,
             authentication,
             user,
             password,

@@ -23,10 +23,10 @@ public static class EventsCommand
         };
         var format = new Option<string>("--format", "-f") { Description = "jsonl (default: one JSON object per line) or csv.", DefaultValueFactory = _ => "jsonl" };
         format.AcceptOnlyFromAmong("jsonl", "csv");
-        var names = new Option<string[]>("--name", "-n") { Description = "Only events of this name (repeat for several), e.g. --name backup_restore_progress_trace." };
+        var names = new Option<string[]>("--name") { Description = "Only events of this name (repeat for several), e.g. --name backup_restore_progress_trace." };
         var output = CommonOptions.Output();
 
-        var command = new Command("events", "List every event of captured files with all fields and actions.") { inputs, format, names, output };
+        var command = new Command("events", "List every event of captured files with all fields and actions.") { inputs, format, names, output, CommonOptions.NoColor() };
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => result.GetValue(inputs) ?? []);
         command.SetAction(async (parse, cancellationToken) =>
         {

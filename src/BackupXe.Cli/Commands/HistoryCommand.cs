@@ -19,7 +19,7 @@ public static class HistoryCommand
     public static Command Create()
     {
         var path = new Option<string>("--path") { Description = "The daemon's SQLite history file (History:Path in appsettings.json).", DefaultValueFactory = _ => "backupxe-history.db" };
-        var database = new Option<string?>("--database", "-d") { Description = "Only this database." };
+        var filter = new OperationFilter.Options();
         var instance = new Option<string?>("--instance", "-i") { Description = "Only this instance (its configured name)." };
         var kind = new Option<string?>("--kind") { Description = "backup or restore." };
         kind.AcceptOnlyFromAmong("backup", "restore");
@@ -40,7 +40,8 @@ public static class HistoryCommand
         var output = CommonOptions.Output();
         var noColor = CommonOptions.NoColor();
 
-        var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, database, instance, kind, limit, format, output, noColor };
+        var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, instance, kind, limit, format, output, noColor };
+        filter.AddTo(command);
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => OutputTarget.SqliteFiles(result.GetValue(path)));
         command.Subcommands.Add(HistoryImportCommand.Create());
         command.SetAction(async (parse, cancellationToken) =>
@@ -52,6 +53,8 @@ public static class HistoryCommand
                 return ExitCodes.NothingUsable;
             }
 
+            var operations = filter.Read(parse, DateTime.Now);
+
             // Read-only: the CLI never creates, alters or switches the journal of the file it is pointed at.
             var store = SqliteHistoryStore.ForReading(file, TimeProvider.System);
             HistoryRead read;
@@ -61,12 +64,17 @@ public static class HistoryCommand
             {
                 await store.VerifyAsync(cancellationToken);
                 var kindValue = parse.GetValue(kind) switch { "backup" => OperationKind.Backup, "restore" => OperationKind.Restore, _ => (OperationKind?)null };
-                read = await store.ReadAsync(new HistoryQuery(parse.GetValue(instance), parse.GetValue(database), kindValue, parse.GetValue(limit)), cancellationToken);
+                read = await store.ReadAsync(new HistoryQuery(parse.GetValue(instance), null, kindValue, parse.GetValue(limit))
+                {
+                    Databases = operations.Databases.Count > 0 ? [.. operations.Databases] : null,
+                    Since = operations.Since,
+                    Until = operations.Until,
+                }, cancellationToken);
                 if (parse.GetValue(format) == "html")
                 {
                     entries = await JudgeAsync(store, read.Operations, cancellationToken);
                 }
-                series = await HistorySeriesReader.ReadAsync(file, parse.GetValue(instance), parse.GetValue(database), kindValue, cancellationToken);
+                series = await HistorySeriesReader.ReadAsync(file, parse.GetValue(instance), operations, kindValue, cancellationToken);
             }
             catch (HistoryStoreException exception)
             {

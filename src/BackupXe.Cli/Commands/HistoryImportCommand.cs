@@ -23,12 +23,12 @@ public static class HistoryImportCommand
         };
         var files = new Argument<string[]>("files") { Description = "Job output files, XE XML or ERRORLOG files.", Arity = ArgumentArity.ZeroOrMore };
         var since = new Option<string>("--since") { Description = "With --server: backups of the last 30d, 12h... or since a date (yyyy-mm-dd), server local time.", DefaultValueFactory = _ => "30d" };
-        var databases = new Option<string[]>("--databases") { Description = "With --server: only these databases (repeat, or separate with commas).", AllowMultipleArgumentsPerToken = true };
+        var databases = OperationFilter.DatabaseOption();
         var commandLog = new Option<string?>("--command-log") { Description = "With --server: the database holding Ola Hallengren's dbo.CommandLog; default: every database that has one." };
         var connection = new ConnectionOptions();
         // Files alone need no server.
         connection.Server.Required = false;
-        var command = new Command("import", "Add backups from a server's msdb and CommandLog, or from job output files, to the history, merging those already known.") { path, instance, since, databases, commandLog, files };
+        var command = new Command("import", "Add backups from a server's msdb and CommandLog, or from job output files, to the history, merging those already known.") { path, instance, since, databases, commandLog, files, CommonOptions.NoColor() };
         connection.AddTo(command);
         command.SetAction(async (parse, cancellationToken) =>
         {
@@ -43,7 +43,7 @@ public static class HistoryImportCommand
             SqlConnectionSettings? settings = null;
             if (server is not null)
             {
-                if (SinceArgument.Parse(parse.GetValue(since)!, DateTime.Now) is not { } from)
+                if (TimePoint.Parse(parse.GetValue(since)!, DateTime.Now) is not { } from)
                 {
                     await Console.Error.WriteLineAsync($"backupxe: --since '{parse.GetValue(since)}': expected a number of days or hours (30d, 12h) or a date (2024-05-01)");
                     return ExitCodes.NothingUsable;
@@ -51,7 +51,7 @@ public static class HistoryImportCommand
 
                 request = new ServerHistoryRequest(
                     from,
-                    (parse.GetValue(databases) ?? []).SelectMany(d => d.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)).Distinct(StringComparer.OrdinalIgnoreCase).ToList(),
+                    [.. OperationFilter.Names(parse.GetValue(databases))],
                     parse.GetValue(commandLog));
                 settings = connection.Read(parse, PasswordSource.FromConsole(), Console.Error);
                 if (settings is null)
@@ -122,10 +122,13 @@ public static class HistoryImportCommand
                     continue;
                 }
 
-                var imported = await history.ImportAsync(instanceName, result.Records, cancellationToken);
+                var wanted = OperationFilter.Names(parse.GetValue(databases));
+                var records = wanted.Count == 0 ? result.Records : [.. result.Records.Where(r => r.Database is { } name && wanted.Contains(name))];
+                var imported = await history.ImportAsync(instanceName, records, cancellationToken);
                 anyRead = true;
+                var left = result.Records.Count - records.Count;
                 Console.Out.WriteLine(
-                    $"{file} ({result.Format}, {instanceName}): {result.Records.Count} operations: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there"
+                    $"{file} ({result.Format}, {instanceName}): {records.Count} operations{(left > 0 ? $" ({left} of other databases left out)" : string.Empty)}: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there"
                     + (result.SkippedCommands > 0 ? $"; {result.SkippedCommands} other commands skipped (not BACKUP/RESTORE, VERIFYONLY, or not executed)" : string.Empty));
             }
 

@@ -8,10 +8,11 @@ namespace BackupXe.Cli.Commands;
 internal static class HistorySeriesReader
 {
     public static async Task<IReadOnlyList<HistorySeries>> ReadAsync(
-        string path, string? instance, string? database, OperationKind? kind, CancellationToken cancellationToken)
+        string path, string? instance, OperationFilter filter, OperationKind? kind, CancellationToken cancellationToken)
     {
         var history = new SqliteImportedHistory(path, TimeProvider.System);
-        var records = await history.ReadAsync(instance, database, cancellationToken);
+        var records = (await history.ReadAsync(instance, null, cancellationToken))
+            .Where(r => filter.MatchesDatabase(r.Record.Database) && filter.MatchesStart(r.Record.Start));
         if (history.UnreadableRows > 0)
         {
             await Console.Error.WriteLineAsync($"backupxe: {path}: {history.UnreadableRows} history rows could not be read and are left out of the statistics");

@@ -30,25 +30,17 @@ public static class SessionCommand
     private static Command Script()
     {
         var name = SessionNameOption();
-        var file = new Option<string>("--file-path") { Description = "event_file target path (.xel), on the server.", DefaultValueFactory = _ => new CaptureSessionSettings().FilePath };
-        var maxSize = new Option<int>("--max-file-size-mb") { Description = "Size of each rollover file.", DefaultValueFactory = _ => new CaptureSessionSettings().MaxFileSizeMb };
-        var rollover = new Option<int>("--max-rollover-files") { Description = "Rollover files kept.", DefaultValueFactory = _ => new CaptureSessionSettings().MaxRolloverFiles };
+        var target = new TargetOptions();
         var drop = new Option<bool>("--drop") { Description = "Print the script that stops and drops the session instead." };
         var status = new Option<bool>("--status") { Description = "Print the status query instead." };
 
-        var command = new Command("script", "Print the session's T-SQL, to run in SSMS or sqlcmd.") { name, file, maxSize, rollover, drop, status };
+        var command = new Command("script", "Print the session's T-SQL, to run in SSMS or sqlcmd.") { name, drop, status, CommonOptions.NoColor() };
+        target.AddTo(command);
         command.SetAction(parse =>
         {
             var sessionName = parse.GetValue(name)!;
-            var settings = new CaptureSessionSettings(sessionName, parse.GetValue(file)!, parse.GetValue(maxSize), parse.GetValue(rollover));
-            var problems = settings.Validate();
-            if (problems.Count > 0)
+            if (target.Read(parse, sessionName) is not { } settings)
             {
-                foreach (var problem in problems)
-                {
-                    Console.Error.WriteLine($"backupxe: {problem}");
-                }
-
                 return ExitCodes.NothingUsable;
             }
 
@@ -64,17 +56,23 @@ public static class SessionCommand
     {
         var connection = new ConnectionOptions();
         var name = SessionNameOption();
-        var file = new Option<string>("--file-path") { Description = "event_file target path (.xel), on the server (install only).", DefaultValueFactory = _ => new CaptureSessionSettings().FilePath };
-        var command = new Command(verb, description) { name };
+        var target = new TargetOptions();
+        var command = new Command(verb, description) { name, CommonOptions.NoColor() };
         connection.AddTo(command);
         if (verb == "install")
         {
-            command.Options.Add(file);
+            // Every option of `session script`, so that an installed session is the one the script would create.
+            target.AddTo(command);
         }
 
         command.SetAction(async (parse, cancellationToken) =>
         {
-            var session = new CaptureSessionSettings(parse.GetValue(name)!, verb == "install" ? parse.GetValue(file)! : new CaptureSessionSettings().FilePath);
+            var session = verb == "install" ? target.Read(parse, parse.GetValue(name)!) : new CaptureSessionSettings(parse.GetValue(name)!);
+            if (session is null)
+            {
+                return ExitCodes.NothingUsable;
+            }
+
             return await ServerCall.RunAsync(parse, connection, session, async factory =>
             {
                 var client = new SessionClient(factory, session);
@@ -140,6 +138,34 @@ public static class SessionCommand
     {
         Print(lines);
         return ExitCodes.NothingUsable;
+    }
+
+    /// <summary>The event_file target's options, shared by <c>script</c> and <c>install</c>.</summary>
+    private sealed class TargetOptions
+    {
+        private readonly Option<string> _file = new("--file-path") { Description = "event_file target path (.xel), on the server.", DefaultValueFactory = _ => new CaptureSessionSettings().FilePath };
+        private readonly Option<int> _maxSize = new("--max-file-size-mb") { Description = "Size of each rollover file.", DefaultValueFactory = _ => new CaptureSessionSettings().MaxFileSizeMb };
+        private readonly Option<int> _rollover = new("--max-rollover-files") { Description = "Rollover files kept.", DefaultValueFactory = _ => new CaptureSessionSettings().MaxRolloverFiles };
+
+        public void AddTo(Command command)
+        {
+            command.Options.Add(_file);
+            command.Options.Add(_maxSize);
+            command.Options.Add(_rollover);
+        }
+
+        /// <summary>The settings asked for; null after one line per problem on standard error.</summary>
+        public CaptureSessionSettings? Read(ParseResult parse, string sessionName)
+        {
+            var settings = new CaptureSessionSettings(sessionName, parse.GetValue(_file)!, parse.GetValue(_maxSize), parse.GetValue(_rollover));
+            var problems = settings.Validate();
+            foreach (var problem in problems)
+            {
+                Console.Error.WriteLine($"backupxe: {problem}");
+            }
+
+            return problems.Count == 0 ? settings : null;
+        }
     }
 
     private static Option<string> SessionNameOption()

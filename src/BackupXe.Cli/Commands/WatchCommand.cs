@@ -23,10 +23,10 @@ public static class WatchCommand
     /// <param name="standardOutput">Opens standard output as bytes (JSON Lines are written there).</param>
     public static Command Create(Func<Stream> standardOutput, TimeProvider? time = null)
     {
-        var connection = new ConnectionOptions(serverRequired: false, withDatabase: false);
+        var connection = new ConnectionOptions(serverRequired: false);
         var server = connection.Server;
         var sessionName = new Option<string>("--session-name") { Description = "With --server: the capture session whose event_file is read.", DefaultValueFactory = _ => SessionName.Default };
-        var database = new Option<string?>("--database", "-d") { Description = "Only this database." };
+        var database = OperationFilter.DatabaseOption();
         var replay = new Option<string?>("--replay") { Description = "Replay a .xel / XE XML / ERRORLOG file through the live pipeline instead of connecting." };
         var speed = new Option<double>("--speed") { Description = "Replay speed: 1 = original timing, 10 = ten times faster, 0 = as fast as possible.", DefaultValueFactory = _ => 1 };
         speed.Validators.Add(result =>
@@ -160,7 +160,7 @@ public static class WatchCommand
             // JSON Lines go out as UTF-8 bytes, after whatever the console holds as text.
             await using var jsonOutput = json ? new ReportOutput(null, standardOutput) : null;
             using var jsonLines = jsonOutput is null ? null : new JsonLinesWriter(jsonOutput.Bytes);
-            var view = new WatchView(Console.Out, renderer, parse.GetValue(database), jsonLines, html is null ? null : html.WriteOperation);
+            var view = new WatchView(Console.Out, renderer, OperationFilter.Names(parse.GetValue(database)), jsonLines, html is null ? null : html.WriteOperation);
             var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
             AnalysisFindings findings;
             if (requests is null)

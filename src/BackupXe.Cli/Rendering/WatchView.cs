@@ -15,7 +15,7 @@ namespace BackupXe.Cli.Rendering;
 /// takes one lock. With <paramref name="jsonLines"/>, completed operations go there as JSON Lines and nothing is
 /// written to <paramref name="output"/>.
 /// </summary>
-public sealed class WatchView(TextWriter output, ConsoleReportRenderer completedRenderer, string? databaseFilter, JsonLinesWriter? jsonLines, Action<OperationReport>? alsoCompleted = null) : IOperationSink
+public sealed class WatchView(TextWriter output, ConsoleReportRenderer completedRenderer, IReadOnlySet<string>? databaseFilter, JsonLinesWriter? jsonLines, Action<OperationReport>? alsoCompleted = null) : IOperationSink
 {
     // Only operations still running: an entry goes when its operation leaves the running list.
     private readonly Dictionary<(int?, string?, DateTime), (int Decile, string? Phase)> _shown = [];
@@ -160,5 +160,5 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
             : "  ?% [....................]";
 
     private bool Wanted(string? database)
-        => databaseFilter is null || string.Equals(database, databaseFilter, StringComparison.OrdinalIgnoreCase);
+        => databaseFilter is not { Count: > 0 } || (database is not null && databaseFilter.Contains(database));
 }

@@ -47,7 +47,17 @@ public sealed record OperationSeries(string Instance, string? Database, Operatio
 public sealed record StoredOperation(string Instance, OperationReport Report);
 
 /// <summary>What the CLI's history command asks for; null filters match everything.</summary>
-public sealed record HistoryQuery(string? Instance = null, string? Database = null, OperationKind? Kind = null, int Limit = 50);
+public sealed record HistoryQuery(string? Instance = null, string? Database = null, OperationKind? Kind = null, int Limit = 50)
+{
+    /// <summary>Any of these databases, compared without case as SQL Server compares names by default; null for all.</summary>
+    public IReadOnlyList<string>? Databases { get; init; }
+
+    /// <summary>Operations that started at or after this, in the time the history stores (the input's own).</summary>
+    public DateTime? Since { get; init; }
+
+    /// <summary>Operations that started at or before this.</summary>
+    public DateTime? Until { get; init; }
+}
 
 /// <summary>Rows read for the CLI, with the ones that could not be read named (<c>row id 12: ...</c>).</summary>
 public sealed record HistoryRead(IReadOnlyList<StoredOperation> Operations, IReadOnlyList<string> Problems);

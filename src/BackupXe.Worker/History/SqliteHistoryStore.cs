@@ -269,10 +269,16 @@ public sealed class SqliteHistoryStore : IHistoryStore
             SELECT id, instance_name, report_json FROM operations
             WHERE ($instance IS NULL OR instance_name = $instance)
               AND ($database IS NULL OR database_name = $database)
+              AND ($databases IS NULL OR database_name COLLATE NOCASE IN (SELECT value FROM json_each($databases)))
+              AND ($since IS NULL OR start_time >= $since)
+              AND ($until IS NULL OR start_time <= $until)
               AND ($kind IS NULL OR kind = $kind)
             ORDER BY start_time DESC, id DESC
             LIMIT $limit;
             """;
+        command.Parameters.AddWithValue("$databases", query.Databases is { } names ? JsonSerializer.Serialize(names, HistoryQueryJson.Default.IReadOnlyListString) : DBNull.Value);
+        command.Parameters.AddWithValue("$since", query.Since is { } since ? Format(since) : DBNull.Value);
+        command.Parameters.AddWithValue("$until", query.Until is { } until ? Format(until) : DBNull.Value);
         command.Parameters.AddWithValue("$instance", Nullable(query.Instance));
         command.Parameters.AddWithValue("$database", Nullable(query.Database));
         command.Parameters.AddWithValue("$kind", query.Kind is { } kind ? Kebab.Of(kind) : DBNull.Value);
@@ -318,3 +324,7 @@ public sealed class SqliteHistoryStore : IHistoryStore
 
     private static string Format(DateTime time) => time.ToString(TimeFormat, CultureInfo.InvariantCulture);
 }
+
+/// <summary>Compile-time JSON for the database list a history query passes to SQLite's json_each.</summary>
+[System.Text.Json.Serialization.JsonSerializable(typeof(IReadOnlyList<string>))]
+internal sealed partial class HistoryQueryJson : System.Text.Json.Serialization.JsonSerializerContext;

@@ -1,0 +1,21 @@
+using BackupXe.Cli.Commands;
+using BackupXe.Core.Analysis;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Cli.Rendering;
+
+/// <summary>A report of only the operations a filter keeps; the inputs and their problems are reported whole.</summary>
+internal sealed class FilteredReportStream(IReportStream inner, OperationFilter filter) : IReportStream, IDisposable
+{
+    public void OnOperationCompleted(OperationReport report)
+    {
+        if (filter.Matches(report))
+        {
+            inner.OnOperationCompleted(report);
+        }
+    }
+
+    public void Complete(AnalysisFindings findings) => inner.Complete(findings);
+
+    public void Dispose() => (inner as IDisposable)?.Dispose();
+}
