@@ -70,7 +70,7 @@ public static class HistoryCommand
                     Since = operations.Since,
                     Until = operations.Until,
                 }, cancellationToken);
-                if (parse.GetValue(format) == "html")
+                if (parse.GetValue(format) is "html" or "console")
                 {
                     entries = await JudgeAsync(store, read.Operations, cancellationToken);
                 }
@@ -104,12 +104,12 @@ public static class HistoryCommand
                         break;
                     case "html":
                         var html = new HtmlReportWriter(writer, "BackupXe history");
-                        html.WriteHistory(entries);
+                        html.WriteHistory([.. entries.OrderBy(e => e.Report.Start ?? DateTime.MaxValue)]);
                         html.Finish(null);
                         break;
                     default:
                         var toFile = parse.GetValue(output) is not null;
-                        Render(Terminal.On(writer, Terminal.UsesColor(parse.GetValue(noColor), toFile), Terminal.Width(toFile)), rows);
+                        Render(Terminal.On(writer, Terminal.UsesColor(parse.GetValue(noColor), toFile), Terminal.Width(toFile)), entries);
                         writer.WriteLine();
                         HistoryStatisticsWriter.WriteText(writer, series);
                         break;
@@ -130,7 +130,7 @@ public static class HistoryCommand
         var settings = new BackupXeOptions();
         var detector = new RegressionDetector(store, Options.Create(settings));
         var entries = new List<HistoryEntry>(rows.Count);
-        foreach (var row in rows.OrderBy(r => r.Report.Start ?? DateTime.MaxValue))
+        foreach (var row in rows)
         {
             var regression = await detector.CheckAsync(row.Instance, row.Report, cancellationToken);
             double? median = regression?.MedianThroughputMBps;
@@ -147,7 +147,7 @@ public static class HistoryCommand
         return entries;
     }
 
-    private static void Render(IAnsiConsole console, IReadOnlyList<StoredOperation> rows)
+    private static void Render(IAnsiConsole console, IReadOnlyList<HistoryEntry> rows)
     {
         if (rows.Count == 0)
         {
@@ -168,7 +168,7 @@ public static class HistoryCommand
                 Units.Title(op.Kind, op.Scope, op.Database, sessionId: null),
                 Units.Duration(op.DurationSeconds),
                 Units.Rate(op.ThroughputMBps),
-                Trend(rows, row),
+                Trend(row),
                 Kebab.Of(op.Status),
                 op.Verdict is { } v ? Kebab.Of(v.Bottleneck) : "-",
             ];
@@ -178,21 +178,14 @@ public static class HistoryCommand
         console.Write(table);
     }
 
-    /// <summary>This operation's throughput against the median of the listed operations of the same series.</summary>
-    private static string Trend(IReadOnlyList<StoredOperation> rows, StoredOperation row)
-    {
-        var series = OperationSeries.Of(row.Instance, row.Report);
-        var rates = rows.Where(r => OperationSeries.Of(r.Instance, r.Report) == series && r.Report.ThroughputMBps is not null)
-            .Select(r => r.Report.ThroughputMBps!.Value)
-            .ToList();
-        if (rates.Count < 2 || row.Report.ThroughputMBps is not { } rate)
-        {
-            return "-";
-        }
-
-        var median = Median(rates);
-        return median > 0 ? string.Create(CultureInfo.InvariantCulture, $"{rate / median * 100:0}%") : "-";
-    }
+    /// <summary>
+    /// This operation's throughput against the median of its series' earlier completed runs in the whole history (the
+    /// regression rule's window), whatever the listing shows; "-" until the series has the rule's minimum of runs.
+    /// </summary>
+    private static string Trend(HistoryEntry row) =>
+        row.Report.ThroughputMBps is { } rate && row.MedianMBps is > 0 and var median
+            ? string.Create(CultureInfo.InvariantCulture, $"{rate / median * 100:0}%")
+            : "-";
 
     private static double Median(IEnumerable<double> values)
     {

@@ -96,6 +96,34 @@ public sealed class OptionVocabularyTests : IDisposable
         Assert.False(File.Exists(db));
     }
 
+    [Theory]
+    [InlineData("2")]
+    [InlineData("50")]
+    public async Task History_vs_median_is_against_the_whole_series_whatever_the_limit(string limit)
+    {
+        // Given ten nights at 100 MB/s, then one at 40 MB/s
+        var db = Path.Combine(_folder, "history.db");
+        var store = new BackupXe.Worker.History.SqliteHistoryStore(db, TimeProvider.System);
+        await store.InitializeAsync(CancellationToken.None);
+        for (var night = 0; night < 11; night++)
+        {
+            var start = new DateTime(2024, 5, 1 + night, 1, 0, 0, DateTimeKind.Utc);
+            await store.SaveAsync("prod01", new BackupXe.Core.Reporting.OperationReport
+            {
+                Kind = BackupXe.Core.Events.OperationKind.Backup, Database = "Sales", Start = start, End = start.AddMinutes(1),
+                Status = BackupXe.Core.Reporting.OperationStatus.Completed, DurationSeconds = 60, ThroughputMBps = night < 10 ? 100 : 40,
+            }, CancellationToken.None);
+        }
+
+        // When
+        var run = await CliRun.RunAsync("history", "--path", db, "--limit", limit, "--no-color");
+
+        // Then the newest row, listed first, is 40% of the series' usual rate
+        Assert.Equal(0, run.ExitCode);
+        var newest = run.Output.Split('\n').First(line => line.Contains("2024-05-11", StringComparison.Ordinal));
+        Assert.Contains(" 40%", newest);
+    }
+
     private static IEnumerable<string> Databases(string json)
     {
         using var document = JsonDocument.Parse(json);
