@@ -94,9 +94,21 @@ public sealed class ServerRequirementsTests
         }
 
         [Fact]
-        public void CREATE_ANY_EVENT_SESSION_is_enough_from_2022()
+        public void CREATE_ANY_EVENT_SESSION_alone_cannot_start_the_session_from_2022()
         {
-            Assert.Empty(ServerRequirements.Check(Facts(16, Create, View)));
+            var problem = Assert.Single(ServerRequirements.Check(Facts(16, Create, View)));
+
+            Assert.Contains("GRANT ALTER ANY EVENT SESSION ENABLE TO", problem.Message);
+        }
+
+        [Fact]
+        public void CREATE_and_ENABLE_are_enough_for_a_first_install_from_2022_and_a_re_install_also_needs_DROP()
+        {
+            Assert.Empty(ServerRequirements.Check(Facts(16, Create, ServerRequirements.AlterAnyEventSessionEnable, View)));
+            var problem = Assert.Single(ServerRequirements.Check(Facts(16, Create, ServerRequirements.AlterAnyEventSessionEnable, View), replacesSession: true));
+            Assert.Contains("GRANT DROP ANY EVENT SESSION TO", problem.Message);
+            Assert.Empty(ServerRequirements.Check(
+                Facts(16, Create, ServerRequirements.AlterAnyEventSessionEnable, ServerRequirements.DropAnyEventSession, View), replacesSession: true));
         }
 
         [Fact]
