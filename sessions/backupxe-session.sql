@@ -40,9 +40,9 @@ END;
 
 /*
     Wait types worth capturing for a backup or restore (domain.md section 7), with the preemptive ones that
-    say where a restore spends time zeroing files or a backup reads, and XTP_RECOVERY, a restore's recovery
-    waiting for memory-optimized data to load (sqlskills.com: the XE map value of WAIT_XTP_RECOVERY). Names missing on this build simply
-    match nothing. The predicate compares wait_type with numeric map keys looked up here, never typed in:
+    say where a restore spends time zeroing files or a backup reads, and a restore's recovery waiting for
+    memory-optimized data to load: Microsoft documents that wait as WAIT_XTP_RECOVERY (sys.dm_os_wait_types), and
+    XTP_RECOVERY is the map value seen in XE, so both are listed. Names missing on this build simply match nothing. The predicate compares wait_type with numeric map keys looked up here, never typed in:
     keys differ between builds (domain.md section 2). map_key is converted to text because its type is not
     the same on every build. The names are literals, not a table variable, so that no collation conflict
     can arise between the DMV and the current database. Preemptive waits are only raised by
@@ -60,7 +60,7 @@ WHERE mv.name = N'wait_types'
   AND p.name = N'sqlos'
   AND mv.map_value IN (
       N'BACKUPBUFFER', N'BACKUPIO', N'BACKUPTHREAD', N'BACKUP',
-      N'ASYNC_IO_COMPLETION', N'IO_COMPLETION', N'XTP_RECOVERY',
+      N'ASYNC_IO_COMPLETION', N'IO_COMPLETION', N'XTP_RECOVERY', N'WAIT_XTP_RECOVERY',
       N'PREEMPTIVE_OS_WRITEFILEGATHER', N'PREEMPTIVE_OS_BACKUPREAD',
       N'PREEMPTIVE_OS_WRITEFILE', N'PREEMPTIVE_OS_FLUSHFILEBUFFERS',
       N'PREEMPTIVE_OS_SETFILEVALIDDATA', N'PREEMPTIVE_OS_CREATEFILE');
@@ -89,7 +89,8 @@ END;
 
 /*
     The throughput event is spelled differently between sources and may be absent (domain.md section 2):
-    take whichever name this server has, or leave the event out.
+    take whichever name this server has, or leave the event out. A private object cannot be named in
+    CREATE EVENT SESSION (sys.dm_xe_objects, capabilities_desc), so a private one counts as absent.
 */
 -- The name comes from a fixed list below, so it is safe to splice into the DDL as is.
 DECLARE @ThroughputEvent sysname;
@@ -99,6 +100,7 @@ JOIN sys.dm_xe_packages AS p ON p.guid = o.package_guid
 WHERE o.object_type = N'event'
   AND p.name = N'sqlserver'
   AND o.name IN (N'databases_backup_restore_throughput', N'database_backup_restore_throughput')
+  AND (o.capabilities_desc IS NULL OR o.capabilities_desc NOT LIKE N'%private%')
 ORDER BY o.name DESC;
 
 DECLARE @NewLine nchar(2) = NCHAR(13) + NCHAR(10);

@@ -134,6 +134,8 @@ public sealed class SessionScriptsTests
         [InlineData("IO_COMPLETION")]
         [InlineData("PREEMPTIVE_OS_WRITEFILEGATHER")]
         [InlineData("PREEMPTIVE_OS_BACKUPREAD")]
+        [InlineData("XTP_RECOVERY")]
+        [InlineData("WAIT_XTP_RECOVERY")] // the name sys.dm_os_wait_types documents
         public void Looks_up_every_backup_wait_type(string waitType)
         {
             var lookup = _script[_script.IndexOf("FROM sys.dm_xe_map_values", StringComparison.Ordinal)..];
@@ -156,6 +158,17 @@ public sealed class SessionScriptsTests
             Assert.Contains("FROM sys.dm_xe_objects AS o", _script);
             Assert.Contains("N'databases_backup_restore_throughput', N'database_backup_restore_throughput'", _script);
             Assert.Contains("CASE WHEN @ThroughputEvent IS NULL THEN N'' ELSE", _script);
+        }
+
+        [Fact]
+        public void Given_a_private_throughput_event_When_the_event_is_picked_Then_it_counts_as_absent()
+        {
+            // sys.dm_xe_objects: a private object cannot be named in CREATE EVENT SESSION
+            var lookup = _script[_script.IndexOf("SELECT TOP (1) @ThroughputEvent", StringComparison.Ordinal)..];
+            lookup = lookup[..lookup.IndexOf(';', StringComparison.Ordinal)];
+
+            Assert.Contains("o.capabilities_desc NOT LIKE N'%private%'", lookup);
+            Assert.Contains("o.capabilities_desc NOT LIKE N'%private%'", PreflightQueries.Events);
         }
 
         [Fact]
