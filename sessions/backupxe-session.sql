@@ -31,8 +31,10 @@ DECLARE @MaxRolloverFiles int = 4;
 DECLARE @MajorVersion int = COALESCE(
     CONVERT(int, SERVERPROPERTY('ProductMajorVersion')),
     CONVERT(int, PARSENAME(CONVERT(nvarchar(128), SERVERPROPERTY('ProductVersion')), 4)));
+-- 8 = Azure SQL Managed Instance, whose version numbers are Azure's and not comparable with SQL Server's.
+DECLARE @EngineEdition int = CONVERT(int, SERVERPROPERTY('EngineEdition'));
 
-IF @MajorVersion IS NULL OR @MajorVersion < 13
+IF @EngineEdition <> 8 AND (@MajorVersion IS NULL OR @MajorVersion < 13)
 BEGIN
     RAISERROR(N'BackupXe: this server (major version %d) is older than SQL Server 2016 and has no backup_restore_progress_trace event. Use the errorlog route instead: DBCC TRACEON(3004, 3014, 3213, 3605, -1); run the backup or restore; then backupxe analyze ERRORLOG (the instance''s ERRORLOG file).', 16, 1, @MajorVersion);
     RETURN;

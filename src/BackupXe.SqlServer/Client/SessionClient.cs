@@ -116,14 +116,14 @@ public sealed class SessionClient(SqlConnectionFactory factory, CaptureSessionSe
         var script = SessionScripts.RenderInstall(Settings);
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
         var facts = await ReadServerFactsAsync(connection, cancellationToken).ConfigureAwait(false);
-        var problems = ServerRequirements.Check(facts);
+        var problems = ServerRequirements.Check(facts, eventFilePath: Settings.FilePath);
         var before = problems.All(p => p.Kind == RequirementKind.MissingPermission) && RunningRequestReader.SeesAllSessions(facts)
             ? await StatusAsync(connection, cancellationToken).ConfigureAwait(false)
             : null;
         if (before is { Exists: true })
         {
             // A re-install drops the session first: on SQL Server 2022+ that is a permission of its own.
-            problems = ServerRequirements.Check(facts, replacesSession: true);
+            problems = ServerRequirements.Check(facts, replacesSession: true, eventFilePath: Settings.FilePath);
         }
 
         if (problems.Count > 0)

@@ -26,7 +26,21 @@ public static class ServerRequirements
     public const string ViewServerState = "VIEW SERVER STATE";
     public const string ViewServerPerformanceState = "VIEW SERVER PERFORMANCE STATE";
 
-    private const int AzureSqlDatabaseEngineEdition = 5;
+    /// <summary>SERVERPROPERTY('EngineEdition') of Azure SQL Database.</summary>
+    public const int AzureSqlDatabaseEngineEdition = 5;
+
+    /// <summary>SERVERPROPERTY('EngineEdition') of Azure SQL Managed Instance.</summary>
+    public const int ManagedInstanceEngineEdition = 8;
+
+    /// <summary>
+    /// Whether the 2022 permission split applies: SQL Server 2022+, and Managed Instance, whose event-session pages
+    /// list the same permissions.
+    /// </summary>
+    public static bool HasGranularPermissions(ServerFacts facts)
+    {
+        ArgumentNullException.ThrowIfNull(facts);
+        return facts.ProductMajorVersion >= GranularPermissionsMajorVersion || facts.EngineEdition == ManagedInstanceEngineEdition;
+    }
 
     /// <summary>
     /// Every unmet requirement for installing and reading the session; empty when BackupXe can capture. With
@@ -34,7 +48,8 @@ public static class ServerRequirements
     /// permission on SQL Server 2022+ (DROP EVENT SESSION). Checked before any DDL, so a login that would fail
     /// half-way is refused with the GRANT instead.
     /// </summary>
-    public static IReadOnlyList<RequirementProblem> Check(ServerFacts facts, bool replacesSession = false)
+    /// <param name="eventFilePath">The event_file target's file; on Managed Instance it must be an https:// blob URL.</param>
+    public static IReadOnlyList<RequirementProblem> Check(ServerFacts facts, bool replacesSession = false, string? eventFilePath = null)
     {
         ArgumentNullException.ThrowIfNull(facts);
         // First: Azure SQL Database reports major version 12, where the errorlog advice would be wrong too.
@@ -48,14 +63,27 @@ public static class ServerRequirements
             ];
         }
 
-        if (facts.ProductMajorVersion < MinimumMajorVersion)
+        var managedInstance = facts.EngineEdition == ManagedInstanceEngineEdition;
+        if (managedInstance && eventFilePath is not null && !eventFilePath.StartsWith("https://", StringComparison.OrdinalIgnoreCase))
+        {
+            return
+            [
+                new RequirementProblem(
+                    RequirementKind.UnsupportedPlatform,
+                    $"Azure SQL Managed Instance writes event files only to Azure Blob Storage: '{eventFilePath}' is not an https:// URL. "
+                    + "Give --file-path https://<account>.blob.core.windows.net/<container>/BackupXe.xel, with a credential for the container on the instance."),
+            ];
+        }
+
+        // Managed Instance reports Azure's version numbers, which say nothing about its features.
+        if (!managedInstance && facts.ProductMajorVersion < MinimumMajorVersion)
         {
             // Permission advice for a session that cannot exist would only mislead: the version is the whole answer.
             return [new RequirementProblem(RequirementKind.VersionTooOld, TooOld(facts))];
         }
 
         var held = new HashSet<string>(facts.Permissions, StringComparer.OrdinalIgnoreCase);
-        var granular = facts.ProductMajorVersion >= GranularPermissionsMajorVersion;
+        var granular = HasGranularPermissions(facts);
         var problems = new List<RequirementProblem>();
 
         if (!held.Contains(AlterAnyEventSession) && !(granular && held.Contains(CreateAnyEventSession)))
@@ -105,7 +133,7 @@ public static class ServerRequirements
             return [];
         }
 
-        if (facts.ProductMajorVersion < GranularPermissionsMajorVersion)
+        if (!HasGranularPermissions(facts))
         {
             return [Missing(AlterAnyEventSession, null, "to stop and drop the capture session", facts.LoginName)];
         }

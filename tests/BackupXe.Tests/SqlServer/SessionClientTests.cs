@@ -104,6 +104,43 @@ public partial class SessionClientTests
     }
 
     [Fact]
+    public async Task Given_a_Managed_Instance_and_a_local_event_file_When_installing_Then_no_DDL_is_sent_and_an_https_URL_is_asked_for()
+    {
+        // Given: engine edition 8 reports Azure's version number 12, which is not SQL Server 2014
+        var sql = new ScriptedSqlServer { MajorVersion = 12, EngineEdition = 8 };
+        await using var server = TdsServerDouble.Start(sql.Script);
+        var client = new SessionClient(new SqlConnectionFactory(TdsClient.Settings(server)), new CaptureSessionSettings());
+
+        // When
+        var outcome = await client.InstallAsync(CancellationToken.None);
+
+        // Then
+        var problem = Assert.Single(outcome.Problems);
+        Assert.Equal(RequirementKind.UnsupportedPlatform, problem.Kind);
+        Assert.Contains("https://", problem.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("2014", problem.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains("CREATE EVENT SESSION", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Given_a_Managed_Instance_and_a_blob_URL_When_installing_Then_the_session_is_created()
+    {
+        // Given
+        var sql = new ScriptedSqlServer { MajorVersion = 12, EngineEdition = 8 };
+        await using var server = TdsServerDouble.Start(sql.Script);
+        var settings = new CaptureSessionSettings(FilePath: "https://acct.blob.core.windows.net/xe/BackupXe.xel");
+        var client = new SessionClient(new SqlConnectionFactory(TdsClient.Settings(server)), settings);
+
+        // When
+        var outcome = await client.InstallAsync(CancellationToken.None);
+
+        // Then
+        Assert.Empty(outcome.Problems);
+        Assert.True(outcome.Installed);
+        Assert.Contains(server.Requests, r => r.Text.Contains("N'https://acct.blob.core.windows.net/xe/BackupXe.xel'", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public void Product_code_never_turns_encryption_off_by_itself()
     {
         // Given every C# file under src/

@@ -82,6 +82,8 @@ public sealed class SessionScriptsTests
         {
             Assert.Contains("SERVERPROPERTY('ProductMajorVersion')", _script);
             Assert.Contains("@MajorVersion < 13", _script);
+            // Managed Instance (engine edition 8) reports Azure's version numbers, not SQL Server's
+            Assert.Contains("IF @EngineEdition <> 8 AND (@MajorVersion IS NULL OR @MajorVersion < 13)", _script);
             var refusal = _script[_script.IndexOf("RAISERROR", StringComparison.Ordinal)..];
             refusal = refusal[..refusal.IndexOf("RETURN;", StringComparison.Ordinal)];
             Assert.Contains("3004, 3014, 3213, 3605", refusal);

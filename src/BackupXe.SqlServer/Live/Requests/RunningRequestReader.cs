@@ -49,15 +49,14 @@ public sealed class RunningRequestReader(SqlConnectionFactory connections)
     {
         ArgumentNullException.ThrowIfNull(facts);
         return facts.Permissions.Contains(ServerRequirements.ViewServerState)
-            || (facts.ProductMajorVersion >= ServerRequirements.GranularPermissionsMajorVersion
-                && facts.Permissions.Contains(ServerRequirements.ViewServerPerformanceState));
+            || (ServerRequirements.HasGranularPermissions(facts) && facts.Permissions.Contains(ServerRequirements.ViewServerPerformanceState));
     }
 
     /// <summary>The permission to grant for <paramref name="facts"/>' version, for the one-line message.</summary>
     public static string MissingPermissionLine(ServerFacts facts)
     {
         ArgumentNullException.ThrowIfNull(facts);
-        var permission = facts.ProductMajorVersion >= ServerRequirements.GranularPermissionsMajorVersion
+        var permission = ServerRequirements.HasGranularPermissions(facts)
             ? ServerRequirements.ViewServerPerformanceState
             : ServerRequirements.ViewServerState;
         var login = facts.LoginName is null ? "[<login>]" : "[" + facts.LoginName.Replace("]", "]]", StringComparison.Ordinal) + "]";
