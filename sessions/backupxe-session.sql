@@ -7,8 +7,9 @@
     script re-resolves them. Everything is looked up and built before the old session is dropped, so a
     failed lookup leaves the existing session in place.
 
-    Needs ALTER ANY EVENT SESSION (SQL Server 2022+: CREATE ANY EVENT SESSION also does) and
-    VIEW SERVER STATE to read the DMVs (2022+: VIEW SERVER PERFORMANCE STATE).
+    Needs ALTER ANY EVENT SESSION, or on SQL Server 2022+ CREATE ANY EVENT SESSION and ALTER ANY EVENT SESSION
+    ENABLE (to start it), plus DROP ANY EVENT SESSION when it replaces an existing session; and VIEW SERVER STATE
+    to read the DMVs (2022+: VIEW SERVER PERFORMANCE STATE).
 
     One batch on purpose (no GO): RETURN after an error then stops the whole script in SSMS as well.
     (SQL Server 2005 cannot even parse it, because of DECLARE with an initial value; that server needs the
