@@ -3,12 +3,13 @@
 
     Re-runnable. It drops and re-creates the session instead of leaving an existing one alone, because
     the wait_type predicate holds numeric map keys that are only valid for the build they were looked up
-    on (domain.md section 2: "map keys differ between builds"): after a CU or an upgrade, re-running this
+    on (sys.dm_xe_map_values: map keys differ between builds): after a CU or an upgrade, re-running this
     script re-resolves them. Everything is looked up and built before the old session is dropped, so a
     failed lookup leaves the existing session in place.
 
-    Needs ALTER ANY EVENT SESSION (SQL Server 2022+: CREATE ANY EVENT SESSION also does) and
-    VIEW SERVER STATE to read the DMVs (2022+: VIEW SERVER PERFORMANCE STATE).
+    Needs ALTER ANY EVENT SESSION, or on SQL Server 2022+ CREATE ANY EVENT SESSION and ALTER ANY EVENT SESSION
+    ENABLE (to start it), plus DROP ANY EVENT SESSION when it replaces an existing session; and VIEW SERVER STATE
+    to read the DMVs (2022+: VIEW SERVER PERFORMANCE STATE).
 
     One batch on purpose (no GO): RETURN after an error then stops the whole script in SSMS as well.
     (SQL Server 2005 cannot even parse it, because of DECLARE with an initial value; that server needs the
@@ -25,25 +26,27 @@ DECLARE @MaxFileSizeMb int = 64;
 DECLARE @MaxRolloverFiles int = 4;
 
 /*
-    backup_restore_progress_trace exists from SQL Server 2016 (major version 13) on (domain.md section 2).
+    backup_restore_progress_trace exists from SQL Server 2016 (major version 13) on.
     ProductMajorVersion is NULL before 2012, so fall back to the first part of ProductVersion.
 */
 DECLARE @MajorVersion int = COALESCE(
     CONVERT(int, SERVERPROPERTY('ProductMajorVersion')),
     CONVERT(int, PARSENAME(CONVERT(nvarchar(128), SERVERPROPERTY('ProductVersion')), 4)));
+-- 8 = Azure SQL Managed Instance, whose version numbers are Azure's and not comparable with SQL Server's.
+DECLARE @EngineEdition int = CONVERT(int, SERVERPROPERTY('EngineEdition'));
 
-IF @MajorVersion IS NULL OR @MajorVersion < 13
+IF @EngineEdition <> 8 AND (@MajorVersion IS NULL OR @MajorVersion < 13)
 BEGIN
     RAISERROR(N'BackupXe: this server (major version %d) is older than SQL Server 2016 and has no backup_restore_progress_trace event. Use the errorlog route instead: DBCC TRACEON(3004, 3014, 3213, 3605, -1); run the backup or restore; then backupxe analyze ERRORLOG (the instance''s ERRORLOG file).', 16, 1, @MajorVersion);
     RETURN;
 END;
 
 /*
-    Wait types worth capturing for a backup or restore (domain.md section 7), with the preemptive ones that
-    say where a restore spends time zeroing files or a backup reads, and XTP_RECOVERY, a restore's recovery
-    waiting for memory-optimized data to load (sqlskills.com: the XE map value of WAIT_XTP_RECOVERY). Names missing on this build simply
-    match nothing. The predicate compares wait_type with numeric map keys looked up here, never typed in:
-    keys differ between builds (domain.md section 2). map_key is converted to text because its type is not
+    Wait types worth capturing for a backup or restore, with the preemptive ones that
+    say where a restore spends time zeroing files or a backup reads, and a restore's recovery waiting for
+    memory-optimized data to load: Microsoft documents that wait as WAIT_XTP_RECOVERY (sys.dm_os_wait_types), and
+    XTP_RECOVERY is the map value seen in XE, so both are listed. Names missing on this build simply match nothing. The predicate compares wait_type with numeric map keys looked up here, never typed in:
+    keys differ between builds (sys.dm_xe_map_values). map_key is converted to text because its type is not
     the same on every build. The names are literals, not a table variable, so that no collation conflict
     can arise between the DMV and the current database. Preemptive waits are only raised by
     wait_info_external and the others only by wait_info, so each event gets just its own keys. FOR XML PATH
@@ -60,7 +63,7 @@ WHERE mv.name = N'wait_types'
   AND p.name = N'sqlos'
   AND mv.map_value IN (
       N'BACKUPBUFFER', N'BACKUPIO', N'BACKUPTHREAD', N'BACKUP',
-      N'ASYNC_IO_COMPLETION', N'IO_COMPLETION', N'XTP_RECOVERY',
+      N'ASYNC_IO_COMPLETION', N'IO_COMPLETION', N'XTP_RECOVERY', N'WAIT_XTP_RECOVERY',
       N'PREEMPTIVE_OS_WRITEFILEGATHER', N'PREEMPTIVE_OS_BACKUPREAD',
       N'PREEMPTIVE_OS_WRITEFILE', N'PREEMPTIVE_OS_FLUSHFILEBUFFERS',
       N'PREEMPTIVE_OS_SETFILEVALIDDATA', N'PREEMPTIVE_OS_CREATEFILE');
@@ -80,7 +83,7 @@ DECLARE @ExternalWaitPredicate nvarchar(max) = STUFF((
     FOR XML PATH(''), TYPE).value('.', 'nvarchar(max)'), 1, 4, N'');
 
 -- Without keys the wait events would capture every wait on the server, a serious overhead on a busy
--- one (domain.md section 2): refuse rather than create an unfiltered session.
+-- one: refuse rather than create an unfiltered session.
 IF @WaitPredicate IS NULL
 BEGIN
     RAISERROR(N'BackupXe: no backup wait types found in sys.dm_xe_map_values (name = ''wait_types''); the session was not changed.', 16, 1);
@@ -88,8 +91,9 @@ BEGIN
 END;
 
 /*
-    The throughput event is spelled differently between sources and may be absent (domain.md section 2):
-    take whichever name this server has, or leave the event out.
+    The throughput event is spelled differently between builds and may be absent:
+    take whichever name this server has, or leave the event out. A private object cannot be named in
+    CREATE EVENT SESSION (sys.dm_xe_objects, capabilities_desc), so a private one counts as absent.
 */
 -- The name comes from a fixed list below, so it is safe to splice into the DDL as is.
 DECLARE @ThroughputEvent sysname;
@@ -99,16 +103,17 @@ JOIN sys.dm_xe_packages AS p ON p.guid = o.package_guid
 WHERE o.object_type = N'event'
   AND p.name = N'sqlserver'
   AND o.name IN (N'databases_backup_restore_throughput', N'database_backup_restore_throughput')
+  AND (o.capabilities_desc IS NULL OR o.capabilities_desc NOT LIKE N'%private%')
 ORDER BY o.name DESC;
 
 DECLARE @NewLine nchar(2) = NCHAR(13) + NCHAR(10);
 DECLARE @Create nvarchar(max) =
     N'CREATE EVENT SESSION ' + QUOTENAME(@SessionName) + N' ON SERVER' + @NewLine
-    -- No session_id field on this event: the action supplies it (domain.md section 2). No database_name action:
+    -- No session_id field on this event: the action supplies it. No database_name action:
     -- the event's own database_name field names the database; the action would be the session's current one.
     + N'ADD EVENT sqlserver.backup_restore_progress_trace(' + @NewLine
     + N'    ACTION(sqlserver.session_id))' + @NewLine
-    -- opcode 1 = End: duration is only filled in on End (domain.md section 2).
+    -- opcode 1 = End: duration is only filled in on End.
     + N', ADD EVENT sqlos.wait_info(' + @NewLine
     + N'    ACTION(sqlserver.session_id)' + @NewLine
     + N'    WHERE ([opcode] = (1) AND (' + @WaitPredicate + N')))' + @NewLine
@@ -125,10 +130,10 @@ DECLARE @Create nvarchar(max) =
     + N'WITH (' + @NewLine
     -- Losing one event beats stalling the server's own threads (NO_EVENT_LOSS would block them).
     + N'    EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS,' + @NewLine
-    -- The default is 30 seconds; a live view wants events within 1-3 seconds (domain.md section 2).
+    -- The default is 30 seconds; a live view wants events within 1-3 seconds.
     + N'    MAX_DISPATCH_LATENCY = 2 SECONDS,' + @NewLine
     + N'    MAX_MEMORY = 4096 KB,' + @NewLine
-    -- Each backup stripe reports its own activity id with causality tracking (domain.md section 2).
+    -- Each backup stripe reports its own activity id with causality tracking.
     + N'    TRACK_CAUSALITY = ON,' + @NewLine
     -- A backup at 2 a.m. after a reboot is exactly the one someone will ask about.
     + N'    STARTUP_STATE = ON);';

@@ -298,19 +298,27 @@ internal sealed class Remedies(DiagnosisSettings settings)
         return new Recommendation(RecommendationIds.RestoreMaxTransferSize, text, tsql.ToString());
     }
 
+    // The lists are built with FOR XML PATH, not SELECT @v = CONCAT(@v, ...) over rows, which the DECLARE page
+    // says may not produce the expected result; STRING_AGG would need SQL Server 2017.
     private static Recommendation CaptureWaits()
     {
         const string text = "Capture the waits: run sessions/backupxe-session.sql (the BackupXe XE session), or the minimal session below, "
             + "then run the operation again. It needs ALTER ANY EVENT SESSION; the wait_type map keys differ between builds, so they are looked up.";
         const string tsql = """
             DECLARE @waits nvarchar(max), @external nvarchar(max), @sql nvarchar(max);
-            SELECT @waits = CONCAT(@waits, CASE WHEN @waits IS NULL THEN N'' ELSE N' OR ' END, N'wait_type = ', map_key)
-            FROM sys.dm_xe_map_values
-            WHERE name = N'wait_types'
-              AND map_value IN (N'BACKUPBUFFER', N'BACKUPIO', N'BACKUPTHREAD', N'BACKUP', N'ASYNC_IO_COMPLETION');
-            SELECT @external = CONCAT(@external, CASE WHEN @external IS NULL THEN N'' ELSE N' OR ' END, N'wait_type = ', map_key)
-            FROM sys.dm_xe_map_values
-            WHERE name = N'wait_types' AND map_value = N'PREEMPTIVE_OS_WRITEFILEGATHER';
+            SET @waits = STUFF((
+                SELECT N' OR wait_type = ' + CONVERT(nvarchar(20), map_key)
+                FROM sys.dm_xe_map_values
+                WHERE name = N'wait_types'
+                  AND map_value IN (N'BACKUPBUFFER', N'BACKUPIO', N'BACKUPTHREAD', N'BACKUP', N'ASYNC_IO_COMPLETION')
+                ORDER BY map_key
+                FOR XML PATH(''), TYPE).value('.', N'nvarchar(max)'), 1, 4, N'');
+            SET @external = STUFF((
+                SELECT N' OR wait_type = ' + CONVERT(nvarchar(20), map_key)
+                FROM sys.dm_xe_map_values
+                WHERE name = N'wait_types' AND map_value = N'PREEMPTIVE_OS_WRITEFILEGATHER'
+                ORDER BY map_key
+                FOR XML PATH(''), TYPE).value('.', N'nvarchar(max)'), 1, 4, N'');
             SET @sql = N'CREATE EVENT SESSION [backupxe] ON SERVER
             ADD EVENT sqlserver.backup_restore_progress_trace (ACTION (sqlserver.session_id)),
             ADD EVENT sqlos.wait_info (ACTION (sqlserver.session_id) WHERE opcode = 1 AND (' + @waits + N')),

@@ -127,7 +127,7 @@ public sealed class RestoreHeaderOnlyReader
                 Compression = Flag("Compressed"),
                 CopyOnly = Flag("IsCopyOnly"),
                 Checksum = Flag("HasBackupChecksums"),
-                Encryption = Cell("EncryptorThumbprint") is not null || Cell("KeyAlgorithm") is not null ? true : null,
+                Encryption = Encryption(Cell("KeyAlgorithm"), Cell("EncryptorThumbprint")),
             },
             Sources = [HistorySource.BackupHeader],
         };
@@ -141,6 +141,18 @@ public sealed class RestoreHeaderOnlyReader
         5 or 6 or 8 => OperationScope.Differential,
         _ => null,
     };
+
+    /// <summary>
+    /// KeyAlgorithm is the algorithm, or NO_Encryption for a backup that is not encrypted (RESTORE HEADERONLY page);
+    /// an encryptor's thumbprint is only there for an encrypted one.
+    /// </summary>
+    private static bool? Encryption(string? keyAlgorithm, string? thumbprint)
+    {
+        var notEncrypted = string.Equals(keyAlgorithm, "NO_Encryption", StringComparison.OrdinalIgnoreCase);
+        return thumbprint is not null || (keyAlgorithm is not null && !notEncrypted) ? true
+            : notEncrypted ? false
+            : null;
+    }
 
     private static DeviceKind? Device(long? deviceType) => (deviceType % 100) switch
     {

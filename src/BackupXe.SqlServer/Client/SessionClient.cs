@@ -116,13 +116,21 @@ public sealed class SessionClient(SqlConnectionFactory factory, CaptureSessionSe
         var script = SessionScripts.RenderInstall(Settings);
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
         var facts = await ReadServerFactsAsync(connection, cancellationToken).ConfigureAwait(false);
-        var problems = ServerRequirements.Check(facts);
-        if (problems.Count > 0)
+        var problems = ServerRequirements.Check(facts, eventFilePath: Settings.FilePath);
+        var before = problems.All(p => p.Kind == RequirementKind.MissingPermission) && RunningRequestReader.SeesAllSessions(facts)
+            ? await StatusAsync(connection, cancellationToken).ConfigureAwait(false)
+            : null;
+        if (before is { Exists: true })
         {
-            return new SessionInstallOutcome(problems, null, null, []);
+            // A re-install drops the session first: on SQL Server 2022+ that is a permission of its own.
+            problems = ServerRequirements.Check(facts, replacesSession: true, eventFilePath: Settings.FilePath);
         }
 
-        var before = await StatusAsync(connection, cancellationToken).ConfigureAwait(false);
+        if (problems.Count > 0)
+        {
+            return new SessionInstallOutcome(problems, before, null, []);
+        }
+
         var messages = await ExecuteAsync(connection, script, cancellationToken).ConfigureAwait(false);
         var after = await StatusAsync(connection, cancellationToken).ConfigureAwait(false);
         return new SessionInstallOutcome(problems, before, after, messages);
@@ -137,6 +145,12 @@ public sealed class SessionClient(SqlConnectionFactory factory, CaptureSessionSe
         if (!before.Exists)
         {
             return new SessionInstallOutcome([], before, before, []);
+        }
+
+        var facts = await ReadServerFactsAsync(connection, cancellationToken).ConfigureAwait(false);
+        if (ServerRequirements.CheckUninstall(facts, before.Running) is { Count: > 0 } problems)
+        {
+            return new SessionInstallOutcome(problems, before, before, []);
         }
 
         var messages = await ExecuteAsync(connection, script, cancellationToken).ConfigureAwait(false);

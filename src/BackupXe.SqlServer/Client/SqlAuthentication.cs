@@ -2,7 +2,10 @@ using Microsoft.Data.SqlClient;
 
 namespace BackupXe.SqlServer;
 
-/// <summary>How BackupXe logs in: the modes Microsoft.Data.SqlClient 2.1.4 supports.</summary>
+/// <summary>
+/// How BackupXe logs in. Microsoft.Data.SqlClient 6.1.8 carries every mode in its core package; 7.x moved the
+/// Entra ID (ad-*) ones to an extension package the project's package source does not serve (docs/security.md).
+/// </summary>
 public enum SqlAuthentication
 {
     /// <summary>A SQL Server login; the password comes from an environment variable or a prompt.</summary>

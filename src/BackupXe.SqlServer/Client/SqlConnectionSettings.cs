@@ -8,8 +8,8 @@ namespace BackupXe.SqlServer;
 /// <param name="Server">Data Source: host, host\instance or host,port.</param>
 /// <param name="Database">Initial Catalog; master holds every view BackupXe reads.</param>
 /// <param name="Encrypt">
-/// TLS for the whole connection. Only an explicit user choice turns it off: SqlClient 2.1.4 without encryption
-/// sends the login in clear text to a peer that claims it cannot encrypt (CVE-2024-0056, docs/security.md).
+/// TLS for the whole connection. Only an explicit user choice turns it off: without encryption the driver sends
+/// the login in clear text to a peer that claims it cannot encrypt (docs/security.md).
 /// </param>
 /// <param name="TrustServerCertificate">Accept any server certificate; explicit, and warned about.</param>
 public sealed record SqlConnectionSettings(

@@ -4,7 +4,7 @@ namespace BackupXe.SqlServer;
 /// SQL Server error numbers BackupXe reacts to. Texts and severities are from Microsoft's "Database engine events
 /// and errors" reference (learn.microsoft.com/sql/relational-databases/errors-events/database-engine-events-and-errors,
 /// pages 0-999, 4000-4999, 15000-15999, 18000-18999 and 23000-25999); the driver-side numbers (0, -2) are what
-/// Microsoft.Data.SqlClient 2.1.4 was measured to raise on net10.0/Linux (issue 9).
+/// Microsoft.Data.SqlClient was measured to raise against the TDS double on net10.0/Linux.
 /// </summary>
 public static class SqlErrorNumbers
 {
@@ -82,6 +82,28 @@ public static class SqlErrorNumbers
 
     /// <summary>25729, severity 17: "The event data stream was disconnected due to an internal error."</summary>
     public const int EventStreamInternalError = 25729;
+
+    /// <summary>25717, severity 16: the operating system returned an error while reading an event file (fn_xe_file_target_read_file).</summary>
+    public const int EventFileOsReadError = 25717;
+
+    /// <summary>25718, severity 16: the log file name is invalid; verify that the file exists and the service account can read it.</summary>
+    public const int EventFileNameInvalid = 25718;
+
+    /// <summary>25719, severity 16: the initial file name and initial offset must be given together.</summary>
+    public const int EventFileInitialArgumentsUnpaired = 25719;
+
+    /// <summary>25722, severity 16: the offset is invalid for the log file.</summary>
+    public const int EventFileOffsetInvalid = 25722;
+
+    /// <summary>25736, severity 16: a damaged buffer was found in an event file; no further events are read from that file.</summary>
+    public const int EventFileDamagedBuffer = 25736;
+
+    /// <summary>
+    /// The errors Microsoft.Data.SqlClient's own retry logic treats as transient (its configurable retry logic
+    /// page) that no other rule here covers: 4060 cannot open the database (it may be recovering or failing over),
+    /// 1204 no lock could be had, 1222 lock request timeout, 40143 and 40540 service errors while processing.
+    /// </summary>
+    internal static readonly IReadOnlySet<int> DriverDocumentedTransients = new HashSet<int> { CannotOpenDatabase, 1204, 1222, 40143, 40540 };
 
     /// <summary>Azure SQL / failover transients Microsoft lists for retry logic: 40197, 40501, 40613, 49918-49920, 10928, 10929, 4221.</summary>
     internal static readonly IReadOnlySet<int> CloudTransients = new HashSet<int> { 40197, 40501, 40613, 49918, 49919, 49920, 10928, 10929, 4221 };

@@ -60,6 +60,11 @@ public sealed class SqlFailureClassifier : ILiveFailureClassifier
     /// <summary>The kind of one error.</summary>
     public static LiveFailureKind Classify(int number, byte @class)
     {
+        if (SqlErrorNumbers.DriverDocumentedTransients.Contains(number))
+        {
+            return LiveFailureKind.Transient;
+        }
+
         if (SqlErrorNumbers.IsLoginRefused(number) || SqlErrorNumbers.IsPermissionDenied(number))
         {
             return LiveFailureKind.Fatal;
@@ -80,6 +85,10 @@ public sealed class SqlFailureClassifier : ILiveFailureClassifier
             case SqlErrorNumbers.EventSessionAlreadyStopped:
             case SqlErrorNumbers.EventStreamTooManyOutstanding:
             case SqlErrorNumbers.EventStreamInternalError:
+            // An OS read error can pass; a damaged buffer is retried with back-off until the target rolls the file
+            // away, when the tail reports the gap and goes on (docs/server-conformance.md).
+            case SqlErrorNumbers.EventFileOsReadError:
+            case SqlErrorNumbers.EventFileDamagedBuffer:
             case SqlErrorNumbers.DatabaseOffline:
             case SqlErrorNumbers.DeadlockVictim:
             case SqlErrorNumbers.Timeout:

@@ -19,8 +19,9 @@ public sealed record MsdbColumns(bool CompressedSize, bool KeyAlgorithm, bool Co
 /// family row. Read-only. Facts from the Microsoft documentation of both tables: backup_start_date and
 /// backup_finish_date are datetime in whole seconds of server local time; time_zone is the offset from UTC in
 /// 15-minute steps (127 unknown); type D database, I differential, L log, F file/filegroup, G differential
-/// file, P partial, Q differential partial; device_type 2 disk, 5 tape, 7 virtual device, 9 URL, 1xx the same
-/// through a permanent (logical) device. msdb keeps successful backups only.
+/// file, P partial, Q differential partial; device_type 2 disk, 5 tape, 7 virtual device, 9 URL, 105 a permanent
+/// backup device (102 too on older pages); key_algorithm NO_Encryption = not encrypted; compressed_backup_size NULL
+/// after an msdb upgrade = not compressed. msdb keeps successful backups only.
 /// </summary>
 public static class MsdbBackupHistory
 {
@@ -115,8 +116,8 @@ public static class MsdbBackupHistory
     private static HistoryOperation Operation(DbDataReader reader, MsdbColumns columns)
     {
         var size = Long(reader, "backup_size");
-        // Without the column (2005) nothing could be compressed; a NULL value is simply not known.
-        var written = columns.CompressedSize ? Long(reader, "compressed_backup_size") : size;
+        // Without the column (2005) nothing could be compressed; NULL is what an msdb upgrade leaves, an uncompressed backup.
+        var written = columns.CompressedSize ? Long(reader, "compressed_backup_size") ?? size : size;
         var start = reader.GetDateTime(reader.GetOrdinal("backup_start_date"));
         var finish = reader.IsDBNull(reader.GetOrdinal("backup_finish_date")) ? (DateTime?)null : reader.GetDateTime(reader.GetOrdinal("backup_finish_date"));
         var algorithm = Text(reader, "compression_algorithm");
@@ -139,7 +140,7 @@ public static class MsdbBackupHistory
                 CompressionAlgorithm = compressed is true ? algorithm : null,
                 CopyOnly = Bool(reader, "is_copy_only"),
                 Checksum = Bool(reader, "has_backup_checksums"),
-                Encryption = columns.KeyAlgorithm ? Text(reader, "key_algorithm") is not null : null,
+                Encryption = columns.KeyAlgorithm ? IsEncrypted(Text(reader, "key_algorithm")) : null,
             },
             UtcOffset = zone is >= -48 and <= 48 ? TimeSpan.FromMinutes(zone.Value * 15) : null,
             Sources = [HistorySource.Msdb],
@@ -154,12 +155,21 @@ public static class MsdbBackupHistory
         _ => OperationScope.Database,
     };
 
-    private static DeviceKind DeviceKindOf(int type) => (type % 100) switch
+    /// <summary>key_algorithm as the backupset page defines it: the algorithm, or NO_Encryption for none.</summary>
+    internal static bool IsEncrypted(string? keyAlgorithm) =>
+        keyAlgorithm is { } value && !string.IsNullOrWhiteSpace(value)
+        && !string.Equals(value.Trim(), NoEncryption, StringComparison.OrdinalIgnoreCase);
+
+    /// <summary>The key_algorithm (and RESTORE HEADERONLY KeyAlgorithm) value of a backup that is not encrypted.</summary>
+    public const string NoEncryption = "NO_Encryption";
+
+    // A permanent device (sys.backup_devices) is named by its logical name, whatever its medium.
+    private static DeviceKind DeviceKindOf(int type) => type switch
     {
+        >= 100 => DeviceKind.Logical,
         5 => DeviceKind.Tape,
         7 => DeviceKind.Virtual,
         9 => DeviceKind.Url,
-        _ when type >= 100 => DeviceKind.Logical,
         _ => DeviceKind.Disk,
     };
 

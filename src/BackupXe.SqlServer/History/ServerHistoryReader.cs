@@ -29,7 +29,7 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
         var notes = new List<string>();
 
         var columns = await ColumnsAsync(connection, cancellationToken);
-        await using (var command = Command(connection, MsdbBackupHistory.Query(columns, request.Databases.Count), request))
+        await using (var command = Command(connection, MsdbBackupHistory.Query(columns, request.Databases.Count), request, SqlDbType.DateTime))
         await using (var reader = await command.ExecuteReaderAsync(cancellationToken))
         {
             await foreach (var operation in MsdbBackupHistory.ReadAsync(reader, columns, cancellationToken))
@@ -43,7 +43,7 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
         foreach (var database in await CommandLogDatabasesAsync(connection, request.CommandLogDatabase, notes, cancellationToken))
         {
             var before = operations.Count;
-            await using var command = Command(connection, CommandLogHistory.Query(database, request.Databases.Count), request);
+            await using var command = Command(connection, CommandLogHistory.Query(database, request.Databases.Count), request, SqlDbType.DateTime2);
             await using var reader = await command.ExecuteReaderAsync(cancellationToken);
             await foreach (var operation in CommandLogHistory.ReadAsync(reader, cancellationToken))
             {
@@ -100,10 +100,14 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
         return found;
     }
 
-    private SqlCommand Command(SqlConnection connection, string text, ServerHistoryRequest request)
+    /// <param name="sinceType">
+    /// The type of the column @since is compared with (msdb's backup_start_date is datetime, CommandLog's StartTime
+    /// datetime2): a parameter of the column's own type keeps the comparison a plain seek, without a conversion.
+    /// </param>
+    private SqlCommand Command(SqlConnection connection, string text, ServerHistoryRequest request, SqlDbType sinceType)
     {
         var command = factory.Command(connection, text);
-        command.Parameters.Add("@since", SqlDbType.DateTime2).Value = request.Since;
+        command.Parameters.Add("@since", sinceType).Value = request.Since;
         for (var i = 0; i < request.Databases.Count; i++)
         {
             command.Parameters.Add($"@d{i}", SqlDbType.NVarChar, 128).Value = request.Databases[i];

@@ -6,14 +6,18 @@ namespace BackupXe.SqlServer;
 /// </summary>
 public static class PreflightQueries
 {
-    /// <summary>Which of the events BackupXe captures this build has (domain.md section 2: the throughput event's name varies).</summary>
+    /// <summary>
+    /// Which of the events BackupXe captures this build has (the throughput event's name varies); a private object
+    /// cannot be added to a session (sys.dm_xe_objects, capabilities_desc), so it does not count.
+    /// </summary>
     public const string Events = """
         SELECT o.name
         FROM sys.dm_xe_objects AS o
         JOIN sys.dm_xe_packages AS p ON p.guid = o.package_guid
         WHERE o.object_type = N'event'
           AND p.name = N'sqlserver'
-          AND o.name IN (N'backup_restore_progress_trace', N'databases_backup_restore_throughput', N'database_backup_restore_throughput');
+          AND o.name IN (N'backup_restore_progress_trace', N'databases_backup_restore_throughput', N'database_backup_restore_throughput')
+          AND (o.capabilities_desc IS NULL OR o.capabilities_desc NOT LIKE N'%private%');
         """;
 
     /// <summary>The errorlog route's trace flags (pre-2016 servers); one row per flag: TraceFlag, Status, Global, Session.</summary>

@@ -15,14 +15,12 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
     /// <summary>Past this many rows msdb's history slows down every backup's bookkeeping and SSMS's restore dialog.</summary>
     public const long LargeHistoryRows = 1_000_000;
 
-    private const string Azure = "Azure SQL Database";
-
     public async Task<IReadOnlyList<PreflightCheck>> RunAsync(CancellationToken cancellationToken)
     {
         var client = new SessionClient(factory, session);
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
         var facts = await client.ReadServerFactsAsync(connection, cancellationToken).ConfigureAwait(false);
-        var problems = ServerRequirements.Check(facts);
+        var problems = ServerRequirements.Check(facts, eventFilePath: session.FilePath);
         var checks = new List<PreflightCheck> { Version(facts, problems) };
         var canCapture = problems.All(p => p.Kind == RequirementKind.MissingPermission);
         if (canCapture)
@@ -46,7 +44,9 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
     private static PreflightCheck Version(ServerFacts facts, IReadOnlyList<RequirementProblem> problems)
     {
         var blocking = problems.FirstOrDefault(p => p.Kind != RequirementKind.MissingPermission);
-        var product = facts.EngineEdition == 5 ? Azure : $"{ProductNames.For(facts.ProductMajorVersion)} (major version {facts.ProductMajorVersion})";
+        var product = facts.EngineEdition is ServerRequirements.AzureSqlDatabaseEngineEdition or ServerRequirements.ManagedInstanceEngineEdition
+            ? ProductNames.For(facts.ProductMajorVersion, facts.EngineEdition)
+            : $"{ProductNames.For(facts.ProductMajorVersion)} (major version {facts.ProductMajorVersion})";
         var found = facts.Edition is null ? product : $"{product}, {facts.Edition}";
         return blocking is null
             ? new PreflightCheck("version", PreflightOutcome.Pass, found)

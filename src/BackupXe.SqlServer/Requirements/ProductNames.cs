@@ -3,6 +3,17 @@ namespace BackupXe.SqlServer;
 /// <summary>SQL Server's marketing names by product major version (SERVERPROPERTY('ProductMajorVersion')).</summary>
 public static class ProductNames
 {
+    /// <summary>
+    /// The product by SERVERPROPERTY('EngineEdition') first: Azure's version numbers are not comparable with SQL
+    /// Server's (the SERVERPROPERTY page), so Azure SQL Database (5) and Managed Instance (8) are named as such.
+    /// </summary>
+    public static string For(int major, int? engineEdition) => engineEdition switch
+    {
+        ServerRequirements.AzureSqlDatabaseEngineEdition => "Azure SQL Database",
+        ServerRequirements.ManagedInstanceEngineEdition => "Azure SQL Managed Instance",
+        _ => For(major),
+    };
+
     public static string For(int major) => major switch
     {
         9 => "SQL Server 2005",

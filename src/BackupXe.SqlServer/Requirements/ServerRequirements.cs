@@ -1,8 +1,8 @@
 namespace BackupXe.SqlServer;
 
 /// <summary>
-/// The rules a server and login must meet before BackupXe creates or streams its session (domain.md
-/// section 2). Pure: a client gathers <see cref="ServerFacts"/> with <see cref="SessionScripts.ServerFacts"/>.
+/// The rules a server and login must meet before BackupXe creates or streams its session (docs/permissions.md,
+/// docs/server-conformance.md). Pure: a client gathers <see cref="ServerFacts"/> with <see cref="SessionScripts.ServerFacts"/>.
 /// </summary>
 public static class ServerRequirements
 {
@@ -14,13 +14,42 @@ public static class ServerRequirements
 
     public const string AlterAnyEventSession = "ALTER ANY EVENT SESSION";
     public const string CreateAnyEventSession = "CREATE ANY EVENT SESSION";
+
+    /// <summary>SQL Server 2022+: DROP EVENT SESSION also accepts it instead of ALTER ANY EVENT SESSION.</summary>
+    public const string DropAnyEventSession = "DROP ANY EVENT SESSION";
+
+    /// <summary>SQL Server 2022+: ALTER EVENT SESSION ... STATE = START also accepts it.</summary>
+    public const string AlterAnyEventSessionEnable = "ALTER ANY EVENT SESSION ENABLE";
+
+    /// <summary>SQL Server 2022+: ALTER EVENT SESSION ... STATE = STOP also accepts it.</summary>
+    public const string AlterAnyEventSessionDisable = "ALTER ANY EVENT SESSION DISABLE";
     public const string ViewServerState = "VIEW SERVER STATE";
     public const string ViewServerPerformanceState = "VIEW SERVER PERFORMANCE STATE";
 
-    private const int AzureSqlDatabaseEngineEdition = 5;
+    /// <summary>SERVERPROPERTY('EngineEdition') of Azure SQL Database.</summary>
+    public const int AzureSqlDatabaseEngineEdition = 5;
 
-    /// <summary>Every unmet requirement; empty when BackupXe can capture.</summary>
-    public static IReadOnlyList<RequirementProblem> Check(ServerFacts facts)
+    /// <summary>SERVERPROPERTY('EngineEdition') of Azure SQL Managed Instance.</summary>
+    public const int ManagedInstanceEngineEdition = 8;
+
+    /// <summary>
+    /// Whether the 2022 permission split applies: SQL Server 2022+, and Managed Instance, whose event-session pages
+    /// list the same permissions.
+    /// </summary>
+    public static bool HasGranularPermissions(ServerFacts facts)
+    {
+        ArgumentNullException.ThrowIfNull(facts);
+        return facts.ProductMajorVersion >= GranularPermissionsMajorVersion || facts.EngineEdition == ManagedInstanceEngineEdition;
+    }
+
+    /// <summary>
+    /// Every unmet requirement for installing and reading the session; empty when BackupXe can capture. With
+    /// <paramref name="replacesSession"/> the install drops an existing session first, which needs its own
+    /// permission on SQL Server 2022+ (DROP EVENT SESSION). Checked before any DDL, so a login that would fail
+    /// half-way is refused with the GRANT instead.
+    /// </summary>
+    /// <param name="eventFilePath">The event_file target's file; on Managed Instance it must be an https:// blob URL.</param>
+    public static IReadOnlyList<RequirementProblem> Check(ServerFacts facts, bool replacesSession = false, string? eventFilePath = null)
     {
         ArgumentNullException.ThrowIfNull(facts);
         // First: Azure SQL Database reports major version 12, where the errorlog advice would be wrong too.
@@ -34,14 +63,27 @@ public static class ServerRequirements
             ];
         }
 
-        if (facts.ProductMajorVersion < MinimumMajorVersion)
+        var managedInstance = facts.EngineEdition == ManagedInstanceEngineEdition;
+        if (managedInstance && eventFilePath is not null && !eventFilePath.StartsWith("https://", StringComparison.OrdinalIgnoreCase))
+        {
+            return
+            [
+                new RequirementProblem(
+                    RequirementKind.UnsupportedPlatform,
+                    $"Azure SQL Managed Instance writes event files only to Azure Blob Storage: '{eventFilePath}' is not an https:// URL. "
+                    + "Give --file-path https://<account>.blob.core.windows.net/<container>/BackupXe.xel, with a credential for the container on the instance."),
+            ];
+        }
+
+        // Managed Instance reports Azure's version numbers, which say nothing about its features.
+        if (!managedInstance && facts.ProductMajorVersion < MinimumMajorVersion)
         {
             // Permission advice for a session that cannot exist would only mislead: the version is the whole answer.
             return [new RequirementProblem(RequirementKind.VersionTooOld, TooOld(facts))];
         }
 
         var held = new HashSet<string>(facts.Permissions, StringComparer.OrdinalIgnoreCase);
-        var granular = facts.ProductMajorVersion >= GranularPermissionsMajorVersion;
+        var granular = HasGranularPermissions(facts);
         var problems = new List<RequirementProblem>();
 
         if (!held.Contains(AlterAnyEventSession) && !(granular && held.Contains(CreateAnyEventSession)))
@@ -52,6 +94,19 @@ public static class ServerRequirements
                 "to create and start the capture session",
                 facts.LoginName));
         }
+        else if (granular && !held.Contains(AlterAnyEventSession))
+        {
+            // CREATE ANY EVENT SESSION alone: the 2022 permissions split CREATE, DROP and START (ENABLE) apart.
+            if (replacesSession && !held.Contains(DropAnyEventSession))
+            {
+                problems.Add(Missing(DropAnyEventSession, AlterAnyEventSession, "to drop the existing session before re-creating it", facts.LoginName));
+            }
+
+            if (!held.Contains(AlterAnyEventSessionEnable))
+            {
+                problems.Add(Missing(AlterAnyEventSessionEnable, AlterAnyEventSession, "to start the capture session", facts.LoginName));
+            }
+        }
 
         if (!held.Contains(ViewServerState) && !(granular && held.Contains(ViewServerPerformanceState)))
         {
@@ -60,6 +115,38 @@ public static class ServerRequirements
                 granular ? ViewServerState : null,
                 "to read the session DMVs and stream its events",
                 facts.LoginName));
+        }
+
+        return problems;
+    }
+
+    /// <summary>
+    /// What stopping (when <paramref name="running"/>) and dropping the session need: ALTER ANY EVENT SESSION, or on
+    /// SQL Server 2022+ DROP ANY EVENT SESSION plus ALTER ANY EVENT SESSION DISABLE to stop it first.
+    /// </summary>
+    public static IReadOnlyList<RequirementProblem> CheckUninstall(ServerFacts facts, bool running)
+    {
+        ArgumentNullException.ThrowIfNull(facts);
+        var held = new HashSet<string>(facts.Permissions, StringComparer.OrdinalIgnoreCase);
+        if (held.Contains(AlterAnyEventSession))
+        {
+            return [];
+        }
+
+        if (!HasGranularPermissions(facts))
+        {
+            return [Missing(AlterAnyEventSession, null, "to stop and drop the capture session", facts.LoginName)];
+        }
+
+        var problems = new List<RequirementProblem>();
+        if (running && !held.Contains(AlterAnyEventSessionDisable))
+        {
+            problems.Add(Missing(AlterAnyEventSessionDisable, AlterAnyEventSession, "to stop the capture session", facts.LoginName));
+        }
+
+        if (!held.Contains(DropAnyEventSession))
+        {
+            problems.Add(Missing(DropAnyEventSession, AlterAnyEventSession, "to drop the capture session", facts.LoginName));
         }
 
         return problems;

@@ -89,7 +89,7 @@ public static class LiveInstanceSettings
                 authentication,
                 string.IsNullOrEmpty(builder.UserID) ? null : builder.UserID,
                 string.IsNullOrEmpty(builder.Password) ? instance.Password : builder.Password,
-                // SqlClient 2.1.4's builder reports no encryption when the string does not mention the keyword;
+                // The builder of older drivers reports no encryption when the string does not mention the keyword;
                 // BackupXe encrypts unless the string turns it off, as for Server-based instances.
                 !builder.ShouldSerialize("Encrypt") || builder.Encrypt,
                 builder.TrustServerCertificate), null);

@@ -565,6 +565,16 @@ public partial class RecommendationTests
         }
 
         [Fact]
+        public void Given_the_capture_script_When_it_builds_the_wait_lists_Then_no_variable_is_aggregated_over_rows()
+        {
+            // The DECLARE page warns that SELECT @v = @v + ... over several rows may not give the expected result
+            var capture = Only(Recommend(Backup()), RecommendationIds.CaptureWaits);
+
+            Assert.DoesNotMatch(@"SELECT\s+@\w+\s*=\s*CONCAT\(\s*@", capture.Tsql);
+            Assert.Contains("FOR XML PATH(''), TYPE", capture.Tsql);
+        }
+
+        [Fact]
         public void Captured_waits_need_no_capture_waits()
         {
             // Given

@@ -5,7 +5,7 @@ using Xunit;
 namespace BackupXe.Tests.SqlServer;
 
 /// <summary>
-/// The read of sys.dm_exec_requests through Microsoft.Data.SqlClient 2.1.4 against the TDS double, which serves the
+/// The read of sys.dm_exec_requests through Microsoft.Data.SqlClient against the TDS double, which serves the
 /// view's documented column types (smallint, nvarchar, real, bigint, datetime, int). Not SQL Server.
 /// </summary>
 public class RunningRequestReaderTests
@@ -32,7 +32,37 @@ public class RunningRequestReaderTests
         Assert.Equal(DateTimeKind.Utc, request.StartUtc.Kind);
         Assert.Equal(sql.ServerUtc - Start, request.Elapsed);
         Assert.False(request.IsRestore);
-        Assert.Contains(server.Requests, r => r.Text.Contains("r.command LIKE N'BACKUP%' OR r.command LIKE N'RESTORE%'", StringComparison.Ordinal));
+        Assert.Contains(server.Requests, r => r.Text.Contains("(r.command LIKE N'BACKUP%' OR r.command LIKE N'RESTORE%')", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Given_restores_that_only_read_media_When_read_Then_only_the_backup_and_the_restore_are_running_operations()
+    {
+        // Given: RESTORE HEADERONLY / VERIFYONLY / FILELISTONLY also start with RESTORE (command is short on older builds)
+        var sql = new ScriptedSqlServer();
+        sql.RunningRequests.Add(new ScriptedRequest(61, "BACKUP DATABASE", "SalesDB", 10f, 0, Start, null, 0, null));
+        sql.RunningRequests.Add(new ScriptedRequest(62, "RESTORE HEADERON", "master", 0f, 0, Start, null, 0, null));
+        sql.RunningRequests.Add(new ScriptedRequest(63, "RESTORE VERIFYONLY", "master", 0f, 0, Start, null, 0, null));
+        sql.RunningRequests.Add(new ScriptedRequest(64, "RESTORE FILELISTONLY", "master", 0f, 0, Start, null, 0, null));
+        sql.RunningRequests.Add(new ScriptedRequest(65, "RESTORE DATABASE", "Ops", 5f, 0, Start, null, 0, null));
+        await using var server = TdsServerDouble.Start(sql.Script);
+        var connections = new SqlConnectionFactory(TdsClient.Settings(server));
+        var facts = new ServerFacts(15, null, new HashSet<string> { ServerRequirements.ViewServerState });
+
+        // When
+        var snapshot = await new RunningRequestReader(connections).ReadAsync(facts, TestContext.Current.CancellationToken);
+
+        // Then
+        Assert.Equal([61, 65], snapshot.Requests.Select(r => r.SessionId));
+        Assert.Contains("NOT LIKE N'RESTORE HEADERON%'", RunningRequestReader.Query, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void The_offset_from_UTC_is_read_once_from_one_clock_value()
+    {
+        // Two reads (GETDATE() and GETUTCDATE()) may straddle a minute or a daylight-saving change
+        Assert.Contains("DATEPART(TZOFFSET, SYSDATETIMEOFFSET())", RunningRequestReader.Query, StringComparison.Ordinal);
+        Assert.DoesNotContain("GETDATE()", RunningRequestReader.Query, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -94,9 +94,21 @@ public sealed class ServerRequirementsTests
         }
 
         [Fact]
-        public void CREATE_ANY_EVENT_SESSION_is_enough_from_2022()
+        public void CREATE_ANY_EVENT_SESSION_alone_cannot_start_the_session_from_2022()
         {
-            Assert.Empty(ServerRequirements.Check(Facts(16, Create, View)));
+            var problem = Assert.Single(ServerRequirements.Check(Facts(16, Create, View)));
+
+            Assert.Contains("GRANT ALTER ANY EVENT SESSION ENABLE TO", problem.Message);
+        }
+
+        [Fact]
+        public void CREATE_and_ENABLE_are_enough_for_a_first_install_from_2022_and_a_re_install_also_needs_DROP()
+        {
+            Assert.Empty(ServerRequirements.Check(Facts(16, Create, ServerRequirements.AlterAnyEventSessionEnable, View)));
+            var problem = Assert.Single(ServerRequirements.Check(Facts(16, Create, ServerRequirements.AlterAnyEventSessionEnable, View), replacesSession: true));
+            Assert.Contains("GRANT DROP ANY EVENT SESSION TO", problem.Message);
+            Assert.Empty(ServerRequirements.Check(
+                Facts(16, Create, ServerRequirements.AlterAnyEventSessionEnable, ServerRequirements.DropAnyEventSession, View), replacesSession: true));
         }
 
         [Fact]
@@ -178,6 +190,28 @@ public sealed class ServerRequirementsTests
             var problem = Assert.Single(ServerRequirements.Check(facts));
 
             Assert.Contains("TO [odd]]name];", problem.Message);
+        }
+    }
+
+    public sealed class Platforms
+    {
+        [Fact]
+        public void Given_engine_edition_8_with_Azure_version_12_When_checked_Then_it_is_Managed_Instance_not_SQL_Server_2014()
+        {
+            var facts = new ServerFacts(12, "SQL Azure", new HashSet<string> { Alter, View }, EngineEdition: 8);
+
+            Assert.Empty(ServerRequirements.Check(facts));
+            Assert.Equal("Azure SQL Managed Instance", ProductNames.For(12, 8));
+            Assert.Equal("SQL Server 2014", ProductNames.For(12, 3));
+        }
+
+        [Fact]
+        public void Given_Managed_Instance_When_only_CREATE_ANY_EVENT_SESSION_is_held_Then_the_granular_rules_apply()
+        {
+            var facts = new ServerFacts(12, "SQL Azure", new HashSet<string> { Create, ViewPerformance }, EngineEdition: 8);
+
+            var problem = Assert.Single(ServerRequirements.Check(facts));
+            Assert.Contains("GRANT ALTER ANY EVENT SESSION ENABLE TO", problem.Message);
         }
     }
 }

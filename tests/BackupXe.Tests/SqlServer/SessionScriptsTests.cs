@@ -82,6 +82,8 @@ public sealed class SessionScriptsTests
         {
             Assert.Contains("SERVERPROPERTY('ProductMajorVersion')", _script);
             Assert.Contains("@MajorVersion < 13", _script);
+            // Managed Instance (engine edition 8) reports Azure's version numbers, not SQL Server's
+            Assert.Contains("IF @EngineEdition <> 8 AND (@MajorVersion IS NULL OR @MajorVersion < 13)", _script);
             var refusal = _script[_script.IndexOf("RAISERROR", StringComparison.Ordinal)..];
             refusal = refusal[..refusal.IndexOf("RETURN;", StringComparison.Ordinal)];
             Assert.Contains("3004, 3014, 3213, 3605", refusal);
@@ -134,6 +136,8 @@ public sealed class SessionScriptsTests
         [InlineData("IO_COMPLETION")]
         [InlineData("PREEMPTIVE_OS_WRITEFILEGATHER")]
         [InlineData("PREEMPTIVE_OS_BACKUPREAD")]
+        [InlineData("XTP_RECOVERY")]
+        [InlineData("WAIT_XTP_RECOVERY")] // the name sys.dm_os_wait_types documents
         public void Looks_up_every_backup_wait_type(string waitType)
         {
             var lookup = _script[_script.IndexOf("FROM sys.dm_xe_map_values", StringComparison.Ordinal)..];
@@ -156,6 +160,17 @@ public sealed class SessionScriptsTests
             Assert.Contains("FROM sys.dm_xe_objects AS o", _script);
             Assert.Contains("N'databases_backup_restore_throughput', N'database_backup_restore_throughput'", _script);
             Assert.Contains("CASE WHEN @ThroughputEvent IS NULL THEN N'' ELSE", _script);
+        }
+
+        [Fact]
+        public void Given_a_private_throughput_event_When_the_event_is_picked_Then_it_counts_as_absent()
+        {
+            // sys.dm_xe_objects: a private object cannot be named in CREATE EVENT SESSION
+            var lookup = _script[_script.IndexOf("SELECT TOP (1) @ThroughputEvent", StringComparison.Ordinal)..];
+            lookup = lookup[..lookup.IndexOf(';', StringComparison.Ordinal)];
+
+            Assert.Contains("o.capabilities_desc NOT LIKE N'%private%'", lookup);
+            Assert.Contains("o.capabilities_desc NOT LIKE N'%private%'", PreflightQueries.Events);
         }
 
         [Fact]

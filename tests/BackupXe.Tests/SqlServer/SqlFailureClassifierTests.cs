@@ -10,12 +10,14 @@ public class SqlFailureClassifierTests
     [Theory]
     [InlineData(18456, 14)] // login failed
     [InlineData(18488, 14)] // password must change
-    [InlineData(4060, 11)] // cannot open database
     [InlineData(229, 14)] // object permission denied
     [InlineData(300, 14)] // VIEW SERVER STATE denied
     [InlineData(297, 16)] // no permission for the action
     [InlineData(15247, 16)]
     [InlineData(102, 15)] // a syntax error: ours, and not cured by retrying
+    [InlineData(25718, 16)] // event file name invalid or unreadable
+    [InlineData(25719, 16)] // initial file name and offset not paired: ours
+    [InlineData(25722, 16)] // offset invalid for the file
     public void Refusals_and_our_own_errors_are_fatal(int number, byte @class) =>
         Assert.Equal(LiveFailureKind.Fatal, SqlFailureClassifier.Classify(number, @class));
 
@@ -40,6 +42,21 @@ public class SqlFailureClassifierTests
     [InlineData(10054, 20)]
     [InlineData(3980, 20)] // any severity-20+ error closes the connection: reconnect
     public void Network_timeouts_and_races_are_transient(int number, byte @class) =>
+        Assert.Equal(LiveFailureKind.Transient, SqlFailureClassifier.Classify(number, @class));
+
+    [Theory]
+    [InlineData(4060, 11)] // cannot open database: recovering or failing over
+    [InlineData(1204, 19)]
+    [InlineData(1222, 16)] // lock request timeout
+    [InlineData(40143, 16)]
+    [InlineData(40540, 16)]
+    public void Given_an_error_SqlClient_documents_as_transient_When_classified_Then_it_is_retried(int number, byte @class) =>
+        Assert.Equal(LiveFailureKind.Transient, SqlFailureClassifier.Classify(number, @class));
+
+    [Theory]
+    [InlineData(25717, 16)] // the OS failed a read of the event file
+    [InlineData(25736, 16)] // a damaged buffer in an event file
+    public void Given_an_event_file_read_error_that_can_pass_When_classified_Then_the_watch_goes_on(int number, byte @class) =>
         Assert.Equal(LiveFailureKind.Transient, SqlFailureClassifier.Classify(number, @class));
 
     [Fact]

@@ -9,15 +9,16 @@ namespace BackupXe.Tests.Support;
 
 /// <summary>
 /// <c>sys.fn_MSxe_read_event_stream(@session, 0)</c> on the TDS double: each request (one per connection) is answered
-/// with (type int, data varbinary(max)) rows that the test writes to that connection's feed while the result stays
-/// open, as a live session dispatches buffers. Not SQL Server: the row types are the assumed ones (docs/live.md).
+/// with (type int, data image) rows, the types Microsoft's page of the function documents, that the test writes to
+/// that connection's feed while the result stays open, as a live session dispatches buffers. Not SQL Server: what
+/// the rows hold is the assumed layout (docs/live.md).
 /// </summary>
 public sealed class ScriptedEventStream
 {
     private readonly List<Channel<TdsFeedItem>> _feeds = [];
     private int _requests;
 
-    public static TdsResultSet Columns() => new(TdsColumn.Int("type"), TdsColumn.VarBinary("data", null));
+    public static TdsResultSet Columns() => new(TdsColumn.Int("type"), TdsColumn.Image("data"));
 
     /// <summary>Requests served so far (connections that reached the stream query).</summary>
     public int Requests => Volatile.Read(ref _requests);

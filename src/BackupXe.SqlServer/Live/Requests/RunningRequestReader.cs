@@ -13,34 +13,50 @@ namespace BackupXe.SqlServer;
 public sealed class RunningRequestReader(SqlConnectionFactory connections)
 {
     /// <summary>
-    /// start_time is server local time (datetime); it is moved to UTC on the server by the offset between GETUTCDATE()
-    /// and GETDATE(), both taken once per statement, so it lines up with XE timestamps (UTC).
+    /// start_time is server local time (datetime); it is moved to UTC by the server's offset from UTC read once, from
+    /// one SYSDATETIMEOFFSET() (two clock reads could straddle a minute or a daylight-saving change), so it lines up
+    /// with XE timestamps (UTC). RESTORE HEADERONLY, VERIFYONLY, FILELISTONLY, LABELONLY and REWINDONLY also start
+    /// with RESTORE but read media only; the prefixes are matched because the command column is short on older builds.
     /// </summary>
     public const string Query = """
         SELECT r.session_id, r.command, DB_NAME(r.database_id) AS database_name, r.percent_complete,
                r.estimated_completion_time,
-               DATEADD(MINUTE, DATEDIFF(MINUTE, GETDATE(), GETUTCDATE()), r.start_time) AS start_time_utc,
+               DATEADD(MINUTE, -DATEPART(TZOFFSET, SYSDATETIMEOFFSET()), r.start_time) AS start_time_utc,
                GETUTCDATE() AS server_utc,
                r.wait_type, r.wait_time, r.last_wait_type
         FROM sys.dm_exec_requests AS r
-        WHERE r.command LIKE N'BACKUP%' OR r.command LIKE N'RESTORE%'
+        WHERE (r.command LIKE N'BACKUP%' OR r.command LIKE N'RESTORE%')
+          AND r.command NOT LIKE N'RESTORE HEADERON%' AND r.command NOT LIKE N'RESTORE VERIFYON%'
+          AND r.command NOT LIKE N'RESTORE FILELIST%' AND r.command NOT LIKE N'RESTORE LABELON%'
+          AND r.command NOT LIKE N'RESTORE REWINDON%'
         ORDER BY r.session_id;
         """;
+
+    private static readonly string[] MediaReadPrefixes =
+        ["RESTORE HEADERON", "RESTORE VERIFYON", "RESTORE FILELIST", "RESTORE LABELON", "RESTORE REWINDON"];
+
+    /// <summary>True for a backup or a restore; false for a RESTORE that only reads the media, or any other command.</summary>
+    public static bool IsBackupOrRestore(string command)
+    {
+        ArgumentNullException.ThrowIfNull(command);
+        var text = command.Trim();
+        return (text.StartsWith("BACKUP", StringComparison.OrdinalIgnoreCase) || text.StartsWith("RESTORE", StringComparison.OrdinalIgnoreCase))
+            && !MediaReadPrefixes.Any(prefix => text.StartsWith(prefix, StringComparison.OrdinalIgnoreCase));
+    }
 
     /// <summary>Whether <paramref name="facts"/> let the login see every session's requests.</summary>
     public static bool SeesAllSessions(ServerFacts facts)
     {
         ArgumentNullException.ThrowIfNull(facts);
         return facts.Permissions.Contains(ServerRequirements.ViewServerState)
-            || (facts.ProductMajorVersion >= ServerRequirements.GranularPermissionsMajorVersion
-                && facts.Permissions.Contains(ServerRequirements.ViewServerPerformanceState));
+            || (ServerRequirements.HasGranularPermissions(facts) && facts.Permissions.Contains(ServerRequirements.ViewServerPerformanceState));
     }
 
     /// <summary>The permission to grant for <paramref name="facts"/>' version, for the one-line message.</summary>
     public static string MissingPermissionLine(ServerFacts facts)
     {
         ArgumentNullException.ThrowIfNull(facts);
-        var permission = facts.ProductMajorVersion >= ServerRequirements.GranularPermissionsMajorVersion
+        var permission = ServerRequirements.HasGranularPermissions(facts)
             ? ServerRequirements.ViewServerPerformanceState
             : ServerRequirements.ViewServerState;
         var login = facts.LoginName is null ? "[<login>]" : "[" + facts.LoginName.Replace("]", "]]", StringComparison.Ordinal) + "]";
@@ -67,7 +83,10 @@ public sealed class RunningRequestReader(SqlConnectionFactory connections)
             var requests = new List<RunningRequest>();
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
-                requests.Add(Row(reader));
+                if (Row(reader) is var request && IsBackupOrRestore(request.Command))
+                {
+                    requests.Add(request);
+                }
             }
 
             return new RunningRequestSnapshot(requests, null);

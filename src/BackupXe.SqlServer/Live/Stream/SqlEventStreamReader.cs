@@ -7,9 +7,11 @@ using Microsoft.Data.SqlClient;
 namespace BackupXe.SqlServer;
 
 /// <summary>
-/// The SqlClient side of the <c>stream</c> transport: one connection running <c>sys.fn_MSxe_read_event_stream</c> in
-/// live mode (option 0), the call XELite's live streamer makes. The result never ends while the session runs: rows
-/// arrive as the session dispatches buffers. Failures are left as SqlClient throws them for the classifier.
+/// The SqlClient side of the <c>stream</c> transport: one connection running <c>sys.fn_MSxe_read_event_stream</c> with
+/// source = the session name and source_option 0 (a started session's event stream), as Microsoft's current page of the
+/// function documents it; the SQL Server 2012 page showed only the session name. Its columns are <c>type</c> int and
+/// <c>data</c> image, read here as a stream. The result never ends while the session runs: rows arrive as the session
+/// dispatches buffers. Failures are left as SqlClient throws them for the classifier.
 /// A row is read into memory only up to <paramref name="maxRowBytes"/> (the largest log buffer the decoder accepts),
 /// so no row can make the reader hold more than one buffer's worth.
 /// </summary>

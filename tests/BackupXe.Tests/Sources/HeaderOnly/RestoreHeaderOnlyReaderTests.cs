@@ -65,6 +65,26 @@ public sealed class RestoreHeaderOnlyReaderTests
         Assert.Equal(DeviceKind.Disk, Assert.Single(record.Devices).Kind);
     }
 
+    [Theory]
+    [InlineData("NO_Encryption", "NULL", false)]
+    [InlineData("aes_256", "0x8A1B2C", true)]
+    [InlineData("NULL", "NULL", null)]
+    public void Given_the_KeyAlgorithm_of_a_header_row_When_read_Then_NO_Encryption_is_not_encrypted(string keyAlgorithm, string thumbprint, bool? encrypted)
+    {
+        // Given: the S07 row with KeyAlgorithm and EncryptorThumbprint set as the RESTORE HEADERONLY page defines them
+        var lines = File.ReadAllLines(RealWorld.Path(S07));
+        var header = lines[0].Split('\t');
+        var cells = lines[1].Split('\t');
+        cells[Array.IndexOf(header, "KeyAlgorithm")] = keyAlgorithm;
+        cells[Array.IndexOf(header, "EncryptorThumbprint")] = thumbprint;
+
+        // When
+        var record = Assert.Single(new RestoreHeaderOnlyReader().Read(new StringReader(lines[0] + "\r\n" + string.Join('\t', cells))).ToList());
+
+        // Then
+        Assert.Equal(encrypted, record.Options.Encryption);
+    }
+
     [Fact]
     public void Is_recognised_by_its_header_row_only()
     {

@@ -12,7 +12,7 @@ using Xunit;
 namespace BackupXe.Tests.SqlServer.History;
 
 /// <summary>
-/// msdb and CommandLog through the real driver (Microsoft.Data.SqlClient 2.1.4) against the TDS double, with rows
+/// msdb and CommandLog through the real driver (Microsoft.Data.SqlClient) against the TDS double, with rows
 /// built from the documented column types as the queries cast them. They test the queries' shape, the typed
 /// parameters and the row mapping; they say nothing about a real SQL Server's answers.
 /// </summary>
@@ -62,7 +62,7 @@ public sealed class ServerHistoryReaderTests : IDisposable
         new TdsResultSet(TdsColumn.Int("compressed_backup_size"), TdsColumn.Int("key_algorithm"), TdsColumn.Int("compression_algorithm")).Row(9, 64, 64);
 
     [Fact]
-    public async Task Reads_striped_copy_only_differential_log_url_renamed_and_unknown_compressed_size_rows()
+    public async Task Reads_striped_copy_only_differential_log_url_renamed_and_pre_upgrade_compressed_size_rows()
     {
         // Given: backup sets as msdb holds them (one row per media family)
         var msdb = MsdbRows()
@@ -93,15 +93,38 @@ public sealed class ServerHistoryReaderTests : IDisposable
         Assert.Equal(DeviceKind.Url, Assert.Single(ops[1].Devices).Kind);
         Assert.Equal(OperationScope.Differential, ops[2].Scope);
         Assert.Equal(OperationScope.Log, ops[3].Scope);
-        Assert.Null(ops[3].BytesWritten);
-        Assert.Null(ops[3].Options.Compression);
+        // compressed_backup_size NULL: what an msdb upgrade leaves for an uncompressed backup (backupset page)
+        Assert.Equal(64L << 20, ops[3].BytesWritten);
+        Assert.False(ops[3].Options.Compression);
         Assert.Null(ops[3].UtcOffset);
         Assert.Equal("Sales", ops[4].Database);
         Assert.Equal(DeviceKind.Logical, Assert.Single(ops[4].Devices).Kind);
         var query = server.Requests.Single(r => r.Text.Contains("FROM msdb.dbo.backupset AS bs", StringComparison.Ordinal));
         Assert.Equal("Sales", query.Parameters["@d0"]);
         Assert.Equal(Night.AddDays(-60), query.Parameters["@since"]);
+        // backup_start_date is datetime: a datetime2 parameter would convert the column instead of seeking on it
+        Assert.Matches(@"@since datetime(,|$)", query.Declarations);
         Assert.Contains("CAST(bs.compression_algorithm AS nvarchar(32))", query.Text);
+    }
+
+    [Fact]
+    public async Task Given_msdb_rows_with_NO_Encryption_and_permanent_devices_When_imported_Then_they_are_unencrypted_logical_devices()
+    {
+        // Given: key_algorithm NO_Encryption (not encrypted) and device_type 105 and 102 (permanent devices, backupmediafamily)
+        var msdb = MsdbRows()
+            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 20 * GiB, "NO_Encryption", null, 8, "SalesTape", 105, 0)
+            .Row(2, "Sales", "Sales", "D", false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(60), 20 * GiB, 20 * GiB, "AES_256", null, 8, "SalesDisk", 102, 0);
+        await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
+
+        // When
+        var history = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
+            .ReadAsync(new ServerHistoryRequest(Night.AddDays(-1), [], null), CancellationToken.None);
+
+        // Then
+        Assert.False(history.Operations[0].Options.Encryption);
+        Assert.Equal(DeviceKind.Logical, Assert.Single(history.Operations[0].Devices).Kind);
+        Assert.True(history.Operations[1].Options.Encryption);
+        Assert.Equal(DeviceKind.Logical, Assert.Single(history.Operations[1].Devices).Kind);
     }
 
     [Fact]

@@ -43,6 +43,9 @@ public sealed class ScriptedSqlServer
 
     public string Edition { get; set; } = "Developer Edition (64-bit)";
 
+    /// <summary>SERVERPROPERTY('EngineEdition'): 3 Enterprise/Developer, 5 Azure SQL Database, 8 Managed Instance.</summary>
+    public int EngineEdition { get; set; } = 3;
+
     public string Login { get; set; } = TdsClient.User;
 
     public List<string> Permissions { get; } = ["ALTER ANY EVENT SESSION", "VIEW SERVER STATE", "CONNECT SQL"];
@@ -90,7 +93,7 @@ public sealed class ScriptedSqlServer
 
     private TdsResponse Facts() => TdsResponse.Of(
         new TdsResultSet(TdsColumn.Int("product_major_version"), TdsColumn.NVarChar("edition", 128), TdsColumn.Int("engine_edition"), TdsColumn.NVarChar("login_name", 128))
-            .Row(MajorVersion, Edition, 3, Login),
+            .Row(MajorVersion, Edition, EngineEdition, Login),
         Permissions.Aggregate(new TdsResultSet(TdsColumn.NVarChar("permission_name", 128)), (set, p) => set.Row(p)));
 
     private TdsResponse Status()

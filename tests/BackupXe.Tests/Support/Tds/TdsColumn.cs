@@ -4,7 +4,7 @@ namespace BackupXe.Tests.Support.Tds;
 
 /// <summary>
 /// A result column of the double, written with the nullable TDS types a real server uses for these SQL types
-/// ([MS-TDS] 2.2.5.4): INTN, BITN, FLTN, NVARCHAR/BIGVARBINARY (PLP when max), DATETIMN, DATETIME2N, GUIDN.
+/// ([MS-TDS] 2.2.5.4): INTN, BITN, FLTN, NVARCHAR/BIGVARBINARY (PLP when max), IMAGE, DATETIMN, DATETIME2N, GUIDN.
 /// xml is sent as nvarchar(max), which SqlClient reads the same way through GetString.
 /// </summary>
 public abstract class TdsColumn(string name)
@@ -30,6 +30,13 @@ public abstract class TdsColumn(string name)
 
     /// <summary>varbinary(<paramref name="maxLength"/>) in bytes, or varbinary(max) when null.</summary>
     public static TdsColumn VarBinary(string name, int? maxLength = 8000) => new VarBinaryColumn(name, maxLength);
+
+    /// <summary>
+    /// image, the legacy large binary type: IMAGETYPE with a LONGLEN maximum and a table name in the metadata, a
+    /// text pointer and timestamp before each value ([MS-TDS] 2.2.5.4.2, 2.2.5.5.1.1 textptr). What
+    /// sys.fn_MSxe_read_event_stream's data column is documented as.
+    /// </summary>
+    public static TdsColumn Image(string name) => new ImageColumn(name);
 
     public static TdsColumn DateTime(string name) => new DateTimeColumn(name);
 
@@ -58,9 +65,18 @@ public abstract class TdsColumn(string name)
         }
     }
 
-    /// <summary>PLP: total length, chunks of ULONG length + data, a zero-length terminator ([MS-TDS] 2.2.5.2.3).</summary>
+    /// <summary>
+    /// PLP: total length, chunks of ULONG length + data, a zero-length terminator ([MS-TDS] 2.2.5.2.3). As a server
+    /// does, each chunk ends at the end of a packet and no length field is split between two packets:
+    /// Microsoft.Data.SqlClient 6.1 fails to read a chunk length that is (ArgumentOutOfRangeException, measured).
+    /// </summary>
     private protected static void WritePlp(TdsTokens tokens, byte[]? data)
     {
+        if (tokens.RoomInPacket < 8)
+        {
+            tokens.EndPacket();
+        }
+
         if (data is null)
         {
             tokens.Int64(-1);
@@ -68,11 +84,21 @@ public abstract class TdsColumn(string name)
         }
 
         tokens.Int64(data.Length);
-        const int chunk = 4000;
-        for (var offset = 0; offset < data.Length; offset += chunk)
+        for (var offset = 0; offset < data.Length;)
         {
-            var size = Math.Min(chunk, data.Length - offset);
+            if (tokens.RoomInPacket < 5)
+            {
+                tokens.EndPacket();
+            }
+
+            var size = Math.Min(tokens.RoomInPacket - 4, data.Length - offset);
             tokens.UInt32((uint)size).Bytes(data.AsSpan(offset, size));
+            offset += size;
+        }
+
+        if (tokens.RoomInPacket < 4)
+        {
+            tokens.EndPacket();
         }
 
         tokens.UInt32(0);
@@ -154,6 +180,27 @@ public abstract class TdsColumn(string name)
 
         internal override void WriteValue(TdsTokens tokens, object? value) =>
             WriteVariable(tokens, (byte[]?)value, isMax: maxLength is null);
+    }
+
+    private sealed class ImageColumn(string name) : TdsColumn(name)
+    {
+        // A text pointer is 16 bytes; its value and the timestamp mean nothing to a reader of the result.
+        private static readonly byte[] TextPointer = new byte[16];
+
+        internal override void WriteTypeInfo(TdsTokens tokens) =>
+            tokens.Byte(0x22).Int32(int.MaxValue).Byte(1).UsVarChar(Name);
+
+        internal override void WriteValue(TdsTokens tokens, object? value)
+        {
+            if (value is not byte[] data)
+            {
+                // NULL: a text pointer of length 0 and nothing after it.
+                tokens.Byte(0);
+                return;
+            }
+
+            tokens.Byte((byte)TextPointer.Length).Bytes(TextPointer).Int64(0).Int32(data.Length).Bytes(data);
+        }
     }
 
     /// <summary>datetime: days since 1900-01-01 and 1/300 s since midnight ([MS-TDS] 2.2.5.5.1.8).</summary>

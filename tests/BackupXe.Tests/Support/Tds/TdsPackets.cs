@@ -95,13 +95,30 @@ internal sealed class TdsPacketWriter(Stream stream)
     /// Sends <paramref name="data"/> as packets of type 0x04. With <paramref name="endOfMessage"/> false every
     /// packet leaves the EOM bit clear, so a result can be streamed row by row.
     /// </summary>
-    public async Task SendAsync(ReadOnlyMemory<byte> data, bool endOfMessage, CancellationToken cancellationToken)
+    public Task SendAsync(ReadOnlyMemory<byte> data, bool endOfMessage, CancellationToken cancellationToken) =>
+        SendAsync(data, [], endOfMessage, cancellationToken);
+
+    /// <summary>The tokens built so far, with the packet ends they asked for (<see cref="TdsTokens.EndPacket"/>).</summary>
+    public Task SendAsync(TdsTokens tokens, bool endOfMessage, CancellationToken cancellationToken)
+    {
+        var breaks = tokens.Breaks.ToArray();
+        return SendAsync(tokens.Take(), breaks, endOfMessage, cancellationToken);
+    }
+
+    private async Task SendAsync(ReadOnlyMemory<byte> data, int[] breaks, bool endOfMessage, CancellationToken cancellationToken)
     {
         var chunk = PacketSize - 8;
         var offset = 0;
+        var nextBreak = 0;
         do
         {
-            var size = Math.Min(chunk, data.Length - offset);
+            while (nextBreak < breaks.Length && breaks[nextBreak] <= offset)
+            {
+                nextBreak++;
+            }
+
+            var end = nextBreak < breaks.Length ? Math.Min(breaks[nextBreak], data.Length) : data.Length;
+            var size = Math.Min(chunk, end - offset);
             var last = offset + size >= data.Length;
             var packet = new byte[8 + size];
             packet[0] = TdsPacketType.TabularResult;

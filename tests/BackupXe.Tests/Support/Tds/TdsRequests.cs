@@ -41,7 +41,8 @@ public sealed record TdsLogin(string HostName, string UserName, string Password,
 /// <param name="Text">The batch text; for sp_executesql, its @stmt.</param>
 /// <param name="Procedure">null for a batch; "sp_executesql" (id 10) or the name sent.</param>
 /// <param name="Parameters">Typed parameters after @stmt and @params, by name (with the @), decoded to CLR values.</param>
-public sealed record TdsRequest(string Text, string? Procedure, IReadOnlyDictionary<string, object?> Parameters)
+/// <param name="Declarations">sp_executesql's @params: the parameters' SQL types as the driver declared them.</param>
+public sealed record TdsRequest(string Text, string? Procedure, IReadOnlyDictionary<string, object?> Parameters, string Declarations = "")
 {
     /// <summary>The SQL batch payload: ALL_HEADERS, then the text in UTF-16 ([MS-TDS] 2.2.6.7).</summary>
     internal static TdsRequest ParseBatch(byte[] payload)
@@ -69,7 +70,8 @@ public sealed record TdsRequest(string Text, string? Procedure, IReadOnlyDiction
 
         var statement = procedure == "sp_executesql" && parameters.Count > 0 ? parameters[0].Value as string ?? string.Empty : string.Empty;
         var typed = procedure == "sp_executesql" ? parameters.Skip(2) : parameters;
-        return new TdsRequest(statement, procedure, typed.ToDictionary(p => p.Name, p => p.Value, StringComparer.OrdinalIgnoreCase));
+        var declarations = procedure == "sp_executesql" && parameters.Count > 1 ? parameters[1].Value as string ?? string.Empty : string.Empty;
+        return new TdsRequest(statement, procedure, typed.ToDictionary(p => p.Name, p => p.Value, StringComparer.OrdinalIgnoreCase), declarations);
     }
 }
 

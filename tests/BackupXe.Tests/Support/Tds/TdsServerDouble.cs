@@ -241,7 +241,7 @@ public sealed class TdsServerDouble : IAsyncDisposable
         var response = Script.Answer(request);
         // Inside a procedure (the RPC) statements end with DONEINPROC and the call with RETURNSTATUS + DONEPROC.
         var statementDone = rpc ? (byte)0xFF : (byte)0xFD;
-        var tokens = new TdsTokens();
+        var tokens = new TdsTokens { PacketPayload = writer.PacketSize - 8 };
         var failed = false;
         foreach (var step in response.Steps)
         {
@@ -278,10 +278,10 @@ public sealed class TdsServerDouble : IAsyncDisposable
                 case TdsStep.Fed(var columns, var feed):
                     return await FeedAsync(columns, feed, tokens, writer, inbox, client, cancellationToken);
                 case TdsStep.Stall:
-                    await writer.SendAsync(tokens.Take(), endOfMessage: false, cancellationToken);
+                    await writer.SendAsync(tokens, endOfMessage: false, cancellationToken);
                     return await WaitForAttentionAsync(inbox, cancellationToken) && await AcknowledgeAttentionAsync(writer, tokens, cancellationToken);
                 case TdsStep.Drop:
-                    await writer.SendAsync(tokens.Take(), endOfMessage: false, cancellationToken);
+                    await writer.SendAsync(tokens, endOfMessage: false, cancellationToken);
                     Reset(client);
                     return false;
             }
@@ -297,7 +297,7 @@ public sealed class TdsServerDouble : IAsyncDisposable
             tokens.Done(0xFD, final, 0, 0);
         }
 
-        await writer.SendAsync(tokens.Take(), endOfMessage: true, cancellationToken);
+        await writer.SendAsync(tokens, endOfMessage: true, cancellationToken);
         return true;
     }
 
@@ -312,7 +312,7 @@ public sealed class TdsServerDouble : IAsyncDisposable
                 tokens.Row(template.Columns, template.Rows[index++ % template.Rows.Count]);
             }
 
-            await writer.SendAsync(tokens.Take(), endOfMessage: false, cancellationToken);
+            await writer.SendAsync(tokens, endOfMessage: false, cancellationToken);
             using var tick = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
             tick.CancelAfter(interval);
             try
@@ -338,7 +338,7 @@ public sealed class TdsServerDouble : IAsyncDisposable
     private static async Task<bool> FeedAsync(TdsResultSet set, ChannelReader<TdsFeedItem> feed, TdsTokens tokens, TdsPacketWriter writer, ChannelReader<TdsMessage> inbox, TcpClient client, CancellationToken cancellationToken)
     {
         tokens.ColumnMetadata(set.Columns);
-        await writer.SendAsync(tokens.Take(), endOfMessage: false, cancellationToken);
+        await writer.SendAsync(tokens, endOfMessage: false, cancellationToken);
         while (true)
         {
             using var waiting = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -372,12 +372,12 @@ public sealed class TdsServerDouble : IAsyncDisposable
                 if (item is TdsFeedItem.Row row)
                 {
                     tokens.Row(set.Columns, row.Values);
-                    await writer.SendAsync(tokens.Take(), endOfMessage: false, cancellationToken);
+                    await writer.SendAsync(tokens, endOfMessage: false, cancellationToken);
                     row.SentAt = System.Diagnostics.Stopwatch.GetTimestamp();
                 }
                 else
                 {
-                    await writer.SendAsync(tokens.Take(), endOfMessage: false, cancellationToken);
+                    await writer.SendAsync(tokens, endOfMessage: false, cancellationToken);
                     Reset(client);
                     return false;
                 }
@@ -402,7 +402,7 @@ public sealed class TdsServerDouble : IAsyncDisposable
     private static async Task<bool> AcknowledgeAttentionAsync(TdsPacketWriter writer, TdsTokens tokens, CancellationToken cancellationToken)
     {
         tokens.Done(0xFD, TdsDoneStatus.Attention, 0, 0);
-        await writer.SendAsync(tokens.Take(), endOfMessage: true, cancellationToken);
+        await writer.SendAsync(tokens, endOfMessage: true, cancellationToken);
         return true;
     }
 

@@ -5,7 +5,7 @@ namespace BackupXe.Tests.Support.Tds;
 
 /// <summary>
 /// Builds a server token stream ([MS-TDS] 2.2.7): little-endian integers, B_VARCHAR / US_VARCHAR strings in
-/// UTF-16, and the tokens SqlClient 2.1.4 needs to log in and read results.
+/// UTF-16, and the tokens SqlClient needs to log in and read results.
 /// </summary>
 internal sealed class TdsTokens
 {
@@ -13,13 +13,40 @@ internal sealed class TdsTokens
     public static readonly byte[] DefaultCollation = [0x09, 0x04, 0xD0, 0x00, 0x34];
 
     private readonly MemoryStream buffer = new();
+    private readonly List<int> breaks = [];
 
     public int Length => (int)buffer.Length;
+
+    /// <summary>Bytes of tokens one packet carries: the negotiated packet size less the 8-byte header.</summary>
+    public int PacketPayload { get; set; } = 4096 - 8;
+
+    /// <summary>Offsets since the last <see cref="Take"/> where a packet ends early (see <see cref="EndPacket"/>).</summary>
+    public IReadOnlyList<int> Breaks => breaks;
+
+    /// <summary>Bytes left in the packet the next byte goes into, when the tokens are sent from a packet start.</summary>
+    public int RoomInPacket
+    {
+        get
+        {
+            var start = breaks.Count == 0 ? 0 : breaks[^1];
+            return PacketPayload - ((Length - start) % PacketPayload);
+        }
+    }
+
+    /// <summary>Ends the current packet here, so that the next field starts a packet.</summary>
+    public void EndPacket()
+    {
+        if (RoomInPacket != PacketPayload)
+        {
+            breaks.Add(Length);
+        }
+    }
 
     public byte[] Take()
     {
         var bytes = buffer.ToArray();
         buffer.SetLength(0);
+        breaks.Clear();
         return bytes;
     }
 
