@@ -13,6 +13,9 @@ namespace BackupXe.Cli.Rendering;
 /// </summary>
 public sealed class ConsoleReportRenderer(bool verbose = false, bool color = true, int width = Terminal.DefaultWidth) : IReportRenderer
 {
+    // One per renderer: a report, or a whole watch, prints a remedy shared by several operations once.
+    private readonly RemediesShown _remedies = new();
+
     public IReportStream Open(ReportOutput output) => new Stream(this, ConsoleOn(output.Text));
 
     /// <summary>One operation on its own, as <c>watch</c> shows each one that ends.</summary>
@@ -94,7 +97,7 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
 
         if (op.Recommendations.Count > 0)
         {
-            Recommendation(console, 1, op.Recommendations[0]);
+            Recommendation(console, 1, op.Recommendations[0], op);
         }
 
         if (facts.Count > ReportFacts.HeadlineFacts || op.Phases.Count > 0 || op.Waits.Count > 0)
@@ -115,7 +118,7 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
 
         for (var i = 1; i < op.Recommendations.Count; i++)
         {
-            Recommendation(console, i + 1, op.Recommendations[i]);
+            Recommendation(console, i + 1, op.Recommendations[i], op);
         }
 
         if (verbose && op.UnknownMessageSamples.Count > 0)
@@ -139,8 +142,14 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         return grid;
     }
 
-    private static void Recommendation(IAnsiConsole console, int number, Recommendation rec)
+    private void Recommendation(IAnsiConsole console, int number, Recommendation rec, OperationReport op)
     {
+        if (_remedies.ShownFor(rec, op) is { } first)
+        {
+            console.MarkupLine($"[bold]{number}. {Markup.Escape(rec.Id)}[/]: as shown above for {Markup.Escape(first)}.");
+            return;
+        }
+
         console.MarkupLine($"[bold]{number}. {Markup.Escape(rec.Id)}[/]: {Markup.Escape(rec.Text)}");
         console.Write(new Panel(new Text(rec.Tsql.TrimEnd(), new Style(Color.Aqua))).Border(BoxBorder.Square).Expand());
     }

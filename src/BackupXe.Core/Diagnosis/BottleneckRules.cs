@@ -15,7 +15,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
     private const double IdleDeviceShare = 0.20;
 
     public const string MissingWaits =
-        "No waits were captured for this operation: install the BackupXe XE session (sessions/backupxe-session.sql), "
+        "No waits were captured for this operation: install the BackupXe XE session (backupxe session install), "
         + "which adds sqlos.wait_info for BACKUPBUFFER and BACKUPIO, and run the operation again (recommendation capture-waits).";
 
     public const string MissingBufferConfig =
@@ -93,7 +93,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         {
             return Unknown(measures,
                 "Waits were captured but no BACKUPBUFFER or BACKUPIO among them, although every backup and restore has them: "
-                + "the session's wait_type predicate probably lacks them; use sessions/backupxe-session.sql (recommendation capture-waits).");
+                + "the session's wait_type predicate probably lacks them; re-create it with backupxe session install (recommendation capture-waits).");
         }
 
         return Judge(measures, new WaitShares(measures, buffer, io));
@@ -300,9 +300,9 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
     /// <summary>Exactly what to capture next time (docs/diagnosis.md, evidence rules).</summary>
     public static string CaptureAdvice(bool restore) => restore
         ? "Capture the next restore with trace flags 3004 and 3605 (steps and zeroing into the errorlog; add 3213 for the buffer configuration), "
-            + "or with the BackupXe XE session (sessions/backupxe-session.sql), which adds the waits (recommendation capture-trace-flags)."
+            + "or with the BackupXe XE session (backupxe session install, SQL Server 2016 and later), which adds the waits (recommendation capture-trace-flags)."
         : "Capture the next backup with trace flags 3014, 3213 and 3605 (steps and buffer configuration into the errorlog), "
-            + "or with the BackupXe XE session (sessions/backupxe-session.sql), which adds the waits (recommendation capture-trace-flags).";
+            + "or with the BackupXe XE session (backupxe session install, SQL Server 2016 and later), which adds the waits (recommendation capture-trace-flags).";
 
     private Verdict Judge(OperationMeasures measures, WaitShares waits)
     {
@@ -453,7 +453,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
 
         return $"Ambiguous: {operation.AmbiguousWaits} of the {operation.AmbiguousWaits + own} waits seen while this operation ran "
             + $"({Figures.Percent(share)}) carried no session_id and ended while other operations ran too; BackupXe could not separate them, "
-            + "so it names no bottleneck. Add the session_id action to sqlos.wait_info (sessions/backupxe-session.sql does) "
+            + "so it names no bottleneck. Add the session_id action to sqlos.wait_info (the session backupxe session install creates does) "
             + "or run the operation alone to tie its waits to it.";
     }
 

@@ -298,35 +298,25 @@ internal sealed class Remedies(DiagnosisSettings settings)
         return new Recommendation(RecommendationIds.RestoreMaxTransferSize, text, tsql.ToString());
     }
 
-    // The lists are built with FOR XML PATH, not SELECT @v = CONCAT(@v, ...) over rows, which the DECLARE page
-    // says may not produce the expected result; STRING_AGG would need SQL Server 2017.
+    /// <summary>
+    /// The capture is the session the tool itself installs and reads (same name, same settings), never a second
+    /// definition that <c>watch</c> would not find; commands, not T-SQL, because the tool checks the login's
+    /// permissions and resolves the build's wait keys before it changes anything.
+    /// </summary>
     private static Recommendation CaptureWaits()
     {
-        const string text = "Capture the waits: run sessions/backupxe-session.sql (the BackupXe XE session), or the minimal session below, "
-            + "then run the operation again. It needs ALTER ANY EVENT SESSION; the wait_type map keys differ between builds, so they are looked up.";
+        const string text = "Capture the waits with BackupXe's own session, then run the operation again: backupxe session install creates "
+            + "and starts it after checking the login's permissions (or backupxe session script prints the same T-SQL for SSMS or sqlcmd). "
+            + "SQL Server 2016 and later; before 2016 there is no backup_restore_progress_trace, and trace flags 3213 and 3605 give the buffer "
+            + "configuration instead (capture-trace-flags). The session costs disk and CPU while backups run: uninstall it when done.";
         const string tsql = """
-            DECLARE @waits nvarchar(max), @external nvarchar(max), @sql nvarchar(max);
-            SET @waits = STUFF((
-                SELECT N' OR wait_type = ' + CONVERT(nvarchar(20), map_key)
-                FROM sys.dm_xe_map_values
-                WHERE name = N'wait_types'
-                  AND map_value IN (N'BACKUPBUFFER', N'BACKUPIO', N'BACKUPTHREAD', N'BACKUP', N'ASYNC_IO_COMPLETION')
-                ORDER BY map_key
-                FOR XML PATH(''), TYPE).value('.', N'nvarchar(max)'), 1, 4, N'');
-            SET @external = STUFF((
-                SELECT N' OR wait_type = ' + CONVERT(nvarchar(20), map_key)
-                FROM sys.dm_xe_map_values
-                WHERE name = N'wait_types' AND map_value = N'PREEMPTIVE_OS_WRITEFILEGATHER'
-                ORDER BY map_key
-                FOR XML PATH(''), TYPE).value('.', N'nvarchar(max)'), 1, 4, N'');
-            SET @sql = N'CREATE EVENT SESSION [backupxe] ON SERVER
-            ADD EVENT sqlserver.backup_restore_progress_trace (ACTION (sqlserver.session_id)),
-            ADD EVENT sqlos.wait_info (ACTION (sqlserver.session_id) WHERE opcode = 1 AND (' + @waits + N')),
-            ADD EVENT sqlos.wait_info_external (ACTION (sqlserver.session_id) WHERE opcode = 1 AND (' + @external + N'))
-            ADD TARGET package0.event_file (SET filename = N''backupxe.xel'')
-            WITH (MAX_DISPATCH_LATENCY = 3 SECONDS);';
-            EXEC sys.sp_executesql @sql;
-            ALTER EVENT SESSION [backupxe] ON SERVER STATE = START;
+            -- BackupXe's capture session, the one backupxe watch and analyze read (SQL Server 2016 and later):
+            --   backupxe session install --server <server>
+            --   backupxe session script > backupxe-session.sql    (the same T-SQL, to run in SSMS or sqlcmd)
+            -- after the next backup or restore:
+            --   backupxe analyze '<the instance LOG folder>/BackupXe_0_*.xel'    (or: backupxe watch --server <server>)
+            -- when done:
+            --   backupxe session uninstall --server <server>
             """;
         return new Recommendation(RecommendationIds.CaptureWaits, text, tsql);
     }

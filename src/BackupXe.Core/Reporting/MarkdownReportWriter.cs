@@ -10,6 +10,7 @@ namespace BackupXe.Core.Reporting;
 /// </summary>
 public sealed class MarkdownReportWriter : IReportStream
 {
+    private readonly RemediesShown _remedies = new();
     private readonly TextWriter _output;
     private readonly ReportSummary _summary = new();
     private readonly StringBuilder _md = new();
@@ -64,7 +65,7 @@ public sealed class MarkdownReportWriter : IReportStream
         _md.Clear();
     }
 
-    private static void WriteOperation(StringBuilder md, OperationReport op)
+    private void WriteOperation(StringBuilder md, OperationReport op)
     {
         md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"## {Units.Title(op)}").AppendLine();
         foreach (var fact in ReportFacts.Summary(op))
@@ -106,6 +107,12 @@ public sealed class MarkdownReportWriter : IReportStream
 
         foreach (var rec in op.Recommendations)
         {
+            if (_remedies.ShownFor(rec, op) is { } first)
+            {
+                md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"**{rec.Id}**: as shown above for {first}.");
+                continue;
+            }
+
             md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"**{rec.Id}**: {rec.Text}").AppendLine();
             md.AppendLine("```sql").AppendLine(rec.Tsql.TrimEnd()).AppendLine("```");
         }

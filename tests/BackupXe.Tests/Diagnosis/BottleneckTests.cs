@@ -443,7 +443,7 @@ public class BottleneckTests
             Assert.Equal(Confidence.Low, diagnosis.Verdict.Confidence);
             var evidence = AllEvidence(diagnosis);
             Assert.Contains("No waits were captured", evidence);
-            Assert.Contains("sessions/backupxe-session.sql", evidence);
+            Assert.Contains("backupxe session install", evidence);
             Assert.Contains("trace flag 3213", evidence);
             Assert.Contains("COPY_ONLY backup to NUL", evidence);
         }

@@ -251,7 +251,7 @@ public static class RealWorldDiagnosisTests
             Assert.Contains("Its start is not logged: it ran at least 6.3 s, from its first line in the input to its last.", verdict.Evidence);
             Assert.Contains(verdict.Evidence, e => e.Contains("where the time went cannot be told", StringComparison.Ordinal));
             Assert.Contains(verdict.Evidence, e => e.Contains("trace flags 3004 and 3605", StringComparison.Ordinal)
-                && e.Contains("sessions/backupxe-session.sql", StringComparison.Ordinal));
+                && e.Contains("backupxe session install", StringComparison.Ordinal));
             var capture = Assert.Single(restore.Recommendations, r => r.Id == RecommendationIds.CaptureTraceFlags);
             Assert.Contains("DBCC TRACEON (3004, 3213, 3605, -1);", capture.Tsql);
             Assert.Contains("DBCC TRACEOFF (3004, 3213, 3605, -1);", capture.Tsql);
