@@ -117,7 +117,10 @@ public static class WatchCommand
             if (replayPath is not null)
             {
                 var source = ReplayEventSource.Play(InputSources.Open(replayPath), parse.GetValue(speed), time ?? TimeProvider.System);
-                return await WatchAsync(parse, source, htmlPath, $"{replayPath}: ", null, null, cancellationToken);
+                // A paced replay ticks as a live server does, at its own speed, so phases without messages show their time.
+                var pace = parse.GetValue(speed);
+                var paced = pace > 0 && !double.IsPositiveInfinity(pace);
+                return await WatchAsync(parse, source, htmlPath, $"{replayPath}: ", paced ? AnalysisOptions.LiveQuietInterval : null, null, cancellationToken, paced ? pace : 1);
             }
 
             var session = new CaptureSessionSettings(parse.GetValue(sessionName)!);
@@ -150,7 +153,7 @@ public static class WatchCommand
         });
         return command;
 
-        async Task<int> WatchAsync(ParseResult parse, ITraceEventSource source, string? htmlPath, string problemPrefix, TimeSpan? quietInterval, WatchRequests? requests, CancellationToken cancellationToken)
+        async Task<int> WatchAsync(ParseResult parse, ITraceEventSource source, string? htmlPath, string problemPrefix, TimeSpan? quietInterval, WatchRequests? requests, CancellationToken cancellationToken, double clockRate = 1)
         {
             var json = parse.GetValue(format) == "json";
             var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
@@ -160,12 +163,14 @@ public static class WatchCommand
             // JSON Lines go out as UTF-8 bytes, after whatever the console holds as text.
             await using var jsonOutput = json ? new ReportOutput(null, standardOutput) : null;
             using var jsonLines = jsonOutput is null ? null : new JsonLinesWriter(jsonOutput.Bytes);
-            var view = new WatchView(Console.Out, renderer, OperationFilter.Names(parse.GetValue(database)), jsonLines, html is null ? null : html.WriteOperation);
+            var view = new WatchView(
+                Console.Out, renderer, OperationFilter.Names(parse.GetValue(database)), jsonLines, html is null ? null : html.WriteOperation,
+                inPlace: !json && !Console.IsOutputRedirected, width: Terminal.Width(toFile: false));
             var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
             AnalysisFindings findings;
             if (requests is null)
             {
-                findings = await RunAsync(source, view, settings, cancellationToken, quietInterval);
+                findings = await RunAsync(source, view, settings, cancellationToken, quietInterval, clockRate);
             }
             else
             {
@@ -199,7 +204,7 @@ public static class WatchCommand
     /// The analysis session with the view attached: each diagnosis as it ends, and, for the console only,
     /// progress after each trace message (JSON Lines show no progress, so no snapshot is built for them).
     /// </summary>
-    public static Task<AnalysisFindings> RunAsync(ITraceEventSource source, WatchView view, DiagnosisSettings settings, CancellationToken cancellationToken, TimeSpan? quietInterval = null)
-        => new AnalysisSession([source], new AnalysisOptions { Diagnosis = settings, OnProgress = view.WantsProgress ? view.ShowProgress : null, QuietInterval = quietInterval })
+    public static Task<AnalysisFindings> RunAsync(ITraceEventSource source, WatchView view, DiagnosisSettings settings, CancellationToken cancellationToken, TimeSpan? quietInterval = null, double clockRate = 1)
+        => new AnalysisSession([source], new AnalysisOptions { Diagnosis = settings, OnProgress = view.WantsProgress ? view.ShowProgress : null, QuietInterval = quietInterval, ClockRate = clockRate })
             .RunAsync(view, cancellationToken);
 }

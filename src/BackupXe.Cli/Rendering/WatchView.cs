@@ -6,22 +6,34 @@ using BackupXe.SqlServer;
 namespace BackupXe.Cli.Rendering;
 
 /// <summary>
-/// What <c>backupxe watch</c> shows: one progress line per running operation each time it moves a tenth of
-/// the way or changes phase, then the operation's full diagnosis when it ends. Lines, not a redrawn screen,
-/// so the same output reads well in a terminal, a log file and a test. <paramref name="alsoCompleted"/> receives
+/// What <c>backupxe watch</c> shows: one progress line per running operation, then the operation's full diagnosis
+/// when it ends. On a terminal (<paramref name="inPlace"/>) the running lines are redrawn where they stand; elsewhere
+/// (a log file, a pipe, a test) a line is appended each time an operation moves a tenth of the way, changes phase, or
+/// has shown nothing for a minute of input time, so a long zeroing or recovery still shows life. <paramref name="alsoCompleted"/> receives
 /// each shown operation too (the HTML report file is fed that way). With <c>--server</c>, backups and restores
 /// already running when the watch started are shown from <c>sys.dm_exec_requests</c> (<see cref="ShowRequests"/>)
 /// until their events take over; the pipeline and the DMV poll call in from different threads, so every entry point
 /// takes one lock. With <paramref name="jsonLines"/>, completed operations go there as JSON Lines and nothing is
 /// written to <paramref name="output"/>.
 /// </summary>
-public sealed class WatchView(TextWriter output, ConsoleReportRenderer completedRenderer, IReadOnlySet<string>? databaseFilter, JsonLinesWriter? jsonLines, Action<OperationReport>? alsoCompleted = null) : IOperationSink
+public sealed class WatchView(
+    TextWriter output, ConsoleReportRenderer completedRenderer, IReadOnlySet<string>? databaseFilter, JsonLinesWriter? jsonLines,
+    Action<OperationReport>? alsoCompleted = null, bool inPlace = false, int width = Terminal.DefaultWidth) : IOperationSink
 {
+    /// <summary>Input time after which an unchanged operation's line is written again, as a heartbeat.</summary>
+    public static readonly TimeSpan Heartbeat = TimeSpan.FromMinutes(1);
+
+    /// <summary>Time in a phase that moves no bytes after which the line says it may be the bottleneck.</summary>
+    private static readonly TimeSpan LongPhase = TimeSpan.FromSeconds(30);
+
     // Only operations still running: an entry goes when its operation leaves the running list.
-    private readonly Dictionary<(int?, string?, DateTime), (int Decile, string? Phase)> _shown = [];
+    private readonly Dictionary<(int?, string?, DateTime), (int Decile, string? Phase, DateTime At)> _shown = [];
     private readonly HashSet<(int?, string?, DateTime)> _running = [];
     private readonly RequestsBeforeWatch _requests = new();
     private readonly Lock _gate = new();
+
+    // Lines of the in-place block now on the screen, cleared before anything else is written.
+    private int _drawn;
 
     public int Completed { get; private set; }
 
@@ -52,6 +64,7 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
         {
             foreach (var line in _requests.Update(requests, Wanted))
             {
+                ClearInPlace();
                 output.WriteLine(line);
             }
 
@@ -76,6 +89,7 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
 
         var beforeWatch = _requests.Complete(report);
         Completed++;
+        ClearInPlace();
         alsoCompleted?.Invoke(report);
         if (jsonLines is not null)
         {
@@ -113,6 +127,7 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
     private void Progress(IReadOnlyList<OperationProgress> running)
     {
         _running.Clear();
+        var block = new List<string>();
         foreach (var op in running)
         {
             var key = (op.SessionId, op.Database, op.Since);
@@ -123,14 +138,34 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
             }
 
             var (shown, note) = _requests.Enrich(op) ?? (op, string.Empty);
+            var line = note.Length == 0 ? Line(shown) : $"{Line(shown)}  {note}";
+            if (inPlace)
+            {
+                block.Add(line);
+                continue;
+            }
+
             var decile = (shown.Percent ?? 0) / 10;
-            if (_shown.TryGetValue(key, out var last) && last.Decile == decile && last.Phase == op.Phase)
+            var now = op.Since + op.Elapsed;
+            if (_shown.TryGetValue(key, out var last) && last.Decile == decile && last.Phase == op.Phase && now - last.At < Heartbeat)
             {
                 continue;
             }
 
-            _shown[key] = (decile, op.Phase);
-            output.WriteLine(note.Length == 0 ? Line(shown) : $"{Line(shown)}  {note}");
+            _shown[key] = (decile, op.Phase, now);
+            output.WriteLine(line);
+        }
+
+        if (inPlace)
+        {
+            ClearInPlace();
+            foreach (var line in block)
+            {
+                // Cut to the width: a wrapped line would leave a row the next redraw does not clear.
+                output.WriteLine(line.Length < width ? line : line[..(width - 1)]);
+            }
+
+            _drawn = block.Count;
         }
 
         if (_shown.Count > _running.Count)
@@ -144,14 +179,40 @@ public sealed class WatchView(TextWriter output, ConsoleReportRenderer completed
         output.Flush();
     }
 
+    /// <summary>Moves the cursor to the first line of the in-place block and clears from there to the end of the screen.</summary>
+    private void ClearInPlace()
+    {
+        if (_drawn > 0)
+        {
+            output.Write($"\u001b[{_drawn}F\u001b[J");
+            _drawn = 0;
+        }
+    }
+
     public static string Line(OperationProgress op)
     {
         var title = Units.Title(op.Kind, op.Scope, op.Database, op.SessionId);
-        var percent = PercentBar(op.Percent);
+        var elapsed = $"elapsed {Units.Duration(op.Elapsed.TotalSeconds)}";
+        var wait = $"top wait {op.TopWait ?? "-"}";
+        var now = Units.Time(op.Since + op.Elapsed);
+        if (OperationProgress.IsPhaseWithoutProgress(op.Phase) && op.InPhase is { } inPhase)
+        {
+            // No bytes move in this phase, so a percent or a rate would only look stuck: say how long it has run.
+            var hint = inPhase >= LongPhase && inPhase.TotalSeconds >= 0.3 * op.Elapsed.TotalSeconds
+                ? $"  likely the bottleneck so far: {Share(inPhase, op.Elapsed)} of the time in {op.Phase}"
+                : string.Empty;
+            var percent = op.Percent is { } p ? string.Create(CultureInfo.InvariantCulture, $", data {p}%") : string.Empty;
+            return $"{now}  {title}  {op.Phase} for {Units.Duration(inPhase.TotalSeconds)}{percent} (moves no backup bytes)  {elapsed}  {wait}{hint}";
+        }
+
+        var percentBar = PercentBar(op.Percent);
         var rate = op.MegabytesPerSecond is { } r ? string.Create(CultureInfo.InvariantCulture, $"{r:0.0} MB/s") : "? MB/s";
         var eta = op.Remaining is { } left ? $"ETA {Units.Duration(left.TotalSeconds)}" : "ETA ?";
-        return $"{Units.Time(op.Since + op.Elapsed)}  {title}  {op.Phase ?? "-"}  {percent}  {rate}  {eta}  elapsed {Units.Duration(op.Elapsed.TotalSeconds)}  top wait {op.TopWait ?? "-"}";
+        return $"{now}  {title}  {op.Phase ?? "-"}  {percentBar}  {rate}  {eta}  {elapsed}  {wait}";
     }
+
+    private static string Share(TimeSpan part, TimeSpan whole) =>
+        whole > TimeSpan.Zero ? string.Create(CultureInfo.InvariantCulture, $"{part / whole * 100:0}%") : "?";
 
     /// <summary>" 45% [#########...........]": a percent from 0 to 100 (callers range-check it), or "?" when unknown.</summary>
     public static string PercentBar(int? percent)

@@ -45,6 +45,12 @@ public sealed class AnalysisOptions
     public TimeSpan? QuietInterval { get; init; }
 
     /// <summary>
+    /// How much input time passes per second of wall time while the input is quiet: 1 for a live server, the speed
+    /// of a paced replay. Moves the clock by <see cref="QuietInterval"/> ticks, and with it the live view's heartbeat.
+    /// </summary>
+    public double ClockRate { get; init; } = 1;
+
+    /// <summary>
     /// The quiet interval both live readers use (watch --server and the daemon): half a second is well under the
     /// 2 s grace an ended operation waits for its late summary lines, and long enough that a busy stream never
     /// moves its clock by wall time between two events of one poll.

@@ -90,11 +90,14 @@ public sealed class AnalysisSession
                     while (await Task.WhenAny(pending, Task.Delay(quietFor, cancellationToken)).ConfigureAwait(false) != pending
                         && !cancellationToken.IsCancellationRequested)
                     {
-                        run.Pipeline.AdvanceClock(previous.Timestamp + arrived.Elapsed);
+                        run.Pipeline.AdvanceClock(previous.Timestamp + arrived.Elapsed * _options.ClockRate);
                         while (run.Completed.TryDequeue(out var settled))
                         {
                             yield return settled;
                         }
+
+                        // A heartbeat: a phase that writes no message (zeroing, recovery) still shows its time.
+                        _options.OnProgress?.Invoke(run.Pipeline.InFlight());
                     }
 
                     next = new ValueTask<bool>(pending);

@@ -20,8 +20,16 @@ public sealed record OperationProgress(
     TimeSpan? Remaining,
     string? Phase,
     string? TopWait,
-    bool StartObserved = true)
+    bool StartObserved = true,
+    TimeSpan? InPhase = null)
 {
+    /// <summary>
+    /// Phases that move no backup bytes while they run (zeroing, recovery, upgrade steps): no percent line can show
+    /// their progress, only the time spent in them.
+    /// </summary>
+    public static bool IsPhaseWithoutProgress(string? phase) =>
+        phase is "prepare-containers" or "wait-log-zero" or "redo" or "recovery" or "in-memory-load" or "upgrade" or "checkpoint";
+
     public static OperationProgress Of(BackupOperation operation, DateTime now)
     {
         var since = operation.Start ?? operation.FirstSeen;
@@ -59,6 +67,9 @@ public sealed record OperationProgress(
             operation.Phases.Current is { } phase ? Kebab.Of(phase) : null,
             top is { } t ? $"{t.WaitType} {t.TotalMs / 1000.0:0.0} s" : null,
             // False when the input began mid-operation: Since is then the first event seen, not the start.
-            operation.Start is not null);
+            operation.Start is not null,
+            operation.Phases.Current is { } current && operation.Phases.BeginOf(current) is { } phaseBegin && now > phaseBegin
+                ? now - phaseBegin
+                : null);
     }
 }

@@ -67,4 +67,76 @@ public class WatchViewTests
         Assert.DoesNotContain("started before watch", lines[1], StringComparison.Ordinal);
         Assert.Equal(0, view.TrackedRequests);
     }
+
+    private static readonly DateTime RestoreStart = new(2024, 5, 2, 6, 15, 3, DateTimeKind.Utc);
+
+    private static OperationProgress Zeroing(TimeSpan elapsed, TimeSpan inPhase) =>
+        new(OperationKind.Restore, OperationScope.Database, "SalesArchive", 58, RestoreStart, elapsed, null, null, null, null, null, "wait-log-zero", null, InPhase: inPhase);
+
+    [Fact]
+    public void A_phase_that_moves_no_bytes_shows_its_time_and_names_itself_once_it_dominates()
+    {
+        // Given
+        var output = new StringWriter();
+        var view = new WatchView(output, new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: null);
+
+        // When five minutes into log zeroing, seven into the restore
+        view.ShowProgress([Zeroing(TimeSpan.FromMinutes(7), TimeSpan.FromMinutes(5))]);
+
+        // Then no stuck-looking "?%  ? MB/s", but the phase, its time and the hint
+        var line = output.ToString();
+        Assert.Contains("wait-log-zero for 5 min 00 s (moves no backup bytes)", line, StringComparison.Ordinal);
+        Assert.Contains("likely the bottleneck so far: 71% of the time in wait-log-zero", line, StringComparison.Ordinal);
+        Assert.DoesNotContain("? MB/s", line, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void An_unchanged_operation_is_written_again_after_a_minute_of_input_time_as_a_heartbeat()
+    {
+        // Given
+        var output = new StringWriter();
+        var view = new WatchView(output, new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: null);
+
+        // When the same phase is reported at 0 s, 30 s and 61 s
+        view.ShowProgress([Zeroing(TimeSpan.FromMinutes(4), TimeSpan.FromMinutes(1))]);
+        view.ShowProgress([Zeroing(TimeSpan.FromMinutes(4.5), TimeSpan.FromMinutes(1.5))]);
+        view.ShowProgress([Zeroing(TimeSpan.FromMinutes(4) + TimeSpan.FromSeconds(61), TimeSpan.FromSeconds(121))]);
+
+        // Then
+        Assert.Equal(2, output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries).Length);
+    }
+
+    [Fact]
+    public void On_a_terminal_the_running_lines_are_redrawn_in_place_and_cleared_before_a_diagnosis()
+    {
+        // Given
+        var output = new StringWriter();
+        var view = new WatchView(output, new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: null, inPlace: true, width: 80);
+
+        // When
+        view.ShowProgress([Zeroing(TimeSpan.FromMinutes(4), TimeSpan.FromMinutes(1))]);
+        view.ShowProgress([Zeroing(TimeSpan.FromMinutes(4.5), TimeSpan.FromMinutes(1.5))]);
+
+        // Then the second draw goes back over the first, and no drawn line is wider than the terminal
+        var text = output.ToString();
+        Assert.Equal(1, text.Split("\u001b[1F\u001b[J").Length - 1);
+        Assert.All(text.Split('\n', StringSplitOptions.RemoveEmptyEntries), line => Assert.True(line.Replace("\u001b[1F\u001b[J", "", StringComparison.Ordinal).Length < 80, line));
+    }
+}
+
+/// <summary>A paced replay ticks between events as a live server does, so a long zeroing shows life.</summary>
+[Collection(ConsoleCollection.Name)]
+public sealed class WatchReplayHeartbeatTests
+{
+    [Fact]
+    public async Task A_paced_replay_shows_the_log_zeroing_while_no_event_arrives()
+    {
+        // When the 22-minute restore, 18 of it zeroing the log with no message, replays 500 times faster (about 2.6 s)
+        var run = await CliRun.RunAsync("watch", "--replay", CliRun.Sample("log-zeroing-restore.log"), "--speed", "500", "--no-color");
+
+        // Then lines between the zeroing's first and last message say how long it has run
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("wait-log-zero for ", run.Output, StringComparison.Ordinal);
+        Assert.Contains("likely the bottleneck so far", run.Output, StringComparison.Ordinal);
+    }
 }
