@@ -1,3 +1,4 @@
+using System.Reflection;
 using BackupXe.Worker.Monitoring;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
@@ -15,6 +16,18 @@ public static class Program
 {
     public static async Task<int> Main(string[] args)
     {
+        if (args is ["--help" or "-h" or "-?"])
+        {
+            Console.Out.Write(Usage);
+            return ExitCodes.Success;
+        }
+
+        if (args is ["--version"])
+        {
+            Console.Out.WriteLine(typeof(Program).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion ?? "unknown");
+            return ExitCodes.Success;
+        }
+
         HostApplicationBuilder builder;
         try
         {
@@ -26,6 +39,15 @@ public static class Program
             // the line; its inner exception says what was wrong there.
             var reason = exception.InnerException is { } inner ? $"{exception.Message} {inner.Message}" : exception.Message;
             return Fail(ExitCodes.InvalidConfiguration, $"the configuration cannot be read: {reason}");
+        }
+
+        // Started from another folder, a service starts in System32 or /: say where the settings were looked for,
+        // instead of the validation's "Instances is empty".
+        var settingsFile = Path.Combine(builder.Environment.ContentRootPath, "appsettings.json");
+        if (!File.Exists(settingsFile) && !builder.Configuration.GetSection("BackupXe:Instances").GetChildren().Any())
+        {
+            return Fail(ExitCodes.InvalidConfiguration,
+                $"no appsettings.json in {builder.Environment.ContentRootPath} and no instance configured otherwise: start the worker in its folder or give --contentRoot FOLDER (docs/configuration.md)");
         }
 
         Serilog.Core.Logger serilog;
@@ -113,6 +135,25 @@ public static class Program
             ? Fail(ExitCodes.Failed, $"stopped on an unexpected error: {SqlServer.ConnectionStringRedactor.RedactMessage(fault.Message)}")
             : ExitCodes.Success;
     }
+
+    private const string Usage = """
+        BackupXe.Worker: the BackupXe monitoring daemon. It watches the SQL Server instances (or replays the captures)
+        listed in appsettings.json, keeps their backups and restores in a history, logs a diagnosis of each, raises
+        regression warnings and exports metrics.
+
+        Usage: BackupXe.Worker [--contentRoot FOLDER] [--environment NAME] [--KEY=VALUE ...]
+               BackupXe.Worker --help | --version
+
+          --contentRoot FOLDER   where appsettings.json and the history file are (default: the current folder)
+          --environment NAME     also reads appsettings.NAME.json (default: Production)
+          --KEY=VALUE            any setting, e.g. --BackupXe:RetryDelaySeconds=60; environment variables
+                                 BackupXe__RetryDelaySeconds=60 do the same
+
+        Exit codes: 0 stopped normally (Ctrl-C, SIGTERM, service stop); 1 stopped on an unexpected error;
+        2 invalid configuration (each problem names its setting); 3 the history file cannot be used.
+        Settings: docs/configuration.md. Running as a service: docs/deploy.md.
+
+        """;
 
     private static int Fail(int exitCode, string message, IEnumerable<string>? details = null)
     {

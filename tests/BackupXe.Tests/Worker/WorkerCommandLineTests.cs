@@ -1,0 +1,43 @@
+using BackupXe.Tests.Hostile;
+using Xunit;
+
+namespace BackupXe.Tests.Worker;
+
+/// <summary>The worker's own command line: --help and --version answer and exit 0; a folder without settings is named.</summary>
+public sealed class WorkerCommandLineTests : IDisposable
+{
+    private readonly string _folder = Directory.CreateTempSubdirectory("backupxe-worker-cli-").FullName;
+
+    public void Dispose() => Directory.Delete(_folder, recursive: true);
+
+    [Fact]
+    public async Task Help_says_what_the_worker_is_its_options_and_exit_codes()
+    {
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60), "--help");
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("--contentRoot FOLDER", run.Output);
+        Assert.Contains("Exit codes: 0 stopped normally", run.Output);
+        Assert.Empty(run.Error);
+    }
+
+    [Fact]
+    public async Task Version_prints_the_version_and_the_commit()
+    {
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60), "--version");
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.Matches(@"^\d+\.\d+\.\d+", run.Output);
+    }
+
+    [Fact]
+    public async Task Started_in_a_folder_without_settings_it_names_the_folder_and_exits_2()
+    {
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60));
+
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains($"no appsettings.json in {_folder}", run.Error);
+        Assert.DoesNotContain("Instances", run.Error);
+        Assert.False(run.ShowsStackTrace, run.Error);
+    }
+}
