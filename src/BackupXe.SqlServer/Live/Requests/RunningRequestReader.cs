@@ -32,7 +32,7 @@ public sealed class RunningRequestReader(SqlConnectionFactory connections)
         ORDER BY r.session_id;
         """;
 
-    private static readonly string[] MediaReadPrefixes =
+    private static readonly IReadOnlyList<string> MediaReadPrefixes =
         ["RESTORE HEADERON", "RESTORE VERIFYON", "RESTORE FILELIST", "RESTORE LABELON", "RESTORE REWINDON"];
 
     /// <summary>True for a backup or a restore; false for a RESTORE that only reads the media, or any other command.</summary>
