@@ -39,7 +39,7 @@ public static class CheckCommand
                 }
 
                 return checks.Any(c => c.Outcome == PreflightOutcome.Fail) ? ChecksFailed : ExitCodes.Success;
-            });
+            }, json: parse.GetValue(format) == "json");
         });
         return command;
     }

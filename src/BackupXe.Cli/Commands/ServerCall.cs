@@ -11,7 +11,8 @@ internal static class ServerCall
     /// Validates the session settings and the connection options (obtaining the password), then runs
     /// <paramref name="body"/>; each problem is one line and exit code 1.
     /// </summary>
-    public static async Task<int> RunAsync(ParseResult parse, ConnectionOptions connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body)
+    /// <param name="json">The verb was asked for JSON: a failure is also one JSON object on standard output, so a script reading it is not handed plain text.</param>
+    public static async Task<int> RunAsync(ParseResult parse, ConnectionOptions connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body, bool json = false)
     {
         var problems = session.Validate();
         foreach (var problem in problems)
@@ -20,12 +21,18 @@ internal static class ServerCall
         }
 
         var settings = problems.Count == 0 ? connection.Read(parse, PasswordSource.FromConsole(), Console.Error) : null;
-        return settings is null ? ExitCodes.NothingUsable : await RunAsync(settings, body);
+        return settings is null ? ExitCodes.NothingUsable : await RunAsync(settings, body, json);
     }
 
     /// <summary>Runs <paramref name="body"/> on settings already read (history import reads them only when --server is given).</summary>
-    public static async Task<int> RunAsync(SqlConnectionSettings settings, Func<SqlConnectionFactory, Task<int>> body)
+    public static async Task<int> RunAsync(SqlConnectionSettings settings, Func<SqlConnectionFactory, Task<int>> body, bool json = false)
     {
+        // Seconds, not the whole connect timeout, to say that a name does not resolve or a port refuses.
+        if (await ServerReachability.ProbeAsync(settings.Server, TimeSpan.FromSeconds(Math.Min(5, settings.ConnectTimeoutSeconds)), CancellationToken.None) is { } refusal)
+        {
+            return await FailAsync(settings.Server, $"cannot reach {settings.Server}: {refusal}", json);
+        }
+
         var factory = new SqlConnectionFactory(settings);
         try
         {
@@ -36,8 +43,28 @@ internal static class ServerCall
         catch (Exception failure) when (failure is not (OperationCanceledException or OutOfMemoryException))
         {
             var unreachable = failure is not InvalidOperationException && new SqlFailureClassifier().Classify(failure) == LiveFailureKind.Transient;
-            await Console.Error.WriteLineAsync($"backupxe: {(unreachable ? "cannot reach " : string.Empty)}{settings.Server}: {SqlFailureText.Describe(failure)}");
-            return ExitCodes.NothingUsable;
+            return await FailAsync(settings.Server, $"{(unreachable ? "cannot reach " : string.Empty)}{settings.Server}: {SqlFailureText.Describe(failure)}", json);
         }
+    }
+
+    private static async Task<int> FailAsync(string server, string message, bool json)
+    {
+        await Console.Error.WriteLineAsync($"backupxe: {message}");
+        if (json)
+        {
+            var buffer = new System.Buffers.ArrayBufferWriter<byte>();
+            using (var writer = new System.Text.Json.Utf8JsonWriter(buffer, new System.Text.Json.JsonWriterOptions { Indented = true }))
+            {
+                writer.WriteStartObject();
+                writer.WriteString("server", server);
+                writer.WriteBoolean("reached", false);
+                writer.WriteString("error", message);
+                writer.WriteEndObject();
+            }
+
+            await Console.Out.WriteLineAsync(System.Text.Encoding.UTF8.GetString(buffer.WrittenSpan));
+        }
+
+        return ExitCodes.NothingUsable;
     }
 }

@@ -262,6 +262,47 @@ public class ServerCommandTests
         AssertNoSecrets(run);
     }
 
+    [Theory]
+    [InlineData("check")]
+    [InlineData("session", "status")]
+    [InlineData("watch")]
+    [InlineData("history", "import")]
+    public async Task A_refused_port_fails_fast_with_the_default_timeout_and_one_wording_in_every_verb(params string[] verb)
+    {
+        // Given nothing listens on port 1, and the default 15 s connect timeout
+        var watch = Stopwatch.StartNew();
+
+        // When
+        var run = await CliRun.RunAsync([.. verb, "--server", "127.0.0.1,1", "--user", "sa", "--password-env", TdsClient.PasswordVariable]);
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        var line = Assert.Single(Lines(run.Error));
+        Assert.Equal("backupxe: cannot reach 127.0.0.1,1: nothing listens on 127.0.0.1 port 1 (connection refused): is SQL Server running, and on that port?", line);
+        Assert.True(watch.Elapsed < TimeSpan.FromSeconds(8), $"took {watch.Elapsed}");
+    }
+
+    [Fact]
+    public async Task A_host_that_does_not_resolve_is_said_at_once()
+    {
+        var run = await CliRun.RunAsync("session", "status", "--server", "no-such-host.invalid", "--user", "sa", "--password-env", TdsClient.PasswordVariable);
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Equal("backupxe: cannot reach no-such-host.invalid: the host name 'no-such-host.invalid' does not resolve", Assert.Single(Lines(run.Error)));
+    }
+
+    [Fact]
+    public async Task Check_asked_for_json_answers_json_when_the_server_cannot_be_reached()
+    {
+        var run = await CliRun.RunAsync("check", "--server", "127.0.0.1,1", "--user", "sa", "--password-env", TdsClient.PasswordVariable, "--format", "json");
+
+        Assert.Equal(1, run.ExitCode);
+        using var json = System.Text.Json.JsonDocument.Parse(run.Output);
+        Assert.False(json.RootElement.GetProperty("reached").GetBoolean());
+        Assert.Equal("127.0.0.1,1", json.RootElement.GetProperty("server").GetString());
+        Assert.Contains("connection refused", json.RootElement.GetProperty("error").GetString());
+    }
+
     [Fact]
     public async Task Trust_server_certificate_and_no_encryption_are_warned_about()
     {
