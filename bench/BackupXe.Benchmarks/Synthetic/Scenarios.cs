@@ -3,8 +3,8 @@ using System.Globalization;
 namespace BackupXe.Benchmarks.Synthetic;
 
 /// <summary>
-/// Realistic operations in the message vocabulary of docs/domain.md section 4, with numbers modelled on the
-/// published tests of section 6. Deterministic for a given seed, so samples regenerate byte for byte.
+/// Realistic operations in the message vocabulary of docs/backup-internals.md#message-vocabulary, with numbers modelled on the
+/// published tests of docs/backup-internals.md#published-test-results. Deterministic for a given seed, so samples regenerate byte for byte.
 /// </summary>
 public static class Scenarios
 {
@@ -12,7 +12,7 @@ public static class Scenarios
 
     /// <summary>
     /// A 2 GB full backup with the default 7 x 1 MB buffers to one device: thousands of short BACKUPBUFFER waits
-    /// and modest BACKUPIO, the shape of test 1 in domain.md 6.2.
+    /// and modest BACKUPIO, the shape of test 1 in docs/backup-internals.md#buffer-count-against-waits.
     /// </summary>
     public static IEnumerable<TraceRecord> BufferStarvedBackup(DateTime start, int spid, string database, string device, int seed, int waitScale = 1)
     {
@@ -45,7 +45,7 @@ public static class Scenarios
                      "Media Buffer size:          1024 KB",
                  })
         {
-            // The buffer block lines carry no database prefix in the ERRORLOG (docs/domain.md section 4).
+            // The buffer block lines carry no database prefix in the ERRORLOG (docs/backup-internals.md#buffer-configuration-block).
             foreach (var r in Step(0, line, prefixed: false)) yield return r;
         }
 

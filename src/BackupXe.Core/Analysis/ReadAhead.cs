@@ -74,7 +74,7 @@ internal static class ReadAhead
     /// <summary>
     /// Events in a struct's field rather than a <c>TraceEvent[]</c>: storing a ProgressTraceEvent into an array of its
     /// base type is checked against the array's element type at every store (covariance), which was 2 % of the
-    /// reading thread of a 1M-line ERRORLOG (perf, issue 10).
+    /// reading thread of a 1M-line ERRORLOG (docs/performance.md).
     /// </summary>
     private struct Slot
     {

@@ -156,7 +156,7 @@ public sealed class BackupOperation
     public void Apply(TraceMessage message, DateTime at)
     {
         // Two in three messages of a 3014 log; each type test below is a call in the published build's precompiled
-        // code, so this one comes first (issue 10).
+        // code, so this one comes first (docs/performance.md).
         if (message is PercentProcessed percent)
         {
             ApplyPercent(percent, at);

@@ -1,6 +1,6 @@
 namespace BackupXe.Core.Correlation;
 
-/// <summary>Wait types only backup/restore threads incur (domain.md section 7), as opposed to generic I/O waits.</summary>
+/// <summary>Wait types only backup/restore threads incur (docs/backup-internals.md#wait-types), as opposed to generic I/O waits.</summary>
 public static class BackupWaitTypes
 {
     /// <summary>A backup thread waits for a buffer: free to fill, or full to write.</summary>

@@ -295,7 +295,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
             }
         }
 
-        // Reader and writer threads may not carry the backup's session_id (domain.md section 2): fall back to
+        // Reader and writer threads may not carry the backup's session_id (docs/backup-internals.md#events-to-capture): fall back to
         // the operations running while the wait lasted. A generic I/O wait that names another session is that
         // session's own work, not the backup's.
         // The in-memory load is waited for by the database's startup, which need not run on the restoring session

@@ -7,7 +7,7 @@ namespace BackupXe.Core.Correlation;
 /// <summary>
 /// The phases of one operation in the order they began. A phase ends at its own end marker when the
 /// server writes one, otherwise where the next phase begins, otherwise where the operation ends: the
-/// closing wording of several steps is known only from prose (domain.md section 4), so most ends are implicit.
+/// closing wording of several steps is known only from prose (docs/backup-internals.md#message-vocabulary), so most ends are implicit.
 /// </summary>
 public sealed class PhaseTimeline
 {

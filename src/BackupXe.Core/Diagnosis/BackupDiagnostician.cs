@@ -3,7 +3,7 @@ using BackupXe.Core.Reporting;
 namespace BackupXe.Core.Diagnosis;
 
 /// <summary>
-/// Explains why a backup or restore was slow: names the bottleneck of docs/domain.md section 8 with the numbers
+/// Explains why a backup or restore was slow: names the bottleneck of docs/backup-internals.md#bottleneck-classes-and-remedies with the numbers
 /// that show it, and the remedies with their T-SQL. Pure: reads the report, nothing else.
 /// </summary>
 public sealed class BackupDiagnostician

@@ -64,7 +64,7 @@ internal sealed class BackupStatement
         return statement;
     }
 
-    /// <summary>A COPY_ONLY backup of the same database to NUL: reads everything, writes nothing (domain.md section 1).</summary>
+    /// <summary>A COPY_ONLY backup of the same database to NUL: reads everything, writes nothing (docs/backup-internals.md#data-path-readers-buffers-writers).</summary>
     public static BackupStatement ToNul(OperationReport operation, bool? compression)
     {
         var scope = operation.Scope == OperationScope.Log ? OperationScope.Log : OperationScope.Database;

@@ -7,7 +7,7 @@ namespace BackupXe.Core.Diagnosis;
 /// <summary>
 /// The rules of docs/diagnosis.md, in order: file zeroing (restores), too quick to matter, missing waits,
 /// buffer starvation, backup device, read side (data files or compression CPU), no dominant wait.
-/// Waits are read per thread, never against elapsed time alone: totals exceed elapsed (domain.md 6.2).
+/// Waits are read per thread, never against elapsed time alone: totals exceed elapsed (docs/backup-internals.md#buffer-count-against-waits).
 /// </summary>
 internal sealed class BottleneckRules(DiagnosisSettings settings)
 {
@@ -310,7 +310,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         var buffersSmall = measures.BuffersSmall(settings);
         var context = measures.Assumptions().Prepend(waits.ElapsedSentence).ToList();
 
-        // Many short BACKUPBUFFER waits with small buffers: both sides wait for buffers in turn (domain.md 6.2 test 1).
+        // Many short BACKUPBUFFER waits with small buffers: both sides wait for buffers in turn (docs/backup-internals.md#buffer-count-against-waits, test 1).
         var manyShortBufferWaits = waits.BufferShare >= settings.BufferWaitShare && waits.BufferAverageMs <= settings.ShortBufferWaitMs;
         if (manyShortBufferWaits && buffersSmall != false)
         {
@@ -340,7 +340,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
                 ? MissingBufferConfig
                 : buffersSmall == true
                     ? $"{bufferSentence[..^1]}: small, so more buffers may help as well."
-                    : $"{bufferSentence[..^1]}: plentiful, more would not help (docs/diagnosis.md 6.2 tests 4-5).");
+                    : $"{bufferSentence[..^1]}: plentiful, more would not help (docs/backup-internals.md, 'Buffer count against waits', tests 4-5).");
             evidence.AddIfNotNull(Throughput(measures));
             evidence.AddRange(context);
             var confidence = buffersSmall == false ? Confidence.High : Confidence.Medium;
@@ -359,7 +359,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
                     waits.IoSentence!,
                     waits.BufferSentence!,
                     $"Neither dominates: the device threads are busy {Figures.Percent(waits.IoShare)} of the time and the buffers wait long, "
-                        + "which most often means a shared or slow destination (docs/diagnosis.md 6.2 tests 6-7: two files on one disk).",
+                        + "which most often means a shared or slow destination (docs/backup-internals.md, 'Buffer count against waits', tests 6-7: two files on one disk).",
                     .. context,
                 ])
                 {
@@ -499,7 +499,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             ? $"Throughput: {Figures.Rate(rate)}."
             : null;
 
-    /// <summary>Signal time = waiting for a CPU after the resource was free: CPU queueing (domain.md section 2).</summary>
+    /// <summary>Signal time = waiting for a CPU after the resource was free: CPU queueing (docs/backup-internals.md#events-to-capture).</summary>
     private static (double Share, long SignalMs, long TotalMs) SignalShare(IReadOnlyList<WaitReport> waits)
     {
         var total = waits.Sum(wait => wait.TotalMs);

@@ -3,7 +3,7 @@ using BackupXe.Core.Events;
 namespace BackupXe.Core.Diagnosis;
 
 /// <summary>
-/// A BUFFERCOUNT x MAXTRANSFERSIZE proposal that respects the limits of domain.md sections 1 and 8:
+/// A BUFFERCOUNT x MAXTRANSFERSIZE proposal that respects the limits of docs/backup-internals.md#data-path-readers-buffers-writers and docs/backup-internals.md#bottleneck-classes-and-remedies:
 /// MAXTRANSFERSIZE is a multiple of 64 KB up to 4 MB, and the buffer memory never exceeds the reported memory
 /// limit nor the configured budget (buffers are taken outside the buffer pool; too many cause out-of-memory).
 /// </summary>

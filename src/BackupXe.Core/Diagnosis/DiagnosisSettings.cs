@@ -1,8 +1,8 @@
 namespace BackupXe.Core.Diagnosis;
 
 /// <summary>
-/// The thresholds a DBA may want to tune, with defaults calibrated on the published tests of docs/domain.md
-/// section 6 (docs/diagnosis.md explains each one).
+/// The thresholds a DBA may want to tune, with defaults calibrated on the published tests of
+/// docs/backup-internals.md#published-test-results (docs/diagnosis.md explains each one).
 /// </summary>
 public sealed record DiagnosisSettings
 {
@@ -11,7 +11,7 @@ public sealed record DiagnosisSettings
     /// <summary>
     /// Buffer memory a recommendation may propose. Null: the memory limit the server reported in the buffer
     /// configuration block. When both are known the smaller wins (buffers are taken outside the buffer pool,
-    /// domain.md section 1).
+    /// docs/backup-internals.md#data-path-readers-buffers-writers).
     /// </summary>
     public long? MemoryBudgetBytes { get; init; }
 

@@ -5,7 +5,7 @@ using BackupXe.Core.Reporting;
 namespace BackupXe.Core.Diagnosis;
 
 /// <summary>
-/// How much of a restore went into zero-initialising files (domain.md sections 1 and 7), measured four ways:
+/// How much of a restore went into zero-initialising files (docs/backup-internals.md#data-path-readers-buffers-writers and docs/backup-internals.md#wait-types), measured four ways:
 /// the "Zeroing" messages, the prepare-containers / wait-log-zero phases, PREEMPTIVE_OS_WRITEFILEGATHER waits
 /// and, in a restore, BACKUP waits (waiting for log zero). The largest share wins; each one found is evidence.
 /// </summary>
@@ -107,7 +107,7 @@ internal sealed record FileZeroing(double Share, bool LogZeroed, bool DataZeroed
             }
         }
 
-        // In a restore BACKUP waits are threads waiting for the log to be zeroed (domain.md section 7).
+        // In a restore BACKUP waits are threads waiting for the log to be zeroed (docs/backup-internals.md#wait-types).
         if (measures.Wait(BackupWaitTypes.Backup) is { TotalMs: > 0 } backup)
         {
             var seconds = Math.Min(duration, backup.TotalMs / 1000.0 / measures.DeviceThreads);
@@ -122,7 +122,7 @@ internal sealed record FileZeroing(double Share, bool LogZeroed, bool DataZeroed
 
         if (data)
         {
-            // Data files are zeroed only when Instant File Initialization does not apply (domain.md section 1).
+            // Data files are zeroed only when Instant File Initialization does not apply (docs/backup-internals.md#data-path-readers-buffers-writers).
             evidence.Add("Data files were zeroed: Instant File Initialization was not in effect for this restore.");
         }
 

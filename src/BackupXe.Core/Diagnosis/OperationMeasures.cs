@@ -10,7 +10,7 @@ namespace BackupXe.Core.Diagnosis;
 /// </summary>
 internal sealed class OperationMeasures
 {
-    /// <summary>MAXTRANSFERSIZE for disk when not specified (domain.md section 1).</summary>
+    /// <summary>MAXTRANSFERSIZE for disk when not specified (docs/backup-internals.md#data-path-readers-buffers-writers).</summary>
     public const long DefaultMaxTransferSize = 1024 * 1024;
 
     private OperationMeasures(OperationReport operation)
@@ -61,7 +61,7 @@ internal sealed class OperationMeasures
 
     public string ElapsedName { get; private init; } = "operation";
 
-    /// <summary>One thread per backup device (domain.md section 1); 1 when the devices are unknown.</summary>
+    /// <summary>One thread per backup device (docs/backup-internals.md#data-path-readers-buffers-writers); 1 when the devices are unknown.</summary>
     public int DeviceThreads { get; private init; }
 
     public bool DeviceThreadsAssumed { get; private init; }
@@ -113,7 +113,7 @@ internal sealed class OperationMeasures
             DataFileThreadsAssumed = operation.DataFileReaders is not > 0,
             IsNulBackup = operation.Kind == OperationKind.Backup && operation.Devices.Count > 0
                 && operation.Devices.All(device => IsNul(device.Path)),
-            // The server's own total is what the buffers take (domain.md section 4): never computed over it.
+            // The server's own total is what the buffers take (docs/backup-internals.md#buffer-configuration-block): never computed over it.
             BufferMemoryBytes = buffers is { TotalBufferBytesReported: true, TotalBufferBytes: { } reported } ? reported
                 : buffers?.BufferCount is { } count && buffers.MaxTransferSizeBytes is { } size ? ServerRanges.SaturatingMultiply(count, size)
                 : buffers?.TotalBufferBytes,
@@ -138,7 +138,7 @@ internal sealed class OperationMeasures
         };
     }
 
-    /// <summary>Share of each thread's time spent in this wait: total / threads / elapsed (domain.md 6.2).</summary>
+    /// <summary>Share of each thread's time spent in this wait: total / threads / elapsed (docs/backup-internals.md#buffer-count-against-waits).</summary>
     public double ShareOfEachThread(WaitReport? wait, int threads) =>
         wait is null || ElapsedSeconds is not > 0 ? 0 : wait.TotalMs / 1000.0 / threads / ElapsedSeconds.Value;
 

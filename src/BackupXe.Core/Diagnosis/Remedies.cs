@@ -6,7 +6,7 @@ using BackupXe.Core.Reporting;
 namespace BackupXe.Core.Diagnosis;
 
 /// <summary>
-/// The first remedies of domain.md section 8, each as a <see cref="Recommendation"/> with runnable T-SQL for the
+/// The first remedies of docs/backup-internals.md#bottleneck-classes-and-remedies, each as a <see cref="Recommendation"/> with runnable T-SQL for the
 /// operation's own database and devices. docs/diagnosis.md says when each one fires.
 /// </summary>
 internal sealed class Remedies(DiagnosisSettings settings)
@@ -65,7 +65,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
                 break;
         }
 
-        // Domain.md 6.4: MAXTRANSFERSIZE 4 MB halved a restore run with defaults; whatever else limits it.
+        // docs/backup-internals.md#a-10-gb-database-on-a-san: MAXTRANSFERSIZE 4 MB halved a restore run with defaults; whatever else limits it.
         if (restore && verdict.Bottleneck is not (Bottleneck.None or Bottleneck.FileZeroing or Bottleneck.NotAThroughputProblem or Bottleneck.CannotTell or Bottleneck.OutsideTheOperation or Bottleneck.InMemoryLoad)
             && list.All(r => r?.Id != RecommendationIds.RaiseBuffers))
         {
@@ -146,17 +146,17 @@ internal sealed class Remedies(DiagnosisSettings settings)
         var size = operation.EstimatedBytes ?? operation.BytesProcessed;
         if (measures.IsNulBackup || size < settings.MinimumStripeBytes)
         {
-            // Domain.md 6.4: striping a 10 GB database did not help.
+            // docs/backup-internals.md#a-10-gb-database-on-a-san: striping a 10 GB database did not help.
             return null;
         }
 
         var files = Math.Max(4, measures.DeviceThreads * 2);
         var first = operation.Devices.Count > 0 ? operation.Devices[0].Path : DefaultPath(operation);
         var text = $"Stripe the backup over {files} files on separate volumes: each file adds a writer and buffers, "
-            + "but files on one volume share its throughput (docs/diagnosis.md 6.1: 9 files took 1.4 GB/s to 2.2-2.4 GB/s; 6.2: 2 files on one disk gained nothing).";
+            + "but files on one volume share its throughput (docs/backup-internals.md, 'Striping on a 96-core server': 9 files took 1.4 GB/s to 2.2-2.4 GB/s; 'Buffer count against waits': 2 files on one disk gained nothing).";
         if (size is null)
         {
-            text += $" The database size is unknown: striping did not help a 10 GB database (docs/diagnosis.md 6.4).";
+            text += $" The database size is unknown: striping did not help a 10 GB database (docs/backup-internals.md, 'A 10 GB database on a SAN').";
         }
 
         var tsql = BackupStatement.Like(operation)
@@ -169,14 +169,14 @@ internal sealed class Remedies(DiagnosisSettings settings)
     {
         var known = measures.Operation.Options?.Compression is not null;
         var text = (known ? "Compression is off: turn it on" : "Turn compression on if it is not already")
-            + " to cut the bytes written to the device, at the cost of CPU (docs/diagnosis.md 6.4: 69 s to 51 s).";
+            + " to cut the bytes written to the device, at the cost of CPU (docs/backup-internals.md, 'A 10 GB database on a SAN': 69 s to 51 s).";
         var tsql = BackupStatement.Like(measures.Operation with { Options = (measures.Operation.Options ?? new OptionsReport(null, null, null)) with { Compression = true } });
         return new Recommendation(RecommendationIds.EnableCompression, text, tsql.ToString());
     }
 
     private static Recommendation BlockSize(OperationMeasures measures)
     {
-        const string text = "Write with BLOCKSIZE = 65536: about 5-6% more throughput in a published test (docs/diagnosis.md, Section 1). "
+        const string text = "Write with BLOCKSIZE = 65536: about 5-6% more throughput in a published test (docs/backup-internals.md, 'Data path: readers, buffers, writers'). "
             + "A media set formatted with another block size cannot be appended to (error 3268): write to a new file or reinitialise the media.";
         var tsql = BackupStatement.Like(measures.Operation)
             .With("BLOCKSIZE = 65536")
@@ -220,7 +220,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
     private static Recommendation TestWithoutCompression(OperationMeasures measures)
     {
         const string text = "Compare two COPY_ONLY backups to NUL, with and without compression. If the compressed one is much slower "
-            + "(docs/diagnosis.md 6.3: 765 MB/s with CPU at 98% against 1.42 GB/s without), compression CPU is the limit: "
+            + "(docs/backup-internals.md, 'Compression CPU and the read ceiling': 765 MB/s with CPU at 98% against 1.42 GB/s without), compression CPU is the limit: "
             + "back up without compression to a fast target, match the stripes to the cores, or accept it. Both still write msdb history.";
         var tsql = BackupStatement.ToNul(measures.Operation, true) + "\n"
             + BackupStatement.ToNul(measures.Operation, false);
@@ -286,7 +286,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
 
         var text = $"Restore with MAXTRANSFERSIZE = {Tsql.Number(size)} ({Figures.Size(size)}) instead of "
             + (current is { } now ? Figures.Size(now) : "the default 1 MB")
-            + ": in a published test a restore run with defaults (6 buffers, 1 MB) took 171 s, with 4 MB 81 s (docs/diagnosis.md 6.4).";
+            + ": in a published test a restore run with defaults (6 buffers, 1 MB) took 171 s, with 4 MB 81 s (docs/backup-internals.md, 'A 10 GB database on a SAN').";
         if (count is { } buffers)
         {
             text += ratio > 1

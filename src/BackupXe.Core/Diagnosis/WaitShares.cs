@@ -4,7 +4,7 @@ namespace BackupXe.Core.Diagnosis;
 
 /// <summary>
 /// BACKUPBUFFER and BACKUPIO as shares of each thread's time. BACKUPIO belongs to the device threads (one per
-/// device); BACKUPBUFFER to both sides of the buffers (devices + data files). Domain.md 6.2 shows why: wait
+/// device); BACKUPBUFFER to both sides of the buffers (devices + data files). docs/backup-internals.md#buffer-count-against-waits shows why: wait
 /// totals there exceed elapsed time.
 /// </summary>
 internal sealed class WaitShares

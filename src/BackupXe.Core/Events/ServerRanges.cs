@@ -25,7 +25,7 @@ public static class ServerRanges
     /// <summary><see cref="MaxDurationMs"/> in seconds, for the elapsed time of a completion line.</summary>
     public const double MaxSeconds = MaxDurationMs / 1000.0;
 
-    /// <summary>The session_id action is a uint16 (domain.md's event_data sample declares its type).</summary>
+    /// <summary>The session_id action is a uint16 (the event_data sample in docs/backup-internals.md#xe-xml-event-shape declares its type).</summary>
     public const int MaxSessionId = ushort.MaxValue;
 
     /// <summary>The year of <see cref="EarliestTimestamp"/>, for readers that check a year before building a date.</summary>

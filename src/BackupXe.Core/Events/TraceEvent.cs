@@ -45,7 +45,7 @@ public sealed record ProgressTraceEvent(
     // Set instead of the text when the message is a progress line in the server's exact wording: the text is then
     // written back from the prefix and the numbers only if something asks for it, which in an analysis nothing
     // does. Two in three lines of a trace flag 3014 log are such lines; their strings were 141 of the 400 MB a
-    // 1M-line ERRORLOG allocated (issue 10).
+    // 1M-line ERRORLOG allocated (docs/performance.md).
     private readonly string? _messagePrefix;
     private string? _message = Message;
 

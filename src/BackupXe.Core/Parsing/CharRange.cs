@@ -8,7 +8,7 @@ namespace BackupXe.Core.Parsing;
 /// vectorised path with <c>value is byte or sbyte</c>, <c>is short or ushort or char</c> tests on the generic bounds.
 /// The JIT folds those away, but the ReadyToRun code the published CLI runs boxes the bounds for every test: on a
 /// 1M-line ERRORLOG that was 3.3 boxes a line, 80 MB of garbage and a fifth of all the reading thread allocated
-/// (allocation stacks from an EventPipe trace of the published CLI, issue 10). A range <see cref="SearchValues{T}"/>
+/// (allocation stacks from an EventPipe trace of the published CLI, docs/performance.md). A range <see cref="SearchValues{T}"/>
 /// reaches the same vectorised search through a virtual call and boxes nothing.
 /// </remarks>
 public static class CharRange

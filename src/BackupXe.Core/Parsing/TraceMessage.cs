@@ -205,7 +205,7 @@ public sealed record UnknownMessage(string Text) : TraceMessage;
 /// <summary>A parsed message with the "Backup(db): " prefix it carried, if any.</summary>
 /// <remarks>
 /// A value, not an object: every message of a file source is parsed and carries one, and as a class it was one
-/// more allocation per ERRORLOG line (30 MB for a million lines, issue 10).
+/// more allocation per ERRORLOG line (30 MB for a million lines, docs/performance.md).
 /// </remarks>
 /// <param name="PrefixDatabase">The database named in the ERRORLOG "Backup(db): " prefix; null when absent.</param>
 public readonly record struct ParsedTraceMessage(string? PrefixDatabase, TraceMessage Message);

@@ -8,7 +8,7 @@ namespace BackupXe.Core.Parsing;
 /// <summary>
 /// Turns one backup/restore trace message (XE <c>trace_message</c> or the text of an ERRORLOG line after its
 /// timestamp and process columns) into a <see cref="TraceMessage"/>. Never throws on content: a text outside the
-/// vocabulary of docs/domain.md section 4 becomes <see cref="UnknownMessage"/>.
+/// vocabulary of docs/backup-internals.md#message-vocabulary becomes <see cref="UnknownMessage"/>.
 /// </summary>
 /// <remarks>
 /// Matching is by phrase, ordinal and case-insensitive, with any run of white space standing for one space,
@@ -48,7 +48,7 @@ public sealed class TraceMessageParser
     // The whole prefix text ("Backup(db): ") of the last progress line read by TryServerProgress, and the database
     // it names. The next percent line of the same operation starts with the same characters, and those alone decide
     // what StripOperationPrefix reads: it is taken as read then instead of read again (21 M of the reading thread's
-    // 300 M instructions on a 100k-line log, issue 10).
+    // 300 M instructions on a 100k-line log, docs/performance.md).
     private (string Text, string? Database) _lastProgressPrefix = (string.Empty, null);
 
     /// <summary>Parses one message; <paramref name="text"/> may carry the ERRORLOG "Backup(db): " prefix.</summary>
@@ -280,7 +280,7 @@ public sealed class TraceMessageParser
         Add("BACKUP", static (body, rest) => ParseOperationLine(body, rest, OperationKind.Backup));
         Add("RESTORE", static (body, rest) => ParseOperationLine(body, rest, OperationKind.Restore));
 
-        // Trace flag 3004 names the operation this way (docs/domain.md 4); the Backup* forms are the same
+        // Trace flag 3004 names the operation this way (docs/backup-internals.md#restore-steps); the Backup* forms are the same
         // shape seen in older 3004 posts and are not confirmed by a fixture.
         Add("RestoreDatabase", static (_, rest) => ParseLegacyStart(rest, OperationKind.Restore, OperationScope.Database));
         Add("RestoreLog", static (_, rest) => ParseLegacyStart(rest, OperationKind.Restore, OperationScope.Log));
@@ -345,7 +345,7 @@ public sealed class TraceMessageParser
         Marker("Work estimation is complete", OperationPhase.Estimate, PhaseEdge.End);
         Loose("Copying data files", OperationPhase.CopyData);
 
-        // The closing steps are known only from article prose (docs/domain.md 4): accept the wordings seen there.
+        // The closing steps are known only from article prose (docs/backup-internals.md#backup-steps): accept the wordings seen there.
         Loose("Copying transaction log", OperationPhase.CopyLog);
         Loose("Copying the transaction log", OperationPhase.CopyLog);
         Loose("Copying log", OperationPhase.CopyLog);
@@ -843,7 +843,7 @@ public sealed class TraceMessageParser
     private static long Digits(ReadOnlySpan<char> text, out int count)
     {
         // Digit by digit rather than through long.TryParse, which looks up the culture's number format on every
-        // call: three numbers on each of a million percent lines (issue 10). The count is kept in a local and
+        // call: three numbers on each of a million percent lines (docs/performance.md). The count is kept in a local and
         // stored once: counted in the out parameter, every digit was a store to memory, and this loop was a fifth
         // of the time of reading a percent line.
         long value = 0;

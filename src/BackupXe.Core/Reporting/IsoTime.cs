@@ -22,7 +22,7 @@ internal static class IsoTime
     /// and returns the length, taking the date, or the date and time to the second, from <paramref name="previousText"/>,
     /// the text of <paramref name="previous"/> (empty when there is none), when <paramref name="value"/> shares them:
     /// a backup's progress points fall on one day and several in each second, and the calendar arithmetic was the
-    /// largest cost of writing them (issue 10).
+    /// largest cost of writing them (docs/performance.md).
     /// </summary>
     public static int Format(DateTime value, Span<byte> output, DateTime previous, ReadOnlySpan<byte> previousText)
     {

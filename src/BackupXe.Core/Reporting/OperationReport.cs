@@ -158,7 +158,7 @@ public sealed record ProgressPointReport(DateTime At, long Bytes);
 /// <summary>Waits of one type tied to the operation. Resource time = total - signal.</summary>
 public sealed record WaitReport(string WaitType, long Count, long TotalMs, long MaxMs, long SignalMs);
 
-/// <summary>The bottleneck vocabulary of docs/domain.md section 8.</summary>
+/// <summary>The bottleneck vocabulary of docs/backup-internals.md#bottleneck-classes-and-remedies.</summary>
 public enum Bottleneck
 {
     BufferStarved,

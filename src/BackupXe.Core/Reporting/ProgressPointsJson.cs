@@ -14,7 +14,7 @@ namespace BackupXe.Core.Reporting;
 /// <remarks>
 /// A 1M-line ERRORLOG of 6,712 backups has 670,000 points, more values than the rest of the report put together, and
 /// token by token they were about half the time of writing the report (0.06 of 0.13 s, in process): each date went
-/// through the "O" format and was trimmed again, each token through the writer's state checks (issue 10). Tests hold
+/// through the "O" format and was trimmed again, each token through the writer's state checks (docs/performance.md). Tests hold
 /// the block to the writer's token-by-token bytes at every depth, indented and not (ProgressPointsJsonTests), and
 /// every report to the serializer's (ReportJsonWriterTests).
 /// </remarks>
@@ -98,7 +98,7 @@ internal static class ProgressPointsJson
     /// <summary>
     /// The writer's white space and punctuation around the array's tokens, joined into the runs that lie between a
     /// point's two values: three copies a point instead of ten, each of a few bytes, which the copying calls'
-    /// set-up outweighed (issue 10).
+    /// set-up outweighed (docs/performance.md).
     /// </summary>
     private sealed class Layout
     {

@@ -9,7 +9,7 @@ namespace BackupXe.Core.Reporting;
 /// their T-SQL), kept already escaped for one run's JSON writer. Each operation of a 1M-line ERRORLOG carries about
 /// 2 KB of such text, most of it the same for every operation and full of characters the contract escapes
 /// (apostrophes, '+', new lines); escaping it again for each of 6,712 operations was the JSON writer's largest
-/// cost after the progress points (issue 10).
+/// cost after the progress points (docs/performance.md).
 /// </summary>
 /// <remarks>
 /// Bounded: past <see cref="MaxEntries"/> texts or <see cref="MaxChars"/> characters the cache starts again, so

@@ -27,7 +27,7 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
     // A line with nothing below ' ' and nothing above U+FFFC holds neither, which one range scan tells; only a line
     // with a tab (an sp_readerrorlog export has them on every line) or such a character gets the exact scans. Those
     // are two, not one set: with U+FFFD in it the set is searched by a slower non-ASCII method, which cost more than
-    // both scans together on every line (issue 10).
+    // both scans together on every line (docs/performance.md).
     // (CharRange says why it is a SearchValues and not IndexOfAnyExceptInRange.)
     public static bool LooksBinary(ReadOnlySpan<char> line)
         => line.ContainsAnyExcept(PlainText) && (line.ContainsAny(Controls) || line.Contains('\uFFFD'));
@@ -204,7 +204,7 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
     /// read and range-check;</item>
     /// <item>its raw process column, padding included ("spid51      "): one session writes line after line, and
     /// reading the column again (two runs of blanks, the name, the session id) cost 8 M of the reading thread's
-    /// 254 M instructions on a 100k-line log (issue 10).</item>
+    /// 254 M instructions on a 100k-line log (docs/performance.md).</item>
     /// </list>
     /// </summary>
     internal sealed class LastLine

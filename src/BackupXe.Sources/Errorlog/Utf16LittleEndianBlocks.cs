@@ -13,7 +13,7 @@ namespace BackupXe.Sources.Errorlog;
 /// </summary>
 /// <remarks>
 /// The decoder and the copy out of a <see cref="StreamReader"/>'s buffer were 8 % of the instructions of the thread
-/// that reads a 1M-line ERRORLOG (callgrind, issue 10). A search of every block for surrogates still cost half of
+/// that reads a 1M-line ERRORLOG (callgrind, docs/performance.md). A search of every block for surrogates still cost half of
 /// that; lines proven printable ASCII by the line search cannot hold one, and only the others are searched.
 /// </remarks>
 internal sealed class Utf16LittleEndianBlocks : CharBlocks

@@ -9,7 +9,7 @@ namespace BackupXe.Sources.Xel;
 internal readonly record struct XelLogBuffer(long Offset, ushort Type, byte[] Bytes, int Start, int End, Guid Session);
 
 /// <summary>
-/// Walks an event_file stream buffer by buffer (xel-format.md sections 1-3), holding one buffer in memory at a time.
+/// Walks an event_file stream buffer by buffer (docs/xel-format.md sections 1-3), holding one buffer in memory at a time.
 /// A header that cannot be a buffer is reported with its offset and skipped by scanning sector by sector for the
 /// next one; a stream that ends inside a buffer (a file still being written) ends the walk after the last complete
 /// buffer, and is reported as such.

@@ -2,7 +2,7 @@ namespace BackupXe.Sources.Xel;
 
 /// <summary>
 /// The fixed numbers of the event_file format, as worked out from the genuine fixture
-/// (docs/xel.md, and ../shared/docs/xel-format.md sections 1-5). Everything else is read from the file.
+/// (docs/xel.md, and docs/xel-format.md sections 1-5). Everything else is read from the file.
 /// </summary>
 internal static class XelLayout
 {

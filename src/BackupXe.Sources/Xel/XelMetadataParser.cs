@@ -2,7 +2,7 @@ namespace BackupXe.Sources.Xel;
 
 /// <summary>
 /// Reads a metadata buffer (type 1): package chunks, each with a package record and four sections in the order
-/// events, actions, maps, types (xel-format.md section 4). A chunk that does not end where its length says means
+/// events, actions, maps, types (docs/xel-format.md section 4). A chunk that does not end where its length says means
 /// a layout this reader has not seen: that is damage, never guessed around.
 /// </summary>
 internal static class XelMetadataParser

@@ -6,7 +6,7 @@ using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Sources.Xel;
 
-/// <summary>How a value's bytes are turned into a value (xel-format.md section 6).</summary>
+/// <summary>How a value's bytes are turned into a value (docs/xel-format.md section 6).</summary>
 internal enum XelValueKind
 {
     Signed,

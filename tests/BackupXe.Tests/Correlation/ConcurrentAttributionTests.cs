@@ -7,7 +7,7 @@ namespace BackupXe.Tests.Correlation;
 
 /// <summary>
 /// The same concurrent backups read twice: with session_id on every event, and with none (reader and writer
-/// threads that do not carry it, domain.md section 2). Without it a verdict must be the one session_id gives,
+/// threads that do not carry it, docs/backup-internals.md#events-to-capture). Without it a verdict must be the one session_id gives,
 /// or say that the waits could not be separated: never a bottleneck taken from another backup's waits.
 /// </summary>
 public class ConcurrentAttributionTests

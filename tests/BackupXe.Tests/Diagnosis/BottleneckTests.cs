@@ -12,7 +12,7 @@ public class BottleneckTests
 
     private static string AllEvidence(Core.Diagnosis.Diagnosis diagnosis) => string.Join("\n", diagnosis.Verdict.Evidence);
 
-    /// <summary>domain.md 6.2: more buffers cut time until the single destination disk became the limit.</summary>
+    /// <summary>docs/backup-internals.md#buffer-count-against-waits: more buffers cut time until the single destination disk became the limit.</summary>
     public class PublishedBufferTests
     {
         [Fact]
@@ -259,7 +259,7 @@ public class BottleneckTests
         [Fact]
         public void A_compressed_backup_to_NUL_with_cpu_queueing_is_compression_cpu_as_in_the_published_test()
         {
-            // Given: domain.md 6.3, to NUL with compression: CPU at ~98%, 765 MB/s
+            // Given: docs/backup-internals.md#compression-cpu-and-the-read-ceiling, to NUL with compression: CPU at ~98%, 765 MB/s
             var operation = Backup(
                 Wait("BACKUPBUFFER", 4000, 160000, signalMs: 60000)) with
             {
@@ -493,7 +493,7 @@ public class BottleneckTests
         [Fact]
         public void The_published_default_restore_without_waits_is_unknown()
         {
-            // Given: domain.md 6.4, restore with defaults (6 buffers, 1024 KB) 171 s, errorlog only
+            // Given: docs/backup-internals.md#a-10-gb-database-on-a-san, restore with defaults (6 buffers, 1024 KB) 171 s, errorlog only
             var operation = Restore();
 
             // When

@@ -8,7 +8,7 @@ namespace BackupXe.Tests.Diagnosis;
 /// <summary>
 /// A restore of a database with memory-optimized tables: its recovery waits (WAIT_XTP_RECOVERY, XE map value
 /// XTP_RECOVERY) while the In-Memory OLTP engine loads the checkpoint file pairs into memory. Built in the shape XE
-/// delivers a restore (progress messages in the 2016+ wording of docs/domain.md 4, sqlos.wait_info at End).
+/// delivers a restore (progress messages in the 2016+ wording of docs/backup-internals.md#restore-steps, sqlos.wait_info at End).
 /// </summary>
 public sealed class InMemoryLoadTests
 {

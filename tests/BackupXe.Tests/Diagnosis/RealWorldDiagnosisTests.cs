@@ -183,7 +183,7 @@ public static class RealWorldDiagnosisTests
 
     public class A_2022_restore_from_an_older_version
     {
-        // Built from the 3004 wording of S14, the 2022 upgrade lines of docs/domain.md 5 and a URL device.
+        // Built from the 3004 wording of S14, the 2022 upgrade lines of docs/backup-internals.md#input-formats and a URL device.
         private const string Log =
             "2024-05-01 10:00:00.00 spid60      RestoreDatabase: Database WideWorldImporters\r\n"
             + "2024-05-01 10:00:00.50 spid60      Restore: Transferring data to WideWorldImporters\r\n"
@@ -541,7 +541,7 @@ public static class RealWorldDiagnosisTests
             // Then: 345 MB / 128 MB = 2.7x; 115 MB per device is not small
             Assert.Equal(Bottleneck.BackupDevice, verdict.Bottleneck);
             Assert.Contains("64 buffers x 2 MB = 128 MB as configured, but 345 MB of buffer memory as the server reports it "
-                + "(Total buffer space, 2.7x BUFFERCOUNT x MAXTRANSFERSIZE, 115 MB per device): plentiful, more would not help (docs/diagnosis.md 6.2 tests 4-5).",
+                + "(Total buffer space, 2.7x BUFFERCOUNT x MAXTRANSFERSIZE, 115 MB per device): plentiful, more would not help (docs/backup-internals.md, 'Buffer count against waits', tests 4-5).",
                 verdict.Evidence);
         }
 

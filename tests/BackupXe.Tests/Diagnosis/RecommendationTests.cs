@@ -252,7 +252,7 @@ public partial class RecommendationTests
         [Fact]
         public void A_small_database_is_not_striped()
         {
-            // Given: domain.md 6.4, striping a 10 GB database did not help
+            // Given: docs/backup-internals.md#a-10-gb-database-on-a-san, striping a 10 GB database did not help
             var operation = DeviceBound() with { EstimatedBytes = 10 * GB };
 
             // When
@@ -505,7 +505,7 @@ public partial class RecommendationTests
         [Fact]
         public void The_published_default_restore_gets_4MB_with_the_published_times()
         {
-            // Given: domain.md 6.4, 6 buffers of 1 MB, 171 s
+            // Given: docs/backup-internals.md#a-10-gb-database-on-a-san, 6 buffers of 1 MB, 171 s
             var operation = Restore();
 
             // When

@@ -526,7 +526,7 @@ public static class TraceMessageParserTests
         [Fact]
         public void Map_the_3004_restore_wording_step_by_step()
         {
-            // Given: trace flag 3004 output as listed in docs/domain.md section 4
+            // Given: trace flag 3004 output as listed in docs/backup-internals.md#restore-steps
             string[] lines =
             [
                 "RestoreDatabase: Database AdventureWorks",
@@ -580,7 +580,7 @@ public static class TraceMessageParserTests
         [Fact]
         public void Map_the_extended_events_restore_wording()
         {
-            // Given: the XE wording from article lists (docs/domain.md section 4)
+            // Given: the XE wording from article lists (docs/backup-internals.md#restore-steps)
             string[] lines =
             [
                 "RESTORE DATABASE started",

@@ -8,7 +8,7 @@ namespace BackupXe.Tests.SqlServer;
 
 /// <summary>
 /// The TDS double against the real driver (Microsoft.Data.SqlClient 2.1.4): these prove the double speaks the
-/// protocol the driver expects and that the driver's failures come out as measured in issue 9. They say nothing
+/// protocol the driver expects and that the driver's failures come out as the real driver raises them. They say nothing
 /// about SQL Server itself.
 /// </summary>
 public class TdsServerDoubleTests

@@ -4,7 +4,7 @@ using BackupXe.Core.Reporting;
 
 namespace BackupXe.Tests.Support;
 
-/// <summary>OperationReports for diagnosis tests, built from the published numbers of docs/domain.md section 6.</summary>
+/// <summary>OperationReports for diagnosis tests, built from the published numbers of docs/backup-internals.md#published-test-results.</summary>
 internal static class DiagnosisOperations
 {
     public const long MB = 1024 * 1024;
@@ -25,7 +25,7 @@ internal static class DiagnosisOperations
         Waits = waits,
     };
 
-    /// <summary>A 171 s restore of [Sales] from one file with the defaults of domain.md 6.4 (6 x 1 MB).</summary>
+    /// <summary>A 171 s restore of [Sales] from one file with the defaults of docs/backup-internals.md#a-10-gb-database-on-a-san (6 x 1 MB).</summary>
     public static OperationReport Restore(params WaitReport[] waits) => new()
     {
         Kind = OperationKind.Restore,
@@ -49,7 +49,7 @@ internal static class DiagnosisOperations
         new(type, count, totalMs, MaxMs: totalMs, SignalMs: signalMs);
 
     /// <summary>
-    /// A row of domain.md 6.2: 8 cores, 30 GB compressed to 7.8 GB, one RAID-1 destination.
+    /// A row of docs/backup-internals.md#buffer-count-against-waits: 8 cores, 30 GB compressed to 7.8 GB, one RAID-1 destination.
     /// Columns: files, buffers, MTS KB, time s, BACKUPBUFFER ms, BACKUPIO ms, BACKUPBUFFER n, BACKUPIO n.
     /// </summary>
     public static OperationReport PublishedBufferTest(int test)
@@ -63,7 +63,7 @@ internal static class DiagnosisOperations
             5 => (1, 256, 4096, 95.9, 50988, 48942, 1538, 1135),
             6 => (2, 128, 4096, 96, 152323, 63800, 12416, 4925),
             7 => (2, 256, 4096, 96.4, 109565, 46953, 3067, 1195),
-            _ => throw new ArgumentOutOfRangeException(nameof(test), test, "domain.md 6.2 has tests 1-7"),
+            _ => throw new ArgumentOutOfRangeException(nameof(test), test, "'Buffer count against waits' has tests 1-7"),
         };
         return Backup() with
         {

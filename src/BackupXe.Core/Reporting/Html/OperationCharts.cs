@@ -84,7 +84,7 @@ internal sealed class OperationCharts
             Memory.Select(m => m.Label),
             Memory.Select(m => m.Bytes / OperationReportBuilder.BytesPerMegabyte)));
 
-    /// <summary>Share of each thread's time (domain.md 6.2): BACKUPIO per device thread, BACKUPBUFFER per thread on either side of the buffers, any other type for the one thread that waited.</summary>
+    /// <summary>Share of each thread's time (docs/backup-internals.md#buffer-count-against-waits): BACKUPIO per device thread, BACKUPBUFFER per thread on either side of the buffers, any other type for the one thread that waited.</summary>
     private static WaitRow WaitRowOf(WaitReport wait, OperationMeasures measures)
     {
         var (threads, role) = wait.WaitType.ToUpperInvariant() switch

@@ -12,7 +12,7 @@ namespace BackupXe.Tests.Sources.ClientOutput;
 
 /// <summary>
 /// What SSMS, sqlcmd and Agent job steps print, built from the real lines of Fixtures/realworld/S13 and the
-/// message formats of docs/domain.md section 5.
+/// message formats of docs/backup-internals.md#input-formats.
 /// </summary>
 public static class ClientOutputTests
 {

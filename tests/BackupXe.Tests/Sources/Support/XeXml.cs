@@ -1,6 +1,6 @@
 namespace BackupXe.Tests.Sources.Support;
 
-/// <summary>XE XML events in the exact shape the server returns them (domain.md section 5.2).</summary>
+/// <summary>XE XML events in the exact shape the server returns them (docs/backup-internals.md#xe-xml-event-shape).</summary>
 internal static class XeXml
 {
     public static string Progress(string timestamp, string message, string operation = "Backup", int sessionId = 53) =>

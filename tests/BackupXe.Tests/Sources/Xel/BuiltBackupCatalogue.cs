@@ -7,7 +7,7 @@ using BackupXe.Sources.XeEvents;
 namespace BackupXe.Tests.Sources.Xel;
 
 /// <summary>
-/// BUILT, NOT CAPTURED: the metadata a BackupXe capture session would write, made from the rules of xel-format.md
+/// BUILT, NOT CAPTURED: the metadata a BackupXe capture session would write, made from the rules of docs/xel-format.md
 /// (no genuine .xel with backup or wait events exists anywhere we could search). Object ids follow the observed id
 /// structure; the sqlos GUID, map keys and key widths are invented and labelled so. Map key widths are deliberately
 /// varied (1, 2 and 4 bytes) and sqlos is a third package chunk whose events use another chunk's action and types.

@@ -4,8 +4,8 @@ using BackupXe.Sources.XeEvents;
 namespace BackupXe.Tests.Sources.Xel;
 
 /// <summary>
-/// BUILT, NOT CAPTURED: a buffer-starved full backup as XE would record it (message vocabulary of domain.md
-/// section 4), with thousands of BACKUPBUFFER/BACKUPIO waits so that a .xel of it spans many event buffers.
+/// BUILT, NOT CAPTURED: a buffer-starved full backup as XE would record it (message vocabulary of
+/// docs/backup-internals.md#message-vocabulary), with thousands of BACKUPBUFFER/BACKUPIO waits so that a .xel of it spans many event buffers.
 /// </summary>
 internal static class BuiltBackupScenario
 {
@@ -45,7 +45,7 @@ internal static class BuiltBackupScenario
         Step(0.001, @"Reading the data file D:\SQLData\SalesDB.mdf");
 
         var copyStart = t;
-        // 5,600 short BACKUPBUFFER and 1,400 BACKUPIO waits over 12 s: the shape of test 1 in domain.md 6.2.
+        // 5,600 short BACKUPBUFFER and 1,400 BACKUPIO waits over 12 s: the shape of test 1 in docs/backup-internals.md#buffer-count-against-waits.
         for (var i = 0; i < 7_000; i++)
         {
             var at = copyStart.AddTicks((long)(random.NextDouble() * 12 * TimeSpan.TicksPerSecond));

@@ -5,7 +5,7 @@ using Xunit;
 
 namespace BackupXe.Tests.Sources.Xel;
 
-/// <summary>The genuine event_file fixture against the ground truth of xel-format.md.</summary>
+/// <summary>The genuine event_file fixture against the ground truth of docs/xel-format.md.</summary>
 public sealed class XelFixtureTests
 {
     [Fact]

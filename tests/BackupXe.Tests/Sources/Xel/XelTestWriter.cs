@@ -12,7 +12,7 @@ internal sealed record XelLayoutMap(IReadOnlyList<XelBufferSpan> EventBuffers, i
 internal sealed record XelBufferSpan(int Offset, int Size, IReadOnlyList<int> RecordOffsets);
 
 /// <summary>
-/// TEST-ONLY: writes .xel files from the rules of xel-format.md, so that events the genuine fixture lacks
+/// TEST-ONLY: writes .xel files from the rules of docs/xel-format.md, so that events the genuine fixture lacks
 /// (backup_restore_progress_trace, wait_info, wait_info_external) can be read back. Not a real event_file writer:
 /// it cannot produce the unknown checksum word (+0x1C), and it writes only what the format description names.
 /// Proven on the fixture first (XelWriterProofTests): its event records re-encode byte for byte.
@@ -259,7 +259,7 @@ internal static class XelTestWriter
     private static int FixedWidth(XelCatalogue catalogue, uint typeId) =>
         catalogue.Maps.TryGetValue(typeId, out var map) ? map.KeySize : catalogue.Types[typeId].Size;
 
-    /// <summary>A value's bytes by its type's name and size (xel-format.md section 6).</summary>
+    /// <summary>A value's bytes by its type's name and size (docs/xel-format.md section 6).</summary>
     private static byte[] Encode(XelCatalogue catalogue, uint typeId, object? value)
     {
         var size = FixedWidth(catalogue, typeId);
