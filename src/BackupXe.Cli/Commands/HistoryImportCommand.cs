@@ -60,7 +60,8 @@ public static class HistoryImportCommand
                 }
             }
 
-            var history = new SqliteImportedHistory(parse.GetValue(path)!, TimeProvider.System);
+            var historyPath = parse.GetValue(path)!;
+            var history = new SqliteImportedHistory(historyPath, TimeProvider.System);
             try
             {
                 await history.InitializeAsync(cancellationToken);
@@ -76,11 +77,22 @@ public static class HistoryImportCommand
             var damaged = false;
             if (request is not null && settings is not null)
             {
+                HistoryStoreException? unusable = null;
                 var exit = await ServerCall.RunAsync(settings, async factory =>
                 {
                     var read = await new ServerHistoryReader(factory).ReadAsync(request, cancellationToken);
                     var name = named ?? read.ServerName;
-                    var imported = await history.ImportAsync(name, read.Operations, cancellationToken);
+                    HistoryImportResult imported;
+                    try
+                    {
+                        imported = await history.ImportAsync(name, read.Operations, cancellationToken);
+                    }
+                    catch (HistoryStoreException exception)
+                    {
+                        unusable = exception;
+                        return ExitCodes.NothingUsable;
+                    }
+
                     var logs = read.CommandLogs.Count > 0
                         ? ", " + string.Join(", ", read.CommandLogs.Select(l => $"{l.Operations} from [{l.Database}].dbo.CommandLog"))
                         : string.Empty;
@@ -93,6 +105,11 @@ public static class HistoryImportCommand
 
                     return ExitCodes.Success;
                 });
+                if (unusable is not null)
+                {
+                    return await Unusable(historyPath, unusable, anyRead);
+                }
+
                 if (exit != ExitCodes.Success)
                 {
                     return exit;
@@ -122,7 +139,17 @@ public static class HistoryImportCommand
                     continue;
                 }
 
-                var imported = await history.ImportAsync(instanceName, result.Records, cancellationToken);
+                HistoryImportResult imported;
+                try
+                {
+                    imported = await history.ImportAsync(instanceName, result.Records, cancellationToken);
+                }
+                catch (HistoryStoreException exception)
+                {
+                    // Every later file would fail on the same pages.
+                    return await Unusable(historyPath, exception, anyRead);
+                }
+
                 anyRead = true;
                 Console.Out.WriteLine(
                     $"{file} ({result.Format}, {instanceName}): {result.Records.Count} operations: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there"
@@ -132,5 +159,14 @@ public static class HistoryImportCommand
             return !anyRead ? ExitCodes.NothingUsable : damaged ? ExitCodes.Partial : ExitCodes.Success;
         });
         return command;
+    }
+
+    // A history found damaged (or read-only) half-way: its import was rolled back, so the file is as it was.
+    private static async Task<int> Unusable(string historyPath, HistoryStoreException exception, bool anyImported)
+    {
+        var reason = exception.InnerException?.Message ?? exception.Message;
+        await Console.Error.WriteLineAsync(
+            $"backupxe: {historyPath}: file: the history cannot be written ({reason}); nothing more was imported, the file was left as it was");
+        return anyImported ? ExitCodes.Partial : ExitCodes.NothingUsable;
     }
 }
