@@ -36,7 +36,7 @@ internal static class ServerCall
         catch (Exception failure) when (failure is not (OperationCanceledException or OutOfMemoryException))
         {
             var unreachable = failure is not InvalidOperationException && new SqlFailureClassifier().Classify(failure) == LiveFailureKind.Transient;
-            await Console.Error.WriteLineAsync($"backupxe: {(unreachable ? "cannot reach " : string.Empty)}{settings.Server}: {SqlFailureText.Describe(failure)}");
+            await Console.Error.WriteLineAsync($"backupxe: {(unreachable ? "cannot reach " : string.Empty)}{ConnectionStringRedactor.RedactMessage(settings.Server)}: {ConnectionStringRedactor.RedactMessage(SqlFailureText.Describe(failure))}");
             return ExitCodes.NothingUsable;
         }
     }

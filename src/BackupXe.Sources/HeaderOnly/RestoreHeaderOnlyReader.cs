@@ -95,6 +95,12 @@ public sealed class RestoreHeaderOnlyReader
         }
 
         var finish = Date("BackupFinishDate");
+        if (!ServerRanges.IsTimestamp(start) || finish is { } f && !ServerRanges.IsTimestamp(f))
+        {
+            Problem(line, $"a date outside the years {ServerRanges.EarliestYear}-{ServerRanges.LatestYear} that a server's clock shows (BackupStartDate '{Cell("BackupStartDate")}', BackupFinishDate '{Cell("BackupFinishDate")}'): row skipped");
+            return null;
+        }
+
         var size = Number("BackupSize");
         var written = Number("CompressedBackupSize") ?? size;
         if (finish < start || size > ServerRanges.MaxBytes || written > ServerRanges.MaxBytes)
