@@ -69,6 +69,8 @@ public sealed partial class OlaJobOutputReader
 
         // The command after a rejected start line is skipped without a second problem for the same damage.
         var startRejected = false;
+        var stampLine = 0;
+        var afterStamp = false;
         Block? block = null;
         while (reader.ReadLine() is { } rawLine)
         {
@@ -96,10 +98,15 @@ public sealed partial class OlaJobOutputReader
                     {
                         lastTimestamp = stamp.Value;
                         startRejected = false;
+                        stampLine = lineNumber;
+                        afterStamp = false;
                     }
 
                     continue;
                 }
+
+                // The job's own last 'Date and time:' line ends the output; one followed by a command's first lines does not.
+                afterStamp |= lastTimestamp is not null && line.Trim().Length > 0 && !line.StartsWith("Command: ", StringComparison.Ordinal);
 
                 if (line.StartsWith("Command: ", StringComparison.Ordinal))
                 {
@@ -172,6 +179,18 @@ public sealed partial class OlaJobOutputReader
                     block = null;
                 }
             }
+        }
+
+        if (lastTimestamp is not null && afterStamp)
+        {
+            Problem(stampLine, "the output ends inside the command this line starts, before its 'Command:' line: the file was cut");
+        }
+        else if (block is { End: null })
+        {
+            // CommandExecute prints Outcome, Duration and the closing 'Date and time:' after every command it ran.
+            Problem(block.Line, block.Outcome is null
+                ? "the output ends inside this command, before its 'Outcome:' line: the file was cut or the job is still running; reported as incomplete"
+                : "the output ends inside this command, before its closing 'Date and time:' line: the file was cut");
         }
 
         if (Finish(block) is { } last)
