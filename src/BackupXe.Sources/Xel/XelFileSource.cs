@@ -162,10 +162,13 @@ internal sealed class XelFileRead(Stream stream, string label, SourceStatus stat
                     Report(buffer.Offset, "event buffer before any metadata: its events cannot be decoded; skipped");
                     break;
                 case XelLayout.EventBuffer:
-                    status.Events += _decoder.ReadEvents(buffer.Bytes, buffer.Start, buffer.End, buffer.Session, buffer.Offset, Report, whole, analysed);
+                    status.Events += _decoder.ReadEvents(buffer.Bytes, buffer.Start, buffer.End, buffer.Session, buffer.Offset, Report, whole, analysed, buffer.Cut);
                     yield return true;
                     break;
                 case XelLayout.HeaderBuffer:
+                    // A stream header belongs to the event stream, not to a file: here it is a damaged type word, and
+                    // the buffer's events are lost with it.
+                    Report(buffer.Offset + 0x0E, $"log buffer type {buffer.Type} (a stream header) inside a file, where none belongs: damaged; skipped");
                     break;
                 default:
                     Report(buffer.Offset, $"log buffer type {buffer.Type} is not known; skipped");
