@@ -22,6 +22,7 @@ public static class HistoryImportCommand
             Description = "The instance the files come from; default: the 'Server:' line of DatabaseBackup's output header.",
         };
         var files = new Argument<string[]>("files") { Description = "Job output files, XE XML or ERRORLOG files.", Arity = ArgumentArity.ZeroOrMore };
+        CommonOptions.RejectUnknownOptions(files);
         var since = new Option<string>("--since") { Description = "With --server: backups of the last 30d, 12h... or since a date (yyyy-mm-dd), server local time.", DefaultValueFactory = _ => "30d" };
         var databases = new Option<string[]>("--databases") { Description = "With --server: only these databases (repeat, or separate with commas).", AllowMultipleArgumentsPerToken = true };
         var commandLog = new Option<string?>("--command-log") { Description = "With --server: the database holding Ola Hallengren's dbo.CommandLog; default: every database that has one." };
