@@ -39,8 +39,8 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         {
             var problems = input.Problems.Count == 0
                 ? new Markup("[green]none[/]")
-                : new Markup(Markup.Escape(string.Join(Environment.NewLine, input.Problems.Select(p => $"{p.Location}: {p.Message}"))), new Style(Color.Red));
-            table.AddRow(new Text(input.Path), new Text(input.Format), new Text(input.Events.ToString("N0", CultureInfo.InvariantCulture)), problems);
+                : new Markup(Markup.Escape(string.Join(Environment.NewLine, input.Problems.Select(p => TerminalText.Line($"{p.Location}: {p.Message}")))), new Style(Color.Red));
+            table.AddRow(new Text(TerminalText.Line(input.Path)), new Text(input.Format), new Text(input.Events.ToString("N0", CultureInfo.InvariantCulture)), problems);
         }
 
         return table;
@@ -51,7 +51,7 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         var grid = new Grid().AddColumn(new GridColumn().NoWrap()).AddColumn();
         foreach (var fact in ReportFacts.Totals(summary, findings))
         {
-            grid.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(fact.Value));
+            grid.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(TerminalText.Block(fact.Value)));
         }
 
         return grid;
@@ -84,12 +84,12 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
     private void WriteOperation(IAnsiConsole console, OperationReport op)
     {
         console.WriteLine();
-        console.Write(new Rule($"[bold]{Markup.Escape(Units.Title(op))}[/]").LeftJustified());
+        console.Write(new Rule($"[bold]{Markup.Escape(TerminalText.Line(Units.Title(op)))}[/]").LeftJustified());
 
         var facts = new Grid().AddColumn(new GridColumn().NoWrap()).AddColumn();
         foreach (var fact in ReportFacts.Summary(op))
         {
-            facts.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(fact.Value));
+            facts.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(TerminalText.Block(fact.Value)));
         }
 
         console.Write(facts);
@@ -107,10 +107,10 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         if (op.Verdict is { } verdict)
         {
             var lines = new List<IRenderable> { new Markup($"[bold]{Kebab.Of(verdict.Bottleneck)}[/] ({Kebab.Of(verdict.Confidence)} confidence)") };
-            lines.AddRange(verdict.Evidence.Select(e => new Text($"- {e}")));
+            lines.AddRange(verdict.Evidence.Select(e => new Text(TerminalText.Block($"- {e}"))));
             if (verdict.DecidedBy is { } decided)
             {
-                lines.Add(new Text($"Decided by: {decided}. What would change it: {verdict.WouldChange ?? "-"}"));
+                lines.Add(new Text(TerminalText.Block($"Decided by: {decided}. What would change it: {verdict.WouldChange ?? "-"}")));
             }
             console.Write(new Panel(new Rows(lines)).Header("Verdict").Border(BoxBorder.Rounded).Expand());
         }
@@ -118,8 +118,8 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         var number = 0;
         foreach (var rec in op.Recommendations)
         {
-            console.MarkupLine($"[bold]{++number}. {Markup.Escape(rec.Id)}[/]: {Markup.Escape(rec.Text)}");
-            console.Write(new Panel(new Text(rec.Tsql.TrimEnd(), new Style(Color.Aqua))).Border(BoxBorder.Square).Expand());
+            console.MarkupLine($"[bold]{++number}. {Markup.Escape(rec.Id)}[/]: {Markup.Escape(TerminalText.Block(rec.Text))}");
+            console.Write(new Panel(new Text(TerminalText.Block(rec.Tsql.TrimEnd()), new Style(Color.Aqua))).Border(BoxBorder.Square).Expand());
         }
 
         if (verbose && op.UnknownMessageSamples.Count > 0)

@@ -80,7 +80,10 @@ public static class HistoryStatisticsWriter
         }
     }
 
-    private static string Title(HistorySeries s)
+    // Every text of the summary names its series first: neutralised here, for the console, markdown and CSV alike.
+    private static string Title(HistorySeries s) => TerminalText.Line(RawTitle(s));
+
+    private static string RawTitle(HistorySeries s)
     {
         var what = (s.Key.Kind, s.Key.Scope) switch
         {

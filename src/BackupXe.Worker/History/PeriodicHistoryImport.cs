@@ -72,7 +72,7 @@ public sealed class PeriodicHistoryImport(
             {
                 metrics.RecordRegression(instance, report);
                 logger.ThroughputRegressed(
-                    Kebab.Of(report.Kind), report.Database, instance, regression.ThroughputMBps, regression.PercentOfMedian,
+                    Kebab.Of(report.Kind), report.Database is null ? null : TerminalText.Line(report.Database), instance, regression.ThroughputMBps, regression.PercentOfMedian,
                     regression.MedianThroughputMBps, regression.Samples);
             }
         }

@@ -83,7 +83,7 @@ public sealed class InstanceMonitor(
 
         foreach (var problem in status.Problems)
         {
-            logger.SourceProblem(Name, sourceName, problem.Location, problem.Message);
+            logger.SourceProblem(Name, sourceName, problem.Location, Core.Reporting.TerminalText.Line(problem.Message));
         }
 
         if (source.Format == LiveFormat)
