@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using BackupXe.Core.Events;
 
 namespace BackupXe.Core.Parsing;
@@ -106,7 +107,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         return false;
     }
 
-    private static readonly string[] EngineHeads = ["Processed ", "BACKUP DATABASE ", "BACKUP LOG ", "RESTORE DATABASE ", "RESTORE LOG "];
+    private static readonly ImmutableArray<string> EngineHeads = ["Processed ", "BACKUP DATABASE ", "BACKUP LOG ", "RESTORE DATABASE ", "RESTORE LOG "];
 
     /// <summary>End of input: the messages after the last closing line, as an operation of unknown kind; null if none.</summary>
     public ClientOperation? Finish() => _pending.Count == 0 ? null : Close(null, null);

@@ -50,7 +50,7 @@ public sealed class MalformedPeerTests
                 await Task.Delay(200);
             }
         }
-        catch (Exception e) when (e is SocketException or ObjectDisposedException or IOException)
+        catch (Exception e) when (e is SocketException or ObjectDisposedException or IOException or InvalidOperationException)
         {
             // The listener was stopped: the test is over.
         }
