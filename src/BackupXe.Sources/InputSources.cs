@@ -152,7 +152,9 @@ public static class InputSources
 
     /// <summary>
     /// A pattern: a set of .xel files (an event_file rollover set) is one source read in file order, each file
-    /// with its own metadata; a pattern matching one file of any format is that file.
+    /// with its own metadata; a pattern matching one file of any format is that file. A member that is not a
+    /// readable .xel (empty, as a copy of a session's folder holds right after a rollover, unreadable, of another
+    /// format, or not a regular file) is named and skipped, and the other members are read.
     /// </summary>
     private static ITraceEventSource OpenPattern(string pattern)
     {
@@ -167,9 +169,49 @@ public static class InputSources
             return Open(files[0]);
         }
 
-        return files.All(f => Recognise(f).Format is XelFormat)
-            ? new XelFileSource(pattern, files)
-            : new UnreadableInputSource(pattern, $"matches {files.Count} files that are not all .xel; name them one by one instead");
+        var members = new List<string>();
+        var skipped = new List<(string File, string Problem)>();
+        foreach (var file in files)
+        {
+            if (XelMemberProblem(file) is { } problem)
+            {
+                skipped.Add((Path.GetFileName(file), problem));
+            }
+            else
+            {
+                members.Add(file);
+            }
+        }
+
+        return members.Count > 0
+            ? new XelFileSource(pattern, members, skipped)
+            : new UnreadableInputSource(pattern, $"matches {files.Count} files and none is a readable .xel file; name them one by one instead");
+    }
+
+    // Why a member of a pattern is not read as part of the .xel set; null for a .xel file.
+    private static string? XelMemberProblem(string file)
+    {
+        try
+        {
+            // A pipe or a device has no length, and opening a pipe would wait for a writer that may never come;
+            // an empty file has nothing to read. Neither is opened.
+            if (new FileInfo(file).Length == 0)
+            {
+                return "empty, or not a regular file (a pipe or a device); skipped";
+            }
+
+            var recognition = Recognise(file);
+            return recognition.Format switch
+            {
+                XelFormat => null,
+                { } other => $"holds {other.Name}, not .xel; skipped",
+                null => $"{recognition.Problem}; skipped",
+            };
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return $"cannot be read: {e.Message}; skipped";
+        }
     }
 }
 

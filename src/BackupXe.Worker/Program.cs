@@ -122,6 +122,7 @@ public static class Program
 
         // Taken before the run: RunAsync disposes the host, and its services with it, when it returns.
         var monitoring = host.Services.GetServices<IHostedService>().OfType<MonitoringService>().FirstOrDefault();
+        var imports = host.Services.GetServices<IHostedService>().OfType<HistoryImportService>().FirstOrDefault();
         try
         {
             await host.RunAsync();
@@ -129,6 +130,13 @@ public static class Program
         catch (HistoryStoreException exception)
         {
             return Fail(ExitCodes.HistoryUnavailable, exception.Message);
+        }
+
+        // A history file found damaged while in use: a restart would fail the same way, so the code is the
+        // start-up one for an unusable history (docs/deploy.md), which a service manager does not restart on.
+        if ((monitoring?.Fault as HistoryStoreException ?? imports?.Fault) is { } unusable)
+        {
+            return Fail(ExitCodes.HistoryUnavailable, unusable.Message);
         }
 
         return monitoring?.Fault is { } fault

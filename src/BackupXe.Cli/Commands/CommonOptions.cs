@@ -21,14 +21,25 @@ public static class CommonOptions
 
     public static Option<int?> MemoryBudget()
     {
-        var option = new Option<int?>("--memory-budget-mb") { Description = "Largest buffer memory (BUFFERCOUNT x MAXTRANSFERSIZE) a recommendation may propose, in MB." };
-        option.Validators.Add(result =>
+        var option = new Option<int?>("--memory-budget-mb")
         {
-            if (result.GetValueOrDefault<int?>() is { } mb && mb < 1)
+            Description = "Largest buffer memory (BUFFERCOUNT x MAXTRANSFERSIZE) a recommendation may propose, in MB.",
+
+            // Parsed here so that a value too large for an int is named in words, not as the type System.Nullable`1.
+            CustomParser = result =>
             {
-                result.AddError($"--memory-budget-mb must be at least 1; it is {mb}.");
-            }
-        });
+                var text = result.Tokens.Count > 0 ? result.Tokens[^1].Value : string.Empty;
+                if (int.TryParse(text, System.Globalization.NumberStyles.AllowLeadingSign, System.Globalization.CultureInfo.InvariantCulture, out var mb) && mb >= 1)
+                {
+                    return mb;
+                }
+
+                result.AddError(int.TryParse(text, System.Globalization.NumberStyles.AllowLeadingSign, System.Globalization.CultureInfo.InvariantCulture, out var low)
+                    ? $"--memory-budget-mb must be at least 1; it is {low}."
+                    : $"--memory-budget-mb must be a whole number of MB from 1 to {int.MaxValue}; it is '{text}'.");
+                return null;
+            },
+        };
         return option;
     }
 

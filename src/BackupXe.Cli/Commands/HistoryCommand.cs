@@ -172,7 +172,7 @@ public static class HistoryCommand
                 Kebab.Of(op.Status),
                 op.Verdict is { } v ? Kebab.Of(v.Bottleneck) : "-",
             ];
-            table.AddRow(cells.Select(cell => new Text(cell)));
+            table.AddRow(cells.Select(cell => new Text(TerminalText.Line(cell))));
         }
 
         console.Write(table);

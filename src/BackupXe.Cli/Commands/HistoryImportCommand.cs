@@ -22,6 +22,7 @@ public static class HistoryImportCommand
             Description = "The instance the files come from; default: the 'Server:' line of DatabaseBackup's output header.",
         };
         var files = new Argument<string[]>("files") { Description = "Job output files, XE XML or ERRORLOG files.", Arity = ArgumentArity.ZeroOrMore };
+        CommonOptions.RejectUnknownOptions(files);
         var since = new Option<string>("--since") { Description = "With --server: backups of the last 30d, 12h... or since a date (yyyy-mm-dd), server local time.", DefaultValueFactory = _ => "30d" };
         var databases = OperationFilter.DatabaseOption();
         var commandLog = new Option<string?>("--command-log") { Description = "With --server: the database holding Ola Hallengren's dbo.CommandLog; default: every database that has one." };
@@ -60,7 +61,8 @@ public static class HistoryImportCommand
                 }
             }
 
-            var history = new SqliteImportedHistory(parse.GetValue(path)!, TimeProvider.System);
+            var historyPath = parse.GetValue(path)!;
+            var history = new SqliteImportedHistory(historyPath, TimeProvider.System);
             try
             {
                 await history.InitializeAsync(cancellationToken);
@@ -76,11 +78,22 @@ public static class HistoryImportCommand
             var damaged = false;
             if (request is not null && settings is not null)
             {
+                HistoryStoreException? unusable = null;
                 var exit = await ServerCall.RunAsync(settings, async factory =>
                 {
                     var read = await new ServerHistoryReader(factory).ReadAsync(request, cancellationToken);
                     var name = named ?? read.ServerName;
-                    var imported = await history.ImportAsync(name, read.Operations, cancellationToken);
+                    HistoryImportResult imported;
+                    try
+                    {
+                        imported = await history.ImportAsync(name, read.Operations, cancellationToken);
+                    }
+                    catch (HistoryStoreException exception)
+                    {
+                        unusable = exception;
+                        return ExitCodes.NothingUsable;
+                    }
+
                     var logs = read.CommandLogs.Count > 0
                         ? ", " + string.Join(", ", read.CommandLogs.Select(l => $"{l.Operations} from [{l.Database}].dbo.CommandLog"))
                         : string.Empty;
@@ -93,6 +106,11 @@ public static class HistoryImportCommand
 
                     return ExitCodes.Success;
                 });
+                if (unusable is not null)
+                {
+                    return await Unusable(historyPath, unusable, anyRead);
+                }
+
                 if (exit != ExitCodes.Success)
                 {
                     return exit;
@@ -124,7 +142,17 @@ public static class HistoryImportCommand
 
                 var wanted = OperationFilter.Names(parse.GetValue(databases));
                 var records = wanted.Count == 0 ? result.Records : [.. result.Records.Where(r => r.Database is { } name && wanted.Contains(name))];
-                var imported = await history.ImportAsync(instanceName, records, cancellationToken);
+                HistoryImportResult imported;
+                try
+                {
+                    imported = await history.ImportAsync(instanceName, records, cancellationToken);
+                }
+                catch (HistoryStoreException exception)
+                {
+                    // Every later file would fail on the same pages.
+                    return await Unusable(historyPath, exception, anyRead);
+                }
+
                 anyRead = true;
                 var left = result.Records.Count - records.Count;
                 Console.Out.WriteLine(
@@ -135,5 +163,14 @@ public static class HistoryImportCommand
             return !anyRead ? ExitCodes.NothingUsable : damaged ? ExitCodes.Partial : ExitCodes.Success;
         });
         return command;
+    }
+
+    // A history found damaged (or read-only) half-way: its import was rolled back, so the file is as it was.
+    private static async Task<int> Unusable(string historyPath, HistoryStoreException exception, bool anyImported)
+    {
+        var reason = exception.InnerException?.Message ?? exception.Message;
+        await Console.Error.WriteLineAsync(
+            $"backupxe: {historyPath}: file: the history cannot be written ({reason}); nothing more was imported, the file was left as it was");
+        return anyImported ? ExitCodes.Partial : ExitCodes.NothingUsable;
     }
 }

@@ -30,7 +30,7 @@ internal static class ServerCall
         // Seconds, not the whole connect timeout, to say that a name does not resolve or a port refuses.
         if (await ServerReachability.ProbeAsync(settings.Server, TimeSpan.FromSeconds(Math.Min(5, settings.ConnectTimeoutSeconds)), CancellationToken.None) is { } refusal)
         {
-            return await FailAsync(settings.Server, $"cannot reach {settings.Server}: {refusal}", json);
+            return await FailAsync(settings.Server, $"cannot reach {ConnectionStringRedactor.RedactMessage(settings.Server)}: {refusal}", json);
         }
 
         var factory = new SqlConnectionFactory(settings);
@@ -43,7 +43,7 @@ internal static class ServerCall
         catch (Exception failure) when (failure is not (OperationCanceledException or OutOfMemoryException))
         {
             var unreachable = failure is not InvalidOperationException && new SqlFailureClassifier().Classify(failure) == LiveFailureKind.Transient;
-            return await FailAsync(settings.Server, $"{(unreachable ? "cannot reach " : string.Empty)}{settings.Server}: {SqlFailureText.Describe(failure)}", json);
+            return await FailAsync(settings.Server, $"{(unreachable ? "cannot reach " : string.Empty)}{ConnectionStringRedactor.RedactMessage(settings.Server)}: {ConnectionStringRedactor.RedactMessage(SqlFailureText.Describe(failure))}", json);
         }
     }
 
@@ -56,7 +56,7 @@ internal static class ServerCall
             using (var writer = new System.Text.Json.Utf8JsonWriter(buffer, new System.Text.Json.JsonWriterOptions { Indented = true }))
             {
                 writer.WriteStartObject();
-                writer.WriteString("server", server);
+                writer.WriteString("server", ConnectionStringRedactor.RedactMessage(server));
                 writer.WriteBoolean("reached", false);
                 writer.WriteString("error", message);
                 writer.WriteEndObject();

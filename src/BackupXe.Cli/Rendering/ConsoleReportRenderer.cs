@@ -32,8 +32,8 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         {
             var problems = input.Problems.Count == 0
                 ? new Markup("[green]none[/]")
-                : new Markup(Markup.Escape(string.Join(Environment.NewLine, input.Problems.Select(p => $"{p.Location}: {p.Message}"))), new Style(Color.Red));
-            table.AddRow(new Text(input.Path), new Text(input.Format), new Text(input.Events.ToString("N0", CultureInfo.InvariantCulture)), problems);
+                : new Markup(Markup.Escape(string.Join(Environment.NewLine, input.Problems.Select(p => TerminalText.Line($"{p.Location}: {p.Message}")))), new Style(Color.Red));
+            table.AddRow(new Text(TerminalText.Line(input.Path)), new Text(input.Format), new Text(input.Events.ToString("N0", CultureInfo.InvariantCulture)), problems);
         }
 
         return table;
@@ -44,7 +44,7 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         var grid = new Grid().AddColumn(new GridColumn().NoWrap()).AddColumn();
         foreach (var fact in ReportFacts.Totals(summary, findings))
         {
-            grid.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(fact.Value));
+            grid.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(TerminalText.Block(fact.Value)));
         }
 
         return grid;
@@ -77,7 +77,7 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
     private void WriteOperation(IAnsiConsole console, OperationReport op)
     {
         console.WriteLine();
-        console.Write(new Rule($"[bold]{Markup.Escape(Units.Title(op))}[/]").LeftJustified());
+        console.Write(new Rule($"[bold]{Markup.Escape(TerminalText.Line(Units.Title(op)))}[/]").LeftJustified());
 
         var facts = ReportFacts.Summary(op);
         console.Write(Facts(facts.Take(ReportFacts.HeadlineFacts)));
@@ -85,10 +85,10 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         if (op.Verdict is { } verdict)
         {
             var lines = new List<IRenderable>();
-            lines.AddRange(verdict.Evidence.Select(e => new Text($"- {e}")));
+            lines.AddRange(verdict.Evidence.Select(e => new Text(TerminalText.Block($"- {e}"))));
             if (verdict.DecidedBy is { } decided)
             {
-                lines.Add(new Text($"Decided by: {decided}. What would change it: {verdict.WouldChange ?? "-"}"));
+                lines.Add(new Text(TerminalText.Block($"Decided by: {decided}. What would change it: {verdict.WouldChange ?? "-"}")));
             }
 
             var header = $"Verdict: [bold]{Kebab.Of(verdict.Bottleneck)}[/] ({Kebab.Of(verdict.Confidence)} confidence)";
@@ -126,7 +126,7 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
             console.MarkupLine("[grey]Unrecognised messages:[/]");
             foreach (var text in op.UnknownMessageSamples)
             {
-                console.WriteLine($"  {text}");
+                console.WriteLine($"  {TerminalText.Line(text)}");
             }
         }
     }
@@ -136,7 +136,7 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         var grid = new Grid().AddColumn(new GridColumn().NoWrap()).AddColumn();
         foreach (var fact in facts)
         {
-            grid.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(fact.Value));
+            grid.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(TerminalText.Block(fact.Value)));
         }
 
         return grid;
@@ -146,12 +146,12 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
     {
         if (_remedies.ShownFor(rec, op) is { } first)
         {
-            console.MarkupLine($"[bold]{number}. {Markup.Escape(rec.Id)}[/]: as shown above for {Markup.Escape(first)}.");
+            console.MarkupLine($"[bold]{number}. {Markup.Escape(rec.Id)}[/]: as shown above for {Markup.Escape(TerminalText.Line(first))}.");
             return;
         }
 
-        console.MarkupLine($"[bold]{number}. {Markup.Escape(rec.Id)}[/]: {Markup.Escape(rec.Text)}");
-        console.Write(new Panel(new Text(rec.Tsql.TrimEnd(), new Style(Color.Aqua))).Border(BoxBorder.Square).Expand());
+        console.MarkupLine($"[bold]{number}. {Markup.Escape(rec.Id)}[/]: {Markup.Escape(TerminalText.Block(rec.Text))}");
+        console.Write(new Panel(new Text(TerminalText.Block(rec.Tsql.TrimEnd()), new Style(Color.Aqua))).Border(BoxBorder.Square).Expand());
     }
 
     private static Table Phases(OperationReport op, int barWidth)
@@ -199,7 +199,7 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         {
             var wait = op.Waits[i];
             table.AddRow(
-                wait.WaitType,
+                TerminalText.Line(wait.WaitType),
                 wait.Count.ToString("N0", CultureInfo.InvariantCulture),
                 totals.Format(wait.TotalMs),
                 average.Format(averages[i], fractionalMilliseconds: true),

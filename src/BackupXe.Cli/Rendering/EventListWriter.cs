@@ -125,6 +125,5 @@ public sealed class CsvEventListWriter(TextWriter output) : EventListWriter(outp
         Output.WriteLine(Cell(Object(xeEvent.Actions)));
     }
 
-    private static string Cell(string text) =>
-        text.AsSpan().IndexOfAny(",\"\r\n") >= 0 ? "\"" + text.Replace("\"", "\"\"", StringComparison.Ordinal) + "\"" : text;
+    private static string Cell(string text) => CsvCell.Of(text);
 }

@@ -80,7 +80,10 @@ public static class HistoryStatisticsWriter
         }
     }
 
-    private static string Title(HistorySeries s)
+    // Every text of the summary names its series first: neutralised here, for the console, markdown and CSV alike.
+    private static string Title(HistorySeries s) => TerminalText.Line(RawTitle(s));
+
+    private static string RawTitle(HistorySeries s)
     {
         var what = (s.Key.Kind, s.Key.Scope) switch
         {
@@ -164,19 +167,5 @@ public static class HistoryStatisticsWriter
 
     private static string Cell(string text) => text.Replace("|", "\\|", StringComparison.Ordinal);
 
-    /// <summary>RFC 4180: quoted when it holds a comma, quote or line break; a formula-looking cell gets a leading quote so a spreadsheet does not run it.</summary>
-    private static string Csv(string? value)
-    {
-        if (string.IsNullOrEmpty(value))
-        {
-            return string.Empty;
-        }
-
-        if (value[0] is '=' or '+' or '-' or '@')
-        {
-            value = "'" + value;
-        }
-
-        return value.AsSpan().IndexOfAny(",\"\r\n") >= 0 ? "\"" + value.Replace("\"", "\"\"", StringComparison.Ordinal) + "\"" : value;
-    }
+    private static string Csv(string? value) => CsvCell.Of(value);
 }

@@ -138,7 +138,8 @@ public sealed class WatchView(
             }
 
             var (shown, note) = _requests.Enrich(op) ?? (op, string.Empty);
-            var line = note.Length == 0 ? Line(shown) : $"{Line(shown)}  {note}";
+            // Names come from the input: no control character of theirs reaches the terminal.
+            var line = TerminalText.Line(note.Length == 0 ? Line(shown) : $"{Line(shown)}  {note}");
             if (inPlace)
             {
                 block.Add(line);

@@ -25,6 +25,12 @@ public static class ServerRanges
     /// <summary><see cref="MaxDurationMs"/> in seconds, for the elapsed time of a completion line.</summary>
     public const double MaxSeconds = MaxDurationMs / 1000.0;
 
+    /// <summary>
+    /// 2^30 buffers (BUFFERCOUNT, sets, media and encode buffers): with the smallest MAXTRANSFERSIZE of 64 KB, more
+    /// would be 64 TB of buffer memory, more than any server holds. BUFFERCOUNT itself is an int.
+    /// </summary>
+    public const long MaxBufferCount = 1L << 30;
+
     /// <summary>The session_id action is a uint16 (the event_data sample in docs/backup-internals.md#xe-xml-event-shape declares its type).</summary>
     public const int MaxSessionId = ushort.MaxValue;
 

@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using BackupXe.Core.Events;
 
 namespace BackupXe.Core.Parsing;
@@ -75,6 +76,38 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
             _ => null,
         };
     }
+
+    /// <summary>
+    /// True when <paramref name="line"/>, which the parser did not know, is the head of an engine message a backup or
+    /// restore prints (<c>10 percent proc</c>, <c>Processed 1234 pa</c>, <c>BACKUP DATABASE successfully</c>): the last
+    /// line of an output cut short, not a line of another program's.
+    /// </summary>
+    public static bool LooksCut(string line)
+    {
+        var text = line.AsSpan().Trim();
+        if (text.IsEmpty)
+        {
+            return false;
+        }
+
+        var digits = text.IndexOfAnyExceptInRange('0', '9');
+        if (digits != 0)
+        {
+            return digits < 0 || " percent processed.".AsSpan().StartsWith(text[digits..], StringComparison.Ordinal);
+        }
+
+        foreach (var head in EngineHeads)
+        {
+            if (head.AsSpan().StartsWith(text, StringComparison.Ordinal) || text.StartsWith(head, StringComparison.Ordinal))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private static readonly ImmutableArray<string> EngineHeads = ["Processed ", "BACKUP DATABASE ", "BACKUP LOG ", "RESTORE DATABASE ", "RESTORE LOG "];
 
     /// <summary>End of input: the messages after the last closing line, as an operation of unknown kind; null if none.</summary>
     public ClientOperation? Finish() => _pending.Count == 0 ? null : Close(null, null);

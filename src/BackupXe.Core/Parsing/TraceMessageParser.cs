@@ -659,8 +659,16 @@ public sealed class TraceMessageParser
             return null;
         }
 
-        return value > ServerRanges.MaxBytes ? TooLarge("buffer parameter", value) : new BufferParameterLine(parameter, value);
+        return value > ServerRanges.MaxBytes ? TooLarge("buffer parameter", value)
+            : IsCount(parameter) && value > ServerRanges.MaxBufferCount ? TooMany(parameter.ToString(), value)
+            : new BufferParameterLine(parameter, value);
     }
+
+    private static bool IsCount(BufferParameter parameter) => parameter is BufferParameter.BufferCount or BufferParameter.SetsOfBuffers
+        or BufferParameter.MediaBufferCount or BufferParameter.EncodeBufferCount or BufferParameter.BuffersPerReadStream or BufferParameter.BuffersPerWriteStream;
+
+    private static ImplausibleValue TooMany(string what, long value) =>
+        new($"{what} of {value} is beyond what SQL Server can write (it uses at most {ServerRanges.MaxBufferCount} buffers)");
 
     // "Effective options: Checksum=1, Compression=1, Encryption=0, BufferCount=7, MaxTransferSize=1024 KB":
     // keys in any order, any of them missing, unknown keys ignored.
@@ -704,7 +712,12 @@ public sealed class TraceMessageParser
             }
             else if (SameLabel(key, "BufferCount"))
             {
-                bufferCount = int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var n) ? n : null;
+                if (!long.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var n) || n > ServerRanges.MaxBufferCount)
+                {
+                    return TooMany("BufferCount", long.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var big) ? big : long.MaxValue);
+                }
+
+                bufferCount = (int)n;
             }
             else if (SameLabel(key, "MaxTransferSize"))
             {

@@ -57,10 +57,8 @@ public sealed class MarkdownReportWriter : IReportStream
 
     private void Drain()
     {
-        foreach (var chunk in _md.GetChunks())
-        {
-            _output.Write(chunk.Span);
-        }
+        // One place for every text of the report: names and messages from inputs reach a terminal through cat or less.
+        _output.Write(TerminalText.Block(_md.ToString()));
 
         _md.Clear();
     }

@@ -83,6 +83,10 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                 {
                     status.Report($"line {lineNumber}", $"{rejected.Reason}; line skipped");
                 }
+                else if (!lines.LastLineEnded && transcript.LastMessage is UnknownMessage && ClientTranscript.LooksCut(line))
+                {
+                    status.Report($"line {lineNumber}", $"the input ends inside this message ('{line.Trim()}'): the output was cut");
+                }
 
                 if (excerpt.Add(lineNumber, line, transcript.LastMessage) is { } runs)
                 {
@@ -106,7 +110,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
 
             if (transcript.Finish() is { } unfinished)
             {
-                status.Report("end of input", $"{unfinished.Messages.Count} message(s) after the last completion line belong to no finished operation");
+                status.Report($"line {lineNumber}", $"the input ends after {unfinished.Messages.Count} message(s) that no completion line closed: an operation still running, or an output cut short");
                 foreach (var traceEvent in Events(unfinished, status, lineNumber))
                 {
                     yield return traceEvent;

@@ -36,6 +36,12 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
     /// <summary>True when the last line returned was cut at <see cref="MaxLineChars"/>.</summary>
     public bool Truncated { get; private set; }
 
+    /// <summary>
+    /// False when the last line returned ran to the end of the text without a line end: the last line of an export
+    /// saved without one, or a line cut short with the file.
+    /// </summary>
+    public bool LastLineEnded { get; private set; }
+
     /// <summary>Characters the last line really had, cut or not.</summary>
     public long LastLineLength { get; private set; }
 
@@ -78,6 +84,7 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
                 _position = 0;
                 if (_length == 0)
                 {
+                    LastLineEnded = false;
                     line = Complete(_line.AsSpan(0, _lineLength));
                     return any;
                 }
@@ -126,6 +133,7 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
                 continue;
             }
 
+            LastLineEnded = true;
             var terminator = buffer[_position++];
             if (terminator == '\r')
             {

@@ -122,6 +122,12 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
                     continue;
                 }
 
+                if (!reader.LastLineEnded && ErrorlogLine.IsCutTimestamp(line))
+                {
+                    status.Report($"line {lineNumber}", $"the input ends inside this line ('{line}', the start of a timestamp): the file was cut; line skipped");
+                    continue;
+                }
+
                 message.Continue(line);
             }
 

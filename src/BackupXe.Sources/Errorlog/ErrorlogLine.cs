@@ -55,6 +55,29 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
         return true;
     }
 
+    /// <summary>
+    /// True when <paramref name="s"/> is the head of a timestamp and nothing more (<c>2024-05-</c>): what a file cut
+    /// in the first characters of its last line leaves, which is no continuation of the message above.
+    /// </summary>
+    public static bool IsCutTimestamp(ReadOnlySpan<char> s)
+    {
+        const string Layout = "0000-00-00 00:00:00.00";
+        if (s.IsEmpty || s.Length >= Layout.Length)
+        {
+            return false;
+        }
+
+        for (var i = 0; i < s.Length; i++)
+        {
+            if (Layout[i] == '0' ? !char.IsAsciiDigit(s[i]) : s[i] != Layout[i] && !(i == 10 && s[i] == 'T'))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
     /// <summary>True when <paramref name="line"/> starts with an ERRORLOG timestamp followed by a column break.</summary>
     public static bool StartsWithTimestamp(ReadOnlySpan<char> line) => TryParseTimestamp(line, null, out _, out _);
 

@@ -36,6 +36,7 @@ public sealed class RestoreHeaderOnlyReader
     {
         Dictionary<string, int>? columns = null;
         var lineNumber = 0;
+        var rows = 0;
         while (reader.ReadLine() is { } line)
         {
             lineNumber++;
@@ -56,10 +57,17 @@ public sealed class RestoreHeaderOnlyReader
                 continue;
             }
 
+            rows++;
             if (Row(line.Split('\t'), columns, lineNumber) is { } operation)
             {
                 yield return operation;
             }
+        }
+
+        if (columns is not null && rows == 0)
+        {
+            // RESTORE HEADERONLY on media without a backup set fails instead of returning an empty result.
+            Problem(lineNumber, "the header row is not followed by any backup set: the file was cut after its header");
         }
     }
 
@@ -95,11 +103,27 @@ public sealed class RestoreHeaderOnlyReader
         }
 
         var finish = Date("BackupFinishDate");
+        if (!ServerRanges.IsTimestamp(start) || finish is { } f && !ServerRanges.IsTimestamp(f))
+        {
+            Problem(line, $"a date outside the years {ServerRanges.EarliestYear}-{ServerRanges.LatestYear} that a server's clock shows (BackupStartDate '{Cell("BackupStartDate")}', BackupFinishDate '{Cell("BackupFinishDate")}'): row skipped");
+            return null;
+        }
+
+        // A size that is there must be one a server writes: 1e30, a negative number or a word is damage, not "unknown".
+        foreach (var column in (ReadOnlySpan<string>)["BackupSize", "CompressedBackupSize"])
+        {
+            if (Cell(column) is { } text && Number(column) is not (>= 0 and <= ServerRanges.MaxBytes))
+            {
+                Problem(line, $"{column} '{text}' is not a size in bytes from 0 to 2^60: row skipped");
+                return null;
+            }
+        }
+
         var size = Number("BackupSize");
         var written = Number("CompressedBackupSize") ?? size;
-        if (finish < start || size > ServerRanges.MaxBytes || written > ServerRanges.MaxBytes)
+        if (finish < start)
         {
-            Problem(line, "finish before start, or a size no server writes: row skipped");
+            Problem(line, "BackupFinishDate before BackupStartDate: row skipped");
             return null;
         }
 

@@ -66,6 +66,11 @@ public sealed partial class OlaJobOutputReader
     {
         var lineNumber = 0;
         DateTime? lastTimestamp = null;
+
+        // The command after a rejected start line is skipped without a second problem for the same damage.
+        var startRejected = false;
+        var stampLine = 0;
+        var afterStamp = false;
         Block? block = null;
         while (reader.ReadLine() is { } rawLine)
         {
@@ -77,6 +82,13 @@ public sealed partial class OlaJobOutputReader
                     if (stamp.Value is null)
                     {
                         Problem(lineNumber, $"unreadable date and time '{stamp.Text}'");
+                        RejectStart(block, ref lastTimestamp, ref startRejected);
+                    }
+                    else if (!ServerRanges.IsTimestamp(stamp.Value.Value))
+                    {
+                        // 0001-01-01 or 9999-12-31 is no clock's reading, and a day either side of it is no date at all.
+                        Problem(lineNumber, $"date and time '{stamp.Text}' outside the years {ServerRanges.EarliestYear}-{ServerRanges.LatestYear} that a server's clock shows");
+                        RejectStart(block, ref lastTimestamp, ref startRejected);
                     }
                     else if (block is { Outcome: not null, End: null })
                     {
@@ -85,10 +97,16 @@ public sealed partial class OlaJobOutputReader
                     else
                     {
                         lastTimestamp = stamp.Value;
+                        startRejected = false;
+                        stampLine = lineNumber;
+                        afterStamp = false;
                     }
 
                     continue;
                 }
+
+                // The job's own last 'Date and time:' line ends the output; one followed by a command's first lines does not.
+                afterStamp |= lastTimestamp is not null && line.Trim().Length > 0 && !line.StartsWith("Command: ", StringComparison.Ordinal);
 
                 if (line.StartsWith("Command: ", StringComparison.Ordinal))
                 {
@@ -100,12 +118,13 @@ public sealed partial class OlaJobOutputReader
                     block = lastTimestamp is { } start
                         ? new Block(start, lineNumber, line["Command: ".Length..], _parser)
                         : null;
-                    if (block is null)
+                    if (block is null && !startRejected)
                     {
                         Problem(lineNumber, "a command without the 'Date and time:' line before it: skipped");
                     }
 
                     lastTimestamp = null;
+                    startRejected = false;
                     continue;
                 }
 
@@ -128,7 +147,7 @@ public sealed partial class OlaJobOutputReader
                     block.Duration = Duration(line["Duration: ".Length..].Trim());
                     if (block.Duration is null)
                     {
-                        Problem(lineNumber, $"unreadable duration '{line}'");
+                        Problem(lineNumber, $"unreadable duration '{line}' (hh:mm:ss, with at most {ServerRanges.MaxDurationMs / 86_400_000} days before them)");
                     }
                 }
                 else if (block.Outcome is null && ErrorLine().Match(line) is { Success: true } error)
@@ -162,9 +181,31 @@ public sealed partial class OlaJobOutputReader
             }
         }
 
+        if (lastTimestamp is not null && afterStamp)
+        {
+            Problem(stampLine, "the output ends inside the command this line starts, before its 'Command:' line: the file was cut");
+        }
+        else if (block is { End: null })
+        {
+            // CommandExecute prints Outcome, Duration and the closing 'Date and time:' after every command it ran.
+            Problem(block.Line, block.Outcome is null
+                ? "the output ends inside this command, before its 'Outcome:' line: the file was cut or the job is still running; reported as incomplete"
+                : "the output ends inside this command, before its closing 'Date and time:' line: the file was cut");
+        }
+
         if (Finish(block) is { } last)
         {
             yield return last;
+        }
+    }
+
+    // A rejected stamp where a command's start is due: the stamp before it (the header's) is not this command's start.
+    private static void RejectStart(Block? block, ref DateTime? lastTimestamp, ref bool startRejected)
+    {
+        if (block is not { Outcome: not null, End: null })
+        {
+            lastTimestamp = null;
+            startRejected = true;
         }
     }
 
@@ -271,7 +312,9 @@ public sealed partial class OlaJobOutputReader
         var hours = int.Parse(match.Groups["hours"].ValueSpan, CultureInfo.InvariantCulture);
         var minutes = int.Parse(match.Groups["minutes"].ValueSpan, CultureInfo.InvariantCulture);
         var seconds = int.Parse(match.Groups["seconds"].ValueSpan, CultureInfo.InvariantCulture);
-        return hours < 24 && minutes < 60 && seconds < 60 ? new TimeSpan(days, hours, minutes, seconds) : null;
+        return hours < 24 && minutes < 60 && seconds < 60 && days * 86_400_000L <= ServerRanges.MaxDurationMs
+            ? new TimeSpan(days, hours, minutes, seconds)
+            : null;
     }
 
     [GeneratedRegex(@"^(?:(?<days>\d{1,5})\.)?(?<hours>\d{2}):(?<minutes>\d{2}):(?<seconds>\d{2})$", RegexOptions.CultureInvariant)]

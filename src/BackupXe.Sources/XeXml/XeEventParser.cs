@@ -120,6 +120,7 @@ internal sealed class XeEventParser
         var timestampText = _reader.GetAttribute("timestamp");
         var fields = new List<XeValue>();
         var actions = new List<XeValue>();
+        _truncated = false;
         _afterEvent = true;
         if (!_reader.IsEmptyElement)
         {
@@ -150,6 +151,11 @@ internal sealed class XeEventParser
         if (!HasNameAndTime(status, line, name, hasTime))
         {
             return XeReadOutcome.Invalid;
+        }
+
+        if (_truncated)
+        {
+            status.Report($"line {line}", $"{name} event has a field longer than {MaxFieldChars} characters; kept truncated");
         }
 
         xeEvent = new XeEvent(name!, package, timestamp, fields, actions);

@@ -6,13 +6,14 @@ namespace BackupXe.Sources.Xel;
 /// <summary>One log buffer as the walk found it. <see cref="Bytes"/> is reused: valid until the walk moves on.</summary>
 /// <param name="Start">Offset of the first record inside the buffer.</param>
 /// <param name="End">Offset just past the last used byte (the junk tail after it is never read).</param>
-internal readonly record struct XelLogBuffer(long Offset, ushort Type, byte[] Bytes, int Start, int End, Guid Session);
+/// <param name="Cut">The stream ended inside the records: the last one may be incomplete, and the cut is already reported.</param>
+internal readonly record struct XelLogBuffer(long Offset, ushort Type, byte[] Bytes, int Start, int End, Guid Session, bool Cut = false);
 
 /// <summary>
 /// Walks an event_file stream buffer by buffer (docs/xel-format.md sections 1-3), holding one buffer in memory at a time.
 /// A header that cannot be a buffer is reported with its offset and skipped by scanning sector by sector for the
-/// next one; a stream that ends inside a buffer (a file still being written) ends the walk after the last complete
-/// buffer, and is reported as such.
+/// next one; a stream that ends inside a buffer (a file still being written) ends the walk with the complete records
+/// of that buffer, and is reported as such.
 /// </summary>
 internal sealed class XelBufferWalk(Stream stream, XelProblemReport report)
 {
@@ -153,10 +154,17 @@ internal sealed class XelBufferWalk(Stream stream, XelProblemReport report)
             {
                 Truncated = true;
                 var complete = have >= end;
-                report(position, $"file ends {have} bytes into a {length}-byte log buffer: read up to the last complete buffer{(complete ? " and this one's records, which are all there" : string.Empty)} (a file still being written?)");
+                report(position, complete
+                    ? $"file ends {have} bytes into a {length}-byte log buffer: read up to the last complete buffer and this one's records, which are all there (a file still being written?)"
+                    : $"file ends {have} bytes into a {length}-byte log buffer: read up to the last complete record (a file still being written?)");
                 if (complete)
                 {
                     yield return new XelLogBuffer(position, type, _bytes, dataOffset, end, session);
+                }
+                else if (type == XelLayout.EventBuffer && have > dataOffset)
+                {
+                    // The records that arrived whole are decoded; the one the cut runs through is not.
+                    yield return new XelLogBuffer(position, type, _bytes, dataOffset, have, session, Cut: true);
                 }
 
                 yield break;

@@ -161,6 +161,7 @@ public sealed class XelDecoder
     /// <summary>
     /// Decodes the records of one event buffer. Events are added to <paramref name="whole"/> (every field and action)
     /// or mapped to <paramref name="analysed"/> (BackupXe's events); damage ends the buffer, reported where it is.
+    /// <paramref name="cut"/> says the buffer ends where its file was cut, which its caller reports.
     /// </summary>
     /// <returns>How many records were decoded, analysed or not.</returns>
     internal long ReadEvents(
@@ -171,7 +172,8 @@ public sealed class XelDecoder
         long bufferOffset,
         XelProblemReport report,
         List<XeEvent>? whole,
-        List<TraceEvent>? analysed)
+        List<TraceEvent>? analysed,
+        bool cut = false)
     {
         if (bufferSession != Guid.Empty && bufferSession != Catalogue.SessionGuid && !_sessionMismatchReported)
         {
@@ -238,7 +240,12 @@ public sealed class XelDecoder
             }
             catch (XelDamageException e)
             {
-                report(bufferOffset + e.Position, $"{e.Message}; the rest of this buffer ({end - recordStart} bytes from offset {bufferOffset + recordStart}) skipped");
+                // In a buffer the file ends inside, the record the cut runs through is the cut, reported once already.
+                if (!cut)
+                {
+                    report(bufferOffset + e.Position, $"{e.Message}; the rest of this buffer ({end - recordStart} bytes from offset {bufferOffset + recordStart}) skipped");
+                }
+
                 return decoded;
             }
 

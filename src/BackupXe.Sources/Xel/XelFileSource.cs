@@ -12,6 +12,7 @@ namespace BackupXe.Sources.Xel;
 public sealed class XelFileSource : ITraceEventSource, IXeEventSource
 {
     private readonly IReadOnlyList<(string Label, Func<Stream> Open)> _inputs;
+    private readonly IReadOnlyList<(string File, string Problem)> _skipped = [];
 
     /// <summary>Reads the file at <paramref name="path"/>.</summary>
     public XelFileSource(string path)
@@ -21,10 +22,13 @@ public sealed class XelFileSource : ITraceEventSource, IXeEventSource
 
     /// <summary>Reads <paramref name="files"/> one after the other, in the order given (a rollover set).</summary>
     /// <param name="name">What the user named (a pattern, for a set), reported as <see cref="Name"/>.</param>
-    public XelFileSource(string name, IReadOnlyList<string> files)
+    /// <param name="skipped">Members of the set that are not read (file name, why), reported before the others are read.</param>
+    public XelFileSource(string name, IReadOnlyList<string> files, IReadOnlyList<(string File, string Problem)>? skipped = null)
     {
         Name = name;
-        _inputs = files.Select(f => (files.Count > 1 ? Path.GetFileName(f) : string.Empty, (Func<Stream>)(() => InputFile.OpenRead(f)))).ToList();
+        var labelled = files.Count > 1 || skipped is { Count: > 0 };
+        _inputs = files.Select(f => (labelled ? Path.GetFileName(f) : string.Empty, (Func<Stream>)(() => InputFile.OpenRead(f)))).ToList();
+        _skipped = skipped ?? [];
     }
 
     /// <param name="name">What the user named, reported as <see cref="Name"/>.</param>
@@ -79,6 +83,11 @@ public sealed class XelFileSource : ITraceEventSource, IXeEventSource
         [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         var readable = 0;
+        foreach (var (file, problem) in _skipped)
+        {
+            status.Report(file, problem);
+        }
+
         foreach (var (label, open) in _inputs)
         {
             Stream stream;
@@ -153,10 +162,13 @@ internal sealed class XelFileRead(Stream stream, string label, SourceStatus stat
                     Report(buffer.Offset, "event buffer before any metadata: its events cannot be decoded; skipped");
                     break;
                 case XelLayout.EventBuffer:
-                    status.Events += _decoder.ReadEvents(buffer.Bytes, buffer.Start, buffer.End, buffer.Session, buffer.Offset, Report, whole, analysed);
+                    status.Events += _decoder.ReadEvents(buffer.Bytes, buffer.Start, buffer.End, buffer.Session, buffer.Offset, Report, whole, analysed, buffer.Cut);
                     yield return true;
                     break;
                 case XelLayout.HeaderBuffer:
+                    // A stream header belongs to the event stream, not to a file: here it is a damaged type word, and
+                    // the buffer's events are lost with it.
+                    Report(buffer.Offset + 0x0E, $"log buffer type {buffer.Type} (a stream header) inside a file, where none belongs: damaged; skipped");
                     break;
                 default:
                     Report(buffer.Offset, $"log buffer type {buffer.Type} is not known; skipped");

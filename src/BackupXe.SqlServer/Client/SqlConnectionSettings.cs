@@ -41,6 +41,12 @@ public sealed record SqlConnectionSettings(
         {
             problems.Add("no server given: pass --server HOST[\\INSTANCE][,PORT].");
         }
+        else if (Server.AsSpan().IndexOfAny('=', ';') >= 0)
+        {
+            // No host, instance or port holds either character; a pasted connection string does, and may hold a
+            // password, so the value is not repeated.
+            problems.Add("--server takes a server name (host, host\\instance or host,port), not a connection string; give the login with --user and its password through --password-env or the prompt.");
+        }
 
         if (ConnectTimeoutSeconds is < 1 or > MaxTimeoutSeconds)
         {

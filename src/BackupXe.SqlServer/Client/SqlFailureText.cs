@@ -27,6 +27,11 @@ public static class SqlFailureText
         {
             text = "cancelled";
         }
+        else if (failure is IndexOutOfRangeException or ArgumentOutOfRangeException or NullReferenceException or InvalidCastException or OverflowException)
+        {
+            // The driver's own fault on a reply it did not expect (a malformed PRELOGIN): its message alone says nothing.
+            text = $"the server's reply could not be understood: it is probably not SQL Server, or something between changed the reply (the driver failed with {failure.GetType().Name}: {FirstLine(failure.Message)})";
+        }
         else
         {
             text = FirstLine(failure.Message);

@@ -1,19 +1,38 @@
 using BackupXe.SqlServer;
 using BackupXe.Worker.Configuration;
+using BackupXe.Worker.Logging;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 
 namespace BackupXe.Worker.History;
 
 /// <summary>
 /// Runs <see cref="PeriodicHistoryImport"/> for every live instance whose HistoryImport:IntervalMinutes is set,
-/// each on its own loop: one instance's failures never delay or stop another's imports.
+/// each on its own loop: one instance's failures never delay or stop another's imports. An unusable history file
+/// stops the daemon (<see cref="Fault"/>, exit code 3), as it does for the monitors.
 /// </summary>
-public sealed class HistoryImportService(IOptions<BackupXeOptions> options, PeriodicHistoryImport import) : BackgroundService
+public sealed class HistoryImportService(
+    IOptions<BackupXeOptions> options, PeriodicHistoryImport import, ILogger<HistoryImportService> logger, IHostApplicationLifetime? lifetime = null)
+    : BackgroundService
 {
-    protected override Task ExecuteAsync(CancellationToken stoppingToken)
-        => Task.WhenAll(options.Value.Instances
-            .Where(instance => instance.HasLiveConnection && instance.HistoryImport.Enabled)
-            .Select(instance => import.RunAsync(
-                instance.Name!, new SqlConnectionFactory(LiveInstanceSettings.Build(instance)), instance.HistoryImport, stoppingToken)));
+    /// <summary>The unusable history file that stopped the imports, if one did; Program turns it into exit code 3.</summary>
+    public HistoryStoreException? Fault { get; private set; }
+
+    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    {
+        try
+        {
+            await Task.WhenAll(options.Value.Instances
+                .Where(instance => instance.HasLiveConnection && instance.HistoryImport.Enabled)
+                .Select(instance => import.RunAsync(
+                    instance.Name!, new SqlConnectionFactory(LiveInstanceSettings.Build(instance)), instance.HistoryImport, stoppingToken)));
+        }
+        catch (HistoryStoreException exception)
+        {
+            Fault = exception;
+            logger.DaemonFailed(exception.GetType().Name, exception.Message);
+            lifetime?.StopApplication();
+        }
+    }
 }

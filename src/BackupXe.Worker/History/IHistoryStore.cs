@@ -62,5 +62,24 @@ public sealed record HistoryQuery(string? Instance = null, string? Database = nu
 /// <summary>Rows read for the CLI, with the ones that could not be read named (<c>row id 12: ...</c>).</summary>
 public sealed record HistoryRead(IReadOnlyList<StoredOperation> Operations, IReadOnlyList<string> Problems);
 
-/// <summary>The history store is unusable (bad path, no permission, not a database file).</summary>
-public sealed class HistoryStoreException(string message, Exception? inner = null) : Exception(message, inner);
+/// <summary>
+/// The history store is unusable (bad path, no permission, not a database file, damaged): retrying cannot help, so
+/// the daemon stops with exit code 3 and the CLI names the file once.
+/// </summary>
+public sealed class HistoryStoreException(string message, Exception? inner = null) : Exception(message, inner)
+{
+    /// <summary>
+    /// True for the SQLite results that say the file itself is unusable (damaged, not a database, read-only), as
+    /// opposed to a busy lock or a full disk, which a later attempt may get past.
+    /// </summary>
+    public static bool FileUnusable(Microsoft.Data.Sqlite.SqliteException exception)
+        => (exception.SqliteErrorCode & 0xFF) is SqliteCorrupt or SqliteNotADatabase or SqliteReadOnly;
+
+    /// <summary>The message for a history file found unusable while it was in use.</summary>
+    public static HistoryStoreException Damaged(string path, Microsoft.Data.Sqlite.SqliteException exception)
+        => new($"The history file '{path}' cannot be used: {exception.Message} It was left as it is; restore it from a copy or move it aside.", exception);
+
+    private const int SqliteReadOnly = 8;
+    private const int SqliteCorrupt = 11;
+    private const int SqliteNotADatabase = 26;
+}

@@ -18,7 +18,10 @@ namespace BackupXe.Worker.History;
 public sealed class PeriodicHistoryImport(
     SqliteImportedHistory history, RegressionDetector regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger)
 {
-    /// <summary>Imports after each interval until cancelled; a failed import is logged and the next one still runs.</summary>
+    /// <summary>
+    /// Imports after each interval until cancelled; a failed import is logged and the next one still runs, except
+    /// when the history file is unusable (<see cref="HistoryStoreException"/>, thrown), which no retry mends.
+    /// </summary>
     public async Task RunAsync(string instance, SqlConnectionFactory server, HistoryImportOptions options, CancellationToken cancellationToken)
     {
         var interval = TimeSpan.FromMinutes(options.IntervalMinutes);
@@ -41,7 +44,7 @@ public sealed class PeriodicHistoryImport(
             {
                 return;
             }
-            catch (Exception exception)
+            catch (Exception exception) when (exception is not HistoryStoreException)
             {
                 // Only the type and a scrubbed message: a driver's message can quote the connection string.
                 logger.HistoryImportFailed(instance, exception.GetType().Name, ConnectionStringRedactor.RedactMessage(exception.Message), options.IntervalMinutes);
@@ -69,7 +72,7 @@ public sealed class PeriodicHistoryImport(
             {
                 metrics.RecordRegression(instance, report);
                 logger.ThroughputRegressed(
-                    Kebab.Of(report.Kind), report.Database, instance, regression.ThroughputMBps, regression.PercentOfMedian,
+                    Kebab.Of(report.Kind), report.Database is null ? null : TerminalText.Line(report.Database), instance, regression.ThroughputMBps, regression.PercentOfMedian,
                     regression.MedianThroughputMBps, regression.Samples);
             }
         }

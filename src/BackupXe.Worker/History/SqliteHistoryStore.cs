@@ -198,7 +198,34 @@ public sealed class SqliteHistoryStore : IHistoryStore
         }
     }
 
-    public async Task<HistoryWrite> SaveAsync(string instance, OperationReport report, CancellationToken cancellationToken)
+    /// <exception cref="HistoryStoreException">The file turned out damaged, not a database or read-only.</exception>
+    public Task<HistoryWrite> SaveAsync(string instance, OperationReport report, CancellationToken cancellationToken)
+        => UsableAsync(() => SaveCoreAsync(instance, report, cancellationToken));
+
+    /// <exception cref="HistoryStoreException">The file turned out damaged, not a database or read-only.</exception>
+    public Task<IReadOnlyList<StoredOperation>> RecentCompletedAsync(
+        OperationSeries series, DateTime before, int count, CancellationToken cancellationToken)
+        => UsableAsync(() => RecentCompletedCoreAsync(series, before, count, cancellationToken));
+
+    /// <exception cref="HistoryStoreException">The file turned out damaged, not a database or read-only.</exception>
+    public Task<IReadOnlyList<StoredOperation>> QueryAsync(HistoryQuery query, CancellationToken cancellationToken)
+        => UsableAsync(() => QueryCoreAsync(query, cancellationToken));
+
+    // A damaged page is found only when a statement reaches it, long after start-up: it fails every later
+    // statement the same way, so it is reported as the file's state, not as one operation's failure.
+    private async Task<T> UsableAsync<T>(Func<Task<T>> work)
+    {
+        try
+        {
+            return await work();
+        }
+        catch (SqliteException exception) when (HistoryStoreException.FileUnusable(exception))
+        {
+            throw HistoryStoreException.Damaged(_path, exception);
+        }
+    }
+
+    private async Task<HistoryWrite> SaveCoreAsync(string instance, OperationReport report, CancellationToken cancellationToken)
     {
         if (report.Start is not { } start)
         {
@@ -234,7 +261,7 @@ public sealed class SqliteHistoryStore : IHistoryStore
         return inserted == 1 ? HistoryWrite.Added : HistoryWrite.AlreadyStored;
     }
 
-    public async Task<IReadOnlyList<StoredOperation>> RecentCompletedAsync(
+    private async Task<IReadOnlyList<StoredOperation>> RecentCompletedCoreAsync(
         OperationSeries series, DateTime before, int count, CancellationToken cancellationToken)
     {
         await using var connection = await OpenAsync(cancellationToken);
@@ -255,7 +282,7 @@ public sealed class SqliteHistoryStore : IHistoryStore
         return await ReadAsync(command, null, cancellationToken);
     }
 
-    public async Task<IReadOnlyList<StoredOperation>> QueryAsync(HistoryQuery query, CancellationToken cancellationToken)
+    private async Task<IReadOnlyList<StoredOperation>> QueryCoreAsync(HistoryQuery query, CancellationToken cancellationToken)
     {
         await using var connection = await OpenAsync(cancellationToken);
         await using var command = QueryCommand(connection, query);

@@ -57,8 +57,23 @@ public sealed class SqliteImportedHistory
     /// records again changes nothing: the merge of a record with itself is the record. <paramref name="added"/>,
     /// when given, receives the records stored as new rows (not merged into a known one), in import order.
     /// </summary>
+    /// <exception cref="HistoryStoreException">The file is damaged, not a database or read-only; nothing was imported.</exception>
     public async Task<HistoryImportResult> ImportAsync(
         string instance, IEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added = null)
+    {
+        try
+        {
+            return await ImportCoreAsync(instance, records, cancellationToken, added);
+        }
+        catch (SqliteException exception) when (HistoryStoreException.FileUnusable(exception))
+        {
+            // The transaction is rolled back: the file is left as it was.
+            throw HistoryStoreException.Damaged(_path, exception);
+        }
+    }
+
+    private async Task<HistoryImportResult> ImportCoreAsync(
+        string instance, IEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added)
     {
         int inserted = 0, merged = 0, unchanged = 0;
         await using var connection = await OpenAsync(SqliteOpenMode.ReadWrite, cancellationToken);

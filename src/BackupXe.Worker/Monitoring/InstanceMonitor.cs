@@ -9,8 +9,9 @@ namespace BackupXe.Worker.Monitoring;
 
 /// <summary>
 /// Watches one instance: reads its source, hands each completed operation to the recorder and, when anything
-/// fails, logs it under the instance's name and opens the source again after a delay. It never throws, so
-/// one instance cannot take the others down.
+/// fails, logs it under the instance's name and opens the source again after a delay. It throws only when the
+/// history file is unusable (<see cref="History.HistoryStoreException"/>), which no retry can mend and which
+/// every instance shares: the daemon then stops with exit code 3.
 /// </summary>
 public sealed class InstanceMonitor(
     InstanceOptions instance,
@@ -46,7 +47,7 @@ public sealed class InstanceMonitor(
             {
                 return;
             }
-            catch (Exception exception)
+            catch (Exception exception) when (exception is not History.HistoryStoreException)
             {
                 // Only the type and a scrubbed message: a driver's message can quote the connection string.
                 logger.InstanceFailed(Name, exception.GetType().Name, ConnectionStringRedactor.RedactMessage(exception.Message), retryDelay.TotalSeconds);
@@ -82,7 +83,7 @@ public sealed class InstanceMonitor(
 
         foreach (var problem in status.Problems)
         {
-            logger.SourceProblem(Name, sourceName, problem.Location, problem.Message);
+            logger.SourceProblem(Name, sourceName, problem.Location, Core.Reporting.TerminalText.Line(problem.Message));
         }
 
         if (source.Format == LiveFormat)

@@ -17,12 +17,15 @@ public sealed class OperationRecorder(
         var confidence = report.Verdict is { } verdict ? Kebab.Of(verdict.Confidence) : "unknown";
         var status = Kebab.Of(report.Status);
 
+        // A name from an input is written into log lines: a line break in it must not forge a line of its own.
+        var database = report.Database is null ? null : TerminalText.Line(report.Database);
+
         // The scope puts the same eight properties on every event about this operation, the regression
         // warning included, so one log query finds all of them.
         using var scope = logger.BeginScope(new Dictionary<string, object?>
         {
             ["Instance"] = instance,
-            ["Database"] = report.Database,
+            ["Database"] = database,
             ["Kind"] = kind,
             ["Status"] = status,
             ["Bottleneck"] = bottleneck,
@@ -35,18 +38,18 @@ public sealed class OperationRecorder(
         if (write == HistoryWrite.AlreadyStored)
         {
             // A restarted daemon re-reads what it had already seen: counting or warning again would lie.
-            logger.AlreadyStored(kind, report.Database, instance, report.Start);
+            logger.AlreadyStored(kind, database, instance, report.Start);
             return;
         }
 
         if (write == HistoryWrite.NoIdentity)
         {
-            logger.NotStored(kind, report.Database, instance);
+            logger.NotStored(kind, database, instance);
         }
 
         metrics.RecordOperation(instance, report);
         var level = report.Status == OperationStatus.Completed ? LogLevel.Information : LogLevel.Warning;
-        logger.OperationDiagnosed(level, kind, report.Database, instance, status, report.DurationSeconds, report.ThroughputMBps, bottleneck, confidence);
+        logger.OperationDiagnosed(level, kind, database, instance, status, report.DurationSeconds, report.ThroughputMBps, bottleneck, confidence);
 
         if (write != HistoryWrite.Added)
         {
@@ -57,7 +60,7 @@ public sealed class OperationRecorder(
         {
             metrics.RecordRegression(instance, report);
             logger.ThroughputRegressed(
-                kind, report.Database, instance, regression.ThroughputMBps, regression.PercentOfMedian,
+                kind, database, instance, regression.ThroughputMBps, regression.PercentOfMedian,
                 regression.MedianThroughputMBps, regression.Samples);
         }
     }

@@ -24,6 +24,10 @@ public class MisuseTests
     [InlineData("analyze --formt json SAMPLE", "unknown option '--formt'")]
     [InlineData("analyze SAMPLE --memory-budget-mb 0", "--memory-budget-mb must be at least 1")]
     [InlineData("history --limit 0", "--limit must be at least 1")]
+    [InlineData("analyze SAMPLE --memory-budget-mb 99999999999", "--memory-budget-mb must be a whole number of MB from 1 to 2147483647; it is '99999999999'")]
+    [InlineData("analyze SAMPLE --memory-budget-mb lots", "--memory-budget-mb must be a whole number of MB")]
+    [InlineData("events --bogus SAMPLE", "unknown option '--bogus'")]
+    [InlineData("events SAMPLE --bogus", "unknown option '--bogus'")]
     public async Task A_misused_option_is_a_usage_error(string commandLine, string expected)
     {
         // Given
@@ -36,6 +40,22 @@ public class MisuseTests
         Assert.Equal(1, run.ExitCode);
         Assert.Contains(expected, run.Error);
         Assert.DoesNotContain("   at ", run.Error);
+        Assert.DoesNotContain("System.", run.Error);
+    }
+
+    [Fact]
+    public async Task Given_an_unknown_option_when_importing_history_then_it_is_a_usage_error_and_no_history_is_created()
+    {
+        // Given
+        using var folder = TempInput.Nowhere("history.db");
+
+        // When
+        var run = await CliRun.RunAsync("history", "import", "--path", folder.Path, "--bogus", CliRun.Sample("log-zeroing-restore.log"));
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("unknown option '--bogus'", run.Error);
+        Assert.False(File.Exists(folder.Path));
     }
 
     [Fact]

@@ -1,4 +1,7 @@
 using System.Text;
+using BackupXe.Sources.OlaOutput;
+using BackupXe.Tests.Sources.Support;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Hostile;
@@ -19,6 +22,8 @@ public class ValueRangeTests
         { "a summary claiming 1e12 seconds", Progress("BACKUP DATABASE successfully processed 1000 pages in 1000000000000.5 seconds (0.001 MB/sec).") },
         { "an estimate of 1e20 bytes", Progress("Estimated total size = 99999999999999999999 bytes (data size = 5 bytes, log size = 5 bytes)") },
         { "a buffer count times 2^62", Progress("MaxTransferSize: 4611686018427387904 KB") },
+        { "a BufferCount of int.MaxValue", Progress("BufferCount:                2147483647") },
+        { "an effective BufferCount of int.MaxValue", Progress("Effective options: Checksum=0, Compression=0, Encryption=0, BufferCount=2147483647, MaxTransferSize=1024 KB") },
         { "zeroing pages backwards", Progress("Zeroing D:\\x_log.ldf from page 64000 to 1 (0x2000 to 0x1f400000)") },
         { "a timestamp in year 1", Wait(duration: "5", session: "61", timestamp: "0001-01-01T00:00:00Z") },
     };
@@ -49,6 +54,7 @@ public class ValueRangeTests
     [InlineData("BACKUP DATABASE successfully processed 100 pages in 1000000000000 seconds (0.001 MB/sec).")]
     [InlineData("BACKUP DATABASE successfully processed 100 pages in 100000000000 seconds (0.001 MB/sec).")]
     [InlineData("BACKUP DATABASE successfully processed 99999999999999999999 pages in 1.5 seconds (1.0 MB/sec).")]
+    [InlineData("BufferCount:                99999999999")]
     [InlineData("Database backed up. Database: x, creation date(time): 2011/09/15(21:46:19), pages dumped: 999999999999999999, first LSN: 1:1:1, last LSN: 1:1:1, number of dump devices: 1, device information: (FILE=1, TYPE=DISK: {'D:\\x.bak'}).")]
     public async Task An_errorlog_line_with_an_impossible_number_is_located_and_the_restore_is_still_reported(string message)
     {
@@ -92,6 +98,44 @@ public class ValueRangeTests
         run.AssertInvariants("torn name");
         Assert.Contains(run.Problems, p => p.Location == "line 41" && p.Message.Contains("U+FFFD", StringComparison.Ordinal));
         Assert.DoesNotContain('\uFFFD', run.Json);
+    }
+
+    [Theory]
+    [InlineData("1e30")]
+    [InlineData("-519838720")]
+    [InlineData("lots")]
+    public async Task Given_a_headeronly_size_no_server_writes_when_imported_then_its_row_is_a_located_problem(string size)
+    {
+        // Given the real RESTORE HEADERONLY result with the size of its first row replaced, then the row sound again
+        var lines = File.ReadAllLines(RealWorld.Path("S07_bobsql_sql2022_s3_restore_headeronly.tsv"));
+        var damaged = lines[1].Replace("\t519838720\t", $"\t{size}\t", StringComparison.Ordinal);
+        Assert.NotEqual(lines[1], damaged);
+        using var input = TempInput.WithText(string.Join("\r\n", [lines[0], damaged, .. lines[1..]]) + "\r\n", new UTF8Encoding(false), "header.tsv");
+
+        // When
+        var read = await HistoryFile.ReadAsync(input.Path, CancellationToken.None);
+
+        // Then
+        var problem = Assert.Single(read.Problems);
+        Assert.Equal("line 2", problem.Location);
+        Assert.Contains($"BackupSize '{size}' is not a size in bytes", problem.Message);
+        Assert.Equal(lines.Length - 1, read.Records.Count);
+    }
+
+    [Fact]
+    public async Task Given_a_headeronly_result_cut_after_its_header_when_imported_then_the_cut_is_a_located_problem()
+    {
+        // Given
+        var header = File.ReadAllLines(RealWorld.Path("S07_bobsql_sql2022_s3_restore_headeronly.tsv"))[0];
+        using var input = TempInput.WithText(header, new UTF8Encoding(false), "header.tsv");
+
+        // When
+        var read = await HistoryFile.ReadAsync(input.Path, CancellationToken.None);
+
+        // Then
+        var problem = Assert.Single(read.Problems);
+        Assert.Equal("line 1", problem.Location);
+        Assert.Contains("not followed by any backup set", problem.Message);
     }
 
     [Fact]

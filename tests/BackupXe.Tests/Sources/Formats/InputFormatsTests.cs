@@ -40,6 +40,17 @@ public sealed class InputFormatsTests
                 Assert.Contains(format.WhenDamaged, doc);
             }
         }
+
+        [Fact]
+        public void Given_the_json_schema_when_it_lists_input_formats_then_every_format_is_there()
+        {
+            // Given the row of docs/json-schema.md that says what inputs[].format holds
+            var doc = File.ReadAllLines(Path.Combine(Path.GetDirectoryName(CliRun.Sample("x"))!, "..", "docs", "json-schema.md"));
+            var row = Assert.Single(doc, l => l.StartsWith("| `format` |", StringComparison.Ordinal));
+
+            // Then
+            Assert.All(InputFormats.All, format => Assert.Contains($"`\"{format.Name}\"`", row));
+        }
     }
 
     public sealed class Recognise

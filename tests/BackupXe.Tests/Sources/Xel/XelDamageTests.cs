@@ -65,7 +65,7 @@ public sealed partial class XelDamageTests
     }
 
     [Fact]
-    public async Task Truncation_at_every_record_boundary_of_the_fixture_reads_up_to_the_last_complete_buffer()
+    public async Task Truncation_at_every_record_boundary_of_the_fixture_reads_every_record_before_the_cut()
     {
         // Given the record boundaries of the one event buffer, from the writer proven on it
         var catalogue = XelCatalogueReader.Read(FixtureBytes);
@@ -76,14 +76,14 @@ public sealed partial class XelDamageTests
             boundaries.Add(boundaries[^1] + XelTestWriter.EventRecord(e, catalogue).Length);
         }
 
-        foreach (var cut in boundaries)
+        for (var complete = 0; complete < boundaries.Count; complete++)
         {
             // When
-            var run = await ReadBoundedAsync(FixtureBytes[..cut]);
+            var run = await ReadBoundedAsync(FixtureBytes[..boundaries[complete]]);
 
-            // Then: the event buffer is incomplete, so none of it is decoded unless all its used bytes are there
-            // (the last boundary: only the buffer's unused tail is missing); the file is partial, not unusable
-            Assert.Equal(cut == boundaries[^1] ? 149 : 0, run.Events.Count);
+            // Then: the records before the cut are decoded (at the last boundary all 149, only the buffer's unused
+            // tail is missing); the file is partial, not unusable
+            Assert.Equal(complete, run.Events.Count);
             var problem = Assert.Single(run.Status.Problems);
             Assert.Equal("offset 20480", problem.Location);
             Assert.Contains("file ends", problem.Message);
@@ -116,7 +116,7 @@ public sealed partial class XelDamageTests
     }
 
     [Fact]
-    public async Task Truncation_at_every_buffer_and_record_boundary_of_a_built_file_keeps_every_complete_buffer()
+    public async Task Truncation_at_every_buffer_and_record_boundary_of_a_built_file_keeps_every_complete_record()
     {
         // Given a built backup over many 4 KB buffers
         var events = BuiltBackupScenario.BufferStarved().Take(300).ToList();
@@ -129,13 +129,13 @@ public sealed partial class XelDamageTests
             Assert.Empty(atStart.Status.Problems);
             Assert.Equal(before, atStart.Events.Count);
 
-            foreach (var record in buffer.RecordOffsets.Append(buffer.Offset + 10))
+            foreach (var (record, complete) in buffer.RecordOffsets.Select((r, i) => (r, i)).Append((buffer.Offset + 10, 0)))
             {
                 // When cut at each record (and inside the buffer header)
                 var run = await ReadBoundedAsync(bytes[..record]);
 
-                // Then every earlier buffer is read, this one is reported where it starts
-                Assert.Equal(before, run.Events.Count);
+                // Then every earlier buffer and this one's complete records are read, the cut reported where the buffer starts
+                Assert.Equal(before + complete, run.Events.Count);
                 var problem = Assert.Single(run.Status.Problems);
                 Assert.Equal($"offset {buffer.Offset}", problem.Location);
                 Assert.Contains("file ends", problem.Message);

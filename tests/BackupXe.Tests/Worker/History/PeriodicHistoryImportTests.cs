@@ -8,6 +8,7 @@ using BackupXe.Worker.History;
 using BackupXe.Worker.Telemetry;
 using Microsoft.Data.Sqlite;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using Serilog.Events;
 using Serilog.Extensions.Logging;
@@ -148,7 +149,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
             HistoryImport = Hourly,
         };
         var options = new BackupXeOptions { Instances = [Live("broken", "Wrong-Secret-123"), Live("prod", TdsClient.Password)] };
-        using var service = new HistoryImportService(Options.Create(options), _import);
+        using var service = new HistoryImportService(Options.Create(options), _import, NullLogger<HistoryImportService>.Instance);
         await service.StartAsync(CancellationToken.None);
         await TimersCreated(2);
 
