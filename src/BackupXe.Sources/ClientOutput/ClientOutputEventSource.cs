@@ -78,7 +78,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                     continue;
                 }
 
-                var closed = transcript.Add(line);
+                var closedOperations = transcript.Add(line);
                 if (transcript.Rejected is { } rejected)
                 {
                     status.Report($"line {lineNumber}", $"{rejected.Reason}; line skipped");
@@ -89,7 +89,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                     excerptRuns += ReportExcerpt(runs, status);
                 }
 
-                if (closed is { } operation)
+                foreach (var operation in closedOperations)
                 {
                     operations++;
                     foreach (var traceEvent in Events(operation, status, lineNumber))
@@ -104,10 +104,18 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                 excerptRuns += ReportExcerpt(lastRuns, status);
             }
 
-            if (transcript.Finish() is { } unfinished)
+            foreach (var last in transcript.Finish())
             {
-                status.Report("end of input", $"{unfinished.Messages.Count} message(s) after the last completion line belong to no finished operation");
-                foreach (var traceEvent in Events(unfinished, status, lineNumber))
+                if (last.Kind is null)
+                {
+                    status.Report("end of input", $"{last.Messages.Count} message(s) after the last completion line belong to no finished operation");
+                }
+                else
+                {
+                    operations++;
+                }
+
+                foreach (var traceEvent in Events(last, status, lineNumber))
                 {
                     yield return traceEvent;
                 }

@@ -131,20 +131,25 @@ public sealed partial class OlaJobOutputReader
                         Problem(lineNumber, $"unreadable duration '{line}'");
                     }
                 }
-                else if (block.Outcome is null && ErrorLine().Match(line) is { Success: true } error)
-                {
-                    block.Error ??= error.Groups["text"].Value.Trim();
-                }
                 else if (block.Outcome is null)
                 {
-                    var closed = block.Engine.Add(line);
-                    block.Keep(closed);
-                    if (closed is { Summary: { } summary })
+                    if (ErrorLine().Match(line) is { Success: true } error)
                     {
-                        block.Bytes = summary.Bytes;
-                        block.EngineSeconds = summary.Seconds;
+                        block.Error ??= error.Groups["text"].Value.Trim();
                     }
-                    else if (block.Engine.Rejected is { } rejected)
+
+                    // Error lines too: the operation's failure reason is its first real engine error (docs/diagnosis.md).
+                    foreach (var closed in block.Engine.Add(line))
+                    {
+                        block.Keep(closed);
+                        if (closed is { Summary: { } summary })
+                        {
+                            block.Bytes = summary.Bytes;
+                            block.EngineSeconds = summary.Seconds;
+                        }
+                    }
+
+                    if (block.Engine.Rejected is { } rejected)
                     {
                         Problem(lineNumber, rejected.Reason);
                     }
@@ -197,7 +202,11 @@ public sealed partial class OlaJobOutputReader
 
         // The end line is the one to trust; Duration is the same whole seconds, and stands in when the end line is missing.
         var end = block.End ?? (block.Duration is { } duration ? block.Start + duration : null);
-        block.Keep(block.Engine.Finish());
+        foreach (var closed in block.Engine.Finish())
+        {
+            block.Keep(closed);
+        }
+
         var operation = new HistoryOperation
         {
             Kind = command.Kind,
