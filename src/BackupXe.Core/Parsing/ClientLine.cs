@@ -5,12 +5,15 @@ namespace BackupXe.Core.Parsing;
 /// <summary>
 /// The engine's messages inside one line of a stored transcript. PowerShell prints each message of a -Verbose run after
 /// "VERBOSE: " (and warnings after "WARNING: "); SQL Agent stores step output and job history with " [SQLSTATE 01000]"
-/// after every message, often followed by "(Message 3014)" or "(Error 3201)", and runs several onto one line. A line
+/// after every message, often followed by "(Message 3014)" or "(Error 3201)", and job history runs a whole step onto one
+/// line after "Executed as user: NAME. ". A line
 /// with neither is its own single message, returned without copying.
 /// </summary>
 public static class ClientLine
 {
     private const string SqlState = "[SQLSTATE ";
+
+    private const string ExecutedAs = "Executed as user: ";
 
     private static readonly string[] StreamPrefixes = ["VERBOSE:", "WARNING:"];
 
@@ -31,6 +34,13 @@ public static class ClientLine
         ArgumentNullException.ThrowIfNull(line);
         var messages = new List<string>(2);
         var rest = line.AsSpan(PrefixLength(line));
+
+        // Job history opens a step's line with who ran it: "Executed as user: NT SERVICE\SQLSERVERAGENT. 10 percent ...".
+        if (rest.StartsWith(ExecutedAs, StringComparison.Ordinal) && rest.IndexOf(". ", StringComparison.Ordinal) is var user and > 0)
+        {
+            rest = rest[(user + 2)..];
+        }
+
         while (!rest.IsEmpty)
         {
             var state = rest.IndexOf(SqlState, StringComparison.Ordinal);

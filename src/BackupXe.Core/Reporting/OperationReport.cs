@@ -121,6 +121,9 @@ public sealed record OperationReport
     /// <summary>The client's own start and end of the command (Ola Hallengren's output), when an input had them.</summary>
     public ClientCommandReport? ClientCommand { get; init; }
 
+    /// <summary>The devices and options the command's own text asked for, when an input had it.</summary>
+    public RequestedReport? Requested { get; init; }
+
     public Verdict? Verdict { get; init; }
     public IReadOnlyList<Recommendation> Recommendations { get; init; } = [];
 }
@@ -132,6 +135,21 @@ public sealed record OperationReport
 public sealed record ClientCommandReport(DateTime Start, DateTime End, double Seconds, double ResolutionSeconds, string Source);
 
 public sealed record DeviceReport(string Path);
+
+/// <summary>
+/// What the command itself asked for, read from its text (Ola Hallengren's "Command:" line): the devices (stripes) and
+/// the options it states; an option it leaves out is null (the server's default applied). Shown "as requested", beside
+/// what the server reported where both exist.
+/// </summary>
+public sealed record RequestedReport(
+    IReadOnlyList<string> Devices,
+    int? BufferCount,
+    long? MaxTransferSizeBytes,
+    int? BlockSizeBytes,
+    bool? Compression,
+    bool? Checksum,
+    bool CopyOnly,
+    string Source);
 
 /// <summary>The completion line as the engine wrote it: pages (8 KB), its own elapsed seconds and its MB/sec.</summary>
 public sealed record EngineSummaryReport(long Pages, double Seconds, double MegabytesPerSecond);

@@ -79,6 +79,7 @@ public static class OperationReportBuilder
             FailureError = operation.Outcome == OperationStatus.Failed ? operation.FailureError : null,
             UnknownMessages = operation.UnknownMessages,
             UnknownMessageSamples = operation.UnknownSamples.ToList(),
+            Requested = operation.ClientCommand?.Requested,
             ClientCommand = operation.ClientCommand is { } client
                 ? new ClientCommandReport(client.ClientStart, client.ClientEnd, client.Seconds, client.ResolutionSeconds, client.Source)
                 : null,

@@ -240,6 +240,28 @@ public static class ReportJsonWriter
             writer.WriteEndObject();
         }
 
+        writer.WritePropertyName(Names.Requested);
+        if (StartObject(writer, report.Requested))
+        {
+            var requested = report.Requested;
+            writer.WritePropertyName(Names.Devices);
+            writer.WriteStartArray();
+            foreach (var device in requested.Devices)
+            {
+                writer.WriteStringValue(device);
+            }
+
+            writer.WriteEndArray();
+            WriteNumber(writer, Names.BufferCount, requested.BufferCount);
+            WriteNumber(writer, Names.MaxTransferSizeBytes, requested.MaxTransferSizeBytes);
+            WriteNumber(writer, Names.BlockSizeBytes, requested.BlockSizeBytes);
+            WriteBoolean(writer, Names.Compression, requested.Compression);
+            WriteBoolean(writer, Names.Checksum, requested.Checksum);
+            writer.WriteBoolean(Names.CopyOnly, requested.CopyOnly);
+            writer.WriteString(Names.Source, requested.Source);
+            writer.WriteEndObject();
+        }
+
         writer.WritePropertyName(Names.Verdict);
         if (StartObject(writer, report.Verdict))
         {
@@ -575,6 +597,9 @@ public static class ReportJsonWriter
         public static readonly JsonEncodedText Stage = PropertyName(nameof(FailureErrorReport.Stage));
         public static readonly JsonEncodedText UnknownMessages = PropertyName(nameof(OperationReport.UnknownMessages));
         public static readonly JsonEncodedText ClientCommand = PropertyName(nameof(OperationReport.ClientCommand));
+        public static readonly JsonEncodedText Requested = PropertyName(nameof(OperationReport.Requested));
+        public static readonly JsonEncodedText BlockSizeBytes = PropertyName(nameof(RequestedReport.BlockSizeBytes));
+        public static readonly JsonEncodedText CopyOnly = PropertyName(nameof(RequestedReport.CopyOnly));
         public static readonly JsonEncodedText Verdict = PropertyName(nameof(OperationReport.Verdict));
         public static readonly JsonEncodedText Recommendations = PropertyName(nameof(OperationReport.Recommendations));
 
