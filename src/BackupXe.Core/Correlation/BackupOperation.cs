@@ -353,8 +353,8 @@ public sealed class BackupOperation
     // and STATS percent lines.
     private CopyStage? StageNow()
     {
-        if (Phases.EndOf(DataPhase, null) is not null && Phases.BeginOf(DataPhase) is not null || Phases.BeginOf(OperationPhase.Upgrade) is not null
-            || _processedFiles.Count > 0 || LastPercent == 100 || UpgradeSteps > 0)
+        var copied = Phases.BeginOf(DataPhase) is not null && Phases.EndOf(DataPhase, null) is not null;
+        if (copied || Phases.BeginOf(OperationPhase.Upgrade) is not null || _processedFiles.Count > 0 || LastPercent == 100 || UpgradeSteps > 0)
         {
             return CopyStage.AfterCopy;
         }

@@ -15,7 +15,9 @@ public static class ClientLine
 
     private const string ExecutedAs = "Executed as user: ";
 
-    private static readonly string[] StreamPrefixes = ["VERBOSE:", "WARNING:"];
+    private const string Verbose = "VERBOSE:";
+
+    private const string Warning = "WARNING:";
 
     /// <summary>True when the line carries a PowerShell stream prefix or an Agent SQLSTATE suffix.</summary>
     public static bool IsWrapped(string line)
@@ -61,17 +63,9 @@ public static class ClientLine
     }
 
     private static int PrefixLength(string line)
-    {
-        foreach (var prefix in StreamPrefixes)
-        {
-            if (line.StartsWith(prefix, StringComparison.Ordinal))
-            {
-                return prefix.Length;
-            }
-        }
-
-        return 0;
-    }
+        => line.StartsWith(Verbose, StringComparison.Ordinal) ? Verbose.Length
+            : line.StartsWith(Warning, StringComparison.Ordinal) ? Warning.Length
+            : 0;
 
     // "(Message 3014)" or "(Error 3201)" after the SQLSTATE, then the "." or white space Agent puts between messages.
     private static int? Numbered(ref ReadOnlySpan<char> rest, out bool isError)

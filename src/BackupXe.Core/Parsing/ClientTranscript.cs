@@ -18,7 +18,8 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     /// <summary>STATS = 1 prints 100 percent lines, and a database has at most 32,767 files: far below this.</summary>
     public const int MaxMessagesPerOperation = 40_000;
 
-    private static readonly ClientOperation[] None = [];
+    // Most lines close nothing: an empty list that costs no allocation.
+    private static IReadOnlyList<ClientOperation> None => [];
 
     private readonly TraceMessageParser _parser = parser ?? new TraceMessageParser();
     private readonly List<ClientMessage> _pending = [];
@@ -67,7 +68,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         }
 
         Rejected = rejected;
-        return closed ?? (IReadOnlyList<ClientOperation>)None;
+        return closed ?? None;
     }
 
     private IReadOnlyList<ClientOperation> AddMessage(string line)
