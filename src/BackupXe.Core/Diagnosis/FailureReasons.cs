@@ -21,8 +21,8 @@ internal static class FailureReasons
         var noun = restore ? "restore" : "backup";
         if (operation.FailureError is not { } error || error.Number == Parsing.EngineError.TerminatingAbnormally)
         {
-            return $"The {noun} failed, and the input holds only the generic ending ({operation.FailureReason ?? "no message"}): "
-                + "the error that caused it, which the client prints just before or after that line and the ERRORLOG keeps, is not in it.";
+            return $"The {noun} failed, and the input names no error more specific than its generic ending ({operation.FailureReason ?? "no message"}): "
+                + "the client's own output (SSMS, sqlcmd, the Agent job step) prints the real error just before or after that line.";
         }
 
         var level = error.Severity is { } severity ? string.Create(CultureInfo.InvariantCulture, $" (severity {severity})") : "";

@@ -167,6 +167,26 @@ public static partial class RealWorld2DiagnosisTests
         }
     }
 
+    public class A_failure_with_only_the_generic_ending
+    {
+        [Fact]
+        public async Task Says_the_input_names_no_real_error_rather_than_calling_3013_the_reason()
+        {
+            // Given: T09a's failure lines without the Msg 845 that SSMS printed after them
+            var lines = System.IO.File.ReadLines(Fixture.RealWorld2("T09a_lessthandot_2013_sql2012_restore_fails_buffer_latch_timeout.txt")).Take(24);
+            using var input = TempInput.WithText(string.Join("\r\n", lines) + "\r\n", Encodings.Utf8WithoutBom, "ssms.txt");
+
+            // When
+            var restore = Assert.Single((await PipelineRun.OfAsync(InputSources.Open(input.Path))).Reports);
+
+            // Then
+            Assert.Equal(OperationStatus.Failed, restore.Status);
+            Assert.Null(restore.FailureError);
+            Assert.Equal("The restore failed, and the input names no error more specific than its generic ending (RESTORE DATABASE is terminating abnormally.): "
+                + "the client's own output (SSMS, sqlcmd, the Agent job step) prints the real error just before or after that line.", restore.Verdict!.Evidence[0]);
+        }
+    }
+
     public class T09b_a_restore_with_recovery_that_copies_nothing
     {
         private const string File = "T09b_lessthandot_2013_sql2012_restore_with_recovery_upgrade_only.txt";
