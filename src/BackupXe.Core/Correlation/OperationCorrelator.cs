@@ -185,6 +185,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
                 MoveToEnded(operation);
                 break;
             case OperationFailed failed:
+                operation.Scope ??= failed.Scope;
                 operation.Finish(at, OperationStatus.Failed, failed.Reason);
                 MoveToEnded(operation);
                 break;

@@ -31,6 +31,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     // The kind of the failure line already seen, and where it stands in _pending: the operation stays open until its
     // error block ends, because SSMS prints the real error after "... is terminating abnormally." as often as before it.
     private OperationKind? _failing;
+    private OperationScope? _failingScope;
     private int _failureAt;
 
     /// <summary>Set when the line just added held a value no server writes (and was skipped), else null.</summary>
@@ -145,8 +146,9 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         {
             case CompletionSummary summary:
                 return Close(summary.Kind, summary.Scope);
-            case OperationFailed { Kind: { } kind } when _failing is null:
+            case OperationFailed { Kind: { } kind } failed when _failing is null:
                 _failing = kind;
+                _failingScope = failed.Scope;
                 _failureAt = _pending.Count - 1;
                 return null;
             default:
@@ -177,7 +179,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         var kind = _failing;
         _failing = null;
         _header = null;
-        return Close(kind, null);
+        return Close(kind, _failingScope);
     }
 
     private ClientOperation Close(OperationKind? kind, OperationScope? scope)

@@ -83,7 +83,8 @@ public sealed record OperationStarted(OperationKind Kind, OperationScope Scope, 
 public sealed record OperationFinished(OperationKind Kind, OperationScope? Scope) : TraceMessage;
 
 /// <summary>A failure: "BACKUP failed to complete the command ...", "... terminated abnormally", an error line.</summary>
-public sealed record OperationFailed(OperationKind? Kind, string Reason) : TraceMessage;
+/// <param name="Scope">What it was of, when the line says: "RESTORE DATABASE is terminating abnormally."; else null.</param>
+public sealed record OperationFailed(OperationKind? Kind, string Reason, OperationScope? Scope = null) : TraceMessage;
 
 /// <summary>
 /// An engine error as a client prints it: SSMS and sqlcmd write "Msg 845, Level 17, State 1, Line 2" with the text on the

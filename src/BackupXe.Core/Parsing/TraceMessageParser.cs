@@ -531,9 +531,10 @@ public sealed class TraceMessageParser
             return ParseCompletion(kind, rest[..processed], rest[(processed + "successfully processed".Length)..]);
         }
 
-        if (rest.Contains("abnormally", StringComparison.OrdinalIgnoreCase))
+        var abnormally = IndexOfIgnoreCase(rest, "is terminating abnormally");
+        if (abnormally >= 0 || rest.Contains("abnormally", StringComparison.OrdinalIgnoreCase))
         {
-            return new OperationFailed(kind, body.ToText());
+            return new OperationFailed(kind, body.ToText(), abnormally > 0 ? ScopeOf(rest[..abnormally]) : null);
         }
 
         var words = TrimEnd(rest);

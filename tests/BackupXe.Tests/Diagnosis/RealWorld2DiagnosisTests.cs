@@ -144,7 +144,7 @@ public static partial class RealWorld2DiagnosisTests
 
             // Then
             Assert.Equal(OperationStatus.Failed, restore.Status);
-            Assert.Equal("TEMPRESTORE", restore.Database);
+            Assert.Equal((OperationKind.Restore, OperationScope.Database, "TEMPRESTORE"), (restore.Kind, restore.Scope, restore.Database));
             Assert.Equal("Msg 845: Time-out occurred while waiting for buffer latch type 3 for page (1:0), database ID 27.", restore.FailureReason);
             Assert.Equal(new FailureErrorReport(845, 17, "Time-out occurred while waiting for buffer latch type 3 for page (1:0), database ID 27.", CopyStage.AfterCopy),
                 restore.FailureError);
