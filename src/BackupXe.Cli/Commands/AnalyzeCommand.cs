@@ -81,7 +81,7 @@ public static class AnalyzeCommand
         var size = paths.Sum(p => File.Exists(p) ? new FileInfo(p).Length : 0);
         if (size < LargeInputBytes || Console.IsErrorRedirected)
         {
-            return await new AnalysisSession(sources, new AnalysisOptions { Diagnosis = diagnosis }).RunAsync(sink, cancellationToken);
+            return await new AnalysisSession(sources, new AnalysisOptions { Diagnosis = diagnosis, CompareRuns = true }).RunAsync(sink, cancellationToken);
         }
 
         // Progress goes to stderr so that a redirected report (--format json > x.json) stays clean.
@@ -90,7 +90,7 @@ public static class AnalyzeCommand
         await stderr.Status().StartAsync($"Reading {Core.Reporting.Units.Bytes(size)}...", async context =>
         {
             var progress = new Progress<long>(events => context.Status($"Reading {Core.Reporting.Units.Bytes(size)}: {events:N0} events"));
-            var session = new AnalysisSession(sources, new AnalysisOptions { Diagnosis = diagnosis, EventsRead = progress });
+            var session = new AnalysisSession(sources, new AnalysisOptions { Diagnosis = diagnosis, EventsRead = progress, CompareRuns = true });
             findings = await session.RunAsync(sink, cancellationToken);
         });
         return findings!;

@@ -10,6 +10,12 @@ public sealed class AnalysisOptions
     public DiagnosisSettings Diagnosis { get; init; } = new();
 
     /// <summary>
+    /// Compare each operation with the previous run of the same data in the input (docs/diagnosis.md). For files read
+    /// whole: a live worker restarted mid-stream would otherwise store verdicts that depend on when it restarted.
+    /// </summary>
+    public bool CompareRuns { get; init; }
+
+    /// <summary>
     /// Called after each progress message with the operations still running; only a live view needs it, and
     /// the snapshot is not built at all when this is null.
     /// </summary>

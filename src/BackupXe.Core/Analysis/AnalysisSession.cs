@@ -195,7 +195,7 @@ public sealed class AnalysisSession
         }
 
         var completed = new Queue<OperationReport>();
-        _pipeline = new OperationPipeline(new QueueSink(completed), _options.Diagnosis);
+        _pipeline = new OperationPipeline(new QueueSink(completed), _options.Diagnosis, _options.CompareRuns);
         return new RunState(_pipeline, completed, _options);
     }
 

@@ -52,6 +52,21 @@ public sealed class BackupOperation
 
     public string? FailureReason { get; private set; }
 
+    /// <summary>Set when the operation is a snapshot backup: its database's writes were frozen while the storage took the copy.</summary>
+    public bool IsSnapshot { get; private set; }
+
+    /// <summary>True when the T-SQL snapshot steps (SUSPEND_FOR_SNAPSHOT_BACKUP) were seen, false for freeze lines alone (VSS).</summary>
+    public bool IsTsqlSnapshot { get; private set; }
+
+    /// <summary>When "I/O is frozen" was logged; null without a clock.</summary>
+    public DateTime? FrozenAt { get; private set; }
+
+    /// <summary>When "I/O was resumed" was logged; null without a clock.</summary>
+    public DateTime? ResumedAt { get; private set; }
+
+    /// <summary>The first engine error other than the generic 3013 (that one only when no other came), and its stage.</summary>
+    public FailureErrorReport? FailureError { get; private set; }
+
     public long? EstimatedBytes { get; private set; }
 
     public long? DataBytesEstimate { get; private set; }
@@ -194,6 +209,23 @@ public sealed class BackupOperation
             case DatabaseMarkedRestoring restoring:
                 Database ??= restoring.Database;
                 break;
+            case EngineError error:
+                NoteError(error);
+                break;
+            case SnapshotStep step:
+                Database ??= step.Database;
+                IsSnapshot = true;
+                IsTsqlSnapshot |= step.IsTsqlSnapshot;
+                if (HasClock && step.Event == SnapshotEvent.IoFrozen)
+                {
+                    FrozenAt ??= at;
+                }
+                else if (HasClock && step.Event == SnapshotEvent.IoResumed)
+                {
+                    ResumedAt = at;
+                }
+
+                break;
             case MsdaStarted:
                 Phases.Mark(OperationPhase.CopyData, PhaseEdge.Begin, at);
                 break;
@@ -301,8 +333,49 @@ public sealed class BackupOperation
 
         End ??= at;
         Outcome = outcome;
-        FailureReason = reason ?? FailureReason;
+        FailureReason = outcome == OperationStatus.Failed && FailureError is { Number: not EngineError.TerminatingAbnormally } error
+            ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"Msg {error.Number}: {error.Text}")
+            : reason ?? FailureReason;
     }
+
+    // The first real error wins: 3013 ("... is terminating abnormally") always follows it and says nothing of why.
+    private void NoteError(EngineError error)
+    {
+        if (error.Text is null || (FailureError is { } kept && (kept.Number != EngineError.TerminatingAbnormally || error.Number == EngineError.TerminatingAbnormally)))
+        {
+            return;
+        }
+
+        FailureError = new FailureErrorReport(error.Number, error.Severity, error.Text, StageNow() ?? StageOf(error.Number));
+    }
+
+    // What the input shows of the copy so far: its data phase, the client's per-file pages (printed once a file is copied)
+    // and STATS percent lines.
+    private CopyStage? StageNow()
+    {
+        var copied = Phases.BeginOf(DataPhase) is not null && Phases.EndOf(DataPhase, null) is not null;
+        if (copied || Phases.BeginOf(OperationPhase.Upgrade) is not null || _processedFiles.Count > 0 || LastPercent == 100 || UpgradeSteps > 0)
+        {
+            return CopyStage.AfterCopy;
+        }
+
+        if (Phases.BeginOf(DataPhase) is not null || LastPercent is not null || PercentBytes is not null)
+        {
+            return CopyStage.DuringCopy;
+        }
+
+        // Nothing shown yet is no proof that nothing moved: a log without trace flags names no step.
+        return null;
+    }
+
+    // Without progress in the input, errors whose nature places them: a device that cannot be opened, a media set or a
+    // log chain that does not fit are found before any data moves; a failed read or write of the device, while it moves.
+    private static CopyStage? StageOf(int number) => number switch
+    {
+        3201 or 3241 or 3266 or 4305 => CopyStage.BeforeCopy,
+        3202 or 3203 => CopyStage.DuringCopy,
+        _ => null,
+    };
 
     private void AddDevice(string path)
     {

@@ -158,6 +158,13 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
             AddOpen(operation = new BackupOperation(OperationKind.Restore, null, restoring.Database, progress.SessionId, at, startObserved: false));
         }
 
+        if (operation is null && parsed.Message is SnapshotStep snapshot && progress.Kind is null)
+        {
+            // A snapshot backup's first line in the ERRORLOG is its freeze (VSS) or its suspend (T-SQL); the "Database backed
+            // up" line on the Backup column then joins it by its database.
+            AddOpen(operation = new BackupOperation(OperationKind.Backup, OperationScope.Database, snapshot.Database, progress.SessionId, at, startObserved: true));
+        }
+
         if (operation is null)
         {
             // XE names the kind and the database on every event, so an operation that began before the capture
@@ -178,6 +185,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
                 MoveToEnded(operation);
                 break;
             case OperationFailed failed:
+                operation.Scope ??= failed.Scope;
                 operation.Finish(at, OperationStatus.Failed, failed.Reason);
                 MoveToEnded(operation);
                 break;
@@ -359,6 +367,13 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         {
             operation = Adopt(client.Kind, client.Scope, client.Database, null, client.Timestamp);
             operation.Finish(client.Timestamp, client.Succeeded ? OperationStatus.Completed : OperationStatus.Failed, null);
+            MoveToEnded(operation);
+        }
+
+        else if (!client.Succeeded && operation.Outcome is null)
+        {
+            // The engine's error lines made the operation; the client says how it ended.
+            operation.Finish(client.Timestamp, OperationStatus.Failed, null);
             MoveToEnded(operation);
         }
 

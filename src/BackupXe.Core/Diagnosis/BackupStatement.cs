@@ -33,7 +33,9 @@ internal sealed class BackupStatement
             operation.Kind,
             operation.Scope,
             operation.Database,
-            operation.Devices.Count > 0 ? operation.Devices.Select(d => d.Path).ToList() : [Tsql.UnknownDevice]);
+            operation.Devices.Count > 0 ? operation.Devices.Select(d => d.Path).ToList()
+                : operation.Requested is { Devices.Count: > 0 } requested ? [.. requested.Devices]
+                : [Tsql.UnknownDevice]);
         if (operation.Kind == OperationKind.Backup)
         {
             if (operation.Scope == OperationScope.Differential)
@@ -41,12 +43,13 @@ internal sealed class BackupStatement
                 statement.With("DIFFERENTIAL");
             }
 
-            if (operation.Options?.Compression is { } compression)
+            // What the server reported wins; the job's own command fills in what it did not.
+            if ((operation.Options?.Compression ?? operation.Requested?.Compression) is { } compression)
             {
                 statement.With(compression ? "COMPRESSION" : "NO_COMPRESSION");
             }
 
-            if (operation.Options?.Checksum is true)
+            if ((operation.Options?.Checksum ?? operation.Requested?.Checksum) is true)
             {
                 statement.With("CHECKSUM");
             }

@@ -29,13 +29,23 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
     public Verdict Judge(OperationMeasures measures, FileZeroing zeroing)
     {
         var verdict = JudgeEvidence(measures, zeroing);
-        return EngineArithmetic.Sentence(measures.Operation.EngineSummary) is { } check
+        if (FailureReasons.Sentence(measures.Operation, measures.IsRestore) is { } failure)
+        {
+            verdict = verdict with { Evidence = [failure, .. verdict.Evidence] };
+        }
+
+        return EngineArithmetic.Sentence(measures.Operation.EngineSummary, EngineArithmetic.RoundedFiles(measures.Operation.ProcessedFiles)) is { } check
             ? verdict with { Evidence = [.. verdict.Evidence, check] }
             : verdict;
     }
 
     private Verdict JudgeEvidence(OperationMeasures measures, FileZeroing zeroing)
     {
+        if (measures.Operation.Snapshot is { } snapshot)
+        {
+            return SnapshotVerdict(measures, snapshot);
+        }
+
         if (measures.DurationSeconds is not { } duration)
         {
             return measures.TotalsOnly
@@ -50,6 +60,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         if (!measures.DurationIsLowerBound && OutsideTheOperation(measures, duration) is { } outside)
         {
             return outside;
+        }
+
+        if (NothingCopied(measures, duration) is { } nothingCopied)
+        {
+            return nothingCopied;
         }
 
         if (zeroing.Share >= settings.ZeroingShare)
@@ -232,6 +247,85 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         {
             DecidedBy = "duration",
             WouldChange = $"A run of {Figures.Seconds(settings.QuickOperationSeconds)} or more (a bigger database or a slower target) is judged on its phases and waits.",
+        };
+    }
+
+    /// <summary>
+    /// A snapshot backup: the storage copies the files while the database's writes are frozen, and SQL Server writes
+    /// only the backup's metadata. Its pages and MB/s (0 pages in 0.027 s; or, in the ERRORLOG and msdb, the whole
+    /// database's size in no time) describe no copy, so it is never judged by them; what users feel is the freeze.
+    /// </summary>
+    private Verdict SnapshotVerdict(OperationMeasures measures, SnapshotReport snapshot)
+    {
+        var operation = measures.Operation;
+        var database = operation.Database is { } name ? $" of {name}" : "";
+        var method = snapshot.Method == "t-sql"
+            ? "a T-SQL snapshot backup (ALTER DATABASE ... SET SUSPEND_FOR_SNAPSHOT_BACKUP = ON, the storage's snapshot, then BACKUP ... WITH METADATA_ONLY)"
+            : "a VSS snapshot backup (the database frozen while a VSS requestor had the volume's snapshot taken)";
+        var evidence = new List<string>
+        {
+            $"This backup{database} is {method}: the storage copied the data, SQL Server wrote only the backup's metadata. "
+                + "Its pages and rate describe no copy: 0 MB/s is not slow, and a whole database's size in no time (the ERRORLOG's \"pages dumped\", msdb's size) is not fast.",
+        };
+        var confidence = Confidence.High;
+        string decidedBy;
+        if (snapshot.FrozenSeconds is { } frozen)
+        {
+            var window = $"I/O on {operation.Database ?? "the database"} was frozen from {snapshot.FrozenAt!.Value.ToString("HH:mm:ss.fff", System.Globalization.CultureInfo.InvariantCulture)} to {snapshot.ResumedAt!.Value.ToString("HH:mm:ss.fff", System.Globalization.CultureInfo.InvariantCulture)}: {Figures.Seconds(frozen)}";
+            evidence.Add(frozen >= settings.SnapshotFreezeSeconds
+                ? $"{window}. Writes stalled for {Figures.Seconds(frozen)} (threshold {Figures.Seconds(settings.SnapshotFreezeSeconds)}): every write and commit of the database waited that long; the storage's snapshot, or the requestor between freeze and thaw, is what to look at."
+                : $"{window}, below {Figures.Seconds(settings.SnapshotFreezeSeconds)}: a freeze users barely feel.");
+            decidedBy = "the snapshot's freeze";
+        }
+        else
+        {
+            evidence.Add("The freeze cannot be measured from this input: it has no timestamps between \"I/O is frozen\" and \"I/O was resumed\" (the ERRORLOG has them).");
+            confidence = Confidence.Medium;
+            decidedBy = "a snapshot backup";
+        }
+
+        return new Verdict(Bottleneck.NotAThroughputProblem, confidence, evidence)
+        {
+            DecidedBy = decidedBy,
+            WouldChange = "Nothing about throughput: a snapshot backup is judged by its freeze, which the ERRORLOG times (\"I/O is frozen\" to \"I/O was resumed\").",
+        };
+    }
+
+    /// <summary>
+    /// A completed restore of 0 pages copied nothing: RESTORE ... WITH RECOVERY after a sequence restored WITH NORECOVERY,
+    /// whose whole time is recovery, and the upgrade when the database came from an older version (real-world T09b:
+    /// 0 pages in 289.8 s after 11 upgrade steps). Its 0 MB/s is no copy rate, and no backup option shortens it.
+    /// </summary>
+    private static Verdict? NothingCopied(OperationMeasures measures, double duration)
+    {
+        var operation = measures.Operation;
+        if (!measures.IsRestore || operation.Status != OperationStatus.Completed || operation.EngineSummary is not { Pages: 0 }
+            || operation.ProcessedFiles.Any(f => f.Pages > 0))
+        {
+            return null;
+        }
+
+        var steps = operation.UpgradeSteps;
+        var upgrade = $"the upgrade of the database from an older version ({Figures.Plural(steps, "upgrade step", "upgrade steps")}) and recovery";
+        var evidence = new List<string>
+        {
+            steps > 0
+                ? $"The restore copied no data (0 pages): all of its {Figures.Seconds(duration)} went to {upgrade}, none to copying; "
+                    + "its 0 MB/s is not a copy rate, and no BUFFERCOUNT, MAXTRANSFERSIZE or device changes it."
+                : $"The restore copied no data (0 pages): its {Figures.Seconds(duration)} went to something other than copying, recovery (RESTORE ... WITH RECOVERY) "
+                    + "or attaching a storage snapshot's files (RESTORE ... WITH METADATA_ONLY), which the output does not tell apart; "
+                    + "its 0 MB/s is not a copy rate, and no BUFFERCOUNT, MAXTRANSFERSIZE or device changes it.",
+        };
+        if (duration >= 60)
+        {
+            evidence.Add($"{Figures.Seconds(duration)} is long for work that moves no data: recovery and upgrade read and write the database's own files, so their storage sets the pace.");
+        }
+
+        return new Verdict(Bottleneck.NotAThroughputProblem, Confidence.High, evidence)
+        {
+            DecidedBy = "no data copied",
+            WouldChange = "A restore that copies data is judged on its copy; this one's time is the database's recovery"
+                + (steps > 0 ? " and upgrade (a backup taken on the current version has nothing to upgrade)." : "."),
         };
     }
 

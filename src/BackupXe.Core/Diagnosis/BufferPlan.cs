@@ -44,7 +44,7 @@ internal sealed record BufferPlan(
     /// </summary>
     public static BufferPlan? Propose(OperationMeasures measures, DiagnosisSettings settings, int targetBuffersPerDevice)
     {
-        var config = measures.Operation.BufferConfig;
+        var config = measures.Buffers;
         var currentCount = config?.BufferCount;
         var currentSize = config?.MaxTransferSizeBytes ?? OperationMeasures.DefaultMaxTransferSize;
         var (cap, capDescription) = Cap(config?.MemoryLimitBytes, settings.MemoryBudgetBytes);

@@ -60,6 +60,14 @@ public sealed record DiagnosisSettings
     /// </summary>
     public double OutsideOperationSeconds { get; init; } = 30;
 
+    /// <summary>
+    /// A snapshot backup's freeze (writes held from "I/O is frozen" to "I/O was resumed") from which the freeze is the
+    /// finding: every write and commit of the database waits that long. VSS aborts a snapshot whose Thaw has not come
+    /// 60 s after its Freeze (Microsoft docs, CVssWriter::OnFreeze); 10 s is well inside that and already past what
+    /// interactive work tolerates.
+    /// </summary>
+    public double SnapshotFreezeSeconds { get; init; } = 10;
+
     /// <summary>Smallest database worth striping (6.4: striping a 10 GB database did not help).</summary>
     public long MinimumStripeBytes { get; init; } = 20L * 1024 * MegaByte;
 
@@ -79,6 +87,11 @@ public sealed record DiagnosisSettings
         CheckShare(problems, nameof(AmbiguousWaitShare), AmbiguousWaitShare);
         CheckShare(problems, nameof(OutsideOperationShare), OutsideOperationShare);
         CheckShare(problems, nameof(InMemoryLoadShare), InMemoryLoadShare);
+        if (SnapshotFreezeSeconds < 0)
+        {
+            problems.Add($"{nameof(SnapshotFreezeSeconds)} must not be negative (it is {SnapshotFreezeSeconds}).");
+        }
+
         if (OutsideOperationSeconds < 0)
         {
             problems.Add($"{nameof(OutsideOperationSeconds)} must not be negative (it is {OutsideOperationSeconds}).");

@@ -100,15 +100,16 @@ internal sealed class OperationMeasures
         var phaseSeconds = operation.Phases
             .Where(phase => string.Equals(phase.Name, copyPhase, StringComparison.OrdinalIgnoreCase) && phase.Seconds > 0)
             .Sum(phase => phase.Seconds);
-        var buffers = operation.BufferConfig;
+        var buffers = BuffersOf(operation);
         return new OperationMeasures(operation)
         {
             DurationSeconds = duration,
             DurationIsLowerBound = lowerBound,
             ElapsedSeconds = phaseSeconds > 0 ? phaseSeconds : duration,
             ElapsedName = phaseSeconds > 0 ? copyPhase + " phase" : operation.Kind == OperationKind.Restore ? "restore" : "backup",
-            DeviceThreads = Math.Max(1, operation.Devices.Count),
-            DeviceThreadsAssumed = operation.Devices.Count == 0,
+            // The server's devices when it named them, else the stripes the job's command asked for.
+            DeviceThreads = Math.Max(1, operation.Devices.Count > 0 ? operation.Devices.Count : operation.Requested?.Devices.Count ?? 0),
+            DeviceThreadsAssumed = operation.Devices.Count == 0 && operation.Requested is not { Devices.Count: > 0 },
             DataFileThreads = operation.DataFileReaders is > 0 ? operation.DataFileReaders.Value : 1,
             DataFileThreadsAssumed = operation.DataFileReaders is not > 0,
             IsNulBackup = operation.Kind == OperationKind.Backup && operation.Devices.Count > 0
@@ -173,10 +174,28 @@ internal sealed class OperationMeasures
         }
     }
 
+    /// <summary>
+    /// The server's buffer configuration; without it, the BUFFERCOUNT and MAXTRANSFERSIZE the job's command asked for
+    /// (the server uses what a command states), else null.
+    /// </summary>
+    public BufferConfigReport? Buffers => BuffersOf(Operation);
+
+    private static BufferConfigReport? BuffersOf(OperationReport operation) =>
+        operation.BufferConfig
+        ?? (operation.Requested is { BufferCount: { } count, MaxTransferSizeBytes: { } size }
+            ? new BufferConfigReport { BufferCount = count, MaxTransferSizeBytes = size }
+            : null);
+
     /// <summary>"7 buffers x 1 MB = 7 MB of buffer memory", or null when the configuration is unknown.</summary>
     public string? BufferMemorySentence()
     {
-        var buffers = Operation.BufferConfig;
+        var buffers = BuffersOf(Operation);
+        if (Operation.BufferConfig is null && buffers is { BufferCount: { } asked, MaxTransferSizeBytes: { } askedSize })
+        {
+            return $"{Figures.Plural(asked, "buffer", "buffers")} x {Figures.Size(askedSize)} = {Figures.Size(ServerRanges.SaturatingMultiply(asked, askedSize))} "
+                + "of buffer memory as the job's command requested (the server's own figure was not captured).";
+        }
+
         if (buffers?.BufferCount is { } count && buffers.MaxTransferSizeBytes is { } size)
         {
             var configured = $"{Figures.Plural(count, "buffer", "buffers")} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(count, size))}";

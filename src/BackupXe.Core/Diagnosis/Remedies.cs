@@ -191,7 +191,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
             + "If its throughput is close to this one, the data files are the limit; if much higher, the destination is. "
             + "COPY_ONLY leaves the differential base and log chain alone, but it still writes a row to msdb backup history.";
         var tsql = BackupStatement.ToNul(measures.Operation, compression);
-        if (measures.Operation.BufferConfig is { BufferCount: { } count, MaxTransferSizeBytes: { } size })
+        if (measures.Buffers is { BufferCount: { } count, MaxTransferSizeBytes: { } size })
         {
             tsql.With($"BUFFERCOUNT = {Tsql.Number(count)}").With($"MAXTRANSFERSIZE = {Tsql.Number(size)}");
         }
@@ -262,7 +262,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
 
     private Recommendation? RestoreMaxTransferSize(OperationMeasures measures)
     {
-        var config = measures.Operation.BufferConfig;
+        var config = measures.Buffers;
         var current = config?.MaxTransferSizeBytes;
         if (current >= BufferPlan.MaxTransferSizeCeiling)
         {

@@ -139,7 +139,8 @@ public sealed record ClientCommandEvent(
     DateTime ClientEnd,
     double ResolutionSeconds,
     string Source,
-    bool Succeeded) : TraceEvent(Timestamp, null)
+    bool Succeeded,
+    Reporting.RequestedReport? Requested = null) : TraceEvent(Timestamp, null)
 {
     /// <summary>The client's elapsed seconds.</summary>
     public double Seconds => (ClientEnd - ClientStart).TotalSeconds;

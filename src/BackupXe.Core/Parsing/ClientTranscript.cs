@@ -19,9 +19,21 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     /// <summary>STATS = 1 prints 100 percent lines, and a database has at most 32,767 files: far below this.</summary>
     public const int MaxMessagesPerOperation = 40_000;
 
+    // Most lines close nothing: an empty list that costs no allocation.
+    private static IReadOnlyList<ClientOperation> None => [];
+
     private readonly TraceMessageParser _parser = parser ?? new TraceMessageParser();
     private readonly List<ClientMessage> _pending = [];
     private int _dropped;
+
+    // "Msg 845, Level 17, State 1, Line 2" waiting for its text, which SSMS and sqlcmd print on the next line.
+    private EngineError? _header;
+
+    // The kind of the failure line already seen, and where it stands in _pending: the operation stays open until its
+    // error block ends, because SSMS prints the real error after "... is terminating abnormally." as often as before it.
+    private OperationKind? _failing;
+    private OperationScope? _failingScope;
+    private int _failureAt;
 
     /// <summary>Set when the line just added held a value no server writes (and was skipped), else null.</summary>
     public ImplausibleValue? Rejected { get; private set; }
@@ -33,20 +45,90 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     public long IgnoredLines { get; private set; }
 
     /// <summary>
-    /// Adds one line of client output; returns the operation it closes (a completion or failure line), else null.
+    /// Adds one line of client output; returns the operations it closes: none, mostly; the failed operation whose
+    /// error block this line ends; the operation its completion line closes.
     /// </summary>
-    public ClientOperation? Add(string line)
+    public IReadOnlyList<ClientOperation> Add(string line)
     {
         ArgumentNullException.ThrowIfNull(line);
+        if (!ClientLine.IsWrapped(line))
+        {
+            return AddMessage(line);
+        }
+
+        // A PowerShell or SQL Agent line: its messages one by one (a job history line holds a whole step's).
+        List<ClientOperation>? closed = null;
+        ImplausibleValue? rejected = null;
+        foreach (var message in ClientLine.Unwrap(line))
+        {
+            var operations = AddMessage(message);
+            rejected ??= Rejected;
+            if (operations.Count > 0)
+            {
+                (closed ??= []).AddRange(operations);
+            }
+        }
+
+        Rejected = rejected;
+        return closed ?? None;
+    }
+
+    private IReadOnlyList<ClientOperation> AddMessage(string line)
+    {
         var parsed = _parser.Parse(line).Message;
         LastMessage = parsed;
         Rejected = parsed as ImplausibleValue;
         if (Rejected is not null)
         {
             // A number SQL Server cannot write: the caller reports it at its line; nothing is computed from it.
-            return null;
+            return None;
         }
 
+        var blank = string.IsNullOrWhiteSpace(line);
+        if (_header is { } header && !blank)
+        {
+            // The header's text: whatever the line says, it is the error's message, joined to its number; the generic
+            // failure line keeps its own meaning (its header is the 3013 it always is).
+            _header = null;
+            if (parsed is not OperationFailed)
+            {
+                var error = header with { Text = line.Trim() };
+                Keep(new ClientMessage(error.Joined(), error));
+                return None;
+            }
+        }
+
+        if (parsed is EngineError { Text: null } opening)
+        {
+            _header = opening;
+            return None;
+        }
+
+        // A failure is closed by the first engine message that is not part of its error block.
+        var closedFailure = _failing is not null && !blank && parsed is not (UnknownMessage or EngineError) ? CloseFailure() : null;
+        var closed = Classify(line, blank, parsed);
+        return (closedFailure, closed) switch
+        {
+            (null, null) => None,
+            ({ } failure, null) => [failure],
+            (null, { } one) => [one],
+            ({ } failure, { } one) => [failure, one],
+        };
+    }
+
+    /// <summary>
+    /// End of input: the failed operation whose error block ends here, and the messages after the last closing line
+    /// as an operation of unknown kind; empty when there are none.
+    /// </summary>
+    public IReadOnlyList<ClientOperation> Finish()
+    {
+        var failure = _failing is not null ? CloseFailure() : null;
+        var rest = _pending.Count == 0 ? null : Close(null, null);
+        return failure is null ? rest is null ? None : [rest] : rest is null ? [failure] : [failure, rest];
+    }
+
+    private ClientOperation? Classify(string line, bool blank, TraceMessage parsed)
+    {
         if (parsed is ElidedCompletion)
         {
             // A timed run of a published excerpt: its kind and database were cut, so it closes no operation
@@ -54,27 +136,43 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
             return null;
         }
 
-        if (parsed is UnknownMessage || string.IsNullOrWhiteSpace(line))
+        if (parsed is UnknownMessage || blank)
         {
             IgnoredLines++;
             return null;
         }
 
-        if (_pending.Count < MaxMessagesPerOperation)
+        Keep(new ClientMessage(line.Trim(), parsed));
+        switch (parsed)
         {
-            _pending.Add(new ClientMessage(line.Trim(), parsed));
+            case CompletionSummary summary:
+                return Close(summary.Kind, summary.Scope);
+            case OperationFailed { Kind: { } kind } failed when _failing is null:
+                _failing = kind;
+                _failingScope = failed.Scope;
+                _failureAt = _pending.Count - 1;
+                return null;
+            default:
+                return null;
         }
-        else
+    }
+
+    // While a failure is held, its later error lines go before the failure line, so that whoever reads the messages in
+    // order meets the errors before the line that ends the operation.
+    private void Keep(ClientMessage message)
+    {
+        if (_pending.Count >= MaxMessagesPerOperation)
         {
             _dropped++;
         }
-
-        return parsed switch
+        else if (_failing is not null && message.Message is EngineError)
         {
-            CompletionSummary summary => Close(summary.Kind, summary.Scope),
-            OperationFailed { Kind: { } kind } => Close(kind, null),
-            _ => null,
-        };
+            _pending.Insert(_failureAt++, message);
+        }
+        else
+        {
+            _pending.Add(message);
+        }
     }
 
     /// <summary>
@@ -109,8 +207,14 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
 
     private static readonly ImmutableArray<string> EngineHeads = ["Processed ", "BACKUP DATABASE ", "BACKUP LOG ", "RESTORE DATABASE ", "RESTORE LOG "];
 
-    /// <summary>End of input: the messages after the last closing line, as an operation of unknown kind; null if none.</summary>
-    public ClientOperation? Finish() => _pending.Count == 0 ? null : Close(null, null);
+
+    private ClientOperation CloseFailure()
+    {
+        var kind = _failing;
+        _failing = null;
+        _header = null;
+        return Close(kind, _failingScope);
+    }
 
     private ClientOperation Close(OperationKind? kind, OperationScope? scope)
     {
@@ -146,6 +250,9 @@ public sealed record ClientOperation(
 
     /// <summary>"... is terminating abnormally." and the like, when it failed.</summary>
     public OperationFailed? Failure => Messages.Select(m => m.Message).OfType<OperationFailed>().LastOrDefault();
+
+    /// <summary>The engine's errors printed for it ("Msg N, ..." and their text), in output order.</summary>
+    public IReadOnlyList<EngineError> Errors => Messages.Select(m => m.Message).OfType<EngineError>().ToList();
 
     /// <summary>Pages per file, as the "Processed N pages" lines give them.</summary>
     public IReadOnlyList<FilePagesProcessed> Files => Messages.Select(m => m.Message).OfType<FilePagesProcessed>().ToList();

@@ -83,7 +83,25 @@ public sealed record OperationStarted(OperationKind Kind, OperationScope Scope, 
 public sealed record OperationFinished(OperationKind Kind, OperationScope? Scope) : TraceMessage;
 
 /// <summary>A failure: "BACKUP failed to complete the command ...", "... terminated abnormally", an error line.</summary>
-public sealed record OperationFailed(OperationKind? Kind, string Reason) : TraceMessage;
+/// <param name="Scope">What it was of, when the line says: "RESTORE DATABASE is terminating abnormally."; else null.</param>
+public sealed record OperationFailed(OperationKind? Kind, string Reason, OperationScope? Scope = null) : TraceMessage;
+
+/// <summary>
+/// An engine error as a client prints it: SSMS and sqlcmd write "Msg 845, Level 17, State 1, Line 2" with the text on the
+/// next line (<see cref="Text"/> null until <see cref="ClientTranscript"/> joins them), SQL Agent "Msg 3201, Sev 16,
+/// State 1, Line 1 : text", Ola Hallengren's CommandExecute "Msg 3201, text".
+/// </summary>
+/// <param name="Severity">The level; null when the line does not give it.</param>
+public sealed record EngineError(int Number, int? Severity, string? Text) : TraceMessage
+{
+    /// <summary>The generic "... is terminating abnormally." that follows the real error of a failed BACKUP or RESTORE.</summary>
+    public const int TerminatingAbnormally = 3013;
+
+    /// <summary>"Msg 845, Level 17: text", the form the transcript hands on once the header and its text are joined.</summary>
+    public string Joined() => Severity is { } level
+        ? string.Create(CultureInfo.InvariantCulture, $"Msg {Number}, Level {level}: {Text}")
+        : string.Create(CultureInfo.InvariantCulture, $"Msg {Number}, {Text}");
+}
 
 /// <summary>"Backup/Restore buffer configuration parameters": the block that follows belongs to the same operation.</summary>
 public sealed record BufferConfigurationHeader : TraceMessage;
@@ -136,6 +154,35 @@ public sealed record MsdaStarted(int Stream, long Extents) : TraceMessage;
 /// writes it on the restoring session's spid, before the restore's own lines on the <c>Backup</c> column (S12).
 /// </summary>
 public sealed record DatabaseMarkedRestoring(string Database) : TraceMessage;
+
+/// <summary>The steps of a snapshot backup, as the engine writes them (SQL Server 2022 T-SQL snapshot backup, and VSS).</summary>
+public enum SnapshotEvent
+{
+    /// <summary>"Database 'D' acquired suspend locks in session N." (T-SQL snapshot).</summary>
+    SuspendLocksAcquired,
+
+    /// <summary>"I/O is frozen on database D. No user action is required. ..." (both).</summary>
+    IoFrozen,
+
+    /// <summary>"Database 'D' successfully suspended for snapshot backup in session N." (T-SQL snapshot).</summary>
+    Suspended,
+
+    /// <summary>"I/O was resumed on database D. No user action is required." (both).</summary>
+    IoResumed,
+
+    /// <summary>"Database 'D' released suspend locks in session N." (T-SQL snapshot).</summary>
+    SuspendLocksReleased,
+
+    /// <summary>"Database 'D' originally suspended for snapshot backup in session N successfully resumed in session M." (T-SQL snapshot).</summary>
+    Resumed,
+}
+
+/// <summary>One step of a snapshot backup: the database's writes are frozen while the storage takes its snapshot.</summary>
+public sealed record SnapshotStep(string Database, SnapshotEvent Event) : TraceMessage
+{
+    /// <summary>True for the steps only ALTER DATABASE ... SET SUSPEND_FOR_SNAPSHOT_BACKUP writes (SQL Server 2022+).</summary>
+    public bool IsTsqlSnapshot => Event is not (SnapshotEvent.IoFrozen or SnapshotEvent.IoResumed);
+}
 
 /// <summary>"Number of data file readers = 1".</summary>
 public sealed record DataFileReaders(int Count) : TraceMessage;

@@ -291,6 +291,9 @@ public sealed class TraceMessageParser
         // cannot open device...); severity 10 lines are informational and never come with this header.
         Add("Error", static (body, rest) => ParseErrorHeader(body, rest));
 
+        // A client's error line: the real reason of a failure comes before or after the generic 3013 (docs/diagnosis.md).
+        Add("Msg", static (_, rest) => ParseEngineError(rest));
+
         // Backup steps with nothing to measure, in the order of the trace flag 3014 sample.
         Step("Opening the database with S lock");
         Step("Acquiring bulk-op lock on the database");
@@ -392,6 +395,9 @@ public sealed class TraceMessageParser
         Add("Processed", static (_, rest) => ParseFilePages(rest));
         Add("Converting database", static (_, rest) => ParseUpgrade(rest, isStep: false));
         Add("Database '", static (_, rest) => ParseUpgradeStep(rest));
+        Add("Database '", static (_, rest) => ParseSuspendStep(rest));
+        Add("I/O is frozen on database", static (_, rest) => ParseFreeze(rest, SnapshotEvent.IoFrozen));
+        Add("I/O was resumed on database", static (_, rest) => ParseFreeze(rest, SnapshotEvent.IoResumed));
         Add("The database '", static (_, rest) => ParseMarkedRestoring(rest));
 
         // A published excerpt's completion line with its head cut by the author: "... in 1.414 seconds (134.067 MB/sec)".
@@ -525,9 +531,10 @@ public sealed class TraceMessageParser
             return ParseCompletion(kind, rest[..processed], rest[(processed + "successfully processed".Length)..]);
         }
 
-        if (rest.Contains("abnormally", StringComparison.OrdinalIgnoreCase))
+        var abnormally = IndexOfIgnoreCase(rest, "is terminating abnormally");
+        if (abnormally >= 0 || rest.Contains("abnormally", StringComparison.OrdinalIgnoreCase))
         {
-            return new OperationFailed(kind, body.ToText());
+            return new OperationFailed(kind, body.ToText(), abnormally > 0 ? ScopeOf(rest[..abnormally]) : null);
         }
 
         var words = TrimEnd(rest);
@@ -648,6 +655,72 @@ public sealed class TraceMessageParser
         }
 
         return number is >= 3000 and <= 3999 && severity > 10 ? new OperationFailed(null, body.ToText()) : null;
+    }
+
+    // "Msg 845, Level 17, State 1, Line 2" (its text on the next line), "Msg 845, Level 17: text" (the two joined),
+    // "Msg 3201, Sev 16, State 1, Line 1 : text" (SQL Agent), "Msg 3201, Level 16, State 1, Server S, Line 1" (sqlcmd),
+    // "Msg 3201, text" (CommandExecute). Severities above 25 and error numbers below 1 do not exist.
+    private static EngineError? ParseEngineError(ReadOnlySpan<char> rest)
+    {
+        var cursor = new Cursor(rest);
+        if (cursor.Long() is not { } number || number is < 1 or > int.MaxValue || !cursor.Char(','))
+        {
+            return null;
+        }
+
+        int? severity = null;
+        var header = false;
+        while (true)
+        {
+            if (cursor.Word("Level") || cursor.Word("Severity") || cursor.Word("Sev"))
+            {
+                if (cursor.Long() is not { } level || level > 25)
+                {
+                    return null;
+                }
+
+                severity = (int)level;
+            }
+            else if (cursor.Word("State") || cursor.Word("Line"))
+            {
+                if (cursor.Long() is null)
+                {
+                    return null;
+                }
+            }
+            else if (header && (cursor.Word("Server") || cursor.Word("Procedure")))
+            {
+                var next = cursor.Rest.IndexOfAny(',', ':');
+                cursor = new Cursor(next < 0 ? [] : cursor.Rest[next..]);
+            }
+            else
+            {
+                break;
+            }
+
+            header = true;
+            if (!cursor.Char(','))
+            {
+                break;
+            }
+        }
+
+        var text = cursor.Rest.Trim();
+        if (!header)
+        {
+            return text.IsEmpty ? null : new EngineError((int)number, null, text.ToString());
+        }
+
+        if (!text.IsEmpty && text[0] == ':')
+        {
+            text = text[1..].Trim();
+        }
+        else if (!text.IsEmpty)
+        {
+            return null;
+        }
+
+        return new EngineError((int)number, severity, text.IsEmpty ? null : text.ToString());
     }
 
     // "Memory limit: 2300 MB", "Memory limit: 3325MB", "BufferCount: 7".
@@ -1126,6 +1199,51 @@ public sealed class TraceMessageParser
 
         var cursor = new Cursor(rest[(close + 1)..]);
         return cursor.Word("running the upgrade step") ? UpgradeVersions(ref cursor, rest[..close].ToString(), isStep: true) : null;
+    }
+
+    // "Database 'D' acquired suspend locks in session 149." and the other T-SQL snapshot steps (the phrase consumed "Database '").
+    private static SnapshotStep? ParseSuspendStep(ReadOnlySpan<char> rest)
+    {
+        var close = rest.IndexOf('\'');
+        if (close <= 0)
+        {
+            return null;
+        }
+
+        var cursor = new Cursor(rest[(close + 1)..]);
+        SnapshotEvent step;
+        if (cursor.Word("acquired suspend locks"))
+        {
+            step = SnapshotEvent.SuspendLocksAcquired;
+        }
+        else if (cursor.Word("released suspend locks"))
+        {
+            step = SnapshotEvent.SuspendLocksReleased;
+        }
+        else if (cursor.Word("successfully suspended for snapshot backup"))
+        {
+            step = SnapshotEvent.Suspended;
+        }
+        else if (cursor.Word("originally suspended for snapshot backup") && cursor.Rest.Contains("successfully resumed", StringComparison.OrdinalIgnoreCase))
+        {
+            step = SnapshotEvent.Resumed;
+        }
+        else
+        {
+            return null;
+        }
+
+        return new SnapshotStep(rest[..close].ToString(), step);
+    }
+
+    // "I/O is frozen on database TPCC100. No user action is required. ..." (the phrase consumed the words before the name):
+    // the name runs to the sentence's end.
+    private static SnapshotStep? ParseFreeze(ReadOnlySpan<char> rest, SnapshotEvent step)
+    {
+        var name = rest.Trim();
+        var end = name.IndexOf(". ", StringComparison.Ordinal);
+        name = end >= 0 ? name[..end] : name.TrimEnd('.');
+        return name.IsEmpty || name.Contains(' ') ? null : new SnapshotStep(name.ToString(), step);
     }
 
     // "The database 'X' is marked RESTORING and is in a state that does not allow recovery to be run." (the phrase

@@ -20,12 +20,14 @@ public sealed class OperationPipeline
     private readonly IOperationSink _sink;
     private readonly BackupDiagnostician _diagnostician;
     private readonly OperationCorrelator _correlator;
+    private readonly OperationRuns? _runs;
     private DateTime? _clock;
 
-    public OperationPipeline(IOperationSink sink, DiagnosisSettings? settings = null)
+    public OperationPipeline(IOperationSink sink, DiagnosisSettings? settings = null, bool compareRuns = false)
     {
         _sink = sink;
         _diagnostician = new BackupDiagnostician(settings ?? new DiagnosisSettings());
+        _runs = compareRuns ? new OperationRuns(_diagnostician.Settings.QuickOperationSeconds) : null;
         _correlator = new OperationCorrelator(Complete);
     }
 
@@ -66,6 +68,9 @@ public sealed class OperationPipeline
     {
         var report = OperationReportBuilder.Build(operation);
         var diagnosis = _diagnostician.Diagnose(report);
-        _sink.OnOperationCompleted(report with { Verdict = diagnosis.Verdict, Recommendations = diagnosis.Recommendations });
+        var verdict = _runs?.Compare(report) is { } comparison
+            ? diagnosis.Verdict with { Evidence = [.. diagnosis.Verdict.Evidence, comparison] }
+            : diagnosis.Verdict;
+        _sink.OnOperationCompleted(report with { Verdict = verdict, Recommendations = diagnosis.Recommendations });
     }
 }

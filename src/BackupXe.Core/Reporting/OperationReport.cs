@@ -13,6 +13,31 @@ public enum OperationStatus
     Incomplete,
 }
 
+/// <summary>Where a failed operation stood when its engine error was raised, against its copy of the data.</summary>
+public enum CopyStage
+{
+    /// <summary>Before any data moved: opening the devices, reading the media header, checking the chain.</summary>
+    BeforeCopy,
+
+    /// <summary>While the data was being copied.</summary>
+    DuringCopy,
+
+    /// <summary>After the data was copied: the log tail, the upgrade and recovery of a restore, the backup's closing steps.</summary>
+    AfterCopy,
+}
+
+/// <summary>
+/// The first real engine error of a failed operation (3013, the generic ending, only when no other was printed), and
+/// where the operation stood when it came: <paramref name="Stage"/> null when the input does not show it.
+/// </summary>
+public sealed record FailureErrorReport(int Number, int? Severity, string Text, CopyStage? Stage);
+
+/// <summary>
+/// A snapshot backup: "t-sql" (SQL Server 2022+ ALTER DATABASE ... SET SUSPEND_FOR_SNAPSHOT_BACKUP, then BACKUP ... WITH
+/// METADATA_ONLY) or "vss" (a VSS requestor freezing the database). The freeze window is null where the input has no clock.
+/// </summary>
+public sealed record SnapshotReport(string Method, DateTime? FrozenAt, DateTime? ResumedAt, double? FrozenSeconds);
+
 /// <summary>How waits were tied to this operation.</summary>
 public enum WaitAttribution
 {
@@ -80,6 +105,12 @@ public sealed record OperationReport
     public long AmbiguousWaits { get; init; }
     public string? FailureReason { get; init; }
 
+    /// <summary>Set for a snapshot backup, which is never judged by its throughput.</summary>
+    public SnapshotReport? Snapshot { get; init; }
+
+    /// <summary>The engine error the failure reason is, with where the operation stood; null when none was printed.</summary>
+    public FailureErrorReport? FailureError { get; init; }
+
     /// <summary>Messages outside the vocabulary, counted; their texts appear in verbose output only.</summary>
     public int UnknownMessages { get; init; }
 
@@ -89,6 +120,9 @@ public sealed record OperationReport
 
     /// <summary>The client's own start and end of the command (Ola Hallengren's output), when an input had them.</summary>
     public ClientCommandReport? ClientCommand { get; init; }
+
+    /// <summary>The devices and options the command's own text asked for, when an input had it.</summary>
+    public RequestedReport? Requested { get; init; }
 
     public Verdict? Verdict { get; init; }
     public IReadOnlyList<Recommendation> Recommendations { get; init; } = [];
@@ -101,6 +135,21 @@ public sealed record OperationReport
 public sealed record ClientCommandReport(DateTime Start, DateTime End, double Seconds, double ResolutionSeconds, string Source);
 
 public sealed record DeviceReport(string Path);
+
+/// <summary>
+/// What the command itself asked for, read from its text (Ola Hallengren's "Command:" line): the devices (stripes) and
+/// the options it states; an option it leaves out is null (the server's default applied). Shown "as requested", beside
+/// what the server reported where both exist.
+/// </summary>
+public sealed record RequestedReport(
+    IReadOnlyList<string> Devices,
+    int? BufferCount,
+    long? MaxTransferSizeBytes,
+    int? BlockSizeBytes,
+    bool? Compression,
+    bool? Checksum,
+    bool CopyOnly,
+    string Source);
 
 /// <summary>The completion line as the engine wrote it: pages (8 KB), its own elapsed seconds and its MB/sec.</summary>
 public sealed record EngineSummaryReport(long Pages, double Seconds, double MegabytesPerSecond);

@@ -13,6 +13,50 @@ public static class ReportFacts
     /// <summary>How many of <see cref="Summary"/>'s first lines say what, when, how long and how fast: the headline.</summary>
     public const int HeadlineFacts = 3;
 
+    /// <summary>"3 devices: D:\\a.bak, E:\\b.bak, F:\\c.bak; BUFFERCOUNT 64, MAXTRANSFERSIZE 4 MB, COMPRESSION, as requested by the job's command".</summary>
+    public static string Requested(RequestedReport requested)
+    {
+        var parts = new List<string>();
+        if (requested.Devices.Count > 0)
+        {
+            parts.Add($"{requested.Devices.Count} device{(requested.Devices.Count == 1 ? "" : "s")}: {string.Join(", ", requested.Devices)}");
+        }
+
+        var options = new List<string>();
+        if (requested.BufferCount is { } count)
+        {
+            options.Add(string.Create(CultureInfo.InvariantCulture, $"BUFFERCOUNT {count}"));
+        }
+
+        if (requested.MaxTransferSizeBytes is { } size)
+        {
+            options.Add($"MAXTRANSFERSIZE {Units.Bytes(size)}");
+        }
+
+        if (requested.BlockSizeBytes is { } block)
+        {
+            options.Add(string.Create(CultureInfo.InvariantCulture, $"BLOCKSIZE {block}"));
+        }
+
+        if (requested.Compression is { } compression)
+        {
+            options.Add(compression ? "COMPRESSION" : "NO_COMPRESSION");
+        }
+
+        if (requested.Checksum is { } checksum)
+        {
+            options.Add(checksum ? "CHECKSUM" : "NO_CHECKSUM");
+        }
+
+        if (requested.CopyOnly)
+        {
+            options.Add("COPY_ONLY");
+        }
+
+        parts.Add(options.Count > 0 ? string.Join(", ", options) : "no buffer or compression option (the server's defaults)");
+        return $"{string.Join("; ", parts)}, as requested by {requested.Source}";
+    }
+
     public static IReadOnlyList<ReportFact> Summary(OperationReport op)
     {
         var facts = new List<ReportFact>
@@ -51,6 +95,11 @@ public static class ReportFacts
         var readers = op.DataFileReaders is { } r ? $"{r} data-file reader{(r == 1 ? "" : "s")}" : "readers unknown";
         var devices = op.Devices.Count == 0 ? "devices unknown" : $"{op.Devices.Count} device{(op.Devices.Count == 1 ? "" : "s")}: {string.Join(", ", op.Devices.Select(d => d.Path))}";
         facts.Add(new("Threads", $"{readers}; {devices}"));
+
+        if (op.Requested is { } requested)
+        {
+            facts.Add(new("Requested", Requested(requested)));
+        }
 
         if (op.Options is { } options)
         {

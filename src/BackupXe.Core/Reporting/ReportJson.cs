@@ -93,6 +93,8 @@ public static class ReportJson
         yield return Spelled<Confidence>();
         yield return Spelled<DeviceKind>();
         yield return Spelled<HistorySource>();
+        yield return Spelled<CopyStage>();
+        yield return Spelled<SnapshotEvent>();
     }
 
     private static JsonStringEnumConverter<T> Spelled<T>()

@@ -204,6 +204,28 @@ public static class ReportJsonWriter
 
         writer.WriteNumber(Names.AmbiguousWaits, report.AmbiguousWaits);
         writer.WriteString(Names.FailureReason, report.FailureReason);
+        writer.WritePropertyName(Names.Snapshot);
+        if (StartObject(writer, report.Snapshot))
+        {
+            var snapshot = report.Snapshot;
+            writer.WriteString(Names.Method, snapshot.Method);
+            WriteTime(writer, Names.FrozenAt, snapshot.FrozenAt);
+            WriteTime(writer, Names.ResumedAt, snapshot.ResumedAt);
+            WriteNumber(writer, Names.FrozenSeconds, snapshot.FrozenSeconds);
+            writer.WriteEndObject();
+        }
+
+        writer.WritePropertyName(Names.FailureError);
+        if (StartObject(writer, report.FailureError))
+        {
+            var error = report.FailureError;
+            writer.WriteNumber(Names.Number, error.Number);
+            WriteNumber(writer, Names.Severity, error.Severity);
+            writer.WriteString(Names.ErrorText, error.Text);
+            writer.WriteString(Names.Stage, error.Stage is { } stage ? Kebab.Of(stage) : null);
+            writer.WriteEndObject();
+        }
+
         writer.WriteNumber(Names.UnknownMessages, report.UnknownMessages);
 
         writer.WritePropertyName(Names.ClientCommand);
@@ -215,6 +237,28 @@ public static class ReportJsonWriter
             writer.WriteNumber(Names.Seconds, command.Seconds);
             writer.WriteNumber(Names.ResolutionSeconds, command.ResolutionSeconds);
             writer.WriteString(Names.Source, command.Source);
+            writer.WriteEndObject();
+        }
+
+        writer.WritePropertyName(Names.Requested);
+        if (StartObject(writer, report.Requested))
+        {
+            var requested = report.Requested;
+            writer.WritePropertyName(Names.Devices);
+            writer.WriteStartArray();
+            foreach (var device in requested.Devices)
+            {
+                writer.WriteStringValue(device);
+            }
+
+            writer.WriteEndArray();
+            WriteNumber(writer, Names.BufferCount, requested.BufferCount);
+            WriteNumber(writer, Names.MaxTransferSizeBytes, requested.MaxTransferSizeBytes);
+            WriteNumber(writer, Names.BlockSizeBytes, requested.BlockSizeBytes);
+            WriteBoolean(writer, Names.Compression, requested.Compression);
+            WriteBoolean(writer, Names.Checksum, requested.Checksum);
+            writer.WriteBoolean(Names.CopyOnly, requested.CopyOnly);
+            writer.WriteString(Names.Source, requested.Source);
             writer.WriteEndObject();
         }
 
@@ -541,8 +585,21 @@ public static class ReportJsonWriter
         public static readonly JsonEncodedText Progress = PropertyName(nameof(OperationReport.Progress));
         public static readonly JsonEncodedText AmbiguousWaits = PropertyName(nameof(OperationReport.AmbiguousWaits));
         public static readonly JsonEncodedText FailureReason = PropertyName(nameof(OperationReport.FailureReason));
+        public static readonly JsonEncodedText FailureError = PropertyName(nameof(OperationReport.FailureError));
+        public static readonly JsonEncodedText Snapshot = PropertyName(nameof(OperationReport.Snapshot));
+        public static readonly JsonEncodedText Method = PropertyName(nameof(SnapshotReport.Method));
+        public static readonly JsonEncodedText FrozenAt = PropertyName(nameof(SnapshotReport.FrozenAt));
+        public static readonly JsonEncodedText ResumedAt = PropertyName(nameof(SnapshotReport.ResumedAt));
+        public static readonly JsonEncodedText FrozenSeconds = PropertyName(nameof(SnapshotReport.FrozenSeconds));
+        public static readonly JsonEncodedText Number = PropertyName(nameof(FailureErrorReport.Number));
+        public static readonly JsonEncodedText ErrorText = PropertyName(nameof(FailureErrorReport.Text));
+        public static readonly JsonEncodedText Severity = PropertyName(nameof(FailureErrorReport.Severity));
+        public static readonly JsonEncodedText Stage = PropertyName(nameof(FailureErrorReport.Stage));
         public static readonly JsonEncodedText UnknownMessages = PropertyName(nameof(OperationReport.UnknownMessages));
         public static readonly JsonEncodedText ClientCommand = PropertyName(nameof(OperationReport.ClientCommand));
+        public static readonly JsonEncodedText Requested = PropertyName(nameof(OperationReport.Requested));
+        public static readonly JsonEncodedText BlockSizeBytes = PropertyName(nameof(RequestedReport.BlockSizeBytes));
+        public static readonly JsonEncodedText CopyOnly = PropertyName(nameof(RequestedReport.CopyOnly));
         public static readonly JsonEncodedText Verdict = PropertyName(nameof(OperationReport.Verdict));
         public static readonly JsonEncodedText Recommendations = PropertyName(nameof(OperationReport.Recommendations));
 

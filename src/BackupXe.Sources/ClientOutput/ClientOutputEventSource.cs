@@ -78,7 +78,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                     continue;
                 }
 
-                var closed = transcript.Add(line);
+                var closedOperations = transcript.Add(line);
                 if (transcript.Rejected is { } rejected)
                 {
                     status.Report($"line {lineNumber}", $"{rejected.Reason}; line skipped");
@@ -93,7 +93,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                     excerptRuns += ReportExcerpt(runs, status);
                 }
 
-                if (closed is { } operation)
+                foreach (var operation in closedOperations)
                 {
                     operations++;
                     foreach (var traceEvent in Events(operation, status, lineNumber))
@@ -108,10 +108,18 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                 excerptRuns += ReportExcerpt(lastRuns, status);
             }
 
-            if (transcript.Finish() is { } unfinished)
+            foreach (var last in transcript.Finish())
             {
-                status.Report($"line {lineNumber}", $"the input ends after {unfinished.Messages.Count} message(s) that no completion line closed: an operation still running, or an output cut short");
-                foreach (var traceEvent in Events(unfinished, status, lineNumber))
+                if (last.Kind is null)
+                {
+                    status.Report($"line {lineNumber}", $"the input ends after {last.Messages.Count} message(s) that no completion line closed: an operation still running, or an output cut short");
+                }
+                else
+                {
+                    operations++;
+                }
+
+                foreach (var traceEvent in Events(last, status, lineNumber))
                 {
                     yield return traceEvent;
                 }

@@ -39,12 +39,20 @@ public sealed class ClientOutputFormat : IInputFormat
                 continue;
             }
 
-            var message = parser.Parse(line).Message;
-            // An engine line carrying an impossible number is still client output, damaged: the reader reports it.
-            var isClient = message is PercentReached or FilePagesProcessed or CompletionSummary or ElidedCompletion or DatabaseUpgrade or ImplausibleValue;
+            // A PowerShell or SQL Agent transcript: the engine's messages inside its prefixes and suffixes decide.
+            var isClient = false;
+            foreach (var part in ClientLine.IsWrapped(line) ? ClientLine.Unwrap(line) : [line])
+            {
+                var message = parser.Parse(part).Message;
+
+                // An engine line carrying an impossible number is still client output, damaged: the reader reports it.
+                isClient |= message is PercentReached or FilePagesProcessed or CompletionSummary or ElidedCompletion or DatabaseUpgrade or ImplausibleValue
+                    or SnapshotStep;
+                closing += message is CompletionSummary or ElidedCompletion ? 1 : 0;
+            }
+
             firstIsClient ??= isClient;
             client += isClient ? 1 : 0;
-            closing += message is CompletionSummary or ElidedCompletion ? 1 : 0;
         }
 
         if (client == 0)

@@ -59,7 +59,8 @@ public sealed partial class OlaJobOutputReader
         return false;
     }
 
-    public IEnumerable<HistoryOperation> Read(TextReader reader) => ReadCommands(reader).Select(command => command.Operation);
+    public IEnumerable<HistoryOperation> Read(TextReader reader)
+        => ReadCommands(reader).Where(command => command.Operation is not null).Select(command => command.Operation!);
 
     /// <summary>Each command as the history keeps it, with the engine's messages the output printed for it.</summary>
     public IEnumerable<OlaCommand> ReadCommands(TextReader reader)
@@ -115,12 +116,12 @@ public sealed partial class OlaJobOutputReader
                         yield return previous;
                     }
 
-                    block = lastTimestamp is { } start
-                        ? new Block(start, lineNumber, line["Command: ".Length..], _parser)
-                        : null;
-                    if (block is null && !startRejected)
+                    // An excerpt of job history often starts mid-command: its engine messages still make the operation.
+                    block = new Block(lastTimestamp, lineNumber, line["Command: ".Length..], _parser);
+                    if (lastTimestamp is null && !startRejected)
                     {
-                        Problem(lineNumber, "a command without the 'Date and time:' line before it: skipped");
+                        Problem(lineNumber, "a command without the 'Date and time:' line before it: its start on the client's clock is unknown "
+                            + "(analyze reads its engine messages; history import skips it)");
                     }
 
                     lastTimestamp = null;
@@ -150,20 +151,25 @@ public sealed partial class OlaJobOutputReader
                         Problem(lineNumber, $"unreadable duration '{line}' (hh:mm:ss, with at most {ServerRanges.MaxDurationMs / 86_400_000} days before them)");
                     }
                 }
-                else if (block.Outcome is null && ErrorLine().Match(line) is { Success: true } error)
-                {
-                    block.Error ??= error.Groups["text"].Value.Trim();
-                }
                 else if (block.Outcome is null)
                 {
-                    var closed = block.Engine.Add(line);
-                    block.Keep(closed);
-                    if (closed is { Summary: { } summary })
+                    if (ErrorLine().Match(line) is { Success: true } error)
                     {
-                        block.Bytes = summary.Bytes;
-                        block.EngineSeconds = summary.Seconds;
+                        block.Error ??= error.Groups["text"].Value.Trim();
                     }
-                    else if (block.Engine.Rejected is { } rejected)
+
+                    // Error lines too: the operation's failure reason is its first real engine error (docs/diagnosis.md).
+                    foreach (var closed in block.Engine.Add(line))
+                    {
+                        block.Keep(closed);
+                        if (closed is { Summary: { } summary })
+                        {
+                            block.Bytes = summary.Bytes;
+                            block.EngineSeconds = summary.Seconds;
+                        }
+                    }
+
+                    if (block.Engine.Rejected is { } rejected)
                     {
                         Problem(lineNumber, rejected.Reason);
                     }
@@ -236,15 +242,25 @@ public sealed partial class OlaJobOutputReader
             status = OperationStatus.Incomplete;
         }
 
+        foreach (var closed in block.Engine.Finish())
+        {
+            block.Keep(closed);
+        }
+
+        if (block.Start is not { } start)
+        {
+            return new OlaCommand(null, block.Messages, command);
+        }
+
         // The end line is the one to trust; Duration is the same whole seconds, and stands in when the end line is missing.
-        var end = block.End ?? (block.Duration is { } duration ? block.Start + duration : null);
-        block.Keep(block.Engine.Finish());
+        var end = block.End ?? (block.Duration is { } duration ? start + duration : null);
+
         var operation = new HistoryOperation
         {
             Kind = command.Kind,
             Scope = command.Scope,
             Database = command.Database,
-            Start = block.Start,
+            Start = start,
             End = end,
             TimeResolutionSeconds = 1,
             EngineSeconds = status == OperationStatus.Completed ? block.EngineSeconds : null,
@@ -255,7 +271,7 @@ public sealed partial class OlaJobOutputReader
             ErrorMessage = block.Error,
             Sources = [HistorySource.OlaOutput],
         };
-        return new OlaCommand(operation, block.Messages);
+        return new OlaCommand(operation, block.Messages, command);
     }
 
     private void Problem(int line, string message)
@@ -327,9 +343,10 @@ public sealed partial class OlaJobOutputReader
     [GeneratedRegex(@"\s*\[SQLSTATE \w{5}\](?:\s*\((?:Message|Error) \d+\))?", RegexOptions.CultureInvariant)]
     private static partial Regex SqlState();
 
-    private sealed class Block(DateTime start, int line, string command, TraceMessageParser parser)
+    private sealed class Block(DateTime? start, int line, string command, TraceMessageParser parser)
     {
-        public DateTime Start { get; } = start;
+        /// <summary>The "Date and time:" before the command; null in an excerpt that starts at "Command:".</summary>
+        public DateTime? Start { get; } = start;
         public int Line { get; } = line;
         public string Command { get; } = command;
 
@@ -355,5 +372,8 @@ public sealed partial class OlaJobOutputReader
     }
 }
 
-/// <summary>One command of CommandExecute's output: its history record and the engine's messages printed for it.</summary>
-public sealed record OlaCommand(HistoryOperation Operation, IReadOnlyList<ClientMessage> EngineMessages);
+/// <summary>
+/// One command of CommandExecute's output: its history record (null when the output starts mid-command, with no
+/// "Date and time:" before it), the engine's messages printed for it, and the command as parsed.
+/// </summary>
+public sealed record OlaCommand(HistoryOperation? Operation, IReadOnlyList<ClientMessage> EngineMessages, BackupCommand Command);

@@ -55,18 +55,18 @@ public sealed class OlaOutputEventSource : ITraceEventSource
                 }
 
                 commands++;
-                var (operation, messages) = lines.Current;
+                var (operation, messages, command) = lines.Current;
                 foreach (var message in messages)
                 {
                     status.Events++;
-                    yield return new ProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database, message.Text);
+                    yield return new ProgressTraceEvent(TraceEvent.NoClock, null, command.Kind, command.Database, message.Text);
                 }
 
-                if (operation.End is { } end && end >= operation.Start)
+                if (operation?.End is { } end && end >= operation.Start)
                 {
                     status.Events++;
                     yield return new ClientCommandEvent(TraceEvent.NoClock, operation.Kind, operation.Scope, operation.Database,
-                        operation.Start, end, operation.TimeResolutionSeconds, SpanSource, operation.Status == OperationStatus.Completed);
+                        operation.Start, end, operation.TimeResolutionSeconds, SpanSource, operation.Status == OperationStatus.Completed, Requested(operation));
                 }
             }
         }
@@ -82,6 +82,17 @@ public sealed class OlaOutputEventSource : ITraceEventSource
             status.Report("file", "no BACKUP or RESTORE command found");
         }
     }
+
+    /// <summary>The command's devices (stripes, mirrors left out) and stated options, as CommandExecute printed them.</summary>
+    private static RequestedReport Requested(Core.History.HistoryOperation operation) => new(
+        operation.Devices.Where(d => d.Path is not null && !d.IsMirror).Select(d => d.Path!).ToList(),
+        operation.Options.BufferCount,
+        operation.Options.MaxTransferSizeBytes,
+        operation.Options.BlockSizeBytes,
+        operation.Options.Compression,
+        operation.Options.Checksum,
+        operation.Options.CopyOnly == true,
+        "the job's command");
 
     // A read error ends the output where it happens, located; the commands before it are analysed.
     private sealed class OlaCommandEnumerator(IEnumerator<OlaCommand> inner, SourceStatus status) : IDisposable

@@ -14,7 +14,7 @@ public sealed class OlaOutputFormat : IInputFormat
 
     public string Description => "Ola Hallengren's DatabaseBackup / DatabaseRestore job output: each command's start and end on the client's clock, with the engine's messages";
 
-    public string WhenDamaged => "An unreadable date, time or duration is reported with its line number; a command without its opening line is skipped, the others are analysed.";
+    public string WhenDamaged => "An unreadable date, time or duration is reported with its line number; a command without its opening `Date and time:` line (an excerpt that starts mid-command) is reported and read from its engine messages, with no client span.";
 
     public FormatMatch Recognise(InputPrefix prefix)
         => OlaJobOutputReader.Recognise(prefix.Text) ? new FormatMatch(MatchStrength.Strong, prefix.Text.Encoding) : FormatMatch.None;

@@ -370,18 +370,18 @@ public static class TraceMessageParserTests
         [Theory]
         [InlineData(
             "BACKUP failed to complete the command BACKUP DATABASE backuptest. Check the backup application log for detailed messages.",
-            OperationKind.Backup)]
-        [InlineData("BACKUP DATABASE is terminating abnormally.", OperationKind.Backup)]
-        [InlineData("BACKUP LOG is terminating abnormally.", OperationKind.Backup)]
-        [InlineData("RESTORE DATABASE is terminating abnormally.", OperationKind.Restore)]
-        [InlineData("RESTORE LOG terminated abnormally", OperationKind.Restore)]
-        public void Fail_the_operation_and_keep_the_wording_as_reason(string text, OperationKind kind)
+            OperationKind.Backup, null)]
+        [InlineData("BACKUP DATABASE is terminating abnormally.", OperationKind.Backup, OperationScope.Database)]
+        [InlineData("BACKUP LOG is terminating abnormally.", OperationKind.Backup, OperationScope.Log)]
+        [InlineData("RESTORE DATABASE is terminating abnormally.", OperationKind.Restore, OperationScope.Database)]
+        [InlineData("RESTORE LOG terminated abnormally", OperationKind.Restore, null)]
+        public void Fail_the_operation_and_keep_the_wording_as_reason(string text, OperationKind kind, OperationScope? scope)
         {
             // When
             var message = MessageOf(text);
 
-            // Then
-            Assert.Equal(new OperationFailed(kind, text), message);
+            // Then: the scope when the client's 3013 line names it
+            Assert.Equal(new OperationFailed(kind, text, scope), message);
         }
 
         [Fact]

@@ -12,7 +12,7 @@ internal sealed class PipelineRun : IOperationSink
 
     private PipelineRun()
     {
-        Pipeline = new OperationPipeline(this);
+        Pipeline = new OperationPipeline(this, compareRuns: true);
     }
 
     public OperationPipeline Pipeline { get; }
@@ -39,7 +39,7 @@ internal sealed class PipelineRun : IOperationSink
     {
         // Through the product's one analysis path, as analyze, watch and the daemon run it.
         var run = new PipelineRun();
-        await new AnalysisSession([source]).RunAsync(run, CancellationToken.None);
+        await new AnalysisSession([source], new AnalysisOptions { CompareRuns = true }).RunAsync(run, CancellationToken.None);
         return run;
     }
 

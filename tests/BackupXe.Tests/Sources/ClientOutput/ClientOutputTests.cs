@@ -115,18 +115,21 @@ public static class ClientOutputTests
         }
 
         [Fact]
-        public async Task Report_a_contradicting_completion_line_instead_of_trusting_it()
+        public async Task Say_as_a_fact_about_the_numbers_that_a_completion_line_does_not_fit_together_and_keep_its_rate()
         {
-            // Given: the rate of S13's line with the seconds altered (292,894 pages in 46.53 s is 49.2 MB/s, not 98.355)
+            // Given: S13's line with other seconds (292,894 pages in 46.53 s is 49.2 MB/s, not 98.355): no rounding explains it
             var text = "RESTORE DATABASE successfully processed 292894 pages in 46.530 seconds (98.355 MB/sec).\r\n";
 
             // When
             var restore = Assert.Single(await AnalyseAsync(text));
 
-            // Then
-            Assert.Contains(restore.Verdict!.Evidence, e => e.StartsWith(
-                "The engine's completion line contradicts itself: 292894 pages x 8 KB in 46.53 s = 49.178 MB/s, but it reports 98.355 MB/sec (50% apart",
-                StringComparison.Ordinal));
+            // Then: the printed rate stays the reported figure; nothing is said about how the line came to be
+            Assert.Equal(98.355, restore.ThroughputMBps);
+            var check = Assert.Single(restore.Verdict!.Evidence, e => e.StartsWith("The completion line's figures do not fit together", StringComparison.Ordinal));
+            Assert.StartsWith("The completion line's figures do not fit together: 292894 pages x 8 KB in 46.53 s = 49.178 MB/s, but its rate is 98.355 MB/sec (50% apart), "
+                + "which stands for 4,798,764,181 bytes, 585786.6 pages", check);
+            Assert.DoesNotContain("altered", check, StringComparison.Ordinal);
+            Assert.DoesNotContain("misread", check, StringComparison.Ordinal);
         }
     }
 
@@ -192,7 +195,7 @@ public static class ClientOutputTests
             };
 
             // When
-            var closed = lines.Select(transcript.Add).OfType<ClientOperation>().ToList();
+            var closed = lines.SelectMany(transcript.Add).ToList();
 
             // Then
             var operation = Assert.Single(closed);
@@ -201,20 +204,49 @@ public static class ClientOutputTests
             Assert.Equal(292888, operation.Summary!.Pages);
             Assert.Equal(4, operation.Messages.Count);
             Assert.Equal(3, transcript.IgnoredLines);
-            Assert.Null(transcript.Finish());
+            Assert.Empty(transcript.Finish());
         }
 
         [Fact]
-        public void Closes_a_failed_operation_at_its_terminating_line()
+        public void Closes_a_failed_operation_once_its_error_block_ends_with_the_real_error_joined_to_its_number()
         {
+            // Given: sqlcmd's order, the real error first, then the generic 3013
             var transcript = new ClientTranscript();
-            transcript.Add("Msg 3201, Level 16, State 1, Line 1");
-            transcript.Add("Cannot open backup device 'X:\\TestDB.bak'. Operating system error 3(The system cannot find the path specified.).");
-            var operation = transcript.Add("BACKUP DATABASE is terminating abnormally.");
+            Assert.Empty(transcript.Add("Msg 3201, Level 16, State 1, Line 1"));
+            Assert.Empty(transcript.Add("Cannot open backup device 'X:\\TestDB.bak'. Operating system error 3(The system cannot find the path specified.)."));
+            Assert.Empty(transcript.Add("Msg 3013, Level 16, State 1, Line 1"));
+            Assert.Empty(transcript.Add("BACKUP DATABASE is terminating abnormally."));
 
-            Assert.NotNull(operation);
+            // When: the next operation's first engine message
+            var closed = transcript.Add("10 percent processed.");
+
+            // Then
+            var operation = Assert.Single(closed);
             Assert.Equal(OperationKind.Backup, operation.Kind);
             Assert.NotNull(operation.Failure);
+            var error = Assert.Single(operation.Errors);
+            Assert.Equal(new EngineError(3201, 16, "Cannot open backup device 'X:\\TestDB.bak'. Operating system error 3(The system cannot find the path specified.)."), error);
+            Assert.Equal("Msg 3201, Level 16: Cannot open backup device 'X:\\TestDB.bak'. Operating system error 3(The system cannot find the path specified.).", operation.Messages[0].Text);
+        }
+
+        [Fact]
+        public void Puts_an_error_printed_after_the_terminating_line_before_it()
+        {
+            // Given: SSMS's order in real-world T09a, the generic 3013 first and the real 845 after it
+            var transcript = new ClientTranscript();
+            transcript.Add("Msg 3013, Level 16, State 1, Line 2");
+            transcript.Add("RESTORE DATABASE is terminating abnormally.");
+            transcript.Add("Msg 845, Level 17, State 1, Line 2");
+            transcript.Add("Time-out occurred while waiting for buffer latch type 3 for page (1:0), database ID 27.");
+
+            // When
+            var operation = Assert.Single(transcript.Finish());
+
+            // Then
+            Assert.Equal(OperationKind.Restore, operation.Kind);
+            Assert.IsType<EngineError>(operation.Messages[0].Message);
+            Assert.IsType<OperationFailed>(operation.Messages[^1].Message);
+            Assert.Equal(845, Assert.Single(operation.Errors).Number);
         }
     }
 }

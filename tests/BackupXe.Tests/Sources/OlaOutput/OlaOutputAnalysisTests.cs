@@ -158,3 +158,85 @@ public sealed class OlaOutputAnalysisTests
         Assert.Contains(problems, p => p.StartsWith("OutsideOperationSeconds", StringComparison.Ordinal));
     }
 }
+
+/// <summary>The options and stripes of the job's own "Command:" join the operation, as requested.</summary>
+public sealed class OlaRequestedOptionsTests
+{
+    private static readonly DateTime Night = new(2024, 5, 1, 2, 0, 0);
+
+    private const string Striped = "BACKUP DATABASE [Sales] TO DISK = N'X:\\b\\Sales_1.bak', DISK = N'Y:\\b\\Sales_2.bak', DISK = N'Z:\\b\\Sales_3.bak' "
+        + "WITH CHECKSUM, COMPRESSION, BUFFERCOUNT = 64, MAXTRANSFERSIZE = 4194304, BLOCKSIZE = 65536";
+
+    [Fact]
+    public async Task A_striped_backup_reports_the_devices_and_options_its_command_asked_for()
+    {
+        // Given: a backup's engine lines inside CommandExecute's block, the command naming three stripes and its buffers
+        var text = new OlaJobOutput().Command(Night, TimeSpan.FromSeconds(30), Striped, pages: 292_894, engineSeconds: 23.265).ToString();
+        using var input = TempInput.WithText(text, Encodings.Utf8WithoutBom, "job.txt");
+
+        // When
+        var backup = Assert.Single((await PipelineRun.OfAsync(InputSources.Open(input.Path))).Reports);
+
+        // Then
+        var requested = backup.Requested!;
+        Assert.Equal([@"X:\b\Sales_1.bak", @"Y:\b\Sales_2.bak", @"Z:\b\Sales_3.bak"], requested.Devices);
+        Assert.Equal(new RequestedReport(requested.Devices, 64, 4_194_304, 65536, true, true, false, "the job's command"), requested);
+        var fact = Assert.Single(ReportFacts.Summary(backup), f => f.Label == "Requested");
+        Assert.Equal(@"3 devices: X:\b\Sales_1.bak, Y:\b\Sales_2.bak, Z:\b\Sales_3.bak; BUFFERCOUNT 64, MAXTRANSFERSIZE 4 MB, BLOCKSIZE 65536, COMPRESSION, CHECKSUM, "
+            + "as requested by the job's command", fact.Value);
+        Assert.Contains("\"requested\":", ReportJson.Serialize(backup), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void The_diagnosis_reads_the_requested_buffers_and_stripes_when_the_server_named_none()
+    {
+        // Given: the published buffer-starved run without the server's devices and buffer block, its command known
+        var operation = DiagnosisOperations.PublishedBufferTest(1) with
+        {
+            Devices = [],
+            BufferConfig = null,
+            Requested = new RequestedReport([@"E:\backup\tpch_1.bak", @"F:\backup\tpch_2.bak"], 7, 1024 * 1024, null, true, null, false, "the job's command"),
+        };
+
+        // When
+        var diagnosis = new BackupDiagnostician().Diagnose(operation);
+
+        // Then: two device threads, 7 x 1 MB as requested, and the remedy's T-SQL on the job's own stripes
+        Assert.Contains("7 buffers x 1 MB = 7 MB of buffer memory as the job's command requested (the server's own figure was not captured).",
+            diagnosis.Verdict.Evidence.Select(e => e.Replace(": small, below 64 MB per device.", ".", StringComparison.Ordinal)));
+        Assert.DoesNotContain(diagnosis.Verdict.Evidence, e => e.Contains("1 assumed", StringComparison.Ordinal) && e.Contains("device", StringComparison.Ordinal));
+        var raise = Assert.Single(diagnosis.Recommendations, r => r.Id == RecommendationIds.RaiseBuffers);
+        Assert.Contains(@"DISK = N'E:\backup\tpch_1.bak'", raise.Tsql);
+        Assert.Contains(@"DISK = N'F:\backup\tpch_2.bak'", raise.Tsql);
+    }
+}
+
+/// <summary>A job history excerpt that starts mid-command: no "Date and time:" before its first "Command:".</summary>
+public sealed class OlaExcerptTests
+{
+    [Fact]
+    public async Task A_command_without_its_opening_line_is_still_an_operation_without_a_client_span()
+    {
+        // Given: the excerpt starts at a command's "Command:" line, its "Date and time:" and the job's header cut; the next command is whole
+        var whole = new OlaJobOutput().Command(new DateTime(2024, 5, 1, 2, 0, 0), TimeSpan.FromSeconds(30),
+            "BACKUP DATABASE [Sales] TO DISK = N'X:\\b\\Sales.bak' WITH CHECKSUM", pages: 292_894, engineSeconds: 23.265).ToString();
+        var text = "Command: BACKUP LOG [Sales] TO DISK = N'X:\\b\\Sales.trn'\r\n"
+            + "Processed 9 pages for database 'Sales', file 'Sales_log' on file 1.\r\n"
+            + "BACKUP LOG successfully processed 9 pages in 0.045 seconds (1.562 MB/sec).\r\n"
+            + "Outcome: Succeeded\r\nDuration: 00:00:01\r\n\t\r\n"
+            + whole[whole.IndexOf("Date and time: 2024-05-01 02:00:00", StringComparison.Ordinal)..];
+        using var input = TempInput.WithText(text, Encodings.Utf8WithoutBom, "job.txt");
+        var source = InputSources.Open(input.Path);
+
+        // When
+        var reports = (await PipelineRun.OfAsync(source)).Reports;
+
+        // Then: the log backup from its engine lines (no client span), the full backup with its span
+        Assert.Equal("ola-output", source.Format);
+        Assert.Equal(2, reports.Count);
+        var log = Assert.Single(reports, r => r.Scope == Core.Parsing.OperationScope.Log);
+        Assert.Equal(("Sales", 1.562), (log.Database, log.ThroughputMBps!.Value));
+        Assert.Null(log.ClientCommand);
+        Assert.NotNull(Assert.Single(reports, r => r.Scope == Core.Parsing.OperationScope.Database).ClientCommand);
+    }
+}

@@ -12,5 +12,8 @@ internal static class Fixture
     /// <summary>A file of Fixtures/realworld (SOURCES.md and SOURCES-added.md say where each comes from).</summary>
     public static string RealWorld(string file) => At("realworld", file);
 
+    /// <summary>A file of Fixtures/realworld2, the second set of genuine output (SOURCES.md beside them).</summary>
+    public static string RealWorld2(string file) => At("realworld2", file);
+
     private static string At(string folder, string file) => Path.Combine(AppContext.BaseDirectory, "Fixtures", folder, file);
 }

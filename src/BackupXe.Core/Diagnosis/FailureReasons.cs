@@ -1,0 +1,59 @@
+using System.Globalization;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Diagnosis;
+
+/// <summary>
+/// Why a failed backup or restore failed: its first real engine error, where the copy stood when it came, and what that
+/// error means. Msg 3013 ("%hs is terminating abnormally", Microsoft docs, database engine errors 3000-3999) always
+/// follows the real error and is named only when no other was printed (docs/diagnosis.md).
+/// </summary>
+internal static class FailureReasons
+{
+    /// <summary>The evidence sentence for a failed operation; null for one that did not fail.</summary>
+    public static string? Sentence(OperationReport operation, bool restore)
+    {
+        if (operation.Status != OperationStatus.Failed)
+        {
+            return null;
+        }
+
+        var noun = restore ? "restore" : "backup";
+        if (operation.FailureError is not { } error || error.Number == Parsing.EngineError.TerminatingAbnormally)
+        {
+            return $"The {noun} failed, and the input names no error more specific than its generic ending ({operation.FailureReason ?? "no message"}): "
+                + "the client's own output (SSMS, sqlcmd, the Agent job step) prints the real error just before or after that line.";
+        }
+
+        var level = error.Severity is { } severity ? string.Create(CultureInfo.InvariantCulture, $" (severity {severity})") : "";
+        var sentence = string.Create(CultureInfo.InvariantCulture, $"The {noun} failed with Msg {error.Number}{level}: {error.Text.TrimEnd('.')}. ")
+            + Stage(error.Stage, restore);
+        return Meaning(error.Number) is { } meaning ? $"{sentence} {meaning}" : sentence;
+    }
+
+    private static string Stage(CopyStage? stage, bool restore) => stage switch
+    {
+        CopyStage.AfterCopy => restore
+            ? "It came after the copy: every file's pages had been restored (the per-file \"Processed N pages\" lines or 100 percent came first), "
+                + "so the restore failed while finishing it (the upgrade of a database from an older version, then recovery), not while copying."
+            : "It came after the data copy (the per-file \"Processed N pages\" lines or 100 percent came first): the backup failed while finishing "
+                + "(the log and the closing metadata), not while copying.",
+        CopyStage.DuringCopy => "It came during the copy: progress had been printed, and not its end.",
+        CopyStage.BeforeCopy => "It came before any data moved.",
+        _ => "Where the copy stood when it came is not in the input (no progress line before it).",
+    };
+
+    // Microsoft's error pages (MSSQLSERVER_845, _3201, _3203, _3241, _3266, _4305) and the messages' own wording.
+    private static string? Meaning(int number) => number switch
+    {
+        845 => "Msg 845 is a time-out waiting for a buffer latch on a page: an I/O on the database's files did not complete in time, "
+            + "the storage under them stalled or was driven to its limit.",
+        3201 => "The backup device could not be opened; the operating system error in the message says why (2 or 3: the path does not exist, 5: access denied).",
+        3202 => "A write to the backup device failed; the operating system error in the message says why (112: the disk is full).",
+        3203 => "A read of the backup device failed: the backup file, or the storage or network under it, is damaged or was unavailable.",
+        3241 => "The media family on the device is incorrectly formed: the file is not a complete backup, or a newer version of SQL Server wrote it.",
+        3266 => "The backup data at the end of the device is incorrectly formatted: an earlier backup to this media set did not finish, so it cannot be appended to.",
+        4305 => "The log backup begins after the point the database has reached: a log backup between them is missing from the restore sequence.",
+        _ => null,
+    };
+}
