@@ -79,15 +79,7 @@ public sealed class OutputTargetTests : IDisposable
     public async Task History_output_over_the_history_database_or_its_journal_is_refused(string format, string suffix)
     {
         // Given a history with one backup
-        var history = Path.Combine(_folder, "history.db");
-        var store = new SqliteHistoryStore(history, TimeProvider.System);
-        await store.InitializeAsync(CancellationToken.None);
-        var start = new DateTime(2024, 5, 1, 1, 0, 0, DateTimeKind.Utc);
-        await store.SaveAsync("prod01", new OperationReport
-        {
-            Kind = Core.Events.OperationKind.Backup, Database = "Sales", Start = start, End = start.AddMinutes(1),
-            Status = OperationStatus.Completed, DurationSeconds = 60, ThroughputMBps = 100,
-        }, CancellationToken.None);
+        var history = await HistoryWithOneBackupAsync();
         SqliteConnection.ClearAllPools();
         var before = await File.ReadAllBytesAsync(history);
 
@@ -108,6 +100,19 @@ public sealed class OutputTargetTests : IDisposable
     public async Task History_writes_every_format_to_the_output_file(string format, string expected)
     {
         // Given
+        var history = await HistoryWithOneBackupAsync();
+        var report = Path.Combine(_folder, "report.txt");
+
+        // When
+        var run = await CliRun.RunAsync("history", "--path", history, "--format", format, "-o", report);
+
+        // Then
+        Assert.Equal((0, string.Empty), (run.ExitCode, run.Output));
+        Assert.Contains(expected, await File.ReadAllTextAsync(report));
+    }
+
+    private async Task<string> HistoryWithOneBackupAsync()
+    {
         var history = Path.Combine(_folder, "history.db");
         var store = new SqliteHistoryStore(history, TimeProvider.System);
         await store.InitializeAsync(CancellationToken.None);
@@ -117,14 +122,7 @@ public sealed class OutputTargetTests : IDisposable
             Kind = Core.Events.OperationKind.Backup, Database = "Sales", Start = start, End = start.AddMinutes(1),
             Status = OperationStatus.Completed, DurationSeconds = 60, ThroughputMBps = 100,
         }, CancellationToken.None);
-        var report = Path.Combine(_folder, "report.txt");
-
-        // When
-        var run = await CliRun.RunAsync("history", "--path", history, "--format", format, "-o", report);
-
-        // Then
-        Assert.Equal((0, string.Empty), (run.ExitCode, run.Output));
-        Assert.Contains(expected, await File.ReadAllTextAsync(report));
+        return history;
     }
 
     private string[] Arguments(string commandLine) => commandLine.Split(' ').Select(a => a switch
