@@ -36,6 +36,7 @@ public static class EventsCommand
             var file = path is null ? null : new StreamWriter(path, append: false);
             var writer = file ?? Console.Out;
             var statuses = new List<SourceStatus>();
+            var seen = new EventNames();
             try
             {
                 var list = EventListWriter.For(parse.GetValue(format)!, writer);
@@ -44,7 +45,7 @@ public static class EventsCommand
                 {
                     var status = new SourceStatus();
                     statuses.Add(status);
-                    await ListAsync(source, status, wanted, list, cancellationToken);
+                    await ListAsync(source, status, wanted, list, seen, cancellationToken);
                     await writer.FlushAsync(cancellationToken);
                     foreach (var problem in status.Problems)
                     {
@@ -60,12 +61,19 @@ public static class EventsCommand
                 }
             }
 
+            // A name that matched nothing is a question left unanswered: say which names there were to choose from.
+            if (wanted is not null && seen.Listed == 0 && seen.Any)
+            {
+                await Console.Error.WriteLineAsync($"backupxe: no event named {string.Join(" or ", wanted.Order(StringComparer.Ordinal))}; the input holds {seen.Describe()}");
+                return ExitCodes.NothingUsable;
+            }
+
             return ExitCodes.For(statuses);
         });
         return command;
     }
 
-    private static async Task ListAsync(ITraceEventSource source, SourceStatus status, HashSet<string>? wanted, EventListWriter list, CancellationToken cancellationToken)
+    private static async Task ListAsync(ITraceEventSource source, SourceStatus status, HashSet<string>? wanted, EventListWriter list, EventNames seen, CancellationToken cancellationToken)
     {
         if (source is not IXeEventSource listing)
         {
@@ -79,10 +87,33 @@ public static class EventsCommand
 
         await foreach (var xeEvent in listing.ReadXeEventsAsync(status, cancellationToken))
         {
-            if (wanted is null || wanted.Contains(xeEvent.Name))
+            var listed = wanted is null || wanted.Contains(xeEvent.Name);
+            seen.Add(xeEvent.Name, listed);
+            if (listed)
             {
                 list.Write(xeEvent);
             }
         }
     }
+}
+
+/// <summary>How many events of each name the inputs held (a capture has a handful of names), and how many were listed.</summary>
+internal sealed class EventNames
+{
+    private readonly Dictionary<string, long> _counts = new(StringComparer.Ordinal);
+
+    public long Listed { get; private set; }
+
+    public bool Any => _counts.Count > 0;
+
+    public void Add(string name, bool listed)
+    {
+        _counts[name] = _counts.GetValueOrDefault(name) + 1;
+        Listed += listed ? 1 : 0;
+    }
+
+    /// <summary>"wait_info (7,001), backup_restore_progress_trace (149)": most frequent first.</summary>
+    public string Describe() => string.Join(", ", _counts
+        .OrderByDescending(pair => pair.Value).ThenBy(pair => pair.Key, StringComparer.Ordinal)
+        .Select(pair => string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{Core.Reporting.TerminalText.Line(pair.Key)} ({pair.Value:N0})")));
 }

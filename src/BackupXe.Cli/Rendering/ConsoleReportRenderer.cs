@@ -66,7 +66,7 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
             console.Write(Inputs(findings.Inputs));
             if (_summary.Operations == 0)
             {
-                console.MarkupLine("[yellow]No backup or restore was found in the input.[/]");
+                console.MarkupLine($"[yellow]{Markup.Escape(ReportFacts.NothingFound(findings))}[/]");
                 return;
             }
 

@@ -42,7 +42,7 @@ public sealed class MarkdownReportWriter : IReportStream
         md.AppendLine().AppendLine("## Summary").AppendLine();
         if (_summary.Operations == 0)
         {
-            md.AppendLine("No backup or restore was found in the input.");
+            md.AppendLine(ReportFacts.NothingFound(findings));
             Drain();
             return;
         }

@@ -171,8 +171,25 @@ public class AnalyzeCommandTests
 
         // Then
         Assert.Equal(0, run.ExitCode);
-        Assert.Contains("149", run.Output);
-        Assert.Contains("No backup or restore was found in the input.", run.Output);
+        Assert.Contains("No backup or restore was found in the input: its 149 events or messages (xel) hold no backup", run.Output.ReplaceLineEndings(" "));
+        Assert.Contains("backupxe events lists them by name", run.Output.ReplaceLineEndings(" "));
+    }
+
+    [Fact]
+    public async Task Events_with_a_name_the_input_lacks_lists_the_names_it_holds()
+    {
+        // Given
+        var xel = Path.Combine(AppContext.BaseDirectory, "Fixtures", "xel", "TestXel_0.xel");
+
+        // When
+        var run = await CliRun.RunAsync("events", xel, "--name", "nosuch");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Equal(string.Empty, run.Output);
+        Assert.Equal(
+            "backupxe: no event named nosuch; the input holds existing_connection (120), rpc_completed (11), sql_batch_completed (5), sql_batch_starting (5), login (4), logout (4)",
+            run.Error.Trim());
     }
 
     [Fact]
