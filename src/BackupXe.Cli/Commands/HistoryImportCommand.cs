@@ -34,6 +34,7 @@ public static class HistoryImportCommand
         command.SetAction(async (parse, cancellationToken) =>
         {
             var server = parse.GetValue(connection.Server);
+            var wanted = OperationFilter.Names(parse.GetValue(databases));
             if (server is null && parse.GetValue(files) is not { Length: > 0 })
             {
                 await Console.Error.WriteLineAsync("backupxe: history import needs files, --server, or both");
@@ -52,7 +53,7 @@ public static class HistoryImportCommand
 
                 request = new ServerHistoryRequest(
                     from,
-                    [.. OperationFilter.Names(parse.GetValue(databases))],
+                    [.. wanted],
                     parse.GetValue(commandLog));
                 settings = connection.Read(parse, PasswordSource.FromConsole(), Console.Error);
                 if (settings is null)
@@ -140,7 +141,6 @@ public static class HistoryImportCommand
                     continue;
                 }
 
-                var wanted = OperationFilter.Names(parse.GetValue(databases));
                 var records = wanted.Count == 0 ? result.Records : [.. result.Records.Where(r => r.Database is { } name && wanted.Contains(name))];
                 HistoryImportResult imported;
                 try

@@ -12,8 +12,6 @@ namespace BackupXe.Cli.Commands;
 /// </summary>
 internal sealed record OperationFilter(IReadOnlySet<string> Databases, DateTime? Since, DateTime? Until)
 {
-    public static OperationFilter None { get; } = new(new HashSet<string>(), null, null);
-
     public bool IsEmpty => Databases.Count == 0 && Since is null && Until is null;
 
     public bool Matches(OperationReport operation) => MatchesDatabase(operation.Database) && MatchesStart(operation.Start);

@@ -39,17 +39,6 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
         return table;
     }
 
-    private static Grid Totals(ReportSummary summary, AnalysisFindings findings)
-    {
-        var grid = new Grid().AddColumn(new GridColumn().NoWrap()).AddColumn();
-        foreach (var fact in ReportFacts.Totals(summary, findings))
-        {
-            grid.AddRow(new Markup($"[grey]{Markup.Escape(fact.Label)}[/]"), new Text(TerminalText.Block(fact.Value)));
-        }
-
-        return grid;
-    }
-
     private sealed class Stream(ConsoleReportRenderer renderer, IAnsiConsole console) : IReportStream
     {
         private readonly ReportSummary _summary = new();
@@ -66,11 +55,11 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
             console.Write(Inputs(findings.Inputs));
             if (_summary.Operations == 0)
             {
-                console.MarkupLine($"[yellow]{Markup.Escape(ReportFacts.NothingFound(findings))}[/]");
+                console.MarkupLine($"[yellow]{Markup.Escape(ReportFacts.NothingFound(findings.Inputs))}[/]");
                 return;
             }
 
-            console.Write(Totals(_summary, findings));
+            console.Write(Facts(ReportFacts.Totals(_summary, findings)));
         }
     }
 

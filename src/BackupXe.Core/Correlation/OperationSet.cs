@@ -109,8 +109,7 @@ internal sealed class OperationSet
     public BackupOperation? Last(Func<BackupOperation, bool> match)
     {
         // Over the array, not SortedSet.Reverse(): a trace message without session_id is matched by database against
-        // every open operation, and walking the tree backwards (a traversal stack per call) was a fifth of the CPU
-        // time of 1000 concurrent backups without session_id (docs/performance.md, sixth round).
+        // every open operation, and walking the tree backwards allocates a traversal stack per call (docs/performance.md).
         var ordered = Ordered;
         for (var i = ordered.Length - 1; i >= 0; i--)
         {

@@ -47,8 +47,7 @@ public sealed class TraceMessageParser
 
     // The whole prefix text ("Backup(db): ") of the last progress line read by TryServerProgress, and the database
     // it names. The next percent line of the same operation starts with the same characters, and those alone decide
-    // what StripOperationPrefix reads: it is taken as read then instead of read again (21 M of the reading thread's
-    // 300 M instructions on a 100k-line log, docs/performance.md).
+    // what StripOperationPrefix reads: it is taken as read then instead of read again (docs/performance.md, decisions).
     private (string Text, string? Database) _lastProgressPrefix = (string.Empty, null);
 
     /// <summary>Parses one message; <paramref name="text"/> may carry the ERRORLOG "Backup(db): " prefix.</summary>

@@ -1,3 +1,4 @@
+using System.Collections.Frozen;
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
@@ -27,8 +28,13 @@ public sealed record OperationProgress(
     /// Phases that move no backup bytes while they run (zeroing, recovery, upgrade steps): no percent line can show
     /// their progress, only the time spent in them.
     /// </summary>
-    public static bool IsPhaseWithoutProgress(string? phase) =>
-        phase is "prepare-containers" or "wait-log-zero" or "redo" or "recovery" or "in-memory-load" or "upgrade" or "checkpoint";
+    public static bool IsPhaseWithoutProgress(string? phase) => phase is not null && PhasesWithoutProgress.Contains(phase);
+
+    private static readonly FrozenSet<string> PhasesWithoutProgress = new[]
+    {
+        OperationPhase.Checkpoint, OperationPhase.PrepareContainers, OperationPhase.WaitLogZero, OperationPhase.Redo,
+        OperationPhase.Recovery, OperationPhase.InMemoryLoad, OperationPhase.Upgrade,
+    }.Select(phase => Kebab.Of(phase)).ToFrozenSet(StringComparer.Ordinal);
 
     public static OperationProgress Of(BackupOperation operation, DateTime now)
     {

@@ -42,7 +42,7 @@ public sealed class MarkdownReportWriter : IReportStream
         md.AppendLine().AppendLine("## Summary").AppendLine();
         if (_summary.Operations == 0)
         {
-            md.AppendLine(ReportFacts.NothingFound(findings));
+            md.AppendLine(ReportFacts.NothingFound(findings.Inputs));
             Drain();
             return;
         }

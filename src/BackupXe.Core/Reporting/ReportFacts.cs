@@ -176,15 +176,15 @@ public static class ReportFacts
     /// "No backup or restore was found in the input: its 149 events (xel) hold no backup or restore message; backupxe
     /// events lists them.": what was read, so that an empty report is not taken for an unread input.
     /// </summary>
-    public static string NothingFound(AnalysisFindings findings)
+    public static string NothingFound(IReadOnlyList<InputReport> inputs)
     {
-        var events = findings.Inputs.Sum(i => i.Events);
+        var events = inputs.Sum(i => i.Events);
         if (events == 0)
         {
             return "No backup or restore was found in the input: nothing in it could be read as an event or a message.";
         }
 
-        var formats = string.Join(", ", findings.Inputs.Select(i => i.Format).Distinct(StringComparer.Ordinal));
+        var formats = string.Join(", ", inputs.Select(i => i.Format).Distinct(StringComparer.Ordinal));
         return string.Create(CultureInfo.InvariantCulture,
             $"No backup or restore was found in the input: its {events:N0} events or messages ({formats}) hold no backup or restore progress message; backupxe events lists them by name.");
     }

@@ -134,7 +134,7 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
                 WriteInputs(inputs);
             }
 
-            WriteOperationsTable();
+            WriteOperationsTable(inputs);
             Line("</section>");
         }
 
@@ -376,12 +376,12 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         Line("</tbody></table>");
     }
 
-    private void WriteOperationsTable()
+    private void WriteOperationsTable(IReadOnlyList<InputReport>? inputs)
     {
         Line("<h3>Operations</h3>");
         if (_summary.Count == 0)
         {
-            Line("<p class=\"none\">No backup or restore was found in the input.</p>");
+            Line($"<p class=\"none\">{E(inputs is null ? "No backup or restore was found in the input." : ReportFacts.NothingFound(inputs))}</p>");
             return;
         }
 
