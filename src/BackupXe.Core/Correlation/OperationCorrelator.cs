@@ -222,9 +222,36 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
     // Every new operation enters here: numbered for this stream, and marked for its share of ambiguous waits.
     private void AddOpen(BackupOperation operation)
     {
+        if (!operation.HasClock)
+        {
+            ReleaseEndedWithoutClock();
+        }
+
         operation.Sequence = ++_created;
         operation.AmbiguousMark = _ambiguousCount;
         _open.Add(operation);
+    }
+
+    // Client output has no clock, so no grace period ever passes: without this every ended command would be held to
+    // the end of the input and searched on each event. A client runs its commands one after another, so nothing of
+    // an ended command follows the first line of the next one.
+    private void ReleaseEndedWithoutClock()
+    {
+        if (_ended.Count == 0)
+        {
+            return;
+        }
+
+        foreach (var ended in _ended.InOrder.Where(o => !o.HasClock).ToList())
+        {
+            _ended.Remove(ended);
+            Release(ended);
+        }
+
+        if (_ended.Count == 0)
+        {
+            _endings.Clear();
+        }
     }
 
     private bool RemoveOpen(BackupOperation operation)

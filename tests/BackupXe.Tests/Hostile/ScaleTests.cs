@@ -113,4 +113,55 @@ public class ScaleTests
         Assert.StartsWith("abcdefabcdef", progress.Message, StringComparison.Ordinal);
         Assert.Contains("longer than 65536 characters", Assert.Single(status.Problems).Message);
     }
+
+    [Fact]
+    public void Commands_of_client_output_are_released_as_the_next_one_begins()
+    {
+        // Given three restores as sqlcmd prints them: no clock, so no grace period can ever pass
+        IEnumerable<TraceEvent> Restore(string database) =>
+        [
+            new ProgressTraceEvent(TraceEvent.NoClock, null, OperationKind.Restore, database, $"Processed 328 pages for database '{database}', file '{database}' on file 1."),
+            new ProgressTraceEvent(TraceEvent.NoClock, null, OperationKind.Restore, database, "RESTORE DATABASE successfully processed 330 pages in 0.045 seconds (57.291 MB/sec)."),
+        ];
+
+        // When the third has begun, before the end of the input
+        var run = PipelineRun.Of([.. Restore("A"), .. Restore("B"), Restore("C").First()], flush: false);
+
+        // Then the two ended ones are out already: memory holds the command in flight, not every command so far
+        Assert.Equal(["A", "B"], run.Reports.Select(r => r.Database));
+    }
+
+    [Fact]
+    public async Task Ola_job_output_is_analysed_in_time_linear_in_its_commands()
+    {
+        // Given DatabaseBackup's output for 10,000 and 40,000 commands over 50 databases (40,000 took 53 s when the
+        // ended commands were all held and searched on every event: 28 times the 10,000's time for 4 times the commands)
+        static async Task<(TimeSpan Took, int Operations)> Analyse(int commands)
+        {
+            var output = new OlaJobOutput();
+            var start = new DateTime(2024, 5, 1, 1, 0, 0);
+            for (var i = 0; i < commands; i++)
+            {
+                output.Command(start.AddSeconds(2 * i), TimeSpan.FromSeconds(1),
+                    $"BACKUP DATABASE [DB{i % 50}] TO DISK = N'X:\\b\\DB{i}.bak' WITH CHECKSUM", pages: 1002, engineSeconds: 0.5);
+            }
+
+            var bytes = Encoding.UTF8.GetBytes(output.ToString());
+            var clock = Stopwatch.StartNew();
+            var run = await PipelineRun.OfAsync(new BackupXe.Sources.OlaOutput.OlaOutputEventSource("ola.txt", () => new MemoryStream(bytes), null));
+            return (clock.Elapsed, run.Reports.Count);
+        }
+
+        await Analyse(10_000);
+
+        // When
+        var small = await Analyse(10_000);
+        var large = await Analyse(40_000);
+
+        // Then every command is one operation, and 4 times the commands take about 4 times as long
+        Assert.Equal(10_000, small.Operations);
+        Assert.Equal(40_000, large.Operations);
+        var ratio = large.Took / small.Took;
+        Assert.True(ratio < 10, $"40,000 commands took {ratio:0.0} times as long as 10,000 ({large.Took.TotalSeconds:0.0} s)");
+    }
 }
