@@ -37,6 +37,9 @@ public sealed class SqliteHistoryStore : IHistoryStore
             ON operations (instance_name, IFNULL(database_name, ''), kind, start_time, IFNULL(session_id, -1));
         CREATE INDEX IF NOT EXISTS ix_operations_series
             ON operations (instance_name, database_name, kind, scope, start_time);
+        -- Imports match database names as SQL Server compares them, without case; the index above cannot serve that.
+        CREATE INDEX IF NOT EXISTS ix_operations_match
+            ON operations (instance_name, database_name COLLATE NOCASE, kind, start_time);
         """;
 
     // The columns a reader needs; a file without them is some other program's database.

@@ -76,11 +76,12 @@ public sealed class SqliteImportedHistory
         string instance, IEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added)
     {
         int inserted = 0, merged = 0, unchanged = 0;
+        var stored = new StoredRows();
         await using var connection = await OpenAsync(SqliteOpenMode.ReadWrite, cancellationToken);
         await using var transaction = (SqliteTransaction)await connection.BeginTransactionAsync(cancellationToken);
         foreach (var record in records)
         {
-            var match = await FindAsync(connection, transaction, instance, record, cancellationToken);
+            var match = await FindAsync(connection, transaction, instance, record, stored, cancellationToken);
             if (match is null)
             {
                 if (await InsertAsync(connection, transaction, instance, record, cancellationToken) > 0)
@@ -119,6 +120,7 @@ public sealed class SqliteImportedHistory
             update.Parameters.AddWithValue("$throughput", combined.ThroughputMBps is { } t ? t : DBNull.Value);
             update.Parameters.AddWithValue("$id", match.Value.Id);
             await update.ExecuteNonQueryAsync(cancellationToken);
+            stored.Replace(match.Value.Id, combined, json);
             merged++;
         }
 
@@ -191,7 +193,8 @@ public sealed class SqliteImportedHistory
     }
 
     private static async Task<(long Id, HistoryOperation Record, string? Json)?> FindAsync(
-        SqliteConnection connection, SqliteTransaction transaction, string instance, HistoryOperation record, CancellationToken cancellationToken)
+        SqliteConnection connection, SqliteTransaction transaction, string instance, HistoryOperation record, StoredRows rows,
+        CancellationToken cancellationToken)
     {
         if (record.Database is null)
         {
@@ -215,23 +218,28 @@ public sealed class SqliteImportedHistory
         await using var reader = await command.ExecuteReaderAsync(cancellationToken);
         while (await reader.ReadAsync(cancellationToken))
         {
-            var json = reader.IsDBNull(2) ? null : reader.GetString(2);
-            HistoryOperation? stored;
-            try
+            var id = reader.GetInt64(0);
+            if (!rows.TryGet(id, out var stored, out var json))
             {
-                stored = json is null
-                    ? HistoryOperation.FromReport(ReportJson.Deserialize<OperationReport>(reader.GetString(1)))
-                    : ReportJson.Deserialize<HistoryOperation>(json);
-            }
-            catch (JsonException)
-            {
-                continue;
+                json = reader.IsDBNull(2) ? null : reader.GetString(2);
+                try
+                {
+                    stored = json is null
+                        ? HistoryOperation.FromReport(ReportJson.Deserialize<OperationReport>(reader.GetString(1)))
+                        : ReportJson.Deserialize<HistoryOperation>(json);
+                }
+                catch (JsonException)
+                {
+                    continue;
+                }
+
+                rows.Replace(id, stored, json);
             }
 
             if (stored is not null && HistoryMerge.SameOperation(stored, record)
                 && (best is null || Distance(stored, record) < Distance(best.Value.Record, record)))
             {
-                best = (reader.GetInt64(0), stored, json);
+                best = (id, stored, json);
             }
         }
 
@@ -302,4 +310,31 @@ public sealed class SqliteImportedHistory
     private static string Sources(HistoryOperation record) => string.Join(',', record.Sources.Select(Kebab.Of));
 
     private static string Format(DateTime time) => time.ToString(TimeFormat, CultureInfo.InvariantCulture);
+
+    /// <summary>
+    /// Stored rows already read by this import: each is compared with every record of its series within a day, so
+    /// reading its JSON again for each made an import quadratic in the records per day. Bounded by a clear.
+    /// </summary>
+    private sealed class StoredRows
+    {
+        private const int MaxRows = 50_000;
+        private readonly Dictionary<long, (HistoryOperation? Record, string? Json)> _rows = [];
+
+        public bool TryGet(long id, out HistoryOperation? record, out string? json)
+        {
+            var found = _rows.TryGetValue(id, out var row);
+            (record, json) = row;
+            return found;
+        }
+
+        public void Replace(long id, HistoryOperation? record, string? json)
+        {
+            if (_rows.Count >= MaxRows && !_rows.ContainsKey(id))
+            {
+                _rows.Clear();
+            }
+
+            _rows[id] = (record, json);
+        }
+    }
 }
