@@ -46,6 +46,7 @@ public sealed class SqliteHistoryStore : IHistoryStore
     private static readonly ImmutableArray<string> ReadColumns = ["id", "instance_name", "database_name", "kind", "start_time", "report_json"];
 
     private readonly string _connectionString;
+    private readonly bool _readOnly;
     private readonly string _path;
     private readonly TimeProvider _time;
 
@@ -58,6 +59,7 @@ public sealed class SqliteHistoryStore : IHistoryStore
     {
         _path = Path.GetFullPath(path);
         _time = time;
+        _readOnly = mode == SqliteOpenMode.ReadOnly;
         _connectionString = new SqliteConnectionStringBuilder
         {
             DataSource = _path,
@@ -318,6 +320,11 @@ public sealed class SqliteHistoryStore : IHistoryStore
 
     private async Task<SqliteConnection> OpenAsync(CancellationToken cancellationToken)
     {
+        if (_readOnly)
+        {
+            return await ReadOnlyHistoryFile.OpenAsync(_path, cancellationToken);
+        }
+
         var connection = new SqliteConnection(_connectionString);
         await connection.OpenAsync(cancellationToken);
         return connection;

@@ -277,6 +277,18 @@ public sealed class SqliteImportedHistory
 
     private async Task<SqliteConnection> OpenAsync(SqliteOpenMode mode, CancellationToken cancellationToken)
     {
+        if (mode == SqliteOpenMode.ReadOnly)
+        {
+            try
+            {
+                return await ReadOnlyHistoryFile.OpenAsync(_path, cancellationToken);
+            }
+            catch (SqliteException exception)
+            {
+                throw new HistoryStoreException($"The history file '{_path}' cannot be opened: {exception.Message}", exception);
+            }
+        }
+
         var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = _path, Mode = mode, Pooling = false }.ToString());
         try
         {
