@@ -4,7 +4,6 @@ using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
 using BackupXe.Worker.Hosting;
 using BackupXe.Worker.Logging;
-using BackupXe.Worker.Telemetry;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -75,7 +74,7 @@ public static class Program
         }
 
         builder.Logging.ClearProviders();
-        builder.Logging.AddSerilog(serilog, dispose: true);
+        builder.Services.AddSerilog(serilog, dispose: true);
         builder.Services.AddServiceManagerLifetime();
         builder.Services.AddBackupXeWorker(builder.Configuration, builder.Environment);
         builder.Services.AddSingleton<IOperationAnalyzer, SessionOperationAnalyzer>();
@@ -131,9 +130,6 @@ public static class Program
         {
             return Fail(ExitCodes.HistoryUnavailable, exception.Message);
         }
-
-        // Resolved now so that export starts with the host; the container disposes (and flushes) it at shutdown.
-        _ = host.Services.GetService<OtlpMetricsExport>();
 
         // Taken before the run: RunAsync disposes the host, and its services with it, when it returns.
         var monitoring = host.Services.GetServices<IHostedService>().OfType<MonitoringService>().FirstOrDefault();
