@@ -2,8 +2,8 @@ using System.Reflection;
 using BackupXe.Worker.Monitoring;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
+using BackupXe.Worker.Hosting;
 using BackupXe.Worker.Logging;
-using BackupXe.Worker.Telemetry;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -28,10 +28,23 @@ public static class Program
             return ExitCodes.Success;
         }
 
+        if (args is ["--validate"] or ["--validate", _])
+        {
+            var path = args.Length == 2 ? args[1] : "appsettings.json";
+            var check = ConfigurationCheck.Check(path);
+            if (check.ExitCode != ExitCodes.Success)
+            {
+                return Fail(check.ExitCode, $"{Path.GetFullPath(path)} is not a valid configuration:", check.Problems);
+            }
+
+            Console.Out.WriteLine($"{Path.GetFullPath(path)}: valid ({check.InstanceCount} instance{(check.InstanceCount == 1 ? "" : "s")}); no connection was made");
+            return ExitCodes.Success;
+        }
+
         HostApplicationBuilder builder;
         try
         {
-            builder = Host.CreateApplicationBuilder(args);
+            builder = Host.CreateApplicationBuilder(ServiceHosting.Settings(args));
         }
         catch (Exception exception) when (exception is InvalidDataException or FormatException or System.Text.Json.JsonException)
         {
@@ -61,7 +74,8 @@ public static class Program
         }
 
         builder.Logging.ClearProviders();
-        builder.Logging.AddSerilog(serilog, dispose: true);
+        builder.Services.AddSerilog(serilog, dispose: true);
+        builder.Services.AddServiceManagerLifetime();
         builder.Services.AddBackupXeWorker(builder.Configuration, builder.Environment);
         builder.Services.AddSingleton<IOperationAnalyzer, SessionOperationAnalyzer>();
         builder.Services.AddSingleton<IInstanceSourceFactory>(services =>
@@ -117,9 +131,6 @@ public static class Program
             return Fail(ExitCodes.HistoryUnavailable, exception.Message);
         }
 
-        // Resolved now so that export starts with the host; the container disposes (and flushes) it at shutdown.
-        _ = host.Services.GetService<OtlpMetricsExport>();
-
         // Taken before the run: RunAsync disposes the host, and its services with it, when it returns.
         var monitoring = host.Services.GetServices<IHostedService>().OfType<MonitoringService>().FirstOrDefault();
         var imports = host.Services.GetServices<IHostedService>().OfType<HistoryImportService>().FirstOrDefault();
@@ -150,12 +161,15 @@ public static class Program
         regression warnings and exports metrics.
 
         Usage: BackupXe.Worker [--contentRoot FOLDER] [--environment NAME] [--KEY=VALUE ...]
+               BackupXe.Worker --validate [FILE]
                BackupXe.Worker --help | --version
 
           --contentRoot FOLDER   where appsettings.json and the history file are (default: the current folder)
           --environment NAME     also reads appsettings.NAME.json (default: Production)
           --KEY=VALUE            any setting, e.g. --BackupXe:RetryDelaySeconds=60; environment variables
                                  BackupXe__RetryDelaySeconds=60 do the same
+          --validate [FILE]      check the BackupXe section of FILE (default: appsettings.json) as the worker
+                                 would at start-up, without connecting or writing anything; exit 0 or 2
 
         Exit codes: 0 stopped normally (Ctrl-C, SIGTERM, service stop); 1 stopped on an unexpected error;
         2 invalid configuration (each problem names its setting); 3 the history file cannot be used.
@@ -165,12 +179,13 @@ public static class Program
 
     private static int Fail(int exitCode, string message, IEnumerable<string>? details = null)
     {
-        Console.Error.WriteLine($"backupxe-worker: {message}");
+        var text = new System.Text.StringBuilder($"backupxe-worker: {message}");
         foreach (var detail in details ?? [])
         {
-            Console.Error.WriteLine($"  - {detail}");
+            text.Append(Environment.NewLine).Append($"  - {detail}");
         }
 
+        StartupFailureLog.Write(text.ToString(), exitCode);
         return exitCode;
     }
 }

@@ -7,6 +7,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
+using OpenTelemetry.Metrics;
 
 namespace BackupXe.Worker;
 
@@ -49,11 +50,15 @@ public static class WorkerServices
         services.AddSingleton<PeriodicHistoryImport>();
         services.AddHostedService<HistoryImportService>();
 
-        // Only when configured: an OTLP exporter with nowhere to send would retry and log forever.
-        if (!string.IsNullOrWhiteSpace(configuration[$"{BackupXeOptions.SectionName}:Metrics:OtlpEndpoint"]))
+        // Only when configured: an OTLP exporter with nowhere to send would retry and log forever. The host starts the
+        // meter provider and disposes it, which flushes the last export, at shutdown.
+        var otlpEndpoint = configuration[$"{BackupXeOptions.SectionName}:Metrics:OtlpEndpoint"];
+        if (!string.IsNullOrWhiteSpace(otlpEndpoint))
         {
-            services.AddSingleton(provider => new OtlpMetricsExport(
-                new Uri(provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.Metrics.OtlpEndpoint!)));
+            // Read when the provider is built, after Program has validated the endpoint.
+            services.AddOpenTelemetry().WithMetrics(metrics => metrics
+                .AddMeter(BackupXeMetrics.MeterName)
+                .AddOtlpExporter(exporter => exporter.Endpoint = new Uri(otlpEndpoint)));
         }
 
         return services;

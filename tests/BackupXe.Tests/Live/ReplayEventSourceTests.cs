@@ -19,7 +19,7 @@ public sealed class ReplayEventSourceTests
         [Fact]
         public void Reports_the_recording_s_name_and_format()
         {
-            var replay = new ReplayEventSource(Recording(0), 1, new ManualTimeProvider());
+            var replay = new ReplayEventSource(Recording(0), 1, new FakeClock());
 
             Assert.Equal("backup.xel", replay.Name);
             Assert.Equal("xel", replay.Format);
@@ -55,7 +55,7 @@ public sealed class ReplayEventSourceTests
         {
             var recording = InputSources.Open(CliRun.Sample("buffer-starved-backup.xml"));
 
-            Assert.IsType<ReplayEventSource>(ReplayEventSource.Play(recording, 1, new ManualTimeProvider()));
+            Assert.IsType<ReplayEventSource>(ReplayEventSource.Play(recording, 1, new FakeClock()));
         }
 
         [Fact]
@@ -81,7 +81,7 @@ public sealed class ReplayEventSourceTests
         public async Task Keeps_the_recorded_gaps_divided_by_the_speed()
         {
             // Given events recorded at 0 s, 10 s and 30 s, replayed at double speed
-            var time = new ManualTimeProvider();
+            var time = new FakeClock();
             var replay = new ReplayEventSource(Recording(0, 10, 30), 2, time);
             var status = new SourceStatus();
             await using var events = replay.ReadEventsAsync(status, CancellationToken.None).GetAsyncEnumerator();
@@ -111,7 +111,7 @@ public sealed class ReplayEventSourceTests
         [Fact]
         public async Task Does_not_drift_when_the_consumer_is_slow()
         {
-            var time = new ManualTimeProvider();
+            var time = new FakeClock();
             var replay = new ReplayEventSource(Recording(0, 10), 1, time);
             await using var events = replay.ReadEventsAsync(new SourceStatus(), CancellationToken.None).GetAsyncEnumerator();
             Assert.True(await events.MoveNextAsync());
@@ -129,7 +129,7 @@ public sealed class ReplayEventSourceTests
         [Fact]
         public async Task Hands_out_late_and_out_of_order_events_at_once()
         {
-            var time = new ManualTimeProvider();
+            var time = new FakeClock();
             var replay = new ReplayEventSource(Recording(10, 5, 10), 1, time);
 
             var received = await ReadAll(replay);
@@ -143,7 +143,7 @@ public sealed class ReplayEventSourceTests
         [InlineData(double.PositiveInfinity)]
         public async Task At_speed_zero_or_infinity_goes_as_fast_as_possible(double speed)
         {
-            var time = new ManualTimeProvider();
+            var time = new FakeClock();
             var replay = new ReplayEventSource(Recording(0, 600, 3600), speed, time);
 
             var received = await ReadAll(replay);
@@ -169,7 +169,7 @@ public sealed class ReplayEventSourceTests
         [Fact]
         public async Task While_waiting_for_the_next_event_ends_the_replay_cleanly()
         {
-            var time = new ManualTimeProvider();
+            var time = new FakeClock();
             var replay = new ReplayEventSource(Recording(0, 60), 1, time);
             using var cancellation = new CancellationTokenSource();
             await using var events = replay.ReadEventsAsync(new SourceStatus(), cancellation.Token).GetAsyncEnumerator();

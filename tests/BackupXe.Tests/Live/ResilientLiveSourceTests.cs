@@ -12,13 +12,13 @@ public sealed class ResilientLiveSourceTests
 
     private static NetworkException Network() => new("A transport-level error has occurred when receiving results from the server.");
 
-    private static (ResilientLiveSource Source, ManualTimeProvider Time, RecordingLiveObserver Observer) Build(
+    private static (ResilientLiveSource Source, FakeClock Time, RecordingLiveObserver Observer) Build(
         ScriptedStreamFactory streams,
         LiveSourceOptions? options = null,
         ISessionInstaller? installer = null,
         Random? jitter = null)
     {
-        var time = new ManualTimeProvider();
+        var time = new FakeClock();
         var observer = new RecordingLiveObserver();
         var source = new ResilientLiveSource(
             "db1/BackupXe",
@@ -96,7 +96,7 @@ public sealed class ResilientLiveSourceTests
                 new ScriptedStreamFactory(Delivers(LiveEvents.Numbered(1))),
                 new TypeFailureClassifier(),
                 observer: new ThrowingObserver(),
-                timeProvider: new ManualTimeProvider());
+                timeProvider: new FakeClock());
             await using var run = new LiveRun(source);
 
             Assert.NotNull(await run.NextAsync());

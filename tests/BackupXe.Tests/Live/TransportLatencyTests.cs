@@ -35,7 +35,7 @@ public class TransportLatencyTests
         var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
         await using var server = TdsServerDouble.Start(sql.Script.Serve(file));
         var options = new EventFileTailOptions();
-        var time = new ManualTimeProvider();
+        var time = new FakeClock();
         var source = new EventFileLiveSource("latency", new SqlConnectionFactory(TdsClient.Settings(server)), new CaptureSessionSettings(), false, options, new WatchlessCheckpoints(), TimeSpan.Zero, timeProvider: time);
         var handed = Channel.CreateUnbounded<TimeSpan>();
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);

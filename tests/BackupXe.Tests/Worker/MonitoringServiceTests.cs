@@ -27,7 +27,7 @@ public sealed class MonitoringServiceTests : IDisposable
     private readonly CollectingSink _log = new();
     private readonly SerilogLoggerFactory _loggers;
     private readonly BackupXeMetrics _metrics = new();
-    private readonly ManualTimeProvider _time = new();
+    private readonly FakeClock _time = new();
     private readonly SqliteHistoryStore _history;
 
     public MonitoringServiceTests()

@@ -27,7 +27,7 @@ public sealed class OperationRecorderTests : IDisposable
     public OperationRecorderTests()
     {
         _loggers = new SerilogLoggerFactory(_log.CreateLogger(), dispose: true);
-        _history = new SqliteHistoryStore(_directory.File("history.db"), new ManualTimeProvider());
+        _history = new SqliteHistoryStore(_directory.File("history.db"), new FakeClock());
         _history.InitializeAsync(CancellationToken.None).GetAwaiter().GetResult();
         var options = Options.Create(new BackupXeOptions());
         _recorder = new OperationRecorder(_history, new RegressionDetector(_history, options), _metrics, _loggers.CreateLogger<OperationRecorder>());

@@ -19,7 +19,7 @@ public sealed class RegressionDetectorTests : IDisposable
 
     public RegressionDetectorTests()
     {
-        _history = new SqliteHistoryStore(_directory.File("history.db"), new ManualTimeProvider());
+        _history = new SqliteHistoryStore(_directory.File("history.db"), new FakeClock());
         _history.InitializeAsync(CancellationToken.None).GetAwaiter().GetResult();
     }
 

@@ -11,7 +11,7 @@ namespace BackupXe.Tests.Worker;
 public sealed class SqliteHistoryStoreTests : IDisposable
 {
     private readonly TempDirectory _directory = new();
-    private readonly ManualTimeProvider _time = new();
+    private readonly FakeClock _time = new();
 
     public void Dispose() => _directory.Dispose();
 

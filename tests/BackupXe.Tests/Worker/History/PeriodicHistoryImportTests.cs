@@ -31,7 +31,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
     private readonly CollectingSink _log = new();
     private readonly SerilogLoggerFactory _loggers;
     private readonly BackupXeMetrics _metrics = new();
-    private readonly ManualTimeProvider _time = new();
+    private readonly FakeClock _time = new();
     private readonly SqliteHistoryStore _captures;
     private readonly SqliteImportedHistory _history;
     private readonly PeriodicHistoryImport _import;

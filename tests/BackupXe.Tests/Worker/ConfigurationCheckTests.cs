@@ -1,0 +1,113 @@
+using System.Text.RegularExpressions;
+using BackupXe.Tests.Hostile;
+using BackupXe.Worker;
+using BackupXe.Worker.Configuration;
+using Xunit;
+
+namespace BackupXe.Tests.Worker;
+
+/// <summary>
+/// <c>BackupXe.Worker --validate [FILE]</c>: the bundled and documented configurations pass, a broken one exits 2 naming
+/// the setting, and nothing is connected to or written.
+/// </summary>
+public sealed partial class ConfigurationCheckTests : IDisposable
+{
+    private static readonly string RepositoryRoot = FindRepositoryRoot();
+    private readonly string _folder = Directory.CreateTempSubdirectory("backupxe-validate-").FullName;
+
+    public void Dispose() => Directory.Delete(_folder, recursive: true);
+
+    [Fact]
+    public void The_bundled_appsettings_is_valid()
+    {
+        var result = ConfigurationCheck.Check(Path.Combine(RepositoryRoot, "src", "BackupXe.Worker", "appsettings.json"));
+
+        Assert.Equal(ExitCodes.Success, result.ExitCode);
+        Assert.Equal(2, result.InstanceCount);
+    }
+
+    [Theory]
+    [InlineData("configuration.md")]
+    [InlineData("deploy.md")]
+    public async Task Every_configuration_example_in_the_docs_is_valid(string page)
+    {
+        // The examples' relative ReplayPaths (../../samples/...) are written for src/BackupXe.Worker: the same shape here.
+        var settingsFolder = Path.Combine(_folder, "src", "worker");
+        Directory.CreateDirectory(settingsFolder);
+        Directory.CreateSymbolicLink(Path.Combine(_folder, "samples"), Path.Combine(RepositoryRoot, "samples"));
+        var examples = JsonBlock().Matches(await File.ReadAllTextAsync(Path.Combine(RepositoryRoot, "docs", page)))
+            .Select(match => match.Groups[1].Value)
+            .Where(json => json.Contains("\"BackupXe\"", StringComparison.Ordinal))
+            .ToList();
+        Assert.NotEmpty(examples);
+
+        foreach (var (json, index) in examples.Select((json, index) => (json, index)))
+        {
+            var file = Path.Combine(settingsFolder, $"example-{index}.json");
+            await File.WriteAllTextAsync(file, json);
+
+            var result = ConfigurationCheck.Check(file);
+
+            Assert.True(result.ExitCode == ExitCodes.Success, $"{page} example {index + 1}: {string.Join("; ", result.Problems)}");
+        }
+
+        Assert.False(File.Exists(Path.Combine(settingsFolder, "backupxe-history.db")), "validation must not create the history");
+    }
+
+    [Fact]
+    public async Task A_configuration_with_an_error_exits_2_naming_the_setting_and_writes_nothing()
+    {
+        await File.WriteAllTextAsync(Path.Combine(_folder, "appsettings.json"), """
+            { "BackupXe": { "Instances": [ { "Name": "prod", "ReplayPath": "missing.xml" } ], "RetryDelaySeconds": -1 } }
+            """);
+
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60), "--validate");
+
+        Assert.Equal(ExitCodes.InvalidConfiguration, run.ExitCode);
+        Assert.Contains("BackupXe:RetryDelaySeconds", run.Error);
+        Assert.Contains("BackupXe:Instances:0:ReplayPath", run.Error);
+        Assert.False(run.ShowsStackTrace, run.Error);
+        Assert.Equal(["appsettings.json"], Directory.EnumerateFileSystemEntries(_folder).Select(Path.GetFileName));
+    }
+
+    [Fact]
+    public async Task A_valid_file_given_by_path_exits_0_and_says_nothing_was_connected()
+    {
+        File.Copy(Path.Combine(RepositoryRoot, "samples", "buffer-starved-backup.xml"), Path.Combine(_folder, "backup.xml"));
+        var settings = Path.Combine(_folder, "settings.json");
+        await File.WriteAllTextAsync(settings, """
+            { "BackupXe": { "Instances": [ { "Name": "backup", "ReplayPath": "backup.xml" } ] } }
+            """);
+
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, Path.GetTempPath(), TimeSpan.FromSeconds(60), "--validate", settings);
+
+        Assert.Equal(ExitCodes.Success, run.ExitCode);
+        Assert.Contains($"{settings}: valid (1 instance)", run.Output);
+    }
+
+    [Fact]
+    public async Task A_file_that_is_not_json_exits_2_with_the_parsers_line()
+    {
+        await File.WriteAllTextAsync(Path.Combine(_folder, "appsettings.json"), "{ \"BackupXe\": { \"Instances\": [ ");
+
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60), "--validate");
+
+        Assert.Equal(ExitCodes.InvalidConfiguration, run.ExitCode);
+        Assert.Contains("cannot be read", run.Error);
+        Assert.False(run.ShowsStackTrace, run.Error);
+    }
+
+    [GeneratedRegex(@"```json\n(.*?)\n```", RegexOptions.Singleline)]
+    private static partial Regex JsonBlock();
+
+    private static string FindRepositoryRoot()
+    {
+        var directory = new DirectoryInfo(AppContext.BaseDirectory);
+        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
+        {
+            directory = directory.Parent;
+        }
+
+        return directory?.FullName ?? throw new InvalidOperationException("BackupXe.sln not found above " + AppContext.BaseDirectory);
+    }
+}
