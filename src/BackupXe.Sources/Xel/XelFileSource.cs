@@ -88,6 +88,7 @@ public sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSource
     private IEnumerable<XelStep> Decoded(SourceStatus status, bool whole, CancellationToken cancellationToken)
     {
         var window = new Queue<XelStep>();
+        var here = new XelBufferDecoder();
         ExceptionDispatchInfo? failure = null;
         using (var steps = Steps(status, whole, owned: BuffersInFlight > 0).GetEnumerator())
         {
@@ -112,7 +113,7 @@ public sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSource
                 var step = steps.Current;
                 if (BuffersInFlight == 0)
                 {
-                    step.Decode();
+                    step.Decode(here);
                     step.Apply(status);
                     yield return step;
                     continue;

@@ -10,9 +10,6 @@ namespace BackupXe.Sources.Xel;
 /// </summary>
 internal sealed class XelStep
 {
-    [ThreadStatic]
-    private static XelBufferDecoder? _threadDecoder;
-
     private readonly Action[] _before;
     private readonly XelFileProblems? _file;
     private readonly XelPlans? _plans;
@@ -65,17 +62,17 @@ internal sealed class XelStep
     /// <summary>The buffer's events as BackupXe analyses them; null when whole events were asked for.</summary>
     public List<TraceEvent>? Analysed { get; }
 
-    /// <summary>Decodes the buffer on the thread pool.</summary>
+    /// <summary>Decodes the buffer on the thread pool, with working state of its own (a few small objects per buffer).</summary>
     public void Start()
     {
         if (_plans is not null)
         {
-            _decoding = Task.Run(Decode);
+            _decoding = Task.Run(() => Decode(new XelBufferDecoder()));
         }
     }
 
-    /// <summary>Decodes the buffer here.</summary>
-    public void Decode()
+    /// <summary>Decodes the buffer here, with <paramref name="decoder"/>'s working state.</summary>
+    public void Decode(XelBufferDecoder decoder)
     {
         if (_plans is null)
         {
@@ -84,7 +81,6 @@ internal sealed class XelStep
 
         try
         {
-            var decoder = _threadDecoder ??= new XelBufferDecoder();
             _decoded = decoder.Decode(_plans, _bytes, _buffer.Start, _buffer.End, _buffer.Session, _buffer.Offset, _findings, Whole, Analysed, _buffer.Cut);
         }
         finally
