@@ -23,6 +23,13 @@ public static class Program
                     args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 3,
                     args.Length > 2 ? long.Parse(args[2], CultureInfo.InvariantCulture) : 64,
                     args.Length > 3 ? args[3] : null).ConfigureAwait(false);
+            case "xel-file":
+                // wait-info|genuine, size in MB, path, and for genuine the fixture (its single event buffer starts at 0x5000).
+                return XelBenchmark.Write(
+                    args[1],
+                    long.Parse(args[2], CultureInfo.InvariantCulture),
+                    args[3],
+                    args.Length > 4 ? args[4] : Path.Combine("tests", "BackupXe.Tests", "Fixtures", "xel", "TestXel_0.xel"));
             case "process":
                 // CLI (dll or executable, or "publish" to publish it for this runtime first, as users install it), base
                 // events (1x), pairs, factors (comma-separated), directory to keep inputs in (- for a temporary one),
@@ -62,7 +69,7 @@ public static class Program
             case "bare-xml" or "bare-lines":
                 return ProcessBenchmark.Bare(args[0], args[1]);
             default:
-                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | stages ERRORLOG [RUNS] [STAGE...] | allocations ERRORLOG [STAGE] | bare-xml FILE | bare-lines FILE");
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | xel-file wait-info|genuine MB PATH [FIXTURE] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | stages ERRORLOG [RUNS] [STAGE...] | allocations ERRORLOG [STAGE] | bare-xml FILE | bare-lines FILE");
                 return 1;
         }
     }

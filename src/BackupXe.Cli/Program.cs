@@ -34,7 +34,7 @@ public static class Program
         var root = new RootCommand("BackupXe explains why a SQL Server backup or restore is slow.");
         standardOutput ??= Console.OpenStandardOutput;
         root.Subcommands.Add(AnalyzeCommand.Create(standardOutput));
-        root.Subcommands.Add(EventsCommand.Create());
+        root.Subcommands.Add(EventsCommand.Create(standardOutput));
         root.Subcommands.Add(WatchCommand.Create(standardOutput));
         root.Subcommands.Add(SessionCommand.Create());
         root.Subcommands.Add(CheckCommand.Create());

@@ -62,6 +62,44 @@ public static class XelBenchmark
         }
     }
 
+    /// <summary>
+    /// Writes a file for whole-process runs (docs/performance.md): <c>wait-info</c>, the file this verb measures, or
+    /// <c>genuine</c>, the genuine fixture's event buffer (logins, RPCs, batches of about 1.3 KB) repeated after its
+    /// header and metadata. Prints the events written.
+    /// </summary>
+    public static int Write(string kind, long megabytes, string path, string fixture)
+    {
+        var target = megabytes * 1_048_576;
+        long events;
+        switch (kind)
+        {
+            case "wait-info":
+                events = Build(path, target);
+                break;
+            case "genuine":
+                var image = File.ReadAllBytes(fixture);
+                var eventsStart = 0x5000;
+                using (var file = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 20))
+                {
+                    file.Write(image, 0, eventsStart);
+                    events = 0;
+                    while (file.Length < target)
+                    {
+                        file.Write(image, eventsStart, image.Length - eventsStart);
+                        events += 149;
+                    }
+                }
+
+                break;
+            default:
+                Console.Error.WriteLine("xel-file: kind is wait-info or genuine");
+                return 1;
+        }
+
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{path}: {new FileInfo(path).Length / 1_048_576.0:F0} MB, {events} events"));
+        return 0;
+    }
+
     /// <summary>Writes the header and metadata once, then the backup's event buffers until the file reaches its size.</summary>
     private static long Build(string path, long targetBytes)
     {

@@ -14,7 +14,8 @@ namespace BackupXe.Cli.Commands;
 /// </summary>
 public static class EventsCommand
 {
-    public static Command Create()
+    /// <param name="standardOutput">Opens standard output as bytes: the listing is UTF-8, written a block at a time.</param>
+    public static Command Create(Func<Stream> standardOutput)
     {
         var inputs = new Argument<string[]>("inputs")
         {
@@ -32,32 +33,23 @@ public static class EventsCommand
         command.SetAction(async (parse, cancellationToken) =>
         {
             var wanted = parse.GetValue(names) is { Length: > 0 } chosen ? new HashSet<string>(chosen, StringComparer.OrdinalIgnoreCase) : null;
-            var path = parse.GetValue(output);
-            var file = path is null ? null : new StreamWriter(path, append: false);
-            var writer = file ?? Console.Out;
             var statuses = new List<SourceStatus>();
             var seen = new EventNames();
-            try
+            await using (var target = new ReportOutput(parse.GetValue(output), standardOutput))
             {
-                var list = EventListWriter.For(parse.GetValue(format)!, writer);
+                var buffer = new OutputBuffer(target.Bytes);
+                var list = EventListWriter.For(parse.GetValue(format)!, buffer);
                 list.Start();
                 foreach (var source in parse.GetRequiredValue(inputs).Select(InputSources.Open))
                 {
                     var status = new SourceStatus();
                     statuses.Add(status);
                     await ListAsync(source, status, wanted, list, seen, cancellationToken);
-                    await writer.FlushAsync(cancellationToken);
+                    await buffer.FlushAsync(cancellationToken);
                     foreach (var problem in status.Problems)
                     {
                         await Console.Error.WriteLineAsync($"backupxe: {source.Name}: {problem.Location}: {problem.Message}");
                     }
-                }
-            }
-            finally
-            {
-                if (file is not null)
-                {
-                    await file.DisposeAsync();
                 }
             }
 

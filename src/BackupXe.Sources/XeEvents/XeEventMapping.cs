@@ -140,6 +140,13 @@ internal static class XeEventMapping
         }
     }
 
+    /// <summary>
+    /// Whether <see cref="Map"/> reads any field of an event named <paramref name="name"/> besides its session: the
+    /// events it does not (logins, batches...) become an <see cref="OtherEvent"/> of their time and session only.
+    /// </summary>
+    public static bool ReadsFields(string name) => name is "backup_restore_progress_trace" or "wait_info" or "wait_info_external"
+        or "databases_backup_restore_throughput" or "database_backup_restore_throughput";
+
     private static XeMappingOutcome Missing(string eventName, string field, out string problem)
     {
         problem = $"{eventName} event has no {field}; event skipped";

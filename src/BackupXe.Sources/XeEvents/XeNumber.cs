@@ -50,6 +50,14 @@ internal readonly struct XeNumber
         return new XeNumber(parsed, value, text);
     }
 
+    /// <summary>A number read as a number (a binary field): what <see cref="From(string)"/> gives for its decimal digits.</summary>
+    public static XeNumber Of(long value) =>
+        value >= 0 ? new(true, value, null) : From(value.ToString(CultureInfo.InvariantCulture));
+
+    /// <inheritdoc cref="Of(long)"/>
+    public static XeNumber Of(ulong value) =>
+        value <= long.MaxValue ? new(true, (long)value, null) : From(value.ToString(CultureInfo.InvariantCulture));
+
     /// <summary>From characters that are about to be overwritten: a string is made only for text that is no plain number.</summary>
     public static XeNumber From(ReadOnlySpan<char> text)
     {

@@ -1,7 +1,5 @@
 using System.Buffers.Binary;
 using BackupXe.Core.Events;
-using BackupXe.Core.Parsing;
-using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Sources.Xel;
 
@@ -34,20 +32,18 @@ public enum XelBufferKind
 /// </summary>
 public sealed class XelDecoder
 {
-    private readonly Dictionary<uint, XelEventPlan> _events = [];
-    private readonly Dictionary<uint, XelValuePlan> _actions = [];
-    private readonly HashSet<uint> _unknownActions = [];
-    private readonly XeEventFields _fields = new();
-
-    // One parser per decoder (per stream): trace messages are parsed once, where their offset is known.
-    private readonly TraceMessageParser _parser = new();
-    private bool _sessionMismatchReported;
+    private readonly XelBufferDecoder _buffers = new();
+    private readonly List<XelFinding> _findings = [];
+    private readonly HashSet<long> _onceSaid = [];
 
     /// <summary>The largest log buffer accepted (a larger declared size is damage); a stream reader caps its rows at it.</summary>
     public const int MaxBufferBytes = XelLayout.MaxBufferSize;
 
     /// <summary>The metadata read so far.</summary>
     public XelCatalogue Catalogue { get; } = new();
+
+    /// <summary>The metadata read so far, resolved for decoding event buffers.</summary>
+    internal XelPlans Plans { get; private set; } = XelPlans.Empty;
 
     /// <summary>True once a metadata buffer has been read: event buffers before it cannot be decoded.</summary>
     public bool HasMetadata => Catalogue.Packages.Count > 0;
@@ -124,7 +120,7 @@ public sealed class XelDecoder
                 report(offset, "event buffer before any metadata: its events cannot be decoded; skipped");
                 return XelBufferKind.Skipped;
             case XelLayout.EventBuffer:
-                ReadEvents(buffer, dataOffset, end, new Guid(buffer.Slice(0x20, 16)), offset, new XelProblemReport(report), null, events);
+                ReadEvents(buffer, dataOffset, end, new Guid(buffer.Slice(0x20, 16)), offset, report, events);
                 return XelBufferKind.Events;
             case XelLayout.HeaderBuffer:
                 return XelBufferKind.Header;
@@ -143,316 +139,23 @@ public sealed class XelDecoder
         }
         finally
         {
-            // Whatever chunks were read are usable; plans are rebuilt against the catalogue as it now stands.
-            _events.Clear();
-            _actions.Clear();
-            foreach (var eventClass in Catalogue.Events.Values)
-            {
-                _events[eventClass.Id] = new XelEventPlan(eventClass, Catalogue);
-            }
-
-            foreach (var action in Catalogue.Actions.Values)
-            {
-                _actions[action.Id] = XelValuePlan.For(Catalogue, action.Name, action.Package, action.TypeId, isAction: true);
-            }
+            // Whatever chunks were read are usable. Plans are rebuilt against the catalogue as it now stands, as a new
+            // object: buffers read before still decode against the plans they were read with.
+            Plans = XelPlans.Of(Catalogue);
         }
     }
 
-    /// <summary>
-    /// Decodes the records of one event buffer. Events are added to <paramref name="whole"/> (every field and action)
-    /// or mapped to <paramref name="analysed"/> (BackupXe's events); damage ends the buffer, reported where it is.
-    /// <paramref name="cut"/> says the buffer ends where its file was cut, which its caller reports.
-    /// </summary>
-    /// <returns>How many records were decoded, analysed or not.</returns>
-    internal long ReadEvents(
-        ReadOnlySpan<byte> buffer,
-        int start,
-        int end,
-        Guid bufferSession,
-        long bufferOffset,
-        XelProblemReport report,
-        List<XeEvent>? whole,
-        List<TraceEvent>? analysed,
-        bool cut = false)
+    // One buffer of a live stream, decoded where it arrives; a problem said once is said once per stream.
+    private void ReadEvents(ReadOnlySpan<byte> buffer, int start, int end, Guid session, long offset, Action<long, string> report, List<TraceEvent> events)
     {
-        if (bufferSession != Guid.Empty && bufferSession != Catalogue.SessionGuid && !_sessionMismatchReported)
+        _findings.Clear();
+        _buffers.Decode(Plans, buffer, start, end, session, offset, _findings, null, events);
+        foreach (var finding in _findings)
         {
-            _sessionMismatchReported = true;
-            report(bufferOffset + 0x20, $"event buffer belongs to session {bufferSession}, the metadata to {Catalogue.SessionGuid}; read anyway");
-        }
-
-        var data = buffer[..end];
-        var position = start;
-        long decoded = 0;
-        while (position < end)
-        {
-            var recordStart = position;
-            XelEventPlan plan;
-            ulong ticks;
-            int payloadStart;
-            int payloadLength;
-            int actionsStart;
-            try
+            if (finding.Once == XelFinding.Always || _onceSaid.Add(finding.Once))
             {
-                var reader = new XelSpanReader(data, position);
-                var id = reader.U32();
-                var version = reader.U16();
-                reader.Skip(6);
-                ticks = reader.U64();
-                var length = reader.U32();
-                if (!_events.TryGetValue(id, out plan!))
-                {
-                    throw new XelDamageException(recordStart, $"event id 0x{id:X8} is not in the file's metadata");
-                }
-
-                if (version != XelLayout.Version)
-                {
-                    throw new XelDamageException(recordStart + 4, $"event record version {version}, expected {XelLayout.Version}");
-                }
-
-                if (length > (uint)reader.Remaining)
-                {
-                    throw new XelDamageException(recordStart + 0x14, $"{plan.Class.Name} payload of {length} bytes runs past the buffer's {reader.Remaining} bytes");
-                }
-
-                payloadStart = reader.Position;
-                payloadLength = (int)length;
-                reader.Skip(payloadLength);
-                actionsStart = reader.Position;
-                while (true)
-                {
-                    var actionId = reader.U32();
-                    var actionLength = reader.U32();
-                    if (actionId == XelLayout.ActionListEnd && actionLength == 0)
-                    {
-                        break;
-                    }
-
-                    if (actionLength > (uint)reader.Remaining)
-                    {
-                        throw new XelDamageException(reader.Position - 4, $"{plan.Class.Name} action value of {actionLength} bytes runs past the buffer");
-                    }
-
-                    reader.Skip((int)actionLength);
-                }
-
-                position = reader.Position;
-            }
-            catch (XelDamageException e)
-            {
-                // In a buffer the file ends inside, the record the cut runs through is the cut, reported once already.
-                if (!cut)
-                {
-                    report(bufferOffset + e.Position, $"{e.Message}; the rest of this buffer ({end - recordStart} bytes from offset {bufferOffset + recordStart}) skipped");
-                }
-
-                return decoded;
-            }
-
-            if (!Catalogue.Clock.TryToUtc(ticks, out var timestamp))
-            {
-                report(bufferOffset + recordStart + 0x0C, $"{plan.Class.Name} timestamp ({ticks} ticks) is out of range; event skipped");
-                continue;
-            }
-
-            var payload = data.Slice(payloadStart, payloadLength);
-            var actions = data[actionsStart..position];
-            try
-            {
-                if (whole is not null)
-                {
-                    whole.Add(DecodeWhole(plan, timestamp, payload, actions, bufferOffset + actionsStart, report));
-                    decoded++;
-                }
-                else if (DecodeAnalysed(plan, timestamp, payload, actions, bufferOffset + recordStart, report, analysed!))
-                {
-                    decoded++;
-                }
-            }
-            catch (XelDamageException e)
-            {
-                report(bufferOffset + payloadStart + e.Position, $"{plan.Class.Name}: {e.Message}; event skipped");
+                report(finding.Offset, finding.Message);
             }
         }
-
-        return decoded;
-    }
-
-    private XeEvent DecodeWhole(XelEventPlan plan, DateTime timestamp, ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, long actionsOffset, XelProblemReport report)
-    {
-        var fields = new XeValue[plan.Columns.Length];
-        var fixedEnd = -1;
-        for (var i = 0; i < fields.Length; i++)
-        {
-            var column = plan.Columns[i];
-            var value = column.Decode(ColumnBytes(column, payload, ref fixedEnd, plan.Columns), out var text);
-            fields[i] = new XeValue(column.Name, column.Package, column.TypeName, value, text);
-        }
-
-        var list = new List<XeValue>();
-        foreach (var (id, bytes, offset) in new XelActionWalk(actions))
-        {
-            if (ActionPlan(id, bytes.Length, actionsOffset + offset, report) is not { } action)
-            {
-                continue;
-            }
-
-            // A value whose length does not match its type's size is kept as its bytes rather than misread.
-            string? text = null;
-            var value = action.Fits(bytes.Length) ? action.Decode(bytes, out text) : bytes.ToArray();
-            list.Add(new XeValue(action.Name, action.Package, action.TypeName, value, text));
-        }
-
-        return new XeEvent(plan.Class.Name, plan.Class.Package, timestamp, fields, list);
-    }
-
-    private bool DecodeAnalysed(XelEventPlan plan, DateTime timestamp, ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, long recordOffset, XelProblemReport report, List<TraceEvent> analysed)
-    {
-        _fields.Clear();
-        var fixedEnd = -1;
-        foreach (var column in plan.Analysed)
-        {
-            var value = column.DecodeText(ColumnBytes(column, payload, ref fixedEnd, plan.Columns), out var text);
-            _fields.Set(column.Field, value, text);
-        }
-
-        var actionsOffset = recordOffset + XelLayout.RecordHeaderSize + payload.Length;
-        foreach (var (id, bytes, offset) in new XelActionWalk(actions))
-        {
-            if (ActionPlan(id, bytes.Length, actionsOffset + offset, report) is { Field: not XeField.None } action && action.Fits(bytes.Length)
-                && !_fields.Holds(action.Field))
-            {
-                var value = action.DecodeText(bytes, out var text);
-                _fields.Set(action.Field, value, text);
-            }
-        }
-
-        switch (XeEventMapping.Map(plan.Class.Name, timestamp, _fields, _parser, out var traceEvent, out var problem))
-        {
-            case XeMappingOutcome.Event:
-                analysed.Add(traceEvent!);
-                return true;
-            case XeMappingOutcome.NotAnalysed:
-                return true;
-            default:
-                report(recordOffset, problem!);
-                return false;
-        }
-    }
-
-    private XelValuePlan? ActionPlan(uint id, int length, long offset, XelProblemReport report)
-    {
-        if (_actions.TryGetValue(id, out var action))
-        {
-            return action;
-        }
-
-        // The length is explicit, so an action the metadata does not describe can be stepped over safely.
-        if (_unknownActions.Add(id))
-        {
-            report(offset, $"action id 0x{id:X8} is not in the file's metadata; its values ({length} bytes here) are skipped");
-        }
-
-        return null;
-    }
-
-    /// <summary>The bytes of one column in a payload, checked against the payload's length.</summary>
-    private static ReadOnlySpan<byte> ColumnBytes(XelValuePlan column, ReadOnlySpan<byte> payload, ref int fixedEnd, XelValuePlan[] columns)
-    {
-        if (column.IsVariable)
-        {
-            if (column.Offset + 8 > payload.Length)
-            {
-                throw new XelDamageException(Math.Min(column.Offset, payload.Length), $"{column.Name} descriptor at {column.Offset} lies past the {payload.Length}-byte payload");
-            }
-
-            var reader = new XelSpanReader(payload, column.Offset);
-            var dataOffset = reader.U32();
-            var length = reader.U32();
-            if ((ulong)dataOffset + length > (ulong)payload.Length)
-            {
-                throw new XelDamageException(column.Offset, $"{column.Name} ({length} bytes at {dataOffset}) runs past the {payload.Length}-byte payload");
-            }
-
-            return payload.Slice((int)dataOffset, (int)length);
-        }
-
-        var size = column.Size;
-        if (size == XelValuePlan.RunsToFixedEnd)
-        {
-            if (fixedEnd < 0)
-            {
-                fixedEnd = FixedEnd(payload, columns);
-            }
-
-            size = Math.Max(0, fixedEnd - column.Offset);
-        }
-
-        if (column.Offset + size > payload.Length)
-        {
-            // Located at the column, or at the payload's end when the metadata places the column beyond it.
-            throw new XelDamageException(Math.Min(column.Offset, payload.Length), $"{column.Name} ({size} bytes at {column.Offset}) runs past the {payload.Length}-byte payload");
-        }
-
-        return payload.Slice(column.Offset, size);
-    }
-
-    /// <summary>Where the variable data starts: the fixed area ends there (or at the payload's end without any).</summary>
-    private static int FixedEnd(ReadOnlySpan<byte> payload, XelValuePlan[] columns)
-    {
-        var end = payload.Length;
-        foreach (var column in columns)
-        {
-            if (column.IsVariable && column.Offset + 8 <= payload.Length)
-            {
-                end = (int)Math.Min(end, new XelSpanReader(payload, column.Offset).U32());
-            }
-        }
-
-        return end;
-    }
-}
-
-/// <summary>The actions of one record, already framed: (id, value bytes, offset of the id in the list).</summary>
-internal ref struct XelActionWalk(ReadOnlySpan<byte> actions)
-{
-    private readonly ReadOnlySpan<byte> _actions = actions;
-    private int _position;
-
-    public XelActionValue Current { get; private set; }
-
-    public readonly XelActionWalk GetEnumerator() => this;
-
-    public bool MoveNext()
-    {
-        var reader = new XelSpanReader(_actions, _position);
-        var offset = _position;
-        var id = reader.U32();
-        var length = (int)reader.U32();
-        if (id == XelLayout.ActionListEnd && length == 0)
-        {
-            return false;
-        }
-
-        Current = new XelActionValue(id, reader.Bytes(length), offset);
-        _position = reader.Position;
-        return true;
-    }
-}
-
-/// <summary>One action of a record: its id, its value's bytes, and where its id sits in the action list.</summary>
-internal readonly ref struct XelActionValue(uint id, ReadOnlySpan<byte> bytes, int offset)
-{
-    public uint Id { get; } = id;
-
-    public ReadOnlySpan<byte> Bytes { get; } = bytes;
-
-    public int Offset { get; } = offset;
-
-    public void Deconstruct(out uint id, out ReadOnlySpan<byte> bytes, out int offset)
-    {
-        id = Id;
-        bytes = Bytes;
-        offset = Offset;
     }
 }

@@ -1,4 +1,4 @@
-using System.Runtime.CompilerServices;
+using System.Runtime.ExceptionServices;
 using BackupXe.Core.Events;
 using BackupXe.Sources.XeEvents;
 
@@ -6,10 +6,12 @@ namespace BackupXe.Sources.Xel;
 
 /// <summary>
 /// Extended Events event_file (.xel) input, read by BackupXe's own decoder: one file, a rollover set read in
-/// file order (each file with its own metadata and clock), or any stream of the same bytes. One log buffer is in
-/// memory at a time, so memory does not grow with the files.
+/// file order (each file with its own metadata and clock), or any stream of the same bytes. The log buffers of a
+/// file are independent once its metadata is read, so they are decoded on every core, a few per core at a time
+/// (memory does not grow with the files), and handed on in file order: events, problems and counts are exactly
+/// those of one buffer decoded after the other.
 /// </summary>
-public sealed class XelFileSource : ITraceEventSource, IXeEventSource
+public sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSource
 {
     private readonly IReadOnlyList<(string Label, Func<Stream> Open)> _inputs;
     private readonly IReadOnlyList<(string File, string Problem)> _skipped = [];
@@ -43,51 +45,112 @@ public sealed class XelFileSource : ITraceEventSource, IXeEventSource
 
     public string Format => "xel";
 
-    public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(
-        SourceStatus status,
-        [EnumeratorCancellation] CancellationToken cancellationToken)
+    /// <summary>Buffers this many at a time may be read ahead and decoding; 0 decodes each where it is read.</summary>
+    /// <remarks>On one core there is no other core to decode on, and every hand-over would only cost.</remarks>
+    internal int BuffersInFlight { get; init; } = Environment.ProcessorCount > 1 ? 4 * Environment.ProcessorCount : 0;
+
+    /// <summary>Decoding already runs beside the analysis, on the other cores; a read-ahead thread would only add hand-overs.</summary>
+    public bool ReadAheadPays => BuffersInFlight == 0;
+
+    public IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken) =>
+        ReadEvents(status, cancellationToken).ToAsyncEnumerable();
+
+    public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
     {
-        var batch = new List<TraceEvent>();
-        await foreach (var _ in ReadBuffersAsync(status, null, batch, cancellationToken).ConfigureAwait(false))
+        foreach (var buffer in Decoded(status, whole: false, cancellationToken))
         {
-            foreach (var traceEvent in batch)
+            foreach (var traceEvent in buffer.Analysed!)
             {
                 yield return traceEvent;
             }
-
-            batch.Clear();
         }
     }
 
-    public async IAsyncEnumerable<XeEvent> ReadXeEventsAsync(
-        SourceStatus status,
-        [EnumeratorCancellation] CancellationToken cancellationToken)
+    public IAsyncEnumerable<XeEvent> ReadXeEventsAsync(SourceStatus status, CancellationToken cancellationToken) =>
+        ReadXeEvents(status, cancellationToken).ToAsyncEnumerable();
+
+    /// <summary>Every event whole, every field and action kept (for <c>backupxe events</c>).</summary>
+    public IEnumerable<XeEvent> ReadXeEvents(SourceStatus status, CancellationToken cancellationToken)
     {
-        var batch = new List<XeEvent>();
-        await foreach (var _ in ReadBuffersAsync(status, batch, null, cancellationToken).ConfigureAwait(false))
+        foreach (var buffer in Decoded(status, whole: true, cancellationToken))
         {
-            foreach (var xeEvent in batch)
+            foreach (var xeEvent in buffer.Whole!)
             {
                 yield return xeEvent;
             }
-
-            batch.Clear();
         }
     }
 
-    /// <summary>Decodes buffer after buffer into the list given; yields after each one so the caller can drain it.</summary>
-    private async IAsyncEnumerable<bool> ReadBuffersAsync(
-        SourceStatus status,
-        List<XeEvent>? whole,
-        List<TraceEvent>? analysed,
-        [EnumeratorCancellation] CancellationToken cancellationToken)
+    /// <summary>
+    /// The steps of the read in file order, each decoded and its problems and counts applied to the status just before
+    /// it is handed on. Up to <see cref="BuffersInFlight"/> steps are read ahead, their buffers decoding meanwhile.
+    /// </summary>
+    private IEnumerable<XelStep> Decoded(SourceStatus status, bool whole, CancellationToken cancellationToken)
     {
-        var readable = 0;
-        foreach (var (file, problem) in _skipped)
+        var window = new Queue<XelStep>();
+        var here = new XelBufferDecoder();
+        ExceptionDispatchInfo? failure = null;
+        using (var steps = Steps(status, whole, owned: BuffersInFlight > 0).GetEnumerator())
         {
-            status.Report(file, problem);
+            while (true)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                try
+                {
+                    if (!steps.MoveNext())
+                    {
+                        break;
+                    }
+                }
+                catch (Exception e) when (window.Count > 0)
+                {
+                    // A read that fails ends the events where it failed, after every buffer read before it, as one
+                    // buffer after the other would.
+                    failure = ExceptionDispatchInfo.Capture(e);
+                    break;
+                }
+
+                var step = steps.Current;
+                if (BuffersInFlight == 0)
+                {
+                    step.Decode(here);
+                    step.Apply(status);
+                    yield return step;
+                    continue;
+                }
+
+                step.Start();
+                window.Enqueue(step);
+                while (window.Count > BuffersInFlight)
+                {
+                    yield return window.Dequeue().Finish(status);
+                }
+            }
         }
 
+        while (window.Count > 0)
+        {
+            yield return window.Dequeue().Finish(status);
+        }
+
+        failure?.Throw();
+    }
+
+    /// <summary>
+    /// Walks the inputs in order: metadata is read here, where it is met, and every event buffer becomes a step to
+    /// decode against the plans of its file as they stood. Problems found while walking are not reported here but
+    /// carried by the next step, so that they reach the status in file order with the decoders' own.
+    /// </summary>
+    /// <param name="owned">Each step gets its own copy of its buffer (decoded later, on another thread).</param>
+    private IEnumerable<XelStep> Steps(SourceStatus status, bool whole, bool owned)
+    {
+        var pending = new List<Action>();
+        foreach (var (file, problem) in _skipped)
+        {
+            pending.Add(() => status.Report(file, problem));
+        }
+
+        var readable = 0;
         foreach (var (label, open) in _inputs)
         {
             Stream stream;
@@ -97,106 +160,96 @@ public sealed class XelFileSource : ITraceEventSource, IXeEventSource
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
-                status.Report(label.Length == 0 ? "file" : label, $"cannot be opened: {e.Message}");
+                pending.Add(() => status.Report(label.Length == 0 ? "file" : label, $"cannot be opened: {e.Message}"));
                 continue;
             }
 
-            await using (stream.ConfigureAwait(false))
+            using (stream)
             {
-                var file = new XelFileRead(stream, label, status);
-                foreach (var _ in file.Decode(whole, analysed))
+                var file = new XelFileProblems(label, status);
+                var decoder = new XelDecoder();
+                var walk = new XelBufferWalk(stream, (offset, message) => pending.Add(() => file.Report(offset, message)));
+                var rejected = false;
+                var stopped = false;
+                foreach (var buffer in walk.Buffers())
                 {
-                    cancellationToken.ThrowIfCancellationRequested();
-                    yield return true;
+                    switch (buffer.Type)
+                    {
+                        case XelLayout.MetadataBuffer:
+                            try
+                            {
+                                decoder.ReadMetadata(buffer.Bytes, buffer.Start, buffer.End);
+                            }
+                            catch (XelDamageException e)
+                            {
+                                // A chunk that does not parse means a layout this reader has not seen: guessing past it
+                                // could decode every later event wrongly, so the file stops here.
+                                var offset = buffer.Offset + e.Position;
+                                pending.Add(() => file.Report(offset, $"metadata not understood: {e.Message}; the rest of this file is not read"));
+                                rejected = !decoder.HasMetadata;
+                                stopped = true;
+                            }
+
+                            break;
+                        case XelLayout.EventBuffer when !decoder.HasMetadata:
+                            var before = buffer.Offset;
+                            pending.Add(() => file.Report(before, "event buffer before any metadata: its events cannot be decoded; skipped"));
+                            break;
+                        case XelLayout.EventBuffer:
+                            yield return new XelStep(Take(pending), file, decoder.Plans, buffer, whole, owned);
+                            break;
+                        case XelLayout.HeaderBuffer:
+                            // A stream header belongs to the event stream, not to a file: here it is a damaged type word,
+                            // and the buffer's events are lost with it.
+                            var header = buffer.Offset + 0x0E;
+                            var type = buffer.Type;
+                            pending.Add(() => file.Report(header, $"log buffer type {type} (a stream header) inside a file, where none belongs: damaged; skipped"));
+                            break;
+                        default:
+                            var unknown = buffer.Offset;
+                            var unknownType = buffer.Type;
+                            pending.Add(() => file.Report(unknown, $"log buffer type {unknownType} is not known; skipped"));
+                            break;
+                    }
+
+                    if (stopped)
+                    {
+                        break;
+                    }
                 }
 
-                file.ReportUnlisted();
-                if (!file.Rejected)
+                if (!stopped)
+                {
+                    rejected |= walk.Rejected;
+                }
+
+                pending.Add(file.ReportUnlisted);
+                if (!rejected)
                 {
                     readable++;
                 }
             }
         }
 
-        if (readable == 0 && status.Events == 0)
+        pending.Add(() =>
         {
-            status.Unusable = true;
-        }
-    }
-}
-
-/// <summary>One file of a source: its buffers walked, its own metadata and clock, its problems located in it.</summary>
-internal sealed class XelFileRead(Stream stream, string label, SourceStatus status)
-{
-    private const int MaxProblemsListed = 20;
-
-    private readonly XelDecoder _decoder = new();
-    private int _problems;
-
-    public bool Rejected { get; private set; }
-
-    /// <summary>Yields once per event buffer decoded, after adding its events to the list given.</summary>
-    public IEnumerable<bool> Decode(List<XeEvent>? whole, List<TraceEvent>? analysed)
-    {
-        var walk = new XelBufferWalk(stream, Report);
-        foreach (var buffer in walk.Buffers())
-        {
-            switch (buffer.Type)
+            if (readable == 0 && status.Events == 0)
             {
-                case XelLayout.MetadataBuffer:
-                    try
-                    {
-                        _decoder.ReadMetadata(buffer.Bytes, buffer.Start, buffer.End);
-                    }
-                    catch (XelDamageException e)
-                    {
-                        // A chunk that does not parse means a layout this reader has not seen: guessing past it could
-                        // decode every later event wrongly, so the file stops here.
-                        Report(buffer.Offset + e.Position, $"metadata not understood: {e.Message}; the rest of this file is not read");
-                        Rejected = !_decoder.HasMetadata;
-                        yield break;
-                    }
-
-                    break;
-                case XelLayout.EventBuffer when !_decoder.HasMetadata:
-                    Report(buffer.Offset, "event buffer before any metadata: its events cannot be decoded; skipped");
-                    break;
-                case XelLayout.EventBuffer:
-                    status.Events += _decoder.ReadEvents(buffer.Bytes, buffer.Start, buffer.End, buffer.Session, buffer.Offset, Report, whole, analysed, buffer.Cut);
-                    yield return true;
-                    break;
-                case XelLayout.HeaderBuffer:
-                    // A stream header belongs to the event stream, not to a file: here it is a damaged type word, and
-                    // the buffer's events are lost with it.
-                    Report(buffer.Offset + 0x0E, $"log buffer type {buffer.Type} (a stream header) inside a file, where none belongs: damaged; skipped");
-                    break;
-                default:
-                    Report(buffer.Offset, $"log buffer type {buffer.Type} is not known; skipped");
-                    break;
+                status.Unusable = true;
             }
-        }
-
-        Rejected |= walk.Rejected;
+        });
+        yield return new XelStep(Take(pending));
     }
 
-    private void Report(long offset, string message)
+    private static Action[] Take(List<Action> pending)
     {
-        // A damaged metadata column can spoil every event of a file: the first problems say where and why, the
-        // rest are counted, so a report stays readable.
-        if (++_problems <= MaxProblemsListed)
+        if (pending.Count == 0)
         {
-            status.Report(Location(offset), message);
+            return [];
         }
-    }
 
-    /// <summary>Says how many problems were counted but not listed, once the file is done.</summary>
-    public void ReportUnlisted()
-    {
-        if (_problems > MaxProblemsListed)
-        {
-            status.Report(label.Length == 0 ? "file" : label, $"{_problems - MaxProblemsListed} more problems in this file, not listed");
-        }
+        var taken = pending.ToArray();
+        pending.Clear();
+        return taken;
     }
-
-    private string Location(long offset) => label.Length == 0 ? $"offset {offset}" : $"{label}, offset {offset}";
 }

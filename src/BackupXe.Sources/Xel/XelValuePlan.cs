@@ -172,6 +172,44 @@ internal sealed class XelValuePlan
         }
     }
 
+    /// <summary>
+    /// Keeps the value in <paramref name="fields"/> as <see cref="XeEventFields.Set"/> would keep its
+    /// <see cref="DecodeText"/>, numbers as numbers without a string between.
+    /// </summary>
+    public void DecodeInto(XeEventFields fields, ReadOnlySpan<byte> bytes)
+    {
+        switch (Kind)
+        {
+            case XelValueKind.Map:
+            case XelValueKind.Unsigned:
+                var key = Unsigned(bytes);
+                fields.Begin(Field);
+                if (XeEventFields.IsNumeric(Field))
+                {
+                    fields.SetNumber(Field, XeNumber.Of(key));
+                }
+                else
+                {
+                    fields.SetValue(Field, Number(key));
+                }
+
+                if (Kind == XelValueKind.Map && key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name))
+                {
+                    fields.SetText(Field, name);
+                }
+
+                break;
+            case XelValueKind.Signed when XeEventFields.IsNumeric(Field):
+                fields.Begin(Field);
+                fields.SetNumber(Field, XeNumber.Of(Signed(bytes)));
+                break;
+            default:
+                var value = DecodeText(bytes, out var text);
+                fields.Set(Field, value, text);
+                break;
+        }
+    }
+
     private static string Number(ulong value) =>
         value < (ulong)SmallNumbers.Length ? SmallNumbers[(int)value] : value.ToString(CultureInfo.InvariantCulture);
 
@@ -212,7 +250,11 @@ internal sealed class XelEventPlan
         }
 
         Columns = plans;
-        Analysed = plans.Where(p => p.Field != XeField.None).ToArray();
+
+        // An event that becomes no more than its time and session needs no other column: its payload is not read.
+        Analysed = XeEventMapping.ReadsFields(eventClass.Name)
+            ? plans.Where(p => p.Field != XeField.None).ToArray()
+            : plans.Where(p => p.Field == XeField.SessionId).ToArray();
     }
 
     public XelEventClass Class { get; }

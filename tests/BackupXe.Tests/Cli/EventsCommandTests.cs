@@ -89,4 +89,68 @@ public class EventsCommandTests
         Assert.NotEmpty(listed);
         Assert.All(listed, l => System.Text.Json.JsonDocument.Parse(l).Dispose());
     }
+
+    [Theory]
+    [InlineData("jsonl")]
+    [InlineData("csv")]
+    public async Task Writes_its_listing_in_blocks_of_a_megabyte_not_a_write_per_event(string format)
+    {
+        // Given the fixture's event buffer repeated 30 times after its header and metadata (4,470 events)
+        var fixture = File.ReadAllBytes(Xel);
+        using var input = TempInput.WithBytes([.. fixture[..0x5000], .. Enumerable.Repeat(fixture[0x5000..], 30).SelectMany(b => b)], "repeated.xel");
+        var output = new CountingStream();
+        var stderr = Console.Error;
+        var error = new StringWriter();
+        Console.SetError(error);
+        int exit;
+        try
+        {
+            // When
+            exit = await BackupXe.Cli.Program.RunAsync(["events", input.Path, "--format", format], () => output);
+        }
+        finally
+        {
+            Console.SetError(stderr);
+        }
+
+        // Then every event is listed, through one write per full megabyte and one for the rest
+        Assert.Equal((0, string.Empty), (exit, error.ToString()));
+        var lines = System.Text.Encoding.UTF8.GetString(output.Bytes.ToArray()).Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal(format == "csv" ? 1 + 4470 : 4470, lines.Count(l => l.StartsWith(format == "csv" ? "2017-" : "{\"timestamp\":\"2017-", StringComparison.Ordinal) || l.StartsWith("timestamp,", StringComparison.Ordinal)));
+        Assert.InRange(output.Writes, 1, (output.Bytes.Length / (1 << 20)) + 1);
+    }
+
+    /// <summary>Standard output that keeps what it is given and counts the writes that gave it.</summary>
+    private sealed class CountingStream : Stream
+    {
+        public MemoryStream Bytes { get; } = new();
+
+        public int Writes { get; private set; }
+
+        public override bool CanRead => false;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => true;
+
+        public override long Length => Bytes.Length;
+
+        public override long Position { get => Bytes.Position; set => throw new NotSupportedException(); }
+
+        public override void Write(byte[] buffer, int offset, int count)
+        {
+            Writes++;
+            Bytes.Write(buffer, offset, count);
+        }
+
+        public override void Flush()
+        {
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+    }
 }

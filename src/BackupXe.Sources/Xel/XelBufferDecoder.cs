@@ -1,0 +1,376 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Sources.XeEvents;
+
+namespace BackupXe.Sources.Xel;
+
+/// <summary>
+/// A problem found while decoding one buffer, at its file offset. <see cref="Once"/> names a problem that is said
+/// once per file however many buffers meet it (an action the metadata lacks, a buffer of another session);
+/// <see cref="Always"/> for the rest.
+/// </summary>
+internal readonly record struct XelFinding(long Offset, string Message, long Once = XelFinding.Always)
+{
+    public const long Always = -1;
+
+    /// <summary>The key of "this file's buffers belong to another session".</summary>
+    public const long OtherSession = 1L << 32;
+}
+
+/// <summary>
+/// A file's metadata as it stood when a buffer was read, resolved for decoding: the event and action plans in
+/// arrays searched by id (a session has a handful of each). Never changed once built, so the buffers of one file
+/// can be decoded on several threads at once.
+/// </summary>
+internal sealed class XelPlans
+{
+    private readonly uint[] _eventIds;
+    private readonly XelEventPlan[] _events;
+    private readonly uint[] _actionIds;
+    private readonly XelValuePlan[] _actions;
+
+    private XelPlans(XelCatalogue catalogue)
+    {
+        _eventIds = [.. catalogue.Events.Keys];
+        _events = [.. catalogue.Events.Values.Select(e => new XelEventPlan(e, catalogue))];
+        _actionIds = [.. catalogue.Actions.Keys];
+        _actions = [.. catalogue.Actions.Values.Select(a => XelValuePlan.For(catalogue, a.Name, a.Package, a.TypeId, isAction: true))];
+        Session = catalogue.SessionGuid;
+        Clock = catalogue.Clock;
+    }
+
+    public static XelPlans Empty { get; } = new(new XelCatalogue());
+
+    public Guid Session { get; }
+
+    public XelClock Clock { get; }
+
+    public static XelPlans Of(XelCatalogue catalogue) => new(catalogue);
+
+    public XelEventPlan? Event(uint id)
+    {
+        var index = _eventIds.AsSpan().IndexOf(id);
+        return index < 0 ? null : _events[index];
+    }
+
+    public XelValuePlan? Action(uint id)
+    {
+        var index = _actionIds.AsSpan().IndexOf(id);
+        return index < 0 ? null : _actions[index];
+    }
+}
+
+/// <summary>
+/// Decodes the records of one event buffer against a file's <see cref="XelPlans"/>: every field (for listing) or
+/// BackupXe's events (for analysis), with the problems met located in the file. Holds the working state of one
+/// thread; a buffer's result depends only on the buffer and the plans, never on the buffers decoded before it.
+/// </summary>
+internal sealed class XelBufferDecoder
+{
+    private readonly XeEventFields _fields = new();
+
+    // Trace messages are parsed where their offset is known; the parser's memory only saves allocations.
+    private readonly TraceMessageParser _parser = new();
+
+    // Problems said once per file are said once per buffer here; the file's reader keeps the first of each.
+    private readonly HashSet<long> _onceSaid = [];
+
+    /// <summary>
+    /// Decodes the records of one event buffer. Events are added to <paramref name="whole"/> (every field and action)
+    /// or mapped to <paramref name="analysed"/> (BackupXe's events); damage ends the buffer, reported where it is.
+    /// <paramref name="cut"/> says the buffer ends where its file was cut, which its caller reports.
+    /// </summary>
+    /// <returns>How many records were decoded, analysed or not.</returns>
+    public long Decode(
+        XelPlans plans,
+        ReadOnlySpan<byte> buffer,
+        int start,
+        int end,
+        Guid bufferSession,
+        long bufferOffset,
+        List<XelFinding> findings,
+        List<XeEvent>? whole,
+        List<TraceEvent>? analysed,
+        bool cut = false)
+    {
+        _onceSaid.Clear();
+        if (bufferSession != Guid.Empty && bufferSession != plans.Session)
+        {
+            Say(findings, new XelFinding(bufferOffset + 0x20, $"event buffer belongs to session {bufferSession}, the metadata to {plans.Session}; read anyway", XelFinding.OtherSession));
+        }
+
+        var data = buffer[..end];
+        var position = start;
+        long decoded = 0;
+        while (position < end)
+        {
+            var recordStart = position;
+            XelEventPlan plan;
+            ulong ticks;
+            int payloadStart;
+            int payloadLength;
+            int actionsStart;
+            try
+            {
+                var reader = new XelSpanReader(data, position);
+                var id = reader.U32();
+                var version = reader.U16();
+                reader.Skip(6);
+                ticks = reader.U64();
+                var length = reader.U32();
+                plan = plans.Event(id) ?? throw new XelDamageException(recordStart, $"event id 0x{id:X8} is not in the file's metadata");
+                if (version != XelLayout.Version)
+                {
+                    throw new XelDamageException(recordStart + 4, $"event record version {version}, expected {XelLayout.Version}");
+                }
+
+                if (length > (uint)reader.Remaining)
+                {
+                    throw new XelDamageException(recordStart + 0x14, $"{plan.Class.Name} payload of {length} bytes runs past the buffer's {reader.Remaining} bytes");
+                }
+
+                payloadStart = reader.Position;
+                payloadLength = (int)length;
+                reader.Skip(payloadLength);
+                actionsStart = reader.Position;
+                while (true)
+                {
+                    var actionId = reader.U32();
+                    var actionLength = reader.U32();
+                    if (actionId == XelLayout.ActionListEnd && actionLength == 0)
+                    {
+                        break;
+                    }
+
+                    if (actionLength > (uint)reader.Remaining)
+                    {
+                        throw new XelDamageException(reader.Position - 4, $"{plan.Class.Name} action value of {actionLength} bytes runs past the buffer");
+                    }
+
+                    reader.Skip((int)actionLength);
+                }
+
+                position = reader.Position;
+            }
+            catch (XelDamageException e)
+            {
+                // In a buffer the file ends inside, the record the cut runs through is the cut, reported once already.
+                if (!cut)
+                {
+                    findings.Add(new XelFinding(bufferOffset + e.Position, $"{e.Message}; the rest of this buffer ({end - recordStart} bytes from offset {bufferOffset + recordStart}) skipped"));
+                }
+
+                return decoded;
+            }
+
+            if (!plans.Clock.TryToUtc(ticks, out var timestamp))
+            {
+                findings.Add(new XelFinding(bufferOffset + recordStart + 0x0C, $"{plan.Class.Name} timestamp ({ticks} ticks) is out of range; event skipped"));
+                continue;
+            }
+
+            var payload = data.Slice(payloadStart, payloadLength);
+            var actions = data[actionsStart..position];
+            try
+            {
+                if (whole is not null)
+                {
+                    whole.Add(DecodeWhole(plans, plan, timestamp, payload, actions, bufferOffset + actionsStart, findings));
+                    decoded++;
+                }
+                else if (DecodeAnalysed(plans, plan, timestamp, payload, actions, bufferOffset + recordStart, findings, analysed!))
+                {
+                    decoded++;
+                }
+            }
+            catch (XelDamageException e)
+            {
+                findings.Add(new XelFinding(bufferOffset + payloadStart + e.Position, $"{plan.Class.Name}: {e.Message}; event skipped"));
+            }
+        }
+
+        return decoded;
+    }
+
+    private XeEvent DecodeWhole(XelPlans plans, XelEventPlan plan, DateTime timestamp, ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, long actionsOffset, List<XelFinding> findings)
+    {
+        var fields = new XeValue[plan.Columns.Length];
+        var fixedEnd = -1;
+        for (var i = 0; i < fields.Length; i++)
+        {
+            var column = plan.Columns[i];
+            var value = column.Decode(ColumnBytes(column, payload, ref fixedEnd, plan.Columns), out var text);
+            fields[i] = new XeValue(column.Name, column.Package, column.TypeName, value, text);
+        }
+
+        var list = new List<XeValue>();
+        foreach (var (id, bytes, offset) in new XelActionWalk(actions))
+        {
+            if (ActionPlan(plans, id, bytes.Length, actionsOffset + offset, findings) is not { } action)
+            {
+                continue;
+            }
+
+            // A value whose length does not match its type's size is kept as its bytes rather than misread.
+            string? text = null;
+            var value = action.Fits(bytes.Length) ? action.Decode(bytes, out text) : bytes.ToArray();
+            list.Add(new XeValue(action.Name, action.Package, action.TypeName, value, text));
+        }
+
+        return new XeEvent(plan.Class.Name, plan.Class.Package, timestamp, fields, list);
+    }
+
+    private bool DecodeAnalysed(XelPlans plans, XelEventPlan plan, DateTime timestamp, ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, long recordOffset, List<XelFinding> findings, List<TraceEvent> analysed)
+    {
+        _fields.Clear();
+        var fixedEnd = -1;
+
+        // An event BackupXe does not analyse (logins, batches...) has no column read: its payload is skipped unread.
+        foreach (var column in plan.Analysed)
+        {
+            column.DecodeInto(_fields, ColumnBytes(column, payload, ref fixedEnd, plan.Columns));
+        }
+
+        var actionsOffset = recordOffset + XelLayout.RecordHeaderSize + payload.Length;
+        foreach (var (id, bytes, offset) in new XelActionWalk(actions))
+        {
+            if (ActionPlan(plans, id, bytes.Length, actionsOffset + offset, findings) is { Field: not XeField.None } action && action.Fits(bytes.Length)
+                && !_fields.Holds(action.Field))
+            {
+                action.DecodeInto(_fields, bytes);
+            }
+        }
+
+        switch (XeEventMapping.Map(plan.Class.Name, timestamp, _fields, _parser, out var traceEvent, out var problem))
+        {
+            case XeMappingOutcome.Event:
+                analysed.Add(traceEvent!);
+                return true;
+            case XeMappingOutcome.NotAnalysed:
+                return true;
+            default:
+                findings.Add(new XelFinding(recordOffset, problem!));
+                return false;
+        }
+    }
+
+    private XelValuePlan? ActionPlan(XelPlans plans, uint id, int length, long offset, List<XelFinding> findings)
+    {
+        if (plans.Action(id) is { } action)
+        {
+            return action;
+        }
+
+        // The length is explicit, so an action the metadata does not describe can be stepped over safely.
+        Say(findings, new XelFinding(offset, $"action id 0x{id:X8} is not in the file's metadata; its values ({length} bytes here) are skipped", id));
+        return null;
+    }
+
+    private void Say(List<XelFinding> findings, XelFinding finding)
+    {
+        if (_onceSaid.Add(finding.Once))
+        {
+            findings.Add(finding);
+        }
+    }
+
+    /// <summary>The bytes of one column in a payload, checked against the payload's length.</summary>
+    private static ReadOnlySpan<byte> ColumnBytes(XelValuePlan column, ReadOnlySpan<byte> payload, ref int fixedEnd, XelValuePlan[] columns)
+    {
+        if (column.IsVariable)
+        {
+            if (column.Offset + 8 > payload.Length)
+            {
+                throw new XelDamageException(Math.Min(column.Offset, payload.Length), $"{column.Name} descriptor at {column.Offset} lies past the {payload.Length}-byte payload");
+            }
+
+            var reader = new XelSpanReader(payload, column.Offset);
+            var dataOffset = reader.U32();
+            var length = reader.U32();
+            if ((ulong)dataOffset + length > (ulong)payload.Length)
+            {
+                throw new XelDamageException(column.Offset, $"{column.Name} ({length} bytes at {dataOffset}) runs past the {payload.Length}-byte payload");
+            }
+
+            return payload.Slice((int)dataOffset, (int)length);
+        }
+
+        var size = column.Size;
+        if (size == XelValuePlan.RunsToFixedEnd)
+        {
+            if (fixedEnd < 0)
+            {
+                fixedEnd = FixedEnd(payload, columns);
+            }
+
+            size = Math.Max(0, fixedEnd - column.Offset);
+        }
+
+        if (column.Offset + size > payload.Length)
+        {
+            // Located at the column, or at the payload's end when the metadata places the column beyond it.
+            throw new XelDamageException(Math.Min(column.Offset, payload.Length), $"{column.Name} ({size} bytes at {column.Offset}) runs past the {payload.Length}-byte payload");
+        }
+
+        return payload.Slice(column.Offset, size);
+    }
+
+    /// <summary>Where the variable data starts: the fixed area ends there (or at the payload's end without any).</summary>
+    private static int FixedEnd(ReadOnlySpan<byte> payload, XelValuePlan[] columns)
+    {
+        var end = payload.Length;
+        foreach (var column in columns)
+        {
+            if (column.IsVariable && column.Offset + 8 <= payload.Length)
+            {
+                end = (int)Math.Min(end, new XelSpanReader(payload, column.Offset).U32());
+            }
+        }
+
+        return end;
+    }
+}
+
+/// <summary>The actions of one record, already framed: (id, value bytes, offset of the id in the list).</summary>
+internal ref struct XelActionWalk(ReadOnlySpan<byte> actions)
+{
+    private readonly ReadOnlySpan<byte> _actions = actions;
+    private int _position;
+
+    public XelActionValue Current { get; private set; }
+
+    public readonly XelActionWalk GetEnumerator() => this;
+
+    public bool MoveNext()
+    {
+        var reader = new XelSpanReader(_actions, _position);
+        var offset = _position;
+        var id = reader.U32();
+        var length = (int)reader.U32();
+        if (id == XelLayout.ActionListEnd && length == 0)
+        {
+            return false;
+        }
+
+        Current = new XelActionValue(id, reader.Bytes(length), offset);
+        _position = reader.Position;
+        return true;
+    }
+}
+
+/// <summary>One action of a record: its id, its value's bytes, and where its id sits in the action list.</summary>
+internal readonly ref struct XelActionValue(uint id, ReadOnlySpan<byte> bytes, int offset)
+{
+    public uint Id { get; } = id;
+
+    public ReadOnlySpan<byte> Bytes { get; } = bytes;
+
+    public int Offset { get; } = offset;
+
+    public void Deconstruct(out uint id, out ReadOnlySpan<byte> bytes, out int offset)
+    {
+        id = Id;
+        bytes = Bytes;
+        offset = Offset;
+    }
+}
