@@ -1,7 +1,10 @@
 using System.CommandLine;
 using System.Text.Json;
 using BackupXe.Cli.Analysis;
+using BackupXe.Cli.Rendering;
+using BackupXe.Core.History;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.History;
 
 namespace BackupXe.Cli.Commands;
 
@@ -29,19 +32,46 @@ public static class CheckCommand
             return await ServerCall.RunAsync(parse, connection, session, async factory =>
             {
                 var checks = await new ServerPreflight(factory, session).RunAsync(cancellationToken);
+                var since = DateTime.Now.AddDays(-ChainDays);
+                var (chains, chainProblem) = await ChainsAsync(factory, since, cancellationToken);
                 if (parse.GetValue(format) == "json")
                 {
-                    WriteJson(factory.Settings.Server, checks);
+                    WriteJson(factory.Settings.Server, checks, chains, chainProblem);
                 }
                 else
                 {
                     WriteLines(checks);
+                    Console.Out.WriteLine();
+                    if (chains is null)
+                    {
+                        Console.Out.WriteLine($"Restore chain: could not check: {chainProblem}");
+                    }
+                    else
+                    {
+                        RestoreChainWriter.Console(Console.Out, chains, since);
+                    }
                 }
 
                 return checks.Any(c => c.Outcome == PreflightOutcome.Fail) ? ChecksFailed : ExitCodes.Success;
             }, json: parse.GetValue(format) == "json");
         });
         return command;
+    }
+
+    /// <summary>How far back check reads msdb for the restore chain (history chain --since reads any span).</summary>
+    public const int ChainDays = 30;
+
+    /// <summary>The chains, or why they could not be read (a login without SELECT on msdb.dbo.backupset): one line, the check goes on.</summary>
+    private static async Task<(IReadOnlyList<RestoreChainReport>? Chains, string? Problem)> ChainsAsync(SqlConnectionFactory factory, DateTime since, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return (await new MsdbBackupChain(factory).CheckAsync(since, [], cancellationToken), null);
+        }
+        catch (System.Data.Common.DbException failure)
+        {
+            return (null, ConnectionStringRedactor.RedactMessage(failure.Message));
+        }
     }
 
     private static void WriteLines(IReadOnlyList<PreflightCheck> checks)
@@ -57,7 +87,7 @@ public static class CheckCommand
         }
     }
 
-    private static void WriteJson(string server, IReadOnlyList<PreflightCheck> checks)
+    private static void WriteJson(string server, IReadOnlyList<PreflightCheck> checks, IReadOnlyList<RestoreChainReport>? chains, string? chainProblem)
     {
         var buffer = new MemoryStream();
         using (var json = new Utf8JsonWriter(buffer, new JsonWriterOptions { Indented = true }))
@@ -86,6 +116,16 @@ public static class CheckCommand
             }
 
             json.WriteEndArray();
+            if (chains is null)
+            {
+                json.WriteNull("restoreChains");
+            }
+            else
+            {
+                RestoreChainWriter.Json(json, "restoreChains", chains);
+            }
+
+            json.WriteString("restoreChainError", chainProblem);
             json.WriteEndObject();
         }
 

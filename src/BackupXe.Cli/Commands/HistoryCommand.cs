@@ -44,6 +44,7 @@ public static class HistoryCommand
         filter.AddTo(command);
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => OutputTarget.SqliteFiles(result.GetValue(path)));
         command.Subcommands.Add(HistoryImportCommand.Create());
+        command.Subcommands.Add(HistoryChainCommand.Create());
         command.SetAction(async (parse, cancellationToken) =>
         {
             var file = parse.GetValue(path)!;

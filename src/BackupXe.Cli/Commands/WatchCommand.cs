@@ -66,12 +66,13 @@ public static class WatchCommand
                 result.AddError($"--poll-requests is {value:R}; it must be 0 (read once) or up to {MaxPollSeconds} seconds.");
             }
         });
+        var stallAfter = StallAfterOption();
         var budget = CommonOptions.MemoryBudget();
         var noColor = CommonOptions.NoColor();
 
         var command = new Command("watch", "Watch backups and restores live, with a diagnosis of each one as it completes.")
         {
-            database, replay, speed, format, output, budget, noColor, sessionName, pollRequests, transport,
+            database, replay, speed, format, output, budget, noColor, sessionName, pollRequests, transport, stallAfter,
         };
         connection.AddTo(command);
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => [result.GetValue(replay)]);
@@ -166,7 +167,7 @@ public static class WatchCommand
             var view = new WatchView(
                 Console.Out, renderer, OperationFilter.Names(parse.GetValue(database)), jsonLines, html is null ? null : html.WriteOperation,
                 inPlace: !json && !Console.IsOutputRedirected, width: Terminal.Width(toFile: false));
-            var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
+            var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes, StallAfter = TimeSpan.FromSeconds(parse.GetValue(stallAfter)) };
             AnalysisFindings findings;
             if (requests is null)
             {
@@ -198,6 +199,28 @@ public static class WatchCommand
 
             return ExitCodes.For(findings);
         }
+    }
+
+    /// <summary>A day: no backup step is expected to sit longer without moving, and a longer limit names nothing.</summary>
+    public const double MaxStallAfterSeconds = 86_400;
+
+    private static Option<double> StallAfterOption()
+    {
+        var option = new Option<double>("--stall-after")
+        {
+            Description = "Name a quiet period once an operation has moved no bytes and stayed in one phase for SECONDS: a stall in a phase "
+                + "that moves bytes, expected waiting in one that moves none (zeroing, redo, recovery, upgrade). Default 300.",
+            DefaultValueFactory = _ => Core.Correlation.ByteFlow.DefaultStallAfter.TotalSeconds,
+        };
+        option.Validators.Add(result =>
+        {
+            var value = result.GetValueOrDefault<double>();
+            if (!(value is >= 1 and <= MaxStallAfterSeconds))
+            {
+                result.AddError($"--stall-after is {value:R}; it must be from 1 to {MaxStallAfterSeconds} seconds.");
+            }
+        });
+        return option;
     }
 
     /// <summary>

@@ -121,6 +121,24 @@ internal sealed class RequestsBeforeWatch
             : string.Empty;
     }
 
+    /// <summary>
+    /// The session's wait as the last read of the view showed it, when that read came after <paramref name="notBefore"/>
+    /// (an older one says nothing about a stall that began later); null otherwise.
+    /// </summary>
+    public string? CurrentWait(int? sessionId, DateTime notBefore)
+    {
+        if (sessionId is not { } session || !_entries.TryGetValue(session, out var entry) || entry.Request.ServerUtc < notBefore)
+        {
+            return null;
+        }
+
+        var request = entry.Request;
+        var wait = request.WaitType is { Length: > 0 } type
+            ? $"waiting {type} for {Units.Milliseconds((long)request.WaitTime.TotalMilliseconds)}"
+            : $"running, last wait {request.LastWaitType ?? "-"}";
+        return $"{wait} (sys.dm_exec_requests at {Units.Time(request.ServerUtc)})";
+    }
+
     private Entry? Find(int? sessionId, string? database, DateTime seenAt)
     {
         if (sessionId is not { } session || !_entries.TryGetValue(session, out var entry))

@@ -30,6 +30,7 @@ public sealed class WatchView(
     private readonly Dictionary<(int?, string?, DateTime), (int Decile, string? Phase, DateTime At)> _shown = [];
     private readonly HashSet<(int?, string?, DateTime)> _running = [];
     private readonly RequestsBeforeWatch _requests = new();
+    private readonly StallWatch _stalls = new();
     private readonly Lock _gate = new();
 
     // Lines of the in-place block now on the screen, cleared before anything else is written.
@@ -126,6 +127,16 @@ public sealed class WatchView(
 
     private void Progress(IReadOnlyList<OperationProgress> running)
     {
+        foreach (var notice in _stalls.Update(running))
+        {
+            if (Wanted(notice.Operation.Database))
+            {
+                // A lasting line, above the in-place block: a stall must stay on the screen once named.
+                ClearInPlace();
+                output.WriteLine(TerminalText.Line(NoticeLine(notice)));
+            }
+        }
+
         _running.Clear();
         var block = new List<string>();
         foreach (var op in running)
@@ -208,12 +219,33 @@ public sealed class WatchView(
 
         var percentBar = PercentBar(op.Percent);
         var rate = op.MegabytesPerSecond is { } r ? string.Create(CultureInfo.InvariantCulture, $"{r:0.0} MB/s") : "? MB/s";
-        var eta = op.Remaining is { } left ? $"ETA {Units.Duration(left.TotalSeconds)}" : "ETA ?";
-        return $"{now}  {title}  {op.Phase ?? "-"}  {percentBar}  {rate}  {eta}  {elapsed}  {wait}";
+        var eta = op.Remaining is { } left ? $"ETA {Units.Duration(left.TotalSeconds)}{Range(op)}" : "ETA ?";
+        var quiet = op.Quiet is { Kind: QuietKind.Stall } stall ? $"  stalled: no bytes for {Units.Duration(stall.Seconds)}" : string.Empty;
+        return $"{now}  {title}  {op.Phase ?? "-"}  {percentBar}  {rate}  {eta}  {elapsed}  {wait}{quiet}";
+    }
+
+    /// <summary>"01:37:05.120  BACKUP DATABASE [SalesDB] (session 61)  stalled: no bytes moved for ...; look at: ...".</summary>
+    private string NoticeLine(StallNotice notice)
+    {
+        var op = notice.Operation;
+        var title = Units.Title(op.Kind, op.Scope, op.Database, op.SessionId);
+        var what = QuietPeriodText.Describe(notice.Period);
+        if (notice.Period.Kind != QuietKind.Stall)
+        {
+            return $"{Units.Time(notice.Period.To)}  {title}  waiting: {what}";
+        }
+
+        var current = notice.Ended ? null : _requests.CurrentWait(op.SessionId, notice.Period.From);
+        var ended = notice.Ended ? $"; bytes moved again at {Units.Time(notice.Period.To)}" : string.Empty;
+        return $"{Units.Time(notice.Period.To)}  {title}  stalled: {what}{ended}; look at the {QuietPeriodText.LookAt(op.SessionId, current, op.TopWait)}";
     }
 
     private static string Share(TimeSpan part, TimeSpan whole) =>
         whole > TimeSpan.Zero ? string.Create(CultureInfo.InvariantCulture, $"{part / whole * 100:0}%") : "?";
+
+    private static string Range(OperationProgress op) => op.RemainingRange is { } range
+        ? $" ({Units.Duration(range.Low.TotalSeconds)} to {Units.Duration(range.High.TotalSeconds)})"
+        : string.Empty;
 
     /// <summary>" 45% [#########...........]": a percent from 0 to 100 (callers range-check it), or "?" when unknown.</summary>
     public static string PercentBar(int? percent)

@@ -146,6 +146,12 @@ public sealed class BackupOperation
 
     public WaitAccumulator Waits { get; } = new();
 
+    /// <summary>Signs of progress and the quiet periods between them (stalls, expected waits).</summary>
+    public ByteFlow Flow { get; } = new();
+
+    /// <summary>The most bytes any reading says have moved so far.</summary>
+    public long MovedBytes => Math.Max(PercentBytes ?? 0, ThroughputEventBytes);
+
     /// <summary>Bytes processed over time from the percent lines (bounded: a fixed number of points).</summary>
     public ProgressSeries PercentProgress { get; } = new();
 
@@ -269,6 +275,17 @@ public sealed class BackupOperation
 
                 break;
         }
+
+        NoteFlow(at);
+    }
+
+    // Client output has no clock: its events are not placed in time, so no quiet period can be measured.
+    private void NoteFlow(DateTime at)
+    {
+        if (HasClock)
+        {
+            Flow.Observe(at, MovedBytes, Phases.Current);
+        }
     }
 
     /// <summary>A "N percent processed" line: <see cref="Apply"/> for the one message that needs no type test.</summary>
@@ -280,6 +297,7 @@ public sealed class BackupOperation
         LastPercentAt = at;
         PercentProgress.Add(at, percent.Bytes);
         EstimatedBytes ??= percent.TotalBytes;
+        NoteFlow(at);
     }
 
     public void ApplyHistory(HistoryRecord record, DateTime at)
@@ -319,6 +337,7 @@ public sealed class BackupOperation
     {
         ThroughputEventBytes = ServerRanges.SaturatingAdd(ThroughputEventBytes, Math.Max(0, increment));
         ThroughputProgress.Add(at, ThroughputEventBytes);
+        NoteFlow(at);
     }
 
     public void Finish(DateTime at, OperationStatus outcome, string? reason)

@@ -10,8 +10,9 @@ namespace BackupXe.Core.Correlation;
 /// the ERRORLOG writes its closing lines ("Database backed up", "... successfully processed ...") from a
 /// different process column, after the trace's own last step.
 /// </summary>
-public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeSpan? grace = null)
+public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeSpan? grace = null, TimeSpan? stallAfter = null)
 {
+    private readonly TimeSpan _stallAfter = stallAfter ?? ByteFlow.DefaultStallAfter;
     private readonly TimeSpan _grace = grace ?? TimeSpan.FromSeconds(2);
     private readonly OperationSet _open = new();
     private readonly OperationSet _ended = new();
@@ -228,6 +229,7 @@ public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeS
         }
 
         operation.Sequence = ++_created;
+        operation.Flow.StallAfter = _stallAfter;
         operation.AmbiguousMark = _ambiguousCount;
         _open.Add(operation);
     }

@@ -13,6 +13,13 @@ public sealed class PhaseTimeline
 {
     private readonly List<Span> _spans = [];
 
+    /// <summary>
+    /// Phases that move no backup bytes while they run (zeroing, recovery, upgrade steps): no percent line can show
+    /// their progress, only the time spent in them.
+    /// </summary>
+    public static bool MovesNoBytes(OperationPhase phase) => phase is OperationPhase.Checkpoint or OperationPhase.PrepareContainers
+        or OperationPhase.WaitLogZero or OperationPhase.Redo or OperationPhase.Recovery or OperationPhase.InMemoryLoad or OperationPhase.Upgrade;
+
     public OperationPhase? Current => _spans.Count == 0 ? null : _spans[^1].EndMarked ? null : _spans[^1].Phase;
 
     public void Mark(OperationPhase phase, PhaseEdge edge, DateTime at)

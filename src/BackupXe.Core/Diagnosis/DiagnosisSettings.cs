@@ -15,6 +15,12 @@ public sealed record DiagnosisSettings
     /// </summary>
     public long? MemoryBudgetBytes { get; init; }
 
+    /// <summary>
+    /// How long an operation may show no sign of progress before the quiet is named: a stall in a phase that moves
+    /// bytes, expected waiting in one that moves none (docs/live.md).
+    /// </summary>
+    public TimeSpan StallAfter { get; init; } = Correlation.ByteFlow.DefaultStallAfter;
+
     /// <summary>An operation shorter than this is reported as <c>none</c>: nothing worth tuning.</summary>
     public double QuickOperationSeconds { get; init; } = 10;
 

@@ -28,7 +28,7 @@ public sealed class OperationPipeline
         _sink = sink;
         _diagnostician = new BackupDiagnostician(settings ?? new DiagnosisSettings());
         _runs = compareRuns ? new OperationRuns(_diagnostician.Settings.QuickOperationSeconds) : null;
-        _correlator = new OperationCorrelator(Complete);
+        _correlator = new OperationCorrelator(Complete, stallAfter: _diagnostician.Settings.StallAfter);
     }
 
     public long UnattributedWaits => _correlator.UnattributedWaits;

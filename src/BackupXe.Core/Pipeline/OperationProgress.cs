@@ -25,16 +25,25 @@ public sealed record OperationProgress(
     TimeSpan? InPhase = null)
 {
     /// <summary>
-    /// Phases that move no backup bytes while they run (zeroing, recovery, upgrade steps): no percent line can show
-    /// their progress, only the time spent in them.
+    /// The ETA's interval: the remaining bytes at the faster and the slower of the rate over the whole data phase and
+    /// the rate over its latest readings. Null when fewer than three readings give no second rate.
     /// </summary>
+    public (TimeSpan Low, TimeSpan High)? RemainingRange { get; init; }
+
+    /// <summary>The quiet period the operation is in now, once long enough to name (docs/live.md).</summary>
+    public QuietPeriod? Quiet { get; init; }
+
+    /// <summary>The quiet periods that have ended, oldest first (bounded, <see cref="ByteFlow.MaxPeriods"/>).</summary>
+    public IReadOnlyList<QuietPeriod> EndedQuiet { get; init; } = [];
+
+    /// <summary>How many of the latest readings give the recent rate: about a tenth of them, at least two intervals.</summary>
+    private static int RecentSpan(int points) => Math.Max(2, points / 10);
+
+    /// <summary>The phases <see cref="PhaseTimeline.MovesNoBytes"/> names, by their kebab-case name.</summary>
     public static bool IsPhaseWithoutProgress(string? phase) => phase is not null && PhasesWithoutProgress.Contains(phase);
 
-    private static readonly FrozenSet<string> PhasesWithoutProgress = new[]
-    {
-        OperationPhase.Checkpoint, OperationPhase.PrepareContainers, OperationPhase.WaitLogZero, OperationPhase.Redo,
-        OperationPhase.Recovery, OperationPhase.InMemoryLoad, OperationPhase.Upgrade,
-    }.Select(phase => Kebab.Of(phase)).ToFrozenSet(StringComparer.Ordinal);
+    private static readonly FrozenSet<string> PhasesWithoutProgress = Enum.GetValues<OperationPhase>()
+        .Where(PhaseTimeline.MovesNoBytes).Select(phase => Kebab.Of(phase)).ToFrozenSet(StringComparer.Ordinal);
 
     public static OperationProgress Of(BackupOperation operation, DateTime now)
     {
@@ -58,6 +67,7 @@ public sealed record OperationProgress(
         }
 
         var top = operation.Waits.Top();
+        var range = remaining is { } left ? Range(operation, left) : null;
         return new OperationProgress(
             operation.Kind,
             operation.Scope,
@@ -76,6 +86,37 @@ public sealed record OperationProgress(
             operation.Start is not null,
             operation.Phases.Current is { } current && operation.Phases.BeginOf(current) is { } phaseBegin && now > phaseBegin
                 ? now - phaseBegin
-                : null);
+                : null)
+        {
+            RemainingRange = range,
+            Quiet = operation.HasClock ? operation.Flow.Ongoing(now) : null,
+            EndedQuiet = operation.Flow.Periods,
+        };
+    }
+
+    private static (TimeSpan Low, TimeSpan High)? Range(BackupOperation operation, TimeSpan remaining)
+    {
+        var points = operation.PercentProgress.Points;
+        if (points.Count < 3 || operation.PercentBytes is not { } moved || operation.EstimatedBytes is not { } total)
+        {
+            return null;
+        }
+
+        var from = points[^(RecentSpan(points.Count) + 1)];
+        var to = points[^1];
+        var seconds = (to.At - from.At).TotalSeconds;
+        if (seconds <= 0 || to.Bytes <= from.Bytes)
+        {
+            return null;
+        }
+
+        var recent = (total - moved) / ((to.Bytes - from.Bytes) / seconds);
+        if (!(recent < ServerRanges.MaxSeconds))
+        {
+            return null;
+        }
+
+        var other = TimeSpan.FromSeconds(recent);
+        return remaining <= other ? (remaining, other) : (other, remaining);
     }
 }

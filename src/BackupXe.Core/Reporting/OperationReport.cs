@@ -91,6 +91,9 @@ public sealed record OperationReport
     public IReadOnlyList<FileReadReport> Files { get; init; } = [];
     public IReadOnlyList<ZeroingReport> Zeroing { get; init; } = [];
     public IReadOnlyList<PhaseReport> Phases { get; init; } = [];
+
+    /// <summary>Times with no sign of progress long enough to name: stalls, and waits in phases that move no bytes.</summary>
+    public IReadOnlyList<QuietPeriod> QuietPeriods { get; init; } = [];
     public IReadOnlyList<WaitReport> Waits { get; init; } = [];
     public WaitAttribution? WaitAttribution { get; init; }
 

@@ -68,6 +68,7 @@ public static class OperationReportBuilder
             Files = operation.Files.All.Select(f => new FileReadReport(f.Path, f.Start, f.End, f.Seconds)).ToList(),
             Zeroing = operation.Zeroing.All.Select(z => new ZeroingReport(z.Path, z.Pages, z.Start, z.End, z.Seconds)).ToList(),
             Phases = phases,
+            QuietPeriods = clock ? QuietPeriods(operation) : [],
             Waits = operation.Waits.ToReports(),
             WaitAttribution = operation.Waits.Attribution,
             Progress = Progress(operation),
@@ -167,4 +168,11 @@ public static class OperationReportBuilder
 
     private static double? Rate(long? bytes, double? seconds)
         => bytes is { } b && seconds is > 0 ? Math.Round(b / BytesPerMegabyte / seconds.Value, 3) : null;
+
+    /// <summary>The closed quiet periods, and the one the operation ended in (or was last seen in) when long enough to name.</summary>
+    private static IReadOnlyList<QuietPeriod> QuietPeriods(BackupOperation operation)
+    {
+        var last = operation.Flow.Ongoing(operation.End ?? operation.LastSeen);
+        return last is null ? operation.Flow.Periods.ToList() : [.. operation.Flow.Periods, last with { Ongoing = operation.End is null && operation.Outcome is null }];
+    }
 }

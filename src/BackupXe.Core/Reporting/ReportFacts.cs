@@ -117,6 +117,11 @@ public static class ReportFacts
             facts.Add(new("Zeroed", $"{zero.Path}{pages} in {Units.Duration(zero.Seconds)}"));
         }
 
+        foreach (var quiet in op.QuietPeriods)
+        {
+            facts.Add(new(QuietPeriodText.Label(quiet), QuietPeriodText.Describe(quiet)));
+        }
+
         if (op.WaitAttribution is { } attribution)
         {
             facts.Add(new("Waits tied by", attribution switch

@@ -36,6 +36,7 @@ public static class ReportJsonWriter
     private static readonly EnumSpelling OperationKinds = new(typeof(OperationKind));
     private static readonly EnumSpelling OperationScopes = new(typeof(OperationScope));
     private static readonly EnumSpelling OperationStatuses = new(typeof(OperationStatus));
+    private static readonly EnumSpelling QuietKinds = new(typeof(QuietKind));
     private static readonly EnumSpelling WaitAttributions = new(typeof(WaitAttribution));
     private static readonly EnumSpelling Bottlenecks = new(typeof(Bottleneck));
     private static readonly EnumSpelling Confidences = new(typeof(Confidence));
@@ -168,6 +169,26 @@ public static class ReportJsonWriter
                 {
                     writer.WriteString(Names.Name, phase.Name);
                     WriteSpan(writer, phase.Start, phase.End, phase.Seconds);
+                    writer.WriteEndObject();
+                }
+            }
+
+            writer.WriteEndArray();
+        }
+
+        writer.WritePropertyName(Names.QuietPeriods);
+        if (StartArray(writer, report.QuietPeriods))
+        {
+            foreach (var quiet in report.QuietPeriods)
+            {
+                if (StartObject(writer, quiet))
+                {
+                    writer.WriteString(Names.From, quiet.From);
+                    writer.WriteString(Names.To, quiet.To);
+                    writer.WriteString(Names.Phase, quiet.Phase);
+                    WriteEnum(writer, Names.Kind, QuietKinds, (int)quiet.Kind);
+                    writer.WriteBoolean(Names.Ongoing, quiet.Ongoing);
+                    writer.WriteNumber(Names.Seconds, quiet.Seconds);
                     writer.WriteEndObject();
                 }
             }
@@ -580,6 +601,11 @@ public static class ReportJsonWriter
         public static readonly JsonEncodedText Files = PropertyName(nameof(OperationReport.Files));
         public static readonly JsonEncodedText Zeroing = PropertyName(nameof(OperationReport.Zeroing));
         public static readonly JsonEncodedText Phases = PropertyName(nameof(OperationReport.Phases));
+        public static readonly JsonEncodedText QuietPeriods = PropertyName(nameof(OperationReport.QuietPeriods));
+        public static readonly JsonEncodedText From = PropertyName(nameof(QuietPeriod.From));
+        public static readonly JsonEncodedText To = PropertyName(nameof(QuietPeriod.To));
+        public static readonly JsonEncodedText Phase = PropertyName(nameof(QuietPeriod.Phase));
+        public static readonly JsonEncodedText Ongoing = PropertyName(nameof(QuietPeriod.Ongoing));
         public static readonly JsonEncodedText Waits = PropertyName(nameof(OperationReport.Waits));
         public static readonly JsonEncodedText WaitAttribution = PropertyName(nameof(OperationReport.WaitAttribution));
         public static readonly JsonEncodedText Progress = PropertyName(nameof(OperationReport.Progress));

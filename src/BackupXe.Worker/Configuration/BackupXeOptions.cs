@@ -11,6 +11,9 @@ public sealed class BackupXeOptions
     /// <summary>How long a failed instance waits before its source is opened again.</summary>
     public double RetryDelaySeconds { get; set; } = BackupXeOptionsDefaults.RetryDelaySeconds;
 
+    /// <summary>Seconds a running operation may move no bytes, in one phase, before the quiet is logged (docs/live.md).</summary>
+    public double StallAfterSeconds { get; set; } = BackupXeOptionsDefaults.StallAfterSeconds;
+
     /// <summary>
     /// How many reads of live <c>file</c> instances run at once, over all instances (each poll, and the session
     /// checks): the rest wait their turn instead of piling logins onto the driver (docs/performance.md).

@@ -6,6 +6,9 @@ public static class BackupXeOptionsDefaults
     /// <summary>Long enough not to hammer a server that is down, short enough to resume within a minute.</summary>
     public const double RetryDelaySeconds = 30;
 
+    /// <summary>Five minutes without bytes moving: longer than any gap between percent lines of a healthy copy (docs/live.md).</summary>
+    public const double StallAfterSeconds = 300;
+
     /// <summary>
     /// Sixteen: enough for 1,000 instances at 3,000 events/min each on a 2-core machine, few enough that logins
     /// never queue in SqlClient's managed network layer past the handshake timeout (measured: docs/performance.md).

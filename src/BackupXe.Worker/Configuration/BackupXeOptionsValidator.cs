@@ -46,6 +46,7 @@ public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = nul
         ValidateInstances(options.Instances, failures);
         ValidateHistoryImports(options, failures);
         ValidateRetryDelay(options.RetryDelaySeconds, failures);
+        ValidateStallAfter(options.StallAfterSeconds, failures);
         ValidateMaxConcurrentReads(options.MaxConcurrentReads, failures);
         ValidateHistory(options.History, failures);
         ValidateRegression(options.Regression, failures);
@@ -169,6 +170,14 @@ public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = nul
         if (!double.IsFinite(seconds) || seconds <= 0 || seconds > MaxRetryDelaySeconds)
         {
             failures.Add($"{Section}:RetryDelaySeconds must be greater than 0 and at most {MaxRetryDelaySeconds} (a day); it is {seconds}.");
+        }
+    }
+
+    private static void ValidateStallAfter(double seconds, List<string> failures)
+    {
+        if (!(seconds is >= 1 and <= MaxRetryDelaySeconds))
+        {
+            failures.Add($"{Section}:StallAfterSeconds must be from 1 to {MaxRetryDelaySeconds} (a day); it is {seconds}.");
         }
     }
 

@@ -24,6 +24,16 @@ internal static partial class MonitorLog
         this ILogger logger, string kind, string? database, string instance, double throughputMBps,
         double percentOfMedian, double medianThroughputMBps, int samples);
 
+    [LoggerMessage(EventId = 180, Level = LogLevel.Warning, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}) stalled: no bytes moved for {QuietSeconds:0} s in {Phase} since {QuietSince:O} (seen after the bytes moved again: {SeenAfterwards}); {LookAt}")]
+    public static partial void OperationStalled(
+        this ILogger logger, string kind, string? database, string instance, int? sessionId, double quietSeconds, string? phase,
+        DateTime quietSince, bool seenAfterwards, string lookAt);
+
+    [LoggerMessage(EventId = 181, Level = LogLevel.Information, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}) has moved no bytes for {QuietSeconds:0} s in {Phase} since {QuietSince:O}, as expected: {Reason}")]
+    public static partial void ExpectedWait(
+        this ILogger logger, string kind, string? database, string instance, int? sessionId, double quietSeconds, string? phase,
+        DateTime quietSince, string reason);
+
     [LoggerMessage(EventId = 120, Level = LogLevel.Error, Message = "Instance {Instance} failed ({ErrorType}: {Error}); retrying in {RetryDelaySeconds} s")]
     public static partial void InstanceFailed(this ILogger logger, string instance, string errorType, string error, double retryDelaySeconds);
 

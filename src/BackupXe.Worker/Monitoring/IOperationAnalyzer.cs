@@ -1,4 +1,5 @@
 using BackupXe.Core.Events;
+using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Worker.Monitoring;
@@ -18,4 +19,14 @@ public interface IOperationAnalyzer
     /// </summary>
     IAsyncEnumerable<OperationReport> AnalyzeAsync(ITraceEventSource source, SourceStatus status, Action<TraceEvent>? onIdle, CancellationToken cancellationToken)
         => AnalyzeAsync(source, status, cancellationToken);
+
+    /// <summary>
+    /// As above, also handing <see cref="LiveHooks.OnProgress"/> the running operations after each progress event and
+    /// each quiet tick; analyzers that show no progress ignore it.
+    /// </summary>
+    IAsyncEnumerable<OperationReport> AnalyzeAsync(ITraceEventSource source, SourceStatus status, LiveHooks hooks, CancellationToken cancellationToken)
+        => AnalyzeAsync(source, status, hooks.OnIdle, cancellationToken);
 }
+
+/// <summary>What the monitor wants to hear while an instance's events are analysed.</summary>
+public sealed record LiveHooks(Action<TraceEvent>? OnIdle, Action<IReadOnlyList<OperationProgress>>? OnProgress, TimeSpan StallAfter);

@@ -1,4 +1,7 @@
+using BackupXe.Core.Correlation;
 using BackupXe.Core.Events;
+using BackupXe.Core.Pipeline;
+using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Logging;
@@ -21,7 +24,8 @@ public sealed class InstanceMonitor(
     BackupXeMetrics metrics,
     TimeProvider time,
     TimeSpan retryDelay,
-    ILogger<InstanceMonitor> logger)
+    ILogger<InstanceMonitor> logger,
+    TimeSpan? stallAfter = null)
 {
     private const string LiveFormat = "live";
 
@@ -65,6 +69,27 @@ public sealed class InstanceMonitor(
         }
     }
 
+    /// <summary>Each quiet period once: a warning for a stall, information for a phase expected to move no bytes, and a count.</summary>
+    private void Announce(IReadOnlyList<StallNotice> notices)
+    {
+        foreach (var notice in notices)
+        {
+            var op = notice.Operation;
+            var quiet = notice.Period;
+            metrics.RecordQuietPeriod(Name, quiet);
+            if (quiet.Kind == QuietKind.Stall)
+            {
+                logger.OperationStalled(
+                    Kebab.Of(op.Kind), op.Database, Name, op.SessionId, quiet.Seconds, quiet.Phase, quiet.From, notice.Ended,
+                    QuietPeriodText.LookAt(op.SessionId, null, op.TopWait));
+            }
+            else
+            {
+                logger.ExpectedWait(Kebab.Of(op.Kind), op.Database, Name, op.SessionId, quiet.Seconds, quiet.Phase, quiet.From, QuietPeriodText.Expected(quiet.Phase));
+            }
+        }
+    }
+
     /// <summary>True when the source is finished for good (a replay read to its end).</summary>
     private async Task<bool> ReadToEndAsync(CancellationToken cancellationToken)
     {
@@ -76,7 +101,9 @@ public sealed class InstanceMonitor(
         var counted = new CountingEventSource(source, () => metrics.RecordEventReceived(Name));
         // A checkpointing live source saves its position where the analysis is idle (docs/history.md).
         var onIdle = source is IIdleCheckpoint checkpointed ? checkpointed.MarkIdle : (Action<TraceEvent>?)null;
-        await foreach (var report in analyzer.AnalyzeAsync(counted, status, onIdle, cancellationToken))
+        var stalls = new StallWatch();
+        var hooks = new LiveHooks(onIdle, running => Announce(stalls.Update(running)), stallAfter ?? ByteFlow.DefaultStallAfter);
+        await foreach (var report in analyzer.AnalyzeAsync(counted, status, hooks, cancellationToken))
         {
             await recorder.RecordAsync(Name, report, cancellationToken);
         }

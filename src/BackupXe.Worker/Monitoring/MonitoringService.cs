@@ -54,7 +54,8 @@ public sealed class MonitoringService(
         var retryDelay = TimeSpan.FromSeconds(settings.RetryDelaySeconds);
         var monitors = settings.Instances
             .Select(instance => new InstanceMonitor(
-                instance, sources, analyzer, recorder, metrics, time, retryDelay, loggers.CreateLogger<InstanceMonitor>()))
+                instance, sources, analyzer, recorder, metrics, time, retryDelay, loggers.CreateLogger<InstanceMonitor>(),
+                TimeSpan.FromSeconds(settings.StallAfterSeconds)))
             .ToList();
 
         // Task.Run: a source that blocks before its first await must not hold up the instances after it.

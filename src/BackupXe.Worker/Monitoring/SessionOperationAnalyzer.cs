@@ -1,4 +1,6 @@
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Correlation;
+using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
 
@@ -14,11 +16,20 @@ public sealed class SessionOperationAnalyzer : IOperationAnalyzer
     private const string LiveFormat = "live";
 
     public IAsyncEnumerable<OperationReport> AnalyzeAsync(ITraceEventSource source, SourceStatus status, CancellationToken cancellationToken)
-        => AnalyzeAsync(source, status, null, cancellationToken);
+        => AnalyzeAsync(source, status, (Action<TraceEvent>?)null, cancellationToken);
 
     public IAsyncEnumerable<OperationReport> AnalyzeAsync(ITraceEventSource source, SourceStatus status, Action<TraceEvent>? onIdle, CancellationToken cancellationToken)
+        => AnalyzeAsync(source, status, new LiveHooks(onIdle, null, ByteFlow.DefaultStallAfter), cancellationToken);
+
+    public IAsyncEnumerable<OperationReport> AnalyzeAsync(ITraceEventSource source, SourceStatus status, LiveHooks hooks, CancellationToken cancellationToken)
         => new AnalysisSession(
             [new AnalysisInput(source, status)],
-            new AnalysisOptions { OnIdle = onIdle, QuietInterval = source.Format == LiveFormat ? AnalysisOptions.LiveQuietInterval : null })
+            new AnalysisOptions
+            {
+                OnIdle = hooks.OnIdle,
+                OnProgress = hooks.OnProgress,
+                Diagnosis = new DiagnosisSettings { StallAfter = hooks.StallAfter },
+                QuietInterval = source.Format == LiveFormat ? AnalysisOptions.LiveQuietInterval : null,
+            })
             .ReadOperationsAsync(cancellationToken);
 }

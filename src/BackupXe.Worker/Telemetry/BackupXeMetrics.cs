@@ -20,6 +20,7 @@ public sealed class BackupXeMetrics : IDisposable
     private readonly Counter<long> _reconnects;
     private readonly Counter<long> _eventsDropped;
     private readonly Counter<long> _regressions;
+    private readonly Counter<long> _quietPeriods;
 
     public BackupXeMetrics()
     {
@@ -32,6 +33,7 @@ public sealed class BackupXeMetrics : IDisposable
         _eventsReceived = Meter.CreateCounter<long>("backupxe.events.received", "{event}", "Trace events read from sources.");
         _reconnects = Meter.CreateCounter<long>("backupxe.live.reconnects", "{reconnect}", "Times a failed source was opened again.");
         _eventsDropped = Meter.CreateCounter<long>("backupxe.events.dropped", "{event}", "Events a source reported it had to drop.");
+        _quietPeriods = Meter.CreateCounter<long>("backupxe.live.quiet_periods", "{period}", "Running operations that moved no bytes for the stall limit: stalls and expected waits.");
         _regressions = Meter.CreateCounter<long>("backupxe.regressions", "{operation}", "Operations below their recent median throughput.");
     }
 
@@ -80,6 +82,10 @@ public sealed class BackupXeMetrics : IDisposable
 
     public void RecordRegression(string instance, OperationReport report)
         => _regressions.Add(1, new TagList { { "instance", instance }, { "kind", Kebab.Of(report.Kind) } });
+
+    /// <summary>Once per quiet period of a running operation (docs/live.md): kind stall or expected-wait, and the phase.</summary>
+    public void RecordQuietPeriod(string instance, QuietPeriod quiet)
+        => _quietPeriods.Add(1, new TagList { { "instance", instance }, { "kind", Kebab.Of(quiet.Kind) }, { "phase", quiet.Phase ?? "none" } });
 
     public void Dispose() => Meter.Dispose();
 }

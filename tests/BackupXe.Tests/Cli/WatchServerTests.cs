@@ -139,7 +139,8 @@ public class WatchServerTests
         // Its events then carry on the same line of progress, timed from the real start and saying what was missed
         var progress = lines.Skip(1).TakeWhile(l => l.StartsWith("01:30:", StringComparison.Ordinal)).ToList();
         Assert.True(progress.Count >= 6, run.Output);
-        Assert.Contains(" 50% [##########..........]  853.3 MB/s  ETA 1.2 s  elapsed 6.31 s  top wait BACKUPBUFFER", progress[1], StringComparison.Ordinal);
+        Assert.Contains(" 50% [##########..........]  853.3 MB/s  ETA 1.2 s (", progress[1], StringComparison.Ordinal);
+        Assert.Contains(")  elapsed 6.31 s  top wait BACKUPBUFFER", progress[1], StringComparison.Ordinal);
         Assert.All(progress, l => Assert.Contains("started before watch at 01:30:00.120 (sys.dm_exec_requests); phases before 01:30:", l, StringComparison.Ordinal));
         // One operation, one diagnosis, introduced by the note; no verdict pretends to know the whole backup
         Assert.Equal(1, CountOf(run.Output, "Verdict"));

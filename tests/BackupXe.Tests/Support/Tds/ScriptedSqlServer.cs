@@ -34,7 +34,8 @@ public sealed class ScriptedSqlServer
             .On("instant_file_initialization_enabled", _ => InstantFileInitializationRows())
             .On("dm_os_sys_memory", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("available_physical_memory_kb"), TdsColumn.BigInt("total_physical_memory_kb")).Row(AvailableMemoryKb, 16L * 1024 * 1024)))
             .On("sys.dm_exec_requests", _ => Requests())
-            .On("msdb.dbo.backupset", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("backup_sets"), TdsColumn.DateTime("oldest")).Row(HistoryRows, new DateTime(2023, 1, 1))));
+            .On("msdb.dbo.backupset", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("backup_sets"), TdsColumn.DateTime("oldest")).Row(HistoryRows, new DateTime(2023, 1, 1))))
+            .On("checkpoint_lsn", _ => BackupChain());
     }
 
     public TdsScript Script { get; }
@@ -135,6 +136,32 @@ public sealed class ScriptedSqlServer
         return TdsResponse.Of(set);
     }
 
+    /// <summary>What msdb.dbo.backupset holds for the restore chain query; read anew on every query.</summary>
+    public List<ScriptedBackupSet> BackupSets { get; } = [];
+
+    /// <summary>
+    /// The restore chain query's rows with the types the backupset page documents: database_name nvarchar(128), type
+    /// char(1) (sent as nvarchar(1), as the query casts it), is_copy_only bit, the four LSNs numeric(25,0) (sent as
+    /// nvarchar(25), as the query converts them), recovery_model nvarchar(60), backup_start_date and backup_finish_date datetime.
+    /// </summary>
+    private TdsResponse BackupChain()
+    {
+        var set = new TdsResultSet(
+            TdsColumn.NVarChar("database_name", 128), TdsColumn.NVarChar("backup_type", 1), TdsColumn.Bit("is_copy_only"),
+            TdsColumn.NVarChar("first_lsn", 25), TdsColumn.NVarChar("last_lsn", 25), TdsColumn.NVarChar("database_backup_lsn", 25),
+            TdsColumn.NVarChar("checkpoint_lsn", 25), TdsColumn.NVarChar("recovery_model", 60), TdsColumn.DateTime("backup_start_date"),
+            TdsColumn.DateTime("backup_finish_date"));
+        lock (BackupSets)
+        {
+            foreach (var b in BackupSets)
+            {
+                set.Row(b.Database, b.Type, b.IsCopyOnly, b.FirstLsn, b.LastLsn, b.DatabaseBackupLsn, b.CheckpointLsn, b.RecoveryModel, b.Start, b.Finish);
+            }
+        }
+
+        return TdsResponse.Of(set);
+    }
+
     private TdsResponse Events() =>
         TdsResponse.Of(EventNames.Aggregate(new TdsResultSet(TdsColumn.NVarChar("name", 256)), (set, n) => set.Row(n)));
 
@@ -168,3 +195,8 @@ public sealed record ScriptedRequest(
     string? WaitType,
     int WaitTimeMs,
     string? LastWaitType);
+
+/// <summary>One backupset row for the restore chain query (LSNs as the digits the server's CONVERT gives).</summary>
+public sealed record ScriptedBackupSet(
+    string Database, string Type, bool IsCopyOnly, string FirstLsn, string LastLsn, string? DatabaseBackupLsn, string? CheckpointLsn,
+    string RecoveryModel, DateTime Start, DateTime Finish);

@@ -1,0 +1,134 @@
+using System.Globalization;
+using System.Text.Json;
+using BackupXe.Core.History;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Cli.Rendering;
+
+/// <summary>Each database's restore chain in the three formats (docs/restore-chain.md): console lines, Markdown, JSON.</summary>
+internal static class RestoreChainWriter
+{
+    public static void Console(TextWriter output, IReadOnlyList<RestoreChainReport> chains, DateTime since)
+    {
+        output.WriteLine($"Restore chain (msdb backups since {Time(since)}, server local time)");
+        if (chains.Count == 0)
+        {
+            output.WriteLine("  no full, differential or log backup in msdb since then: nothing can be restored from this history");
+            return;
+        }
+
+        var width = chains.Max(c => TerminalText.Line(c.Database).Length);
+        foreach (var chain in chains)
+        {
+            var pad = new string(' ', width + 2);
+            output.WriteLine($"  {TerminalText.Line(chain.Database).PadRight(width)}  {Summary(chain)}");
+            foreach (var gap in chain.Gaps)
+            {
+                output.WriteLine($"  {pad}gap: {Gap(gap)}");
+            }
+
+            foreach (var note in chain.Notes)
+            {
+                output.WriteLine($"  {pad}note: {note}");
+            }
+        }
+    }
+
+    public static void Markdown(TextWriter output, IReadOnlyList<RestoreChainReport> chains, DateTime since)
+    {
+        output.WriteLine($"## Restore chain (msdb backups since {Time(since)}, server local time)");
+        output.WriteLine();
+        if (chains.Count == 0)
+        {
+            output.WriteLine("No full, differential or log backup in msdb since then: nothing can be restored from this history.");
+            return;
+        }
+
+        foreach (var chain in chains)
+        {
+            output.WriteLine($"- **{TerminalText.Line(chain.Database)}**: {Summary(chain)}");
+            foreach (var gap in chain.Gaps)
+            {
+                output.WriteLine($"  - gap: {Gap(gap)}");
+            }
+
+            foreach (var note in chain.Notes)
+            {
+                output.WriteLine($"  - note: {note}");
+            }
+        }
+    }
+
+    /// <summary>The chains as a JSON array property of an object being written (check's report, history chain's).</summary>
+    public static void Json(Utf8JsonWriter json, string property, IReadOnlyList<RestoreChainReport> chains)
+    {
+        json.WriteStartArray(property);
+        foreach (var chain in chains)
+        {
+            json.WriteStartObject();
+            json.WriteString("database", chain.Database);
+            json.WriteString("recoveryModel", chain.RecoveryModel);
+            json.WriteBoolean("whole", chain.Whole);
+            json.WriteStartArray("gaps");
+            foreach (var gap in chain.Gaps)
+            {
+                json.WriteStartObject();
+                json.WriteString("after", Local(gap.After));
+                json.WriteString("before", Local(gap.Before));
+                json.WriteString("fromLsn", gap.FromLsn.ToString(CultureInfo.InvariantCulture));
+                json.WriteString("toLsn", gap.ToLsn.ToString(CultureInfo.InvariantCulture));
+                json.WriteString("reason", gap.Reason);
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            WriteTime(json, "oldestRestorePoint", chain.OldestRestorePoint);
+            WriteTime(json, "pointInTimeFrom", chain.PointInTimeFrom);
+            WriteTime(json, "pointInTimeTo", chain.PointInTimeTo);
+            json.WriteStartArray("notes");
+            foreach (var note in chain.Notes)
+            {
+                json.WriteStringValue(note);
+            }
+
+            json.WriteEndArray();
+            json.WriteNumber("backupSets", chain.BackupSets);
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+    }
+
+    private static string Summary(RestoreChainReport chain)
+    {
+        var state = chain.Whole
+            ? "whole"
+            : chain.Gaps.Count > 0
+                ? string.Create(CultureInfo.InvariantCulture, $"broken: {chain.Gaps.Count} gap(s)")
+                : "cannot tell whether whole (see the note)";
+        var oldest = chain.OldestRestorePoint is { } o ? $"; oldest restore point {Time(o)}" : "; no full backup, so no restore point";
+        var span = chain.PointInTimeFrom is { } from && chain.PointInTimeTo is { } to ? $"; any moment from {Time(from)} to {Time(to)}" : string.Empty;
+        var model = chain.RecoveryModel is { } m ? $" ({m} recovery)" : string.Empty;
+        return $"{state}{model}{oldest}{span}";
+    }
+
+    private static string Gap(ChainGap gap) => string.Create(CultureInfo.InvariantCulture,
+        $"from {Time(gap.After)} to {Time(gap.Before)} (LSN {gap.FromLsn} to {gap.ToLsn}): {gap.Reason}");
+
+    private static void WriteTime(Utf8JsonWriter json, string name, DateTime? value)
+    {
+        if (value is { } at)
+        {
+            json.WriteString(name, Local(at));
+        }
+        else
+        {
+            json.WriteNull(name);
+        }
+    }
+
+    // msdb keeps server local time without an offset: written as such, never with a Z.
+    private static string Local(DateTime at) => at.ToString("yyyy-MM-dd'T'HH:mm:ss", CultureInfo.InvariantCulture);
+
+    private static string Time(DateTime at) => at.ToString("yyyy-MM-dd HH:mm", CultureInfo.InvariantCulture);
+}

@@ -1,0 +1,72 @@
+using System.Data;
+using System.Globalization;
+using BackupXe.Core.History;
+using Microsoft.Data.SqlClient;
+
+namespace BackupXe.SqlServer.History;
+
+/// <summary>
+/// Reads the columns of msdb.dbo.backupset a restore chain rests on, read-only, and checks each database's chain
+/// (<see cref="RestoreChain"/>). The LSN columns are numeric(25,0) on the server and are sent as text (CONVERT to
+/// nvarchar(25)), which every client reads the same way and which parses to a decimal exactly.
+/// </summary>
+public sealed class MsdbBackupChain(SqlConnectionFactory factory)
+{
+    /// <summary>Database (D), differential (I) and log (L) backups since <c>@since</c> (server local time), in order.</summary>
+    public const string Query = """
+        SELECT bs.database_name,
+               CAST(bs.type AS nvarchar(1)) AS backup_type,
+               bs.is_copy_only,
+               CONVERT(nvarchar(25), bs.first_lsn) AS first_lsn,
+               CONVERT(nvarchar(25), bs.last_lsn) AS last_lsn,
+               CONVERT(nvarchar(25), bs.database_backup_lsn) AS database_backup_lsn,
+               CONVERT(nvarchar(25), bs.checkpoint_lsn) AS checkpoint_lsn,
+               bs.recovery_model,
+               bs.backup_start_date,
+               bs.backup_finish_date
+        FROM msdb.dbo.backupset AS bs
+        WHERE bs.backup_start_date >= @since AND bs.type IN ('D', 'I', 'L')
+        ORDER BY bs.database_name, bs.backup_start_date, bs.first_lsn;
+        """;
+
+    public async Task<IReadOnlyList<RestoreChainReport>> CheckAsync(DateTime since, IReadOnlyCollection<string> databases, CancellationToken cancellationToken)
+    {
+        await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+        await using var command = factory.Command(connection, Query);
+        command.Parameters.Add("@since", SqlDbType.DateTime).Value = since;
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        var rows = new List<BackupSetRow>();
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            if (Row(reader) is { } row && (databases.Count == 0 || databases.Contains(row.Database, StringComparer.OrdinalIgnoreCase)))
+            {
+                rows.Add(row);
+            }
+        }
+
+        return RestoreChain.Check(rows);
+    }
+
+    /// <summary>One backup set, or null for a row whose LSNs or dates are missing (msdb keeps them for every completed backup).</summary>
+    private static BackupSetRow? Row(SqlDataReader reader)
+    {
+        var type = SqlRows.Text(reader, "backup_type");
+        var first = Lsn(SqlRows.Text(reader, "first_lsn"));
+        var last = Lsn(SqlRows.Text(reader, "last_lsn"));
+        var start = reader.IsDBNull(reader.GetOrdinal("backup_start_date")) ? (DateTime?)null : reader.GetDateTime(reader.GetOrdinal("backup_start_date"));
+        var finish = reader.IsDBNull(reader.GetOrdinal("backup_finish_date")) ? (DateTime?)null : reader.GetDateTime(reader.GetOrdinal("backup_finish_date"));
+        if (SqlRows.Text(reader, "database_name") is not { } database || type is not { Length: 1 } || first is null || last is null || start is null || finish is null)
+        {
+            return null;
+        }
+
+        return new BackupSetRow(
+            database, char.ToUpperInvariant(type[0]), SqlRows.Flag(reader, "is_copy_only") ?? false, first.Value, last.Value,
+            Lsn(SqlRows.Text(reader, "database_backup_lsn")), Lsn(SqlRows.Text(reader, "checkpoint_lsn")),
+            SqlRows.Text(reader, "recovery_model"), start.Value, finish.Value);
+    }
+
+    // numeric(25,0): at most 25 digits, within decimal's 28; anything else is not an LSN.
+    private static decimal? Lsn(string? text) =>
+        text is { Length: > 0 and <= 25 } && decimal.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var value) ? value : null;
+}

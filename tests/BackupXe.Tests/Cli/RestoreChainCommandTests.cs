@@ -1,0 +1,94 @@
+using System.Text.Json;
+using BackupXe.Tests.Support.Tds;
+using Xunit;
+
+namespace BackupXe.Tests.Cli;
+
+/// <summary>
+/// history chain and check's restore chain section, end to end through the real driver against the TDS double serving
+/// backupset rows with the documented types (<see cref="ScriptedSqlServer.BackupSets"/>): SalesDB misses its 02:00 log
+/// backup, HR's chain is whole.
+/// </summary>
+[Collection(ConsoleCollection.Name)]
+public sealed class RestoreChainCommandTests
+{
+    private static readonly DateTime Night = DateTime.Today.AddDays(-2).AddHours(1);
+
+    public RestoreChainCommandTests() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
+    private static ScriptedSqlServer Server()
+    {
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        sql.BackupSets.AddRange(
+        [
+            new("HR", "D", false, "52000000004000037", "52000000005600001", "52000000000800001", "52000000004000037", "FULL", Night, Night.AddMinutes(5)),
+            new("HR", "L", false, "52000000002400001", "52000000006400001", "52000000004000037", "52000000006400001", "FULL", Night.AddHours(1), Night.AddHours(1).AddMinutes(1)),
+            new("SalesDB", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", Night, Night.AddMinutes(10)),
+            new("SalesDB", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", Night.AddHours(1), Night.AddHours(1).AddMinutes(1)),
+            new("SalesDB", "L", true, "41000000018400001", "41000000019000001", "41000000016000037", "41000000019000001", "FULL", Night.AddHours(1.5), Night.AddHours(1.5).AddMinutes(1)),
+            new("SalesDB", "L", false, "41000000020000001", "41000000021600001", "41000000016000037", "41000000021600001", "FULL", Night.AddHours(3), Night.AddHours(3).AddMinutes(1)),
+        ]);
+        return sql;
+    }
+
+    private static async Task<CliRun> RunAsync(ScriptedSqlServer sql, params string[] verb)
+    {
+        await using var server = TdsServerDouble.Start(sql.Script);
+        server.MajorVersion = sql.MajorVersion;
+        return await CliRun.RunAsync([.. verb, .. TdsClient.CliArguments(server)]);
+    }
+
+    private static string At(int minutes) => Night.AddMinutes(minutes).ToString("yyyy-MM-dd HH:mm", System.Globalization.CultureInfo.InvariantCulture);
+
+    [Fact]
+    public async Task History_chain_names_the_missing_log_backup_and_says_whole_for_a_whole_chain()
+    {
+        // When
+        var run = await RunAsync(Server(), "history", "chain");
+
+        // Then
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.True(run.Output.Contains("SalesDB  broken", StringComparison.Ordinal), run.Output);
+        Assert.Contains("  HR       whole (FULL recovery); oldest restore point " + At(5), run.Output, StringComparison.Ordinal);
+        Assert.Contains("  SalesDB  broken: 1 gap(s) (FULL recovery); oldest restore point " + At(10), run.Output, StringComparison.Ordinal);
+        Assert.Contains($"gap: from {At(61)} to {At(180)} (LSN 41000000018400001 to 41000000020000001): a log backup is missing", run.Output, StringComparison.Ordinal);
+        Assert.Contains("note: 1 COPY_ONLY log backup(s) left out", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task History_chain_json_and_markdown_carry_the_same_chains()
+    {
+        // When
+        var json = await RunAsync(Server(), "history", "chain", "--format", "json");
+        var markdown = await RunAsync(Server(), "history", "chain", "--format", "markdown", "--database", "SalesDB");
+
+        // Then
+        Assert.Equal(0, json.ExitCode);
+        using var document = JsonDocument.Parse(json.Output);
+        var chains = document.RootElement.GetProperty("restoreChains").EnumerateArray().ToDictionary(c => c.GetProperty("database").GetString()!);
+        Assert.True(chains["HR"].GetProperty("whole").GetBoolean());
+        var gap = Assert.Single(chains["SalesDB"].GetProperty("gaps").EnumerateArray());
+        Assert.Equal("41000000018400001", gap.GetProperty("fromLsn").GetString());
+        Assert.Equal(Night.AddHours(3).ToString("yyyy-MM-dd'T'HH:mm:ss", System.Globalization.CultureInfo.InvariantCulture), gap.GetProperty("before").GetString());
+
+        Assert.Equal(0, markdown.ExitCode);
+        Assert.Contains("- **SalesDB**: broken: 1 gap(s)", markdown.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain("HR", markdown.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Check_reports_the_restore_chain_as_a_section()
+    {
+        // When
+        var console = await RunAsync(Server(), "check");
+        var json = await RunAsync(Server(), "check", "--format", "json");
+
+        // Then
+        Assert.Equal(0, console.ExitCode);
+        Assert.Contains("Restore chain (msdb backups since ", console.Output, StringComparison.Ordinal);
+        Assert.Contains("  SalesDB  broken: 1 gap(s)", console.Output, StringComparison.Ordinal);
+        using var document = JsonDocument.Parse(json.Output);
+        Assert.Equal(2, document.RootElement.GetProperty("restoreChains").GetArrayLength());
+        Assert.Equal(JsonValueKind.Null, document.RootElement.GetProperty("restoreChainError").ValueKind);
+    }
+}
