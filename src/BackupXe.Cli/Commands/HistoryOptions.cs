@@ -13,7 +13,8 @@ internal sealed class HistoryOptions
 {
     private readonly Option<string?> _path = new("--history")
     {
-        Description = $"Set each operation against its own series in this history file (the daemon's SQLite file). Default: {BackupXeOptionsDefaults.HistoryPath} in the current directory when it exists.",
+        Description = $"Set each operation against its own series in this history file (the daemon's SQLite file); --history alone reads the daemon's default, {BackupXeOptionsDefaults.HistoryPath}.",
+        Arity = ArgumentArity.ZeroOrOne,
     };
 
     private readonly Option<string?> _instance = new("--instance", "-i")
@@ -27,9 +28,12 @@ internal sealed class HistoryOptions
         command.Options.Add(_instance);
     }
 
-    /// <summary>The history file named, else the daemon's default file when it exists here, else null.</summary>
+    /// <summary>
+    /// The history file named; the daemon's default file for <c>--history</c> alone; null without the option. Never
+    /// picked up unasked: an analysis must not change with the folder it is run from.
+    /// </summary>
     public string? PathOf(ParseResult parse)
-        => parse.GetValue(_path) ?? (File.Exists(BackupXeOptionsDefaults.HistoryPath) ? BackupXeOptionsDefaults.HistoryPath : null);
+        => parse.GetResult(_path) is null ? null : parse.GetValue(_path) ?? BackupXeOptionsDefaults.HistoryPath;
 
     /// <summary>
     /// The history read once, or null when none is named or found. A named file that is missing or not a BackupXe

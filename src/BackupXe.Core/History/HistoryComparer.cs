@@ -108,7 +108,7 @@ public static class HistoryComparer
             Factor = verdict switch { HistoryVerdict.Slower => median / rate, HistoryVerdict.Faster => rate / median, _ => null },
             UsualRuns = usual.Count,
             MedianMBps = median,
-            MadMBps = mad,
+            MadMBps = Math.Round(mad, 3),
             P10MBps = HistoryStatistics.Percentile(rates, 0.1),
             P90MBps = HistoryStatistics.Percentile(rates, 0.9),
             Since = verdict == HistoryVerdict.Slower ? judged[0].Start : null,
@@ -178,7 +178,7 @@ public static class HistoryComparer
 
     private static double? Median(IEnumerable<ComparableRun> runs) => HistoryStatistics.Percentile(runs.Select(r => r.ThroughputMBps!.Value).ToList(), 0.5);
 
-    private static SeriesPointReport Point(ComparableRun run, string role) => new(run.Start, run.ThroughputMBps!.Value, role);
+    private static SeriesPointReport Point(ComparableRun run, string role) => new(run.Start, Math.Round(run.ThroughputMBps!.Value, 3), role);
 
     private static IReadOnlyList<ConcurrentOperationReport> Concurrent(ComparableRun current, List<ComparableRun> others)
     {
@@ -333,5 +333,5 @@ public static class HistoryComparer
     private static string Changed(HistoryComparisonReport r)
         => r.Changes.Count == 0
             ? "; what changed: nothing the history recorded"
-            : "; what changed: " + string.Join(", ", r.Changes.Take(3).Select(c => $"{c.Factor} {c.Usual} -> {c.This}"));
+            : "; what changed: " + string.Join(", ", r.Changes.Take(3).Select(c => $"{c.Factor} (usually {c.Usual}, here {c.This})"));
 }

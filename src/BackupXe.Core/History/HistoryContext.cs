@@ -51,14 +51,14 @@ public sealed class HistoryContext
         return holding.Count switch
         {
             1 => HistoryComparer.Compare(current, holding[0], _byInstance[holding[0]], _settings),
-            0 => NoInstance(current, "?", "too few runs: the history holds no run of this series"),
-            _ => NoInstance(current, "?", string.Create(
+            0 => NoInstance(current, null, "too few runs: the history holds no run of this series"),
+            _ => NoInstance(current, null, string.Create(
                 CultureInfo.InvariantCulture,
                 $"the history holds this series on {holding.Count} instances ({string.Join(", ", holding)}); name one with --instance")),
         };
     }
 
-    private static HistoryComparisonReport NoInstance(ComparableRun current, string instance, string reason) => new()
+    private static HistoryComparisonReport NoInstance(ComparableRun current, string? instance, string reason) => new()
     {
         Instance = instance,
         Series = HistoryComparer.SeriesName(current),

@@ -23,7 +23,8 @@ public enum HistoryVerdict
 /// </summary>
 public sealed record HistoryComparisonReport
 {
-    public required string Instance { get; init; }
+    /// <summary>Whose history the run was set against; null when no instance of the history holds its series.</summary>
+    public string? Instance { get; init; }
 
     /// <summary>"full backup of [Sales] to disk".</summary>
     public required string Series { get; init; }
@@ -95,4 +96,4 @@ public sealed record ConcurrentOperationReport(
 public sealed record LogPartReport(long Bytes, long UsualBytes, double Ratio);
 
 /// <summary>One run on the strip: its start, MB/s and role (usual, slow, this, other: too short to rank).</summary>
-public sealed record SeriesPointReport(DateTime Start, double MBps, string Role);
+public sealed record SeriesPointReport(DateTime Start, double ThroughputMBps, string Role);

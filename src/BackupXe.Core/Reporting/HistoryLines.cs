@@ -7,7 +7,7 @@ public static class HistoryLines
 {
     /// <summary>"Against its history (full backup of [Sales] to disk on SQL1): slower".</summary>
     public static string Heading(HistoryComparisonReport history)
-        => $"Against its history ({history.Series} on {history.Instance}): {Kebab.Of(history.Verdict)}";
+        => $"Against its history ({history.Series}{(history.Instance is { } instance ? $" on {instance}" : string.Empty)}): {Kebab.Of(history.Verdict)}";
 
     public static IReadOnlyList<string> Of(HistoryComparisonReport history)
     {
@@ -16,7 +16,7 @@ public static class HistoryLines
         {
             lines.Add(string.Create(
                 CultureInfo.InvariantCulture,
-                $"changed: {change.Factor} {change.Usual} -> {change.This} ({change.SlowWithThis} of {change.Slow} judged runs have it, {change.UsualWithThis} of {change.UsualKnown} usual runs; separation {change.Separation:0.00})"));
+                $"changed: {change.Factor}, usually {change.Usual}, here {change.This} ({change.SlowWithThis} of {change.Slow} judged runs have it, {change.UsualWithThis} of {change.UsualKnown} usual runs; separation {change.Separation:0.00})"));
         }
 
         lines.AddRange(history.Findings);

@@ -95,6 +95,7 @@ public static class ReportJson
         yield return Spelled<HistorySource>();
         yield return Spelled<CopyStage>();
         yield return Spelled<SnapshotEvent>();
+        yield return Spelled<HistoryVerdict>();
     }
 
     private static JsonStringEnumConverter<T> Spelled<T>()

@@ -62,7 +62,7 @@ public sealed class OperationRecorder(
             var top = comparison.Changes.Count > 0 ? comparison.Changes[0] : null;
             logger.HistoryCompared(
                 kind, database, instance, Kebab.Of(comparison.Verdict), comparison.Factor, comparison.Since, comparison.MedianMBps,
-                comparison.UsualRuns, top is null ? null : $"{top.Factor} {top.Usual} -> {top.This}",
+                comparison.UsualRuns, top is null ? null : $"{top.Factor} (usually {top.Usual}, here {top.This})",
                 comparison.Concurrent.Count(c => c.SameTarget), TerminalText.Line(comparison.Summary));
         }
 

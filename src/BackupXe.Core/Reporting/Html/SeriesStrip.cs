@@ -17,7 +17,7 @@ internal static class SeriesStrip
     public static string Svg(HistoryComparisonReport history)
     {
         var points = history.Points;
-        var top = Math.Max(points.Max(p => p.MBps), history.P90MBps ?? 0) * 1.1;
+        var top = Math.Max(points.Max(p => p.ThroughputMBps), history.P90MBps ?? 0) * 1.1;
         if (top <= 0)
         {
             top = 1;
@@ -27,7 +27,7 @@ internal static class SeriesStrip
         double Y(double mbps) => Height - Pad - (mbps / top * (Height - (2.0 * Pad)));
 
         var svg = new StringBuilder();
-        var label = string.Create(CultureInfo.InvariantCulture, $"MB/s of {points.Count} runs of {history.Series}, this run last: {points[^1].MBps:0.#} MB/s");
+        var label = string.Create(CultureInfo.InvariantCulture, $"MB/s of {points.Count} runs of {history.Series}, this run last: {points[^1].ThroughputMBps:0.#} MB/s");
         svg.Append(CultureInfo.InvariantCulture, $"<svg class=\"series-strip\" role=\"img\" width=\"{Width}\" height=\"{Height}\" viewBox=\"0 0 {Width} {Height}\" aria-label=\"{WebUtility.HtmlEncode(label)}\">");
         if (history.P10MBps is { } p10 && history.P90MBps is { } p90)
         {
@@ -43,7 +43,7 @@ internal static class SeriesStrip
         {
             var p = points[i];
             var (fill, radius) = p.Role switch { "this" => ("#d62728", 5), "slow" => ("#ff7f0e", 3.5), "usual" => ("#3182bd", 3), _ => ("#999999", 3) };
-            svg.Append(CultureInfo.InvariantCulture, $"<circle cx=\"{X(i):0.#}\" cy=\"{Y(p.MBps):0.#}\" r=\"{radius}\" fill=\"{fill}\" data-role=\"{p.Role}\"><title>{WebUtility.HtmlEncode(Units.Timestamp(p.Start))}: {p.MBps:0.#} MB/s ({p.Role})</title></circle>");
+            svg.Append(CultureInfo.InvariantCulture, $"<circle cx=\"{X(i):0.#}\" cy=\"{Y(p.ThroughputMBps):0.#}\" r=\"{radius}\" fill=\"{fill}\" data-role=\"{p.Role}\"><title>{WebUtility.HtmlEncode(Units.Timestamp(p.Start))}: {p.ThroughputMBps:0.#} MB/s ({p.Role})</title></circle>");
         }
 
         svg.Append("</svg>");
