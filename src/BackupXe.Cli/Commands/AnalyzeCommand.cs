@@ -30,17 +30,26 @@ public static class AnalyzeCommand
         var budget = CommonOptions.MemoryBudget();
         var noColor = CommonOptions.NoColor();
         var filter = new OperationFilter.Options();
+        var history = new HistoryOptions();
 
         var command = new Command("analyze", "Explain the backups and restores recorded in captured files.")
         {
             inputs, format, output, verbose, budget, noColor,
         };
         filter.AddTo(command);
+        history.AddTo(command);
         CommonOptions.RejectUnknownOptions(inputs);
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => result.GetValue(inputs) ?? []);
         command.SetAction(async (parse, cancellationToken) =>
         {
             var paths = parse.GetRequiredValue(inputs);
+            var (past, historyError) = await history.LoadAsync(parse, cancellationToken);
+            if (historyError is not null)
+            {
+                await Console.Error.WriteLineAsync(historyError);
+                return ExitCodes.NothingUsable;
+            }
+
             var selection = InputSources.OpenAll(paths);
             foreach (var repeat in selection.Repeats)
             {
@@ -55,7 +64,9 @@ public static class AnalyzeCommand
             var findings = await CommonOptions.WriteReportAsync(parse.GetValue(output), standardOutput, async writer =>
             {
                 var selected = filter.Read(parse, DateTime.Now);
-                var report = selected.IsEmpty ? renderer.Open(writer) : new FilteredReportStream(renderer.Open(writer), selected);
+                var rendered = renderer.Open(writer);
+                var compared = past is null ? rendered : new HistoryComparingStream(rendered, past);
+                var report = selected.IsEmpty ? compared : new FilteredReportStream(compared, selected);
                 var found = await RunWithProgressAsync(selection.Sources, diagnosis, report, paths, cancellationToken);
                 report.Complete(found);
                 (report as IDisposable)?.Dispose();

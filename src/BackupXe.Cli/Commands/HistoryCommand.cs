@@ -123,26 +123,17 @@ public static class HistoryCommand
     }
 
     /// <summary>
-    /// Each listed operation against the daemon's own regression rule (docs/history.md), with its default settings:
-    /// the baseline is the series' completed operations before it in the whole history, not only the listed ones.
+    /// Each listed operation against the daemon's own rule (docs/history.md, "The regression rule"), with its default
+    /// settings: the baseline is the series' usual runs before it in the whole history, not only the listed ones.
     /// </summary>
     private static async Task<IReadOnlyList<HistoryEntry>> JudgeAsync(SqliteHistoryStore store, IReadOnlyList<StoredOperation> rows, CancellationToken cancellationToken)
     {
-        var settings = new BackupXeOptions();
-        var detector = new RegressionDetector(store, Options.Create(settings));
+        var detector = new RegressionDetector(store, Options.Create(new BackupXeOptions()));
         var entries = new List<HistoryEntry>(rows.Count);
         foreach (var row in rows)
         {
-            var regression = await detector.CheckAsync(row.Instance, row.Report, cancellationToken);
-            double? median = regression?.MedianThroughputMBps;
-            if (median is null && row.Report.Start is { } start)
-            {
-                var baseline = await store.RecentCompletedAsync(OperationSeries.Of(row.Instance, row.Report), start, settings.Regression.WindowSize, cancellationToken);
-                var rates = baseline.Select(b => b.Report.ThroughputMBps!.Value).ToList();
-                median = rates.Count >= settings.Regression.MinimumSamples ? Median(rates) : null;
-            }
-
-            entries.Add(new HistoryEntry(row.Instance, row.Report, median, regression is not null));
+            var comparison = await detector.CompareAsync(row.Instance, row.Report, cancellationToken);
+            entries.Add(new HistoryEntry(row.Instance, row.Report, comparison?.MedianMBps, comparison?.Verdict == HistoryVerdict.Slower));
         }
 
         return entries;
@@ -180,18 +171,11 @@ public static class HistoryCommand
     }
 
     /// <summary>
-    /// This operation's throughput against the median of its series' earlier completed runs in the whole history (the
+    /// This operation's throughput against the median of its series' usual earlier runs in the whole history (the
     /// regression rule's window), whatever the listing shows; "-" until the series has the rule's minimum of runs.
     /// </summary>
     private static string Trend(HistoryEntry row) =>
         row.Report.ThroughputMBps is { } rate && row.MedianMBps is > 0 and var median
             ? string.Create(CultureInfo.InvariantCulture, $"{rate / median * 100:0}%")
             : "-";
-
-    private static double Median(IEnumerable<double> values)
-    {
-        var sorted = values.Order().ToList();
-        var middle = sorted.Count / 2;
-        return sorted.Count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-    }
 }

@@ -2,6 +2,7 @@ using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Pipeline;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
@@ -75,6 +76,8 @@ public static class WatchCommand
             database, replay, speed, format, output, budget, noColor, sessionName, pollRequests, transport, stallAfter,
         };
         connection.AddTo(command);
+        var history = new HistoryOptions();
+        history.AddTo(command);
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => [result.GetValue(replay)]);
         command.Validators.Add(result =>
         {
@@ -168,10 +171,18 @@ public static class WatchCommand
                 Console.Out, renderer, OperationFilter.Names(parse.GetValue(database)), jsonLines, html is null ? null : html.WriteOperation,
                 inPlace: !json && !Console.IsOutputRedirected, width: Terminal.Width(toFile: false));
             var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes, StallAfter = TimeSpan.FromSeconds(parse.GetValue(stallAfter)) };
+            var (past, historyError) = await history.LoadAsync(parse, cancellationToken);
+            if (historyError is not null)
+            {
+                await Console.Error.WriteLineAsync(historyError);
+                return ExitCodes.NothingUsable;
+            }
+
+            using var compared = past is null ? null : new HistoryComparingStream(view, past);
             AnalysisFindings findings;
             if (requests is null)
             {
-                findings = await RunAsync(source, view, settings, cancellationToken, quietInterval, clockRate);
+                findings = await RunAsync(source, view, settings, cancellationToken, quietInterval, clockRate, compared);
             }
             else
             {
@@ -181,7 +192,7 @@ public static class WatchCommand
                 var poll = requests.PollAsync(view, polling.Token);
                 try
                 {
-                    findings = await RunAsync(source, view, settings, cancellationToken, quietInterval);
+                    findings = await RunAsync(source, view, settings, cancellationToken, quietInterval, sink: compared);
                 }
                 finally
                 {
@@ -227,7 +238,8 @@ public static class WatchCommand
     /// The analysis session with the view attached: each diagnosis as it ends, and, for the console only,
     /// progress after each trace message (JSON Lines show no progress, so no snapshot is built for them).
     /// </summary>
-    public static Task<AnalysisFindings> RunAsync(ITraceEventSource source, WatchView view, DiagnosisSettings settings, CancellationToken cancellationToken, TimeSpan? quietInterval = null, double clockRate = 1)
+    /// <param name="sink">What receives each completed operation when not the view itself (the history comparison in front of it).</param>
+    public static Task<AnalysisFindings> RunAsync(ITraceEventSource source, WatchView view, DiagnosisSettings settings, CancellationToken cancellationToken, TimeSpan? quietInterval = null, double clockRate = 1, IOperationSink? sink = null)
         => new AnalysisSession([source], new AnalysisOptions { Diagnosis = settings, OnProgress = view.WantsProgress ? view.ShowProgress : null, QuietInterval = quietInterval, ClockRate = clockRate })
-            .RunAsync(view, cancellationToken);
+            .RunAsync(sink ?? view, cancellationToken);
 }

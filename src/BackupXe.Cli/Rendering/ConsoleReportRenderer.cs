@@ -84,6 +84,12 @@ public sealed class ConsoleReportRenderer(bool verbose = false, bool color = tru
             console.Write(new Panel(new Rows(lines)).Header(header).Border(BoxBorder.Rounded).Expand());
         }
 
+        if (op.History is { } history)
+        {
+            var rows = HistoryLines.Of(history).Select(line => (IRenderable)new Text(TerminalText.Block(line)));
+            console.Write(new Panel(new Rows(rows)).Header(Markup.Escape(TerminalText.Line(HistoryLines.Heading(history)))).Border(BoxBorder.Rounded).Expand());
+        }
+
         if (op.Recommendations.Count > 0)
         {
             Recommendation(console, 1, op.Recommendations[0], op);

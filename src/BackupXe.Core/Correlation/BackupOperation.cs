@@ -71,6 +71,8 @@ public sealed class BackupOperation
 
     public long? DataBytesEstimate { get; private set; }
 
+    public long? LogBytesEstimate { get; private set; }
+
     public int? LastPercent { get; private set; }
 
     public long? PercentBytes { get; private set; }
@@ -200,6 +202,7 @@ public sealed class BackupOperation
             case EstimatedSize size:
                 EstimatedBytes = size.TotalBytes;
                 DataBytesEstimate = size.DataBytes;
+                LogBytesEstimate = size.LogBytes;
                 break;
             case PercentReached reached:
                 LastPercent = reached.Percent;

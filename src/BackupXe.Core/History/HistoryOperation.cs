@@ -52,6 +52,9 @@ public sealed record HistoryOperation
     /// <summary>Bytes written to the backup (msdb compressed_backup_size; equal to backup_size when uncompressed).</summary>
     public long? BytesWritten { get; init; }
 
+    /// <summary>Log bytes within a full backup (the engine's "log size = N bytes" estimate), when a capture had it.</summary>
+    public long? LogBytes { get; init; }
+
     public IReadOnlyList<BackupDevice> Devices { get; init; } = [];
 
     /// <summary>Options from the command text when a source had it; msdb's own facts are merged in (compression, checksum, copy-only, algorithm).</summary>
@@ -90,6 +93,7 @@ public sealed record HistoryOperation
         Status = Status,
         DurationSeconds = DurationSeconds,
         BytesProcessed = BytesRead,
+        EstimatedLogBytes = LogBytes,
         ThroughputMBps = ThroughputMBps,
         Devices = Devices.Where(d => d.Path is not null).Select(d => new DeviceReport(d.Path!)).ToList(),
         BufferConfig = Options.BufferCount is not null || Options.MaxTransferSizeBytes is not null
@@ -119,6 +123,7 @@ public sealed record HistoryOperation
             EngineSeconds = report.DurationSeconds,
             Status = report.Status,
             BytesRead = report.BytesProcessed,
+            LogBytes = report.EstimatedLogBytes,
             Devices = report.Devices.Select(d => new BackupDevice(DeviceKinds.FromPath(d.Path), d.Path)).ToList(),
             Options = new HistoryOptions
             {

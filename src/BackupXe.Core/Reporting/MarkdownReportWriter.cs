@@ -103,6 +103,15 @@ public sealed class MarkdownReportWriter : IReportStream
             }
         }
 
+        if (op.History is { } history)
+        {
+            md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"**{HistoryLines.Heading(history)}**").AppendLine();
+            foreach (var line in HistoryLines.Of(history))
+            {
+                md.AppendLine(CultureInfo.InvariantCulture, $"{(line.StartsWith("  ", StringComparison.Ordinal) ? "  - " + line.TrimStart() : "- " + line)}");
+            }
+        }
+
         foreach (var rec in op.Recommendations)
         {
             if (_remedies.ShownFor(rec, op) is { } first)

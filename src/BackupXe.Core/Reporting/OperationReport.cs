@@ -69,6 +69,9 @@ public sealed record OperationReport
     /// </summary>
     public double? MinimumDurationSeconds { get; init; }
     public long? EstimatedBytes { get; init; }
+
+    /// <summary>The log part of that estimate ("log size = N bytes"): the log a full or differential backup copies with its data.</summary>
+    public long? EstimatedLogBytes { get; init; }
     public long? BytesProcessed { get; init; }
     public double? ThroughputMBps { get; init; }
     public double? DataCopyThroughputMBps { get; init; }
@@ -129,6 +132,9 @@ public sealed record OperationReport
 
     public Verdict? Verdict { get; init; }
     public IReadOnlyList<Recommendation> Recommendations { get; init; } = [];
+
+    /// <summary>This operation against its own series in a history file; null when no history was given.</summary>
+    public HistoryComparisonReport? History { get; init; }
 }
 
 /// <summary>

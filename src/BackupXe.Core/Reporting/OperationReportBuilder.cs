@@ -50,6 +50,7 @@ public static class OperationReportBuilder
             DurationSeconds = duration,
             MinimumDurationSeconds = minimum,
             EstimatedBytes = operation.EstimatedBytes,
+            EstimatedLogBytes = operation.LogBytesEstimate,
             BytesProcessed = bytes,
             ThroughputMBps = copiedNothing ? null : EngineRate(operation, start, end) ?? Rate(bytes, duration),
             DataCopyThroughputMBps = clock ? DataCopyRate(operation) : null,

@@ -96,6 +96,7 @@ public static class ReportJson
         yield return Spelled<CopyStage>();
         yield return Spelled<SnapshotEvent>();
         yield return Spelled<QuietKind>();
+        yield return Spelled<HistoryVerdict>();
     }
 
     private static JsonStringEnumConverter<T> Spelled<T>()

@@ -17,6 +17,7 @@ namespace BackupXe.Core.Reporting;
 [JsonSerializable(typeof(SummaryReport))]
 [JsonSerializable(typeof(HistoryOperation))]
 [JsonSerializable(typeof(HistoryListing))]
+[JsonSerializable(typeof(HistoryComparisonReport))]
 [JsonSerializable(typeof(OperationChartData))]
 [JsonSerializable(typeof(HistoryChartData))]
 internal sealed partial class ReportJsonContext : JsonSerializerContext;

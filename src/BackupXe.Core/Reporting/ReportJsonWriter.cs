@@ -65,6 +65,7 @@ public static class ReportJsonWriter
         WriteNumber(writer, Names.DurationSeconds, report.DurationSeconds);
         WriteNumber(writer, Names.MinimumDurationSeconds, report.MinimumDurationSeconds);
         WriteNumber(writer, Names.EstimatedBytes, report.EstimatedBytes);
+        WriteNumber(writer, Names.EstimatedLogBytes, report.EstimatedLogBytes);
         WriteNumber(writer, Names.BytesProcessed, report.BytesProcessed);
         WriteNumber(writer, Names.ThroughputMBps, report.ThroughputMBps);
         WriteNumber(writer, Names.DataCopyThroughputMBps, report.DataCopyThroughputMBps);
@@ -329,6 +330,17 @@ public static class ReportJsonWriter
             writer.WriteEndArray();
         }
 
+        // Only a run given a history has one, so the serializer's cost is paid per compared operation.
+        writer.WritePropertyName(Names.History);
+        if (report.History is null)
+        {
+            writer.WriteNullValue();
+        }
+        else
+        {
+            JsonSerializer.Serialize(writer, report.History, ReportJson.TypeInfo<HistoryComparisonReport>(ReportJson.Options));
+        }
+
         writer.WriteEndObject();
     }
 
@@ -587,6 +599,8 @@ public static class ReportJsonWriter
         public static readonly JsonEncodedText DurationSeconds = PropertyName(nameof(OperationReport.DurationSeconds));
         public static readonly JsonEncodedText MinimumDurationSeconds = PropertyName(nameof(OperationReport.MinimumDurationSeconds));
         public static readonly JsonEncodedText EstimatedBytes = PropertyName(nameof(OperationReport.EstimatedBytes));
+        public static readonly JsonEncodedText EstimatedLogBytes = PropertyName(nameof(OperationReport.EstimatedLogBytes));
+        public static readonly JsonEncodedText History = PropertyName(nameof(OperationReport.History));
         public static readonly JsonEncodedText BytesProcessed = PropertyName(nameof(OperationReport.BytesProcessed));
         public static readonly JsonEncodedText ThroughputMBps = PropertyName(nameof(OperationReport.ThroughputMBps));
         public static readonly JsonEncodedText DataCopyThroughputMBps = PropertyName(nameof(OperationReport.DataCopyThroughputMBps));

@@ -1,3 +1,4 @@
+using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
 using BackupXe.Worker.Configuration;
 using Microsoft.Extensions.Options;
@@ -5,41 +6,58 @@ using Microsoft.Extensions.Options;
 namespace BackupXe.Worker.History;
 
 /// <summary>
-/// Compares a completed operation's throughput with the median of its series' recent history
-/// (docs/history.md, "Regression rule").
+/// Sets a completed operation against its series in the store with the one history rule (<see cref="HistoryComparer"/>;
+/// docs/history.md, "The regression rule" and "This run against its history").
 /// </summary>
 public sealed class RegressionDetector(IHistoryStore history, IOptions<BackupXeOptions> options)
 {
-    private readonly RegressionOptions _settings = options.Value.Regression;
+    /// <summary>Operations of the instance read around the series for the concurrency figures; a day covers any backup's span.</summary>
+    private const int ConcurrentLimit = 10_000;
+
+    private readonly HistoryComparisonSettings _settings = new()
+    {
+        Window = options.Value.Regression.WindowSize,
+        MinimumRuns = options.Value.Regression.MinimumSamples,
+        ThresholdRatio = options.Value.Regression.ThresholdRatio,
+    };
 
     /// <summary>The regression, or null when the operation is not one or there is too little history to say.</summary>
     public async Task<ThroughputRegression?> CheckAsync(string instance, OperationReport report, CancellationToken cancellationToken)
-    {
-        if (report.Status != OperationStatus.Completed || report.ThroughputMBps is not { } throughput || report.Start is not { } start)
-        {
-            return null;
-        }
+        => Regression(instance, report, await CompareAsync(instance, report, cancellationToken));
 
-        var series = OperationSeries.Of(instance, report);
-        var baseline = await history.RecentCompletedAsync(series, start, _settings.WindowSize, cancellationToken);
-        var samples = baseline.Select(stored => stored.Report.ThroughputMBps!.Value).ToList();
-        if (samples.Count < _settings.MinimumSamples)
-        {
-            return null;
-        }
-
-        var median = Median(samples);
-        return median > 0 && throughput < _settings.ThresholdRatio * median
-            ? new ThroughputRegression(series, throughput, median, samples.Count)
+    /// <summary>The regression a comparison amounts to: slower than usual, by the rule's threshold and spread.</summary>
+    public static ThroughputRegression? Regression(string instance, OperationReport report, HistoryComparisonReport? comparison)
+        => comparison is { Verdict: HistoryVerdict.Slower, ThroughputMBps: { } rate, MedianMBps: { } median }
+            ? new ThroughputRegression(OperationSeries.Of(instance, report), rate, median, comparison.UsualRuns)
             : null;
-    }
 
-    // The median, not the mean: one backup that ran during a maintenance window must not move the baseline.
-    private static double Median(List<double> values)
+    /// <summary>The operation against its series; null when it has no start time (nothing places it in a series).</summary>
+    public async Task<HistoryComparisonReport?> CompareAsync(string instance, OperationReport report, CancellationToken cancellationToken)
     {
-        values.Sort();
-        var middle = values.Count / 2;
-        return values.Count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+        if (ComparableRun.Of(report) is not { } current || report.Start is not { } start)
+        {
+            return null;
+        }
+
+        // Enough earlier runs to find where a slow streak began and still have a window of usual runs before it.
+        var series = await history.RecentCompletedAsync(OperationSeries.Of(instance, report), start, _settings.Window * 3, cancellationToken);
+        var from = series.Select(s => s.Report.Start).OfType<DateTime>().DefaultIfEmpty(start).Min().AddDays(-1);
+        var around = await history.QueryAsync(
+            new HistoryQuery(instance, Limit: ConcurrentLimit) { Since = from, Until = report.End ?? start },
+            cancellationToken);
+
+        var seen = new HashSet<(string?, Core.Events.OperationKind, Core.Parsing.OperationScope?, DateTime?)>();
+        var runs = new List<ComparableRun>();
+        foreach (var stored in series.Concat(around))
+        {
+            var r = stored.Report;
+            if (seen.Add((r.Database?.ToUpperInvariant(), r.Kind, r.Scope, r.Start)) && ComparableRun.Of(r) is { } run)
+            {
+                runs.Add(run);
+            }
+        }
+
+        return HistoryComparer.Compare(current, instance, runs, _settings);
     }
 }
 

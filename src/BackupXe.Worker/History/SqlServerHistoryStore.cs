@@ -127,6 +127,8 @@ public sealed class SqlServerHistoryStore : IHistoryStore
                  WHERE (@instance IS NULL OR instance_name = @instance)
                   AND (@database IS NULL OR database_name = @database)
                   AND (@kind IS NULL OR kind = @kind)
+                  AND (@since IS NULL OR start_time >= @since)
+                  AND (@until IS NULL OR start_time <= @until)
                 ORDER BY start_time DESC, id DESC;
                 """,
             p =>
@@ -134,6 +136,8 @@ public sealed class SqlServerHistoryStore : IHistoryStore
                 p.Add(new SqlParameter("@instance", SqlDbType.NVarChar, 128) { Value = (object?)query.Instance ?? DBNull.Value });
                 p.Add(new SqlParameter("@database", SqlDbType.NVarChar, 128) { Value = (object?)query.Database ?? DBNull.Value });
                 p.Add(new SqlParameter("@kind", SqlDbType.VarChar, 16) { Value = query.Kind is { } kind ? Kebab.Of(kind) : DBNull.Value });
+                p.Add(new SqlParameter("@since", SqlDbType.DateTime2) { Value = query.Since is { } since ? since : DBNull.Value });
+                p.Add(new SqlParameter("@until", SqlDbType.DateTime2) { Value = query.Until is { } until ? until : DBNull.Value });
                 p.Add(new SqlParameter("@count", SqlDbType.Int) { Value = query.Limit });
             },
             cancellationToken);

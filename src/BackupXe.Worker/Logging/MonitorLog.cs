@@ -24,6 +24,11 @@ internal static partial class MonitorLog
         this ILogger logger, string kind, string? database, string instance, double throughputMBps,
         double percentOfMedian, double medianThroughputMBps, int samples);
 
+    [LoggerMessage(EventId = 111, Level = LogLevel.Information, Message = "{Kind} of [{Database}] on {Instance} against its history: {HistoryVerdict} (factor {HistoryFactor:0.0}, since {SlowSince:O}, median {MedianThroughputMBps:0.#} MB/s of {UsualRuns} usual runs, first change {TopChange}, {OverlapsOnTarget} overlaps on its target): {HistorySummary}")]
+    public static partial void HistoryCompared(
+        this ILogger logger, string kind, string? database, string instance, string historyVerdict, double? historyFactor,
+        DateTime? slowSince, double? medianThroughputMBps, int usualRuns, string? topChange, int overlapsOnTarget, string historySummary);
+
     [LoggerMessage(EventId = 180, Level = LogLevel.Warning, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}) stalled: no bytes moved for {QuietSeconds:0} s in {Phase} since {QuietSince:O} (seen after the bytes moved again: {SeenAfterwards}); {LookAt}")]
     public static partial void OperationStalled(
         this ILogger logger, string kind, string? database, string instance, int? sessionId, double quietSeconds, string? phase,

@@ -56,7 +56,17 @@ public sealed class OperationRecorder(
             return;
         }
 
-        if (await regressions.CheckAsync(instance, report, cancellationToken) is { } regression)
+        var comparison = await regressions.CompareAsync(instance, report, cancellationToken);
+        if (comparison is not null)
+        {
+            var top = comparison.Changes.Count > 0 ? comparison.Changes[0] : null;
+            logger.HistoryCompared(
+                kind, database, instance, Kebab.Of(comparison.Verdict), comparison.Factor, comparison.Since, comparison.MedianMBps,
+                comparison.UsualRuns, top is null ? null : $"{top.Factor} (usually {top.Usual}, here {top.This})",
+                comparison.Concurrent.Count(c => c.SameTarget), TerminalText.Line(comparison.Summary));
+        }
+
+        if (RegressionDetector.Regression(instance, report, comparison) is { } regression)
         {
             metrics.RecordRegression(instance, report);
             logger.ThroughputRegressed(

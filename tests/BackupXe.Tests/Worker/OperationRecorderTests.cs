@@ -1,3 +1,4 @@
+using BackupXe.Core.Reporting;
 using BackupXe.Tests.Support;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
@@ -67,6 +68,34 @@ public sealed class OperationRecorderTests : IDisposable
         Assert.Equal(LogEventLevel.Warning, warning.Level);
         Assert.Equal("backup of [Sales] on prod ran at 41 MB/s, 35% of its recent median 118 MB/s over 10 operations", warning.RenderMessage(formatProvider: null).Replace("\"", ""));
         Assert.All(DiagnosisProperties, name => Assert.True(warning.Properties.ContainsKey(name), name));
+    }
+
+    [Fact]
+    public async Task Each_new_operation_is_logged_against_its_history_with_since_and_what_changed()
+    {
+        // Ten usual nights at BUFFERCOUNT 50, then two at BUFFERCOUNT 7 at a third of the speed.
+        var usual = new BufferConfigReport { BufferCount = 50, MaxTransferSizeBytes = 1_048_576 };
+        foreach (var report in Nightly("Sales", Monday.AddDays(-2), 112, 125, 118, 109, 130, 118, 121, 98, 115, 140))
+        {
+            await _recorder.RecordAsync("prod", report with { BufferConfig = usual }, CancellationToken.None);
+        }
+
+        await _recorder.RecordAsync("prod", Backup("Sales", Monday.AddDays(-2), 40), CancellationToken.None);
+        await _recorder.RecordAsync("prod", Backup("Sales", Monday.AddDays(-1), 39), CancellationToken.None);
+        await _recorder.RecordAsync("prod", Backup("Sales", Monday, 38), CancellationToken.None);
+
+        var events = _log.WithEventId(111);
+        Assert.Equal(13, events.Count);
+        Assert.All(events.Take(5), e => Assert.Equal("cannot-tell", e.Scalar("HistoryVerdict")));
+        var last = events[^1];
+        Assert.Equal(LogEventLevel.Information, last.Level);
+        Assert.Equal("slower", last.Scalar("HistoryVerdict"));
+        Assert.Equal(3.1, Math.Round((double)last.Scalar("HistoryFactor")!, 1));
+        Assert.Equal(Monday.AddDays(-2), last.Scalar("SlowSince"));
+        Assert.Equal("BUFFERCOUNT (usually 50, here 7)", last.Scalar("TopChange"));
+        Assert.Equal(10, last.Scalar("UsualRuns"));
+        Assert.StartsWith("3.1x slower than usual: 38 MB/s against a median 118 MB/s", (string)last.Scalar("HistorySummary")!);
+        Assert.Equal(3, _log.WithEventId(110).Count);
     }
 
     [Fact]

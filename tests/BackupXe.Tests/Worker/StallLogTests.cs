@@ -22,7 +22,7 @@ public sealed class StallLogTests : IDisposable
     private readonly BackupXeMetrics _metrics = new();
     private readonly MeterListener _listener = new();
     private readonly List<string> _counted = [];
-    private readonly ManualTimeProvider _time = new();
+    private readonly FakeClock _time = new();
 
     public StallLogTests()
     {

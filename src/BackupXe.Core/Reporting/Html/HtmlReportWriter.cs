@@ -50,6 +50,7 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         Line($"<section class=\"block operation\" id=\"{id}\" data-section=\"operation\" aria-labelledby=\"{id}-title\">");
         Line($"<h2 id=\"{id}-title\">{E(title)}</h2>");
         WriteVerdict(operation);
+        WriteHistoryComparison(operation);
         WriteRemedies(id, operation);
         WriteFacts(operation);
         WriteTimeline(id, operation, charts);
@@ -203,6 +204,29 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         }
 
         Line("</div>");
+    }
+
+    /// <summary>The run against its series: the verdict's lines and a strip of the series' MB/s with this run marked.</summary>
+    private void WriteHistoryComparison(OperationReport op)
+    {
+        if (op.History is not { } history)
+        {
+            return;
+        }
+
+        Line($"<div data-section=\"history-comparison\" data-verdict=\"{Kebab.Of(history.Verdict)}\"><h3>{E(HistoryLines.Heading(history))}</h3>");
+        if (history.Points.Count > 0)
+        {
+            Line(SeriesStrip.Svg(history));
+        }
+
+        Line("<ul>");
+        foreach (var line in HistoryLines.Of(history))
+        {
+            Line($"<li>{E(line.TrimStart())}</li>");
+        }
+
+        Line("</ul></div>");
     }
 
     private void WriteRemedies(string id, OperationReport op)

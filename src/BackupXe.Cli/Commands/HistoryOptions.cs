@@ -1,0 +1,72 @@
+using System.CommandLine;
+using BackupXe.Core.History;
+using BackupXe.Worker.Configuration;
+using BackupXe.Worker.History;
+
+namespace BackupXe.Cli.Commands;
+
+/// <summary>
+/// <c>--history</c> and <c>--instance</c> of <c>analyze</c> and <c>watch</c>: the history file each operation is set
+/// against (docs/history.md, "This run against its history").
+/// </summary>
+internal sealed class HistoryOptions
+{
+    private readonly Option<string?> _path = new("--history")
+    {
+        Description = $"Set each operation against its own series in this history file (the daemon's SQLite file); --history alone reads the daemon's default, {BackupXeOptionsDefaults.HistoryPath}.",
+        Arity = ArgumentArity.ZeroOrOne,
+    };
+
+    private readonly Option<string?> _instance = new("--instance", "-i")
+    {
+        Description = "The instance (as the history names it) the analysed operations ran on; needed only when the history holds the same database on several instances.",
+    };
+
+    public void AddTo(Command command)
+    {
+        command.Options.Add(_path);
+        command.Options.Add(_instance);
+    }
+
+    /// <summary>
+    /// The history file named; the daemon's default file for <c>--history</c> alone; null without the option. Never
+    /// picked up unasked: an analysis must not change with the folder it is run from.
+    /// </summary>
+    public string? PathOf(ParseResult parse)
+        => parse.GetResult(_path) is null ? null : parse.GetValue(_path) ?? BackupXeOptionsDefaults.HistoryPath;
+
+    /// <summary>
+    /// The history read once, or null when none is named or found. A named file that is missing or not a BackupXe
+    /// history is said on stderr and ends the command (<paramref name="error"/> set).
+    /// </summary>
+    public async Task<(HistoryContext? Context, string? Error)> LoadAsync(ParseResult parse, CancellationToken cancellationToken)
+    {
+        if (PathOf(parse) is not { } file)
+        {
+            return (null, null);
+        }
+
+        if (!File.Exists(file))
+        {
+            return (null, $"backupxe: no history at '{file}': the daemon writes it (History:Path); name it with --history.");
+        }
+
+        try
+        {
+            // Read-only, as `history` reads it: the file is never created, altered or switched to WAL.
+            await SqliteHistoryStore.ForReading(file, TimeProvider.System).VerifyAsync(cancellationToken);
+            var reader = new SqliteImportedHistory(file, TimeProvider.System);
+            var records = await reader.ReadAsync(null, null, cancellationToken);
+            if (reader.UnreadableRows > 0)
+            {
+                await Console.Error.WriteLineAsync($"backupxe: {file}: {reader.UnreadableRows} history rows could not be read and are left out of the comparison");
+            }
+
+            return (new HistoryContext(records, parse.GetValue(_instance), new HistoryComparisonSettings()), null);
+        }
+        catch (HistoryStoreException exception)
+        {
+            return (null, $"backupxe: {file}: {exception.Message}");
+        }
+    }
+}

@@ -1,0 +1,16 @@
+using BackupXe.Core.Analysis;
+using BackupXe.Core.History;
+using BackupXe.Core.Pipeline;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Cli.Rendering;
+
+/// <summary>Each completed operation set against its history before the report (or the watch view) receives it.</summary>
+internal sealed class HistoryComparingStream(IOperationSink inner, HistoryContext history) : IReportStream, IDisposable
+{
+    public void OnOperationCompleted(OperationReport report) => inner.OnOperationCompleted(history.Attach(report));
+
+    public void Complete(AnalysisFindings findings) => (inner as IReportStream)?.Complete(findings);
+
+    public void Dispose() => (inner as IDisposable)?.Dispose();
+}

@@ -1,0 +1,72 @@
+using System.Globalization;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.History;
+
+/// <summary>
+/// A history read once (every stored run, imported and captured, folded per instance) that analysed operations are
+/// set against as they complete. Memory follows the history's rows, which the file already bounds.
+/// </summary>
+public sealed class HistoryContext
+{
+    private readonly Dictionary<string, List<ComparableRun>> _byInstance;
+    private readonly string? _instance;
+    private readonly HistoryComparisonSettings _settings;
+
+    /// <param name="instance">The instance the analysed operations ran on; null to find it from the database's name.</param>
+    public HistoryContext(IEnumerable<InstanceOperation> records, string? instance, HistoryComparisonSettings settings)
+    {
+        _byInstance = records
+            .GroupBy(r => r.Instance, StringComparer.OrdinalIgnoreCase)
+            .ToDictionary(g => g.Key, g => g.Select(r => ComparableRun.Of(r.Record)).ToList(), StringComparer.OrdinalIgnoreCase);
+        _instance = instance;
+        _settings = settings;
+    }
+
+    /// <summary>The report with its <see cref="OperationReport.History"/> set; unchanged when it has no start time.</summary>
+    public OperationReport Attach(OperationReport report)
+    {
+        if (ComparableRun.Of(report) is not { } current)
+        {
+            return report;
+        }
+
+        return report with { History = Compare(current) };
+    }
+
+    private HistoryComparisonReport Compare(ComparableRun current)
+    {
+        if (_instance is { } named)
+        {
+            return _byInstance.TryGetValue(named, out var runs)
+                ? HistoryComparer.Compare(current, named, runs, _settings)
+                : NoInstance(current, named, $"the history holds no run of instance {named}");
+        }
+
+        var holding = _byInstance
+            .Where(pair => pair.Value.Any(r => r.SameSeries(current)))
+            .Select(pair => pair.Key)
+            .Order(StringComparer.OrdinalIgnoreCase)
+            .ToList();
+        return holding.Count switch
+        {
+            1 => HistoryComparer.Compare(current, holding[0], _byInstance[holding[0]], _settings),
+            0 => NoInstance(current, null, "too few runs: the history holds no run of this series"),
+            _ => NoInstance(current, null, string.Create(
+                CultureInfo.InvariantCulture,
+                $"the history holds this series on {holding.Count} instances ({string.Join(", ", holding)}); name one with --instance")),
+        };
+    }
+
+    private static HistoryComparisonReport NoInstance(ComparableRun current, string? instance, string reason) => new()
+    {
+        Instance = instance,
+        Series = HistoryComparer.SeriesName(current),
+        TargetType = current.TargetType,
+        Verdict = HistoryVerdict.CannotTell,
+        Reason = reason,
+        Summary = $"cannot tell against its history: {reason}",
+        ThroughputMBps = current.ThroughputMBps,
+        Targets = current.Targets,
+    };
+}

@@ -1,0 +1,192 @@
+using System.Text.Json;
+using BackupXe.Core.Events;
+using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+using BackupXe.Tests.Worker;
+using BackupXe.Worker.History;
+using Xunit;
+
+namespace BackupXe.Tests.Cli;
+
+/// <summary>
+/// <c>analyze --history</c> and <c>watch --history</c> on the sample backup (samples/buffer-starved-backup.xml: [SalesDB],
+/// 2 GB at 165 MB/s with BUFFERCOUNT 7 to \\backup01\sql) against a generated history of instance SQL01: ten usual
+/// nights at about 500 MB/s with BUFFERCOUNT 50, one slow night at BUFFERCOUNT 7, and an [Orders] backup to the
+/// same share that overlaps the sample's run. The sample's restore has no series in it.
+/// </summary>
+[Collection(ConsoleCollection.Name)]
+public sealed class AnalyzeHistoryTests : IDisposable
+{
+    private const long TwoGiB = 2L << 30;
+    private static readonly double[] Nights = [498, 510, 505, 490, 520, 502, 495, 515, 500, 508];
+
+    private readonly TempDirectory _directory = new();
+
+    public void Dispose() => _directory.Dispose();
+
+    private static HistoryOperation Backup(string database, DateTime start, double mbps, int bufferCount, long bytes = TwoGiB)
+    {
+        var seconds = bytes / 1048576.0 / mbps;
+        return new HistoryOperation
+        {
+            Kind = OperationKind.Backup,
+            Scope = OperationScope.Database,
+            Database = database,
+            Start = start,
+            End = start.AddSeconds(seconds),
+            TimeResolutionSeconds = 0.001,
+            EngineSeconds = seconds,
+            Status = OperationStatus.Completed,
+            BytesRead = bytes,
+            Devices = [new BackupDevice(DeviceKind.Disk, $@"\\backup01\sql\{database}_FULL_{start:yyyyMMdd}.bak")],
+            Options = new HistoryOptions { BufferCount = bufferCount, MaxTransferSizeBytes = 1 << 20, Compression = false, Checksum = false },
+            Sources = [HistorySource.Capture],
+        };
+    }
+
+    private async Task<string> HistoryAsync()
+    {
+        var path = _directory.File("history.db");
+        var history = new SqliteImportedHistory(path, TimeProvider.System);
+        await history.InitializeAsync(CancellationToken.None);
+        var first = new DateTime(2024, 4, 20, 1, 30, 0, DateTimeKind.Utc);
+        List<HistoryOperation> records =
+        [
+            .. Nights.Select((rate, night) => Backup("SalesDB", first.AddDays(night), rate, 50)),
+            Backup("SalesDB", first.AddDays(10), 170, 7),
+            Backup("Orders", new DateTime(2024, 5, 1, 1, 29, 55, DateTimeKind.Utc), 60, 50, bytes: 4L << 30),
+        ];
+        await history.ImportAsync("SQL01", records, CancellationToken.None);
+        return path;
+    }
+
+    private static async Task<CliRun> InRepositoryAsync(params string[] args)
+    {
+        var repository = Path.GetDirectoryName(Path.GetDirectoryName(CliRun.Sample("x")))!;
+        var previous = Directory.GetCurrentDirectory();
+        var previousColumns = Environment.GetEnvironmentVariable("COLUMNS");
+        Directory.SetCurrentDirectory(repository);
+        Environment.SetEnvironmentVariable("COLUMNS", "120");
+        try
+        {
+            return await CliRun.RunAsync(args);
+        }
+        finally
+        {
+            Directory.SetCurrentDirectory(previous);
+            Environment.SetEnvironmentVariable("COLUMNS", previousColumns);
+        }
+    }
+
+    [Theory]
+    [InlineData("console")]
+    [InlineData("markdown")]
+    [InlineData("json")]
+    public async Task Analyze_with_a_history_shows_the_verdict_since_and_what_changed_as_the_committed_snapshot(string format)
+    {
+        var history = await HistoryAsync();
+
+        var run = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "samples/log-zeroing-restore.log", "--history", history, "--format", format, "--no-color");
+
+        Assert.Equal(0, run.ExitCode);
+        await Snapshot.MatchAsync($"analyze-history.{format}.txt", run.Output);
+
+        // The console wraps its panel's lines at the width: its sentences are checked in the snapshot.
+        Assert.Contains("3.0x slower than usual", run.Output);
+        if (format == "console")
+        {
+            return;
+        }
+
+        Assert.Contains("slow since 2024-04-30 01:30:00.000Z (2 runs)", run.Output);
+        Assert.Contains("BUFFERCOUNT (usually 50, here 7)", run.Output);
+        Assert.Contains(format == "json" ? @"wrote to \\\\backup01\\sql" : @"wrote to \\backup01\sql", run.Output);
+        Assert.Contains("too few runs: the history holds no run of this series", run.Output);
+    }
+
+    [Fact]
+    public async Task The_json_history_object_carries_the_baseline_the_changes_and_the_overlap()
+    {
+        var history = await HistoryAsync();
+
+        var run = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--history", history, "--format", "json");
+
+        using var document = JsonDocument.Parse(run.Output);
+        var comparison = document.RootElement.GetProperty("operations")[0].GetProperty("history");
+        Assert.Equal("slower", comparison.GetProperty("verdict").GetString());
+        Assert.Equal("SQL01", comparison.GetProperty("instance").GetString());
+        Assert.Equal(503.5, comparison.GetProperty("medianMBps").GetDouble());
+        Assert.Equal("2024-04-30T01:30:00Z", comparison.GetProperty("since").GetString());
+        Assert.Equal("BUFFERCOUNT", comparison.GetProperty("changes")[0].GetProperty("factor").GetString());
+        var overlap = comparison.GetProperty("concurrent")[0];
+        Assert.Equal("Orders", overlap.GetProperty("database").GetString());
+        Assert.True(overlap.GetProperty("sameTarget").GetBoolean());
+    }
+
+    [Fact]
+    public async Task The_html_report_draws_the_run_on_its_series()
+    {
+        var history = await HistoryAsync();
+        var file = _directory.File("report.html");
+
+        var run = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--history", history, "--format", "html", "--output", file);
+
+        Assert.Equal(0, run.ExitCode);
+        var html = await File.ReadAllTextAsync(file);
+        Assert.Contains("data-section=\"history-comparison\" data-verdict=\"slower\"", html);
+        Assert.Contains("<svg class=\"series-strip\"", html);
+        Assert.Equal(10, html.Split("data-role=\"usual\"").Length - 1);
+        Assert.Equal(1, html.Split("data-role=\"slow\"").Length - 1);
+        Assert.Equal(1, html.Split("data-role=\"this\"").Length - 1);
+    }
+
+    [Fact]
+    public async Task Watch_replay_with_a_history_writes_the_verdict_on_each_json_line()
+    {
+        var history = await HistoryAsync();
+
+        var run = await InRepositoryAsync("watch", "--replay", "samples/buffer-starved-backup.xml", "--speed", "0", "--history", history, "--format", "json");
+
+        Assert.Equal(0, run.ExitCode);
+        var line = run.Output.Split('\n').First(l => l.StartsWith('{'));
+        using var document = JsonDocument.Parse(line);
+        Assert.Equal("slower", document.RootElement.GetProperty("history").GetProperty("verdict").GetString());
+    }
+
+    [Fact]
+    public async Task A_history_file_that_is_not_there_is_one_line_and_exit_code_1()
+    {
+        var run = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--history", _directory.File("missing.db"));
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Equal($"backupxe: no history at '{_directory.File("missing.db")}': the daemon writes it (History:Path); name it with --history.", run.Error.Trim());
+        Assert.Equal(string.Empty, run.Output);
+    }
+
+    [Fact]
+    public async Task Without_a_history_the_report_has_no_comparison()
+    {
+        var run = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--format", "json");
+
+        using var document = JsonDocument.Parse(run.Output);
+        Assert.Equal(JsonValueKind.Null, document.RootElement.GetProperty("operations")[0].GetProperty("history").ValueKind);
+    }
+}
+
+/// <summary>Rendered output against tests/BackupXe.Tests/Snapshots; a difference writes <c>*.received.txt</c> beside it.</summary>
+internal static class Snapshot
+{
+    public static async Task MatchAsync(string name, string output)
+    {
+        var actual = output.Replace("\r\n", "\n", StringComparison.Ordinal);
+        var path = Path.Combine(Path.GetDirectoryName(CliRun.Sample("x"))!, "..", "tests", "BackupXe.Tests", "Snapshots", name);
+        var expected = File.Exists(path) ? (await File.ReadAllTextAsync(path)).Replace("\r\n", "\n", StringComparison.Ordinal) : null;
+        if (expected != actual)
+        {
+            await File.WriteAllTextAsync(Path.ChangeExtension(path, ".received.txt"), actual);
+        }
+
+        Assert.Equal(expected, actual);
+    }
+}
