@@ -95,6 +95,8 @@ public static class ReportJson
         yield return Spelled<HistorySource>();
         yield return Spelled<CopyStage>();
         yield return Spelled<SnapshotEvent>();
+        yield return Spelled<Tuning.TrialPurpose>();
+        yield return Spelled<Tuning.LimitingSide>();
     }
 
     private static JsonStringEnumConverter<T> Spelled<T>()

@@ -39,7 +39,7 @@ public sealed class LiveTuningServer(SqlConnectionFactory factory) : ITuningServ
         """;
 
     /// <summary>Engine editions with backup compression: Standard (2), Enterprise/Developer (3), Managed Instance (8).</summary>
-    private static readonly int[] CompressingEditions = [2, 3, 8];
+    private static readonly System.Collections.Immutable.ImmutableArray<int> CompressingEditions = [2, 3, 8];
 
     public async Task<TuningFacts> DescribeAsync(string database, CancellationToken cancellationToken)
     {
