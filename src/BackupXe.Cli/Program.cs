@@ -39,6 +39,7 @@ public static class Program
         root.Subcommands.Add(SessionCommand.Create());
         root.Subcommands.Add(CheckCommand.Create());
         root.Subcommands.Add(HistoryCommand.Create());
+        root.Subcommands.Add(TuneCommand.Create());
         return root;
     }
 }

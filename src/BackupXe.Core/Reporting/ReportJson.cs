@@ -97,6 +97,8 @@ public static class ReportJson
         yield return Spelled<SnapshotEvent>();
         yield return Spelled<QuietKind>();
         yield return Spelled<HistoryVerdict>();
+        yield return Spelled<Tuning.TrialPurpose>();
+        yield return Spelled<Tuning.LimitingSide>();
     }
 
     private static JsonStringEnumConverter<T> Spelled<T>()

@@ -28,6 +28,8 @@ public class TsqlParsingTests
         data.Add("rendered drop", SessionScripts.RenderDrop("Nightly_2"));
         data.Add("rendered status", SessionScripts.RenderStatus("Nightly_2"));
         data.Add("running requests", RunningRequestReader.Query);
+        data.Add("tune facts", LiveTuningServer.FactsQuery);
+        data.Add("tune running backups", LiveTuningServer.RunningQuery);
         foreach (var (query, index) in PreflightQueries.All.Select((q, i) => (q, i)))
         {
             data.Add($"preflight query {index}", query);

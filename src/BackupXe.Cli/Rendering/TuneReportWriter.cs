@@ -1,0 +1,267 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using BackupXe.Core.Reporting;
+using BackupXe.Core.Tuning;
+
+namespace BackupXe.Cli.Rendering;
+
+/// <summary>
+/// The plan of a dry run and the result of a tune, as console text, Markdown or JSON: the trials table, the
+/// recommended BACKUP statement and Ola Hallengren parameters, the gain with its uncertainty, and which side limits.
+/// </summary>
+internal static class TuneReportWriter
+{
+    private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
+
+    public static string Plan(TuningPlan plan, string format, bool executing) => format switch
+    {
+        "json" => Json(writer => WritePlan(writer, plan)),
+        "markdown" => PlanText(plan, executing, markdown: true),
+        _ => PlanText(plan, executing, markdown: false),
+    };
+
+    public static string Result(TuningResult result, string format) => format switch
+    {
+        "json" => Json(writer =>
+        {
+            writer.WriteStartObject();
+            writer.WritePropertyName("plan");
+            WritePlan(writer, result.Plan);
+            WriteResult(writer, result);
+            writer.WriteEndObject();
+        }),
+        "markdown" => ResultText(result, markdown: true),
+        _ => ResultText(result, markdown: false),
+    };
+
+    private static string PlanText(TuningPlan plan, bool executing, bool markdown)
+    {
+        var text = new StringBuilder();
+        var heading = $"Tune plan for [{TerminalText.Line(plan.Database)}]: {Size(plan.DatabaseBytes)} of data files, to {string.Join(", ", plan.Directories.Select(TerminalText.Line))}";
+        text.AppendLine(markdown ? "## " + heading : heading);
+        text.AppendLine(executing ? "Running it (Ctrl-C stops the running backup and deletes its files)." : "Dry run: nothing ran. Add --execute to run these trials.");
+        text.AppendLine();
+        text.AppendLine(markdown ? "### Trials, in order" : "Trials, in order:");
+        var number = 1;
+        foreach (var trial in plan.FixedTrials)
+        {
+            text.AppendLine(string.Create(Invariant, $"{(markdown ? $"{number}." : $"  {number}.")} {TerminalText.Line(trial)}"));
+            number++;
+        }
+
+        text.AppendLine(string.Create(Invariant, $"{(markdown ? "-" : "  then")} up to {plan.GuidedTrialsAtMost} guided trials, each chosen from the diagnosis of the best trial so far (repeats included)"));
+        text.AppendLine();
+        text.AppendLine(markdown ? "### At most" : "At most:");
+        var bullet = markdown ? "- " : "  ";
+        text.AppendLine(string.Create(Invariant, $"{bullet}time: {plan.TrialsAtMost} trials of up to {plan.SecondsPerTrialAtMost:0} s each, {Minutes(plan.ExpectedSecondsAtMost)} in all (budget {Minutes(plan.TimeBudgetSeconds)})"));
+        text.AppendLine($"{bullet}bytes read: {Size(plan.BytesReadAtMost)} (each trial reads at most the database once; it stops at its {plan.WindowSeconds.ToString("0", Invariant)} s window)");
+        text.AppendLine($"{bullet}bytes written: {Size(plan.BytesWrittenAtMost)}, never more than {Size(plan.DiskSpaceAtMost)} on disk at once (each trial's files are deleted before the next)");
+        text.AppendLine($"{bullet}buffer memory: {Units.Memory(plan.MemoryBudgetBytes)} (a hard limit, as the server reports it)");
+        text.AppendLine();
+        foreach (var note in plan.Notes)
+        {
+            text.AppendLine($"{(markdown ? "- " : "Note: ")}{TerminalText.Line(note)}");
+        }
+
+        return text.ToString();
+    }
+
+    private static string ResultText(TuningResult result, bool markdown)
+    {
+        var text = new StringBuilder();
+        text.AppendLine(markdown ? $"## Tune of [{TerminalText.Line(result.Plan.Database)}]" : $"Tune of [{TerminalText.Line(result.Plan.Database)}]");
+        text.AppendLine();
+        var rows = result.Trials.Select(Row).ToList();
+        string[] header = ["#", "trial", "options", "buffer memory", "MB/s", "x read ceiling", "bottleneck", "runs", "window", "steadiness"];
+        if (markdown)
+        {
+            text.AppendLine("| " + string.Join(" | ", header) + " |");
+            text.AppendLine("|" + string.Concat(header.Select(_ => "---|")));
+            foreach (var row in rows)
+            {
+                text.AppendLine("| " + string.Join(" | ", row.Select(c => c.Replace("|", "\\|", StringComparison.Ordinal))) + " |");
+            }
+        }
+        else
+        {
+            var widths = header.Select((h, i) => rows.Select(r => r[i].Length).Append(h.Length).Max()).ToArray();
+            text.AppendLine(string.Join("  ", header.Select((h, i) => h.PadRight(widths[i]))).TrimEnd());
+            foreach (var row in rows)
+            {
+                text.AppendLine(string.Join("  ", row.Select((c, i) => c.PadRight(widths[i]))).TrimEnd());
+            }
+        }
+
+        foreach (var trial in result.Trials.Where(t => t.Differences.Count > 0))
+        {
+            text.AppendLine(string.Create(Invariant, $"{(markdown ? "- " : "  ")}trial {trial.Number}{(trial.OptionsDiffer ? " (effective options differ: not recommended)" : "")}: {string.Join("; ", trial.Differences)}"));
+        }
+
+        text.AppendLine();
+        text.AppendLine($"{(result.Refused ? "Refused" : "Stopped")}: {TerminalText.Line(result.StopReason)}");
+        text.AppendLine(string.Create(Invariant, $"Run-to-run noise: {result.RelativeNoise * 100:0.0}%; {result.Trials.Sum(t => t.Runs.Count)} runs, {Minutes(result.SpentSeconds)}."));
+        if (result.Best is { } best && result.Gain is { } gain)
+        {
+            text.AppendLine(string.Create(Invariant, $"Best: trial {best.Number}, {best.Requested.Describe()}: {best.RateMBps:0.#} MB/s, {Signed(gain)} ± {result.GainUncertainty * 100:0}% over the baseline ({result.Baseline!.RateMBps:0.#} MB/s)."));
+            text.AppendLine();
+            Block(text, markdown, "Recommended BACKUP statement (for production: no COPY_ONLY; edit the file names)", TuningAdvice.RecommendedSql(result)!, "sql");
+            Block(text, markdown, "The same with Ola Hallengren's DatabaseBackup", TuningAdvice.OlaCommand(result)!, "sql");
+        }
+
+        var (side, evidence) = TuningAdvice.Limit(result);
+        text.AppendLine(markdown ? $"### Which side limits: {Kebab.Of(side)}" : $"Which side limits: {Kebab.Of(side)}");
+        foreach (var line in evidence)
+        {
+            text.AppendLine($"{(markdown ? "- " : "  ")}{TerminalText.Line(line)}");
+        }
+
+        if (side == LimitingSide.Target)
+        {
+            text.AppendLine();
+            Block(text, markdown, $"Confirm the target's write speed on the server ({(result.Facts.Linux ? "fio" : "diskspd")}, at the best trial's transfer size)", TuningAdvice.Benchmark(result), result.Facts.Linux ? "sh" : "bat");
+        }
+
+        text.AppendLine("Each trial wrote a row to msdb backup history (COPY_ONLY leaves the backup chain alone).");
+        return text.ToString();
+    }
+
+    private static string[] Row(Trial trial) =>
+    [
+        trial.Number.ToString(Invariant),
+        Kebab.Of(trial.Purpose) + (trial.ToNul ? " (NUL)" : ""),
+        trial.Requested.Describe() + (trial.OptionsDiffer ? " [differs]" : ""),
+        Units.Memory(trial.BufferMemoryBytes),
+        trial.RateMBps.ToString("0.#", Invariant),
+        trial.RatioToCeiling is { } ratio ? ratio.ToString("0.00", Invariant) : "",
+        trial.Bottleneck is { } bottleneck ? Kebab.Of(bottleneck) : "?",
+        trial.Runs.Count.ToString(Invariant),
+        trial.Runs.Count == 0 ? "" : trial.Runs.Average(r => r.WindowSeconds).ToString("0.0", Invariant) + " s",
+        trial.Runs.Count == 0 ? "" : (trial.Runs.Average(r => r.Steadiness) * 100).ToString("0.0", Invariant) + "%",
+    ];
+
+    private static void Block(StringBuilder text, bool markdown, string title, string body, string language)
+    {
+        text.AppendLine(markdown ? $"### {title}" : $"{title}:");
+        text.AppendLine(markdown ? "```" + language : "");
+        text.AppendLine(TerminalText.Block(body));
+        text.AppendLine(markdown ? "```" : "");
+    }
+
+    private static void WritePlan(Utf8JsonWriter json, TuningPlan plan)
+    {
+        json.WriteStartObject();
+        json.WriteString("database", plan.Database);
+        json.WriteStartArray("directories");
+        plan.Directories.ToList().ForEach(json.WriteStringValue);
+        json.WriteEndArray();
+        json.WriteStartArray("fixedTrials");
+        plan.FixedTrials.ToList().ForEach(json.WriteStringValue);
+        json.WriteEndArray();
+        json.WriteNumber("guidedTrialsAtMost", plan.GuidedTrialsAtMost);
+        json.WriteNumber("windowSeconds", plan.WindowSeconds);
+        json.WriteNumber("expectedSecondsAtMost", plan.ExpectedSecondsAtMost);
+        json.WriteNumber("databaseBytes", plan.DatabaseBytes);
+        json.WriteNumber("bytesReadAtMost", plan.BytesReadAtMost);
+        json.WriteNumber("bytesWrittenAtMost", plan.BytesWrittenAtMost);
+        json.WriteNumber("diskSpaceAtMost", plan.DiskSpaceAtMost);
+        json.WriteNumber("memoryBudgetBytes", plan.MemoryBudgetBytes);
+        json.WriteStartArray("notes");
+        plan.Notes.ToList().ForEach(json.WriteStringValue);
+        json.WriteEndArray();
+        json.WriteEndObject();
+    }
+
+    private static void WriteResult(Utf8JsonWriter json, TuningResult result)
+    {
+        json.WriteStartArray("trials");
+        foreach (var trial in result.Trials)
+        {
+            json.WriteStartObject();
+            json.WriteNumber("number", trial.Number);
+            json.WriteString("purpose", Kebab.Of(trial.Purpose));
+            json.WriteBoolean("toNul", trial.ToNul);
+            json.WriteString("options", trial.Requested.Describe());
+            WriteNumberOrNull(json, "bufferMemoryBytes", trial.BufferMemoryBytes);
+            json.WriteNumber("mbPerSecond", Math.Round(trial.RateMBps, 2));
+            WriteNumberOrNull(json, "ratioToReadCeiling", trial.RatioToCeiling is { } r ? Math.Round(r, 3) : null);
+            WriteStringOrNull(json, "bottleneck", trial.Bottleneck is { } b ? Kebab.Of(b) : null);
+            json.WriteStartArray("runs");
+            foreach (var run in trial.Runs)
+            {
+                json.WriteStartObject();
+                json.WriteNumber("mbPerSecond", Math.Round(run.RateMBps, 2));
+                json.WriteNumber("windowSeconds", Math.Round(run.WindowSeconds, 2));
+                json.WriteNumber("steadiness", Math.Round(run.Steadiness, 4));
+                json.WriteBoolean("finished", run.Finished);
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            json.WriteBoolean("optionsDiffer", trial.OptionsDiffer);
+            json.WriteStartArray("differences");
+            trial.Differences.ToList().ForEach(json.WriteStringValue);
+            json.WriteEndArray();
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+        json.WriteString("stopReason", result.StopReason);
+        json.WriteBoolean("refused", result.Refused);
+        json.WriteNumber("relativeNoise", Math.Round(result.RelativeNoise, 4));
+        WriteNumberOrNull(json, "bestTrial", result.Best?.Number);
+        WriteNumberOrNull(json, "gain", result.Gain is { } g ? Math.Round(g, 4) : null);
+        WriteNumberOrNull(json, "gainUncertainty", result.GainUncertainty is { } u ? Math.Round(u, 4) : null);
+        WriteStringOrNull(json, "recommendedSql", TuningAdvice.RecommendedSql(result));
+        WriteStringOrNull(json, "olaHallengren", TuningAdvice.OlaCommand(result));
+        var (side, evidence) = TuningAdvice.Limit(result);
+        json.WriteString("limitingSide", Kebab.Of(side));
+        json.WriteStartArray("limitingEvidence");
+        evidence.ToList().ForEach(json.WriteStringValue);
+        json.WriteEndArray();
+        WriteStringOrNull(json, "benchmark", side == LimitingSide.Target ? TuningAdvice.Benchmark(result) : null);
+    }
+
+    private static void WriteNumberOrNull(Utf8JsonWriter json, string name, double? value)
+    {
+        if (value is { } v)
+        {
+            json.WriteNumber(name, v);
+        }
+        else
+        {
+            json.WriteNull(name);
+        }
+    }
+
+    private static void WriteStringOrNull(Utf8JsonWriter json, string name, string? value)
+    {
+        if (value is null)
+        {
+            json.WriteNull(name);
+        }
+        else
+        {
+            json.WriteString(name, value);
+        }
+    }
+
+    private static string Json(Action<Utf8JsonWriter> write)
+    {
+        var buffer = new MemoryStream();
+        using (var json = new Utf8JsonWriter(buffer, new JsonWriterOptions { Indented = true }))
+        {
+            write(json);
+        }
+
+        return Encoding.UTF8.GetString(buffer.ToArray());
+    }
+
+    private static string Size(long bytes) => bytes >= 1L << 40
+        ? string.Create(Invariant, $"{bytes / (double)(1L << 40):0.#} TB")
+        : bytes >= 1L << 30 ? string.Create(Invariant, $"{bytes / (double)(1L << 30):0.#} GB") : Units.Memory(bytes);
+
+    private static string Minutes(double seconds) => string.Create(Invariant, $"{seconds / 60:0.#} min");
+
+    private static string Signed(double share) => string.Create(Invariant, $"{(share >= 0 ? "+" : "")}{share * 100:0}%");
+}

@@ -1,0 +1,530 @@
+using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Tuning;
+
+/// <summary>
+/// The trial-and-measure method, guided by the diagnosis: read ceilings first (COPY_ONLY to NUL, without and with
+/// compression), a baseline at the server's defaults run twice to learn the noise, then one move at a time chosen
+/// from the bottleneck the diagnosis finds in the last best trial, in the order of its remedies. A candidate is
+/// repeated (order alternated) while the noise is larger than the gain. The search stops at the source's limit,
+/// after two steps that gain under <see cref="MinimumGain"/>, when nothing is left to try, or at the time budget.
+/// </summary>
+public sealed class Tuner
+{
+    /// <summary>"A few percent": a step that gains less does not count as progress.</summary>
+    public const double MinimumGain = 0.03;
+
+    /// <summary>Within this share of the read ceiling the source is the limit: nothing on the target side helps.</summary>
+    public const double NearCeiling = 0.03;
+
+    public const int FlatStepsToStop = 2;
+
+    /// <summary>Runs of a candidate at most, when the noise keeps hiding the gain.</summary>
+    public const int MaxRunsPerTrial = 4;
+
+    /// <summary>
+    /// Runs of the best trial at most: it was adopted on its high runs, so fresh runs beside each candidate keep that
+    /// luck from deciding the next comparison.
+    /// </summary>
+    public const int MaxRunsOfBest = 6;
+
+    /// <summary>Opening the devices, the capture's start and stop, deleting the files: time outside the window.</summary>
+    public const double TrialOverheadSeconds = 5;
+
+    /// <summary>BACKUP accepts up to 64 devices; more than 16 files is past what any published test gained from.</summary>
+    public const int MaxFiles = 16;
+
+    public const int BlockSize = 65536;
+
+    /// <summary>
+    /// The noise assumed at least, before and beside the tune's own repeats: two runs say little about spread, and the
+    /// repeated cells of a published grid of 540 backups spread by about 3% (docs/tuning.md).
+    /// </summary>
+    public const double MinimumNoise = 0.02;
+
+    private readonly ITrialHost _server;
+    private readonly TuneRequest _request;
+    private readonly BackupDiagnostician _diagnostician;
+    private readonly List<Trial> _trials = [];
+    private readonly HashSet<(TrialOptions, bool)> _tried = [];
+    private TuningFacts _facts = null!;
+    private double _spent;
+    private double _ratio = 1;
+    private long? _memoryLimit;
+
+    public Tuner(ITrialHost server, TuneRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(server);
+        ArgumentNullException.ThrowIfNull(request);
+        _server = server;
+        _request = request;
+        _diagnostician = new BackupDiagnostician(new DiagnosisSettings { MemoryBudgetBytes = request.MemoryBudgetBytes });
+    }
+
+    /// <summary>The dry run, the default: asks the server for its facts and nothing else; no trial runs, no file is touched.</summary>
+    public static async Task<TuningPlan> PlanAsync(ITuningServer server, TuneRequest request, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(server);
+        ArgumentNullException.ThrowIfNull(request);
+        var facts = await server.DescribeAsync(request.Database, cancellationToken);
+        var plan = Plan(facts, request);
+        return await server.BackupOrRestoreRunningAsync(request.Database, cancellationToken)
+            ? plan with { Notes = [.. plan.Notes, $"Another backup or restore of {request.Database} is running now: --execute refuses to start beside it."] }
+            : plan;
+    }
+
+    /// <summary>What would run, with upper bounds, from the server's facts alone.</summary>
+    public static TuningPlan Plan(TuningFacts facts, TuneRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(facts);
+        ArgumentNullException.ThrowIfNull(request);
+        var fixedTrials = new List<string>
+        {
+            "read ceiling: COPY_ONLY to NUL, NO_COMPRESSION, default buffers",
+            "read ceiling: COPY_ONLY to NUL, NO_COMPRESSION, more buffer memory within the budget",
+        };
+        if (facts.CompressionAvailable)
+        {
+            fixedTrials.Add("compression ceiling: COPY_ONLY to NUL, COMPRESSION, the same buffers");
+        }
+
+        fixedTrials.Add($"baseline: COPY_ONLY to 1 new file in {request.Directories[0]}, the server's defaults, run twice to measure the noise");
+        var perTrial = request.Window.TotalSeconds + TrialOverheadSeconds;
+        var fixedRuns = fixedTrials.Count + 1;
+        var guided = Math.Max(0, (int)Math.Floor(request.TimeBudget.TotalSeconds / perTrial) - fixedRuns);
+        var runs = fixedRuns + guided;
+        var notes = new List<string>
+        {
+            "Every trial is a COPY_ONLY backup: the differential base and the log chain are untouched, but each trial still writes a row to msdb backup history (backupset, backupmediafamily).",
+            "Trial files are new files with unique names, never an existing file; each trial's files are deleted when it ends, and on Ctrl-C after its backup is stopped.",
+            "Before each trial: free space on each directory, and no other backup or restore of the database running.",
+        };
+        if (facts.Encrypted)
+        {
+            notes.Add("The database is encrypted (TDE): compressed trials use MAXTRANSFERSIZE above 64 KB, which compression of a TDE database needs (SQL Server 2016 CU4 and later).");
+        }
+
+        if (!facts.CompressionAvailable)
+        {
+            notes.Add("This server offers no backup compression: no compressed trial is planned.");
+        }
+
+        return new TuningPlan(
+            request.Database,
+            request.Directories,
+            fixedTrials,
+            guided,
+            request.Window.TotalSeconds,
+            TrialOverheadSeconds,
+            request.TimeBudget.TotalSeconds,
+            facts.DatabaseBytes,
+            BytesReadAtMost: runs * facts.DatabaseBytes,
+            BytesWrittenAtMost: (runs - 3) * facts.DatabaseBytes,
+            DiskSpaceAtMost: facts.DatabaseBytes,
+            request.MemoryBudgetBytes,
+            notes);
+    }
+
+    /// <summary>Runs the trials. Cancellation stops the running backup, deletes its files and throws.</summary>
+    public async Task<TuningResult> RunAsync(CancellationToken cancellationToken)
+    {
+        _facts = await _server.DescribeAsync(_request.Database, cancellationToken);
+        var plan = Plan(_facts, _request);
+        Trial? ceiling = null;
+        Trial? compressed = null;
+        Trial? baseline = null;
+        Trial? best = null;
+        string reason;
+        var refused = false;
+        try
+        {
+            var plain = await RunNewAsync(TrialPurpose.ReadCeiling, TrialOptions.Defaults with { Compression = false }, toNul: true, cancellationToken);
+            ceiling = plain;
+            var buffered = BufferMove(plain, TrialPurpose.ReadCeiling);
+            var bufferedOptions = buffered ?? plain.Requested;
+            if (buffered is not null)
+            {
+                var more = await RunNewAsync(TrialPurpose.ReadCeiling, buffered, toNul: true, cancellationToken);
+                ceiling = more.RateMBps > plain.RateMBps ? more : plain;
+            }
+
+            if (_facts.CompressionAvailable)
+            {
+                compressed = await RunNewAsync(TrialPurpose.ReadCeilingCompressed, bufferedOptions with { Compression = true }, toNul: true, cancellationToken);
+            }
+
+            baseline = await RunNewAsync(TrialPurpose.Baseline, TrialOptions.Defaults, toNul: false, cancellationToken);
+            await RunAgainAsync(baseline, cancellationToken);
+            best = baseline;
+            reason = await SearchAsync(ceiling, c => best = c, () => best!, cancellationToken);
+        }
+        catch (TuningStopped stop)
+        {
+            reason = stop.Message;
+            refused = stop.Refused;
+        }
+
+        foreach (var trial in _trials.Where(t => !t.ToNul && ceiling is { RateMBps: > 0 }))
+        {
+            trial.RatioToCeiling = trial.RateMBps / ceiling!.RateMBps;
+        }
+
+        return new TuningResult(plan, _facts, _trials, ceiling, compressed, baseline, best, reason, refused, _spent, Noise());
+    }
+
+    private async Task<string> SearchAsync(Trial ceiling, Action<Trial> adopt, Func<Trial> incumbent, CancellationToken cancellationToken)
+    {
+        var flat = 0;
+        var momentum = false;
+        TrialPurpose? lastFlat = null;
+        while (true)
+        {
+            var best = incumbent();
+            if (best.Verdict?.Bottleneck == Bottleneck.NotAThroughputProblem && best.Runs[^1].Finished)
+            {
+                return $"The whole backup takes {Figures.Seconds(best.Runs[^1].WindowSeconds)}: too quick for its options to matter.";
+            }
+
+            if (ceiling.RateMBps > 0 && best.RateMBps >= (1 - NearCeiling) * ceiling.RateMBps)
+            {
+                return $"The source is the limit: {Figures.Rate(best.RateMBps)} is within {Figures.Percent(NearCeiling)} of the read ceiling ({Figures.Rate(ceiling.RateMBps)}).";
+            }
+
+            if (best.Verdict?.Bottleneck == Bottleneck.DataFileRead)
+            {
+                return "The source is the limit: the diagnosis of the best trial is data-file-read (the writers idle, waiting for data).";
+            }
+
+            // A kind of move that just gained nothing goes to the back: the next step tries another lever first.
+            var candidate = NextMoves(best, momentum)
+                .Where(move => !_tried.Contains((move.Options, false)) && Fits(move.Options))
+                .OrderBy(move => move.Purpose == lastFlat)
+                .FirstOrDefault();
+            if (candidate.Options is null)
+            {
+                return $"Nothing left to try for a {Kebab.Of(best.Bottleneck ?? Bottleneck.Unknown)} bottleneck within the budgets.";
+            }
+
+            var trial = await RunNewAsync(candidate.Purpose, candidate.Options, toNul: false, cancellationToken);
+            var gain = await CompareAsync(trial, best, cancellationToken);
+
+            // After the repeats the better mean wins: a gain the noise still hides costs at most the noise.
+            var adopted = gain > 0 && !trial.OptionsDiffer;
+            if (!adopted && !trial.OptionsDiffer && trial.Bottleneck is Bottleneck.BackupDevice or Bottleneck.BufferStarved && trial.Bottleneck != best.Bottleneck)
+            {
+                // The move lifted one limit and hit another on the target side (compression off, now the files are slow):
+                // one step further from it before it is judged, as an expert would.
+                var next = NextMoves(trial, momentum: false).FirstOrDefault(move => !_tried.Contains((move.Options, false)) && Fits(move.Options));
+                if (next.Options is not null)
+                {
+                    var child = await RunNewAsync(next.Purpose, next.Options, toNul: false, cancellationToken);
+                    var childGain = await CompareAsync(child, best, cancellationToken);
+                    if (childGain > 0 && !child.OptionsDiffer)
+                    {
+                        (trial, gain, adopted) = (child, childGain, true);
+                    }
+                }
+            }
+
+            // A buffer step that keeps going while the rate rises ends its run when it stops gaining: the end of the
+            // buffer curve, not a failed move.
+            var endOfBufferCurve = momentum && candidate.Purpose == TrialPurpose.MoreBufferMemory;
+            if (adopted)
+            {
+                adopt(trial);
+                momentum = trial.Purpose == TrialPurpose.MoreBufferMemory && gain >= MinimumGain;
+            }
+            else
+            {
+                momentum = false;
+            }
+
+            var progress = adopted && gain >= MinimumGain;
+            flat = progress ? 0 : endOfBufferCurve ? flat : flat + 1;
+            lastFlat = progress ? null : candidate.Purpose;
+            if (flat >= FlatStepsToStop)
+            {
+                return $"Two steps in a row gained under {Figures.Percent(MinimumGain)}: the best trial is the optimum within reach.";
+            }
+        }
+    }
+
+    /// <summary>The relative gain of <paramref name="candidate"/> over <paramref name="incumbent"/>, after repeating both while the noise is larger.</summary>
+    private async Task<double> CompareAsync(Trial candidate, Trial incumbent, CancellationToken cancellationToken)
+    {
+        while (true)
+        {
+            var gain = candidate.RateMBps / incumbent.RateMBps - 1;
+
+            // Out of time, the means so far decide: the last trial still counts.
+            if (Math.Abs(gain) > 2 * NoiseOfDifference(candidate, incumbent) || candidate.Runs.Count >= MaxRunsPerTrial || candidate.OptionsDiffer || !TimeForAnotherRun())
+            {
+                return gain;
+            }
+
+            // Alternated, so that a drift in the server's load does not always favour the same side.
+            if ((candidate.Runs.Count + incumbent.Runs.Count) % 2 == 0)
+            {
+                await RunAgainAsync(candidate, cancellationToken);
+                if (incumbent.Runs.Count < MaxRunsOfBest)
+                {
+                    await RunAgainAsync(incumbent, cancellationToken);
+                }
+            }
+            else
+            {
+                if (incumbent.Runs.Count < MaxRunsOfBest)
+                {
+                    await RunAgainAsync(incumbent, cancellationToken);
+                }
+
+                await RunAgainAsync(candidate, cancellationToken);
+            }
+        }
+    }
+
+    private double NoiseOfDifference(Trial a, Trial b) => Math.Max(MinimumNoise, Noise()) * Math.Sqrt(1.0 / a.Runs.Count + 1.0 / b.Runs.Count);
+
+    /// <summary>Run-to-run noise as measured: the relative deviation pooled over every option set run more than once.</summary>
+    private double Noise()
+    {
+        var deviations = _trials.Where(t => t.Runs.Count >= 2)
+            .SelectMany(t => t.Runs.Select(r => (r.RateMBps - t.RateMBps) / t.RateMBps))
+            .ToList();
+        var degrees = _trials.Where(t => t.Runs.Count >= 2).Sum(t => t.Runs.Count - 1);
+        return degrees == 0 ? 0 : Math.Sqrt(deviations.Sum(d => d * d) / degrees);
+    }
+
+    private bool TimeForAnotherRun() => _spent + _request.Window.TotalSeconds + TrialOverheadSeconds <= _request.TimeBudget.TotalSeconds;
+
+    /// <summary>
+    /// The moves for the best trial's bottleneck: the diagnosis's own remedies first, then the rest of its class. With
+    /// <paramref name="momentum"/> (the last step added buffer memory and gained) more buffer memory comes first, as
+    /// long as the rate still rises with it.
+    /// </summary>
+    private IEnumerable<(TrialPurpose Purpose, TrialOptions Options)> NextMoves(Trial best, bool momentum)
+    {
+        var options = best.Requested;
+        var operation = best.Runs[^1].Operation;
+        var remedies = operation is null ? [] : _diagnostician.Diagnose(operation).Recommendations.Select(r => r.Id).ToList();
+        var order = new List<string>();
+        if (momentum && best.Bottleneck is not (Bottleneck.DataFileRead or Bottleneck.CompressionCpu))
+        {
+            order.Add(RecommendationIds.RaiseBuffers);
+        }
+
+        order.AddRange(remedies);
+        order.AddRange((best.Bottleneck ?? Bottleneck.Unknown) switch
+        {
+            Bottleneck.BufferStarved => [RecommendationIds.RaiseBuffers],
+            Bottleneck.BackupDevice => [RecommendationIds.StripeDevices, RecommendationIds.EnableCompression, RecommendationIds.BlockSize65536, RecommendationIds.RaiseBuffers],
+            Bottleneck.CompressionCpu => [RecommendationIds.TestWithoutCompression],
+            Bottleneck.DataFileRead => [],
+            _ => [RecommendationIds.RaiseBuffers, RecommendationIds.StripeDevices, RecommendationIds.BlockSize65536, RecommendationIds.EnableCompression],
+        });
+        foreach (var id in order.Distinct())
+        {
+            switch (id)
+            {
+                case RecommendationIds.RaiseBuffers:
+                    if (BufferMove(best, TrialPurpose.MoreBufferMemory) is { } buffers)
+                    {
+                        yield return (TrialPurpose.MoreBufferMemory, buffers);
+                    }
+
+                    break;
+                case RecommendationIds.StripeDevices:
+                    var files = Math.Min(MaxFiles, Math.Max(2, options.Files * 2));
+                    if (files > options.Files)
+                    {
+                        yield return (TrialPurpose.MoreFiles, options with { Files = files });
+                    }
+
+                    break;
+                case RecommendationIds.EnableCompression when _facts.CompressionAvailable && !CompressionOn(best):
+                    yield return (TrialPurpose.Compression, CompressionOptions(options with { Compression = true, CompressionAlgorithm = null, CompressionLevel = null }));
+                    break;
+                case RecommendationIds.BlockSize65536 when options.BlockSizeBytes != BlockSize:
+                    yield return (TrialPurpose.BlockSize, options with { BlockSizeBytes = BlockSize });
+                    break;
+                case RecommendationIds.TestWithoutCompression when CompressionOn(best):
+                    yield return (TrialPurpose.NoCompression, options with { Compression = false, CompressionAlgorithm = null, CompressionLevel = null });
+                    foreach (var algorithm in _facts.CompressionAlgorithms.Where(a => !a.Equals(options.CompressionAlgorithm ?? "MS_XPRESS", StringComparison.OrdinalIgnoreCase)))
+                    {
+                        var level = algorithm.Equals("ZSTD", StringComparison.OrdinalIgnoreCase) && _facts.CompressionLevels.Count > 0 ? _facts.CompressionLevels[0] : null;
+                        yield return (TrialPurpose.OtherAlgorithm, CompressionOptions(options with { Compression = true, CompressionAlgorithm = algorithm, CompressionLevel = level }));
+                    }
+
+                    break;
+                default:
+                    break;
+            }
+        }
+    }
+
+    /// <summary>A TDE database compresses only with MAXTRANSFERSIZE above 64 KB: a compressed trial asks for 128 KB at least.</summary>
+    private TrialOptions CompressionOptions(TrialOptions options) =>
+        _facts.Encrypted && options.MaxTransferSizeBytes is null or <= 64 * 1024 ? options with { MaxTransferSizeBytes = Math.Max(options.MaxTransferSizeBytes ?? 0, 128 * 1024) } : options;
+
+    private bool CompressionOn(Trial trial) =>
+        trial.Runs.LastOrDefault()?.Operation?.Options?.Compression ?? trial.Requested.Compression ?? _facts.CompressionDefault;
+
+    /// <summary>
+    /// More buffer memory than <paramref name="from"/> used, through the same proposal the raise-buffers remedy makes
+    /// (priced at the ratio the server reports, capped by its memory limit and the budget), doubled while the
+    /// proposal was already tried.
+    /// </summary>
+    private TrialOptions? BufferMove(Trial from, TrialPurpose purpose)
+    {
+        if (from.Runs.LastOrDefault()?.Operation is not { } operation)
+        {
+            return null;
+        }
+
+        var measures = OperationMeasures.Of(operation);
+        var toNul = purpose is TrialPurpose.ReadCeiling or TrialPurpose.ReadCeilingCompressed;
+        for (var target = _diagnostician.Settings.TargetBuffersPerDevice; target <= 4096; target *= 2)
+        {
+            if (BufferPlan.Propose(measures, _diagnostician.Settings with { MemoryBudgetBytes = Cap() }, target) is not { } plan)
+            {
+                continue;
+            }
+
+            var options = from.Requested with { BufferCount = plan.BufferCount, MaxTransferSizeBytes = plan.MaxTransferSizeBytes };
+            if (!Fits(options))
+            {
+                return null;
+            }
+
+            if (!_tried.Contains((options, toNul)))
+            {
+                return options;
+            }
+
+            if (plan.Capped)
+            {
+                return null;
+            }
+        }
+
+        return null;
+    }
+
+    private long Cap() => _memoryLimit is { } limit ? Math.Min(limit, _request.MemoryBudgetBytes) : _request.MemoryBudgetBytes;
+
+    /// <summary>
+    /// The buffer memory a trial will take as the server counts it, at the highest ratio of Total buffer space to
+    /// BUFFERCOUNT x MAXTRANSFERSIZE seen so far; the defaults priced by the published default formula with 4 volumes.
+    /// </summary>
+    internal long PricedMemory(TrialOptions options)
+    {
+        var bytes = options.RequestedBufferBytes
+            ?? ((options.BufferCount ?? (options.Files * 5) + 8) * (options.MaxTransferSizeBytes ?? OperationMeasures.DefaultMaxTransferSize));
+        return (long)Math.Ceiling(bytes * _ratio);
+    }
+
+    private bool Fits(TrialOptions options) => PricedMemory(options) <= Cap();
+
+    private async Task<Trial> RunNewAsync(TrialPurpose purpose, TrialOptions options, bool toNul, CancellationToken cancellationToken)
+    {
+        var trial = new Trial(_trials.Count + 1, purpose, options, toNul);
+        _tried.Add((options, toNul));
+        await RunAgainAsync(trial, cancellationToken);
+        _trials.Add(trial);
+        return trial;
+    }
+
+    private async Task RunAgainAsync(Trial trial, CancellationToken cancellationToken)
+    {
+        var expected = _request.Window.TotalSeconds + TrialOverheadSeconds;
+        if (_spent + expected > _request.TimeBudget.TotalSeconds)
+        {
+            throw new TuningStopped($"The time budget ({Figures.Seconds(_request.TimeBudget.TotalSeconds)}) leaves no room for another trial of up to {Figures.Seconds(expected)}.", refused: false);
+        }
+
+        if (!Fits(trial.Requested))
+        {
+            throw new TuningStopped($"{trial.Requested.Describe()} would take {Figures.Size(PricedMemory(trial.Requested))} of buffer memory, above {Figures.Size(Cap())}.", refused: true);
+        }
+
+        if (await _server.BackupOrRestoreRunningAsync(_request.Database, cancellationToken))
+        {
+            throw new TuningStopped($"Another backup or restore of {_request.Database} is running: no trial runs beside it.", refused: true);
+        }
+
+        var statement = trial.ToNul
+            ? TrialStatement.ToNulDevice(_request.Database, trial.Requested)
+            : TrialStatement.ToFiles(_request.Database, _request.Directories, trial.Requested, _request.RunId, trial.Number, trial.Runs.Count + 1);
+        if (!trial.ToNul)
+        {
+            await CheckTargetsAsync(statement, cancellationToken);
+        }
+
+        TrialCapture capture;
+        try
+        {
+            capture = await _server.RunTrialAsync(statement, _request.Window, cancellationToken);
+        }
+        finally
+        {
+            if (!trial.ToNul)
+            {
+                // The files are this trial's own (checked absent before it ran); deleted even when it failed or was cancelled.
+                foreach (var path in statement.Devices)
+                {
+                    await _server.DeleteFileAsync(path, CancellationToken.None);
+                }
+            }
+        }
+
+        _spent += capture.WallSeconds;
+        var verdict = _diagnostician.Diagnose(capture.Operation).Verdict;
+        var run = TrialMeasure.Of(statement, capture, verdict);
+        trial.Add(run);
+        if (run.ReportedBufferRatio is > 1 and var ratio)
+        {
+            _ratio = Math.Max(_ratio, ratio);
+        }
+
+        if (run.MemoryLimitBytes is { } limit)
+        {
+            _memoryLimit = _memoryLimit is { } known ? Math.Min(known, limit) : limit;
+        }
+
+        if (run.BufferMemoryBytes > _request.MemoryBudgetBytes)
+        {
+            throw new TuningStopped($"The server reported {Figures.Size(run.BufferMemoryBytes.Value)} of buffer memory for trial {trial.Number}, above the budget of {Figures.Size(_request.MemoryBudgetBytes)}: stopped.", refused: true);
+        }
+    }
+
+    private async Task CheckTargetsAsync(TrialStatement statement, CancellationToken cancellationToken)
+    {
+        foreach (var path in statement.Devices)
+        {
+            if (await _server.FileExistsAsync(path, cancellationToken))
+            {
+                throw new TuningStopped($"{path} already exists: a trial never writes over an existing file.", refused: true);
+            }
+        }
+
+        // An uncompressed trial that finishes writes at most the database's size, split over its files.
+        var perFile = _facts.DatabaseBytes / statement.Devices.Count;
+        foreach (var group in statement.Devices.GroupBy(path => _request.Directories.First(d => path.StartsWith(d.TrimEnd('\\', '/'), StringComparison.Ordinal))))
+        {
+            var needed = perFile * group.Count() + (perFile * group.Count() / 10);
+            var free = await _server.FreeBytesAsync(group.Key, cancellationToken);
+            if (free is not { } bytes || bytes < needed)
+            {
+                throw new TuningStopped(free is null
+                    ? $"The free space of {group.Key} cannot be read: no trial writes there without it."
+                    : $"{group.Key} has {Figures.Size(free.Value)} free; a trial may write {Figures.Size(needed)} there.", refused: true);
+            }
+        }
+    }
+
+    private sealed class TuningStopped(string message, bool refused) : Exception(message)
+    {
+        public bool Refused { get; } = refused;
+    }
+}

@@ -1,0 +1,35 @@
+namespace BackupXe.Core.Tuning;
+
+/// <summary>Which side of the backup limits the best trial: the source's reads, the target's writes, or cannot tell.</summary>
+public enum LimitingSide
+{
+    CannotTell,
+    Source,
+    Target,
+}
+
+/// <summary>
+/// The trials run, the two ceilings they are judged against, the best trial and why the search stopped. A refused
+/// tune ran nothing (or stopped before its next trial) and says why.
+/// </summary>
+public sealed record TuningResult(
+    TuningPlan Plan,
+    TuningFacts Facts,
+    IReadOnlyList<Trial> Trials,
+    Trial? ReadCeiling,
+    Trial? CompressedCeiling,
+    Trial? Baseline,
+    Trial? Best,
+    string StopReason,
+    bool Refused,
+    double SpentSeconds,
+    double RelativeNoise)
+{
+    /// <summary>Best over baseline, minus one; null without both.</summary>
+    public double? Gain => Best is { } best && Baseline is { RateMBps: > 0 } baseline ? best.RateMBps / baseline.RateMBps - 1 : null;
+
+    /// <summary>Two standard deviations of the gain, from the run-to-run noise (at least the tuner's assumed minimum) and the runs behind each mean.</summary>
+    public double? GainUncertainty => Best is { } best && Baseline is { } baseline && Gain is { } gain
+        ? 2 * Math.Max(RelativeNoise, Tuner.MinimumNoise) * (1 + gain) * Math.Sqrt(1.0 / best.Runs.Count + 1.0 / baseline.Runs.Count)
+        : null;
+}

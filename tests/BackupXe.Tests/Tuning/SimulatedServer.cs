@@ -1,0 +1,185 @@
+using BackupXe.Core.Correlation;
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+using BackupXe.Core.Tuning;
+
+namespace BackupXe.Tests.Tuning;
+
+/// <summary>
+/// A server for the tuner's tests: each trial's operation is what a capture of it would hold (buffer configuration
+/// with the reported Total buffer space and memory limit, effective options, devices, copy-data phase, BACKUPBUFFER
+/// and BACKUPIO waits shaped like the published ones for the side that limits, progress every second), with the rate
+/// of <see cref="ServerModel"/> and seeded run-to-run noise. Files, free space, running backups and every call are
+/// recorded so the safety rules can be checked.
+/// </summary>
+internal sealed class SimulatedServer(ServerModel model, IReadOnlyList<string> directories, int seed = 1) : ITrialHost
+{
+    private static readonly DateTime Epoch = new(2026, 1, 5, 2, 0, 0, DateTimeKind.Utc);
+    private readonly Random _random = new(seed);
+    private double _clock;
+
+    public ServerModel Model => model;
+
+    /// <summary>Every call in order: "run", "stop", "delete path", "check path"...</summary>
+    public List<string> Calls { get; } = [];
+
+    public List<TrialStatement> Statements { get; } = [];
+
+    public HashSet<string> Files { get; } = new(StringComparer.OrdinalIgnoreCase);
+
+    public Dictionary<string, long?> FreeBytes { get; } = directories.ToDictionary(d => d, _ => (long?)(10L * 1024 * ServerModel.MB * 1024));
+
+    public bool OtherBackupRunning { get; set; }
+
+    /// <summary>Called as a trial starts (its number, 1-based); a test cancels here to stop a trial midway.</summary>
+    public Action<int>? OnTrialStarted { get; set; }
+
+    /// <summary>The largest Total buffer space any trial was given.</summary>
+    public long MaxBufferBytes { get; private set; }
+
+    public double WallSeconds { get; private set; }
+
+    public Task<TuningFacts> DescribeAsync(string database, CancellationToken cancellationToken) =>
+        Task.FromResult(new TuningFacts(model.DatabaseBytes, CompressionAvailable: true, model.CompressionDefault,
+            [.. model.CompressMBps.Keys], model.CompressionLevels, model.Encrypted, Linux: false));
+
+    public Task<bool> BackupOrRestoreRunningAsync(string database, CancellationToken cancellationToken) => Task.FromResult(OtherBackupRunning);
+
+    public Task<long?> FreeBytesAsync(string directory, CancellationToken cancellationToken) =>
+        Task.FromResult(FreeBytes.TryGetValue(directory, out var free) ? free : null);
+
+    public Task<bool> FileExistsAsync(string path, CancellationToken cancellationToken)
+    {
+        Calls.Add("check " + path);
+        return Task.FromResult(Files.Contains(path));
+    }
+
+    public Task DeleteFileAsync(string path, CancellationToken cancellationToken)
+    {
+        Calls.Add("delete " + path);
+        Files.Remove(path);
+        return Task.CompletedTask;
+    }
+
+    public Task<TrialCapture> RunTrialAsync(TrialStatement statement, TimeSpan window, CancellationToken cancellationToken)
+    {
+        Statements.Add(statement);
+        Calls.Add("run " + statement.Sql);
+        if (!statement.ToNul)
+        {
+            foreach (var path in statement.Devices)
+            {
+                if (!Files.Add(path))
+                {
+                    throw new InvalidOperationException($"the simulated server was asked to write over {path}");
+                }
+            }
+        }
+
+        OnTrialStarted?.Invoke(Statements.Count);
+        if (cancellationToken.IsCancellationRequested)
+        {
+            // As the live server does: the backup is stopped before the call returns.
+            Calls.Add("stop");
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+
+        var toNul = statement.ToNul;
+        var (rate, limit) = model.Rate(statement.Options, directories, toNul);
+        rate *= Math.Max(0.5, 1 + (model.Noise * Gaussian()));
+        var effective = model.Effective(statement.Options, toNul);
+        var fullSeconds = model.DatabaseBytes / (rate * ServerModel.MB);
+        var finished = fullSeconds <= window.TotalSeconds;
+        var seconds = Math.Min(fullSeconds, window.TotalSeconds);
+        var start = Epoch.AddSeconds(_clock);
+        _clock += seconds + 2;
+        WallSeconds += seconds + 2;
+        var total = (long)(effective.BufferCount * effective.MaxTransferSize * model.ReportedBufferRatio);
+        MaxBufferBytes = Math.Max(MaxBufferBytes, total);
+        var devices = statement.Devices.Count;
+        var operation = new OperationReport
+        {
+            Kind = OperationKind.Backup,
+            Scope = OperationScope.Database,
+            Database = statement.Database,
+            Status = finished ? OperationStatus.Completed : OperationStatus.Failed,
+            FailureReason = finished ? null : "BACKUP DATABASE is terminating abnormally.",
+            Start = start,
+            End = start.AddSeconds(seconds),
+            DurationSeconds = seconds,
+            EstimatedBytes = model.DatabaseBytes,
+            BytesProcessed = (long)(rate * ServerModel.MB * seconds),
+            Devices = [.. statement.Devices.Select(d => new DeviceReport(d))],
+            DataFileReaders = 1,
+            BufferConfig = new BufferConfigReport
+            {
+                BufferCount = effective.BufferCount,
+                MaxTransferSizeBytes = effective.MaxTransferSize,
+                TotalBufferBytes = total,
+                TotalBufferBytesReported = true,
+                MemoryLimitBytes = model.MemoryLimitBytes,
+            },
+            Options = new OptionsReport(Checksum: false, Compression: effective.Compression, Encryption: false),
+            Phases = [new PhaseReport(Kebab.Of(OperationPhase.CopyData), start, start.AddSeconds(seconds), seconds)],
+            Waits = Waits(limit, seconds, devices, statement.Options.Compression ?? model.CompressionDefault),
+            Progress = Progress(start, seconds, rate),
+        };
+        if (finished)
+        {
+            Calls.Add("finished");
+        }
+        else
+        {
+            Calls.Add("stop");
+        }
+
+        int? block = finished ? effective.BlockSize : null;
+        return Task.FromResult(new TrialCapture(operation, toNul ? null : block, seconds + 2, finished));
+    }
+
+    /// <summary>
+    /// Waits shaped as the published ones (docs/backup-internals.md#buffer-count-against-waits): starved buffers give
+    /// many short BACKUPBUFFER waits; a slow target gives BACKUPIO most of each writer's time; a slow source or busy
+    /// CPUs leave the writers idle, the CPUs queueing (signal time) when compression is the limit.
+    /// </summary>
+    private static WaitReport[] Waits(string limit, double seconds, int devices, bool compression)
+    {
+        var threads = devices + 1;
+        (double bufferShare, double bufferAverageMs, double ioShare, double signal) = limit switch
+        {
+            "buffers" => (0.45, 2.0, 0.30, 0.05),
+            "write" => (0.30, 20.0, 0.65, 0.05),
+            "cpu" => (0.55, 25.0, 0.05, compression ? 0.40 : 0.05),
+            _ => (0.55, 25.0, 0.05, 0.05),
+        };
+        var bufferMs = (long)(bufferShare * seconds * threads * 1000);
+        var ioMs = (long)(ioShare * seconds * devices * 1000);
+        return
+        [
+            new WaitReport(BackupWaitTypes.BackupBuffer, Math.Max(1, (long)(bufferMs / bufferAverageMs)), bufferMs, (long)(bufferAverageMs * 20), (long)(bufferMs * signal)),
+            new WaitReport(BackupWaitTypes.BackupIo, Math.Max(1, ioMs / 5), ioMs, 200, (long)(ioMs * signal)),
+        ];
+    }
+
+    private ProgressReport Progress(DateTime start, double seconds, double rate)
+    {
+        var points = new List<ProgressPointReport> { new(start, 0) };
+        var bytes = 0.0;
+        for (var t = 1.0; t <= seconds; t += 1)
+        {
+            // Within a run the rate wobbles around its mean a little (2%).
+            bytes += rate * ServerModel.MB * Math.Max(0.5, 1 + (0.02 * Gaussian()));
+            points.Add(new ProgressPointReport(start.AddSeconds(t), (long)bytes));
+        }
+
+        return new ProgressReport("throughput-event", points);
+    }
+
+    private double Gaussian()
+    {
+        var u1 = 1.0 - _random.NextDouble();
+        var u2 = _random.NextDouble();
+        return Math.Sqrt(-2.0 * Math.Log(u1)) * Math.Cos(2.0 * Math.PI * u2);
+    }
+}
