@@ -63,6 +63,9 @@ public static class Program
                 $"no appsettings.json in {builder.Environment.ContentRootPath} and no instance configured otherwise: start the worker in its folder or give --contentRoot FOLDER (docs/configuration.md)");
         }
 
+        // A sink that fails (a log file that cannot be written, a server that refuses) reports to Serilog's own
+        // diagnostic channel, which is silent unless enabled: standard error reaches the journal or the console.
+        Serilog.Debugging.SelfLog.Enable(Console.Error);
         Serilog.Core.Logger serilog;
         try
         {
@@ -71,6 +74,13 @@ public static class Program
         catch (Exception exception) when (exception is InvalidOperationException or ArgumentException or FormatException)
         {
             return Fail(ExitCodes.InvalidConfiguration, $"the Serilog section of the configuration is invalid: {exception.Message}");
+        }
+        catch (Exception exception) when (exception is FileNotFoundException or FileLoadException or BadImageFormatException)
+        {
+            // A sink named under "Using" whose assembly is not installed beside the worker: a configuration error,
+            // so the service manager must not restart it for ever.
+            return Fail(ExitCodes.InvalidConfiguration,
+                $"the Serilog section names a sink that is not installed with the worker: {exception.Message} (docs/configuration.md, Logging)");
         }
 
         builder.Logging.ClearProviders();

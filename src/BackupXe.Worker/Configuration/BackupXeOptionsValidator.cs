@@ -158,6 +158,15 @@ public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = nul
         }
 
         var path = Path.GetFullPath(replayPath, environment.ContentRootPath);
+
+        // Opening a named pipe waits for a writer, which would hold start-up for ever; a pipe, a device and an
+        // empty file all report a length of 0, and none of them is a capture to replay.
+        if (File.Exists(path) && new FileInfo(path).Length == 0)
+        {
+            failures.Add($"{key}:ReplayPath '{replayPath}' cannot be replayed: it is empty, or not a regular file (a pipe or a device).");
+            return;
+        }
+
         var recognised = InputSources.Recognise(path);
         if (recognised.Problem is not null)
         {

@@ -11,7 +11,14 @@ internal static partial class MonitorLog
     [LoggerMessage(EventId = 100, Message = "{Kind} of [{Database}] on {Instance}: {Status} in {DurationSeconds:0.#} s at {ThroughputMBps:0.#} MB/s, bottleneck {Bottleneck} ({Confidence} confidence)")]
     public static partial void OperationDiagnosed(
         this ILogger logger, LogLevel level, string kind, string? database, string instance, string status,
-        double? durationSeconds, double? throughputMBps, string bottleneck, string confidence);
+        double durationSeconds, double throughputMBps, string bottleneck, string confidence);
+
+    // An operation cut off before its end (or read from a source without timing) has no duration or rate: saying so
+    // beats "in null s at null MB/s".
+    [LoggerMessage(EventId = 103, Message = "{Kind} of [{Database}] on {Instance}: {Status}, duration {Duration}, throughput {Throughput}, bottleneck {Bottleneck} ({Confidence} confidence)")]
+    public static partial void OperationDiagnosedInPart(
+        this ILogger logger, LogLevel level, string kind, string? database, string instance, string status,
+        string duration, string throughput, string bottleneck, string confidence);
 
     [LoggerMessage(EventId = 101, Level = LogLevel.Debug, Message = "{Kind} of [{Database}] on {Instance} starting {Start:O} is already in history; not counted again")]
     public static partial void AlreadyStored(this ILogger logger, string kind, string? database, string instance, DateTime? start);

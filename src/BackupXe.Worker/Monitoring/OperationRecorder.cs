@@ -1,3 +1,4 @@
+using System.Globalization;
 using BackupXe.Core.Reporting;
 using BackupXe.Worker.History;
 using BackupXe.Worker.Logging;
@@ -49,7 +50,17 @@ public sealed class OperationRecorder(
 
         metrics.RecordOperation(instance, report);
         var level = report.Status == OperationStatus.Completed ? LogLevel.Information : LogLevel.Warning;
-        logger.OperationDiagnosed(level, kind, database, instance, status, report.DurationSeconds, report.ThroughputMBps, bottleneck, confidence);
+        if (report is { DurationSeconds: { } seconds, ThroughputMBps: { } rate })
+        {
+            logger.OperationDiagnosed(level, kind, database, instance, status, seconds, rate, bottleneck, confidence);
+        }
+        else
+        {
+            logger.OperationDiagnosedInPart(level, kind, database, instance, status,
+                report.DurationSeconds is { } d ? string.Create(CultureInfo.InvariantCulture, $"{d:0.#} s") : "unknown",
+                report.ThroughputMBps is { } t ? string.Create(CultureInfo.InvariantCulture, $"{t:0.#} MB/s") : "unknown",
+                bottleneck, confidence);
+        }
 
         if (write != HistoryWrite.Added)
         {

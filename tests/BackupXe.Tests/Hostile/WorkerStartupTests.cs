@@ -1,5 +1,6 @@
 using System.Security.Cryptography;
 using BackupXe.Tests.Cli;
+using BackupXe.Tests.Support;
 using Microsoft.Data.Sqlite;
 using Xunit;
 
@@ -32,6 +33,8 @@ public sealed class WorkerStartupTests : IDisposable
         { "corrupt history", Settings("\"History\": { \"Path\": \"corrupt.db\" }"), 3, "corrupt.db" },
         { "foreign history", Settings("\"History\": { \"Path\": \"foreign.db\" }"), 3, "is another program's SQLite database" },
         { "history path is a folder", Settings("\"History\": { \"Path\": \"folder.db\" }"), 3, "folder.db" },
+        { "replay path is a named pipe", Settings("\"RetryDelaySeconds\": 30", replayPath: "pipe.log"), 2, "BackupXe:Instances:0:ReplayPath 'pipe.log' cannot be replayed: it is empty, or not a regular file" },
+        { "a sink that is not installed", Settings("\"RetryDelaySeconds\": 30").Replace("\"WriteTo\": [ { \"Name\": \"Console\" } ]", "\"Using\": [ \"Serilog.Sinks.Seq\" ], \"WriteTo\": [ { \"Name\": \"Seq\", \"Args\": { \"serverUrl\": \"http://localhost:5341\" } } ]", StringComparison.Ordinal), 2, "the Serilog section names a sink that is not installed with the worker" },
     };
 
     [Theory]
@@ -43,6 +46,7 @@ public sealed class WorkerStartupTests : IDisposable
         await File.WriteAllBytesAsync(Path.Combine(_folder, "garbage.bin"), RandomNumberGenerator.GetBytes(4096));
         await File.WriteAllBytesAsync(Path.Combine(_folder, "corrupt.db"), [.. "SQLite format 3\0"u8, .. RandomNumberGenerator.GetBytes(8192)]);
         Directory.CreateDirectory(Path.Combine(_folder, "folder.db"));
+        MakeNamedPipe(Path.Combine(_folder, "pipe.log"));
         await CreateForeignDatabase(Path.Combine(_folder, "foreign.db"));
         var foreignBefore = await File.ReadAllBytesAsync(Path.Combine(_folder, "foreign.db"));
 
@@ -100,6 +104,32 @@ public sealed class WorkerStartupTests : IDisposable
         Assert.Contains("readonly.db", run.Error);
     }
 
+    [Fact]
+    public async Task A_log_file_that_cannot_be_written_is_said_on_standard_error_and_the_worker_goes_on()
+    {
+        // Given a file sink whose folder cannot be made (its parent is a file, which stops root too)
+        await File.WriteAllTextAsync(Path.Combine(_folder, "appsettings.json"), Settings("\"RetryDelaySeconds\": 30").Replace(
+            "\"WriteTo\": [ { \"Name\": \"Console\" } ]",
+            "\"WriteTo\": [ { \"Name\": \"Console\" }, { \"Name\": \"File\", \"Args\": { \"path\": \"restore.log/logs/worker.log\" } } ]",
+            StringComparison.Ordinal).Replace("\"MinimumLevel\": \"Warning\"", "\"MinimumLevel\": \"Information\"", StringComparison.Ordinal));
+
+        // When
+        using var worker = WorkerProcess.Start(_folder, new Dictionary<string, string>());
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        while (!worker.HasExited && waited.Elapsed < TimeSpan.FromSeconds(60)
+            && !(worker.Output.Contains("worker.log", StringComparison.Ordinal) && worker.Output.Contains("stays up until stopped", StringComparison.Ordinal)))
+        {
+            await Task.Delay(100);
+        }
+
+        // Then the lost log is named, and the worker has not stopped for it
+        Assert.Contains("worker.log", worker.Output);
+        Assert.False(worker.HasExited, worker.Output);
+        worker.Signal("TERM");
+        await worker.WaitForExitAsync(TimeSpan.FromSeconds(30));
+        Assert.Equal(0, worker.ExitCode);
+    }
+
     public void Dispose()
     {
         SqliteConnection.ClearAllPools();
@@ -115,6 +145,17 @@ public sealed class WorkerStartupTests : IDisposable
           }
         }
         """;
+
+    private static void MakeNamedPipe(string path)
+    {
+        if (OperatingSystem.IsWindows() || File.Exists(path))
+        {
+            return;
+        }
+
+        using var mkfifo = System.Diagnostics.Process.Start("mkfifo", [path]);
+        mkfifo.WaitForExit();
+    }
 
     private static async Task CreateForeignDatabase(string path)
     {

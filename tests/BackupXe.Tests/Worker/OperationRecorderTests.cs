@@ -55,6 +55,23 @@ public sealed class OperationRecorderTests : IDisposable
     }
 
     [Fact]
+    public async Task An_operation_without_duration_or_rate_is_logged_as_unknown_not_as_null()
+    {
+        // Given a backup cut off before its end: no duration, no throughput
+        var cut = Backup("Sales", Monday, 41.5) with { Status = OperationStatus.Incomplete, DurationSeconds = null, ThroughputMBps = null };
+
+        // When
+        await _recorder.RecordAsync("prod", cut, CancellationToken.None);
+
+        // Then
+        var diagnosis = Assert.Single(_log.WithEventId(103));
+        Assert.Equal(
+            "\"backup\" of [\"Sales\"] on \"prod\": \"incomplete\", duration \"unknown\", throughput \"unknown\", bottleneck \"buffer-starved\" (\"high\" confidence)",
+            diagnosis.RenderMessage());
+        Assert.Empty(_log.WithEventId(100));
+    }
+
+    [Fact]
     public async Task A_slow_backup_logs_a_regression_warning_with_the_numbers_a_DBA_checks()
     {
         foreach (var report in Nightly("Sales", Monday, 112, 125, 118, 109, 130, 118, 121, 98, 115, 140))
@@ -117,6 +134,7 @@ public sealed class OperationRecorderTests : IDisposable
     {
         await _recorder.RecordAsync("prod", Backup("Sales", Monday, null, status: BackupXe.Core.Reporting.OperationStatus.Failed), CancellationToken.None);
 
-        Assert.Equal(LogEventLevel.Warning, Assert.Single(_log.WithEventId(100)).Level);
+        // No throughput: the event that says so in words (103), at warning level
+        Assert.Equal(LogEventLevel.Warning, Assert.Single(_log.WithEventId(103)).Level);
     }
 }
