@@ -76,6 +76,36 @@ public static class RestoreEstimator
             : new RateInterval(rates.Min(), rates.Max(), Measured: true, Inv($"{rates.Count} log restore(s) of this database in the history"));
     }
 
+    /// <summary>
+    /// The chain a restore would use now, from the history's completed backups of the database: the last full that is
+    /// not COPY_ONLY, the last differential after it, the log backups (not COPY_ONLY) after the later of the two. By
+    /// time, as the history has no LSNs: a broken chain is <see cref="RestoreChain"/>'s to find. Null without such a
+    /// full, or when a backup chosen has no size.
+    /// </summary>
+    public static RestoreChainBytes? ChainFrom(IEnumerable<HistoryOperation> history, string database)
+    {
+        var backups = history
+            .Where(o => o.Kind == OperationKind.Backup && o.Status == OperationStatus.Completed
+                && string.Equals(o.Database, database, StringComparison.OrdinalIgnoreCase) && o.Options.CopyOnly != true)
+            .OrderBy(o => o.Start)
+            .ToList();
+        var full = backups.LastOrDefault(o => o.Scope == OperationScope.Database);
+        if (full?.BytesRead is not { } fullBytes)
+        {
+            return null;
+        }
+
+        var differential = backups.LastOrDefault(o => o.Scope == OperationScope.Differential && o.Start > full.Start);
+        var after = differential?.Start ?? full.Start;
+        var logs = backups.Where(o => o.Scope == OperationScope.Log && o.Start > after).ToList();
+        if (differential is { BytesRead: null } || logs.Any(l => l.BytesRead is null))
+        {
+            return null;
+        }
+
+        return new RestoreChainBytes(fullBytes, differential?.BytesRead, logs.Select(l => l.BytesRead!.Value).ToList());
+    }
+
     public static RestoreEstimate Estimate(RestoreChainBytes chain, RestoreTarget target, RateInterval? copyRate, RateInterval? logRestoreRate)
     {
         ArgumentNullException.ThrowIfNull(chain);

@@ -145,4 +145,38 @@ public sealed class RestoreEstimateTests
         Assert.Equal(1024, estimate.Phases.Single(p => p.Phase == RestoreEstimator.Copy).HighSeconds!.Value, 6);
         Assert.Equal(0, estimate.Phases.Single(p => p.Phase == RestoreEstimator.LogRestore).HighSeconds);
     }
+
+    [Fact]
+    public void The_chain_from_the_history_is_the_last_full_its_last_differential_and_the_logs_after_without_copy_only()
+    {
+        // Given: two fulls, a differential on each, logs around them, a COPY_ONLY full and log after, a failed log.
+        HistoryOperation Backup(int hour, OperationScope scope, long bytes, bool copyOnly = false)
+            => HistoryOperations.Msdb("SalesDB", Night.AddHours(hour), 60, bytes) with
+            {
+                Scope = scope,
+                Options = new HistoryOptions { CopyOnly = copyOnly },
+            };
+        var history = new[]
+        {
+            Backup(0, OperationScope.Database, 90 * GiB), Backup(1, OperationScope.Differential, 5 * GiB), Backup(2, OperationScope.Log, 7 * GiB),
+            Backup(24, OperationScope.Database, 100 * GiB), Backup(25, OperationScope.Log, 3 * GiB),
+            Backup(26, OperationScope.Differential, 9 * GiB), Backup(27, OperationScope.Differential, 10 * GiB),
+            Backup(28, OperationScope.Log, 1 * GiB), Backup(29, OperationScope.Database, 100 * GiB, copyOnly: true),
+            Backup(30, OperationScope.Log, 2 * GiB), Backup(31, OperationScope.Log, 4 * GiB, copyOnly: true),
+            Backup(32, OperationScope.Log, 8 * GiB) with { Status = Core.Reporting.OperationStatus.Failed },
+        };
+
+        // When
+        var chain = RestoreEstimator.ChainFrom(history, "SalesDB");
+
+        // Then
+        Assert.NotNull(chain);
+        Assert.Equal(100 * GiB, chain.FullBytes);
+        Assert.Equal(10 * GiB, chain.DifferentialBytes);
+        Assert.Equal([1 * GiB, 2 * GiB], chain.LogBackupBytes);
+
+        // And without a full, or with a chosen backup of no size: no chain.
+        Assert.Null(RestoreEstimator.ChainFrom(history.Where(o => o.Scope != OperationScope.Database), "SalesDB"));
+        Assert.Null(RestoreEstimator.ChainFrom([.. history, Backup(33, OperationScope.Log, 0) with { BytesRead = null }], "SalesDB"));
+    }
 }
