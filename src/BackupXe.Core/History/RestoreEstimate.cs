@@ -1,0 +1,208 @@
+using System.Globalization;
+using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.History;
+
+/// <summary>The backups a restore would use now, by their uncompressed size (msdb backup_size): the last full, the last differential on it, the log backups after.</summary>
+public sealed record RestoreChainBytes(long FullBytes, long? DifferentialBytes, IReadOnlyList<long> LogBackupBytes);
+
+/// <summary>The database's files as they would be created by the restore (sys.master_files size x 8 KB).</summary>
+/// <param name="InstantFileInitialization">true or false when the server said (sys.dm_server_services); null when not known.</param>
+/// <param name="MajorVersion">The server's major version (16 for SQL Server 2022); null when not known.</param>
+public sealed record RestoreTarget(long? DataFileBytes, long? LogFileBytes, bool? InstantFileInitialization, int? MajorVersion);
+
+/// <summary>A rate interval in bytes per second, and whether it was measured on this server or assumed (the basis says from what).</summary>
+public sealed record RateInterval(double LowBytesPerSecond, double HighBytesPerSecond, bool Measured, string Basis);
+
+/// <summary>One phase of the restore: its time as an interval in seconds, or null (cannot tell) with the reason in the basis.</summary>
+public sealed record RestorePhaseEstimate(string Phase, long Bytes, double? LowSeconds, double? HighSeconds, bool Measured, string Basis);
+
+/// <summary>The phases and their sum; the total is null (cannot tell) when any phase is.</summary>
+public sealed record RestoreEstimate(IReadOnlyList<RestorePhaseEstimate> Phases, double? LowSeconds, double? HighSeconds, IReadOnlyList<string> Notes);
+
+/// <summary>
+/// Estimates how long restoring a database's chain would take, phase by phase, from rates measured in its history and
+/// the file sizes and Instant File Initialization state (docs/restore-chain.md, "Restore time"). Never a rate from
+/// nowhere: a phase with neither a measured rate nor a stated assumption is "cannot tell".
+/// </summary>
+public static class RestoreEstimator
+{
+    /// <summary>A restore's copy rate, as a share of the backup's rate, when only backups were measured: an assumption, stated as such.</summary>
+    public const double BackupToRestoreLow = 0.5;
+
+    /// <inheritdoc cref="BackupToRestoreLow"/>
+    public const double BackupToRestoreHigh = 1.0;
+
+    /// <summary>SQL Server 2022 (16.x): log growths up to 64 MB may use Instant File Initialization.</summary>
+    public const int LogIfiMajorVersion = 16;
+
+    /// <inheritdoc cref="LogIfiMajorVersion"/>
+    public const long LogIfiLimitBytes = 64L << 20;
+
+    public const string DataZeroing = "data-file zeroing";
+    public const string LogZeroing = "log zeroing";
+    public const string Copy = "copy full + differential";
+    public const string LogRestore = "log restore";
+
+    /// <summary>
+    /// The copy rate: the database's completed restores (full or differential) in the history when there are any,
+    /// else its completed full and differential backups times <see cref="BackupToRestoreLow"/>..<see cref="BackupToRestoreHigh"/>.
+    /// </summary>
+    public static RateInterval? CopyRate(IEnumerable<HistoryOperation> history, string database)
+    {
+        var list = history as IReadOnlyCollection<HistoryOperation> ?? history.ToList();
+        var restores = Rates(list, database, OperationKind.Restore, log: false);
+        if (restores.Count > 0)
+        {
+            return new RateInterval(restores.Min(), restores.Max(), Measured: true,
+                Inv($"{restores.Count} restore(s) of this database in the history"));
+        }
+
+        var backups = Rates(list, database, OperationKind.Backup, log: false);
+        return backups.Count == 0
+            ? null
+            : new RateInterval(backups.Min() * BackupToRestoreLow, backups.Max() * BackupToRestoreHigh, Measured: false,
+                Inv($"assumed: {BackupToRestoreLow:0.##}x to {BackupToRestoreHigh:0.##}x the rate of {backups.Count} backup(s) of this database (no restore in the history)"));
+    }
+
+    /// <summary>The log restore rate: the database's completed log restores in the history; null without any.</summary>
+    public static RateInterval? LogRestoreRate(IEnumerable<HistoryOperation> history, string database)
+    {
+        var rates = Rates(history, database, OperationKind.Restore, log: true);
+        return rates.Count == 0
+            ? null
+            : new RateInterval(rates.Min(), rates.Max(), Measured: true, Inv($"{rates.Count} log restore(s) of this database in the history"));
+    }
+
+    /// <summary>
+    /// The chain a restore would use now, from the history's completed backups of the database: the last full that is
+    /// not COPY_ONLY, the last differential after it, the log backups (not COPY_ONLY) after the later of the two. By
+    /// time, as the history has no LSNs: a broken chain is <see cref="RestoreChain"/>'s to find. Null without such a
+    /// full, or when a backup chosen has no size.
+    /// </summary>
+    public static RestoreChainBytes? ChainFrom(IEnumerable<HistoryOperation> history, string database)
+    {
+        var backups = history
+            .Where(o => o.Kind == OperationKind.Backup && o.Status == OperationStatus.Completed
+                && string.Equals(o.Database, database, StringComparison.OrdinalIgnoreCase) && o.Options.CopyOnly != true)
+            .OrderBy(o => o.Start)
+            .ToList();
+        var full = backups.LastOrDefault(o => o.Scope == OperationScope.Database);
+        if (full?.BytesRead is not { } fullBytes)
+        {
+            return null;
+        }
+
+        var differential = backups.LastOrDefault(o => o.Scope == OperationScope.Differential && o.Start > full.Start);
+        var after = differential?.Start ?? full.Start;
+        var logs = backups.Where(o => o.Scope == OperationScope.Log && o.Start > after).ToList();
+        if (differential is { BytesRead: null } || logs.Any(l => l.BytesRead is null))
+        {
+            return null;
+        }
+
+        return new RestoreChainBytes(fullBytes, differential?.BytesRead, logs.Select(l => l.BytesRead!.Value).ToList());
+    }
+
+    public static RestoreEstimate Estimate(RestoreChainBytes chain, RestoreTarget target, RateInterval? copyRate, RateInterval? logRestoreRate)
+    {
+        ArgumentNullException.ThrowIfNull(chain);
+        ArgumentNullException.ThrowIfNull(target);
+        var notes = new List<string>();
+        // Zeroing writes zeros to the files the copy then writes: assumed to go at the copy's rate, never measured here.
+        var zeroingRate = copyRate is null ? null : copyRate with { Measured = false, Basis = "assumed: zeroing writes at the restore's copy rate (" + copyRate.Basis + ")" };
+        var phases = new List<RestorePhaseEstimate>
+        {
+            DataFiles(target, zeroingRate),
+            LogFile(target, zeroingRate, notes),
+            Timed(Copy, chain.FullBytes + (chain.DifferentialBytes ?? 0), copyRate, "no restore or backup of this database with a size and a duration in the history"),
+            LogBackups(chain.LogBackupBytes, copyRate, logRestoreRate),
+        };
+
+        var known = phases.All(p => p.LowSeconds is not null);
+        return new RestoreEstimate(
+            phases,
+            known ? phases.Sum(p => p.LowSeconds!.Value) : null,
+            known ? phases.Sum(p => p.HighSeconds!.Value) : null,
+            notes);
+    }
+
+    private static RestorePhaseEstimate DataFiles(RestoreTarget target, RateInterval? zeroing)
+    {
+        if (target.InstantFileInitialization is true)
+        {
+            return new RestorePhaseEstimate(DataZeroing, target.DataFileBytes ?? 0, 0, 0, Measured: true, "none: Instant File Initialization is enabled (sys.dm_server_services)");
+        }
+
+        if (target.DataFileBytes is not { } bytes)
+        {
+            return CannotTell(DataZeroing, 0, "the data file sizes are not known");
+        }
+
+        var zeroed = Timed(DataZeroing, bytes, zeroing, "no copy rate to assume a zeroing rate from");
+        // Unknown IFI: the data files may not be zeroed at all, so the interval starts at zero.
+        return target.InstantFileInitialization is null && zeroed.LowSeconds is not null
+            ? zeroed with { LowSeconds = 0, Basis = "Instant File Initialization not known: none if enabled, else " + zeroed.Basis }
+            : zeroed;
+    }
+
+    private static RestorePhaseEstimate LogFile(RestoreTarget target, RateInterval? zeroing, List<string> notes)
+    {
+        if (target.LogFileBytes is not { } bytes)
+        {
+            return CannotTell(LogZeroing, 0, "the log file size is not known");
+        }
+
+        var zeroed = Timed(LogZeroing, bytes, zeroing, "no copy rate to assume a zeroing rate from");
+        if (target.MajorVersion is null or >= LogIfiMajorVersion && bytes <= LogIfiLimitBytes && zeroed.LowSeconds is not null)
+        {
+            // The 2022 rule covers log growths of at most 64 MB; whether the restore's creation of so small a log counts is not documented.
+            notes.Add("the log file is 64 MB or less: from SQL Server 2022 such log growths use Instant File Initialization, so its zeroing may not happen");
+            return zeroed with { LowSeconds = 0 };
+        }
+
+        return zeroed;
+    }
+
+    private static RestorePhaseEstimate LogBackups(IReadOnlyList<long> logs, RateInterval? copyRate, RateInterval? logRate)
+    {
+        var bytes = logs.Sum();
+        if (logs.Count == 0)
+        {
+            return new RestorePhaseEstimate(LogRestore, 0, 0, 0, Measured: true, "no log backup after the last full or differential");
+        }
+
+        if (logRate is not null)
+        {
+            return Timed(LogRestore, bytes, logRate, string.Empty);
+        }
+
+        var assumed = copyRate is null ? null : copyRate with
+        {
+            Measured = false,
+            Basis = "assumed: log backups restore at the copy rate (" + copyRate.Basis + "); redo of their records can take longer",
+        };
+        return Timed(LogRestore, bytes, assumed, "no log restore, restore or backup of this database with a size and a duration in the history");
+    }
+
+    private static RestorePhaseEstimate Timed(string phase, long bytes, RateInterval? rate, string whyNot)
+        => rate is null || rate.LowBytesPerSecond <= 0
+            ? CannotTell(phase, bytes, whyNot)
+            : new RestorePhaseEstimate(phase, bytes, bytes / rate.HighBytesPerSecond, bytes / rate.LowBytesPerSecond, rate.Measured, rate.Basis);
+
+    private static RestorePhaseEstimate CannotTell(string phase, long bytes, string why)
+        => new(phase, bytes, null, null, Measured: false, "cannot tell: " + why);
+
+    private static List<double> Rates(IEnumerable<HistoryOperation> history, string database, OperationKind kind, bool log)
+        => history
+            .Where(o => o.Kind == kind && o.Status == OperationStatus.Completed
+                && string.Equals(o.Database, database, StringComparison.OrdinalIgnoreCase)
+                && (o.Scope == OperationScope.Log) == log && o.Scope != OperationScope.File)
+            .Select(o => o.BytesRead is { } b && o.DurationSeconds is { } s && s > 0 && b > 0 ? b / s : 0)
+            .Where(rate => rate > 0)
+            .ToList();
+
+    private static string Inv(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
+}

@@ -1,0 +1,182 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
+using Xunit;
+
+namespace BackupXe.Tests.History;
+
+/// <summary>
+/// The restore-time model on chains built as msdb sizes them (backup_size in bytes) and histories shaped as msdb records
+/// operations (whole-second times, sizes): measured against assumed rates, IFI on, off and unknown, the 2022 log rule.
+/// </summary>
+public sealed class RestoreEstimateTests
+{
+    private const long MiB = 1L << 20;
+    private const long GiB = HistoryOperations.GiB;
+    private static readonly DateTime Night = new(2026, 11, 20, 1, 0, 0);
+
+    // 100 GiB full + 10 GiB differential + three 1 GiB log backups.
+    private static readonly RestoreChainBytes Chain = new(100 * GiB, 10 * GiB, [GiB, GiB, GiB]);
+
+    private static HistoryOperation Restore(int seconds, long bytes, OperationScope scope = OperationScope.Database)
+        => HistoryOperations.Msdb("SalesDB", Night, seconds, bytes) with { Kind = OperationKind.Restore, Scope = scope };
+
+    [Fact]
+    public void Measured_restore_rates_time_the_copy_as_an_interval_from_the_fastest_and_slowest_restore()
+    {
+        // Given: restores at 200 MiB/s and 100 MiB/s, a log restore at 50 MiB/s, and a backup the model must ignore.
+        var history = new[]
+        {
+            Restore(512, 100 * GiB), Restore(1024, 100 * GiB), Restore(20, GiB, OperationScope.Log),
+            HistoryOperations.Msdb("SalesDB", Night, 100, 100 * GiB),
+        };
+        var target = new RestoreTarget(200 * GiB, 20 * GiB, InstantFileInitialization: true, MajorVersion: 16);
+
+        // When
+        var estimate = RestoreEstimator.Estimate(Chain, target, RestoreEstimator.CopyRate(history, "salesdb"), RestoreEstimator.LogRestoreRate(history, "SalesDB"));
+
+        // Then: 110 GiB at 200..100 MiB/s, 3 GiB at 51.2 MiB/s, no data zeroing, 20 GiB of log zeroed at the copy rate.
+        var copy = estimate.Phases.Single(p => p.Phase == RestoreEstimator.Copy);
+        Assert.True(copy.Measured);
+        Assert.Equal(110 * 1024 / 200.0, copy.LowSeconds!.Value, 6);
+        Assert.Equal(110 * 1024 / 100.0, copy.HighSeconds!.Value, 6);
+        var logs = estimate.Phases.Single(p => p.Phase == RestoreEstimator.LogRestore);
+        Assert.True(logs.Measured);
+        Assert.Equal(60, logs.LowSeconds!.Value, 6);
+        var data = estimate.Phases.Single(p => p.Phase == RestoreEstimator.DataZeroing);
+        Assert.Equal(0, data.HighSeconds);
+        var log = estimate.Phases.Single(p => p.Phase == RestoreEstimator.LogZeroing);
+        Assert.False(log.Measured);
+        Assert.StartsWith("assumed: zeroing writes at the restore's copy rate", log.Basis, StringComparison.Ordinal);
+        Assert.Equal(20 * 1024 / 200.0, log.LowSeconds!.Value, 6);
+        Assert.Equal(20 * 1024 / 100.0, log.HighSeconds!.Value, 6);
+        Assert.Equal(estimate.Phases.Sum(p => p.LowSeconds!.Value), estimate.LowSeconds!.Value, 6);
+        Assert.Equal(estimate.Phases.Sum(p => p.HighSeconds!.Value), estimate.HighSeconds!.Value, 6);
+    }
+
+    [Fact]
+    public void Without_restores_the_copy_rate_is_half_to_all_of_the_backup_rate_and_said_to_be_assumed()
+    {
+        // Given: only a full backup at 200 MiB/s.
+        var rate = RestoreEstimator.CopyRate([HistoryOperations.Msdb("SalesDB", Night, 512, 100 * GiB)], "SalesDB");
+
+        // Then
+        Assert.NotNull(rate);
+        Assert.False(rate.Measured);
+        Assert.Equal(100 * MiB, rate.LowBytesPerSecond, 6);
+        Assert.Equal(200 * MiB, rate.HighBytesPerSecond, 6);
+        Assert.Contains("assumed: 0.5x to 1x the rate of 1 backup(s)", rate.Basis, StringComparison.Ordinal);
+
+        // And the log backups, with no log restore measured, are timed at that rate and said to be assumed.
+        var estimate = RestoreEstimator.Estimate(Chain, new RestoreTarget(200 * GiB, 20 * GiB, true, 15), rate, logRestoreRate: null);
+        var logs = estimate.Phases.Single(p => p.Phase == RestoreEstimator.LogRestore);
+        Assert.False(logs.Measured);
+        Assert.Equal(3 * 1024 / 100.0, logs.HighSeconds!.Value, 6);
+    }
+
+    [Fact]
+    public void Without_any_measured_operation_every_timed_phase_says_cannot_tell_and_so_does_the_total()
+    {
+        // Given: another database's restores only, and a failed restore of this one.
+        var history = new[]
+        {
+            HistoryOperations.Msdb("OtherDB", Night, 100, 100 * GiB) with { Kind = OperationKind.Restore },
+            Restore(100, 100 * GiB) with { Status = Core.Reporting.OperationStatus.Failed },
+        };
+
+        // When
+        var estimate = RestoreEstimator.Estimate(Chain, new RestoreTarget(200 * GiB, 20 * GiB, false, 16),
+            RestoreEstimator.CopyRate(history, "SalesDB"), RestoreEstimator.LogRestoreRate(history, "SalesDB"));
+
+        // Then
+        Assert.All(estimate.Phases, p => Assert.Null(p.LowSeconds));
+        Assert.All(estimate.Phases, p => Assert.StartsWith("cannot tell: ", p.Basis, StringComparison.Ordinal));
+        Assert.Null(estimate.LowSeconds);
+        Assert.Null(estimate.HighSeconds);
+    }
+
+    [Fact]
+    public void Data_files_are_zeroed_without_IFI_not_with_it_and_from_nothing_to_all_when_it_is_unknown()
+    {
+        var rate = new RateInterval(100 * MiB, 200 * MiB, Measured: true, "test");
+        RestorePhaseEstimate Data(bool? ifi) => RestoreEstimator.Estimate(Chain, new RestoreTarget(200 * GiB, 20 * GiB, ifi, 15), rate, rate)
+            .Phases.Single(p => p.Phase == RestoreEstimator.DataZeroing);
+
+        // Then: 200 GiB at 200..100 MiB/s without IFI; none with it; 0..2048 s when unknown.
+        var off = Data(false);
+        Assert.Equal(1024, off.LowSeconds!.Value, 6);
+        Assert.Equal(2048, off.HighSeconds!.Value, 6);
+        Assert.Equal(0, Data(true).HighSeconds);
+        var unknown = Data(null);
+        Assert.Equal(0, unknown.LowSeconds);
+        Assert.Equal(2048, unknown.HighSeconds!.Value, 6);
+        Assert.StartsWith("Instant File Initialization not known", unknown.Basis, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void The_log_file_is_zeroed_even_with_IFI_and_only_a_log_of_64_MB_or_less_on_2022_may_escape_it()
+    {
+        var rate = new RateInterval(32 * MiB, 64 * MiB, Measured: true, "test");
+        RestoreEstimate Estimate(long logBytes, int version) => RestoreEstimator.Estimate(Chain, new RestoreTarget(GiB, logBytes, true, version), rate, rate);
+        static RestorePhaseEstimate Log(RestoreEstimate e) => e.Phases.Single(p => p.Phase == RestoreEstimator.LogZeroing);
+
+        // A 20 GiB log with IFI on SQL Server 2022: zeroed all the same.
+        Assert.Equal(320, Log(Estimate(20 * GiB, 16)).LowSeconds!.Value, 6);
+
+        // A 64 MB log on SQL Server 2022: 0..2 s, with the note; on SQL Server 2019: 1..2 s, no note.
+        var on2022 = Estimate(64 * MiB, 16);
+        Assert.Equal(0, Log(on2022).LowSeconds);
+        Assert.Equal(2, Log(on2022).HighSeconds!.Value, 6);
+        Assert.Single(on2022.Notes);
+        var on2019 = Estimate(64 * MiB, 15);
+        Assert.Equal(1, Log(on2019).LowSeconds!.Value, 6);
+        Assert.Empty(on2019.Notes);
+
+        // 65 MB on 2022: beyond the rule.
+        Assert.NotEqual(0, Log(Estimate(65 * MiB, 16)).LowSeconds);
+    }
+
+    [Fact]
+    public void A_chain_without_differential_or_log_backups_times_the_full_alone()
+    {
+        var rate = new RateInterval(100 * MiB, 100 * MiB, Measured: true, "test");
+        var estimate = RestoreEstimator.Estimate(new RestoreChainBytes(100 * GiB, null, []), new RestoreTarget(GiB, GiB, true, 16), rate, null);
+
+        Assert.Equal(1024, estimate.Phases.Single(p => p.Phase == RestoreEstimator.Copy).HighSeconds!.Value, 6);
+        Assert.Equal(0, estimate.Phases.Single(p => p.Phase == RestoreEstimator.LogRestore).HighSeconds);
+    }
+
+    [Fact]
+    public void The_chain_from_the_history_is_the_last_full_its_last_differential_and_the_logs_after_without_copy_only()
+    {
+        // Given: two fulls, a differential on each, logs around them, a COPY_ONLY full and log after, a failed log.
+        HistoryOperation Backup(int hour, OperationScope scope, long bytes, bool copyOnly = false)
+            => HistoryOperations.Msdb("SalesDB", Night.AddHours(hour), 60, bytes) with
+            {
+                Scope = scope,
+                Options = new HistoryOptions { CopyOnly = copyOnly },
+            };
+        var history = new[]
+        {
+            Backup(0, OperationScope.Database, 90 * GiB), Backup(1, OperationScope.Differential, 5 * GiB), Backup(2, OperationScope.Log, 7 * GiB),
+            Backup(24, OperationScope.Database, 100 * GiB), Backup(25, OperationScope.Log, 3 * GiB),
+            Backup(26, OperationScope.Differential, 9 * GiB), Backup(27, OperationScope.Differential, 10 * GiB),
+            Backup(28, OperationScope.Log, 1 * GiB), Backup(29, OperationScope.Database, 100 * GiB, copyOnly: true),
+            Backup(30, OperationScope.Log, 2 * GiB), Backup(31, OperationScope.Log, 4 * GiB, copyOnly: true),
+            Backup(32, OperationScope.Log, 8 * GiB) with { Status = Core.Reporting.OperationStatus.Failed },
+        };
+
+        // When
+        var chain = RestoreEstimator.ChainFrom(history, "SalesDB");
+
+        // Then
+        Assert.NotNull(chain);
+        Assert.Equal(100 * GiB, chain.FullBytes);
+        Assert.Equal(10 * GiB, chain.DifferentialBytes);
+        Assert.Equal([1 * GiB, 2 * GiB], chain.LogBackupBytes);
+
+        // And without a full, or with a chosen backup of no size: no chain.
+        Assert.Null(RestoreEstimator.ChainFrom(history.Where(o => o.Scope != OperationScope.Database), "SalesDB"));
+        Assert.Null(RestoreEstimator.ChainFrom([.. history, Backup(33, OperationScope.Log, 0) with { BytesRead = null }], "SalesDB"));
+    }
+}
