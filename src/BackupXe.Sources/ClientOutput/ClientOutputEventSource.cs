@@ -69,7 +69,7 @@ public sealed class ClientOutputEventSource : ITraceEventSource
                 lineNumber++;
                 if (lines.Truncated)
                 {
-                    status.Report($"line {lineNumber}", $"{lines.LastLineLength} characters long; only the first {BoundedLineReader.MaxLineChars} are kept");
+                    status.Report($"line {lineNumber}", BoundedLineReader.CutProblem(lines.LastLineLength));
                 }
 
                 if (ErrorlogLine.LooksBinary(line))

@@ -15,6 +15,10 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
     /// </summary>
     public const int MaxLineChars = 65_536;
 
+    /// <summary>The problem a cut line is reported as, in every text format.</summary>
+    public static string CutProblem(long lineLength)
+        => string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{lineLength} characters long; only the first {MaxLineChars} are kept");
+
     // What a line of a raw ERRORLOG is made of. One search for anything else finds its end (CR or LF) and tells
     // whether it holds only these, which a line then needs no check for binary content to prove: two searches of
     // the line in one (docs/performance.md).

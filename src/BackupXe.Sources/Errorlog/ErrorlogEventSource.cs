@@ -80,7 +80,7 @@ public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEvent
                 {
                     status.Report(
                         $"line {lineNumber}",
-                        $"{reader.LastLineLength} characters long; only the first {BoundedLineReader.MaxLineChars} are kept");
+                        BoundedLineReader.CutProblem(reader.LastLineLength));
                 }
 
                 if (!reader.LastLineIsPrintableAscii && ErrorlogLine.LooksBinary(line))

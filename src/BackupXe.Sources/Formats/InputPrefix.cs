@@ -46,19 +46,25 @@ public sealed record TextPrefix(Encoding Encoding, string Content)
 {
     public bool IsBlank => string.IsNullOrWhiteSpace(Content);
 
-    /// <summary>The complete lines of the prefix, at most <paramref name="limit"/>.</summary>
+    /// <summary>
+    /// The complete lines of the prefix, at most <paramref name="limit"/>. Line ends are CR LF, LF or CR, as the
+    /// readers of every text format take them (an editor or a classic Mac tool may save CR alone).
+    /// </summary>
     public IReadOnlyList<string> Lines(int limit)
     {
         var lines = new List<string>();
-        foreach (var range in Content.AsSpan().Split('\n'))
+        var rest = Content.AsSpan();
+        while (lines.Count < limit)
         {
-            if (lines.Count == limit)
+            var end = rest.IndexOfAny('\r', '\n');
+            if (end < 0)
             {
+                lines.Add(rest.ToString());
                 break;
             }
 
-            var line = Content.AsSpan()[range];
-            lines.Add((line.EndsWith('\r') ? line[..^1] : line).ToString());
+            lines.Add(rest[..end].ToString());
+            rest = rest[(rest[end] == '\r' && end + 1 < rest.Length && rest[end + 1] == '\n' ? end + 2 : end + 1)..];
         }
 
         return lines;
@@ -71,9 +77,10 @@ public sealed record TextPrefix(Encoding Encoding, string Content)
         var chars = new char[encoding.GetMaxCharCount(bytes.Length)];
         // Without a flush a character split by the cut stays undecoded instead of becoming U+FFFD.
         var text = chars.AsSpan(0, encoding.GetDecoder().GetChars(bytes, chars, flush: isWholeInput));
-        if (!isWholeInput && text.LastIndexOf('\n') is var lastBreak and >= 0)
+        if (!isWholeInput && text.LastIndexOfAny('\r', '\n') is var lastBreak and >= 0)
         {
-            text = text[..lastBreak];
+            // The CR of a last CR LF goes too, or it would end one more, empty, line.
+            text = text[..(lastBreak > 0 && text[lastBreak] == '\n' && text[lastBreak - 1] == '\r' ? lastBreak - 1 : lastBreak)];
         }
 
         return new TextPrefix(encoding, text.ToString());

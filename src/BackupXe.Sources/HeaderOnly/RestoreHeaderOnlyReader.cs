@@ -4,6 +4,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
+using BackupXe.Sources.Errorlog;
 using BackupXe.Sources.Formats;
 
 namespace BackupXe.Sources.HeaderOnly;
@@ -37,7 +38,10 @@ public sealed class RestoreHeaderOnlyReader
         Dictionary<string, int>? columns = null;
         var lineNumber = 0;
         var rows = 0;
-        while (reader.ReadLine() is { } line)
+
+        // Bounded like every text input's lines: one 20 MB cell must not become a 40 MB string, split again.
+        var lines = new BoundedLineReader(reader);
+        while (lines.ReadLine() is { } line)
         {
             lineNumber++;
             if (string.IsNullOrWhiteSpace(line))
@@ -58,6 +62,13 @@ public sealed class RestoreHeaderOnlyReader
             }
 
             rows++;
+            if (lines.Truncated)
+            {
+                // The cells after the cut are lost, and the cut cell is not the media's value.
+                Problem(lineNumber, $"{BoundedLineReader.CutProblem(lines.LastLineLength)}; row skipped");
+                continue;
+            }
+
             if (Row(line.Split('\t'), columns, lineNumber) is { } operation)
             {
                 yield return operation;

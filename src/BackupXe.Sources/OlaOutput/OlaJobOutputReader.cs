@@ -4,6 +4,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
+using BackupXe.Sources.Errorlog;
 using BackupXe.Sources.Formats;
 
 namespace BackupXe.Sources.OlaOutput;
@@ -73,9 +74,17 @@ public sealed partial class OlaJobOutputReader
         var stampLine = 0;
         var afterStamp = false;
         Block? block = null;
-        while (reader.ReadLine() is { } rawLine)
+
+        // Bounded like every text input's lines: a 20 MB Command: line must not become a 40 MB string, copied again.
+        var lines = new BoundedLineReader(reader);
+        while (lines.ReadLine() is { } rawLine)
         {
             lineNumber++;
+            if (lines.Truncated)
+            {
+                Problem(lineNumber, BoundedLineReader.CutProblem(lines.LastLineLength));
+            }
+
             foreach (var line in Messages(rawLine))
             {
                 if (Timestamp(line) is { } stamp)
