@@ -51,25 +51,7 @@ public sealed class WorkerStopTests : IDisposable
         Assert.True(worker.ExitCode == 0, $"SIG{signal}: exit {worker.ExitCode}\n{worker.Output}");
         Assert.DoesNotContain("   at ", worker.Output, StringComparison.Ordinal);
         Assert.DoesNotContain("Unhandled exception", worker.Output, StringComparison.Ordinal);
-        Assert.Equal(["SalesArchive", "SalesDB"], await StoredDatabasesAsync());
-    }
-
-    private async Task<List<string>> StoredDatabasesAsync()
-    {
-        var path = Path.Combine(_folder, "backupxe-history.db");
-        var connectionString = new SqliteConnectionStringBuilder { DataSource = path, Mode = SqliteOpenMode.ReadOnly, Pooling = false }.ToString();
-        await using var connection = new SqliteConnection(connectionString);
-        await connection.OpenAsync();
-        await using var command = connection.CreateCommand();
-        command.CommandText = "SELECT database_name FROM operations ORDER BY database_name;";
-        var names = new List<string>();
-        await using var reader = await command.ExecuteReaderAsync();
-        while (await reader.ReadAsync())
-        {
-            names.Add(reader.GetString(0));
-        }
-
-        return names;
+        Assert.Equal(["SalesArchive", "SalesDB"], await StoredHistory.DatabasesAsync(_folder));
     }
 
     private static async Task WaitUntilAsync(Func<bool> condition, TimeSpan timeout)

@@ -4,6 +4,7 @@ using System.Text;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Hostile;
 using Microsoft.Data.Sqlite;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Worker.Hosting;
@@ -86,7 +87,7 @@ public sealed class SystemdNotifyTests : IDisposable
             var all = Text(output);
             Assert.True(parent.ExitCode == 0, $"exit {parent.ExitCode}\n{all}");
             Assert.DoesNotContain("   at ", all, StringComparison.Ordinal);
-            Assert.Equal(["SalesDB"], await StoredDatabasesAsync());
+            Assert.Equal(["SalesDB"], await StoredHistory.DatabasesAsync(_folder));
         }
         finally
         {
@@ -142,23 +143,5 @@ public sealed class SystemdNotifyTests : IDisposable
         using var limit = new CancellationTokenSource(timeout);
         var received = await socket.ReceiveAsync(buffer, SocketFlags.None, limit.Token);
         return Encoding.UTF8.GetString(buffer, 0, received).Trim();
-    }
-
-    private async Task<List<string>> StoredDatabasesAsync()
-    {
-        var path = Path.Combine(_folder, "backupxe-history.db");
-        var connectionString = new SqliteConnectionStringBuilder { DataSource = path, Mode = SqliteOpenMode.ReadOnly, Pooling = false }.ToString();
-        await using var connection = new SqliteConnection(connectionString);
-        await connection.OpenAsync();
-        await using var command = connection.CreateCommand();
-        command.CommandText = "SELECT database_name FROM operations ORDER BY database_name;";
-        var names = new List<string>();
-        await using var reader = await command.ExecuteReaderAsync();
-        while (await reader.ReadAsync())
-        {
-            names.Add(reader.GetString(0));
-        }
-
-        return names;
     }
 }
