@@ -113,6 +113,7 @@ public static class InputSources
     public static InputSelection OpenAll(IEnumerable<string> paths)
     {
         var seen = new Dictionary<string, string>(StringComparer.Ordinal);
+        var copies = new SameContent();
         var sources = new List<ITraceEventSource>();
         var repeats = new List<string>();
         foreach (var path in paths)
@@ -125,6 +126,14 @@ public static class InputSources
             }
 
             seen.Add(identity, path);
+            if (copies.CopyOf(path) is { } original)
+            {
+                // A copy under another name (a capture fetched twice, a folder copied beside the original) holds the
+                // same events: reading both would count every backup twice.
+                repeats.Add($"{path}: the same content as {original}; read once");
+                continue;
+            }
+
             sources.Add(Open(path));
         }
 
@@ -211,6 +220,73 @@ public static class InputSources
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
             return $"cannot be read: {e.Message}; skipped";
+        }
+    }
+
+    /// <summary>
+    /// Files already taken, by length: only a file as long as an earlier one is hashed (both then are), so inputs of
+    /// different sizes, the usual case, are never read twice. Named pipes, devices, standard input and patterns,
+    /// which have no length to compare, are left alone.
+    /// </summary>
+    private sealed class SameContent
+    {
+        private readonly Dictionary<long, List<(string Path, byte[]? Hash)>> _byLength = [];
+
+        public string? CopyOf(string path)
+        {
+            long length;
+            try
+            {
+                var file = new FileInfo(path);
+                if (path == StandardInput || !file.Exists || file.Length == 0)
+                {
+                    return null;
+                }
+
+                length = file.Length;
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+            {
+                return null;
+            }
+
+            if (!_byLength.TryGetValue(length, out var same))
+            {
+                _byLength.Add(length, [(path, null)]);
+                return null;
+            }
+
+            var hash = Hash(path);
+            for (var i = 0; hash is not null && i < same.Count; i++)
+            {
+                var earlier = same[i].Hash;
+                if (earlier is null)
+                {
+                    earlier = Hash(same[i].Path);
+                    same[i] = (same[i].Path, earlier);
+                }
+                if (earlier is not null && earlier.AsSpan().SequenceEqual(hash))
+                {
+                    return same[i].Path;
+                }
+            }
+
+            same.Add((path, hash));
+            return null;
+        }
+
+        private static byte[]? Hash(string path)
+        {
+            try
+            {
+                using var stream = File.OpenRead(path);
+                return System.Security.Cryptography.SHA256.HashData(stream);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                // Unreadable: opened (and reported) on its own.
+                return null;
+            }
         }
     }
 }

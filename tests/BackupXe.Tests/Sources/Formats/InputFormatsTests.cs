@@ -137,6 +137,27 @@ public sealed class InputFormatsTests
             Assert.Contains($"the same file as {input.Path}; read once", selection.Repeats[0]);
             Assert.EndsWith("named more than once; read once", selection.Repeats[1]);
         }
+
+        [Fact]
+        public void Reads_a_byte_identical_copy_under_another_name_once_and_keeps_a_different_file_of_the_same_length()
+        {
+            // Given a log, its copy, and a log of the same length that differs in one byte
+            using var input = TempInput.WithText(Log(3), Encodings.Utf8WithoutBom, "ERRORLOG");
+            var folder = Path.GetDirectoryName(input.Path)!;
+            var copy = Path.Combine(folder, "ERRORLOG.copy");
+            File.Copy(input.Path, copy);
+            var bytes = File.ReadAllBytes(input.Path);
+            bytes[^2] ^= 1;
+            var different = Path.Combine(folder, "ERRORLOG.other");
+            File.WriteAllBytes(different, bytes);
+
+            // When
+            var selection = InputSources.OpenAll([input.Path, copy, different]);
+
+            // Then the copy is read once and said so; the other file of the same length is read
+            Assert.Equal(2, selection.Sources.Count);
+            Assert.Equal($"{copy}: the same content as {input.Path}; read once", Assert.Single(selection.Repeats));
+        }
     }
 
     /// <summary>A pipe: reads forward only, in small chunks, and cannot seek.</summary>
