@@ -51,10 +51,8 @@ public sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSou
     public string Format => "xe-xml";
 
     /// <summary>
-    /// False: reading (the XmlReader and taking the fields out) is about nine tenths of an XE XML run (perf, native
-    /// build, 1M events), so the analysis thread of a read-ahead mostly waited for batches, and its hand-overs cost CPU
-    /// the reader needed. Read on the analysing thread, the same runs took 8 % less CPU for the same wall time
-    /// (docs/performance.md, sixth round).
+    /// False: reading the XML is nearly all of an XE XML run, so a read-ahead thread would only wait for batches and
+    /// its hand-overs would cost CPU the reader needs (measured in docs/performance.md, "XE XML on one thread").
     /// </summary>
     public bool ReadAheadPays => false;
 

@@ -3,6 +3,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
+using BackupXe.Tests.History;
 using BackupXe.Tests.Worker;
 using BackupXe.Worker.History;
 using Xunit;
@@ -26,24 +27,8 @@ public sealed class AnalyzeHistoryTests : IDisposable
     public void Dispose() => _directory.Dispose();
 
     private static HistoryOperation Backup(string database, DateTime start, double mbps, int bufferCount, long bytes = TwoGiB)
-    {
-        var seconds = bytes / 1048576.0 / mbps;
-        return new HistoryOperation
-        {
-            Kind = OperationKind.Backup,
-            Scope = OperationScope.Database,
-            Database = database,
-            Start = start,
-            End = start.AddSeconds(seconds),
-            TimeResolutionSeconds = 0.001,
-            EngineSeconds = seconds,
-            Status = OperationStatus.Completed,
-            BytesRead = bytes,
-            Devices = [new BackupDevice(DeviceKind.Disk, $@"\\backup01\sql\{database}_FULL_{start:yyyyMMdd}.bak")],
-            Options = new HistoryOptions { BufferCount = bufferCount, MaxTransferSizeBytes = 1 << 20, Compression = false, Checksum = false },
-            Sources = [HistorySource.Capture],
-        };
-    }
+        => HistoryOperations.Captured(database, start, mbps, bytes, $@"\\backup01\sql\{database}_FULL_{start:yyyyMMdd}.bak",
+            new HistoryOptions { BufferCount = bufferCount, MaxTransferSizeBytes = 1 << 20, Compression = false, Checksum = false });
 
     private async Task<string> HistoryAsync()
     {

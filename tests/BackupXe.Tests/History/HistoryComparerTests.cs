@@ -20,25 +20,8 @@ public sealed class HistoryComparerTests
     private static HistoryOperation Run(
         DateTime start, double mbps, int bufferCount = 50, bool compression = true, string database = "Sales",
         string path = Share + @"\Sales_FULL.bak", long bytes = 100 * GiB, long? logBytes = null)
-    {
-        var seconds = bytes / 1048576.0 / mbps;
-        return new HistoryOperation
-        {
-            Kind = OperationKind.Backup,
-            Scope = OperationScope.Database,
-            Database = database,
-            Start = start,
-            End = start.AddSeconds(seconds),
-            TimeResolutionSeconds = 0.001,
-            EngineSeconds = seconds,
-            Status = OperationStatus.Completed,
-            BytesRead = bytes,
-            LogBytes = logBytes,
-            Devices = [new BackupDevice(DeviceKind.Disk, path)],
-            Options = new HistoryOptions { BufferCount = bufferCount, MaxTransferSizeBytes = 4 << 20, Compression = compression },
-            Sources = [HistorySource.Capture],
-        };
-    }
+        => HistoryOperations.Captured(database, start, mbps, bytes, path,
+            new HistoryOptions { BufferCount = bufferCount, MaxTransferSizeBytes = 4 << 20, Compression = compression }, logBytes);
 
     private static List<ComparableRun> Nights(IEnumerable<double> rates, int firstNight = 0)
         => rates.Select((rate, i) => ComparableRun.Of(Run(Night.AddDays(firstNight + i), rate))).ToList();

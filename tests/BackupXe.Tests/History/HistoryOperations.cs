@@ -43,4 +43,27 @@ internal static class HistoryOperations
             Options = new HistoryOptions { BufferCount = bufferCount, MaxTransferSizeBytes = 4 << 20, Compression = true, Checksum = true, CopyOnly = false },
             Sources = [HistorySource.CommandLog],
         };
+
+    /// <summary>A captured run of <paramref name="bytes"/> at <paramref name="mbps"/>, timed to the millisecond: a point of a generated series.</summary>
+    public static HistoryOperation Captured(
+        string database, DateTime start, double mbps, long bytes, string path, HistoryOptions options, long? logBytes = null)
+    {
+        var seconds = bytes / 1048576.0 / mbps;
+        return new HistoryOperation
+        {
+            Kind = OperationKind.Backup,
+            Scope = OperationScope.Database,
+            Database = database,
+            Start = start,
+            End = start.AddSeconds(seconds),
+            TimeResolutionSeconds = 0.001,
+            EngineSeconds = seconds,
+            Status = OperationStatus.Completed,
+            BytesRead = bytes,
+            LogBytes = logBytes,
+            Devices = [new BackupDevice(DeviceKind.Disk, path)],
+            Options = options,
+            Sources = [HistorySource.Capture],
+        };
+    }
 }
