@@ -1,9 +1,10 @@
 using System.Reflection;
-using BackupXe.Worker.Monitoring;
+using BackupXe.History;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
 using BackupXe.Worker.Hosting;
 using BackupXe.Worker.Logging;
+using BackupXe.Worker.Monitoring;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;

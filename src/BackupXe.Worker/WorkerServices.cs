@@ -1,3 +1,4 @@
+using BackupXe.History;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
 using BackupXe.Worker.Monitoring;
@@ -39,7 +40,8 @@ public static class WorkerServices
             var path = Path.Combine(environment.ContentRootPath, history.Path ?? BackupXeOptionsDefaults.HistoryPath);
             return new SqliteHistoryStore(path, provider.GetRequiredService<TimeProvider>());
         });
-        services.AddSingleton<RegressionDetector>();
+        services.AddSingleton(provider => new RegressionDetector(
+            provider.GetRequiredService<IHistoryStore>(), provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.Regression.ToComparisonSettings()));
         services.AddSingleton<OperationRecorder>();
         services.AddHostedService<MonitoringService>();
 

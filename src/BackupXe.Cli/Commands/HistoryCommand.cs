@@ -2,13 +2,11 @@ using System.CommandLine;
 using System.Globalization;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
-using BackupXe.Core.History;
 using BackupXe.Core.Events;
+using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
-using BackupXe.Worker.History;
 using BackupXe.Core.Reporting.Html;
-using BackupXe.Worker.Configuration;
-using Microsoft.Extensions.Options;
+using BackupXe.History;
 using Spectre.Console;
 
 namespace BackupXe.Cli.Commands;
@@ -128,7 +126,7 @@ public static class HistoryCommand
     /// </summary>
     private static async Task<IReadOnlyList<HistoryEntry>> JudgeAsync(SqliteHistoryStore store, IReadOnlyList<StoredOperation> rows, CancellationToken cancellationToken)
     {
-        var detector = new RegressionDetector(store, Options.Create(new BackupXeOptions()));
+        var detector = new RegressionDetector(store, new HistoryComparisonSettings());
         var entries = new List<HistoryEntry>(rows.Count);
         foreach (var row in rows)
         {

@@ -1,10 +1,10 @@
 using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.Core.History;
+using BackupXe.History;
 using BackupXe.Sources.OlaOutput;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.History;
-using BackupXe.Worker.History;
 
 namespace BackupXe.Cli.Commands;
 

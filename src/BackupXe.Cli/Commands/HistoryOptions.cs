@@ -1,7 +1,6 @@
 using System.CommandLine;
 using BackupXe.Core.History;
-using BackupXe.Worker.Configuration;
-using BackupXe.Worker.History;
+using BackupXe.History;
 
 namespace BackupXe.Cli.Commands;
 
@@ -13,7 +12,7 @@ internal sealed class HistoryOptions
 {
     private readonly Option<string?> _path = new("--history")
     {
-        Description = $"Set each operation against its own series in this history file (the daemon's SQLite file); --history alone reads the daemon's default, {BackupXeOptionsDefaults.HistoryPath}.",
+        Description = $"Set each operation against its own series in this history file (the daemon's SQLite file); --history alone reads the daemon's default, {SqliteHistoryStore.DefaultPath}.",
         Arity = ArgumentArity.ZeroOrOne,
     };
 
@@ -33,7 +32,7 @@ internal sealed class HistoryOptions
     /// picked up unasked: an analysis must not change with the folder it is run from.
     /// </summary>
     public string? PathOf(ParseResult parse)
-        => parse.GetResult(_path) is null ? null : parse.GetValue(_path) ?? BackupXeOptionsDefaults.HistoryPath;
+        => parse.GetResult(_path) is null ? null : parse.GetValue(_path) ?? SqliteHistoryStore.DefaultPath;
 
     /// <summary>
     /// The history read once, or null when none is named or found. A named file that is missing or not a BackupXe

@@ -1,6 +1,6 @@
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
-using BackupXe.Worker.History;
+using BackupXe.History;
 
 namespace BackupXe.Cli.Commands;
 

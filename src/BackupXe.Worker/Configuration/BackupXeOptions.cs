@@ -1,3 +1,5 @@
+using BackupXe.Core.History;
+
 namespace BackupXe.Worker.Configuration;
 
 /// <summary>The "BackupXe" configuration section (docs/configuration.md documents every key).</summary>
@@ -129,6 +131,10 @@ public sealed class RegressionOptions
 
     /// <summary>A throughput below this fraction of the baseline median is a regression.</summary>
     public double ThresholdRatio { get; set; } = BackupXeOptionsDefaults.RegressionThresholdRatio;
+
+    /// <summary>These settings as the one history rule takes them.</summary>
+    public HistoryComparisonSettings ToComparisonSettings()
+        => new() { Window = WindowSize, MinimumRuns = MinimumSamples, ThresholdRatio = ThresholdRatio };
 }
 
 public sealed class MetricsOptions

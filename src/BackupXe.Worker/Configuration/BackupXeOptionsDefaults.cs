@@ -1,3 +1,6 @@
+using BackupXe.Core.History;
+using BackupXe.History;
+
 namespace BackupXe.Worker.Configuration;
 
 /// <summary>The defaults of <see cref="BackupXeOptions"/>, named so that docs and tests can refer to them.</summary>
@@ -37,18 +40,11 @@ public static class BackupXeOptionsDefaults
     public const double HistoryImportLookbackDays = 2;
 
     public const string HistoryProvider = HistoryProviders.Sqlite;
-    public const string HistoryPath = "backupxe-history.db";
+    public const string HistoryPath = SqliteHistoryStore.DefaultPath;
 
-    /// <summary>Ten recent operations: two weeks of nightly backups, enough for a median that shrugs off one outlier.</summary>
-    public const int RegressionWindowSize = 10;
-
-    public const int RegressionMinimumSamples = 5;
-
-    /// <summary>
-    /// 0.7: run-to-run throughput of the same backup commonly varies by 10-20% with concurrent load,
-    /// so only a drop of 30% or more is worth a warning.
-    /// </summary>
-    public const double RegressionThresholdRatio = 0.7;
+    public const int RegressionWindowSize = HistoryComparisonSettings.DefaultWindow;
+    public const int RegressionMinimumSamples = HistoryComparisonSettings.DefaultMinimumRuns;
+    public const double RegressionThresholdRatio = HistoryComparisonSettings.DefaultThresholdRatio;
 }
 
 public static class HistoryProviders

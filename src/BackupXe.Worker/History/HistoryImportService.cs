@@ -1,3 +1,4 @@
+using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Logging;

@@ -1,5 +1,6 @@
 using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.History;
 using BackupXe.Worker.Configuration;

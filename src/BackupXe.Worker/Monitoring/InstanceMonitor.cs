@@ -2,6 +2,7 @@ using BackupXe.Core.Correlation;
 using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Logging;
@@ -51,7 +52,7 @@ public sealed class InstanceMonitor(
             {
                 return;
             }
-            catch (Exception exception) when (exception is not History.HistoryStoreException)
+            catch (Exception exception) when (exception is not HistoryStoreException)
             {
                 // Only the type and a scrubbed message: a driver's message can quote the connection string.
                 logger.InstanceFailed(Name, exception.GetType().Name, ConnectionStringRedactor.RedactMessage(exception.Message), retryDelay.TotalSeconds);

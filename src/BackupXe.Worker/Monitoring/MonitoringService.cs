@@ -1,5 +1,5 @@
+using BackupXe.History;
 using BackupXe.Worker.Configuration;
-using BackupXe.Worker.History;
 using BackupXe.Worker.Logging;
 using BackupXe.Worker.Telemetry;
 using Microsoft.Extensions.Hosting;

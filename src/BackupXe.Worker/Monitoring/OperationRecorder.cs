@@ -1,6 +1,6 @@
 using System.Globalization;
 using BackupXe.Core.Reporting;
-using BackupXe.Worker.History;
+using BackupXe.History;
 using BackupXe.Worker.Logging;
 using BackupXe.Worker.Telemetry;
 using Microsoft.Extensions.Logging;

@@ -15,6 +15,7 @@ public sealed class StaticStateTests
         typeof(Core.Analysis.AnalysisSession).Assembly.GetName().Name!,
         typeof(BackupXe.Sources.InputSources).Assembly.GetName().Name!,
         typeof(BackupXe.SqlServer.ConnectionStringRedactor).Assembly.GetName().Name!,
+        typeof(BackupXe.History.SqliteHistoryStore).Assembly.GetName().Name!,
         typeof(BackupXe.Cli.Program).Assembly.GetName().Name!,
         typeof(BackupXe.Worker.WorkerServices).Assembly.GetName().Name!,
     ];

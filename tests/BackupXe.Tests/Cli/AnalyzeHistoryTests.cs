@@ -3,9 +3,9 @@ using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.Tests.History;
 using BackupXe.Tests.Worker;
-using BackupXe.Worker.History;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;

@@ -1,7 +1,7 @@
 using BackupXe.Core.Reporting;
 using BackupXe.Core.Reporting.Html;
+using BackupXe.History;
 using BackupXe.Tests.Reporting;
-using BackupXe.Worker.History;
 using Microsoft.Playwright;
 using Xunit;
 

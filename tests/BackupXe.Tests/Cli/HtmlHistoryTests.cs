@@ -1,6 +1,6 @@
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.Tests.Reporting.Support;
-using BackupXe.Worker.History;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;

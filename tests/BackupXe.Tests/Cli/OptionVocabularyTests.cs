@@ -103,7 +103,7 @@ public sealed class OptionVocabularyTests : IDisposable
     {
         // Given ten nights at 100 MB/s, then one at 40 MB/s
         var db = Path.Combine(_folder, "history.db");
-        var store = new BackupXe.Worker.History.SqliteHistoryStore(db, TimeProvider.System);
+        var store = new BackupXe.History.SqliteHistoryStore(db, TimeProvider.System);
         await store.InitializeAsync(CancellationToken.None);
         for (var night = 0; night < 11; night++)
         {

@@ -1,6 +1,6 @@
 using System.Text.Json;
 using BackupXe.Core.Reporting;
-using BackupXe.Worker.History;
+using BackupXe.History;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;

@@ -1,7 +1,7 @@
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Sources.Support;
-using BackupXe.Worker.History;
 using Microsoft.Data.Sqlite;
 using Xunit;
 

@@ -1,6 +1,6 @@
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.Tests.Cli;
-using BackupXe.Worker.History;
 using Microsoft.Data.Sqlite;
 using Xunit;
 

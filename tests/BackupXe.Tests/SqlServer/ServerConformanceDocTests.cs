@@ -1,7 +1,7 @@
 using System.Reflection;
 using System.Text.RegularExpressions;
+using BackupXe.History;
 using BackupXe.SqlServer;
-using BackupXe.Worker.History;
 using Xunit;
 
 namespace BackupXe.Tests.SqlServer;

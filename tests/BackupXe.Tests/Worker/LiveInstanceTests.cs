@@ -1,11 +1,11 @@
 using System.Runtime.CompilerServices;
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using BackupXe.Worker.Configuration;
-using BackupXe.Worker.History;
 using BackupXe.Worker.Monitoring;
 using Xunit;
 

@@ -3,9 +3,9 @@ using System.Text.RegularExpressions;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.Tests.Support;
-using BackupXe.Worker.History;
 using Xunit;
 
 namespace BackupXe.Tests.Worker;

@@ -1,8 +1,8 @@
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.Tests.Support;
 using BackupXe.Worker.Configuration;
-using BackupXe.Worker.History;
 using BackupXe.Worker.Monitoring;
 using BackupXe.Worker.Telemetry;
 using Microsoft.Extensions.Logging;
@@ -54,7 +54,7 @@ public sealed class MonitoringServiceTests : IDisposable
                 new InstanceOptions { Name = "steady", ReplayPath = "steady.xml" },
             ],
         });
-        var recorder = new OperationRecorder(_history, new RegressionDetector(_history, options), _metrics, _loggers.CreateLogger<OperationRecorder>());
+        var recorder = new OperationRecorder(_history, new RegressionDetector(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
         return new MonitoringService(options, sources, new ScriptedAnalyzer(operations), _history, recorder, _metrics, _time, _loggers);
     }
 

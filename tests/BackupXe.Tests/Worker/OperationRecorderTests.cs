@@ -1,7 +1,7 @@
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.Tests.Support;
 using BackupXe.Worker.Configuration;
-using BackupXe.Worker.History;
 using BackupXe.Worker.Monitoring;
 using BackupXe.Worker.Telemetry;
 using Microsoft.Extensions.Logging;
@@ -31,7 +31,7 @@ public sealed class OperationRecorderTests : IDisposable
         _history = new SqliteHistoryStore(_directory.File("history.db"), new FakeClock());
         _history.InitializeAsync(CancellationToken.None).GetAwaiter().GetResult();
         var options = Options.Create(new BackupXeOptions());
-        _recorder = new OperationRecorder(_history, new RegressionDetector(_history, options), _metrics, _loggers.CreateLogger<OperationRecorder>());
+        _recorder = new OperationRecorder(_history, new RegressionDetector(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
     }
 
     public void Dispose()

@@ -1,9 +1,10 @@
 using BackupXe.Core.Events;
+using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.Tests.Support;
 using BackupXe.Worker.Configuration;
-using BackupXe.Worker.History;
 using Microsoft.Extensions.Options;
 using Xunit;
 using static BackupXe.Tests.Worker.Operations;
@@ -26,10 +27,7 @@ public sealed class RegressionDetectorTests : IDisposable
     public void Dispose() => _directory.Dispose();
 
     private RegressionDetector Detector(int windowSize = 10, int minimumSamples = 5, double thresholdRatio = 0.7)
-        => new(_history, Options.Create(new BackupXeOptions
-        {
-            Regression = new RegressionOptions { WindowSize = windowSize, MinimumSamples = minimumSamples, ThresholdRatio = thresholdRatio },
-        }));
+        => new(_history, new HistoryComparisonSettings { Window = windowSize, MinimumRuns = minimumSamples, ThresholdRatio = thresholdRatio });
 
     private async Task StoreAsync(IEnumerable<OperationReport> reports, string instance = "prod")
     {

@@ -1,8 +1,8 @@
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.Tests.Support.Tds;
-using BackupXe.Worker.History;
 using Xunit;
 
 namespace BackupXe.Tests.Worker;

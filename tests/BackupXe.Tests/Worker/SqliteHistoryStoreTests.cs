@@ -1,7 +1,7 @@
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.Tests.Support;
-using BackupXe.Worker.History;
 using Microsoft.Data.Sqlite;
 using Xunit;
 using static BackupXe.Tests.Worker.Operations;

@@ -1,6 +1,6 @@
 using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
-using BackupXe.Worker.History;
+using BackupXe.History;
 using Microsoft.Data.Sqlite;
 using Xunit;
 using static BackupXe.Tests.History.HistoryOperations;

@@ -2,10 +2,10 @@ using System.Diagnostics;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
-using BackupXe.Worker.History;
 using Microsoft.Data.Sqlite;
 using Xunit;
 

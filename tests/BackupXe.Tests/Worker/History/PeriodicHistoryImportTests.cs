@@ -1,3 +1,5 @@
+using BackupXe.Core.History;
+using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.SqlServer.History;
@@ -44,7 +46,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         _captures = new SqliteHistoryStore(path, _time);
         _history = new SqliteImportedHistory(path, _time);
         _import = new PeriodicHistoryImport(
-            _history, new RegressionDetector(_captures, Options.Create(new BackupXeOptions())), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>());
+            _history, new RegressionDetector(_captures, new HistoryComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>());
     }
 
     public void Dispose()

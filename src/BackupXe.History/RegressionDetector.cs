@@ -1,25 +1,16 @@
 using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
-using BackupXe.Worker.Configuration;
-using Microsoft.Extensions.Options;
 
-namespace BackupXe.Worker.History;
+namespace BackupXe.History;
 
 /// <summary>
 /// Sets a completed operation against its series in the store with the one history rule (<see cref="HistoryComparer"/>;
 /// docs/history.md, "The regression rule" and "This run against its history").
 /// </summary>
-public sealed class RegressionDetector(IHistoryStore history, IOptions<BackupXeOptions> options)
+public sealed class RegressionDetector(IHistoryStore history, HistoryComparisonSettings settings)
 {
     /// <summary>Operations of the instance read around the series for the concurrency figures; a day covers any backup's span.</summary>
     private const int ConcurrentLimit = 10_000;
-
-    private readonly HistoryComparisonSettings _settings = new()
-    {
-        Window = options.Value.Regression.WindowSize,
-        MinimumRuns = options.Value.Regression.MinimumSamples,
-        ThresholdRatio = options.Value.Regression.ThresholdRatio,
-    };
 
     /// <summary>The regression, or null when the operation is not one or there is too little history to say.</summary>
     public async Task<ThroughputRegression?> CheckAsync(string instance, OperationReport report, CancellationToken cancellationToken)
@@ -40,7 +31,7 @@ public sealed class RegressionDetector(IHistoryStore history, IOptions<BackupXeO
         }
 
         // Enough earlier runs to find where a slow streak began and still have a window of usual runs before it.
-        var series = await history.RecentCompletedAsync(OperationSeries.Of(instance, report), start, _settings.Window * 3, cancellationToken);
+        var series = await history.RecentCompletedAsync(OperationSeries.Of(instance, report), start, settings.Window * 3, cancellationToken);
         var from = series.Select(s => s.Report.Start).OfType<DateTime>().DefaultIfEmpty(start).Min().AddDays(-1);
         var around = await history.QueryAsync(
             new HistoryQuery(instance, Limit: ConcurrentLimit) { Since = from, Until = report.End ?? start },
@@ -57,7 +48,7 @@ public sealed class RegressionDetector(IHistoryStore history, IOptions<BackupXeO
             }
         }
 
-        return HistoryComparer.Compare(current, instance, runs, _settings);
+        return HistoryComparer.Compare(current, instance, runs, settings);
     }
 }
 

@@ -4,11 +4,14 @@ using System.Text.Json;
 using BackupXe.Core.Reporting;
 using Microsoft.Data.Sqlite;
 
-namespace BackupXe.Worker.History;
+namespace BackupXe.History;
 
 /// <summary>History in a local SQLite file (docs/history.md describes the schema and the dedup key).</summary>
 public sealed class SqliteHistoryStore : IHistoryStore
 {
+    /// <summary>The file's name when none is configured: the daemon's, and what <c>--history</c> alone reads.</summary>
+    public const string DefaultPath = "backupxe-history.db";
+
     // Sortable as text, so ORDER BY and < compare chronologically; no zone suffix because an ERRORLOG
     // timestamp has none (the report JSON keeps the DateTimeKind).
     private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff";

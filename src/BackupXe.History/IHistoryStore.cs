@@ -2,7 +2,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
-namespace BackupXe.Worker.History;
+namespace BackupXe.History;
 
 /// <summary>Completed operations kept across restarts, for regression baselines and the CLI's history command.</summary>
 public interface IHistoryStore

@@ -5,7 +5,7 @@ using Microsoft.Data.SqlClient;
 using Polly;
 using Polly.Retry;
 
-namespace BackupXe.Worker.History;
+namespace BackupXe.History;
 
 /// <summary>
 /// History in the central SQL Server table of <c>sessions/backupxe-history-sqlserver.sql</c>, shared by many

@@ -1,6 +1,6 @@
 using Microsoft.Data.Sqlite;
 
-namespace BackupXe.Worker.History;
+namespace BackupXe.History;
 
 /// <summary>
 /// Opens a history file for reading by someone who may only read it: the daemon's file, read by a DBA. A history

@@ -2,7 +2,7 @@ using System.Globalization;
 using BackupXe.SqlServer;
 using Microsoft.Data.Sqlite;
 
-namespace BackupXe.Worker.History;
+namespace BackupXe.History;
 
 /// <summary>
 /// Per-instance positions of the <c>file</c> transport, in their own table of a SQLite file beside the history

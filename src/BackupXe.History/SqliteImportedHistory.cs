@@ -4,7 +4,7 @@ using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
 using Microsoft.Data.Sqlite;
 
-namespace BackupXe.Worker.History;
+namespace BackupXe.History;
 
 /// <summary>What one import did to the history.</summary>
 public sealed record HistoryImportResult(int Added, int Merged, int Unchanged);
