@@ -1,9 +1,9 @@
 using System.Diagnostics;
 using System.Globalization;
 using BackupXe.Core.Events;
+using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.Tests.Support.Tds;
-using BackupXe.Worker.History;
 
 namespace BackupXe.Benchmarks.Live;
 
