@@ -53,7 +53,7 @@ internal sealed partial record HostileRun(IReadOnlyList<OperationReport> Operati
     /// <summary>What holds for every input: documented exit code, parseable JSON, located problems, sane numbers, bounded time.</summary>
     public void AssertInvariants(string what)
     {
-        // Exit code: 1 when nothing was usable, 2 when something was damaged (README "Commands"), else 0.
+        // Exit code: 1 when nothing was usable, 2 when something was damaged (README "Exit codes"), else 0.
         var statuses = Statuses;
         var documented = statuses.All(s => s.Unusable) ? 1 : statuses.Any(s => s.Unusable || s.Problems.Count > 0) ? 2 : 0;
         Assert.True(documented == ExitCode, $"{what}: exit code {ExitCode}, documented {documented}");
