@@ -3,7 +3,7 @@ using BackupXe.Cli.Commands;
 
 namespace BackupXe.Cli;
 
-public static class Program
+internal static class Program
 {
     public static Task<int> Main(string[] args) => RunAsync(args, Console.OpenStandardOutput);
 

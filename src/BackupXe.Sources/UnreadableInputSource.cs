@@ -4,7 +4,7 @@ using BackupXe.Core.Events;
 namespace BackupXe.Sources;
 
 /// <summary>An input that cannot be read at all (missing, empty, unknown format): yields nothing, says why.</summary>
-public sealed class UnreadableInputSource : ITraceEventSource
+internal sealed class UnreadableInputSource : ITraceEventSource
 {
     public UnreadableInputSource(string name, string problem)
     {

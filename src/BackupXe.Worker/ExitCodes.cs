@@ -4,7 +4,7 @@ namespace BackupXe.Worker;
 /// Distinct exit codes so that a service manager can tell "fix the configuration" from "try again"
 /// (docs/deploy.md maps them to systemd's and the Service Control Manager's restart policies).
 /// </summary>
-public static class ExitCodes
+internal static class ExitCodes
 {
     /// <summary>Stopped normally (Ctrl-C, SIGTERM, service stop), or --validate found the configuration valid.</summary>
     public const int Success = 0;

@@ -13,7 +13,7 @@ using Serilog;
 
 namespace BackupXe.Worker;
 
-public static class Program
+internal static class Program
 {
     public static async Task<int> Main(string[] args)
     {

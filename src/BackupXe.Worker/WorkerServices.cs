@@ -12,7 +12,7 @@ using OpenTelemetry.Metrics;
 
 namespace BackupXe.Worker;
 
-public static class WorkerServices
+internal static class WorkerServices
 {
     /// <summary>
     /// Everything the daemon needs except the event sources and the analyzer, which Program registers

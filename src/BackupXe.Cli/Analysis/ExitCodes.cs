@@ -3,7 +3,7 @@ using BackupXe.Core.Analysis;
 namespace BackupXe.Cli.Analysis;
 
 /// <summary>What a script calling backupxe can rely on (README and docs/reliability.md list the same).</summary>
-public static class ExitCodes
+internal static class ExitCodes
 {
     /// <summary>Every input was read whole.</summary>
     public const int Success = 0;

@@ -11,7 +11,7 @@ using Spectre.Console;
 namespace BackupXe.Cli.Commands;
 
 /// <summary><c>backupxe analyze FILE...</c>: the post-mortem on .xel, XE XML and trace-flag ERRORLOG files.</summary>
-public static class AnalyzeCommand
+internal static class AnalyzeCommand
 {
     /// <summary>Below this much input a progress display would only flicker.</summary>
     private const long LargeInputBytes = 64L * 1024 * 1024;

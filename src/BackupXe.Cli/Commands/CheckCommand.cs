@@ -13,7 +13,7 @@ namespace BackupXe.Cli.Commands;
 /// the fix; read only. Exit code 0 when nothing failed, 1 when the server could not be reached or the command
 /// line was wrong, 2 when at least one check failed.
 /// </summary>
-public static class CheckCommand
+internal static class CheckCommand
 {
     /// <summary>The preflight ran and at least one check failed.</summary>
     public const int ChecksFailed = 2;

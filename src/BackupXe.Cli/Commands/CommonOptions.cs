@@ -4,7 +4,7 @@ using BackupXe.Cli.Rendering;
 namespace BackupXe.Cli.Commands;
 
 /// <summary>Options that several verbs share, spelled the same everywhere.</summary>
-public static class CommonOptions
+internal static class CommonOptions
 {
     public static Option<string> Format()
     {

@@ -7,7 +7,7 @@ namespace BackupXe.Cli.Commands;
 /// The connection options every server verb shares. There is deliberately no --password: a password comes from
 /// the environment variable named by --password-env, or from a prompt.
 /// </summary>
-public sealed class ConnectionOptions(bool serverRequired = true)
+internal sealed class ConnectionOptions(bool serverRequired = true)
 {
     public Option<string> Server { get; } = new("--server", "-S") { Description = "SQL Server instance: host, host\\instance or host,port.", Required = serverRequired };
 

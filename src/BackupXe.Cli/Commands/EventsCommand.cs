@@ -12,7 +12,7 @@ namespace BackupXe.Cli.Commands;
 /// row each, streamed. What dbatools' Read-DbaXEFile gives, without Windows or XELite, and how a user checks what
 /// BackupXe saw.
 /// </summary>
-public static class EventsCommand
+internal static class EventsCommand
 {
     /// <param name="standardOutput">Opens standard output as bytes: the listing is UTF-8, written a block at a time.</param>
     public static Command Create(Func<Stream> standardOutput)

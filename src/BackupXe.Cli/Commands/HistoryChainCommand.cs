@@ -11,7 +11,7 @@ namespace BackupXe.Cli.Commands;
 /// <c>backupxe history chain --server S</c>: each database's restore chain from msdb (docs/restore-chain.md), read only:
 /// whole or its gaps, and the oldest moment a restore can reach.
 /// </summary>
-public static class HistoryChainCommand
+internal static class HistoryChainCommand
 {
     /// <summary>The chain is checked over the last 30 days unless --since says otherwise.</summary>
     public const string DefaultSince = "30d";

@@ -12,7 +12,7 @@ using Spectre.Console;
 namespace BackupXe.Cli.Commands;
 
 /// <summary><c>backupxe history</c>: past operations from the daemon's history file, with each series' trend.</summary>
-public static class HistoryCommand
+internal static class HistoryCommand
 {
     public static Command Create()
     {

@@ -12,7 +12,7 @@ namespace BackupXe.Cli.Commands;
 /// <c>backupxe history import</c>: Ola Hallengren job output files (and XE / ERRORLOG captures) into the
 /// history file, merged with what is already there (docs/history.md).
 /// </summary>
-public static class HistoryImportCommand
+internal static class HistoryImportCommand
 {
     public static Command Create()
     {

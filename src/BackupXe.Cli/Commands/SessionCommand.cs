@@ -8,7 +8,7 @@ namespace BackupXe.Cli.Commands;
 /// <c>backupxe session</c>: the capture session's T-SQL (the embedded sessions/*.sql, one source of truth).
 /// <c>script</c> works anywhere; install/uninstall/status run the same scripts on a server (ConnectionOptions).
 /// </summary>
-public static class SessionCommand
+internal static class SessionCommand
 {
     public static Command Create()
     {

@@ -13,7 +13,7 @@ namespace BackupXe.Cli.Commands;
 /// database (docs/tuning.md). A dry run by default: it reads the server's facts and prints the plan; trials run only
 /// with --execute. Exit codes: 0 done, 1 command line or server unreachable, 2 refused or stopped for safety.
 /// </summary>
-public static class TuneCommand
+internal static class TuneCommand
 {
     /// <summary>The tune refused to run, or stopped before its next trial, for one of its safety rules.</summary>
     public const int Refused = 2;

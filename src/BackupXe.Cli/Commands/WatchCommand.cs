@@ -16,7 +16,7 @@ namespace BackupXe.Cli.Commands;
 /// <c>backupxe watch</c>: live progress and the verdict of each backup/restore as it ends. <c>--replay</c> drives the
 /// same pipeline from a captured file with its original timing.
 /// </summary>
-public static class WatchCommand
+internal static class WatchCommand
 {
     /// <summary>An hour: a slower poll would show nothing a DBA watching a backup can use.</summary>
     private const double MaxPollSeconds = 3600;

@@ -11,7 +11,7 @@ namespace BackupXe.Cli.Rendering;
 /// the verdict with its evidence, the first remedy), then the details (buffers, threads, files, timeline, waits, the
 /// other remedies); at the end the inputs and the totals.
 /// </summary>
-public sealed class ConsoleReportRenderer(bool verbose = false, bool color = true, int width = Terminal.DefaultWidth) : IReportRenderer
+internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = true, int width = Terminal.DefaultWidth) : IReportRenderer
 {
     // One per renderer: a report, or a whole watch, prints a remedy shared by several operations once.
     private readonly RemediesShown _remedies = new();

@@ -1,7 +1,7 @@
 namespace BackupXe.Cli.Rendering;
 
 /// <summary>One CSV cell as every CSV BackupXe writes it (<c>history</c>, <c>events</c>).</summary>
-public static class CsvCell
+internal static class CsvCell
 {
     /// <summary>
     /// RFC 4180: quoted when it holds a comma, quote or line break. A cell a spreadsheet would run as a formula

@@ -8,7 +8,7 @@ using BackupXe.Core.Reporting;
 namespace BackupXe.Cli.Rendering;
 
 /// <summary>Per-series history statistics as text, Markdown, CSV or JSON (docs/history.md, "Statistics and their resolution").</summary>
-public static class HistoryStatisticsWriter
+internal static class HistoryStatisticsWriter
 {
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 

@@ -4,24 +4,24 @@ using BackupXe.Core.Reporting.Html;
 namespace BackupXe.Cli.Rendering;
 
 /// <summary>One output format of the analysis report, written while the analysis runs.</summary>
-public interface IReportRenderer
+internal interface IReportRenderer
 {
     IReportStream Open(ReportOutput output);
 }
 
 /// <summary>The JSON report, as UTF-8 bytes straight to the output.</summary>
-public sealed class JsonReportRenderer : IReportRenderer
+internal sealed class JsonReportRenderer : IReportRenderer
 {
     public IReportStream Open(ReportOutput output) => new JsonReportWriter(output.Bytes);
 }
 
-public sealed class MarkdownReportRenderer : IReportRenderer
+internal sealed class MarkdownReportRenderer : IReportRenderer
 {
     public IReportStream Open(ReportOutput output) => new MarkdownReportWriter(output.Text);
 }
 
 /// <summary>The self-contained HTML page (docs/html-report.md): operations in report order, then the summary.</summary>
-public sealed class HtmlReportRenderer(long? memoryBudgetBytes = null) : IReportRenderer
+internal sealed class HtmlReportRenderer(long? memoryBudgetBytes = null) : IReportRenderer
 {
     public IReportStream Open(ReportOutput output) => new HtmlReportWriter(output.Text, "BackupXe analysis", memoryBudgetBytes);
 }

@@ -5,7 +5,7 @@ namespace BackupXe.Cli.Rendering;
 /// (console, Markdown, HTML) or as bytes (JSON, which is UTF-8 already and would otherwise be turned into chars and
 /// encoded back by the console's writer). A renderer takes one of the two.
 /// </summary>
-public sealed class ReportOutput(string? path, Func<Stream> standardOutput) : IAsyncDisposable
+internal sealed class ReportOutput(string? path, Func<Stream> standardOutput) : IAsyncDisposable
 {
     private TextWriter? _text;
     private Stream? _bytes;

@@ -16,7 +16,7 @@ namespace BackupXe.Cli.Rendering;
 /// takes one lock. With <paramref name="jsonLines"/>, completed operations go there as JSON Lines and nothing is
 /// written to <paramref name="output"/>.
 /// </summary>
-public sealed class WatchView(
+internal sealed class WatchView(
     TextWriter output, ConsoleReportRenderer completedRenderer, IReadOnlySet<string>? databaseFilter, JsonLinesWriter? jsonLines,
     Action<OperationReport>? alsoCompleted = null, bool inPlace = false, int width = Terminal.DefaultWidth) : IOperationSink
 {

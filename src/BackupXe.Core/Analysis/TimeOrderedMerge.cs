@@ -13,7 +13,7 @@ namespace BackupXe.Core.Analysis;
 /// and converting either would invent one. Aligning the two clocks is the caller's decision, not the merge's.
 /// Equal timestamps keep source order, and each source keeps its own order.
 /// </remarks>
-public sealed class TimeOrderedMerge
+internal sealed class TimeOrderedMerge
 {
     private readonly IReadOnlyList<AnalysisInput> _inputs;
 

@@ -1,7 +1,7 @@
 namespace BackupXe.Core.Correlation;
 
 /// <summary>Wait types only backup/restore threads incur (docs/backup-internals.md#wait-types), as opposed to generic I/O waits.</summary>
-public static class BackupWaitTypes
+internal static class BackupWaitTypes
 {
     /// <summary>A backup thread waits for a buffer: free to fill, or full to write.</summary>
     public const string BackupBuffer = "BACKUPBUFFER";

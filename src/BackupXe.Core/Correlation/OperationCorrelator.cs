@@ -10,7 +10,7 @@ namespace BackupXe.Core.Correlation;
 /// the ERRORLOG writes its closing lines ("Database backed up", "... successfully processed ...") from a
 /// different process column, after the trace's own last step.
 /// </summary>
-public sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeSpan? grace = null, TimeSpan? stallAfter = null)
+internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeSpan? grace = null, TimeSpan? stallAfter = null)
 {
     private readonly TimeSpan _stallAfter = stallAfter ?? ByteFlow.DefaultStallAfter;
     private readonly TimeSpan _grace = grace ?? TimeSpan.FromSeconds(2);

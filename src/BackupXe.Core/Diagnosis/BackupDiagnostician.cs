@@ -6,7 +6,7 @@ namespace BackupXe.Core.Diagnosis;
 /// Explains why a backup or restore was slow: names the bottleneck of docs/backup-internals.md#bottleneck-classes-and-remedies with the numbers
 /// that show it, and the remedies with their T-SQL. Pure: reads the report, nothing else.
 /// </summary>
-public sealed class BackupDiagnostician
+internal sealed class BackupDiagnostician
 {
     private readonly BottleneckRules _rules;
     private readonly Remedies _remedies;

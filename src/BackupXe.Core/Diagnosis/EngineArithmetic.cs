@@ -12,7 +12,7 @@ namespace BackupXe.Core.Diagnosis;
 /// documented). Small log operations show it: 2 pages in 0.074 s at 0.171 MB/sec is 1.6 pages of bytes
 /// (docs/diagnosis.md, real-world T02, T12). Every completion line of both real-world sets fits.
 /// </summary>
-public static class EngineArithmetic
+internal static class EngineArithmetic
 {
     /// <summary>
     /// How far apart the recomputed and reported rates of large operations are at most (their page rounding is

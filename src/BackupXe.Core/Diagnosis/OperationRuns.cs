@@ -12,7 +12,7 @@ namespace BackupXe.Core.Diagnosis;
 /// (compression, stripes, buffers, target), and the side of the copy it points at otherwise. Holds one report per
 /// kind, scope and database.
 /// </summary>
-public sealed class OperationRuns(double quickOperationSeconds)
+internal sealed class OperationRuns(double quickOperationSeconds)
 {
     /// <summary>From this ratio of times, one run is called slower; below it they ran alike.</summary>
     public const double SlowerRatio = 1.25;

@@ -1,7 +1,7 @@
 namespace BackupXe.Core.Diagnosis;
 
 /// <summary>The stable recommendation ids (docs/diagnosis.md): other tools key on them, never rename one.</summary>
-public static class RecommendationIds
+internal static class RecommendationIds
 {
     public const string RaiseBuffers = "raise-buffers";
     public const string StripeDevices = "stripe-devices";

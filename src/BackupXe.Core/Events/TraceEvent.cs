@@ -44,8 +44,8 @@ public sealed record ProgressTraceEvent(
 {
     // Set instead of the text when the message is a progress line in the server's exact wording: the text is then
     // written back from the prefix and the numbers only if something asks for it, which in an analysis nothing
-    // does. Two in three lines of a trace flag 3014 log are such lines; their strings were 141 of the 400 MB a
-    // 1M-line ERRORLOG allocated (docs/performance.md).
+    // does. Two in three lines of a trace flag 3014 log are such lines (docs/performance.md, "Choices in the code and
+    // the figures behind them").
     private readonly string? _messagePrefix;
     private string? _message = Message;
 

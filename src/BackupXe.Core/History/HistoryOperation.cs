@@ -179,7 +179,7 @@ public sealed record HistoryOptions
 }
 
 /// <summary>What a device path says about its kind when nothing else does.</summary>
-public static class DeviceKinds
+internal static class DeviceKinds
 {
     public static DeviceKind FromPath(string path)
         => path.StartsWith("https://", StringComparison.OrdinalIgnoreCase) || path.StartsWith("s3://", StringComparison.OrdinalIgnoreCase)

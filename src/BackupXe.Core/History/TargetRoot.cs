@@ -5,7 +5,7 @@ namespace BackupXe.Core.History;
 /// (<c>\\nas01\backups</c>), the volume (<c>X:</c>, a mount's first folder <c>/mnt/backups</c>), the URL's
 /// account and container, <c>NUL</c>, or the tape drive.
 /// </summary>
-public static class TargetRoot
+internal static class TargetRoot
 {
     /// <summary>The root of one device path, case-folded so that two spellings of a share compare equal; null for no path.</summary>
     public static string? Of(string? path)

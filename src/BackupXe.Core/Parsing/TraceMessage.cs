@@ -77,10 +77,10 @@ public enum BufferParameter
 public abstract record TraceMessage;
 
 /// <summary>"BACKUP DATABASE started", "RESTORE LOG started", or the 3004 "RestoreDatabase: Database X".</summary>
-public sealed record OperationStarted(OperationKind Kind, OperationScope Scope, string? Database = null) : TraceMessage;
+internal sealed record OperationStarted(OperationKind Kind, OperationScope Scope, string? Database = null) : TraceMessage;
 
 /// <summary>"BACKUP DATABASE finished" and the like (loosely matched: the closing wording is known only from prose).</summary>
-public sealed record OperationFinished(OperationKind Kind, OperationScope? Scope) : TraceMessage;
+internal sealed record OperationFinished(OperationKind Kind, OperationScope? Scope) : TraceMessage;
 
 /// <summary>A failure: "BACKUP failed to complete the command ...", "... terminated abnormally", an error line.</summary>
 /// <param name="Scope">What it was of, when the line says: "RESTORE DATABASE is terminating abnormally."; else null.</param>
@@ -104,13 +104,13 @@ public sealed record EngineError(int Number, int? Severity, string? Text) : Trac
 }
 
 /// <summary>"Backup/Restore buffer configuration parameters": the block that follows belongs to the same operation.</summary>
-public sealed record BufferConfigurationHeader : TraceMessage;
+internal sealed record BufferConfigurationHeader : TraceMessage;
 
 /// <summary>One line of the buffer block. Sizes are in bytes (MB and KB converted with 1024), counts as counts.</summary>
-public sealed record BufferParameterLine(BufferParameter Parameter, long Value) : TraceMessage;
+internal sealed record BufferParameterLine(BufferParameter Parameter, long Value) : TraceMessage;
 
 /// <summary>"Effective options: Checksum=1, Compression=1, Encryption=0, BufferCount=7, MaxTransferSize=1024 KB".</summary>
-public sealed record EffectiveOptions(
+internal sealed record EffectiveOptions(
     bool? Checksum,
     bool? Compression,
     bool? Encryption,
@@ -118,10 +118,10 @@ public sealed record EffectiveOptions(
     long? MaxTransferSizeBytes) : TraceMessage;
 
 /// <summary>"Estimated total size = 95303680 bytes (data size = 95289344 bytes, log size = 14336 bytes)".</summary>
-public sealed record EstimatedSize(long TotalBytes, long? DataBytes, long? LogBytes) : TraceMessage;
+internal sealed record EstimatedSize(long TotalBytes, long? DataBytes, long? LogBytes) : TraceMessage;
 
 /// <summary>"1 percent (1048576/95303680 bytes) processed".</summary>
-public sealed record PercentProcessed(int Percent, long Bytes, long TotalBytes) : TraceMessage
+internal sealed record PercentProcessed(int Percent, long Bytes, long TotalBytes) : TraceMessage
 {
     /// <summary>The line as the server writes it, with no prefix: "1 percent (1048576/95303680 bytes) processed".</summary>
     public string ServerText() => string.Create(
@@ -147,13 +147,13 @@ public sealed record DatabaseUpgrade(string Database, int FromVersion, int ToVer
 /// "BackupStream(0): Starting MSDA of size 384 extents" (SQL Server 2008 R2) or "BackupStream(0): Writing MSDA of size
 /// 1296 extents" (2014): the stream starts copying data extents. In a 2008 R2 trace flag 3014 log it is the first line.
 /// </summary>
-public sealed record MsdaStarted(int Stream, long Extents) : TraceMessage;
+internal sealed record MsdaStarted(int Stream, long Extents) : TraceMessage;
 
 /// <summary>
 /// "The database 'X' is marked RESTORING and is in a state that does not allow recovery to be run.": default logging
 /// writes it on the restoring session's spid, before the restore's own lines on the <c>Backup</c> column (S12).
 /// </summary>
-public sealed record DatabaseMarkedRestoring(string Database) : TraceMessage;
+internal sealed record DatabaseMarkedRestoring(string Database) : TraceMessage;
 
 /// <summary>The steps of a snapshot backup, as the engine writes them (SQL Server 2022 T-SQL snapshot backup, and VSS).</summary>
 public enum SnapshotEvent
@@ -185,25 +185,25 @@ public sealed record SnapshotStep(string Database, SnapshotEvent Event) : TraceM
 }
 
 /// <summary>"Number of data file readers = 1".</summary>
-public sealed record DataFileReaders(int Count) : TraceMessage;
+internal sealed record DataFileReaders(int Count) : TraceMessage;
 
 /// <summary>"Reading the data file D:\x.mdf" (2014+) or "Started file D:\x.mdf" (2008 R2).</summary>
-public sealed record DataFileReadStarted(string Path) : TraceMessage;
+internal sealed record DataFileReadStarted(string Path) : TraceMessage;
 
 /// <summary>"Completed reading the data file D:\x.mdf" or "Completed file D:\x.mdf".</summary>
-public sealed record DataFileReadCompleted(string Path) : TraceMessage;
+internal sealed record DataFileReadCompleted(string Path) : TraceMessage;
 
 /// <summary>"BackupStream(0): Writing leading metadata to the device D:\x.bak" names a device (stripe).</summary>
-public sealed record BackupDeviceNamed(int Stream, string Path) : TraceMessage;
+internal sealed record BackupDeviceNamed(int Stream, string Path) : TraceMessage;
 
 /// <summary>"Zeroing D:\x_log.ldf from page 1 to 64000 (0x2000 to 0x1f400000)".</summary>
-public sealed record ZeroingStarted(string Path, long FromPage, long ToPage) : TraceMessage;
+internal sealed record ZeroingStarted(string Path, long FromPage, long ToPage) : TraceMessage;
 
 /// <summary>"Zeroing completed on D:\x_log.ldf".</summary>
-public sealed record ZeroingCompleted(string Path) : TraceMessage;
+internal sealed record ZeroingCompleted(string Path) : TraceMessage;
 
 /// <summary>A step that opens or closes a phase ("Writing a checkpoint", "Restore: LogZero complete").</summary>
-public sealed record PhaseMarker(OperationPhase Phase, PhaseEdge Edge) : TraceMessage;
+internal sealed record PhaseMarker(OperationPhase Phase, PhaseEdge Edge) : TraceMessage;
 
 /// <summary>"BACKUP DATABASE successfully processed 8042633 pages in 43.967 seconds (1429.096 MB/sec)."</summary>
 public sealed record CompletionSummary(
@@ -238,7 +238,7 @@ public sealed record HistoryRecord(
     IReadOnlyList<string> Devices) : TraceMessage;
 
 /// <summary>A known step with nothing to measure ("Opening the backup media set"): recognised, kept as text.</summary>
-public sealed record KnownStep(string Text) : TraceMessage;
+internal sealed record KnownStep(string Text) : TraceMessage;
 
 /// <summary>
 /// A known message carrying a number SQL Server cannot write (see <see cref="ServerRanges"/>): damage, reported
@@ -252,7 +252,7 @@ public sealed record UnknownMessage(string Text) : TraceMessage;
 /// <summary>A parsed message with the "Backup(db): " prefix it carried, if any.</summary>
 /// <remarks>
 /// A value, not an object: every message of a file source is parsed and carries one, and as a class it was one
-/// more allocation per ERRORLOG line (30 MB for a million lines, docs/performance.md).
+/// more allocation per ERRORLOG line (docs/performance.md, "Choices in the code and the figures behind them").
 /// </remarks>
 /// <param name="PrefixDatabase">The database named in the ERRORLOG "Backup(db): " prefix; null when absent.</param>
 public readonly record struct ParsedTraceMessage(string? PrefixDatabase, TraceMessage Message);

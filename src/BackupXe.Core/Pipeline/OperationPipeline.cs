@@ -15,7 +15,7 @@ public interface IOperationSink
 /// Events in, diagnosed operations out: correlation, aggregation and diagnosis behind one call, shared by the
 /// analyzer, the live watcher and the daemon.
 /// </summary>
-public sealed class OperationPipeline
+internal sealed class OperationPipeline
 {
     private readonly IOperationSink _sink;
     private readonly BackupDiagnostician _diagnostician;

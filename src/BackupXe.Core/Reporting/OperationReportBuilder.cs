@@ -4,7 +4,7 @@ using BackupXe.Core.Events;
 namespace BackupXe.Core.Reporting;
 
 /// <summary>Turns a gathered operation into its report (without the verdict, which the diagnosis adds).</summary>
-public static class OperationReportBuilder
+internal static class OperationReportBuilder
 {
     /// <summary>MB in every throughput figure is 1,048,576 bytes, as SQL Server's own "MB/sec" is.</summary>
     public const double BytesPerMegabyte = 1_048_576d;

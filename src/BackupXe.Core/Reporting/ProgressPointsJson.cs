@@ -13,8 +13,9 @@ namespace BackupXe.Core.Reporting;
 /// </summary>
 /// <remarks>
 /// A 1M-line ERRORLOG of 6,712 backups has 670,000 points, more values than the rest of the report put together, and
-/// token by token they were about half the time of writing the report (0.06 of 0.13 s, in process): each date went
-/// through the "O" format and was trimmed again, each token through the writer's state checks (docs/performance.md). Tests hold
+/// token by token they were about half the time of writing the report: each date went through the "O" format and was
+/// trimmed again, each token through the writer's state checks (docs/performance.md, "Choices in the code and the
+/// figures behind them"). Tests hold
 /// the block to the writer's token-by-token bytes at every depth, indented and not (ProgressPointsJsonTests), and
 /// every report to the serializer's (ReportJsonWriterTests).
 /// </remarks>

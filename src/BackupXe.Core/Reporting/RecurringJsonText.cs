@@ -17,7 +17,7 @@ namespace BackupXe.Core.Reporting;
 /// <see cref="JsonEncodedText.Encode(string, System.Text.Encodings.Web.JavaScriptEncoder?)"/> with the contract's
 /// encoder, the same the writer applies to a plain string (tests hold the two to the same bytes).
 /// </remarks>
-public sealed class RecurringJsonText
+internal sealed class RecurringJsonText
 {
     /// <summary>Shorter texts are escaped where they are written: for them a lookup costs about what escaping does.</summary>
     public const int MinChars = 64;

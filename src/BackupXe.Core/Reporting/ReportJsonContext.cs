@@ -7,8 +7,8 @@ namespace BackupXe.Core.Reporting;
 
 /// <summary>
 /// Compile-time metadata for the report types, so that writing JSON needs no reflection and no emitted accessors:
-/// building them was about a tenth of the CPU samples of <c>analyze --format json</c> on a one-backup input
-/// (perf, docs/performance.md). The contract itself stays in <see cref="ReportJson"/>: its options decide the names and
+/// building them was a visible share of a short <c>analyze --format json</c> (docs/performance.md, "Choices in the code
+/// and the figures behind them"). The contract itself stays in <see cref="ReportJson"/>: its options decide the names and
 /// the enum spelling, and the output is byte for byte what the reflection resolver wrote.
 /// </summary>
 [JsonSerializable(typeof(OperationReport))]

@@ -13,13 +13,13 @@ namespace BackupXe.Core.Reporting;
 /// written, compare the two (tests/BackupXe.Tests/Reporting/ReportJsonWriterTests.cs).
 /// </summary>
 /// <remarks>
-/// Why not the serializer: on a 1M-line ERRORLOG it was about a sixth of the CPU of <c>analyze --format json</c>,
-/// and 971 of the 1,207 methods JIT-compiled at start-up were its generic instantiations over value types
-/// (<c>DateTime?</c>, <c>double</c>, the report enums), which ReadyToRun cannot precompile (docs/performance.md).
+/// Why not the serializer: its generic instantiations over value types (<c>DateTime?</c>, <c>double</c>, the report
+/// enums), which ReadyToRun cannot precompile, were most of what the JIT compiled at start-up, and it was a large share
+/// of the CPU of <c>analyze --format json</c> (docs/performance.md, "Choices in the code and the figures behind them").
 /// Only <see cref="Utf8JsonWriter"/>'s non-generic methods run here. Names come from the CLR property names through
 /// the contract's naming policy, so a renamed property is renamed in both.
 /// </remarks>
-public static class ReportJsonWriter
+internal static class ReportJsonWriter
 {
     /// <summary>
     /// The contract's escaping, shared with <see cref="ReportJson.Options"/>: null is System.Text.Json's default,

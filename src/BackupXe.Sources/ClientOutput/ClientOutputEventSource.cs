@@ -13,7 +13,7 @@ namespace BackupXe.Sources.ClientOutput;
 /// <see cref="TraceEvent.NoClock"/>; the kind and database of an operation are known only when its closing line
 /// arrives, so <see cref="ClientTranscript"/> holds one operation's messages and they are emitted together.
 /// </summary>
-public sealed class ClientOutputEventSource : ITraceEventSource
+internal sealed class ClientOutputEventSource : ITraceEventSource
 {
     private readonly Func<Stream> _open;
     private readonly Encoding _encodingWithoutBom;

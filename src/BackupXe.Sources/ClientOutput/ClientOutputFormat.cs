@@ -10,7 +10,7 @@ namespace BackupXe.Sources.ClientOutput;
 /// messages ("N percent processed.", "Processed N pages for database ...", "... successfully processed ..."),
 /// which no other format writes on a line of their own.
 /// </summary>
-public sealed class ClientOutputFormat : IInputFormat
+internal sealed class ClientOutputFormat : IInputFormat
 {
     private const int LinesJudged = 400;
 

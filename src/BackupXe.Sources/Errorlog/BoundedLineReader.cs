@@ -67,8 +67,8 @@ internal sealed class BoundedLineReader(CharBlocks blocks)
     /// The next line, without allocating: <paramref name="line"/> points into this reader's buffers and is valid
     /// until the next call. False at the end of the text.
     /// </summary>
-    // Synchronous: ReadAsync per block doubled the cost of reading a line (0.23 s against 0.12 s for 1M lines,
-    // docs/performance.md), and a file or a pipe has its next block ready nearly every time. A line that lies whole in the
+    // Synchronous: ReadAsync per block doubled the cost of reading a line (docs/performance.md, "Choices in the code
+    // and the figures behind them"), and a file or a pipe has its next block ready nearly every time. A line that lies whole in the
     // block (nearly every ERRORLOG line: they are ~100 characters, a block 16K or 64K) is handed out where it lies.
     public bool ReadLine(out ReadOnlySpan<char> line)
     {

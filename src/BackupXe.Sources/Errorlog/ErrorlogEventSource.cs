@@ -19,7 +19,7 @@ namespace BackupXe.Sources.Errorlog;
 /// Lines and messages are bounded (<see cref="BoundedLineReader.MaxLineChars"/>, <see cref="MaxMessageChars"/>)
 /// and built in one buffer, so time is linear and memory flat whatever the file holds.
 /// </remarks>
-public sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEventSource
+internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEventSource
 {
     /// <summary>The longest message kept, continuation lines included; the rest is counted and dropped.</summary>
     public const int MaxMessageChars = BoundedLineReader.MaxLineChars;

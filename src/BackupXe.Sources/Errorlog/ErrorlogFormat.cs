@@ -7,7 +7,7 @@ namespace BackupXe.Sources.Errorlog;
 /// A SQL Server ERRORLOG, raw or exported: recognised by lines that open with the server's timestamp, judged
 /// over many lines so that one damaged line near the top does not refuse the whole log.
 /// </summary>
-public sealed class ErrorlogFormat : IInputFormat
+internal sealed class ErrorlogFormat : IInputFormat
 {
     // Enough lines to see past a startup banner's continuation lines and a damaged first line.
     private const int LinesJudged = 400;

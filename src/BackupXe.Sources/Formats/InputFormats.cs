@@ -11,7 +11,7 @@ namespace BackupXe.Sources.Formats;
 /// Every input format BackupXe reads. Adding a format is adding its folder and one line here; detection,
 /// opening, the CLI's help and docs/input-formats.md all follow this table.
 /// </summary>
-public static class InputFormats
+internal static class InputFormats
 {
     /// <summary>In order of precedence when two formats match equally.</summary>
     public static ImmutableArray<IInputFormat> All { get; } =

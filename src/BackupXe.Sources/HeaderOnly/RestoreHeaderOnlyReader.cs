@@ -17,7 +17,7 @@ namespace BackupXe.Sources.HeaderOnly;
 /// 8 differential partial; DeviceType 2 disk, 5 tape, 7 virtual device, 9 URL, 1xx through a logical device).
 /// Columns are found by name, so any order and any extra column is read. Streams: one row at a time.
 /// </summary>
-public sealed class RestoreHeaderOnlyReader
+internal sealed class RestoreHeaderOnlyReader
 {
     private static readonly ImmutableArray<string> Required = ["BackupType", "DatabaseName", "BackupStartDate", "BackupFinishDate", "BackupSize"];
 

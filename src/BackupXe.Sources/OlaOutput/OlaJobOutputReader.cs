@@ -20,7 +20,7 @@ namespace BackupXe.Sources.OlaOutput;
 /// client output, so the completion line, per-file pages and failure lines read the same here as anywhere else.
 /// Streams: memory holds one block.
 /// </summary>
-public sealed partial class OlaJobOutputReader
+internal sealed partial class OlaJobOutputReader
 {
     private readonly string _name;
     private readonly List<InputProblem> _problems = [];

@@ -12,7 +12,7 @@ namespace BackupXe.Sources.OlaOutput;
 /// operation those messages made. The span is what lets a diagnosis tell time spent in the operation from time the
 /// command spent waiting before or after it.
 /// </summary>
-public sealed class OlaOutputEventSource : ITraceEventSource
+internal sealed class OlaOutputEventSource : ITraceEventSource
 {
     /// <summary>Named in the evidence: where the client's span comes from.</summary>
     public const string SpanSource = "Ola Hallengren's job output, to the second";

@@ -8,7 +8,7 @@ namespace BackupXe.Sources.OlaOutput;
 /// "Date and time:" lines, with the engine's messages. Recognised by a "Date and time:" line followed within three
 /// lines by "Database context:" or "Command:", which no other format writes.
 /// </summary>
-public sealed class OlaOutputFormat : IInputFormat
+internal sealed class OlaOutputFormat : IInputFormat
 {
     public string Name => HistoryFile.OlaOutputFormat;
 

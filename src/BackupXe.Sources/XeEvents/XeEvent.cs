@@ -42,7 +42,7 @@ public sealed record XeValue(string Name, string Package, string Type, object? V
 /// An <c>activity_id</c> / <c>activity_id_xfer</c> value: a GUID and a sequence number (20 bytes in a .xel),
 /// shown as <c>GUID-seq</c> the way SQL Server's XML renders it (docs/xel-format.md section 6).
 /// </summary>
-public readonly record struct XeActivityId(Guid Id, uint Sequence)
+internal readonly record struct XeActivityId(Guid Id, uint Sequence)
 {
     public override string ToString() =>
         string.Create(CultureInfo.InvariantCulture, $"{Id.ToString("D").ToUpperInvariant()}-{Sequence}");

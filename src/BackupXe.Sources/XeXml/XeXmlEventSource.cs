@@ -10,7 +10,7 @@ namespace BackupXe.Sources.XeXml;
 /// <c>event_data</c> rows of <c>sys.fn_xe_file_target_read_file</c> saved one after another with no root,
 /// or the same events wrapped in any root element. Read as a stream: memory does not grow with the file.
 /// </summary>
-public sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSource
+internal sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSource
 {
     private readonly Func<Stream> _open;
 

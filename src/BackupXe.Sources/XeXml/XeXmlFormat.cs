@@ -7,7 +7,7 @@ namespace BackupXe.Sources.XeXml;
 /// XE XML: a ring_buffer target, or event_data rows of <c>sys.fn_xe_file_target_read_file</c> saved back to back
 /// or under any root. Users save these under any extension, so only the content decides.
 /// </summary>
-public sealed class XeXmlFormat : IInputFormat
+internal sealed class XeXmlFormat : IInputFormat
 {
     public string Name => "xe-xml";
 

@@ -3,7 +3,7 @@ using System.Buffers.Binary;
 namespace BackupXe.Sources.Xel;
 
 /// <summary>Recognises an Extended Events event_file (.xel) by its header, whatever the file is called.</summary>
-public static class XelFileDetector
+internal static class XelFileDetector
 {
     // Every .xel stream header opens with this little-endian 32-bit value (bytes 5A 37 AB EF), checked on
     // the genuine fixture tests/BackupXe.Tests/Fixtures/xel/TestXel_0.xel.

@@ -11,7 +11,7 @@ namespace BackupXe.Sources.Xel;
 /// (memory does not grow with the files), and handed on in file order: events, problems and counts are exactly
 /// those of one buffer decoded after the other.
 /// </summary>
-public sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSource
+internal sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSource
 {
     private readonly IReadOnlyList<(string Label, Func<Stream> Open)> _inputs;
     private readonly IReadOnlyList<(string File, string Problem)> _skipped = [];

@@ -4,7 +4,7 @@ using BackupXe.Sources.Formats;
 namespace BackupXe.Sources.Xel;
 
 /// <summary>An Extended Events event_file, recognised by its header magic whatever the file is called.</summary>
-public sealed class XelFormat : IInputFormat
+internal sealed class XelFormat : IInputFormat
 {
     public string Name => "xel";
 

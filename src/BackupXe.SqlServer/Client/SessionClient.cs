@@ -17,7 +17,7 @@ public sealed record SessionInstallOutcome(
 }
 
 /// <summary>The login or server does not meet <see cref="ServerRequirements"/>: creating the session cannot work.</summary>
-public sealed class ServerRequirementException(IReadOnlyList<RequirementProblem> problems)
+internal sealed class ServerRequirementException(IReadOnlyList<RequirementProblem> problems)
     : Exception(string.Join(" ", problems.Select(p => p.Message)))
 {
     public IReadOnlyList<RequirementProblem> Problems { get; } = problems;

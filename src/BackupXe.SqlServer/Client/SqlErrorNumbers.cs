@@ -6,7 +6,7 @@ namespace BackupXe.SqlServer;
 /// pages 0-999, 4000-4999, 15000-15999, 18000-18999 and 23000-25999); the driver-side numbers (0, -2) are what
 /// Microsoft.Data.SqlClient was measured to raise against the TDS double on net10.0/Linux.
 /// </summary>
-public static class SqlErrorNumbers
+internal static class SqlErrorNumbers
 {
     /// <summary>Driver: no server error; Class 20 = connection broken or refused, Class 11 = command cancelled.</summary>
     public const int DriverError = 0;

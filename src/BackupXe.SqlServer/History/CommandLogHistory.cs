@@ -14,7 +14,7 @@ namespace BackupXe.SqlServer.History;
 /// runs the command and sets EndTime, ErrorNumber (0 on success; NULL when not executed) when it is done.
 /// Read-only.
 /// </summary>
-public static class CommandLogHistory
+internal static class CommandLogHistory
 {
     /// <summary>Every online database the login can use that has a dbo.CommandLog table: master and msdb first.</summary>
     public const string FindQuery = """

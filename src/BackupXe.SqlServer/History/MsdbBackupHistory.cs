@@ -12,7 +12,7 @@ namespace BackupXe.SqlServer.History;
 /// <param name="CompressedSize">compressed_backup_size, SQL Server 2008+ (backup compression arrived with it).</param>
 /// <param name="KeyAlgorithm">key_algorithm, 2014+ (backup encryption).</param>
 /// <param name="CompressionAlgorithm">compression_algorithm, 2022+.</param>
-public sealed record MsdbColumns(bool CompressedSize, bool KeyAlgorithm, bool CompressionAlgorithm);
+internal sealed record MsdbColumns(bool CompressedSize, bool KeyAlgorithm, bool CompressionAlgorithm);
 
 /// <summary>
 /// Backups from msdb.dbo.backupset and backupmediafamily: one operation per backup set, one device per media
@@ -23,7 +23,7 @@ public sealed record MsdbColumns(bool CompressedSize, bool KeyAlgorithm, bool Co
 /// backup device (102 too on older pages); key_algorithm NO_Encryption = not encrypted; compressed_backup_size NULL
 /// after an msdb upgrade = not compressed. msdb keeps successful backups only.
 /// </summary>
-public static class MsdbBackupHistory
+internal static class MsdbBackupHistory
 {
     /// <summary>Which optional columns exist: COL_LENGTH is NULL for a missing one.</summary>
     public const string ColumnsQuery = """

@@ -4,7 +4,7 @@ namespace BackupXe.SqlServer;
 /// What both live transports check before reading: the capture session (created first when allowed) exists and
 /// runs. A failure is a message for the source's status, never an exception: the daemon retries, watch says it once.
 /// </summary>
-public static class CaptureSessionReadiness
+internal static class CaptureSessionReadiness
 {
     /// <returns>The running session's status, or null and why it cannot be read.</returns>
     public static async Task<(SessionStatus? Status, string? Problem)> CheckAsync(SessionClient client, bool ensureSession, CancellationToken cancellationToken)

@@ -84,7 +84,7 @@ public sealed class LiveSourceOptions
 }
 
 /// <summary>The documented defaults of <see cref="LiveSourceOptions"/>.</summary>
-public static class LiveSourceOptionsDefaults
+internal static class LiveSourceOptionsDefaults
 {
     /// <summary>
     /// Room for bursts: a verbose restore trace writes thousands of messages in a second, and the session

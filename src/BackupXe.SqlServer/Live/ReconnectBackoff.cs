@@ -5,7 +5,7 @@ namespace BackupXe.SqlServer;
 /// at most MaxReconnectDelay, less a random share of up to JitterRatio of it. Jitter only ever shortens
 /// the delay, so the cap holds exactly.
 /// </summary>
-public sealed class ReconnectBackoff
+internal sealed class ReconnectBackoff
 {
     private readonly LiveSourceOptions _options;
     private readonly Random _random;

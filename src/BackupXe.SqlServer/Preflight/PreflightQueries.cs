@@ -4,7 +4,7 @@ namespace BackupXe.SqlServer;
 /// The read-only queries behind <c>backupxe check</c>, besides sessions/backupxe-server-facts.sql and the session
 /// status script. Each runs on its own so that one the login may not run only costs its own line.
 /// </summary>
-public static class PreflightQueries
+internal static class PreflightQueries
 {
     /// <summary>
     /// Which of the events BackupXe captures this build has (the throughput event's name varies); a private object

@@ -1,7 +1,7 @@
 namespace BackupXe.SqlServer;
 
 /// <summary>SQL Server's marketing names by product major version (SERVERPROPERTY('ProductMajorVersion')).</summary>
-public static class ProductNames
+internal static class ProductNames
 {
     /// <summary>
     /// The product by SERVERPROPERTY('EngineEdition') first: Azure's version numbers are not comparable with SQL

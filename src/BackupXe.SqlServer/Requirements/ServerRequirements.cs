@@ -4,7 +4,7 @@ namespace BackupXe.SqlServer;
 /// The rules a server and login must meet before BackupXe creates or streams its session (docs/permissions.md,
 /// docs/server-conformance.md). Pure: a client gathers <see cref="ServerFacts"/> with <see cref="SessionScripts.ServerFacts"/>.
 /// </summary>
-public static class ServerRequirements
+internal static class ServerRequirements
 {
     /// <summary>SQL Server 2016, where backup_restore_progress_trace appeared.</summary>
     public const int MinimumMajorVersion = 13;

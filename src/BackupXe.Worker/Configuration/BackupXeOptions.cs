@@ -3,7 +3,7 @@ using BackupXe.Core.History;
 namespace BackupXe.Worker.Configuration;
 
 /// <summary>The "BackupXe" configuration section (docs/configuration.md documents every key).</summary>
-public sealed class BackupXeOptions
+internal sealed class BackupXeOptions
 {
     public const string SectionName = "BackupXe";
 
@@ -33,7 +33,7 @@ public sealed class BackupXeOptions
 /// One watched instance: either a live connection (ConnectionString, or Server with its security settings)
 /// or a file replayed as if it were live (ReplayPath).
 /// </summary>
-public sealed class InstanceOptions
+internal sealed class InstanceOptions
 {
     /// <summary>The name used in logs, history and the metrics "instance" tag; unique per daemon.</summary>
     public string? Name { get; set; }
@@ -93,7 +93,7 @@ public sealed class InstanceOptions
 }
 
 /// <summary>The daemon's periodic `history import --server` for one live instance (docs/history.md).</summary>
-public sealed class HistoryImportOptions
+internal sealed class HistoryImportOptions
 {
     /// <summary>Minutes between imports; 0 turns the import off.</summary>
     public double IntervalMinutes { get; set; } = BackupXeOptionsDefaults.HistoryImportIntervalMinutes;
@@ -108,7 +108,7 @@ public sealed class HistoryImportOptions
 }
 
 /// <summary>Where completed operations are kept.</summary>
-public sealed class HistoryOptions
+internal sealed class HistoryOptions
 {
     /// <summary>"sqlite" (a local file) or "sqlserver" (a central repository table).</summary>
     public string Provider { get; set; } = BackupXeOptionsDefaults.HistoryProvider;
@@ -121,7 +121,7 @@ public sealed class HistoryOptions
 }
 
 /// <summary>When a completed operation counts as a throughput regression.</summary>
-public sealed class RegressionOptions
+internal sealed class RegressionOptions
 {
     /// <summary>How many of the most recent comparable operations form the baseline.</summary>
     public int WindowSize { get; set; } = BackupXeOptionsDefaults.RegressionWindowSize;
@@ -137,7 +137,7 @@ public sealed class RegressionOptions
         => new() { Window = WindowSize, MinimumRuns = MinimumSamples, ThresholdRatio = ThresholdRatio };
 }
 
-public sealed class MetricsOptions
+internal sealed class MetricsOptions
 {
     /// <summary>OTLP collector address (e.g. http://localhost:4317); metrics are not exported when unset.</summary>
     public string? OtlpEndpoint { get; set; }

@@ -4,7 +4,7 @@ using BackupXe.History;
 namespace BackupXe.Worker.Configuration;
 
 /// <summary>The defaults of <see cref="BackupXeOptions"/>, named so that docs and tests can refer to them.</summary>
-public static class BackupXeOptionsDefaults
+internal static class BackupXeOptionsDefaults
 {
     /// <summary>Long enough not to hammer a server that is down, short enough to resume within a minute.</summary>
     public const double RetryDelaySeconds = 30;
@@ -47,13 +47,13 @@ public static class BackupXeOptionsDefaults
     public const double RegressionThresholdRatio = HistoryComparisonSettings.DefaultThresholdRatio;
 }
 
-public static class HistoryProviders
+internal static class HistoryProviders
 {
     public const string Sqlite = "sqlite";
     public const string SqlServer = "sqlserver";
 }
 
-public static class LiveTransports
+internal static class LiveTransports
 {
     /// <summary>Tail the capture session's event_file target with sys.fn_xe_file_target_read_file; checkpointed.</summary>
     public const string File = BackupXe.SqlServer.LiveTransport.File;

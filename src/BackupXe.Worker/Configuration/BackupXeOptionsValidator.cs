@@ -14,7 +14,7 @@ namespace BackupXe.Worker.Configuration;
 /// Its content root resolves ReplayPath, which is then checked to exist and to be a format BackupXe reads; without
 /// one (unit tests of the rules alone) the files are not looked at.
 /// </param>
-public sealed class BackupXeOptionsValidator(IHostEnvironment? environment = null) : IValidateOptions<BackupXeOptions>
+internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = null) : IValidateOptions<BackupXeOptions>
 {
     private const double MaxHistoryImportIntervalMinutes = 7 * 24 * 60;
     private const double MaxHistoryImportLookbackDays = 3650;

@@ -10,7 +10,7 @@ namespace BackupXe.Worker.Configuration;
 /// worker does at start-up, with relative paths resolved against the file's folder, and nothing else done: no
 /// connection, no history file created, no log file opened (so the Serilog section's sinks are not built).
 /// </summary>
-public static class ConfigurationCheck
+internal static class ConfigurationCheck
 {
     public sealed record Result(int ExitCode, IReadOnlyList<string> Problems, int InstanceCount);
 

@@ -9,7 +9,7 @@ namespace BackupXe.Worker.Configuration;
 /// through here, so what start-up accepts is exactly what the daemon connects with. No message quotes a
 /// password or a connection string.
 /// </summary>
-public static class LiveInstanceSettings
+internal static class LiveInstanceSettings
 {
     /// <summary>Every problem with the live settings of <paramref name="instance"/>, each naming its key.</summary>
     public static IReadOnlyList<string> Problems(InstanceOptions instance, string key)

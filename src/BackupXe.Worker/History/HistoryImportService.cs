@@ -13,7 +13,7 @@ namespace BackupXe.Worker.History;
 /// each on its own loop: one instance's failures never delay or stop another's imports. An unusable history file
 /// stops the daemon (<see cref="Fault"/>, exit code 3), as it does for the monitors.
 /// </summary>
-public sealed class HistoryImportService(
+internal sealed class HistoryImportService(
     IOptions<BackupXeOptions> options, PeriodicHistoryImport import, ILogger<HistoryImportService> logger, IHostApplicationLifetime? lifetime = null)
     : BackgroundService
 {

@@ -16,7 +16,7 @@ namespace BackupXe.Worker.History;
 /// into the SQLite history under the instance's configured name (so they merge with its captures), and each
 /// newly added row gets the regression check, warning and metrics a captured operation gets.
 /// </summary>
-public sealed class PeriodicHistoryImport(
+internal sealed class PeriodicHistoryImport(
     SqliteImportedHistory history, RegressionDetector regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger)
 {
     /// <summary>

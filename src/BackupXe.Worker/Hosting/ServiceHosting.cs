@@ -9,7 +9,7 @@ namespace BackupXe.Worker.Hosting;
 /// How the worker fits the service manager that started it: systemd (<c>Type=notify</c>: READY=1 once started,
 /// STOPPING=1 when asked to stop), the Windows Service Control Manager (start/stop handshake), or none (a console).
 /// </summary>
-public static class ServiceHosting
+internal static class ServiceHosting
 {
     /// <summary>The Windows service's name, and the Event Log source its start-up failures are written under.</summary>
     public const string WindowsServiceName = "BackupXe";

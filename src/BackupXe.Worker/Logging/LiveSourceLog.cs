@@ -4,7 +4,7 @@ using Microsoft.Extensions.Logging;
 namespace BackupXe.Worker.Logging;
 
 /// <summary>Logs what happens to an instance's live connection; gaps are warnings, the rest information.</summary>
-public sealed partial class LiveSourceLog(string instance, ILogger<LiveSourceLog> logger) : ILiveSourceObserver
+internal sealed partial class LiveSourceLog(string instance, ILogger<LiveSourceLog> logger) : ILiveSourceObserver
 {
     public void OnChange(LiveSourceChange change)
     {

@@ -4,7 +4,7 @@ using BackupXe.Worker.Configuration;
 namespace BackupXe.Worker.Monitoring;
 
 /// <summary>Opens the event source an instance is configured with (a replayed file, or a live session).</summary>
-public interface IInstanceSourceFactory
+internal interface IInstanceSourceFactory
 {
     /// <summary>Called again after every failure, so a source is never reused once it has thrown.</summary>
     ITraceEventSource Open(InstanceOptions instance);

@@ -8,7 +8,7 @@ namespace BackupXe.Worker.Monitoring;
 /// Turns a source's events into finished operations. The worker sees the analysis pipeline only through
 /// this, so that its tests can script the operations an instance produces.
 /// </summary>
-public interface IOperationAnalyzer
+internal interface IOperationAnalyzer
 {
     /// <summary>Yields each operation as soon as it completes, then whatever is still open when the source ends.</summary>
     IAsyncEnumerable<OperationReport> AnalyzeAsync(ITraceEventSource source, SourceStatus status, CancellationToken cancellationToken);
@@ -29,4 +29,4 @@ public interface IOperationAnalyzer
 }
 
 /// <summary>What the monitor wants to hear while an instance's events are analysed.</summary>
-public sealed record LiveHooks(Action<TraceEvent>? OnIdle, Action<IReadOnlyList<OperationProgress>>? OnProgress, TimeSpan StallAfter);
+internal sealed record LiveHooks(Action<TraceEvent>? OnIdle, Action<IReadOnlyList<OperationProgress>>? OnProgress, TimeSpan StallAfter);

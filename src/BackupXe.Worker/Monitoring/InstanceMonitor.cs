@@ -17,7 +17,7 @@ namespace BackupXe.Worker.Monitoring;
 /// history file is unusable (<see cref="History.HistoryStoreException"/>), which no retry can mend and which
 /// every instance shares: the daemon then stops with exit code 3.
 /// </summary>
-public sealed class InstanceMonitor(
+internal sealed class InstanceMonitor(
     InstanceOptions instance,
     IInstanceSourceFactory sources,
     IOperationAnalyzer analyzer,

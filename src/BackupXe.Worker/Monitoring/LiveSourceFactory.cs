@@ -11,7 +11,7 @@ namespace BackupXe.Worker.Monitoring;
 /// shares <paramref name="readLimit"/>, the daemon's bound on reads in flight; a <c>stream</c> instance holds its one
 /// connection open for good, so it takes no slot (it would keep it forever).
 /// </summary>
-public sealed class LiveSourceFactory(
+internal sealed class LiveSourceFactory(
     IInstanceSourceFactory replays,
     IEventFileCheckpointStore checkpoints,
     Func<string, ILiveSourceObserver> observers,

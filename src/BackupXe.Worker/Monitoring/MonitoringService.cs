@@ -9,7 +9,7 @@ using Microsoft.Extensions.Options;
 namespace BackupXe.Worker.Monitoring;
 
 /// <summary>The daemon: prepares the history store, then runs one <see cref="InstanceMonitor"/> per configured instance.</summary>
-public sealed class MonitoringService(
+internal sealed class MonitoringService(
     IOptions<BackupXeOptions> options,
     IInstanceSourceFactory sources,
     IOperationAnalyzer analyzer,

@@ -8,7 +8,7 @@ using Microsoft.Extensions.Logging;
 namespace BackupXe.Worker.Monitoring;
 
 /// <summary>What happens to each completed operation: stored, counted, diagnosed in the log, checked for regression.</summary>
-public sealed class OperationRecorder(
+internal sealed class OperationRecorder(
     IHistoryStore history, RegressionDetector regressions, BackupXeMetrics metrics, ILogger<OperationRecorder> logger)
 {
     public async Task RecordAsync(string instance, OperationReport report, CancellationToken cancellationToken)

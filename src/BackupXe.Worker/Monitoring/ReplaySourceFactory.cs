@@ -9,7 +9,7 @@ namespace BackupXe.Worker.Monitoring;
 /// Opens an instance's ReplayPath as if it were live. Live connections need SqlClient/XELite, which this build
 /// lacks; the options validator rejects them before any instance starts, so only replays arrive here.
 /// </summary>
-public sealed class ReplaySourceFactory(string contentRoot, TimeProvider time) : IInstanceSourceFactory
+internal sealed class ReplaySourceFactory(string contentRoot, TimeProvider time) : IInstanceSourceFactory
 {
     public ITraceEventSource Open(InstanceOptions instance)
     {

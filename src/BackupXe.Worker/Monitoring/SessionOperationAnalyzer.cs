@@ -11,7 +11,7 @@ namespace BackupXe.Worker.Monitoring;
 /// clock moves on by wall time when it is quiet, so the last backup on a quiet server is recorded once its grace
 /// period is over, not when the next backup starts.
 /// </summary>
-public sealed class SessionOperationAnalyzer : IOperationAnalyzer
+internal sealed class SessionOperationAnalyzer : IOperationAnalyzer
 {
     private const string LiveFormat = "live";
 

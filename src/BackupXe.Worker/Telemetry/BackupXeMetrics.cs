@@ -8,7 +8,7 @@ namespace BackupXe.Worker.Telemetry;
 /// The daemon's instruments (docs/metrics.md). Tags stay low-cardinality: the configured instance name and
 /// kebab-case vocabulary only, never a database name, session id or timestamp.
 /// </summary>
-public sealed class BackupXeMetrics : IDisposable
+internal sealed class BackupXeMetrics : IDisposable
 {
     public const string MeterName = "BackupXe";
 

@@ -51,4 +51,12 @@ public sealed class LayeringTests
             || name.StartsWith("OpenTelemetry", StringComparison.Ordinal)
             || name.StartsWith("Microsoft.Extensions.Hosting", StringComparison.Ordinal));
     }
+
+    [Fact]
+    public void The_programs_expose_no_types()
+    {
+        // The CLI and the daemon are programs, not libraries: nothing outside them (the tests aside) may build on them.
+        Assert.Empty(typeof(BackupXe.Cli.Program).Assembly.GetExportedTypes());
+        Assert.Empty(typeof(BackupXe.Worker.WorkerServices).Assembly.GetExportedTypes());
+    }
 }

@@ -1,14 +1,14 @@
 namespace BackupXe.SqlServer;
 
 /// <summary>The capture session was stopped or dropped while its files were being read.</summary>
-public sealed class CaptureSessionGoneException(string sessionName, bool exists)
+internal sealed class CaptureSessionGoneException(string sessionName, bool exists)
     : Exception($"The event session {sessionName} is {(exists ? "stopped" : "no longer on the server")}: its event_file gets no new events.")
 {
     public string SessionName { get; } = sessionName;
 }
 
 /// <summary>SqlClient's classification, with a gone capture session as <see cref="LiveFailureKind.SessionMissing"/>.</summary>
-public sealed class EventFileFailureClassifier : ILiveFailureClassifier
+internal sealed class EventFileFailureClassifier : ILiveFailureClassifier
 {
     private readonly SqlFailureClassifier _sql = new();
 

@@ -10,7 +10,7 @@ namespace BackupXe.SqlServer;
 /// operation is never split; operations completed after the saved point are read again and recognised by the
 /// history's dedup key, so a kill at any moment loses nothing and stores nothing twice.
 /// </summary>
-public sealed class CheckpointedLiveSource : ITraceEventSource, IIdleCheckpoint
+internal sealed class CheckpointedLiveSource : ITraceEventSource, IIdleCheckpoint
 {
     private readonly ITraceEventSource _inner;
     private readonly EventFileTail _tail;

@@ -11,7 +11,7 @@ namespace BackupXe.SqlServer;
 /// <param name="MissingFile">The file that was gone.</param>
 /// <param name="ResumedAt">The first row read after the gap.</param>
 /// <param name="FirstEventUtc">Timestamp of the first event read after the gap, when it parsed.</param>
-public sealed record EventFileGap(
+internal sealed record EventFileGap(
     EventFilePosition? LastRead,
     DateTime? LastEventUtc,
     string MissingFile,

@@ -15,7 +15,7 @@ namespace BackupXe.SqlServer;
 /// are in the file for good, in the same order). A resume never promotes a partly read offset to complete on
 /// the grounds that a read ended, so each poll re-reads the rows of the last buffer once.
 /// </remarks>
-public sealed class EventFileTail : ILiveEventStreamFactory
+internal sealed class EventFileTail : ILiveEventStreamFactory
 {
     private readonly IEventFileReader _reader;
     private readonly EventFileTailOptions _options;

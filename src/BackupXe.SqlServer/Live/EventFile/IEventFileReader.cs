@@ -5,7 +5,7 @@ namespace BackupXe.SqlServer;
 /// FROM sys.fn_xe_file_target_read_file(@path, NULL, @initial_file_name, @initial_offset)</c>. The SqlClient
 /// adapter runs that query; tests script the rows.
 /// </summary>
-public interface IEventFileReader
+internal interface IEventFileReader
 {
     /// <summary>
     /// Up to <paramref name="maxRows"/> rows in file order, starting after <paramref name="after"/> (every file
@@ -16,7 +16,7 @@ public interface IEventFileReader
 }
 
 /// <summary>The file a tail would resume in is no longer on the server (the target rolled over and deleted it).</summary>
-public sealed class EventFileMissingException(string fileName, Exception? inner = null)
+internal sealed class EventFileMissingException(string fileName, Exception? inner = null)
     : Exception($"The event file {fileName} is no longer on the server.", inner)
 {
     public string FileName { get; } = fileName;

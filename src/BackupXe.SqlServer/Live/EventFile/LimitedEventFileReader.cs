@@ -6,7 +6,7 @@ namespace BackupXe.SqlServer;
 /// An <see cref="IEventFileReader"/> whose every read (connection, query and the rows it hands on) runs in a slot of
 /// the daemon-wide <see cref="ReadConcurrencyLimit"/>.
 /// </summary>
-public sealed class LimitedEventFileReader(IEventFileReader inner, ReadConcurrencyLimit limit) : IEventFileReader
+internal sealed class LimitedEventFileReader(IEventFileReader inner, ReadConcurrencyLimit limit) : IEventFileReader
 {
     public async IAsyncEnumerable<EventFileRow> ReadAsync(
         EventFilePosition? after, int maxRows, [EnumeratorCancellation] CancellationToken cancellationToken)

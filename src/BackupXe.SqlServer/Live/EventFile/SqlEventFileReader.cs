@@ -9,7 +9,7 @@ namespace BackupXe.SqlServer;
 /// Failures are left as SqlClient throws them for <see cref="SqlFailureClassifier"/>, except a resume point
 /// whose file has been rolled over, which becomes <see cref="EventFileMissingException"/>.
 /// </summary>
-public sealed class SqlEventFileReader(SqlConnectionFactory connections, string pathPattern) : IEventFileReader
+internal sealed class SqlEventFileReader(SqlConnectionFactory connections, string pathPattern) : IEventFileReader
 {
     public const string ReadQuery = """
         SELECT TOP (@batch) event_data, file_name, file_offset

@@ -9,7 +9,7 @@ namespace BackupXe.SqlServer;
 /// through the observer, since those events will never come. Before reconnecting it checks that the session still runs,
 /// so a stopped or dropped session is told apart from a network failure.
 /// </summary>
-public sealed class EventStreamConnections(
+internal sealed class EventStreamConnections(
     SqlConnectionFactory connections,
     SessionClient session,
     ILiveSourceObserver? observer = null,

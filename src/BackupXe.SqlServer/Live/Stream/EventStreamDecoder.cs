@@ -8,7 +8,7 @@ namespace BackupXe.SqlServer;
 /// buffer, decoded by its own header. A header row starts a new catalogue and clock (a new stream or file has metadata
 /// of its own), so a decoder lives as long as one connection and the next connection starts from nothing.
 /// </summary>
-public sealed class EventStreamDecoder
+internal sealed class EventStreamDecoder
 {
     private readonly List<TraceEvent> _events = [];
     private XelDecoder _decoder = new();

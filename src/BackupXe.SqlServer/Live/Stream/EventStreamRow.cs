@@ -5,7 +5,7 @@ namespace BackupXe.SqlServer;
 /// buffer in the .xel buffer format (null when the server sent none, or when it was <paramref name="Oversized"/>:
 /// longer than any log buffer may be, and not read into memory).
 /// </summary>
-public readonly record struct EventStreamRow(int Type, byte[]? Data, bool Oversized = false);
+internal readonly record struct EventStreamRow(int Type, byte[]? Data, bool Oversized = false);
 
 /// <summary>
 /// The values of the <c>type</c> column as far as they are known. Microsoft documents the column only as "the event
@@ -14,7 +14,7 @@ public readonly record struct EventStreamRow(int Type, byte[]? Data, bool Oversi
 /// assumed (docs/live.md). BackupXe therefore decodes every row by its buffer's own header and uses the column only
 /// to report a disagreement.
 /// </summary>
-public static class EventStreamRowTypes
+internal static class EventStreamRowTypes
 {
     public const int Events = 0;
     public const int Metadata = 1;

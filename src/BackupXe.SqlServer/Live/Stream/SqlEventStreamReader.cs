@@ -15,7 +15,7 @@ namespace BackupXe.SqlServer;
 /// A row is read into memory only up to <paramref name="maxRowBytes"/> (the largest log buffer the decoder accepts),
 /// so no row can make the reader hold more than one buffer's worth.
 /// </summary>
-public sealed class SqlEventStreamReader(SqlConnectionFactory connections, string sessionName, int maxRowBytes = XelDecoder.MaxBufferBytes)
+internal sealed class SqlEventStreamReader(SqlConnectionFactory connections, string sessionName, int maxRowBytes = XelDecoder.MaxBufferBytes)
 {
     public const string Query = "SELECT type, data FROM sys.fn_MSxe_read_event_stream(@session, 0);";
 
