@@ -45,6 +45,7 @@ public static class HistoryCommand
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => OutputTarget.SqliteFiles(result.GetValue(path)));
         command.Subcommands.Add(HistoryImportCommand.Create());
         command.Subcommands.Add(HistoryChainCommand.Create());
+        command.Subcommands.Add(HistoryRestoreEstimateCommand.Create());
         command.SetAction(async (parse, cancellationToken) =>
         {
             var file = parse.GetValue(path)!;
