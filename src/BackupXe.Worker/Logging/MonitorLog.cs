@@ -75,4 +75,10 @@ internal static partial class MonitorLog
 
     [LoggerMessage(EventId = 171, Level = LogLevel.Warning, Message = "Instance {Instance}: history import failed ({ErrorType}: {Error}); next try in {IntervalMinutes} min")]
     public static partial void HistoryImportFailed(this ILogger logger, string instance, string errorType, string error, double intervalMinutes);
+
+    [LoggerMessage(EventId = 190, Level = LogLevel.Warning, Message = "Instance {Instance}: the restore chain of [{Database}] is broken from {GapAfter:yyyy-MM-dd HH:mm} to {GapBefore:yyyy-MM-dd HH:mm} (LSN {FromLsn} to {ToLsn}): {Reason}")]
+    public static partial void RestoreChainGap(this ILogger logger, string instance, string database, DateTime gapAfter, DateTime gapBefore, string fromLsn, string toLsn, string reason);
+
+    [LoggerMessage(EventId = 191, Level = LogLevel.Warning, Message = "Instance {Instance}: the restore chain could not be checked ({ErrorType}: {Error}); next try with the next import")]
+    public static partial void RestoreChainFailed(this ILogger logger, string instance, string errorType, string error);
 }

@@ -148,17 +148,23 @@ public sealed class ScriptedSqlServer
     /// </summary>
     private TdsResponse BackupChain()
     {
+        lock (BackupSets)
+        {
+            return ChainResponse(BackupSets);
+        }
+    }
+
+    /// <summary>The restore chain query's answer for <paramref name="sets"/>, for scripts of other tests.</summary>
+    public static TdsResponse ChainResponse(IEnumerable<ScriptedBackupSet> sets)
+    {
         var set = new TdsResultSet(
             TdsColumn.NVarChar("database_name", 128), TdsColumn.NVarChar("backup_type", 1), TdsColumn.Bit("is_copy_only"),
             TdsColumn.NVarChar("first_lsn", 25), TdsColumn.NVarChar("last_lsn", 25), TdsColumn.NVarChar("database_backup_lsn", 25),
             TdsColumn.NVarChar("checkpoint_lsn", 25), TdsColumn.NVarChar("recovery_model", 60), TdsColumn.DateTime("backup_start_date"),
             TdsColumn.DateTime("backup_finish_date"), TdsColumn.BigInt("backup_size"), TdsColumn.BigInt("compressed_backup_size"));
-        lock (BackupSets)
+        foreach (var b in sets)
         {
-            foreach (var b in BackupSets)
-            {
-                set.Row(b.Database, b.Type, b.IsCopyOnly, b.FirstLsn, b.LastLsn, b.DatabaseBackupLsn, b.CheckpointLsn, b.RecoveryModel, b.Start, b.Finish, b.BackupSize, b.CompressedSize);
-            }
+            set.Row(b.Database, b.Type, b.IsCopyOnly, b.FirstLsn, b.LastLsn, b.DatabaseBackupLsn, b.CheckpointLsn, b.RecoveryModel, b.Start, b.Finish, b.BackupSize, b.CompressedSize);
         }
 
         return TdsResponse.Of(set);
