@@ -34,9 +34,10 @@ internal static class CheckCommand
                 var checks = await new ServerPreflight(factory, session).RunAsync(cancellationToken);
                 var since = DateTime.Now.AddDays(-ChainDays);
                 var (chains, chainProblem) = await ChainsAsync(factory, since, cancellationToken);
+                var (estimates, estimateProblem) = await EstimatesAsync(factory, since, cancellationToken);
                 if (parse.GetValue(format) == "json")
                 {
-                    WriteJson(factory.Settings.Server, checks, chains, chainProblem);
+                    WriteJson(factory.Settings.Server, checks, (chains, chainProblem), (estimates, estimateProblem));
                 }
                 else
                 {
@@ -49,6 +50,16 @@ internal static class CheckCommand
                     else
                     {
                         RestoreChainWriter.Console(Console.Out, chains, since);
+                    }
+
+                    Console.Out.WriteLine();
+                    if (estimates is null)
+                    {
+                        Console.Out.WriteLine($"Restore estimate: could not estimate: {estimateProblem}");
+                    }
+                    else
+                    {
+                        RestoreEstimateWriter.Summary(Console.Out, estimates, since);
                     }
                 }
 
@@ -74,6 +85,19 @@ internal static class CheckCommand
         }
     }
 
+    /// <summary>Each database's restore estimate from msdb's backups (no history file), or why not: one line, the check goes on.</summary>
+    private static async Task<(IReadOnlyList<RestoreEstimateReport>? Estimates, string? Problem)> EstimatesAsync(SqlConnectionFactory factory, DateTime since, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return (await new ServerRestoreEstimate(factory).EstimateAsync(since, [], [], cancellationToken), null);
+        }
+        catch (System.Data.Common.DbException failure)
+        {
+            return (null, ConnectionStringRedactor.RedactMessage(failure.Message));
+        }
+    }
+
     private static void WriteLines(IReadOnlyList<PreflightCheck> checks)
     {
         var width = checks.Max(c => c.Name.Length);
@@ -87,8 +111,11 @@ internal static class CheckCommand
         }
     }
 
-    private static void WriteJson(string server, IReadOnlyList<PreflightCheck> checks, IReadOnlyList<RestoreChainReport>? chains, string? chainProblem)
+    private static void WriteJson(
+        string server, IReadOnlyList<PreflightCheck> checks,
+        (IReadOnlyList<RestoreChainReport>? Chains, string? Problem) chain, (IReadOnlyList<RestoreEstimateReport>? Estimates, string? Problem) estimate)
     {
+        var (chains, chainProblem) = chain;
         var buffer = new MemoryStream();
         using (var json = new Utf8JsonWriter(buffer, new JsonWriterOptions { Indented = true }))
         {
@@ -126,6 +153,16 @@ internal static class CheckCommand
             }
 
             json.WriteString("restoreChainError", chainProblem);
+            if (estimate.Estimates is null)
+            {
+                json.WriteNull("restoreEstimates");
+            }
+            else
+            {
+                RestoreEstimateWriter.Json(json, "restoreEstimates", estimate.Estimates);
+            }
+
+            json.WriteString("restoreEstimateError", estimate.Problem);
             json.WriteEndObject();
         }
 

@@ -43,6 +43,7 @@ internal static class HistoryCommand
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => OutputTarget.SqliteFiles(result.GetValue(path)));
         command.Subcommands.Add(HistoryImportCommand.Create());
         command.Subcommands.Add(HistoryChainCommand.Create());
+        command.Subcommands.Add(HistoryRestoreEstimateCommand.Create());
         command.SetAction(async (parse, cancellationToken) =>
         {
             var file = parse.GetValue(path)!;

@@ -21,6 +21,15 @@ internal sealed class HistoryOptions
         Description = "The instance (as the history names it) the analysed operations ran on; needed only when the history holds the same database on several instances.",
     };
 
+    /// <param name="description">The --history help of a verb that reads the history for something else than the comparison.</param>
+    public HistoryOptions(string? description = null)
+    {
+        if (description is not null)
+        {
+            _path.Description = description;
+        }
+    }
+
     public void AddTo(Command command)
     {
         command.Options.Add(_path);
@@ -40,6 +49,16 @@ internal sealed class HistoryOptions
     /// </summary>
     public async Task<(HistoryContext? Context, string? Error)> LoadAsync(ParseResult parse, CancellationToken cancellationToken)
     {
+        var (records, error) = await ReadAsync(parse, cancellationToken);
+        return records is null ? (null, error) : (new HistoryContext(records, parse.GetValue(_instance), new HistoryComparisonSettings()), null);
+    }
+
+    /// <summary>The instance named with --instance, or null.</summary>
+    public string? InstanceOf(ParseResult parse) => parse.GetValue(_instance);
+
+    /// <summary>Every stored run, imported and captured, or null when no history is named (or it cannot be read: <c>Error</c> says why).</summary>
+    public async Task<(IReadOnlyList<InstanceOperation>? Records, string? Error)> ReadAsync(ParseResult parse, CancellationToken cancellationToken)
+    {
         if (PathOf(parse) is not { } file)
         {
             return (null, null);
@@ -58,10 +77,10 @@ internal sealed class HistoryOptions
             var records = await reader.ReadAsync(null, null, cancellationToken);
             if (reader.UnreadableRows > 0)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {file}: {reader.UnreadableRows} history rows could not be read and are left out of the comparison");
+                await Console.Error.WriteLineAsync($"backupxe: {file}: {reader.UnreadableRows} history rows could not be read and are left out");
             }
 
-            return (new HistoryContext(records, parse.GetValue(_instance), new HistoryComparisonSettings()), null);
+            return (records, null);
         }
         catch (HistoryStoreException exception)
         {

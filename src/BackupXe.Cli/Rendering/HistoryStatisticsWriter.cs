@@ -136,7 +136,7 @@ internal static class HistoryStatisticsWriter
         {
             yield return string.Create(
                 Invariant,
-                $"slower since {Units.Timestamp(r.Since)}: the last {r.Runs} runs at a median {Units.Rate(r.MedianMBps)}, half or less of the {Units.Rate(r.BaselineMedianMBps)} median of the {r.BaselineRuns} runs before");
+                $"slower since {Units.Timestamp(r.Since)}: the last {r.Runs} runs at a median {Units.Rate(r.MedianMBps)}, the latest {r.Factor:0.0}x slower than the {Units.Rate(r.BaselineMedianMBps)} median of the {r.BaselineRuns} usual runs before (the regression rule)");
         }
 
         if (s.SettingsVsSpeed.Count > 0)

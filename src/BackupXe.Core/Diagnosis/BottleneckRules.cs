@@ -1,3 +1,4 @@
+using System.Globalization;
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
@@ -34,9 +35,49 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             verdict = verdict with { Evidence = [failure, .. verdict.Evidence] };
         }
 
+        verdict = WeighStalls(measures, verdict);
         return EngineArithmetic.Sentence(measures.Operation.EngineSummary, EngineArithmetic.RoundedFiles(measures.Operation.ProcessedFiles)) is { } check
             ? verdict with { Evidence = [.. verdict.Evidence, check] }
             : verdict;
+    }
+
+    /// <summary>A stall's share of the whole operation from which the verdict drops one confidence step (docs/diagnosis.md, "Evidence rules").</summary>
+    public const double StallShareLowersConfidence = 0.2;
+
+    /// <summary>A stall's share from which the confidence is low: most of the time went where no byte moved, which the bottleneck rules do not explain.</summary>
+    public const double StallShareDominates = 0.5;
+
+    /// <summary>
+    /// Stalls (no bytes moved in a phase that moves them) are said in the evidence with their share of the operation;
+    /// the bottleneck stays what the moving time shows, but its confidence drops with the share the stalls took.
+    /// </summary>
+    private static Verdict WeighStalls(OperationMeasures measures, Verdict verdict)
+    {
+        var stalls = measures.Operation.QuietPeriods.Where(q => q.Kind == QuietKind.Stall).ToList();
+        if (stalls.Count == 0)
+        {
+            return verdict;
+        }
+
+        var seconds = stalls.Sum(s => s.Seconds);
+        var share = measures.DurationSeconds is { } duration && duration > 0 ? Math.Min(1, seconds / duration) : (double?)null;
+        var ofDuration = share is { } s1 ? string.Create(CultureInfo.InvariantCulture, $", {s1:P0} of the operation's {Units.Duration(measures.DurationSeconds)}") : string.Empty;
+        var sentence = (stalls.Count == 1 ? "Stalled: " + QuietPeriodText.Describe(stalls[0]) : string.Create(CultureInfo.InvariantCulture, $"Stalled {stalls.Count} times, {Units.Duration(seconds)} in all; the longest: {QuietPeriodText.Describe(stalls.MaxBy(s => s.Seconds)!)}"))
+            + ofDuration
+            + ". The bottleneck above is of the time bytes moved; what the operation waited on while stalled is the session's current wait then (sys.dm_exec_requests).";
+        var confidence = share switch
+        {
+            >= StallShareDominates => Confidence.Low,
+            >= StallShareLowersConfidence => verdict.Confidence == Confidence.High ? Confidence.Medium : Confidence.Low,
+            _ => verdict.Confidence,
+        };
+        var dominant = share >= StallShareDominates;
+        return verdict with
+        {
+            Confidence = confidence,
+            Evidence = dominant ? [sentence, .. verdict.Evidence] : [.. verdict.Evidence, sentence],
+            WouldChange = dominant ? "The wait during the stall: sys.dm_exec_requests' wait_type for the session while no bytes move." : verdict.WouldChange,
+        };
     }
 
     private Verdict JudgeEvidence(OperationMeasures measures, FileZeroing zeroing)

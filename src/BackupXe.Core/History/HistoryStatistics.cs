@@ -57,7 +57,7 @@ public sealed record HistorySeries
 }
 
 /// <summary>The latest runs at half their series' median speed or worse, since <see cref="Since"/>.</summary>
-public sealed record HistoryRegression(DateTime Since, int Runs, double MedianMBps, double BaselineMedianMBps, int BaselineRuns);
+public sealed record HistoryRegression(DateTime Since, int Runs, double MedianMBps, double BaselineMedianMBps, int BaselineRuns, double Factor);
 
 /// <summary>One combination of settings and the speed of the runs that used it.</summary>
 public sealed record SettingsSpeed(string Settings, int Runs, double MedianMBps);
@@ -79,12 +79,6 @@ public static class HistoryStatistics
     /// headers; commonly a second or more) are a large part of its time, so its MB/s says little about transfer speed.
     /// </summary>
     public const long OverheadBytes = 1L << 30;
-
-    /// <summary>A series is slower than usual when its latest runs are at this fraction of its median or less ("2x slower").</summary>
-    public const double RegressionRatio = 0.5;
-
-    /// <summary>Runs needed before the streak for the median to be a baseline.</summary>
-    public const int MinimumBaseline = 5;
 
     public static IReadOnlyList<HistorySeries> Compute(IEnumerable<InstanceOperation> records)
         => records
@@ -135,7 +129,7 @@ public static class HistoryStatistics
             SizeTrend = sized.Count >= 2 ? (double)sized[^1].BytesRead!.Value / sized[0].BytesRead!.Value : null,
             ResolutionSeconds = resolution,
             Sources = runs.SelectMany(r => r.Sources).Distinct().Order().ToList(),
-            Regression = Regression(ranked),
+            Regression = Regression(key.Instance, runs, ranked),
             SettingsVsSpeed = SettingsVsSpeed(ranked),
             OptionSpeeds = OptionSpeeds(ranked),
             Notes = Notes(runs, completed),
@@ -143,42 +137,25 @@ public static class HistoryStatistics
     }
 
     /// <summary>
-    /// The newest ranked runs that are all at half the median of the runs before them or slower. The
-    /// baseline is the median of the runs before the streak, so a long slowdown does not drag its own
-    /// baseline down; it needs <see cref="MinimumBaseline"/> runs.
+    /// The series' newest ranked run set against the runs before it by <see cref="HistoryComparer"/>, the one regression
+    /// rule (docs/history.md, "This run against its history"), with its default settings: a slowdown only when the
+    /// rule calls that run slower, since the first run of its slow streak.
     /// </summary>
-    private static HistoryRegression? Regression(List<HistoryOperation> ranked)
+    private static HistoryRegression? Regression(string instance, List<HistoryOperation> runs, List<HistoryOperation> ranked)
     {
-        var streakStart = ranked.Count;
-        var baseline = Percentile(ranked.Select(r => r.ThroughputMBps!.Value).ToList(), 0.5);
-        for (var pass = 0; pass < 2 && baseline is { } median; pass++)
-        {
-            streakStart = ranked.Count;
-            while (streakStart > 0 && ranked[streakStart - 1].ThroughputMBps!.Value <= RegressionRatio * median)
-            {
-                streakStart--;
-            }
-
-            baseline = Percentile(ranked.Take(streakStart).Select(r => r.ThroughputMBps!.Value).ToList(), 0.5);
-        }
-
-        if (streakStart == ranked.Count || streakStart < MinimumBaseline || baseline is not { } before)
+        if (ranked.Count == 0)
         {
             return null;
         }
 
-        var streak = ranked.Skip(streakStart).ToList();
-        if (streak.Any(r => r.ThroughputMBps!.Value > RegressionRatio * before))
+        var report = HistoryComparer.Compare(ComparableRun.Of(ranked[^1]), instance, runs.Select(ComparableRun.Of).ToList(), new HistoryComparisonSettings());
+        if (report.Verdict != HistoryVerdict.Slower || report.Since is not { } since || report.MedianMBps is not { } baseline || report.Factor is not { } factor)
         {
             return null;
         }
 
-        return new HistoryRegression(
-            streak[0].Start,
-            streak.Count,
-            Percentile(streak.Select(r => r.ThroughputMBps!.Value).ToList(), 0.5)!.Value,
-            before,
-            streakStart);
+        var slow = report.Points.Where(p => p.Role is "slow" or "this").Select(p => p.ThroughputMBps).ToList();
+        return new HistoryRegression(since, report.SlowRuns, Percentile(slow, 0.5)!.Value, baseline, report.UsualRuns, factor);
     }
 
     /// <summary>

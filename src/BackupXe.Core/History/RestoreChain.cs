@@ -5,7 +5,9 @@ namespace BackupXe.Core.History;
 /// <summary>
 /// One row of msdb.dbo.backupset as the chain check needs it. LSNs are numeric(25,0) on the server; times are the
 /// server's local time, as msdb keeps them. <paramref name="Type"/> is backupset.type: D full, I differential, L log,
-/// F file or filegroup, G differential file, P partial, Q differential partial.
+/// F file or filegroup, G differential file, P partial, Q differential partial. <paramref name="BackupSize"/> is
+/// backup_size (the bytes of the database in the backup); <paramref name="CompressedSize"/> compressed_backup_size (the
+/// bytes on the media), null when msdb has none, which means not compressed.
 /// </summary>
 public sealed record BackupSetRow(
     string Database,
@@ -17,7 +19,9 @@ public sealed record BackupSetRow(
     decimal? CheckpointLsn,
     string? RecoveryModel,
     DateTime Start,
-    DateTime Finish);
+    DateTime Finish,
+    long? BackupSize = null,
+    long? CompressedSize = null);
 
 /// <summary>A break in a database's log chain: no log backup covers the LSNs between two that exist.</summary>
 /// <param name="After">The finish of the last log backup before the break.</param>

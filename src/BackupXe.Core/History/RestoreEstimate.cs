@@ -22,6 +22,12 @@ internal sealed record RestorePhaseEstimate(string Phase, long Bytes, double? Lo
 /// <summary>The phases and their sum; the total is null (cannot tell) when any phase is.</summary>
 internal sealed record RestoreEstimate(IReadOnlyList<RestorePhaseEstimate> Phases, double? LowSeconds, double? HighSeconds, IReadOnlyList<string> Notes);
 
+/// <summary>A database's restore estimate as the verbs report it: the plan, the files and IFI state read, the estimate (null when the plan has no sizes), and notes.</summary>
+public sealed record RestoreEstimateReport(RestorePlan Plan, RestoreTarget Target, RestoreEstimate? Estimate, IReadOnlyList<string> Notes)
+{
+    public string Database => Plan.Database;
+}
+
 /// <summary>
 /// Estimates how long restoring a database's chain would take, phase by phase, from rates measured in its history and
 /// the file sizes and Instant File Initialization state (docs/restore-chain.md, "Restore time"). Never a rate from
@@ -104,6 +110,29 @@ internal static class RestoreEstimator
         }
 
         return new RestoreChainBytes(fullBytes, differential?.BytesRead, logs.Select(l => l.BytesRead!.Value).ToList());
+    }
+
+    /// <summary>
+    /// The report for <paramref name="plan"/>: rates from <paramref name="history"/> (the database's operations, restores
+    /// measured or backups with the assumed factor), notes from the plan, <paramref name="notes"/> and the estimate.
+    /// </summary>
+    public static RestoreEstimateReport Report(RestorePlan plan, RestoreTarget target, IReadOnlyCollection<HistoryOperation> history, IEnumerable<string> notes)
+    {
+        ArgumentNullException.ThrowIfNull(plan);
+        var all = plan.Notes.Concat(notes).ToList();
+        if (plan.Bytes() is not { } bytes)
+        {
+            if (plan.Full is not null)
+            {
+                all.Add("cannot tell: a backup set of the chain has no backup_size in msdb");
+            }
+
+            return new RestoreEstimateReport(plan, target, null, all);
+        }
+
+        var estimate = Estimate(bytes, target, CopyRate(history, plan.Database), LogRestoreRate(history, plan.Database));
+        all.AddRange(estimate.Notes);
+        return new RestoreEstimateReport(plan, target, estimate, all);
     }
 
     public static RestoreEstimate Estimate(RestoreChainBytes chain, RestoreTarget target, RateInterval? copyRate, RateInterval? logRestoreRate)

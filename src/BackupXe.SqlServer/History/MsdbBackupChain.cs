@@ -23,7 +23,9 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
                CONVERT(nvarchar(25), bs.checkpoint_lsn) AS checkpoint_lsn,
                bs.recovery_model,
                bs.backup_start_date,
-               bs.backup_finish_date
+               bs.backup_finish_date,
+               CAST(bs.backup_size AS bigint) AS backup_size,
+               CAST(bs.compressed_backup_size AS bigint) AS compressed_backup_size
         FROM msdb.dbo.backupset AS bs
         WHERE bs.backup_start_date >= @since AND bs.type IN ('D', 'I', 'L')
         ORDER BY bs.database_name, bs.backup_start_date, bs.first_lsn;
@@ -32,6 +34,12 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
     public async Task<IReadOnlyList<RestoreChainReport>> CheckAsync(DateTime since, IReadOnlyCollection<string> databases, CancellationToken cancellationToken)
     {
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+        return RestoreChain.Check(await ReadAsync(connection, since, databases, cancellationToken).ConfigureAwait(false));
+    }
+
+    /// <summary>The backup sets of <paramref name="databases"/> (all when empty) since <paramref name="since"/>, on an open connection.</summary>
+    public async Task<IReadOnlyList<BackupSetRow>> ReadAsync(SqlConnection connection, DateTime since, IReadOnlyCollection<string> databases, CancellationToken cancellationToken)
+    {
         await using var command = factory.Command(connection, Query);
         command.Parameters.Add("@since", SqlDbType.DateTime).Value = since;
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
@@ -44,7 +52,7 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
             }
         }
 
-        return RestoreChain.Check(rows);
+        return rows;
     }
 
     /// <summary>One backup set, or null for a row whose LSNs or dates are missing (msdb keeps them for every completed backup).</summary>
@@ -63,8 +71,12 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
         return new BackupSetRow(
             database, char.ToUpperInvariant(type[0]), SqlRows.Flag(reader, "is_copy_only") ?? false, first.Value, last.Value,
             Lsn(SqlRows.Text(reader, "database_backup_lsn")), Lsn(SqlRows.Text(reader, "checkpoint_lsn")),
-            SqlRows.Text(reader, "recovery_model"), start.Value, finish.Value);
+            SqlRows.Text(reader, "recovery_model"), start.Value, finish.Value,
+            Size(reader, "backup_size"), Size(reader, "compressed_backup_size"));
     }
+
+    // numeric(20,0) cast to bigint; a negative size is no size.
+    private static long? Size(SqlDataReader reader, string column) => SqlRows.Number(reader, column) is { } value and >= 0 ? value : null;
 
     // numeric(25,0): at most 25 digits, within decimal's 28; anything else is not an LSN.
     private static decimal? Lsn(string? text) =>

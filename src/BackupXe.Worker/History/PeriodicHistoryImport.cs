@@ -14,11 +14,18 @@ namespace BackupXe.Worker.History;
 /// The daemon's <c>backupxe history import --server</c> for one live instance, every
 /// <see cref="HistoryImportOptions.IntervalMinutes"/>: msdb and CommandLog rows of the lookback window are merged
 /// into the SQLite history under the instance's configured name (so they merge with its captures), and each
-/// newly added row gets the regression check, warning and metrics a captured operation gets.
+/// newly added row gets the regression check, warning and metrics a captured operation gets. After each import the
+/// restore chain of the last <see cref="ChainDays"/> is checked (docs/restore-chain.md) and each gap logged once.
 /// </summary>
 internal sealed class PeriodicHistoryImport(
     SqliteImportedHistory history, RegressionDetector regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger)
 {
+    /// <summary>How far back the chain is read: as `check` reads it, long enough to hold a weekly full backup.</summary>
+    public const int ChainDays = 30;
+
+    // Gaps already logged, per instance, database and LSN: a gap stays in msdb for as long as its backups do.
+    private readonly HashSet<(string Instance, string Database, decimal FromLsn, decimal ToLsn)> _gapsLogged = [];
+
     /// <summary>
     /// Imports after each interval until cancelled; a failed import is logged and the next one still runs, except
     /// when the history file is unusable (<see cref="HistoryStoreException"/>, thrown), which no retry mends.
@@ -78,6 +85,35 @@ internal sealed class PeriodicHistoryImport(
             }
         }
 
+        await CheckChainAsync(instance, server, cancellationToken);
         return imported;
+    }
+
+    /// <summary>Each new gap as one warning (event 190); a chain that cannot be read is one warning (event 191), and the import stands.</summary>
+    private async Task CheckChainAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)
+    {
+        IReadOnlyList<RestoreChainReport> chains;
+        try
+        {
+            chains = await new MsdbBackupChain(server).CheckAsync(time.GetLocalNow().DateTime - TimeSpan.FromDays(ChainDays), [], cancellationToken);
+        }
+        catch (Exception exception) when (exception is not OperationCanceledException)
+        {
+            logger.RestoreChainFailed(instance, exception.GetType().Name, ConnectionStringRedactor.RedactMessage(exception.Message));
+            return;
+        }
+
+        foreach (var chain in chains)
+        {
+            foreach (var gap in chain.Gaps)
+            {
+                if (_gapsLogged.Add((instance, chain.Database.ToUpperInvariant(), gap.FromLsn, gap.ToLsn)))
+                {
+                    logger.RestoreChainGap(
+                        instance, TerminalText.Line(chain.Database), gap.After, gap.Before,
+                        gap.FromLsn.ToString(System.Globalization.CultureInfo.InvariantCulture), gap.ToLsn.ToString(System.Globalization.CultureInfo.InvariantCulture), gap.Reason);
+                }
+            }
+        }
     }
 }

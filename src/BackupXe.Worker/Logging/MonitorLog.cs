@@ -75,4 +75,16 @@ internal static partial class MonitorLog
 
     [LoggerMessage(EventId = 171, Level = LogLevel.Warning, Message = "Instance {Instance}: history import failed ({ErrorType}: {Error}); next try in {IntervalMinutes} min")]
     public static partial void HistoryImportFailed(this ILogger logger, string instance, string errorType, string error, double intervalMinutes);
+
+    [LoggerMessage(EventId = 190, Level = LogLevel.Warning, Message = "Instance {Instance}: the restore chain of [{Database}] is broken from {GapAfter:yyyy-MM-dd HH:mm} to {GapBefore:yyyy-MM-dd HH:mm} (LSN {FromLsn} to {ToLsn}): {Reason}")]
+    public static partial void RestoreChainGap(this ILogger logger, string instance, string database, DateTime gapAfter, DateTime gapBefore, string fromLsn, string toLsn, string reason);
+
+    [LoggerMessage(EventId = 191, Level = LogLevel.Warning, Message = "Instance {Instance}: the restore chain could not be checked ({ErrorType}: {Error}); next try with the next import")]
+    public static partial void RestoreChainFailed(this ILogger logger, string instance, string errorType, string error);
+
+    [LoggerMessage(EventId = 182, Level = LogLevel.Warning, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}) stalled in {Phase}: current wait {WaitType} for {WaitMs} ms, last wait {LastWaitType} (sys.dm_exec_requests at {ServerUtc:O})")]
+    public static partial void StallCurrentWait(this ILogger logger, string kind, string? database, string instance, int sessionId, string? phase, string? waitType, long waitMs, string? lastWaitType, DateTime serverUtc);
+
+    [LoggerMessage(EventId = 183, Level = LogLevel.Information, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}) stalled in {Phase}; its current wait could not be read: {Reason}")]
+    public static partial void StallWaitUnknown(this ILogger logger, string kind, string? database, string instance, int sessionId, string? phase, string reason);
 }

@@ -26,14 +26,19 @@ internal sealed class InstanceMonitor(
     TimeProvider time,
     TimeSpan retryDelay,
     ILogger<InstanceMonitor> logger,
-    TimeSpan? stallAfter = null)
+    TimeSpan? stallAfter = null,
+    StallWaits? stallWaits = null)
 {
+    // The token of the current run, for the current-wait reads a stall starts from the analysis' callback.
+    private CancellationToken _running;
+
     private const string LiveFormat = "live";
 
     public string Name { get; } = instance.Name ?? throw new ArgumentException("An instance to monitor needs a name.", nameof(instance));
 
     public async Task RunAsync(CancellationToken cancellationToken)
     {
+        _running = cancellationToken;
         for (var attempt = 0; !cancellationToken.IsCancellationRequested; attempt++)
         {
             if (attempt > 0)
@@ -83,6 +88,11 @@ internal sealed class InstanceMonitor(
                 logger.OperationStalled(
                     Kebab.Of(op.Kind), op.Database, Name, op.SessionId, quiet.Seconds, quiet.Phase, quiet.From, notice.Ended,
                     QuietPeriodText.LookAt(op.SessionId, null, op.TopWait));
+                // Only while it lasts: once bytes move again, the session's wait says nothing about the stall.
+                if (!notice.Ended && stallWaits is not null && op.SessionId is { } session)
+                {
+                    _ = stallWaits.LogAsync(Name, Kebab.Of(op.Kind), op.Database, session, quiet.Phase, _running);
+                }
             }
             else
             {

@@ -55,7 +55,10 @@ internal sealed class MonitoringService(
         var monitors = settings.Instances
             .Select(instance => new InstanceMonitor(
                 instance, sources, analyzer, recorder, metrics, time, retryDelay, loggers.CreateLogger<InstanceMonitor>(),
-                TimeSpan.FromSeconds(settings.StallAfterSeconds)))
+                TimeSpan.FromSeconds(settings.StallAfterSeconds),
+                instance.HasReplay
+                    ? null
+                    : new StallWaits(new SqlServer.RunningRequestReader(new SqlServer.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>())))
             .ToList();
 
         // Task.Run: a source that blocks before its first await must not hold up the instances after it.

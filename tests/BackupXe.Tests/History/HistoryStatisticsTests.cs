@@ -38,6 +38,28 @@ public sealed class HistoryStatisticsTests
     }
 
     [Fact]
+    public void The_series_slowdown_is_the_regression_rules_verdict_on_its_latest_run()
+    {
+        // Given: 10 nights at 100 s for 20 GB, then one at 160 s (0.625x the median: slower for the rule's 0.7 ratio,
+        // which a rule of its own at half the median would not call)
+        var runs = Enumerable.Range(0, 11).Select(day => Msdb("Sales", Day1.AddDays(day), day < 10 ? 100 : 160, 20 * GiB)).ToList();
+        var current = ComparableRun.Of(runs[^1]);
+        var rule = HistoryComparer.Compare(current, "PROD01", runs.Select(ComparableRun.Of).ToList(), new HistoryComparisonSettings());
+
+        // When
+        var regression = Assert.IsType<HistoryRegression>(Single(runs).Regression);
+
+        // Then: what the rule says, figure for figure
+        Assert.Equal(HistoryVerdict.Slower, rule.Verdict);
+        Assert.Equal(rule.Since, regression.Since);
+        Assert.Equal(rule.SlowRuns, regression.Runs);
+        Assert.Equal(rule.Factor!.Value, regression.Factor, 6);
+        Assert.Equal(1.6, regression.Factor, 6);
+        Assert.Equal(rule.UsualRuns, regression.BaselineRuns);
+        Assert.Equal(rule.MedianMBps!.Value, regression.BaselineMedianMBps, 6);
+    }
+
+    [Fact]
     public void Does_not_call_a_slowdown_without_five_runs_before_it_or_when_only_some_runs_are_slow()
     {
         var fewBefore = Enumerable.Range(0, 6).Select(day => Msdb("Sales", Day1.AddDays(day), day < 4 ? 100 : 250, 20 * GiB));

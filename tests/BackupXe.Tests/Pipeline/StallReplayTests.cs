@@ -89,4 +89,24 @@ public sealed class StallReplayTests : IDisposable
         Assert.Contains("- **Stalled**: no bytes moved for 7 min 00 s in copy-data (", run.Output, StringComparison.Ordinal);
         Assert.Contains("- **Waiting**: no bytes moved for 7 min 00 s in wait-log-zero (", run.Output, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task A_stall_in_the_copy_weighs_in_the_verdict_and_the_same_gap_in_log_zeroing_does_not()
+    {
+        // When
+        var copy = await CliRun.RunAsync("analyze", CopyGap(), "--format", "json");
+        var zeroing = await CliRun.RunAsync("analyze", ZeroingGap(), "--format", "json");
+
+        // Then: seven of the backup's minutes moved no bytes, which comes first in the evidence and lowers the confidence.
+        Assert.Equal(0, copy.ExitCode);
+        using var stalled = System.Text.Json.JsonDocument.Parse(copy.Output);
+        var verdict = stalled.RootElement.GetProperty("operations")[0].GetProperty("verdict");
+        Assert.StartsWith("Stalled: no bytes moved for 7 min 00 s in copy-data (", verdict.GetProperty("evidence")[0].GetString(), StringComparison.Ordinal);
+        Assert.Contains("of the operation's", verdict.GetProperty("evidence")[0].GetString(), StringComparison.Ordinal);
+        Assert.Equal("low", verdict.GetProperty("confidence").GetString());
+        Assert.Equal(0, zeroing.ExitCode);
+        using var waited = System.Text.Json.JsonDocument.Parse(zeroing.Output);
+        Assert.All(waited.RootElement.GetProperty("operations")[0].GetProperty("verdict").GetProperty("evidence").EnumerateArray(),
+            e => Assert.DoesNotContain("Stalled", e.GetString(), StringComparison.Ordinal));
+    }
 }

@@ -75,6 +75,15 @@ public sealed class RunningRequestReader(SqlConnectionFactory connections)
             return RunningRequestSnapshot.Unavailable(MissingPermissionLine(facts));
         }
 
+        return await ReadVisibleAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// The running backups and restores the login can see, without checking the permission first: for a caller that
+    /// looks for one session and says "not visible" when it is missing (never thrown).
+    /// </summary>
+    public async Task<RunningRequestSnapshot> ReadVisibleAsync(CancellationToken cancellationToken)
+    {
         try
         {
             await using var connection = await connections.OpenAsync(cancellationToken).ConfigureAwait(false);

@@ -35,7 +35,8 @@ public sealed class ScriptedSqlServer
             .On("dm_os_sys_memory", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("available_physical_memory_kb"), TdsColumn.BigInt("total_physical_memory_kb")).Row(AvailableMemoryKb, 16L * 1024 * 1024)))
             .On("sys.dm_exec_requests", _ => Requests())
             .On("msdb.dbo.backupset", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("backup_sets"), TdsColumn.DateTime("oldest")).Row(HistoryRows, new DateTime(2023, 1, 1))))
-            .On("checkpoint_lsn", _ => BackupChain());
+            .On("checkpoint_lsn", _ => BackupChain())
+            .On("AS data_pages", _ => Files());
     }
 
     public TdsScript Script { get; }
@@ -142,20 +143,48 @@ public sealed class ScriptedSqlServer
     /// <summary>
     /// The restore chain query's rows with the types the backupset page documents: database_name nvarchar(128), type
     /// char(1) (sent as nvarchar(1), as the query casts it), is_copy_only bit, the four LSNs numeric(25,0) (sent as
-    /// nvarchar(25), as the query converts them), recovery_model nvarchar(60), backup_start_date and backup_finish_date datetime.
+    /// nvarchar(25), as the query converts them), recovery_model nvarchar(60), backup_start_date and backup_finish_date datetime,
+    /// backup_size and compressed_backup_size numeric(20,0) (sent as bigint, as the query casts them; compressed NULL when not set).
     /// </summary>
     private TdsResponse BackupChain()
+    {
+        lock (BackupSets)
+        {
+            return ChainResponse(BackupSets);
+        }
+    }
+
+    /// <summary>The restore chain query's answer for <paramref name="sets"/>, for scripts of other tests.</summary>
+    public static TdsResponse ChainResponse(IEnumerable<ScriptedBackupSet> sets)
     {
         var set = new TdsResultSet(
             TdsColumn.NVarChar("database_name", 128), TdsColumn.NVarChar("backup_type", 1), TdsColumn.Bit("is_copy_only"),
             TdsColumn.NVarChar("first_lsn", 25), TdsColumn.NVarChar("last_lsn", 25), TdsColumn.NVarChar("database_backup_lsn", 25),
             TdsColumn.NVarChar("checkpoint_lsn", 25), TdsColumn.NVarChar("recovery_model", 60), TdsColumn.DateTime("backup_start_date"),
-            TdsColumn.DateTime("backup_finish_date"));
-        lock (BackupSets)
+            TdsColumn.DateTime("backup_finish_date"), TdsColumn.BigInt("backup_size"), TdsColumn.BigInt("compressed_backup_size"));
+        foreach (var b in sets)
         {
-            foreach (var b in BackupSets)
+            set.Row(b.Database, b.Type, b.IsCopyOnly, b.FirstLsn, b.LastLsn, b.DatabaseBackupLsn, b.CheckpointLsn, b.RecoveryModel, b.Start, b.Finish, b.BackupSize, b.CompressedSize);
+        }
+
+        return TdsResponse.Of(set);
+    }
+
+    /// <summary>What sys.master_files holds per database, in 8 KB pages (a login without VIEW ANY DEFINITION sees none).</summary>
+    public List<ScriptedDatabaseFiles> DatabaseFiles { get; } = [];
+
+    /// <summary>
+    /// The restore estimate's file query: DB_NAME() nvarchar(128), the sums of sys.master_files.size (int, 8 KB pages)
+    /// cast to bigint, SERVERPROPERTY('ProductMajorVersion') cast to int.
+    /// </summary>
+    private TdsResponse Files()
+    {
+        var set = new TdsResultSet(TdsColumn.NVarChar("database_name", 128), TdsColumn.BigInt("data_pages"), TdsColumn.BigInt("log_pages"), TdsColumn.Int("product_major_version"));
+        lock (DatabaseFiles)
+        {
+            foreach (var f in DatabaseFiles)
             {
-                set.Row(b.Database, b.Type, b.IsCopyOnly, b.FirstLsn, b.LastLsn, b.DatabaseBackupLsn, b.CheckpointLsn, b.RecoveryModel, b.Start, b.Finish);
+                set.Row(f.Database, f.DataPages, f.LogPages, MajorVersion);
             }
         }
 
@@ -199,4 +228,7 @@ public sealed record ScriptedRequest(
 /// <summary>One backupset row for the restore chain query (LSNs as the digits the server's CONVERT gives).</summary>
 public sealed record ScriptedBackupSet(
     string Database, string Type, bool IsCopyOnly, string FirstLsn, string LastLsn, string? DatabaseBackupLsn, string? CheckpointLsn,
-    string RecoveryModel, DateTime Start, DateTime Finish);
+    string RecoveryModel, DateTime Start, DateTime Finish, long BackupSize = 1L << 30, long? CompressedSize = null);
+
+/// <summary>One database's files in the scripted sys.master_files: data (ROWS) and log pages of 8 KB.</summary>
+public sealed record ScriptedDatabaseFiles(string Database, long DataPages, long LogPages);

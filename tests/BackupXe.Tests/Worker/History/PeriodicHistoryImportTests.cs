@@ -179,4 +179,42 @@ public sealed class PeriodicHistoryImportTests : IDisposable
             await Task.Delay(10);
         }
     }
+
+    [Fact]
+    public async Task A_gap_in_the_restore_chain_is_logged_once_as_a_structured_warning()
+    {
+        // Given: msdb's chain for Sales misses the log backup between 02:00 and 04:00 (LSNs as backupset holds them)
+        var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
+        var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
+            .On("checkpoint_lsn", _ => ScriptedSqlServer.ChainResponse(
+            [
+                new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
+                new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
+                new("Sales", "L", false, "41000000020000001", "41000000021600001", "41000000016000037", "41000000021600001", "FULL", chainNight.AddHours(3), chainNight.AddHours(3).AddMinutes(1)),
+            ]));
+        await using var server = TdsServerDouble.Start(script);
+        using var stop = new CancellationTokenSource();
+        var run = _import.RunAsync("prod", new SqlConnectionFactory(TdsClient.Settings(server)), Hourly, stop.Token);
+        await _time.NextTimerAsync();
+
+        // When: two imports
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await _time.NextTimerAsync();
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await _time.NextTimerAsync();
+
+        // Then: the gap once, with its database, span, LSNs and reason as properties
+        Assert.Equal(2, _log.WithEventId(170).Count);
+        var gap = Assert.Single(_log.WithEventId(190));
+        Assert.Equal(LogEventLevel.Warning, gap.Level);
+        Assert.Equal("Sales", gap.Scalar("Database"));
+        Assert.Equal("prod", gap.Scalar("Instance"));
+        Assert.Equal("41000000018400001", gap.Scalar("FromLsn"));
+        Assert.Equal("41000000020000001", gap.Scalar("ToLsn"));
+        Assert.StartsWith("a log backup is missing", (string)gap.Scalar("Reason")!, StringComparison.Ordinal);
+        Assert.Empty(_log.WithEventId(191));
+
+        await stop.CancelAsync();
+        await run;
+    }
 }
