@@ -14,7 +14,7 @@ namespace BackupXe.Cli.Commands;
 /// from the chain msdb shows, the file sizes, the Instant File Initialization state and the rates measured in the
 /// history or in msdb's backups (docs/restore-chain.md, "Restore time"). Read only; the history file too.
 /// </summary>
-public static class HistoryRestoreEstimateCommand
+internal static class HistoryRestoreEstimateCommand
 {
     public static Command Create()
     {

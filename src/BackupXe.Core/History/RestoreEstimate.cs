@@ -6,21 +6,21 @@ using BackupXe.Core.Reporting;
 namespace BackupXe.Core.History;
 
 /// <summary>The backups a restore would use now, by their uncompressed size (msdb backup_size): the last full, the last differential on it, the log backups after.</summary>
-internal sealed record RestoreChainBytes(long FullBytes, long? DifferentialBytes, IReadOnlyList<long> LogBackupBytes);
+public sealed record RestoreChainBytes(long FullBytes, long? DifferentialBytes, IReadOnlyList<long> LogBackupBytes);
 
 /// <summary>The database's files as they would be created by the restore (sys.master_files size x 8 KB).</summary>
 /// <param name="InstantFileInitialization">true or false when the server said (sys.dm_server_services); null when not known.</param>
 /// <param name="MajorVersion">The server's major version (16 for SQL Server 2022); null when not known.</param>
-internal sealed record RestoreTarget(long? DataFileBytes, long? LogFileBytes, bool? InstantFileInitialization, int? MajorVersion);
+public sealed record RestoreTarget(long? DataFileBytes, long? LogFileBytes, bool? InstantFileInitialization, int? MajorVersion);
 
 /// <summary>A rate interval in bytes per second, and whether it was measured on this server or assumed (the basis says from what).</summary>
-internal sealed record RateInterval(double LowBytesPerSecond, double HighBytesPerSecond, bool Measured, string Basis);
+public sealed record RateInterval(double LowBytesPerSecond, double HighBytesPerSecond, bool Measured, string Basis);
 
 /// <summary>One phase of the restore: its time as an interval in seconds, or null (cannot tell) with the reason in the basis.</summary>
-internal sealed record RestorePhaseEstimate(string Phase, long Bytes, double? LowSeconds, double? HighSeconds, bool Measured, string Basis);
+public sealed record RestorePhaseEstimate(string Phase, long Bytes, double? LowSeconds, double? HighSeconds, bool Measured, string Basis);
 
 /// <summary>The phases and their sum; the total is null (cannot tell) when any phase is.</summary>
-internal sealed record RestoreEstimate(IReadOnlyList<RestorePhaseEstimate> Phases, double? LowSeconds, double? HighSeconds, IReadOnlyList<string> Notes);
+public sealed record RestoreEstimate(IReadOnlyList<RestorePhaseEstimate> Phases, double? LowSeconds, double? HighSeconds, IReadOnlyList<string> Notes);
 
 /// <summary>A database's restore estimate as the verbs report it: the plan, the files and IFI state read, the estimate (null when the plan has no sizes), and notes.</summary>
 public sealed record RestoreEstimateReport(RestorePlan Plan, RestoreTarget Target, RestoreEstimate? Estimate, IReadOnlyList<string> Notes)
@@ -33,7 +33,7 @@ public sealed record RestoreEstimateReport(RestorePlan Plan, RestoreTarget Targe
 /// the file sizes and Instant File Initialization state (docs/restore-chain.md, "Restore time"). Never a rate from
 /// nowhere: a phase with neither a measured rate nor a stated assumption is "cannot tell".
 /// </summary>
-internal static class RestoreEstimator
+public static class RestoreEstimator
 {
     /// <summary>A restore's copy rate, as a share of the backup's rate, when only backups were measured: an assumption, stated as such.</summary>
     public const double BackupToRestoreLow = 0.5;

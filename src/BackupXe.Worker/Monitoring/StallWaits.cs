@@ -8,7 +8,7 @@ namespace BackupXe.Worker.Monitoring;
 /// A live instance's stalled session, looked up once in <c>sys.dm_exec_requests</c> while the stall lasts: its current
 /// wait as a structured event (182), or why it could not be read (183). Read only; never throws.
 /// </summary>
-public sealed class StallWaits(RunningRequestReader requests, ILogger logger)
+internal sealed class StallWaits(RunningRequestReader requests, ILogger logger)
 {
     public async Task LogAsync(string instance, string kind, string? database, int sessionId, string? phase, CancellationToken cancellationToken)
     {

@@ -2,10 +2,10 @@ using System.Globalization;
 using System.Text.Json;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
+using BackupXe.History;
 using BackupXe.Tests.History;
-using BackupXe.Tests.Worker;
 using BackupXe.Tests.Support.Tds;
-using BackupXe.Worker.History;
+using BackupXe.Tests.Worker;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;
