@@ -48,7 +48,7 @@ public sealed class EventFileLiveSource(
         var start = await checkpoints.LoadAsync(instance, cancellationToken).ConfigureAwait(false);
         IEventFileReader reader = new SqlEventFileReader(connections, pattern);
         var tail = new EventFileTail(readLimit is null ? reader : new LimitedEventFileReader(reader, readLimit), start, tailOptions, timeProvider, observer,
-            token => CheckRunningAsync(client, token));
+            token => CheckRunningAsync(client, token), token => CurrentFileAsync(client, token));
         var resilient = new ResilientLiveSource(
             Name,
             tail,
@@ -73,6 +73,15 @@ public sealed class EventFileLiveSource(
         {
             throw new CaptureSessionGoneException(session.SessionName, state.Exists);
         }
+    }
+
+    /// <summary>The file the target writes now, from the session's status: where reading goes on after a damaged file.</summary>
+    private async Task<string?> CurrentFileAsync(SessionClient client, CancellationToken cancellationToken)
+    {
+        var state = readLimit is null
+            ? await client.StatusAsync(cancellationToken).ConfigureAwait(false)
+            : await readLimit.RunAsync(token => client.StatusAsync(token), cancellationToken).ConfigureAwait(false);
+        return state.Running ? state.CurrentFile : null;
     }
 
     /// <summary>The read pattern of the running session's event_file target, or why there is none.</summary>
