@@ -65,8 +65,8 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
         ServerRequirements.ManagedInstanceEngineEdition => new PreflightCheck(
             "platform", PreflightOutcome.Warn,
             "Azure SQL Managed Instance (engine edition 8): the event file must be an https:// blob URL with a credential for its container "
-                + "on the instance; the SQL Server 2022 permissions apply. Not supported yet: a ring_buffer capture, and naming a database "
-                + "its events give by physical name (a GUID) by its logical name",
+                + "on the instance; the SQL Server 2022 permissions apply. a database its events name by its physical name (a GUID) is "
+                + "shown by its logical name. Not supported yet: a ring_buffer capture",
             "--file-path https://<account>.blob.core.windows.net/<container>/BackupXe.xel"),
         var edition => new PreflightCheck(
             "platform", PreflightOutcome.Pass,

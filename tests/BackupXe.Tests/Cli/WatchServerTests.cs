@@ -105,6 +105,28 @@ public class WatchServerTests
     }
 
     [Fact]
+    public async Task On_a_managed_instance_a_physical_database_name_is_shown_as_the_logical_one()
+    {
+        // Given events whose database_name is the database's physical name, a GUID, as Managed Instance may send it
+        const string physical = "8f0c1ebd-3a5e-4c1b-9d2f-6a7b8c9d0e1f";
+        var rows = ScriptedEventFile.BufferStarvedBackup().Select(r => r.Replace("<![CDATA[SalesDB]]>", $"<![CDATA[{physical}]]>", StringComparison.Ordinal)).ToList();
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true, MajorVersion = 12, EngineEdition = 8 };
+        var script = sql.Script.Serve(ScriptedEventFile.Of(rows, 37, 40))
+            .On("WHERE physical_database_name = @physical_name", r => TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("name", 128))
+                .Row(Equals(r.Parameters["@physical_name"], physical) ? "SalesDB" : null)));
+        await using var server = TdsServerDouble.Start(script);
+
+        // When
+        var run = await WatchAsync(server, output => output.Contains("Verdict", StringComparison.Ordinal), "--no-color");
+
+        // Then the backup is SalesDB's, looked up once, and the GUID is not shown
+        Assert.True(run.ReachedBeforeCtrlC, run.Error);
+        Assert.Contains("[SalesDB]", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain(physical, run.Output, StringComparison.OrdinalIgnoreCase);
+        Assert.Single(server.Requests, r => r.Text.Contains("physical_database_name", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task The_database_filter_hides_operations_of_other_databases()
     {
         // Given the sample backup served live

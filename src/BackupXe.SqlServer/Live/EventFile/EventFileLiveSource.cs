@@ -26,11 +26,14 @@ public sealed class EventFileLiveSource(
 {
     private CheckpointedLiveSource? _current;
 
+    // An event handed on under its logical database name is a copy; the checkpoint knows the original it read.
+    private readonly System.Runtime.CompilerServices.ConditionalWeakTable<TraceEvent, TraceEvent> _renamed = [];
+
     public string Name { get; } = $"{connections.Settings.Server}/{session.SessionName}";
 
     public string Format => "live";
 
-    public void MarkIdle(TraceEvent observed) => _current?.MarkIdle(observed);
+    public void MarkIdle(TraceEvent observed) => _current?.MarkIdle(_renamed.TryGetValue(observed, out var original) ? original : observed);
 
     public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
@@ -58,9 +61,16 @@ public sealed class EventFileLiveSource(
             observer,
             timeProvider);
         _current = new CheckpointedLiveSource(resilient, tail, checkpoints, instance, checkpointInterval, timeProvider);
+        var names = new PhysicalDatabaseNames(connections);
         await foreach (var traceEvent in _current.ReadEventsAsync(status, cancellationToken).ConfigureAwait(false))
         {
-            yield return traceEvent;
+            var named = await names.LogicalAsync(traceEvent, cancellationToken).ConfigureAwait(false);
+            if (!ReferenceEquals(named, traceEvent))
+            {
+                _renamed.AddOrUpdate(named, traceEvent);
+            }
+
+            yield return named;
         }
     }
 
