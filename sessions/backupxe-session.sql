@@ -24,6 +24,8 @@ DECLARE @SessionName sysname = N'BackupXe';
 DECLARE @FilePath nvarchar(260) = N'BackupXe.xel';
 DECLARE @MaxFileSizeMb int = 64;
 DECLARE @MaxRolloverFiles int = 4;
+-- 1: the session starts again with the server (a permanent capture); 0: it runs until stopped, as for a watch.
+DECLARE @StartWithServer bit = 1;
 
 /*
     backup_restore_progress_trace exists from SQL Server 2016 (major version 13) on.
@@ -135,8 +137,9 @@ DECLARE @Create nvarchar(max) =
     + N'    MAX_MEMORY = 4096 KB,' + @NewLine
     -- Each backup stripe reports its own activity id with causality tracking.
     + N'    TRACK_CAUSALITY = ON,' + @NewLine
-    -- A backup at 2 a.m. after a reboot is exactly the one someone will ask about.
-    + N'    STARTUP_STATE = ON);';
+    -- A backup at 2 a.m. after a reboot is exactly the one someone will ask about; a session made for one
+    -- watch (backupxe watch --start-session) must not come back after a restart, when nobody removes it.
+    + N'    STARTUP_STATE = ' + CASE WHEN @StartWithServer = 1 THEN N'ON' ELSE N'OFF' END + N');';
 
 DECLARE @Drop nvarchar(max) = N'DROP EVENT SESSION ' + QUOTENAME(@SessionName) + N' ON SERVER;';
 DECLARE @Start nvarchar(max) = N'ALTER EVENT SESSION ' + QUOTENAME(@SessionName) + N' ON SERVER STATE = START;';

@@ -68,12 +68,18 @@ internal static class WatchCommand
             }
         });
         var stallAfter = StallAfterOption();
+        var startSession = new Option<bool>("--start-session")
+        {
+            Description = "With --server: create and start the capture session for this watch only (STARTUP_STATE OFF), and stop and drop it "
+                + "when the watch ends, so the server captures only while someone watches. The login's permission to create, start, stop "
+                + "and drop it is checked before anything is created; a session of that name that already runs is read and left alone.",
+        };
         var budget = CommonOptions.MemoryBudget();
         var noColor = CommonOptions.NoColor();
 
         var command = new Command("watch", "Watch backups and restores live, with a diagnosis of each one as it completes.")
         {
-            database, replay, speed, format, output, budget, noColor, sessionName, pollRequests, transport, stallAfter,
+            database, replay, speed, format, output, budget, noColor, sessionName, pollRequests, transport, stallAfter, startSession,
         };
         connection.AddTo(command);
         var history = new HistoryOptions();
@@ -95,6 +101,11 @@ internal static class WatchCommand
             if (result.GetValue(server) is null && result.GetResult(transport) is { Implicit: false })
             {
                 result.AddError("--transport chooses how a server is read; give --server S with it.");
+            }
+
+            if (result.GetValue(server) is null && result.GetValue(startSession))
+            {
+                result.AddError("--start-session creates a capture session on a server; give --server S with it.");
             }
 
             if (result.GetValue(server) is null && result.GetResult(pollRequests) is { Implicit: false })
@@ -130,6 +141,46 @@ internal static class WatchCommand
             var session = new CaptureSessionSettings(parse.GetValue(sessionName)!);
             return await ServerCall.RunAsync(parse, connection, session, async factory =>
             {
+                if (!parse.GetValue(startSession))
+                {
+                    return await WatchServerAsync(parse, factory, session, htmlPath, cancellationToken);
+                }
+
+                var temporary = new WatchCaptureSession(factory, session);
+                var (started, problems) = await temporary.StartAsync(cancellationToken);
+                var name = factory.Settings.Server;
+                if (started == WatchSessionStart.Refused)
+                {
+                    await Console.Error.WriteLineAsync($"backupxe: {name}: nothing was created.");
+                    foreach (var problem in problems)
+                    {
+                        await Console.Error.WriteLineAsync($"backupxe: {problem.Message}");
+                    }
+
+                    return ExitCodes.NothingUsable;
+                }
+
+                await Console.Error.WriteLineAsync(started == WatchSessionStart.Created
+                    ? $"backupxe: {name}: session {session.SessionName} created and started for this watch (STARTUP_STATE OFF); it is stopped and dropped when the watch ends."
+                    : $"backupxe: {name}: session {session.SessionName} was already running: read, and left as it is.");
+                var exit = ExitCodes.NothingUsable;
+                try
+                {
+                    exit = await WatchServerAsync(parse, factory, session, htmlPath, cancellationToken);
+                }
+                finally
+                {
+                    exit = await StopAsync(temporary, name, exit);
+                }
+
+                return exit;
+            });
+        });
+        return command;
+
+        async Task<int> WatchServerAsync(ParseResult parse, SqlConnectionFactory factory, CaptureSessionSettings session, string? htmlPath, CancellationToken cancellationToken)
+        {
+            {
                 var lines = new WatchConnectionLines(Console.Error, factory.Settings.Server);
                 ITraceEventSource live = parse.GetValue(transport) == LiveTransport.Stream
                     ? new EventStreamLiveSource(factory, session, ensureSession: false, lines, time)
@@ -153,9 +204,40 @@ internal static class WatchCommand
                 {
                     return ExitCodes.Success;
                 }
-            });
-        });
-        return command;
+            }
+        }
+
+        // After Ctrl-C too: the token is spent, and leaving the session running is what --start-session promises not to do.
+        static async Task<int> StopAsync(WatchCaptureSession temporary, string server, int exit)
+        {
+            if (!temporary.Created)
+            {
+                return exit;
+            }
+
+            var name = temporary.Settings.SessionName;
+            try
+            {
+                var stopped = await temporary.StopAsync(CancellationToken.None);
+                if (stopped is { After.Exists: false })
+                {
+                    await Console.Error.WriteLineAsync($"backupxe: {server}: session {name} stopped and dropped; its .xel files stay on the server's disk.");
+                    return exit;
+                }
+
+                foreach (var problem in stopped?.Problems ?? [])
+                {
+                    await Console.Error.WriteLineAsync($"backupxe: {problem.Message}");
+                }
+            }
+            catch (Exception failure) when (failure is not OutOfMemoryException)
+            {
+                await Console.Error.WriteLineAsync($"backupxe: {server}: {SqlFailureText.Describe(failure)}");
+            }
+
+            await Console.Error.WriteLineAsync($"backupxe: {server}: session {name} is still on the server: remove it with backupxe session uninstall --server {server} --session-name {name}.");
+            return ExitCodes.NothingUsable;
+        }
 
         async Task<int> WatchAsync(ParseResult parse, ITraceEventSource source, string? htmlPath, string problemPrefix, TimeSpan? quietInterval, WatchRequests? requests, CancellationToken cancellationToken, double clockRate = 1)
         {

@@ -85,8 +85,8 @@ public sealed class SqlFailureClassifier : ILiveFailureClassifier
             case SqlErrorNumbers.EventSessionAlreadyStopped:
             case SqlErrorNumbers.EventStreamTooManyOutstanding:
             case SqlErrorNumbers.EventStreamInternalError:
-            // An OS read error can pass; a damaged buffer is retried with back-off until the target rolls the file
-            // away, when the tail reports the gap and goes on (docs/server-conformance.md).
+            // An OS read error can pass; a damaged buffer reaches here only while its file is the one being written (the
+            // tail otherwise goes on at the current file and reports the gap), and is retried until the target rolls over.
             case SqlErrorNumbers.EventFileOsReadError:
             case SqlErrorNumbers.EventFileDamagedBuffer:
             case SqlErrorNumbers.DatabaseOffline:

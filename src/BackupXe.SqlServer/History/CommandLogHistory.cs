@@ -16,12 +16,18 @@ namespace BackupXe.SqlServer.History;
 /// </summary>
 internal static class CommandLogHistory
 {
-    /// <summary>Every online database the login can use that has a dbo.CommandLog table: master and msdb first.</summary>
+    /// <summary>
+    /// Every online database, master and msdb first, with whether it has AUTO_CLOSE on and, only when it has not,
+    /// whether the login may use it. CASE evaluates its WHEN in order, so HAS_DBACCESS never touches an AUTO_CLOSE
+    /// database; whether each remaining one has a dbo.CommandLog is asked one database at a time
+    /// (<see cref="ExistsQuery"/>), so that one the replica cannot read (a non-readable availability-group
+    /// secondary) fails alone.
+    /// </summary>
     public const string FindQuery = """
-        SELECT d.name
+        SELECT d.name, CAST(d.is_auto_close_on AS int) AS is_auto_close_on,
+               CASE WHEN d.is_auto_close_on = 0 THEN HAS_DBACCESS(d.name) END AS has_access
         FROM sys.databases AS d
-        WHERE d.state = 0 AND HAS_DBACCESS(d.name) = 1
-          AND OBJECT_ID(QUOTENAME(d.name) + N'.dbo.CommandLog', N'U') IS NOT NULL
+        WHERE d.state = 0
         ORDER BY CASE d.name WHEN N'master' THEN 0 WHEN N'msdb' THEN 1 ELSE 2 END, d.name;
         """;
 

@@ -33,19 +33,36 @@ internal static class MsdbBackupHistory
         """;
 
     /// <summary>
-    /// The history query for a server with <paramref name="columns"/>, filtered on <c>@since</c> and on
-    /// <paramref name="databaseCount"/> parameters <c>@d0</c>... Every value is cast to a plain type
-    /// (numeric(20,0) sizes to bigint, tinyint to int) so that any client reads it the same way. A renamed
-    /// database is reported under its current name: sys.database_recovery_status ties the backup's
-    /// database_guid to today's database.
+    /// The online databases, and which have AUTO_CLOSE on: their GUID is not asked for, since reading
+    /// sys.database_recovery_status starts a database that is not open.
     /// </summary>
-    public static string Query(MsdbColumns columns, int databaseCount)
+    public const string DatabasesQuery = """
+        SELECT d.database_id, d.name, CAST(d.is_auto_close_on AS int) AS is_auto_close_on
+        FROM sys.databases AS d
+        WHERE d.state = 0;
+        """;
+
+    /// <summary>The GUID of the one database <c>@database_id</c> (asked only for a database without AUTO_CLOSE).</summary>
+    public const string GuidQuery = """
+        SELECT CAST(drs.database_guid AS nvarchar(36)) AS database_guid
+        FROM sys.database_recovery_status AS drs
+        WHERE drs.database_id = @database_id;
+        """;
+
+    /// <summary>
+    /// The history query for a server with <paramref name="columns"/>, filtered on <c>@since</c> and on
+    /// <paramref name="databaseCount"/> parameters <c>@d0</c>... (names as recorded) or <paramref name="guidCount"/>
+    /// parameters <c>@g0</c>... (the GUIDs of those databases today, so a renamed one is found). Every value is cast
+    /// to a plain type (numeric(20,0) sizes to bigint, tinyint to int) so that any client reads it the same way.
+    /// msdb alone: the backup's database_guid is matched to today's name by the caller (<see cref="ReadAsync"/>).
+    /// </summary>
+    public static string Query(MsdbColumns columns, int databaseCount, int guidCount = 0)
     {
         var sql = new StringBuilder();
         sql.Append("""
             SELECT bs.backup_set_id,
                    bs.database_name AS recorded_name,
-                   d.name AS current_name,
+                   CAST(bs.database_guid AS nvarchar(36)) AS database_guid,
                    CAST(bs.type AS nvarchar(1)) AS backup_type,
                    bs.is_copy_only,
                    bs.has_backup_checksums,
@@ -64,23 +81,32 @@ internal static class MsdbBackupHistory
                    CAST(ISNULL(mf.mirror, 0) AS int) AS mirror
             FROM msdb.dbo.backupset AS bs
             JOIN msdb.dbo.backupmediafamily AS mf ON mf.media_set_id = bs.media_set_id
-            LEFT JOIN sys.database_recovery_status AS drs ON drs.database_guid = bs.database_guid
-            LEFT JOIN sys.databases AS d ON d.database_id = drs.database_id
             WHERE bs.backup_start_date >= @since
             """);
         if (databaseCount > 0)
         {
             var names = string.Join(", ", Enumerable.Range(0, databaseCount).Select(i => string.Create(CultureInfo.InvariantCulture, $"@d{i}")));
-            sql.Append("\n  AND (bs.database_name IN (").Append(names).Append(") OR d.name IN (").Append(names).Append("))");
+            sql.Append("\n  AND (bs.database_name IN (").Append(names).Append(')');
+            if (guidCount > 0)
+            {
+                sql.Append(" OR bs.database_guid IN (")
+                    .AppendJoin(", ", Enumerable.Range(0, guidCount).Select(i => string.Create(CultureInfo.InvariantCulture, $"@g{i}")))
+                    .Append(')');
+            }
+
+            sql.Append(')');
         }
 
         sql.Append("\nORDER BY bs.backup_set_id, mirror, mf.family_sequence_number;\n");
         return sql.ToString();
     }
 
-    /// <summary>The backups in the rows of <see cref="Query"/>, consecutive rows of one backup_set_id making one operation.</summary>
+    /// <summary>
+    /// The backups in the rows of <see cref="Query"/>, consecutive rows of one backup_set_id making one operation,
+    /// each under its database's name today when <paramref name="currentNames"/> knows its GUID.
+    /// </summary>
     public static async IAsyncEnumerable<HistoryOperation> ReadAsync(
-        DbDataReader reader, MsdbColumns columns, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
+        DbDataReader reader, MsdbColumns columns, IReadOnlyDictionary<Guid, string> currentNames, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
     {
         HistoryOperation? current = null;
         var currentId = -1;
@@ -96,7 +122,7 @@ internal static class MsdbBackupHistory
 
             if (id != currentId)
             {
-                current = Operation(reader, columns);
+                current = Operation(reader, columns, currentNames);
                 currentId = id;
             }
 
@@ -113,8 +139,9 @@ internal static class MsdbBackupHistory
         }
     }
 
-    private static HistoryOperation Operation(DbDataReader reader, MsdbColumns columns)
+    private static HistoryOperation Operation(DbDataReader reader, MsdbColumns columns, IReadOnlyDictionary<Guid, string> currentNames)
     {
+        var today = Guid.TryParse(Text(reader, "database_guid"), out var guid) && currentNames.TryGetValue(guid, out var name) ? name : null;
         var size = Long(reader, "backup_size");
         // Without the column (2005) nothing could be compressed; NULL is what an msdb upgrade leaves, an uncompressed backup.
         var written = columns.CompressedSize ? Long(reader, "compressed_backup_size") ?? size : size;
@@ -127,7 +154,7 @@ internal static class MsdbBackupHistory
         {
             Kind = OperationKind.Backup,
             Scope = ScopeOf(Text(reader, "backup_type")),
-            Database = Text(reader, "current_name") ?? Text(reader, "recorded_name"),
+            Database = today ?? Text(reader, "recorded_name"),
             Start = DateTime.SpecifyKind(start, DateTimeKind.Unspecified),
             End = finish is { } f ? DateTime.SpecifyKind(f, DateTimeKind.Unspecified) : null,
             TimeResolutionSeconds = 1,

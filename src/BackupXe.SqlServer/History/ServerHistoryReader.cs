@@ -29,10 +29,17 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
         var notes = new List<string>();
 
         var columns = await ColumnsAsync(connection, cancellationToken);
-        await using (var command = Command(connection, MsdbBackupHistory.Query(columns, request.Databases.Count), request, SqlDbType.DateTime))
-        await using (var reader = await command.ExecuteReaderAsync(cancellationToken))
+        var currentNames = await CurrentNamesAsync(connection, notes, cancellationToken);
+        var guids = currentNames.Where(n => request.Databases.Contains(n.Value, StringComparer.OrdinalIgnoreCase)).Select(n => n.Key).ToList();
+        await using (var command = Command(connection, MsdbBackupHistory.Query(columns, request.Databases.Count, guids.Count), request, SqlDbType.DateTime))
         {
-            await foreach (var operation in MsdbBackupHistory.ReadAsync(reader, columns, cancellationToken))
+            for (var i = 0; i < guids.Count; i++)
+            {
+                command.Parameters.Add($"@g{i}", SqlDbType.UniqueIdentifier).Value = guids[i];
+            }
+
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken);
+            await foreach (var operation in MsdbBackupHistory.ReadAsync(reader, columns, currentNames, cancellationToken))
             {
                 operations.Add(operation);
             }
@@ -42,19 +49,94 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
         var logs = new List<(string, int)>();
         foreach (var database in await CommandLogDatabasesAsync(connection, request.CommandLogDatabase, notes, cancellationToken))
         {
-            var before = operations.Count;
-            await using var command = Command(connection, CommandLogHistory.Query(database, request.Databases.Count), request, SqlDbType.DateTime2);
-            await using var reader = await command.ExecuteReaderAsync(cancellationToken);
-            await foreach (var operation in CommandLogHistory.ReadAsync(reader, cancellationToken))
+            var read = new List<HistoryOperation>();
+            try
             {
-                operations.Add(operation);
+                await using var command = Command(connection, CommandLogHistory.Query(database, request.Databases.Count), request, SqlDbType.DateTime2);
+                await using var reader = await command.ExecuteReaderAsync(cancellationToken);
+                await foreach (var operation in CommandLogHistory.ReadAsync(reader, cancellationToken))
+                {
+                    read.Add(operation);
+                }
+            }
+            catch (SqlException failure) when (IsStatementError(failure))
+            {
+                // One database this replica cannot read (a non-readable availability-group secondary) is skipped, not the import.
+                notes.Add(NotRead(database, failure));
+                continue;
             }
 
-            logs.Add((database, operations.Count - before));
+            operations.AddRange(read);
+            logs.Add((database, read.Count));
         }
 
         return new ServerHistory(serverName, operations, fromMsdb, logs, notes);
     }
+
+    /// <summary>How many AUTO_CLOSE databases a note names before it says "and N more".</summary>
+    private const int NamedInNote = 5;
+
+    /// <summary>
+    /// Today's name of every online database by its GUID, leaving out those with AUTO_CLOSE on (reading
+    /// sys.database_recovery_status starts a database that is not open; the page says so): their backups keep the
+    /// name msdb recorded, and a note names them.
+    /// </summary>
+    private async Task<IReadOnlyDictionary<Guid, string>> CurrentNamesAsync(SqlConnection connection, List<string> notes, CancellationToken cancellationToken)
+    {
+        var open = new List<(int Id, string Name)>();
+        var autoClose = new List<string>();
+        await using (var command = factory.Command(connection, MsdbBackupHistory.DatabasesQuery))
+        await using (var reader = await command.ExecuteReaderAsync(cancellationToken))
+        {
+            while (await reader.ReadAsync(cancellationToken))
+            {
+                var name = reader.GetString(1);
+                if (reader.GetInt32(2) == 1)
+                {
+                    autoClose.Add(name);
+                }
+                else
+                {
+                    open.Add((reader.GetInt32(0), name));
+                }
+            }
+        }
+
+        var names = new Dictionary<Guid, string>();
+        foreach (var (id, name) in open)
+        {
+            await using var command = factory.Command(connection, MsdbBackupHistory.GuidQuery);
+            command.Parameters.Add("@database_id", SqlDbType.Int).Value = id;
+            if (await command.ExecuteScalarAsync(cancellationToken) is string text && Guid.TryParse(text, out var guid))
+            {
+                names[guid] = name;
+            }
+        }
+
+        if (autoClose.Count > 0)
+        {
+            notes.Add(AutoCloseNote(autoClose, "renamed databases are matched to their current names except in {0}: "
+                + "their backups keep the name msdb recorded (reading their GUID would open them)"));
+        }
+
+        return names;
+    }
+
+    private static string AutoCloseNote(IReadOnlyList<string> databases, string format)
+    {
+        var named = string.Join(", ", databases.Take(NamedInNote).Select(CommandLogHistory.QuoteName));
+        var more = databases.Count > NamedInNote ? $" and {databases.Count - NamedInNote} more" : string.Empty;
+        return string.Format(System.Globalization.CultureInfo.InvariantCulture, format,
+            $"{databases.Count} database(s) with AUTO_CLOSE on ({named}{more})");
+    }
+
+    private static string NotRead(string database, SqlException failure) =>
+        $"{CommandLogHistory.QuoteName(database)}.dbo.CommandLog not read (error {failure.Number}: {FirstLine(failure.Message)}); the other sources were imported";
+
+    private static string FirstLine(string text) => text.Split('\n', 2)[0].Trim();
+
+    // A statement error leaves the connection usable for the next database; class 20+ has closed it.
+    private static bool IsStatementError(SqlException failure) => failure.Class < 20;
 
     private async Task<MsdbColumns> ColumnsAsync(SqlConnection connection, CancellationToken cancellationToken)
     {
@@ -73,23 +155,49 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
     {
         if (named is not null)
         {
-            await using var exists = factory.Command(connection, CommandLogHistory.ExistsQuery);
-            exists.Parameters.Add("@database", SqlDbType.NVarChar, 128).Value = named;
-            if (await exists.ExecuteScalarAsync(cancellationToken) is null or DBNull)
+            if (!await HasCommandLogAsync(connection, named, notes, cancellationToken))
             {
-                notes.Add($"no dbo.CommandLog in [{named}] (or no access to it)");
+                if (!notes.Any(n => n.StartsWith(CommandLogHistory.QuoteName(named), StringComparison.Ordinal)))
+                {
+                    notes.Add($"no dbo.CommandLog in {CommandLogHistory.QuoteName(named)} (or no access to it)");
+                }
+
                 return [];
             }
 
             return [named];
         }
 
-        var found = new List<string>();
-        await using var command = factory.Command(connection, CommandLogHistory.FindQuery);
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken);
-        while (await reader.ReadAsync(cancellationToken))
+        var candidates = new List<string>();
+        var autoClose = new List<string>();
+        await using (var command = factory.Command(connection, CommandLogHistory.FindQuery))
+        await using (var reader = await command.ExecuteReaderAsync(cancellationToken))
         {
-            found.Add(reader.GetString(0));
+            while (await reader.ReadAsync(cancellationToken))
+            {
+                if (reader.GetInt32(1) == 1)
+                {
+                    autoClose.Add(reader.GetString(0));
+                }
+                else if (!reader.IsDBNull(2) && reader.GetInt32(2) == 1)
+                {
+                    candidates.Add(reader.GetString(0));
+                }
+            }
+        }
+
+        var found = new List<string>();
+        foreach (var database in candidates)
+        {
+            if (await HasCommandLogAsync(connection, database, notes, cancellationToken))
+            {
+                found.Add(database);
+            }
+        }
+
+        if (autoClose.Count > 0)
+        {
+            notes.Add(AutoCloseNote(autoClose, "{0} not looked into for a dbo.CommandLog (looking would open them): name one with --command-log (the daemon: HistoryImport:CommandLogDatabase)"));
         }
 
         if (found.Count == 0)
@@ -98,6 +206,22 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
         }
 
         return found;
+    }
+
+    /// <summary>Whether <paramref name="database"/> has a dbo.CommandLog; a database this replica cannot read is a note, not a failure.</summary>
+    private async Task<bool> HasCommandLogAsync(SqlConnection connection, string database, List<string> notes, CancellationToken cancellationToken)
+    {
+        await using var exists = factory.Command(connection, CommandLogHistory.ExistsQuery);
+        exists.Parameters.Add("@database", SqlDbType.NVarChar, 128).Value = database;
+        try
+        {
+            return await exists.ExecuteScalarAsync(cancellationToken) is not (null or DBNull);
+        }
+        catch (SqlException failure) when (IsStatementError(failure))
+        {
+            notes.Add(NotRead(database, failure));
+            return false;
+        }
     }
 
     /// <param name="sinceType">

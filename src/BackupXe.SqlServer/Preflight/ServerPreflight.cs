@@ -21,7 +21,7 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
         var facts = await client.ReadServerFactsAsync(connection, cancellationToken).ConfigureAwait(false);
         var problems = ServerRequirements.Check(facts, eventFilePath: session.FilePath);
-        var checks = new List<PreflightCheck> { Version(facts, problems) };
+        var checks = new List<PreflightCheck> { Version(facts, problems), Platform(facts) };
         var canCapture = problems.All(p => p.Kind == RequirementKind.MissingPermission);
         if (canCapture)
         {
@@ -52,6 +52,26 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
             ? new PreflightCheck("version", PreflightOutcome.Pass, found)
             : new PreflightCheck("version", PreflightOutcome.Fail, found, blocking.Message);
     }
+
+    /// <summary>
+    /// Which platform SERVERPROPERTY('EngineEdition') names, never the version number (Managed Instance reports Azure's),
+    /// and what BackupXe does there (docs/server-conformance.md, "Platforms").
+    /// </summary>
+    internal static PreflightCheck Platform(ServerFacts facts) => facts.EngineEdition switch
+    {
+        ServerRequirements.AzureSqlDatabaseEngineEdition => new PreflightCheck(
+            "platform", PreflightOutcome.Fail, "Azure SQL Database (engine edition 5): no server-scoped event sessions, so nothing to capture",
+            "use SQL Server 2016+ or Azure SQL Managed Instance"),
+        ServerRequirements.ManagedInstanceEngineEdition => new PreflightCheck(
+            "platform", PreflightOutcome.Warn,
+            "Azure SQL Managed Instance (engine edition 8): the event file must be an https:// blob URL with a credential for its container "
+                + "on the instance; the SQL Server 2022 permissions apply. a database its events name by its physical name (a GUID) is "
+                + "shown by its logical name. Not supported yet: a ring_buffer capture",
+            "--file-path https://<account>.blob.core.windows.net/<container>/BackupXe.xel"),
+        var edition => new PreflightCheck(
+            "platform", PreflightOutcome.Pass,
+            string.Create(CultureInfo.InvariantCulture, $"SQL Server (engine edition {edition}): the event file goes to the instance's LOG directory or --file-path; everything BackupXe does applies")),
+    };
 
     private static IEnumerable<PreflightCheck> Permissions(IReadOnlyList<RequirementProblem> problems)
     {

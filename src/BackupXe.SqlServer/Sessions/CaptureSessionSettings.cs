@@ -7,11 +7,13 @@ namespace BackupXe.SqlServer;
 /// </param>
 /// <param name="MaxFileSizeMb">Size of one file before the target rolls over.</param>
 /// <param name="MaxRolloverFiles">How many files the target keeps.</param>
+/// <param name="StartWithServer">STARTUP_STATE: ON for a permanent capture, OFF for one made for a single watch.</param>
 public sealed record CaptureSessionSettings(
     string SessionName = SqlServer.SessionName.Default,
     string FilePath = CaptureSessionSettings.DefaultFilePath,
     int MaxFileSizeMb = CaptureSessionSettings.DefaultMaxFileSizeMb,
-    int MaxRolloverFiles = CaptureSessionSettings.DefaultMaxRolloverFiles)
+    int MaxRolloverFiles = CaptureSessionSettings.DefaultMaxRolloverFiles,
+    bool StartWithServer = true)
 {
     public const string DefaultFilePath = "BackupXe.xel";
     public const int DefaultMaxFileSizeMb = 64;

@@ -43,6 +43,7 @@ public static class SessionScripts
         script = ReplaceDeclaredValue(script, "FilePath", UnicodeLiteral(settings.FilePath));
         script = ReplaceDeclaredValue(script, "MaxFileSizeMb", settings.MaxFileSizeMb.ToString(CultureInfo.InvariantCulture));
         script = ReplaceDeclaredValue(script, "MaxRolloverFiles", settings.MaxRolloverFiles.ToString(CultureInfo.InvariantCulture));
+        script = ReplaceDeclaredValue(script, "StartWithServer", settings.StartWithServer ? "1" : "0");
         return script;
     }
 

@@ -156,10 +156,29 @@ public class ServerCommandTests
         Assert.Equal(0, run.ExitCode);
         var lines = Lines(run.Output);
         Assert.Equal(
-            ["version", "permissions", "capture session", "events", "backup compression", "instant file init", "memory", "msdb history"],
+            ["version", "platform", "permissions", "capture session", "events", "backup compression", "instant file init", "memory", "msdb history"],
             lines.Where(l => l.StartsWith("PASS", StringComparison.Ordinal)).Select(l => l[6..].Split("  ")[0].Trim()));
         Assert.Contains(lines, l => l.Contains("SQL Server 2019 (major version 15), Developer Edition (64-bit)", StringComparison.Ordinal));
         Assert.Contains(lines, l => l.Contains("databases_backup_restore_throughput present", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Check_names_a_managed_instance_by_engine_edition_and_says_what_applies_there()
+    {
+        // Given: engine edition 8, which reports Azure's version number 12
+        await using var server = Start(new ScriptedSqlServer { MajorVersion = 12, EngineEdition = 8 });
+
+        // When
+        var run = await RunAsync(server, "check", "--format", "json");
+
+        // Then
+        using var json = JsonDocument.Parse(run.Output);
+        var checks = json.RootElement.GetProperty("checks").EnumerateArray().ToDictionary(c => c.GetProperty("name").GetString()!);
+        var platform = checks["platform"];
+        Assert.Equal("warn", platform.GetProperty("outcome").GetString());
+        Assert.Contains("Azure SQL Managed Instance (engine edition 8)", platform.GetProperty("finding").GetString(), StringComparison.Ordinal);
+        Assert.Contains("https://", platform.GetProperty("fix").GetString(), StringComparison.Ordinal);
+        Assert.DoesNotContain("2014", checks["version"].GetProperty("finding").GetString(), StringComparison.Ordinal);
     }
 
     [Fact]

@@ -45,6 +45,88 @@ public class WatchServerTests
     }
 
     [Fact]
+    public async Task Start_session_creates_the_session_for_the_watch_only_and_drops_it_after_ctrl_c()
+    {
+        // Given no session on the server, and a login that may create, start, stop and drop one
+        var sql = new ScriptedSqlServer();
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40)));
+
+        // When watch --start-session runs until the diagnosis, then Ctrl-C
+        var run = await WatchAsync(server, output => output.Contains("Verdict", StringComparison.Ordinal), "--no-color", "--start-session");
+
+        // Then the session was created (not to start with the server) before the first read, dropped after, and both were said
+        Assert.True(run.ReachedBeforeCtrlC, run.Error);
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("buffer-starved (high confidence)", run.Output);
+        var requests = server.Requests.ToList();
+        var create = requests.FindIndex(r => r.Text.Contains("CREATE EVENT SESSION", StringComparison.Ordinal));
+        var firstRead = requests.FindIndex(r => r.Text.Contains("fn_xe_file_target_read_file", StringComparison.Ordinal));
+        var drop = requests.FindLastIndex(r => r.Text.Contains("DROP EVENT SESSION", StringComparison.Ordinal) && !r.Text.Contains("CREATE EVENT SESSION", StringComparison.Ordinal));
+        Assert.True(create >= 0 && firstRead > create && drop > firstRead, $"create {create}, first read {firstRead}, drop {drop}");
+        Assert.Contains("DECLARE @StartWithServer bit = 0;", requests[create].Text, StringComparison.Ordinal);
+        Assert.False(sql.SessionExists);
+        Assert.Contains(Lines(run.Error), l => l.Contains("created and started for this watch (STARTUP_STATE OFF)", StringComparison.Ordinal));
+        Assert.Contains(Lines(run.Error), l => l.Contains("stopped and dropped", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Start_session_with_a_login_that_could_not_drop_it_creates_nothing_and_names_the_grant()
+    {
+        // Given SQL Server 2022 and a login that may create and start a session, but neither stop nor drop one
+        var sql = new ScriptedSqlServer { MajorVersion = 16 };
+        sql.Permissions.Clear();
+        sql.Permissions.AddRange(["CREATE ANY EVENT SESSION", "ALTER ANY EVENT SESSION ENABLE", "VIEW SERVER PERFORMANCE STATE", "CONNECT SQL"]);
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40)));
+
+        // When
+        var run = await WatchAsync(server, _ => false, "--start-session");
+
+        // Then no DDL reached the server, and the missing GRANTs are named
+        Assert.Equal(1, run.ExitCode);
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains("CREATE EVENT SESSION", StringComparison.Ordinal));
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains("fn_xe_file_target_read_file", StringComparison.Ordinal));
+        Assert.Contains("nothing was created", run.Error, StringComparison.Ordinal);
+        Assert.Contains("GRANT DROP ANY EVENT SESSION", run.Error, StringComparison.Ordinal);
+        Assert.Contains("GRANT ALTER ANY EVENT SESSION DISABLE", run.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Start_session_reads_a_session_already_running_and_leaves_it_alone()
+    {
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40)));
+
+        var run = await WatchAsync(server, output => output.Contains("Verdict", StringComparison.Ordinal), "--no-color", "--start-session");
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("already running: read, and left as it is", run.Error, StringComparison.Ordinal);
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains("CREATE EVENT SESSION", StringComparison.Ordinal) || r.Text.Contains("DROP EVENT SESSION", StringComparison.Ordinal));
+        Assert.True(sql.SessionExists);
+    }
+
+    [Fact]
+    public async Task On_a_managed_instance_a_physical_database_name_is_shown_as_the_logical_one()
+    {
+        // Given events whose database_name is the database's physical name, a GUID, as Managed Instance may send it
+        const string physical = "8f0c1ebd-3a5e-4c1b-9d2f-6a7b8c9d0e1f";
+        var rows = ScriptedEventFile.BufferStarvedBackup().Select(r => r.Replace("<![CDATA[SalesDB]]>", $"<![CDATA[{physical}]]>", StringComparison.Ordinal)).ToList();
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true, MajorVersion = 12, EngineEdition = 8 };
+        var script = sql.Script.Serve(ScriptedEventFile.Of(rows, 37, 40))
+            .On("WHERE physical_database_name = @physical_name", r => TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("name", 128))
+                .Row(Equals(r.Parameters["@physical_name"], physical) ? "SalesDB" : null)));
+        await using var server = TdsServerDouble.Start(script);
+
+        // When
+        var run = await WatchAsync(server, output => output.Contains("Verdict", StringComparison.Ordinal), "--no-color");
+
+        // Then the backup is SalesDB's, looked up once, and the GUID is not shown
+        Assert.True(run.ReachedBeforeCtrlC, run.Error);
+        Assert.Contains("[SalesDB]", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain(physical, run.Output, StringComparison.OrdinalIgnoreCase);
+        Assert.Single(server.Requests, r => r.Text.Contains("physical_database_name", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task The_database_filter_hides_operations_of_other_databases()
     {
         // Given the sample backup served live

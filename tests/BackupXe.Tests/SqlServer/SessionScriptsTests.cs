@@ -184,10 +184,17 @@ public sealed class SessionScriptsTests
         [Theory]
         [InlineData("MAX_DISPATCH_LATENCY = 2 SECONDS")]
         [InlineData("EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS")]
-        [InlineData("STARTUP_STATE = ON")]
+        [InlineData("N'    STARTUP_STATE = ' + CASE WHEN @StartWithServer = 1 THEN N'ON' ELSE N'OFF' END")]
         public void Sets_the_session_options_a_live_reader_needs(string option)
         {
             Assert.Contains(option, _script);
+        }
+
+        [Fact]
+        public void Starts_with_the_server_unless_made_for_one_watch()
+        {
+            Assert.Contains("DECLARE @StartWithServer bit = 1;", SessionScripts.RenderInstall(new CaptureSessionSettings()));
+            Assert.Contains("DECLARE @StartWithServer bit = 0;", SessionScripts.RenderInstall(new CaptureSessionSettings(StartWithServer: false)));
         }
 
         [Fact]

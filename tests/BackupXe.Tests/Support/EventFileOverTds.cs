@@ -20,18 +20,37 @@ public static class EventFileOverTds
                 ? new EventFilePosition(name, Convert.ToInt64(request.Parameters["@initial_offset"], System.Globalization.CultureInfo.InvariantCulture))
                 : null;
             var batch = Convert.ToInt32(request.Parameters["@batch"], System.Globalization.CultureInfo.InvariantCulture);
-            List<EventFileRow> rows;
+            // A path without a wildcard is one file, read from its start.
+            var path = (string)request.Parameters["@path"]!;
+            var set = new TdsResultSet(TdsColumn.XmlAsNVarChar("event_data"), TdsColumn.NVarChar("file_name", 260), TdsColumn.BigInt("file_offset"));
+            var rows = new List<EventFileRow>();
             try
             {
-                rows = file.ReadAsync(after, batch, CancellationToken.None).ToBlockingEnumerable().ToList();
+                var read = path.Contains('*', StringComparison.Ordinal)
+                    ? file.ReadAsync(after, batch, CancellationToken.None)
+                    : file.ReadFileAsync(path, batch, CancellationToken.None);
+                foreach (var row in read.ToBlockingEnumerable())
+                {
+                    rows.Add(row);
+                }
             }
             catch (EventFileMissingException)
             {
                 // What the server says is not documented; any statement error leads the reader to probe the oldest file.
                 return new TdsResponse().Error(25718, 16, "The log file name is invalid.");
             }
+            catch (EventFileDamagedException damaged)
+            {
+                // The rows before the damaged buffer, then the error inside the result, as a runtime error mid-SELECT is sent.
+                foreach (var row in rows)
+                {
+                    set.Row(row.EventData, row.FileName, row.FileOffset);
+                }
 
-            var set = new TdsResultSet(TdsColumn.XmlAsNVarChar("event_data"), TdsColumn.NVarChar("file_name", 260), TdsColumn.BigInt("file_offset"));
+                return new TdsResponse().PartialRows(set).Error(
+                    25736, 16, $"A damaged buffer was found in file '{damaged.FileName}'. No further events will be read from the file.");
+            }
+
             if (dropAfterRows is not null && dropAfterRows.TryPeek(out var cut) && cut < rows.Count)
             {
                 dropAfterRows.Dequeue();

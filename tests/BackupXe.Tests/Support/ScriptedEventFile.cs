@@ -16,6 +16,7 @@ public sealed class ScriptedEventFile : IEventFileReader
     private readonly List<(string Name, List<EventFileRow> Rows)> _files = [];
     private readonly Lock _gate = new();
     private int _visibleRows = int.MaxValue;
+    private readonly Dictionary<string, int> _damaged = [];
 
     /// <summary>When set, the read fails once this many rows in total (over all reads) have been returned.</summary>
     public Queue<long> FailAfterTotalRows { get; } = new();
@@ -127,6 +128,43 @@ public sealed class ScriptedEventFile : IEventFileReader
         }
     }
 
+    /// <summary>
+    /// A damaged buffer after the first <paramref name="readableRows"/> rows of <paramref name="fileName"/>: a read
+    /// that reaches it returns the rows before it, then fails as the server does (error 25736, nothing more of that file).
+    /// </summary>
+    public void Damage(string fileName, int readableRows)
+    {
+        lock (_gate)
+        {
+            _damaged[fileName] = readableRows;
+        }
+    }
+
+    /// <summary>The server writes a new file (rollover): <paramref name="eventData"/> in one buffer of a file named after the last one.</summary>
+    public string AppendFile(IReadOnlyList<string> eventData)
+    {
+        lock (_gate)
+        {
+            var last = _files[^1].Name;
+            var number = long.Parse(last[(last.LastIndexOf('_') + 1)..^4], System.Globalization.CultureInfo.InvariantCulture);
+            var name = last[..(last.LastIndexOf('_') + 1)] + (number + 1).ToString(System.Globalization.CultureInfo.InvariantCulture) + ".xel";
+            _files.Add((name, eventData.Select(e => new EventFileRow(e, name, 5_632L)).ToList()));
+            return name;
+        }
+    }
+
+    /// <summary>The file the target writes now: the newest one.</summary>
+    public string CurrentFile
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _files[^1].Name;
+            }
+        }
+    }
+
     /// <summary>Rollover: the oldest <paramref name="count"/> files are deleted.</summary>
     public IReadOnlyList<EventFileRow> DeleteOldest(int count)
     {
@@ -135,6 +173,46 @@ public sealed class ScriptedEventFile : IEventFileReader
             var deleted = _files.Take(count).SelectMany(f => f.Rows).ToList();
             _files.RemoveRange(0, count);
             return deleted;
+        }
+    }
+
+    public async IAsyncEnumerable<EventFileRow> ReadFileAsync(string file, int maxRows, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await Task.Yield();
+        List<EventFileRow> rows;
+        lock (_gate)
+        {
+            Reads++;
+            if (_files.All(f => f.Name != file))
+            {
+                throw new EventFileMissingException(file);
+            }
+
+            rows = _files.SelectMany(f => f.Rows).Take(_visibleRows).Where(r => r.FileName == file).ToList();
+        }
+
+        var returned = 0;
+        foreach (var row in rows.Take(maxRows))
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            lock (_gate)
+            {
+                if (_damaged.TryGetValue(file, out var readable) && returned >= readable)
+                {
+                    throw new EventFileDamagedException(file, new IOException("scripted damaged buffer"));
+                }
+
+                RowsReturned++;
+                LastRowReturned = row;
+            }
+
+            returned++;
+            yield return row;
+        }
+
+        lock (_gate)
+        {
+            LastReadRows = returned;
         }
     }
 
@@ -168,6 +246,15 @@ public sealed class ScriptedEventFile : IEventFileReader
         for (var i = start; i < visible.Count && returned < maxRows; i++)
         {
             cancellationToken.ThrowIfCancellationRequested();
+            lock (_gate)
+            {
+                var name = visible[i].FileName;
+                if (_damaged.TryGetValue(name, out var readable) && visible.Take(i).Count(r => r.FileName == name) >= readable)
+                {
+                    throw new EventFileDamagedException(visible[i].FileName, new IOException("scripted damaged buffer"));
+                }
+            }
+
             lock (_gate)
             {
                 if (FailAfterTotalRows.TryPeek(out var failAt) && RowsReturned >= failAt)

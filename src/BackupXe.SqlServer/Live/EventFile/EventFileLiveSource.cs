@@ -26,11 +26,14 @@ public sealed class EventFileLiveSource(
 {
     private CheckpointedLiveSource? _current;
 
+    // An event handed on under its logical database name is a copy; the checkpoint knows the original it read.
+    private readonly System.Runtime.CompilerServices.ConditionalWeakTable<TraceEvent, TraceEvent> _renamed = [];
+
     public string Name { get; } = $"{connections.Settings.Server}/{session.SessionName}";
 
     public string Format => "live";
 
-    public void MarkIdle(TraceEvent observed) => _current?.MarkIdle(observed);
+    public void MarkIdle(TraceEvent observed) => _current?.MarkIdle(_renamed.TryGetValue(observed, out var original) ? original : observed);
 
     public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
@@ -48,7 +51,7 @@ public sealed class EventFileLiveSource(
         var start = await checkpoints.LoadAsync(instance, cancellationToken).ConfigureAwait(false);
         IEventFileReader reader = new SqlEventFileReader(connections, pattern);
         var tail = new EventFileTail(readLimit is null ? reader : new LimitedEventFileReader(reader, readLimit), start, tailOptions, timeProvider, observer,
-            token => CheckRunningAsync(client, token));
+            token => CheckRunningAsync(client, token), token => CurrentFileAsync(client, token));
         var resilient = new ResilientLiveSource(
             Name,
             tail,
@@ -58,9 +61,16 @@ public sealed class EventFileLiveSource(
             observer,
             timeProvider);
         _current = new CheckpointedLiveSource(resilient, tail, checkpoints, instance, checkpointInterval, timeProvider);
+        var names = new PhysicalDatabaseNames(connections);
         await foreach (var traceEvent in _current.ReadEventsAsync(status, cancellationToken).ConfigureAwait(false))
         {
-            yield return traceEvent;
+            var named = await names.LogicalAsync(traceEvent, cancellationToken).ConfigureAwait(false);
+            if (!ReferenceEquals(named, traceEvent))
+            {
+                _renamed.AddOrUpdate(named, traceEvent);
+            }
+
+            yield return named;
         }
     }
 
@@ -73,6 +83,15 @@ public sealed class EventFileLiveSource(
         {
             throw new CaptureSessionGoneException(session.SessionName, state.Exists);
         }
+    }
+
+    /// <summary>The file the target writes now, from the session's status: where reading goes on after a damaged file.</summary>
+    private async Task<string?> CurrentFileAsync(SessionClient client, CancellationToken cancellationToken)
+    {
+        var state = readLimit is null
+            ? await client.StatusAsync(cancellationToken).ConfigureAwait(false)
+            : await readLimit.RunAsync(token => client.StatusAsync(token), cancellationToken).ConfigureAwait(false);
+        return state.Running ? state.CurrentFile : null;
     }
 
     /// <summary>The read pattern of the running session's event_file target, or why there is none.</summary>

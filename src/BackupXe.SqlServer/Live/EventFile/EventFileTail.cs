@@ -1,3 +1,4 @@
+using System.Runtime.ExceptionServices;
 using BackupXe.Core.Events;
 using BackupXe.Sources.XeXml;
 
@@ -27,6 +28,7 @@ internal sealed class EventFileTail : ILiveEventStreamFactory
     private readonly List<EventFileGap> _gaps = [];
     private readonly EventFileCheckpoint _start;
     private readonly Func<CancellationToken, Task>? _checkSession;
+    private readonly Func<CancellationToken, Task<string?>>? _currentFile;
 
     private EventFilePosition? _after;
     private EventFilePosition? _partial;
@@ -34,7 +36,10 @@ internal sealed class EventFileTail : ILiveEventStreamFactory
     private DateTime? _lastEventUtc;
     private long _handed;
     private Segment? _current;
-    private (EventFilePosition? LastRead, DateTime? LastEventUtc, string MissingFile)? _gapOpen;
+    private (EventFilePosition? LastRead, DateTime? LastEventUtc, string MissingFile, EventFileGapCause Cause)? _gapOpen;
+
+    // Set after a damaged file: reading goes on from the start of this file until a position in it is complete.
+    private string? _startFile;
 
     public EventFileTail(
         IEventFileReader reader,
@@ -42,7 +47,8 @@ internal sealed class EventFileTail : ILiveEventStreamFactory
         EventFileTailOptions? options = null,
         TimeProvider? timeProvider = null,
         ILiveSourceObserver? observer = null,
-        Func<CancellationToken, Task>? checkSession = null)
+        Func<CancellationToken, Task>? checkSession = null,
+        Func<CancellationToken, Task<string?>>? currentFile = null)
     {
         ArgumentNullException.ThrowIfNull(reader);
         _options = options ?? new EventFileTailOptions();
@@ -54,6 +60,7 @@ internal sealed class EventFileTail : ILiveEventStreamFactory
 
         _reader = reader;
         _checkSession = checkSession;
+        _currentFile = currentFile;
         _time = timeProvider ?? TimeProvider.System;
         _observer = observer;
         _start = start ?? EventFileCheckpoint.Start;
@@ -149,11 +156,63 @@ internal sealed class EventFileTail : ILiveEventStreamFactory
     {
         lock (_gate)
         {
-            _gapOpen ??= (_partial ?? _after, _lastEventUtc, missingFile);
+            _gapOpen ??= (_partial ?? _after, _lastEventUtc, missingFile, EventFileGapCause.RolledOver);
             _after = null;
             _partial = null;
             _partialRows = 0;
             _current = null;
+            _startFile = null;
+        }
+    }
+
+    /// <summary>
+    /// The server read no further from a file with a damaged buffer (error 25736): go on at the start of the
+    /// target's current file when that is a later one, and name the gap at the first row read there. False when
+    /// there is no later file yet (the damaged one is being written): the caller retries as for any transient error.
+    /// </summary>
+    private async Task<bool> SkipDamagedAsync(EventFileDamagedException damaged, CancellationToken cancellationToken)
+    {
+        if (_currentFile is null)
+        {
+            return false;
+        }
+
+        var current = await _currentFile(cancellationToken).ConfigureAwait(false);
+        lock (_gate)
+        {
+            var file = damaged.FileName ?? _partial?.FileName ?? _after?.FileName;
+            if (current is null || (file is not null && !SqlEventFileReader.IsLaterFile(current, file)))
+            {
+                return false;
+            }
+
+            _gapOpen ??= (_partial ?? _after, _lastEventUtc, file ?? "the oldest file", EventFileGapCause.DamagedBuffer);
+            _after = null;
+            _partial = null;
+            _partialRows = 0;
+            _current = null;
+            _startFile = current;
+            return true;
+        }
+    }
+
+    /// <summary>
+    /// A whole read of the start file ended: every buffer in it so far has been read whole (the server writes a
+    /// buffer at once), so its last offset is complete and reading goes on from there over every file again.
+    /// </summary>
+    private void LeaveStartFile()
+    {
+        lock (_gate)
+        {
+            if (_startFile is null || _after is not null || _partial is null)
+            {
+                return;
+            }
+
+            _after = _partial;
+            _partial = null;
+            _partialRows = 0;
+            _startFile = null;
         }
     }
 
@@ -201,9 +260,11 @@ internal sealed class EventFileTail : ILiveEventStreamFactory
             {
                 cancellationToken.ThrowIfCancellationRequested();
                 EventFilePosition? after;
+                string? startFile;
                 lock (tail._gate)
                 {
                     after = tail._after;
+                    startFile = after is null ? tail._startFile : null;
                 }
 
                 _seenInPartial = 0;
@@ -211,7 +272,10 @@ internal sealed class EventFileTail : ILiveEventStreamFactory
                 var fresh = 0;
                 try
                 {
-                    await foreach (var row in tail._reader.ReadAsync(after, tail._options.BatchSize, cancellationToken).ConfigureAwait(false))
+                    var read = startFile is null
+                        ? tail._reader.ReadAsync(after, tail._options.BatchSize, cancellationToken)
+                        : tail._reader.ReadFileAsync(startFile, tail._options.BatchSize, cancellationToken);
+                    await foreach (var row in read.ConfigureAwait(false))
                     {
                         if (!connected)
                         {
@@ -230,6 +294,20 @@ internal sealed class EventFileTail : ILiveEventStreamFactory
                 {
                     tail.OpenGap(missing.FileName);
                     continue;
+                }
+                catch (EventFileDamagedException damaged)
+                {
+                    if (!await tail.SkipDamagedAsync(damaged, cancellationToken).ConfigureAwait(false))
+                    {
+                        ExceptionDispatchInfo.Throw(damaged.InnerException ?? damaged);
+                    }
+
+                    continue;
+                }
+
+                if (startFile is not null && rows < tail._options.BatchSize)
+                {
+                    tail.LeaveStartFile();
                 }
 
                 if (!connected)
@@ -348,7 +426,7 @@ internal sealed class EventFileTail : ILiveEventStreamFactory
                 }
 
                 tail._gapOpen = null;
-                gap = new EventFileGap(open.LastRead, open.LastEventUtc, open.MissingFile, resumedAt, first?.Timestamp);
+                gap = new EventFileGap(open.LastRead, open.LastEventUtc, open.MissingFile, resumedAt, first?.Timestamp, open.Cause);
                 tail._gaps.Add(gap);
             }
 

@@ -13,6 +13,12 @@ internal interface IEventFileReader
     /// anything else on a failed connection or query.
     /// </summary>
     IAsyncEnumerable<EventFileRow> ReadAsync(EventFilePosition? after, int maxRows, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Up to <paramref name="maxRows"/> rows of the one file <paramref name="file"/> from its start: where reading
+    /// goes on after a damaged file, since no documented position lies before a file's first buffer.
+    /// </summary>
+    IAsyncEnumerable<EventFileRow> ReadFileAsync(string file, int maxRows, CancellationToken cancellationToken);
 }
 
 /// <summary>The file a tail would resume in is no longer on the server (the target rolled over and deleted it).</summary>
@@ -20,4 +26,14 @@ internal sealed class EventFileMissingException(string fileName, Exception? inne
     : Exception($"The event file {fileName} is no longer on the server.", inner)
 {
     public string FileName { get; } = fileName;
+}
+
+/// <summary>
+/// The server found a damaged buffer in an event file (error 25736) and reads no further events from that file.
+/// </summary>
+/// <param name="fileName">The file being read when it failed (null: the oldest, nothing read yet).</param>
+public sealed class EventFileDamagedException(string? fileName, Exception inner)
+    : Exception($"A damaged buffer was found in the event file {fileName ?? "(the oldest file)"}.", inner)
+{
+    public string? FileName { get; } = fileName;
 }

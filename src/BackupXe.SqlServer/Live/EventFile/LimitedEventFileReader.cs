@@ -17,4 +17,13 @@ internal sealed class LimitedEventFileReader(IEventFileReader inner, ReadConcurr
             yield return row;
         }
     }
+
+    public async IAsyncEnumerable<EventFileRow> ReadFileAsync(string file, int maxRows, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        using var lease = await limit.EnterAsync(cancellationToken).ConfigureAwait(false);
+        await foreach (var row in inner.ReadFileAsync(file, maxRows, cancellationToken).ConfigureAwait(false))
+        {
+            yield return row;
+        }
+    }
 }

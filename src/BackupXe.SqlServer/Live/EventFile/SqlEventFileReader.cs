@@ -43,13 +43,20 @@ internal sealed class SqlEventFileReader(SqlConnectionFactory connections, strin
             : withoutExtension + "*.xel";
     }
 
-    public async IAsyncEnumerable<EventFileRow> ReadAsync(
-        EventFilePosition? after, int maxRows, [EnumeratorCancellation] CancellationToken cancellationToken)
+    public IAsyncEnumerable<EventFileRow> ReadAsync(EventFilePosition? after, int maxRows, CancellationToken cancellationToken) =>
+        ReadAsync(PathPattern, after, maxRows, cancellationToken);
+
+    /// <summary>One file from its start: the file's full name is a valid <c>path</c>, with no initial position.</summary>
+    public IAsyncEnumerable<EventFileRow> ReadFileAsync(string file, int maxRows, CancellationToken cancellationToken) =>
+        ReadAsync(file, null, maxRows, cancellationToken);
+
+    private async IAsyncEnumerable<EventFileRow> ReadAsync(
+        string path, EventFilePosition? after, int maxRows, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         await using var connection = await connections.OpenAsync(cancellationToken).ConfigureAwait(false);
         await using var command = connections.Command(connection, ReadQuery);
         command.Parameters.Add(new SqlParameter("@batch", SqlDbType.Int) { Value = maxRows });
-        command.Parameters.Add(new SqlParameter("@path", SqlDbType.NVarChar, 260) { Value = PathPattern });
+        command.Parameters.Add(new SqlParameter("@path", SqlDbType.NVarChar, 260) { Value = path });
         command.Parameters.Add(new SqlParameter("@initial_file_name", SqlDbType.NVarChar, 260) { Value = (object?)after?.FileName ?? DBNull.Value });
         command.Parameters.Add(new SqlParameter("@initial_offset", SqlDbType.BigInt) { Value = (object?)after?.FileOffset ?? DBNull.Value });
 
@@ -57,6 +64,10 @@ internal sealed class SqlEventFileReader(SqlConnectionFactory connections, strin
         try
         {
             reader = await command.ExecuteReaderAsync(CommandBehavior.SequentialAccess, cancellationToken).ConfigureAwait(false);
+        }
+        catch (SqlException failure) when (IsDamagedBuffer(failure))
+        {
+            throw new EventFileDamagedException(after?.FileName ?? (path == PathPattern ? null : path), failure);
         }
         catch (SqlException failure) when (after is not null && IsStatementError(failure))
         {
@@ -66,9 +77,28 @@ internal sealed class SqlEventFileReader(SqlConnectionFactory connections, strin
 
         await using (reader.ConfigureAwait(false))
         {
-            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            var lastFile = after?.FileName ?? (path == PathPattern ? null : path);
+            while (true)
             {
-                yield return new EventFileRow(reader.GetString(0), reader.GetString(1), reader.GetInt64(2));
+                bool more;
+                try
+                {
+                    more = await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+                }
+                catch (SqlException failure) when (IsDamagedBuffer(failure))
+                {
+                    // The rows come in file order, so the damaged buffer is in the file of the last row, or a later one.
+                    throw new EventFileDamagedException(lastFile, failure);
+                }
+
+                if (!more)
+                {
+                    break;
+                }
+
+                var row = new EventFileRow(reader.GetString(0), reader.GetString(1), reader.GetInt64(2));
+                lastFile = row.FileName;
+                yield return row;
             }
         }
     }
@@ -95,6 +125,9 @@ internal sealed class SqlEventFileReader(SqlConnectionFactory connections, strin
             ? new EventFileMissingException(fileName, failure)
             : failure;
     }
+
+    private static bool IsDamagedBuffer(SqlException failure) =>
+        failure.Errors.Cast<SqlError>().Any(e => e.Number == SqlErrorNumbers.EventFileDamagedBuffer);
 
     // A statement error leaves the connection usable; one of class 20+ has closed it, and the probe could not run.
     private static bool IsStatementError(SqlException failure) => failure.Class < 20;

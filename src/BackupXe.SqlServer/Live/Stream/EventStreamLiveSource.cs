@@ -46,9 +46,10 @@ public sealed class EventStreamLiveSource(
             ensureSession ? client : null,
             observer,
             timeProvider);
+        var names = new PhysicalDatabaseNames(connections);
         await foreach (var traceEvent in resilient.ReadEventsAsync(status, cancellationToken).ConfigureAwait(false))
         {
-            yield return traceEvent;
+            yield return await names.LogicalAsync(traceEvent, cancellationToken).ConfigureAwait(false);
         }
     }
 }

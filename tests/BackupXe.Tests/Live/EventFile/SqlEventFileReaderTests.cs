@@ -125,6 +125,99 @@ public sealed class SqlEventFileReaderTests
     }
 
     [Fact]
+    public async Task A_damaged_buffer_through_the_driver_goes_on_at_the_targets_current_file_and_names_the_gap()
+    {
+        // Given eight files of 200 rows; the third has a damaged buffer after its first 120 rows (error 25736)
+        var file = ScriptedEventFile.Of(Capture, eventsPerBuffer: 50, buffersPerFile: 4);
+        var names = file.FileNames;
+        file.Damage(names[2], readableRows: 120);
+        var script = new TdsScript().Serve(file);
+        await using var server = TdsServerDouble.Start(script);
+        var reader = new SqlEventFileReader(new SqlConnectionFactory(TdsClient.Settings(server)), @"C:\XE\BackupXe*.xel");
+        var expected = Expected(Capture);
+        var tail = new EventFileTail(reader, options: Fast, currentFile: _ => Task.FromResult<string?>(file.CurrentFile));
+
+        // When the tail reads on past it, and the server writes a ninth file afterwards
+        var (events, observer) = await ReadAsync(server, tail, 520 + 100);
+        var ninth = file.AppendFile(Capture.Take(30).ToList());
+        var after = new List<TraceEvent>();
+        var observerAfter = new RecordingLiveObserver();
+        var source = new ResilientLiveSource("db1/BackupXe", tail, new SqlFailureClassifier(),
+            new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero, MaxReconnectDelay = TimeSpan.Zero, JitterRatio = 0 }, observer: observerAfter);
+        using var cancellation = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        await foreach (var traceEvent in source.ReadEventsAsync(new SourceStatus(), cancellation.Token))
+        {
+            after.Add(traceEvent);
+            if (after.Count == 30)
+            {
+                break;
+            }
+        }
+
+        // Then the events before the damage, then the current file from its start, then the new file: the read went on
+        var gap = Assert.Single(tail.Gaps);
+        Assert.Equal(EventFileGapCause.DamagedBuffer, gap.Cause);
+        Assert.Equal(names[2], gap.MissingFile);
+        Assert.Equal(names[7], gap.ResumedAt.FileName);
+        Assert.Contains("25736", gap.Describe(), StringComparison.Ordinal);
+        Assert.Equal(expected.Take(520).Concat(expected.Skip(1400)).ToList(), events);
+        Assert.Equal(Expected(Capture.Take(30)), after);
+        Assert.Contains(names[2], gap.Describe(), StringComparison.Ordinal);
+        Assert.Empty(observer.Of<LiveSourceChange.Stopped>());
+        var oneFile = server.Requests.Where(r => Equals(r.Parameters.GetValueOrDefault("@path"), names[7])).ToList();
+        Assert.NotEmpty(oneFile);
+        Assert.All(oneFile, r => Assert.Null(r.Parameters["@initial_file_name"]));
+        Assert.Contains(server.Requests, r => Equals(r.Parameters.GetValueOrDefault("@initial_file_name"), ninth) || Equals(r.Parameters.GetValueOrDefault("@initial_file_name"), names[7]));
+    }
+
+    [Fact]
+    public async Task A_damaged_buffer_in_the_file_being_written_is_retried_not_fatal()
+    {
+        // Given one file, damaged after 30 rows, which is also the target's current file
+        var file = ScriptedEventFile.Of(Capture.Take(100).ToList(), eventsPerBuffer: 10, buffersPerFile: 10);
+        file.Damage(file.CurrentFile, readableRows: 30);
+        await using var server = TdsServerDouble.Start(new TdsScript().Serve(file));
+        var reader = new SqlEventFileReader(new SqlConnectionFactory(TdsClient.Settings(server)), @"C:\XE\BackupXe*.xel");
+        var tail = new EventFileTail(reader, options: Fast, currentFile: _ => Task.FromResult<string?>(file.CurrentFile));
+
+        // When: the 30 readable events, then the reads fail until the test has seen three transient disconnects
+        var observer = new RecordingLiveObserver();
+        var source = new ResilientLiveSource("db1/BackupXe", tail, new SqlFailureClassifier(),
+            new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero, MaxReconnectDelay = TimeSpan.Zero, JitterRatio = 0 }, observer: observer);
+        var events = new System.Collections.Concurrent.ConcurrentQueue<TraceEvent>();
+        using var cancellation = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        var reading = Task.Run(async () =>
+        {
+            await foreach (var traceEvent in source.ReadEventsAsync(new SourceStatus(), cancellation.Token))
+            {
+                events.Enqueue(traceEvent);
+            }
+        });
+        while (observer.Of<LiveSourceChange.Disconnected>().Count < 3 && !reading.IsCompleted)
+        {
+            await Task.Delay(10, TestContext.Current.CancellationToken);
+        }
+
+        await cancellation.CancelAsync();
+        try
+        {
+            await reading;
+        }
+        catch (OperationCanceledException)
+        {
+            // The source may end quietly on cancellation or throw it; either is the test stopping it.
+        }
+
+        Assert.True(observer.Of<LiveSourceChange.Disconnected>().Count >= 3);
+
+        // Then nothing was skipped (there is no later file yet), and no stop
+        Assert.Equal(Expected(Capture.Take(30)), events);
+        Assert.Empty(tail.Gaps);
+        Assert.All(observer.Of<LiveSourceChange.Disconnected>(), d => Assert.Equal(LiveFailureKind.Transient, d.Kind));
+        Assert.Empty(observer.Of<LiveSourceChange.Stopped>());
+    }
+
+    [Fact]
     public async Task Permission_revoked_mid_run_stops_with_the_permission_named_after_exactly_the_rows_read()
     {
         // Given reads that succeed twice (800 rows), then VIEW SERVER STATE is revoked

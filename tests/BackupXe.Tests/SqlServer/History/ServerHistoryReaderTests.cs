@@ -32,7 +32,7 @@ public sealed class ServerHistoryReaderTests : IDisposable
     }
 
     internal static TdsResultSet MsdbRows() => new(
-        TdsColumn.Int("backup_set_id"), TdsColumn.NVarChar("recorded_name", 128), TdsColumn.NVarChar("current_name", 128),
+        TdsColumn.Int("backup_set_id"), TdsColumn.NVarChar("recorded_name", 128), TdsColumn.NVarChar("database_guid", 36),
         TdsColumn.NVarChar("backup_type", 1), TdsColumn.Bit("is_copy_only"), TdsColumn.Bit("has_backup_checksums"),
         TdsColumn.DateTime("backup_start_date"), TdsColumn.DateTime("backup_finish_date"), TdsColumn.BigInt("backup_size"),
         TdsColumn.BigInt("compressed_backup_size"), TdsColumn.NVarChar("key_algorithm", 32), TdsColumn.NVarChar("compression_algorithm", 32),
@@ -42,19 +42,37 @@ public sealed class ServerHistoryReaderTests : IDisposable
         TdsColumn.Int("ID"), TdsColumn.NVarChar("DatabaseName", 128), TdsColumn.NVarChar("CommandType", 60), TdsColumn.NVarChar("Command", null),
         TdsColumn.DateTime2("StartTime"), TdsColumn.DateTime2("EndTime"), TdsColumn.Int("ErrorNumber"), TdsColumn.NVarChar("ErrorMessage", null));
 
-    internal static TdsScript Server(TdsResultSet columns, TdsResultSet msdb, TdsResultSet? commandLog)
+    /// <summary>The GUID of the database named Sales today (database_id 5), which a backup recorded as Sales_2019 also carries.</summary>
+    internal const string SalesGuid = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
+
+    /// <summary>sys.databases' online databases: (database_id, name, is_auto_close_on as int).</summary>
+    internal static TdsResultSet Databases(params (int Id, string Name, bool AutoClose)[] databases) => databases.Aggregate(
+        new TdsResultSet(TdsColumn.Int("database_id"), TdsColumn.NVarChar("name", 128), TdsColumn.Int("is_auto_close_on")),
+        (set, d) => set.Row(d.Id, d.Name, d.AutoClose ? 1 : 0));
+
+    internal static TdsScript Server(TdsResultSet columns, TdsResultSet msdb, TdsResultSet? commandLog, TdsResultSet? databases = null)
     {
-        var found = new TdsResultSet(TdsColumn.NVarChar("name", 128));
-        if (commandLog is not null)
+        databases ??= Databases((1, "master", false), (4, "msdb", false), (5, "Sales", false), (7, "DBA", false));
+        var found = new TdsResultSet(TdsColumn.NVarChar("name", 128), TdsColumn.Int("is_auto_close_on"), TdsColumn.Int("has_access"));
+        foreach (var row in databases.Rows)
         {
-            found.Row("DBA");
+            found.Row(row[1], row[2], (int)row[2]! == 1 ? null : 1);
         }
 
         var script = new TdsScript()
             .On("SERVERPROPERTY('ServerName')", TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("server_name", 128)).Row("PROD01")))
             .On("COL_LENGTH(N'msdb.dbo.backupset'", TdsResponse.Of(columns))
             .On("FROM msdb.dbo.backupset AS bs", TdsResponse.Of(msdb))
-            .On("OBJECT_ID(QUOTENAME(d.name) + N'.dbo.CommandLog'", TdsResponse.Of(found));
+            .On("FROM sys.databases AS d\nWHERE d.state = 0;", TdsResponse.Of(databases))
+            .On("FROM sys.database_recovery_status AS drs", r => TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("database_guid", 36))
+                .Row(Convert.ToInt32(r.Parameters["@database_id"], System.Globalization.CultureInfo.InvariantCulture) switch
+                {
+                    5 => SalesGuid,
+                    var id => $"00000000-0000-0000-0000-{id:D12}",
+                })))
+            .On("CASE WHEN d.is_auto_close_on = 0 THEN HAS_DBACCESS(d.name)", TdsResponse.Of(found))
+            .On("SELECT CASE WHEN OBJECT_ID(QUOTENAME(@database) + N'.dbo.CommandLog'", r => TdsResponse.Of(
+                new TdsResultSet(TdsColumn.Int("has_command_log")).Row(commandLog is not null && Equals(r.Parameters["@database"], "DBA") ? 1 : null)));
         return commandLog is null ? script : script.On("FROM [DBA].dbo.CommandLog", TdsResponse.Of(commandLog));
     }
 
@@ -66,12 +84,12 @@ public sealed class ServerHistoryReaderTests : IDisposable
     {
         // Given: backup sets as msdb holds them (one row per media family)
         var msdb = MsdbRows()
-            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"X:\b\Sales_1.bak", 2, 0)
-            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"Y:\b\Sales_2.bak", 2, 0)
-            .Row(2, "Sales", "Sales", "D", true, false, Night.AddHours(2), Night.AddHours(2).AddSeconds(90), 20 * GiB, 20 * GiB, "AES_256", null, 8, "https://acct.blob.core.windows.net/c/Sales.bak", 9, 0)
-            .Row(3, "Sales", "Sales", "I", false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(5), GiB, GiB / 4, null, "MS_XPRESS", 8, @"X:\b\Sales_DIFF.bak", 2, 0)
-            .Row(4, "Sales", "Sales", "L", false, true, Night.AddDays(1).AddMinutes(15), Night.AddDays(1).AddMinutes(15).AddSeconds(1), 64L << 20, null, null, null, 127, @"X:\b\Sales.trn", 2, 0)
-            .Row(5, "Sales_2019", "Sales", "D", false, true, Night.AddDays(-30), Night.AddDays(-30).AddSeconds(55), 19 * GiB, 19 * GiB, null, null, 8, @"X:\b\old.bak", 102, 0);
+            .Row(1, "Sales", null, "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"X:\b\Sales_1.bak", 2, 0)
+            .Row(1, "Sales", null, "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"Y:\b\Sales_2.bak", 2, 0)
+            .Row(2, "Sales", null, "D", true, false, Night.AddHours(2), Night.AddHours(2).AddSeconds(90), 20 * GiB, 20 * GiB, "AES_256", null, 8, "https://acct.blob.core.windows.net/c/Sales.bak", 9, 0)
+            .Row(3, "Sales", null, "I", false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(5), GiB, GiB / 4, null, "MS_XPRESS", 8, @"X:\b\Sales_DIFF.bak", 2, 0)
+            .Row(4, "Sales", null, "L", false, true, Night.AddDays(1).AddMinutes(15), Night.AddDays(1).AddMinutes(15).AddSeconds(1), 64L << 20, null, null, null, 127, @"X:\b\Sales.trn", 2, 0)
+            .Row(5, "Sales_2019", SalesGuid, "D", false, true, Night.AddDays(-30), Night.AddDays(-30).AddSeconds(55), 19 * GiB, 19 * GiB, null, null, 8, @"X:\b\old.bak", 102, 0);
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
         var reader = new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)));
 
@@ -112,8 +130,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
     {
         // Given: key_algorithm NO_Encryption (not encrypted) and device_type 105 and 102 (permanent devices, backupmediafamily)
         var msdb = MsdbRows()
-            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 20 * GiB, "NO_Encryption", null, 8, "SalesTape", 105, 0)
-            .Row(2, "Sales", "Sales", "D", false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(60), 20 * GiB, 20 * GiB, "AES_256", null, 8, "SalesDisk", 102, 0);
+            .Row(1, "Sales", null, "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 20 * GiB, "NO_Encryption", null, 8, "SalesTape", 105, 0)
+            .Row(2, "Sales", null, "D", false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(60), 20 * GiB, 20 * GiB, "AES_256", null, 8, "SalesDisk", 102, 0);
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
 
         // When
@@ -152,8 +170,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
     {
         // Given: one full backup seen by msdb and by CommandLog (which starts 0.4 s earlier), and a failed log backup only CommandLog saw
         var msdb = MsdbRows()
-            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0)
-            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"Y:\b\Sales_2.bak", 2, 0);
+            .Row(1, "Sales", null, "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0)
+            .Row(1, "Sales", null, "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"Y:\b\Sales_2.bak", 2, 0);
         var log = CommandLogRows()
             .Row(10, "Sales", "BACKUP_DATABASE", @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak', DISK = N'Y:\b\Sales_2.bak' WITH CHECKSUM, COMPRESSION, BUFFERCOUNT = 50, MAXTRANSFERSIZE = 4194304",
                 Night.AddMilliseconds(-400), Night.AddSeconds(60.3), 0, null)
@@ -187,7 +205,7 @@ public sealed class ServerHistoryReaderTests : IDisposable
             .Command(Night, TimeSpan.FromSeconds(60), @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak' WITH CHECKSUM, COMPRESSION, BUFFERCOUNT = 50", pages: 2_621_440, engineSeconds: 59.3)
             .WriteTo(_folder, "job.txt");
         var msdb = MsdbRows()
-            .Row(1, "Sales", "Sales", "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0);
+            .Row(1, "Sales", null, "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0);
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
         var db = Path.Combine(_folder, "history.db");
 
@@ -202,6 +220,54 @@ public sealed class ServerHistoryReaderTests : IDisposable
         var row = csv.Output.Split('\n', StringSplitOptions.RemoveEmptyEntries)[1];
         Assert.StartsWith("PROD01,Sales,backup,database,1,0,1,", row);
         Assert.Contains("msdb ola-output", row);
+    }
+
+    [Fact]
+    public async Task Databases_with_AUTO_CLOSE_are_never_opened_and_the_import_says_so()
+    {
+        // Given: Archive has AUTO_CLOSE on (reading its row of sys.database_recovery_status would start it)
+        var msdb = MsdbRows()
+            .Row(1, "Sales_2019", SalesGuid, "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales.bak", 2, 0)
+            .Row(2, "Archive", "00000000-0000-0000-0000-000000000009", "D", false, true, Night, Night.AddSeconds(60), GiB, GiB, null, null, 8, @"X:\b\Archive.bak", 2, 0);
+        var databases = Databases((1, "master", false), (5, "Sales", false), (9, "Archive", true));
+        await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null, databases));
+
+        // When
+        var history = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
+            .ReadAsync(new ServerHistoryRequest(Night.AddDays(-1), [], null), CancellationToken.None);
+
+        // Then: no statement names Archive's database_id or its name (no GUID read, no HAS_DBACCESS, no OBJECT_ID),
+        // Sales is still found under its current name, and both notes name Archive
+        Assert.DoesNotContain(server.Requests, r => Equals(r.Parameters.GetValueOrDefault("@database_id"), 9));
+        Assert.DoesNotContain(server.Requests, r => Equals(r.Parameters.GetValueOrDefault("@database"), "Archive"));
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains("JOIN sys.database_recovery_status", StringComparison.Ordinal));
+        Assert.Equal(["Sales", "Archive"], history.Operations.Select(o => o.Database));
+        Assert.Contains(history.Notes, n => n.Contains("AUTO_CLOSE", StringComparison.Ordinal) && n.Contains("[Archive]", StringComparison.Ordinal) && n.Contains("renamed", StringComparison.Ordinal));
+        Assert.Contains(history.Notes, n => n.Contains("AUTO_CLOSE", StringComparison.Ordinal) && n.Contains("CommandLog", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task A_commandlog_this_replica_cannot_read_is_a_note_and_the_rest_is_imported()
+    {
+        // Given: DBA has a CommandLog; AGDB is a non-readable availability-group secondary (error 976 on any read)
+        var msdb = MsdbRows().Row(1, "Sales", null, "D", false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0);
+        var log = CommandLogRows().Row(10, "Sales", "BACKUP_DATABASE", @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak'", Night.AddMilliseconds(-400), Night.AddSeconds(60.3), 0, null);
+        const string notReadable = "The target database, 'AGDB', is participating in an availability group and is currently not accessible for queries.";
+        var script = Server(Columns2022(), msdb, log, Databases((1, "master", false), (7, "DBA", false), (8, "AGDB", false), (10, "AGDB2", false)))
+            .On(r => Equals(r.Parameters.GetValueOrDefault("@database"), "AGDB"), _ => new TdsResponse().Error(976, 14, notReadable))
+            .On(r => Equals(r.Parameters.GetValueOrDefault("@database"), "AGDB2"), _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("has_command_log")).Row(1)))
+            .On("FROM [AGDB2].dbo.CommandLog", _ => new TdsResponse().Error(976, 14, notReadable.Replace("AGDB", "AGDB2", StringComparison.Ordinal)));
+        await using var server = TdsServerDouble.Start(script);
+
+        // When
+        var history = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
+            .ReadAsync(new ServerHistoryRequest(Night.AddDays(-1), [], null), CancellationToken.None);
+
+        // Then
+        Assert.Equal(2, history.Operations.Count);
+        Assert.Equal([("DBA", 1)], history.CommandLogs);
+        Assert.Contains(history.Notes, n => n.StartsWith("[AGDB].dbo.CommandLog not read (error 976", StringComparison.Ordinal));
+        Assert.Contains(history.Notes, n => n.StartsWith("[AGDB2].dbo.CommandLog not read (error 976", StringComparison.Ordinal));
     }
 
     [Fact]
