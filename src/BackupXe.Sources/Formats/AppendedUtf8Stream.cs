@@ -26,7 +26,8 @@ internal sealed class AppendedUtf8Stream : Stream
 
     private readonly Stream _inner;
     private readonly SourceStatus _status;
-    private readonly byte[] _buffer = new byte[64 * 1024];
+    // As large as the raw ERRORLOG's reads (128 KB), which a file stream then hands straight to the file.
+    private readonly byte[] _buffer = new byte[128 * 1024];
     private readonly Decoder _utf8 = new UTF8Encoding(encoderShouldEmitUTF8Identifier: false).GetDecoder();
     private char[] _chars = [];
     private int _start;
@@ -139,7 +140,8 @@ internal sealed class AppendedUtf8Stream : Stream
     {
         _bufferOffset += _end;
         _start = _end = _scan = 0;
-        var read = _inner.Read(destination);
+        // No more than the buffer can keep when the careful path needs the rest.
+        var read = _inner.Read(destination[..Math.Min(destination.Length, _buffer.Length)]);
         if (read == 0)
         {
             _ended = true;

@@ -144,6 +144,26 @@ public class MisGroupingTests
         Assert.NotEmpty(run.Completed);
     }
 
+    [Fact]
+    public async Task Given_a_large_utf16_errorlog_with_cjk_text_when_analysed_then_no_part_is_taken_for_appended_utf8()
+    {
+        // Given: 400 KB of messages naming a database in Chinese (U+4E2D is the byte pair '-' 'N', ASCII both) before the
+        // restore sample, so that such characters fall in every block the reader asks for
+        var raw = File.ReadAllBytes(CliRun.Sample("log-zeroing-restore.log"));
+        var sample = Encoding.Unicode.GetString(raw, 2, raw.Length - 2);
+        var filler = string.Concat(Enumerable.Repeat("2024-05-02 06:00:00.00 spid12      Starting up database '中文数据库' 中中.\r\n", 4000));
+        byte[] bytes = [.. raw[..2], .. Encoding.Unicode.GetBytes(filler + sample)];
+        var clean = await HostileRun.AnalyzeAsync(raw, "restore.log");
+
+        // When
+        var run = await HostileRun.AnalyzeAsync(bytes, "restore.log");
+
+        // Then
+        run.AssertInvariants("cjk");
+        Assert.Equal(0, run.ExitCode);
+        Assert.Equal(clean.Completed, run.Completed);
+    }
+
     [Theory]
     [InlineData("buffer-starved-backup.xml", false)]
     [InlineData("buffer-starved-backup.xml", true)]
