@@ -68,6 +68,14 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
             case ClientCommandEvent client:
                 ObserveClientCommand(client);
                 break;
+            case ClientCommandUnfinishedEvent unfinished:
+                if (_open.Last(o => o.Kind == unfinished.Kind && o.ClientCommand is null && (unfinished.Database is null || Named(o.Database, unfinished.Database))) is null)
+                {
+                    // Left open, so that the end of the input reports it as incomplete.
+                    Adopt(unfinished.Kind, unfinished.Scope, unfinished.Database, null, unfinished.Timestamp);
+                }
+
+                break;
         }
     }
 
@@ -114,9 +122,20 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
 
     private void ObserveProgress(ProgressTraceEvent progress, ParsedTraceMessage parsed)
     {
-        if (parsed.Message is ImplausibleValue)
+        if (parsed.Message is ImplausibleValue implausible)
         {
-            // Damage: a file source has already reported it with its line; a live one has nowhere to say it.
+            // Damage: a file source has already reported it with its line; a live one has nowhere to say it. A damaged
+            // completion line still ends its operation, whose figures are then unknown.
+            if (implausible.Completes is { } kind
+                && FindOpen(progress.SessionId, progress.DatabaseName is { Length: > 0 } named ? named : parsed.PrefixDatabase, kind) is { } ended
+                && ended.Kind == kind)
+            {
+                ended.Scope ??= implausible.CompletedScope;
+                ended.Finish(progress.Timestamp, OperationStatus.Completed, null);
+                MoveToEnded(ended);
+                return;
+            }
+
             OrphanMessages++;
             return;
         }
@@ -136,7 +155,7 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
                 MoveToEnded(recorded);
                 return;
             case CompletionSummary summary:
-                var summarised = FindForSummary(summary, progress.SessionId)
+                var summarised = FindForSummary(summary, progress.SessionId, database)
                     ?? Adopt(summary.Kind, summary.Scope, database, progress.SessionId, at);
                 summarised.ApplySummary(summary, at);
                 MoveToEnded(summarised);
@@ -298,7 +317,7 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         => _open.Last(o => o.Kind == kind && Named(o.Database, database) && (sessionId is null || o.SessionId is null || o.SessionId == sessionId))
             ?? _ended.Last(o => o.Kind == kind && Named(o.Database, database) && o.Summary is null);
 
-    private BackupOperation? FindForSummary(CompletionSummary summary, int? sessionId)
+    private BackupOperation? FindForSummary(CompletionSummary summary, int? sessionId, string? database)
     {
         // The summary line names no database; it follows the history line of the same operation.
         if (_lastHistoryMatch is { Summary: null } last && last.Kind == summary.Kind)
@@ -306,8 +325,10 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
             return last;
         }
 
+        // A source that names the database on every line (client output, XE) tells apart two open ones of a kind.
         bool Fits(BackupOperation o) => o.Kind == summary.Kind && o.Summary is null
-            && (sessionId is null || o.SessionId is null || o.SessionId == sessionId);
+            && (sessionId is null || o.SessionId is null || o.SessionId == sessionId)
+            && SameDatabase(o.Database, database);
 
         var open = _open.InOrder.Where(Fits).Take(2).ToList();
         if (open.Count == 1)

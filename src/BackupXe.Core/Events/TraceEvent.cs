@@ -148,3 +148,14 @@ public sealed record ClientCommandEvent(
 
 /// <summary>An event BackupXe does not analyse (e.g. rpc_completed): counted, not interpreted.</summary>
 public sealed record OtherEvent(DateTime Timestamp, int? SessionId, string Name) : TraceEvent(Timestamp, SessionId);
+
+/// <summary>
+/// A BACKUP or RESTORE command the client sent but whose end it never printed (the output was cut, or the next command
+/// began before this one's outcome), and for which the server printed nothing: still an operation, reported as
+/// incomplete, as the history keeps it.
+/// </summary>
+public sealed record ClientCommandUnfinishedEvent(
+    DateTime Timestamp,
+    OperationKind Kind,
+    Parsing.OperationScope Scope,
+    string? Database) : TraceEvent(Timestamp, null);

@@ -78,7 +78,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         var parsed = _parser.Parse(line).Message;
         LastMessage = parsed;
         Rejected = parsed as ImplausibleValue;
-        if (Rejected is not null)
+        if (Rejected is { Completes: null })
         {
             // A number SQL Server cannot write: the caller reports it at its line; nothing is computed from it.
             return None;
@@ -147,6 +147,9 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         {
             case CompletionSummary summary:
                 return Close(summary.Kind, summary.Scope);
+            case ImplausibleValue { Completes: { } kind } damaged:
+                // Its figures are lost, but the operation ended here: the next one's lines must not join it.
+                return Close(kind, damaged.CompletedScope);
             case OperationFailed { Kind: { } kind } failed when _failing is null:
                 _failing = kind;
                 _failingScope = failed.Scope;

@@ -244,7 +244,17 @@ internal sealed record KnownStep(string Text) : TraceMessage;
 /// A known message carrying a number SQL Server cannot write (see <see cref="ServerRanges"/>): damage, reported
 /// where it was read and dropped, never analysed.
 /// </summary>
-public sealed record ImplausibleValue(string Reason) : TraceMessage;
+public sealed record ImplausibleValue(string Reason) : TraceMessage
+{
+    /// <summary>
+    /// Set when the damaged message is a completion line ("BACKUP DATABASE successfully processed ..."): its figures
+    /// are lost, but it still ends an operation of this kind, so the lines after it are not taken for this one's.
+    /// </summary>
+    public OperationKind? Completes { get; init; }
+
+    /// <summary>The scope the completion line names, with <see cref="Completes"/>.</summary>
+    public OperationScope? CompletedScope { get; init; }
+}
 
 /// <summary>A message not in the vocabulary: counted and available in verbose output, never an error.</summary>
 public sealed record UnknownMessage(string Text) : TraceMessage;

@@ -585,11 +585,20 @@ public sealed class TraceMessageParser
         var cursor = new Cursor(tail);
         if (cursor.Long() is not { } pages || !cursor.Word("pages") || !TimedRate(ref cursor, out var seconds, out var rate))
         {
-            return null;
+            // Figures no server prints (negative pages, NaN seconds): damage, not another program's line, and the
+            // operation still ends here. Words where the figures go ("many pages") stay an unknown line.
+            return tail.TrimStart() is [>= '0' and <= '9' or '-' or '+' or '.', ..]
+                ? new ImplausibleValue($"completion line with figures SQL Server does not write ('{Shown(tail.Trim())}')") { Completes = kind, CompletedScope = scope }
+                : null;
         }
 
-        return (TraceMessage?)Impossible(pages, seconds, rate, "completion line") ?? new CompletionSummary(kind, scope, pages, seconds, rate);
+        return Impossible(pages, seconds, rate, "completion line") is { } impossible
+            ? impossible with { Completes = kind, CompletedScope = scope }
+            : new CompletionSummary(kind, scope, pages, seconds, rate);
     }
+
+    // A damaged line is quoted in its problem, but not at any length.
+    private static string Shown(ReadOnlySpan<char> text) => text.Length <= 80 ? text.ToString() : $"{text[..80]}...";
 
     // "in 43.967 seconds (1429.096 MB/sec)." to the end of the line: the figures every completion line ends with.
     private static bool TimedRate(ref Cursor cursor, out double seconds, out double rate)

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Text;
 using BackupXe.Core.Events;
@@ -112,7 +113,27 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
 
                 if (ErrorlogLine.HasTimestampShape(line))
                 {
-                    status.Report($"line {lineNumber}", $"'{line[..19]}' is not a valid date and time; line skipped");
+                    // A damaged stamp on a sound line (its text may be the completion line): the message is kept, at the
+                    // time of the line before, since the log is written in time order.
+                    if (message.LastTimestamp is { } before && Repaired(line, before) is { } repaired)
+                    {
+                        status.Report($"line {lineNumber}", string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"'{line[..19]}' is not a valid date and time; read at the time of the line before ({before:yyyy-MM-dd HH:mm:ss.ff})"));
+                        var ready = message.Take(status);
+                        message.Start(repaired, line, lineNumber);
+                        if (ready is not null)
+                        {
+                            messages++;
+                            status.Events++;
+                            yield return ready;
+                        }
+                    }
+                    else
+                    {
+                        status.Report($"line {lineNumber}", $"'{line[..19]}' is not a valid date and time; line skipped");
+                    }
+
                     continue;
                 }
 
@@ -164,6 +185,20 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
         }
     }
 
+    // The columns of a line whose stamp is damaged, read as if it carried `before`; null when they cannot be read either.
+    private static ErrorlogLine? Repaired(ReadOnlySpan<char> line, DateTime before)
+    {
+        const int StampChars = 19;
+        Span<char> copy = line.Length <= 1024 ? stackalloc char[line.Length] : new char[line.Length];
+        line.CopyTo(copy);
+        if (!before.TryFormat(copy[..StampChars], out var written, "yyyy-MM-dd HH:mm:ss", CultureInfo.InvariantCulture) || written != StampChars)
+        {
+            return null;
+        }
+
+        return ErrorlogLine.TryParse(copy, null, out var parsed) ? parsed with { Timestamp = before } : null;
+    }
+
     // sp_readerrorlog results saved from SSMS carry a header row, a dashed underline (text mode) and a row count.
     private static bool IsExportDecoration(ReadOnlySpan<char> line)
     {
@@ -175,7 +210,7 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
     }
 
     private CharBlocks? Open(SourceStatus status)
-        => TextInput.Opened(status, () => CharBlocks.Open(_open(), _encodingWithoutBom, ReadBufferBytes));
+        => TextInput.Opened(status, () => CharBlocks.Open(AppendedUtf8Stream.Over(_open(), _encodingWithoutBom, status), _encodingWithoutBom, ReadBufferBytes));
 
     private static bool TryReadLine(
         BoundedLineReader reader, SourceStatus status, int lineNumber, CancellationToken cancellationToken, out ReadOnlySpan<char> line)
@@ -210,6 +245,9 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
         private long _dropped;
 
         public bool IsOpen { get; private set; }
+
+        /// <summary>The time of the last message started, whether or not it is still open.</summary>
+        public DateTime? LastTimestamp => AnyStarted ? _line.Timestamp : null;
 
         public bool AnyStarted { get; private set; }
 

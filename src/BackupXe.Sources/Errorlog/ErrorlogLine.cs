@@ -29,30 +29,36 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
     // are two, not one set: with U+FFFD in it the set is searched by a slower non-ASCII method, which cost more than
     // both scans together on every line (docs/performance.md).
     // (CharRange says why it is a SearchValues and not IndexOfAnyExceptInRange.)
+    // C1 controls (U+0080-U+009F) lie inside the quick range, and no server writes them either: their own range scan,
+    // only on lines that are not all printable ASCII (the reader proves that for nearly every line of a log).
     public static bool LooksBinary(ReadOnlySpan<char> line)
-        => line.ContainsAnyExcept(PlainText) && (line.ContainsAny(Controls) || line.Contains('\uFFFD'));
+        => (line.ContainsAnyExcept(PlainText) && (line.ContainsAny(Controls) || line.Contains('\uFFFD')))
+            || line.ContainsAnyInRange('\u0080', '\u009F');
 
     /// <summary>
     /// True when <paramref name="line"/> starts with digits laid out as an ERRORLOG timestamp, valid or not: a line
     /// dated 2024-02-30 or at hour 25 is a damaged message start, not continuation text.
     /// </summary>
+    /// <remarks>
+    /// One character of the layout may be wrong (<c>2024-O5-02</c>, a flipped bit, a digit lost to an editor): a
+    /// timestamp damaged so is still no continuation text, which never matches 18 of these 19 places.
+    /// </remarks>
     public static bool HasTimestampShape(ReadOnlySpan<char> s)
     {
-        if (s.Length < MinTimestampLength || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T')
-            || s[13] != ':' || s[16] != ':')
+        const string Layout = "0000-00-00 00:00:00";
+        if (s.Length < MinTimestampLength)
         {
             return false;
         }
 
-        foreach (var i in (ReadOnlySpan<int>)[0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18])
+        var wrong = 0;
+        for (var i = 0; i < Layout.Length && wrong <= 1; i++)
         {
-            if (!char.IsAsciiDigit(s[i]))
-            {
-                return false;
-            }
+            var fits = Layout[i] == '0' ? char.IsAsciiDigit(s[i]) : s[i] == Layout[i] || (i == 10 && s[i] == 'T');
+            wrong += fits ? 0 : 1;
         }
 
-        return true;
+        return wrong <= 1;
     }
 
     /// <summary>

@@ -40,7 +40,7 @@ public sealed class InputPrefix
 }
 
 /// <summary>A prefix as text: the encoding it was found in and its complete lines.</summary>
-/// <param name="Encoding">From the BOM; else UTF-16LE when every other byte of ASCII text is zero; else UTF-8.</param>
+/// <param name="Encoding">From the BOM; else UTF-16LE or BE when ASCII text shows a zero in every odd or even byte; else UTF-8.</param>
 /// <param name="Content">The decoded text without the BOM, cut after its last complete line unless the input ended.</param>
 public sealed record TextPrefix(Encoding Encoding, string Content)
 {
@@ -75,8 +75,10 @@ public sealed record TextPrefix(Encoding Encoding, string Content)
         var (encoding, bomLength) = SniffEncoding(head);
         var bytes = head[bomLength..];
         var chars = new char[encoding.GetMaxCharCount(bytes.Length)];
-        // Without a flush a character split by the cut stays undecoded instead of becoming U+FFFD.
-        var text = chars.AsSpan(0, encoding.GetDecoder().GetChars(bytes, chars, flush: isWholeInput));
+        // Without a flush a character split by the cut stays undecoded instead of becoming U+FFFD; so does one split
+        // by the end of the input (an odd last byte of UTF-16), which the reader reports at its line: judged here, it
+        // would make a two-line log look half binary and refuse it whole.
+        var text = chars.AsSpan(0, encoding.GetDecoder().GetChars(bytes, chars, flush: false));
         if (!isWholeInput && text.LastIndexOfAny('\r', '\n') is var lastBreak and >= 0)
         {
             // The CR of a last CR LF goes too, or it would end one more, empty, line.
@@ -103,10 +105,16 @@ public sealed record TextPrefix(Encoding Encoding, string Content)
             return (Encoding.BigEndianUnicode, 2);
         }
 
-        // An ERRORLOG copied without its BOM is still UTF-16LE: ASCII text then shows a zero in every odd byte.
+        // An ERRORLOG or XML copied without its BOM is still UTF-16: ASCII text then shows a zero in every odd byte
+        // (little-endian) or every even one (big-endian).
         if (head.Length >= 2 && head[0] != 0 && head[1] == 0)
         {
             return (Encoding.Unicode, 0);
+        }
+
+        if (head.Length >= 2 && head[0] == 0 && head[1] != 0)
+        {
+            return (Encoding.BigEndianUnicode, 0);
         }
 
         return (new UTF8Encoding(encoderShouldEmitUTF8Identifier: false), 0);

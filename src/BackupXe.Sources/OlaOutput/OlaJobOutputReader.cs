@@ -120,6 +120,11 @@ internal sealed partial class OlaJobOutputReader
 
                 if (line.StartsWith("Command: ", StringComparison.Ordinal))
                 {
+                    if (block is { Outcome: null })
+                    {
+                        Problem(block.Line, "the next command begins before this one's 'Outcome:' line: its end was not printed; reported as incomplete");
+                    }
+
                     if (Finish(block) is { } previous)
                     {
                         yield return previous;

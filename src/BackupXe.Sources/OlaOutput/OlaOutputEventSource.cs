@@ -62,7 +62,13 @@ internal sealed class OlaOutputEventSource : ITraceEventSource
                     yield return new ProgressTraceEvent(TraceEvent.NoClock, null, command.Kind, command.Database, message.Text);
                 }
 
-                if (operation?.End is { } end && end >= operation.Start)
+                if (operation?.End is null && messages.Count == 0)
+                {
+                    // Nothing else would make this command an operation of analyze's, although the history keeps it.
+                    status.Events++;
+                    yield return new ClientCommandUnfinishedEvent(TraceEvent.NoClock, command.Kind, command.Scope, command.Database);
+                }
+                else if (operation?.End is { } end && end >= operation.Start)
                 {
                     status.Events++;
                     yield return new ClientCommandEvent(TraceEvent.NoClock, operation.Kind, operation.Scope, operation.Database,

@@ -39,12 +39,19 @@ internal sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventS
     }
 
     /// <param name="name">What the user named, reported as <see cref="Name"/>.</param>
-    /// <param name="open">Opens the content; called once per read. The encoding comes from its BOM or declaration.</param>
-    public XeXmlEventSource(string name, Func<Stream> open)
+    /// <param name="open">Opens the content; called once per read. A UTF-16 BOM decides the encoding; else UTF-8's BOM or the declaration, unless <paramref name="recognisedEncoding"/> is UTF-16.</param>
+    /// <param name="recognisedEncoding">
+    /// The encoding format detection found the text in. When it is UTF-16 (by BOM or by the zero bytes of ASCII text) it
+    /// decides, not the declaration: a file re-encoded by an editor or PowerShell keeps its <c>encoding="utf-8"</c>.
+    /// </param>
+    public XeXmlEventSource(string name, Func<Stream> open, System.Text.Encoding? recognisedEncoding = null)
     {
         Name = name;
         _open = open;
+        _utf16 = recognisedEncoding as System.Text.UnicodeEncoding;
     }
+
+    private readonly System.Text.UnicodeEncoding? _utf16;
 
     public string Name { get; }
 
@@ -115,5 +122,36 @@ internal sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventS
     }
 
     private XmlReader? OpenReader(SourceStatus status)
-        => TextInput.Opened(status, () => XmlReader.Create(_open(), ReaderSettings(closeInput: true)));
+        => TextInput.Opened(status, () => Reader(_open()));
+
+    // UTF-8 goes to the XML reader as bytes (it decodes them and reports a bad one where it is); UTF-16, by BOM or by
+    // its zero bytes, is decoded here, so that a declaration left at "utf-8" by whatever re-encoded the file does not
+    // switch the reader to the wrong encoding. Either way long CDATA sections reach the reader as character data.
+    private XmlReader Reader(Stream stream)
+    {
+        var head = new byte[2];
+        int length;
+        try
+        {
+            length = stream.ReadAtLeast(head, head.Length, throwOnEndOfStream: false);
+        }
+        catch
+        {
+            stream.Dispose();
+            throw;
+        }
+
+        var bigEndian = head is [0xFE, 0xFF] || (head is not [0xFF, 0xFE] && _utf16 is { CodePage: 1201 });
+        var utf16 = head is [0xFF, 0xFE] or [0xFE, 0xFF] || _utf16 is not null;
+        var bom = length == 2 && head is [0xFF, 0xFE] or [0xFE, 0xFF];
+        var content = new PrefixedStream(bom ? ReadOnlyMemory<byte>.Empty : head.AsMemory(0, length), stream);
+        if (!utf16)
+        {
+            return XmlReader.Create(new BoundedCDataStream(content), ReaderSettings(closeInput: true));
+        }
+
+        var decoded = new StreamReader(
+            content, new System.Text.UnicodeEncoding(bigEndian, byteOrderMark: false, throwOnInvalidBytes: true), detectEncodingFromByteOrderMarks: false);
+        return XmlReader.Create(new BoundedCDataReader(decoded), ReaderSettings(closeInput: true));
+    }
 }

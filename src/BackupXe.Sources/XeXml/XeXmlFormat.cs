@@ -29,5 +29,5 @@ internal sealed class XeXmlFormat : IInputFormat
             : FormatMatch.None;
     }
 
-    public ITraceEventSource Open(string name, Stream content, FormatMatch match) => new XeXmlEventSource(name, OneShot.Of(content));
+    public ITraceEventSource Open(string name, Stream content, FormatMatch match) => new XeXmlEventSource(name, OneShot.Of(content), match.TextEncoding);
 }

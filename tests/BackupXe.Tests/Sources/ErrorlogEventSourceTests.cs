@@ -340,11 +340,13 @@ public sealed class ErrorlogEventSourceTests
             // When
             var run = await ReadTextAsync(text, Encodings.Utf8WithoutBom);
 
-            // Then the message above stays whole and the damaged line is named
-            Assert.Equal("first", Assert.Single(run.Progress).Message);
+            // Then the message above stays whole, the damaged line is named, and its message is kept at the time above
+            Assert.Equal(["first", "second"], run.Progress.Select(p => p.Message));
+            Assert.Equal(run.Progress[0].Timestamp, run.Progress[1].Timestamp);
+            Assert.Equal(51, run.Progress[1].SessionId);
             var problem = Assert.Single(run.Status.Problems);
             Assert.Equal("line 2", problem.Location);
-            Assert.Contains("not a valid date and time", problem.Message);
+            Assert.Contains("not a valid date and time; read at the time of the line before", problem.Message);
         }
 
         [Fact]
