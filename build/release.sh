@@ -37,11 +37,12 @@ trap 'rm -rf "$work"' EXIT
 dotnet pack "$cli" -c Release -o "$out" "${stamp[@]}"
 
 # Only the executable and the native libraries it loads go into an archive: the publish folder also holds the
-# symbols (backupxe.dbg, 64 MB, for crash dumps) and files of the daemon's project, which the CLI links as a library.
+# symbols (backupxe.dbg, 64 MB, for crash dumps). The daemon's launcher and settings never reach the publish folder
+# (src/BackupXe.Cli/BackupXe.Cli.csproj leaves them out; CliOutputContentTests).
 pack_folder() { # pack_folder PUBLISH_DIR NAME: copies the files a user runs into $work/NAME
   mkdir -p "$work/$2"
   find "$1" -maxdepth 1 -type f \( -name 'backupxe' -o -name 'backupxe.exe' -o -name '*.so' -o -name '*.dll' \) \
-    ! -name 'BackupXe.Worker*' -exec cp {} "$work/$2/" \;
+    -exec cp {} "$work/$2/" \;
   cp "$root/README.md" "$work/$2/"
 }
 
