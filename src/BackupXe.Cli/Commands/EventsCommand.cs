@@ -101,7 +101,7 @@ public static class EventsCommand
                     source.AddNames(columns, cancellationToken);
                     if (columns.Overflowed)
                     {
-                        return $"backupxe: {Core.Reporting.TerminalText.Line(path)}: more than {XeNames.MaxNames:N0} distinct field and action names, more than a CSV header should hold: use --format jsonl";
+                        return string.Create(System.Globalization.CultureInfo.InvariantCulture, $"backupxe: {Core.Reporting.TerminalText.Line(path)}: more than {XeNames.MaxNames:N0} distinct field and action names, more than a CSV header should hold: use --format jsonl");
                     }
                 }
             }

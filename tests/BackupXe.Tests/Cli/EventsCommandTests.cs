@@ -103,6 +103,35 @@ public class EventsCommandTests
     }
 
     [Fact]
+    public async Task Csv_of_an_errorlog_has_its_two_fields_as_columns()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("events", CliRun.Sample("log-zeroing-restore.log"), "--format", "csv");
+
+        // Then
+        Assert.Equal((0, string.Empty), (run.ExitCode, run.Error));
+        var rows = CsvRows(run.Output);
+        Assert.Equal(["timestamp", "name", "package", "spid", "text"], rows[0]);
+        Assert.Contains(rows, r => r[1] == "errorlog_message" && r[3] == "58");
+    }
+
+    [Fact]
+    public async Task Csv_refuses_an_input_with_more_distinct_names_than_a_header_should_hold_in_one_line()
+    {
+        // Given XE XML whose one event has 5,000 differently named fields
+        var fields = string.Concat(Enumerable.Range(0, 5000).Select(i => $"<data name=\"f{i}\"><value>1</value></data>"));
+        using var input = TempInput.WithText($"<events><event name=\"e\" package=\"p\" timestamp=\"2024-05-01T01:30:00.000Z\">{fields}</event></events>", new System.Text.UTF8Encoding(false), "wide.xml");
+
+        // When
+        var run = await CliRun.RunAsync("events", input.Path, "--format", "csv");
+
+        // Then nothing listed, one located line, exit 1
+        Assert.Equal((1, string.Empty), (run.ExitCode, run.Output));
+        var line = Assert.Single(run.Error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith($"backupxe: {input.Path}: more than 4,096 distinct field and action names", line);
+    }
+
+    [Fact]
     public async Task Csv_refuses_standard_input_which_cannot_be_read_twice()
     {
         // Given / When
