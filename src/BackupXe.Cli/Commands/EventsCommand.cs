@@ -33,14 +33,24 @@ internal static class EventsCommand
         command.SetAction(async (parse, cancellationToken) =>
         {
             var wanted = parse.GetValue(names) is { Length: > 0 } chosen ? new HashSet<string>(chosen, StringComparer.OrdinalIgnoreCase) : null;
+            var paths = parse.GetRequiredValue(inputs);
+            var csv = parse.GetValue(format) == "csv";
+            var columns = new XeNames();
+            if (csv && await CsvColumnsAsync(paths, columns, cancellationToken) is { } refused)
+            {
+                await Console.Error.WriteLineAsync(refused);
+                return ExitCodes.NothingUsable;
+            }
+
             var statuses = new List<SourceStatus>();
             var seen = new EventNames();
+            EventListWriter list;
             await using (var target = new ReportOutput(parse.GetValue(output), standardOutput))
             {
                 var buffer = new OutputBuffer(target.Bytes);
-                var list = EventListWriter.For(parse.GetValue(format)!, buffer);
+                list = EventListWriter.For(parse.GetValue(format)!, buffer, columns);
                 list.Start();
-                foreach (var source in parse.GetRequiredValue(inputs).Select(InputSources.Open))
+                foreach (var source in paths.Select(InputSources.Open))
                 {
                     var status = new SourceStatus();
                     statuses.Add(status);
@@ -60,10 +70,45 @@ internal static class EventsCommand
                 return ExitCodes.NothingUsable;
             }
 
+            if (list is CsvEventListWriter { Unplaced.Count: > 0 } rows)
+            {
+                await Console.Error.WriteLineAsync($"backupxe: {string.Join(", ", rows.Unplaced.Select(Core.Reporting.TerminalText.Line))} appeared after the CSV header was written (an input changed between its two reads): their values are not listed; list them with --format jsonl");
+                return ExitCodes.Partial;
+            }
+
             return ExitCodes.For(statuses);
         });
         return command;
     }
+
+    /// <summary>
+    /// The first of the two passes a CSV listing makes: the union of the inputs' field and action names, read without
+    /// reading events where the format declares them (docs/options.md). Null when done; else the one line that says
+    /// why the listing cannot be made.
+    /// </summary>
+    private static Task<string?> CsvColumnsAsync(string[] paths, XeNames columns, CancellationToken cancellationToken) => Task.Run(
+        () =>
+        {
+            foreach (var path in paths)
+            {
+                if (path == InputSources.StandardInput)
+                {
+                    return "backupxe: -: events --format csv reads each input twice (its field names first, for the header) and standard input can be read once: give a file, or use --format jsonl";
+                }
+
+                if (InputSources.Open(path) is IXeEventSource source)
+                {
+                    source.AddNames(columns, cancellationToken);
+                    if (columns.Overflowed)
+                    {
+                        return string.Create(System.Globalization.CultureInfo.InvariantCulture, $"backupxe: {Core.Reporting.TerminalText.Line(path)}: more than {XeNames.MaxNames:N0} distinct field and action names, more than a CSV header should hold: use --format jsonl");
+                    }
+                }
+            }
+
+            return null;
+        },
+        cancellationToken);
 
     private static async Task ListAsync(ITraceEventSource source, SourceStatus status, HashSet<string>? wanted, EventListWriter list, EventNames seen, CancellationToken cancellationToken)
     {

@@ -34,8 +34,9 @@ internal abstract class EventListWriter
 
     protected OutputBuffer Output { get; }
 
-    public static EventListWriter For(string format, OutputBuffer output) =>
-        format == "csv" ? new CsvEventListWriter(output) : new JsonLinesEventListWriter(output);
+    /// <param name="names">The columns of a CSV listing; not used by JSON Lines, which names each value where it is.</param>
+    public static EventListWriter For(string format, OutputBuffer output, XeNames names) =>
+        format == "csv" ? new CsvEventListWriter(output, names) : new JsonLinesEventListWriter(output);
 
     /// <summary>Called once before the first event.</summary>
     public virtual void Start()
@@ -72,13 +73,6 @@ internal abstract class EventListWriter
     }
 
     /// <summary>A JSON object of name: value, numbers and booleans typed, map fields by their text.</summary>
-    protected void Object(IReadOnlyList<XeValue> values)
-    {
-        _json.Reset();
-        WriteObject(values);
-        _json.Flush();
-    }
-
     private void WriteObject(IReadOnlyList<XeValue> values)
     {
         var json = _json;
@@ -129,76 +123,174 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output) : EventListW
 }
 
 /// <summary>
-/// CSV (RFC 4180): one row per event with fixed columns, so the output can stream without knowing every event's
-/// fields first; the fields and actions cells each hold a JSON object.
+/// CSV (RFC 4180): one row per event, a column per field and per action. The columns are known before the first row
+/// (<see cref="XeNames"/>, gathered by a first pass that reads no event): <c>timestamp,name,package</c>, then every
+/// data field by name in ordinal order, then every action as <c>package.name</c> in ordinal order; an event leaves
+/// the cells of fields it lacks empty. Numbers and booleans are written as such (a negative number is no formula);
+/// text follows <see cref="CsvCell.Of"/>.
 /// </summary>
 internal sealed class CsvEventListWriter : EventListWriter
 {
-    private readonly ArrayBufferWriter<byte> _cell;
+    private readonly Dictionary<string, int> _fields = new(StringComparer.Ordinal);
+    private readonly Dictionary<(string Package, string Name), int> _actions = [];
+    private readonly XeValue?[] _row;
+    private readonly IReadOnlyList<string> _header;
+    private readonly SortedSet<string> _unplaced = new(StringComparer.Ordinal);
 
-    public CsvEventListWriter(OutputBuffer output)
-        : this(output, new ArrayBufferWriter<byte>(4096))
+    public CsvEventListWriter(OutputBuffer output, XeNames names)
+        : base(output, output)
     {
+        var header = new List<string> { "timestamp", "name", "package" };
+        foreach (var field in names.Fields)
+        {
+            _fields.Add(field, header.Count - 3);
+            header.Add(field);
+        }
+
+        foreach (var action in names.Actions)
+        {
+            _actions.Add(action, header.Count - 3);
+            header.Add(ActionColumn(action.Package, action.Name));
+        }
+
+        _header = header;
+        _row = new XeValue?[header.Count - 3];
     }
 
-    private CsvEventListWriter(OutputBuffer output, ArrayBufferWriter<byte> cell)
-        : base(output, cell)
-    {
-        _cell = cell;
-    }
+    /// <summary>Names an event carried that had no column (met after the header was written): their values are not in the output.</summary>
+    public IReadOnlyCollection<string> Unplaced => _unplaced;
+
+    public static string ActionColumn(string package, string name) => package.Length == 0 ? name : package + "." + name;
 
     public override void Start()
     {
-        Output.Write("timestamp,name,package,fields,actions"u8);
+        for (var i = 0; i < _header.Count; i++)
+        {
+            if (i > 0)
+            {
+                Output.Write((byte)',');
+            }
+
+            TextCell(_header[i]);
+        }
+
         Output.Write(NewLine);
     }
 
     public override void Write(XeEvent xeEvent)
     {
+        Array.Clear(_row);
+        foreach (var field in xeEvent.Fields)
+        {
+            Place(_fields.TryGetValue(field.Name, out var column) ? column : -1, field, field.Name);
+        }
+
+        foreach (var action in xeEvent.Actions)
+        {
+            Place(_actions.TryGetValue((action.Package, action.Name), out var column) ? column : -1, action, null);
+        }
+
         var timestamp = Output.GetSpan(40);
         Output.Advance(Timestamp(xeEvent, timestamp));
         Output.Write((byte)',');
-        Text(CsvCell.Of(xeEvent.Name));
+        TextCell(xeEvent.Name);
         Output.Write((byte)',');
-        Text(CsvCell.Of(xeEvent.Package));
-        Output.Write((byte)',');
-        JsonCell(xeEvent.Fields);
-        Output.Write((byte)',');
-        JsonCell(xeEvent.Actions);
+        TextCell(xeEvent.Package);
+        foreach (var value in _row)
+        {
+            Output.Write((byte)',');
+            if (value is not null)
+            {
+                Cell(value);
+            }
+        }
+
         Output.Write(NewLine);
         Output.WriteIfFull();
     }
 
-    private void Text(string text)
+    private void Place(int column, XeValue value, string? field)
     {
-        var span = Output.GetSpan(Encoding.UTF8.GetMaxByteCount(text.Length));
-        Output.Advance(Encoding.UTF8.GetBytes(text, span));
+        if (column >= 0)
+        {
+            _row[column] = value;
+        }
+        else if (_unplaced.Count < XeNames.MaxNames)
+        {
+            _unplaced.Add(field ?? ActionColumn(value.Package, value.Name));
+        }
     }
 
-    /// <summary>
-    /// The cell of a JSON object, as <see cref="CsvCell.Of"/> would make it (an object never starts like a formula):
-    /// quoted, its quotes doubled span by span, when it holds a comma, quote or line break.
-    /// </summary>
-    private void JsonCell(IReadOnlyList<XeValue> values)
+    private void Cell(XeValue value)
     {
-        _cell.ResetWrittenCount();
-        Object(values);
-        var json = _cell.WrittenSpan;
-        if (json.IndexOfAny(",\"\r\n"u8) < 0)
+        switch (value)
         {
-            Output.Write(json);
+            case { Text: { } text }:
+                TextCell(text);
+                break;
+            case { Value: ulong u } when value.Type != "ptr":
+                Number(u);
+                break;
+            case { Value: long l }:
+                Number(l);
+                break;
+            case { Value: double d } when double.IsFinite(d):
+                Number(d);
+                break;
+            case { Value: bool b }:
+                Output.Write(b ? "true"u8 : "false"u8);
+                break;
+            default:
+                TextCell(value.Display);
+                break;
+        }
+    }
+
+    private void Number<T>(T number)
+        where T : IUtf8SpanFormattable
+    {
+        var span = Output.GetSpan(32);
+        number.TryFormat(span, out var written, default, CultureInfo.InvariantCulture);
+        Output.Advance(written);
+    }
+
+    /// <summary>Writes what <see cref="CsvCell.Of"/> makes of <paramref name="text"/>, without making a string of it.</summary>
+    private void TextCell(ReadOnlySpan<char> text)
+    {
+        if (text.IsEmpty)
+        {
             return;
         }
 
-        Output.Write((byte)'"');
-        while (json.IndexOf((byte)'"') is var quote and >= 0)
+        var quoted = text.IndexOfAny(",\"\r\n") >= 0;
+        if (quoted)
         {
-            Output.Write(json[..(quote + 1)]);
             Output.Write((byte)'"');
-            json = json[(quote + 1)..];
         }
 
-        Output.Write(json);
-        Output.Write((byte)'"');
+        if (text[0] is '=' or '+' or '-' or '@' or '\t' or '\r')
+        {
+            Output.Write((byte)'\'');
+        }
+
+        while (true)
+        {
+            var quote = quoted ? text.IndexOf('"') : -1;
+            var part = quote < 0 ? text : text[..(quote + 1)];
+            var span = Output.GetSpan(Encoding.UTF8.GetMaxByteCount(part.Length));
+            Output.Advance(Encoding.UTF8.GetBytes(part, span));
+            if (quote < 0)
+            {
+                break;
+            }
+
+            Output.Write((byte)'"');
+            text = text[(quote + 1)..];
+        }
+
+        if (quoted)
+        {
+            Output.Write((byte)'"');
+        }
     }
 }

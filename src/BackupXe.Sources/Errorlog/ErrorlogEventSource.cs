@@ -199,6 +199,21 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
         return ErrorlogLine.TryParse(copy, null, out var parsed) ? parsed with { Timestamp = before } : null;
     }
 
+    /// <summary>Every message has the same two fields (<see cref="ReadXeEventsAsync"/>): nothing needs reading.</summary>
+    public void AddNames(XeNames names, CancellationToken cancellationToken)
+    {
+        names.AddField("spid");
+        names.AddField("text");
+        try
+        {
+            // The source was opened to be read once; this use ends it, so its file is closed now rather than when collected.
+            _open().Dispose();
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidOperationException)
+        {
+        }
+    }
+
     // sp_readerrorlog results saved from SSMS carry a header row, a dashed underline (text mode) and a row count.
     private static bool IsExportDecoration(ReadOnlySpan<char> line)
     {

@@ -175,7 +175,29 @@ internal sealed class XeEventParser
         }
 
         var (value, text) = ReadValueAndText(ref type);
-        return new XeValue(name, package, type, value, text);
+        return new XeValue(name, package, type, Typed(type, value), text);
+    }
+
+    /// <summary>
+    /// The <c>&lt;value&gt;</c> as the .xel reader decodes the same type (a number, a boolean), so that a field is
+    /// one type whichever form of a capture it came from; text that does not parse as its type stays text.
+    /// </summary>
+    internal static object? Typed(string type, string? value)
+    {
+        if (value is null)
+        {
+            return null;
+        }
+
+        var invariant = CultureInfo.InvariantCulture;
+        return type switch
+        {
+            "int8" or "int16" or "int32" or "int64" when long.TryParse(value, NumberStyles.AllowLeadingSign, invariant, out var l) => l,
+            "uint8" or "uint16" or "uint32" or "uint64" when ulong.TryParse(value, NumberStyles.None, invariant, out var u) => u,
+            "float32" or "float64" when double.TryParse(value, NumberStyles.Float, invariant, out var d) => d,
+            "boolean" when bool.TryParse(value, out var b) => b,
+            _ => value,
+        };
     }
 
     private bool MoveToNextEvent()

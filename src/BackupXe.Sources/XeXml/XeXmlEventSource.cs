@@ -73,6 +73,50 @@ internal sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventS
     public IAsyncEnumerable<XeEvent> ReadXeEventsAsync(SourceStatus status, CancellationToken cancellationToken) =>
         Read<XeEvent>(status, static (XeEventParser parser, SourceStatus s, out XeEvent? e) => parser.ReadNextWhole(s, out e), cancellationToken).ToAsyncEnumerable();
 
+    /// <summary>
+    /// One pass over the elements' names only: XE XML declares no fields up front, and a value is never materialised
+    /// here. A file that does not parse stops the pass where it breaks; the listing reports it.
+    /// </summary>
+    public void AddNames(XeNames names, CancellationToken cancellationToken)
+    {
+        using var reader = OpenReader(new SourceStatus());
+        if (reader is null)
+        {
+            return;
+        }
+
+        var data = reader.NameTable.Add("data");
+        var action = reader.NameTable.Add("action");
+        var count = 0;
+        try
+        {
+            while (reader.Read())
+            {
+                if ((++count & 0xFFFF) == 0)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                }
+
+                if (reader.NodeType != XmlNodeType.Element)
+                {
+                    continue;
+                }
+
+                if (ReferenceEquals(reader.LocalName, data))
+                {
+                    names.AddField(reader.GetAttribute("name"));
+                }
+                else if (ReferenceEquals(reader.LocalName, action))
+                {
+                    names.AddAction(reader.GetAttribute("package"), reader.GetAttribute("name"));
+                }
+            }
+        }
+        catch (XmlException)
+        {
+        }
+    }
+
     private delegate XeReadOutcome ReadOne<T>(XeEventParser parser, SourceStatus status, out T? item);
 
     private IEnumerable<T> Read<T>(SourceStatus status, ReadOne<T> readOne, CancellationToken cancellationToken)

@@ -82,6 +82,62 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSour
     }
 
     /// <summary>
+    /// The names each file's metadata declares: every data column of the events the session records and every action
+    /// it attaches. SQL Server writes a file's metadata in its first buffers, before any event, so the walk stops at
+    /// the first event buffer: a few kilobytes read per file, whatever its size.
+    /// </summary>
+    public void AddNames(XeNames names, CancellationToken cancellationToken)
+    {
+        foreach (var (_, open) in _inputs)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            Stream stream;
+            try
+            {
+                stream = open();
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidOperationException)
+            {
+                continue;
+            }
+
+            using (stream)
+            {
+                var decoder = new XelDecoder();
+                foreach (var buffer in new XelBufferWalk(stream, static (_, _) => { }).Buffers())
+                {
+                    if (buffer.Type != XelLayout.MetadataBuffer)
+                    {
+                        break;
+                    }
+
+                    try
+                    {
+                        decoder.ReadMetadata(buffer.Bytes, buffer.Start, buffer.End);
+                    }
+                    catch (XelDamageException)
+                    {
+                        break;
+                    }
+                }
+
+                foreach (var package in decoder.Catalogue.Packages)
+                {
+                    foreach (var column in package.Events.SelectMany(e => e.DataColumns))
+                    {
+                        names.AddField(column.Name);
+                    }
+
+                    foreach (var action in package.Actions)
+                    {
+                        names.AddAction(action.Package, action.Name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// <summary>
     /// The steps of the read in file order, each decoded and its problems and counts applied to the status just before
     /// it is handed on. Up to <see cref="BuffersInFlight"/> steps are read ahead, their buffers decoding meanwhile.
     /// </summary>

@@ -4,6 +4,7 @@ using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
 using BackupXe.Tests.Cli;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Analysis;
@@ -133,7 +134,7 @@ public sealed class ReadAheadTests
     [InlineData(false)]
     public async Task An_analysis_reads_ahead_only_a_source_for_which_it_pays(bool pays)
     {
-        Assert.SkipUnless(ReadAhead.Pays, "read-ahead needs a second core");
+        Skipped.Unless(ReadAhead.Pays, "read-ahead needs a second core and this machine has one", "run the tests on a machine with two or more cores");
 
         // Given one source that says whether reading ahead pays for it
         var source = new NumberedSource(ReadAhead.BatchEvents * 2) { ReadAheadPays = pays };

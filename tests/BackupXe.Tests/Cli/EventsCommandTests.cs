@@ -39,8 +39,199 @@ public class EventsCommandTests
 
         // Then: a header and the 4 logins (their option texts hold quoted line breaks)
         Assert.Equal(0, run.ExitCode);
-        Assert.StartsWith("timestamp,name,package,fields,actions\n", run.Output.ReplaceLineEndings("\n"));
+        Assert.StartsWith("timestamp,name,package,", run.Output.ReplaceLineEndings("\n"));
         Assert.Equal(4, run.Output.Split('\n').Count(l => l.Contains(",login,sqlserver,", StringComparison.Ordinal)));
+    }
+
+    [Fact]
+    public async Task Csv_has_a_column_per_field_then_per_action_in_ordinal_order_with_numbers_as_numbers()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("events", Xel, "--format", "csv");
+
+        // Then: the fields of every event the metadata declares, then the actions as package.name
+        Assert.Equal((0, string.Empty), (run.ExitCode, run.Error));
+        var rows = CsvRows(run.Output);
+        var header = rows[0];
+        Assert.Equal(["timestamp", "name", "package"], header[..3]);
+        var fields = header.Skip(3).TakeWhile(c => !c.Contains('.', StringComparison.Ordinal)).ToList();
+        var actions = header.Skip(3 + fields.Count).ToList();
+        Assert.Equal(fields.Order(StringComparer.Ordinal), fields);
+        Assert.Equal(actions.Order(StringComparer.Ordinal), actions);
+        Assert.Contains("duration", fields);
+        Assert.Contains("object_name", fields);
+        Assert.Contains("sqlserver.session_id", actions);
+        Assert.Equal(header.Length, header.Distinct().Count());
+        Assert.Equal(1 + 149, rows.Count);
+        Assert.All(rows, row => Assert.Equal(header.Length, row.Length));
+        var first = rows[1];
+        Assert.Equal(("rpc_completed", "56", "OK", "sp_prepare", "182"), (first[1], Cell(header, first, "duration"), Cell(header, first, "result"), Cell(header, first, "object_name"), Cell(header, first, "sqlserver.session_id")));
+        Assert.Equal("SQL Server Data Collector - Controller", Cell(header, first, "sqlserver.client_app_name"));
+    }
+
+    [Fact]
+    public async Task Csv_puts_a_field_in_one_column_of_one_type_whether_it_came_from_xel_or_xe_xml()
+    {
+        // Given / When: an XE XML sample and the .xel fixture, both with the session_id action
+        var run = await CliRun.RunAsync("events", CliRun.Sample("buffer-starved-backup.xml"), Xel, "--format", "csv");
+
+        // Then one header for both, and session_id a plain number in the rows of each
+        Assert.Equal((0, string.Empty), (run.ExitCode, run.Error));
+        var rows = CsvRows(run.Output);
+        var header = rows[0];
+        Assert.Single(header, c => c == "sqlserver.session_id");
+        Assert.Contains("trace_message", header);
+        var fromXml = rows.Skip(1).First(r => r[1] == "backup_restore_progress_trace");
+        var fromXel = rows.Skip(1).First(r => r[1] == "rpc_completed");
+        Assert.Equal("61", Cell(header, fromXml, "sqlserver.session_id"));
+        Assert.Equal("182", Cell(header, fromXel, "sqlserver.session_id"));
+        Assert.Equal(string.Empty, Cell(header, fromXel, "trace_message"));
+        Assert.Equal("Backup", Cell(header, fromXml, "operation_type"));
+    }
+
+    [Fact]
+    public async Task Json_lines_give_session_id_as_a_number_from_xe_xml_as_from_xel()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("events", CliRun.Sample("buffer-starved-backup.xml"), "--name", "backup_restore_progress_trace");
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        using var first = JsonDocument.Parse(run.Output.Split('\n')[0]);
+        Assert.Equal(JsonValueKind.Number, first.RootElement.GetProperty("actions").GetProperty("session_id").ValueKind);
+        Assert.Equal(JsonValueKind.Number, first.RootElement.GetProperty("fields").GetProperty("trace_level").ValueKind);
+    }
+
+    [Fact]
+    public async Task Csv_of_an_errorlog_has_its_two_fields_as_columns()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("events", CliRun.Sample("log-zeroing-restore.log"), "--format", "csv");
+
+        // Then
+        Assert.Equal((0, string.Empty), (run.ExitCode, run.Error));
+        var rows = CsvRows(run.Output);
+        Assert.Equal(["timestamp", "name", "package", "spid", "text"], rows[0]);
+        Assert.Contains(rows, r => r[1] == "errorlog_message" && r[3] == "58");
+    }
+
+    [Fact]
+    public async Task Csv_refuses_an_input_with_more_distinct_names_than_a_header_should_hold_in_one_line()
+    {
+        // Given XE XML whose one event has 5,000 differently named fields
+        var fields = string.Concat(Enumerable.Range(0, 5000).Select(i => $"<data name=\"f{i}\"><value>1</value></data>"));
+        using var input = TempInput.WithText($"<events><event name=\"e\" package=\"p\" timestamp=\"2024-05-01T01:30:00.000Z\">{fields}</event></events>", new System.Text.UTF8Encoding(false), "wide.xml");
+
+        // When
+        var run = await CliRun.RunAsync("events", input.Path, "--format", "csv");
+
+        // Then nothing listed, one located line, exit 1
+        Assert.Equal((1, string.Empty), (run.ExitCode, run.Output));
+        var line = Assert.Single(run.Error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith($"backupxe: {input.Path}: more than 4,096 distinct field and action names", line);
+    }
+
+    [Fact]
+    public async Task Csv_refuses_standard_input_which_cannot_be_read_twice()
+    {
+        // Given / When
+        var run = await CliRun.RunAsync("events", "-", "--format", "csv");
+
+        // Then
+        Assert.Equal((1, string.Empty), (run.ExitCode, run.Output));
+        Assert.StartsWith("backupxe: -: events --format csv reads each input twice", run.Error);
+    }
+
+    [Fact]
+    public void The_csv_first_pass_over_a_xel_reads_its_metadata_not_its_events()
+    {
+        // Given the fixture's event buffer repeated 200 times after its header and metadata (about 20 MB)
+        var fixture = File.ReadAllBytes(Xel);
+        var bytes = (byte[])[.. fixture[..0x5000], .. Enumerable.Repeat(fixture[0x5000..], 200).SelectMany(b => b)];
+        var read = 0L;
+        var source = new BackupXe.Sources.Xel.XelFileSource("repeated.xel", () => new CountingReads(bytes, n => read += n));
+        var names = new BackupXe.Sources.XeEvents.XeNames();
+
+        // When
+        source.AddNames(names, TestContext.Current.CancellationToken);
+
+        // Then the names are those of the whole file, read from its first buffers only (the walk reads whole buffers,
+        // so the first event buffer or two are read too): not 2 % of the file
+        Assert.Contains("duration", names.Fields);
+        Assert.Contains(("sqlserver", "session_id"), names.Actions);
+        Assert.InRange(read, 0x5000, 3 * fixture.Length);
+        Assert.True(read < bytes.Length / 50, $"{read:N0} of {bytes.Length:N0} bytes read");
+    }
+
+    private static List<string[]> CsvRows(string csv)
+    {
+        // RFC 4180: quoted cells may hold commas, doubled quotes and line breaks.
+        var rows = new List<string[]>();
+        var row = new List<string>();
+        var cell = new System.Text.StringBuilder();
+        var quoted = false;
+        for (var i = 0; i < csv.Length; i++)
+        {
+            var c = csv[i];
+            if (quoted)
+            {
+                if (c == '"' && i + 1 < csv.Length && csv[i + 1] == '"')
+                {
+                    cell.Append('"');
+                    i++;
+                }
+                else if (c == '"')
+                {
+                    quoted = false;
+                }
+                else
+                {
+                    cell.Append(c);
+                }
+            }
+            else if (c == '"')
+            {
+                quoted = true;
+            }
+            else if (c == ',')
+            {
+                row.Add(cell.ToString());
+                cell.Clear();
+            }
+            else if (c == '\n')
+            {
+                row.Add(cell.ToString().TrimEnd('\r'));
+                cell.Clear();
+                rows.Add([.. row]);
+                row.Clear();
+            }
+            else
+            {
+                cell.Append(c);
+            }
+        }
+
+        return rows;
+    }
+
+    private static string Cell(string[] header, string[] row, string column) => row[Array.IndexOf(header, column)];
+
+    /// <summary>A file's bytes that count how many are read.</summary>
+    private sealed class CountingReads(byte[] bytes, Action<int> counted) : MemoryStream(bytes, writable: false)
+    {
+        public override int Read(byte[] buffer, int offset, int count)
+        {
+            var n = base.Read(buffer, offset, count);
+            counted(n);
+            return n;
+        }
+
+        public override int Read(Span<byte> buffer)
+        {
+            var n = base.Read(buffer);
+            counted(n);
+            return n;
+        }
     }
 
     [Fact]

@@ -2,6 +2,7 @@ using BackupXe.Core.Reporting;
 using BackupXe.Core.Reporting.Html;
 using BackupXe.History;
 using BackupXe.Tests.Reporting;
+using BackupXe.Tests.Support;
 using Microsoft.Playwright;
 using Xunit;
 
@@ -98,7 +99,7 @@ public sealed class HtmlBrowserTests
     {
         if (!File.Exists(Browser))
         {
-            Assert.Skip($"No browser at {Browser}: .ci/run installs Debian's chromium (or set BACKUPXE_CHROMIUM).");
+            Skipped.Because($"no browser at {Browser}", "install Debian's chromium package (.ci/run does, as root) or set BACKUPXE_CHROMIUM to a Chromium executable");
         }
 
         using var playwright = await Playwright.CreateAsync();

@@ -82,7 +82,7 @@ public sealed class WorkerStartupTests : IDisposable
     {
         if (OperatingSystem.IsWindows() || Environment.UserName == "root")
         {
-            Assert.Skip("needs a Unix account other than root (root writes to read-only files)");
+            Skipped.Because("needs a Unix account other than root (root writes to read-only files, Windows has no such mode bits)", "run dotnet test on Linux or macOS as a user who is not root");
             return;
         }
 

@@ -216,13 +216,13 @@ public sealed class LiveServerIntegrationTests : IDisposable
             var connectionString = Environment.GetEnvironmentVariable(SqlServerIntegrationTests.Variable);
             if (string.IsNullOrWhiteSpace(connectionString))
             {
-                Assert.Skip($"{SqlServerIntegrationTests.Variable} is not set: no SQL Server to test against.");
+                Skipped.Because($"{SqlServerIntegrationTests.Variable} is not set: no SQL Server to test against", $"set {SqlServerIntegrationTests.Variable} to a SqlClient connection string (docs/development.md, Against a real SQL Server)");
             }
 
             var directory = Environment.GetEnvironmentVariable(BackupDirectoryVariable);
             if (string.IsNullOrWhiteSpace(directory))
             {
-                Assert.Skip($"{BackupDirectoryVariable} is not set: no folder on the server to write the test's COPY_ONLY backup to.");
+                Skipped.Because($"{BackupDirectoryVariable} is not set: no folder on the server to write the test's COPY_ONLY backup to", $"set {BackupDirectoryVariable} to a folder the server's service account may write (docs/development.md)");
             }
 
             var database = Environment.GetEnvironmentVariable(DatabaseVariable);

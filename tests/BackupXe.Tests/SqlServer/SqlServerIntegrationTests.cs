@@ -1,4 +1,5 @@
 using BackupXe.SqlServer;
+using BackupXe.Tests.Support;
 using Microsoft.Data.SqlClient;
 using Xunit;
 
@@ -31,7 +32,7 @@ public class SqlServerIntegrationTests
         var installed = await client.InstallAsync(CancellationToken.None);
         if (installed.Problems.Count > 0)
         {
-            Assert.Skip("The test login or server cannot host the session: " + string.Join(" ", installed.Problems.Select(p => p.Message)));
+            Skipped.Because("the test login or server cannot host the session: " + string.Join(" ", installed.Problems.Select(p => p.Message)), "grant the login what docs/permissions.md lists for session install, or point BACKUPXE_TEST_SQL at a server that allows it");
         }
 
         Assert.True(installed.Installed);
@@ -46,7 +47,7 @@ public class SqlServerIntegrationTests
         var text = Environment.GetEnvironmentVariable(Variable);
         if (string.IsNullOrWhiteSpace(text))
         {
-            Assert.Skip($"{Variable} is not set: no SQL Server to test against.");
+            Skipped.Because($"{Variable} is not set: no SQL Server to test against", $"set {Variable} to a SqlClient connection string (docs/development.md, Against a real SQL Server)");
         }
 
         var builder = new SqlConnectionStringBuilder(text);

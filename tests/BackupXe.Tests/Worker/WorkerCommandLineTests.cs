@@ -31,6 +31,18 @@ public sealed class WorkerCommandLineTests : IDisposable
     }
 
     [Fact]
+    public async Task Version_is_the_product_version_the_cli_prints()
+    {
+        // Given / When: the daemon and the CLI of one build
+        var worker = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60), "--version");
+        var cli = await ChildProcess.RunAsync(ChildProcess.Cli, _folder, TimeSpan.FromSeconds(60), "--version");
+
+        // Then one version (and commit) for both: a DBA compares it with a release's
+        Assert.Equal((0, 0), (worker.ExitCode, cli.ExitCode));
+        Assert.Equal(cli.Output.Trim(), worker.Output.Trim());
+    }
+
+    [Fact]
     public async Task Started_in_a_folder_without_settings_it_names_the_folder_and_exits_2()
     {
         var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60));

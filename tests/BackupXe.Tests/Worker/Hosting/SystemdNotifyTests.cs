@@ -27,7 +27,7 @@ public sealed class SystemdNotifyTests : IDisposable
     [Fact]
     public async Task Under_systemd_the_worker_notifies_ready_then_stopping_and_exits_0_with_its_history_written()
     {
-        Assert.SkipUnless(OperatingSystem.IsLinux() && File.Exists("/bin/sh"), "systemd's notify protocol is Linux's");
+        Skipped.Unless(OperatingSystem.IsLinux() && File.Exists("/bin/sh"), "systemd's notify protocol is Linux's", "run the tests on Linux (with /bin/sh)");
 
         // Given a notify socket the test owns and a shell named systemd as the worker's parent
         var socketPath = Path.Combine(_folder, "notify.sock");

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using BackupXe.Tests.Support;
 using BackupXe.Worker;
 using BackupXe.Worker.Hosting;
 using Xunit;
@@ -36,7 +37,7 @@ public sealed class SystemdUnitTests : IDisposable
     [Fact]
     public async Task Systemd_accepts_the_unit_and_rates_its_exposure_low()
     {
-        Assert.SkipUnless(File.Exists("/usr/bin/systemd-analyze"), "systemd-analyze is not installed");
+        Skipped.Unless(File.Exists("/usr/bin/systemd-analyze"), "systemd-analyze is not installed", "install systemd (Debian: apt-get install systemd), which provides /usr/bin/systemd-analyze");
 
         // ExecStart must name an executable that exists for verify to pass; the published worker is not here.
         var copy = Path.Combine(_folder, "backupxe.service");
