@@ -279,7 +279,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         }
         else
         {
-            evidence.Add("The freeze cannot be measured from this input: it has no timestamps between \"I/O is frozen\" and \"I/O was resumed\" (the ERRORLOG has them).");
+            evidence.Add("The freeze cannot be measured from this input: it holds no timed pair of \"I/O is frozen\" and \"I/O was resumed\" lines for this backup (the whole ERRORLOG of that time has them).");
             confidence = Confidence.Medium;
             decidedBy = "a snapshot backup";
         }

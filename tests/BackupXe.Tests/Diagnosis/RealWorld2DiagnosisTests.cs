@@ -280,6 +280,51 @@ public static partial class RealWorld2DiagnosisTests
         }
     }
 
+    public class T01b_the_same_snapshot_backup_in_the_ERRORLOG_as_Get_DbaErrorLog_prints_it
+    {
+        private const string File = "T01b_purestorage_sql2022_snapshot_errorlog_get-dbaerrorlog.txt";
+
+        [Fact]
+        public async Task Is_read_as_an_errorlog_with_its_dates_and_sessions()
+        {
+            // Given: three Format-Table rows (ComputerName InstanceName SqlInstance LogDate Source Text), no header
+            var source = InputSources.Open(Fixture.RealWorld2(File));
+
+            // When
+            var run = await PipelineRun.OfAsync(source);
+
+            // Then: no longer "not a recognised format"; the backup is dated to the second the table gives
+            Assert.Equal("errorlog", source.Format);
+            var backup = Assert.Single(run.Reports);
+            Assert.Equal((OperationKind.Backup, OperationScope.Database, "TPCC100", 149), (backup.Kind, backup.Scope, backup.Database, backup.SessionId));
+            Assert.Equal(new DateTime(2024, 6, 18, 8, 37, 59), backup.End);
+            Assert.Equal(0, backup.UnknownMessages);
+
+            // And: the engine's 0.027 s, not the 0 s of a clock that dates to the second
+            Assert.Equal(0.027, backup.DurationSeconds);
+        }
+
+        [Fact]
+        public async Task Is_a_snapshot_backup_of_0_pages_whose_917114_pages_dumped_are_not_a_copy()
+        {
+            // Given / When: "pages dumped: 917114, first ..." and "0 pages in 0.027 seconds (0.000 MB/sec)...." cut by Format-Table
+            var backup = Assert.Single(await AnalyseAsync(File));
+
+            // Then: the engine's 0 pages, not 7 GB processed in no time
+            Assert.Equal("t-sql", backup.Snapshot!.Method);
+            Assert.Null(backup.Snapshot.FrozenSeconds);
+            Assert.Equal(new EngineSummaryReport(0, 0.027, 0), backup.EngineSummary);
+            Assert.Equal(917114, backup.PagesDumped);
+            Assert.Equal(0, backup.BytesProcessed);
+            Assert.Null(backup.ThroughputMBps);
+            Assert.Equal(Bottleneck.NotAThroughputProblem, backup.Verdict!.Bottleneck);
+            Assert.Equal("a snapshot backup", backup.Verdict.DecidedBy);
+            Assert.Contains("The freeze cannot be measured from this input: it holds no timed pair of \"I/O is frozen\" and \"I/O was resumed\" lines for this backup "
+                + "(the whole ERRORLOG of that time has them).", backup.Verdict.Evidence);
+            Assert.Empty(backup.Recommendations);
+        }
+    }
+
     public class A_VSS_snapshot_backup_in_the_ERRORLOG
     {
         // Built from the freeze and resume wording of real-world T01a (the same lines VSS writes) and the 2008 R2 history line
