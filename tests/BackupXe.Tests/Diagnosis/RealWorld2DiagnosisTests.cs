@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text.RegularExpressions;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
+using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
@@ -322,6 +323,17 @@ public static partial class RealWorld2DiagnosisTests
             Assert.Contains("The freeze cannot be measured from this input: it holds no timed pair of \"I/O is frozen\" and \"I/O was resumed\" lines for this backup "
                 + "(the whole ERRORLOG of that time has them).", backup.Verdict.Evidence);
             Assert.Empty(backup.Recommendations);
+        }
+
+        [Fact]
+        public async Task Goes_into_a_history_as_a_snapshot_backup_that_is_never_ranked()
+        {
+            // Given / When: what history import keeps of the T01b backup
+            var record = HistoryOperation.FromReport(Assert.Single(await AnalyseAsync(File)))!;
+
+            // Then
+            Assert.True(record.Snapshot);
+            Assert.Equal("snapshot", HistoryStatistics.Unranked(record));
         }
     }
 
