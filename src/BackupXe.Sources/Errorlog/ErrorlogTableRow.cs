@@ -105,9 +105,10 @@ internal static partial class ErrorlogTableRow
         return true;
     }
 
-    // Computer, instance and SQL instance names hold no blank; the source is "spid149", "Backup", "Server", "Logon".
+    // Computer, instance and SQL instance names hold no blank (and the last ends in no colon, as "Date and time:" of a
+    // job's output does); the source is "spid149", "Backup", "Server", "Logon".
     [GeneratedRegex(
-        @"^\s*\S+ +\S+ +\S+ +(?<date>\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{4}) +(?<time>\d{1,2}:\d{2}:\d{2})(?: ?(?<half>[AaPp]\.?[Mm]\.?))? +(?<source>\S+) +(?<text>\S.*)$",
+        @"^\s*\S+ +\S+ +\S*[^\s:] +(?<date>\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{4}) +(?<time>\d{1,2}:\d{2}:\d{2})(?: ?(?<half>[AaPp]\.?[Mm]\.?))? +(?<source>spid\d+[sS]?|[A-Z][A-Za-z]*) +(?<text>\S.*)$",
         RegexOptions.CultureInvariant | RegexOptions.ExplicitCapture)]
     private static partial Regex Row();
 
