@@ -239,7 +239,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         var size = measures.Operation.BytesProcessed is { } bytes ? $" for {Figures.Size(bytes)}" : "";
         var evidence = new List<string>
         {
-            $"The {measures.Noun} took {Figures.Seconds(duration)}{size}: below {Figures.Seconds(settings.QuickOperationSeconds)}, too quick for tuning to matter; "
+            $"The {measures.Noun} took {Figures.Duration(duration)}{size}: below {Figures.Seconds(settings.QuickOperationSeconds)}, too quick for tuning to matter; "
                 + "its fixed steps (opening the media, checkpoint, metadata) weigh as much as the data it moves.",
         };
         evidence.AddIfNotNull(Throughput(measures));

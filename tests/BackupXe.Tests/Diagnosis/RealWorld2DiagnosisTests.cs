@@ -123,6 +123,18 @@ public static partial class RealWorld2DiagnosisTests
         }
 
         [Fact]
+        public async Task T12_quick_operations_say_their_seconds_as_the_engine_printed_them()
+        {
+            // Given / When: BACKUP LOG 9 pages in 0.045 s, RESTORE LOG 2 pages in 0.012 s
+            var reports = await AnalyseAsync(T12);
+
+            // Then: not "took 0.0 s"
+            Assert.StartsWith("The backup took 0.045 s for 72 KB: below 10.0 s", reports[2].Verdict!.Evidence[0]);
+            Assert.StartsWith("The restore took 0.012 s for 16 KB: below 10.0 s", reports[4].Verdict!.Evidence[0]);
+            Assert.StartsWith("The backup took 0.922 s for 3.1 MB: below 10.0 s", reports[0].Verdict!.Evidence[0]);
+        }
+
+        [Fact]
         public async Task T12_every_operation_reports_the_printed_rate()
         {
             // Given / When
