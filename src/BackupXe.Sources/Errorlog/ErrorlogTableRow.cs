@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using System.Globalization;
 using System.Text.RegularExpressions;
 using BackupXe.Core.Events;
@@ -12,7 +13,7 @@ namespace BackupXe.Sources.Errorlog;
 internal static partial class ErrorlogTableRow
 {
     /// <summary>What Format-Table appends where it cut a column.</summary>
-    private static readonly string[] CutMarks = ["...", "…"];
+    private static readonly ImmutableArray<string> CutMarks = ["...", "…"];
 
     /// <summary>The column headings, a line that is no message.</summary>
     public static bool IsHeading(ReadOnlySpan<char> line)

@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using System.Globalization;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
@@ -16,9 +17,7 @@ namespace BackupXe.Sources.HeaderOnly;
 /// </summary>
 public sealed class DbaBackupHistoryTableReader
 {
-    private static readonly string[] Required = ["SqlInstance", "Database", "Type", "TotalSize", "Start", "End"];
-
-    private static readonly string[] DateFormats = ["yyyy-MM-dd HH:mm:ss.fff", "yyyy-MM-dd HH:mm:ss"];
+    private static readonly ImmutableArray<string> Required = ["SqlInstance", "Database", "Type", "TotalSize", "Start", "End"];
 
     private readonly List<InputProblem> _problems = [];
 
@@ -137,7 +136,8 @@ public sealed class DbaBackupHistoryTableReader
         }
 
         DateTime? Date(string name) => Cell(name) is { } text
-            && DateTime.TryParseExact(text, DateFormats, CultureInfo.InvariantCulture, DateTimeStyles.None, out var value) ? value : null;
+            && (DateTime.TryParseExact(text, "yyyy-MM-dd HH:mm:ss.fff", CultureInfo.InvariantCulture, DateTimeStyles.None, out var value)
+                || DateTime.TryParseExact(text, "yyyy-MM-dd HH:mm:ss", CultureInfo.InvariantCulture, DateTimeStyles.None, out value)) ? value : null;
 
         if (Date("Start") is not { } start || Date("End") is not { } end || end < start || !ServerRanges.IsTimestamp(start) || !ServerRanges.IsTimestamp(end))
         {
