@@ -280,7 +280,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         var size = measures.Operation.BytesProcessed is { } bytes ? $" for {Figures.Size(bytes)}" : "";
         var evidence = new List<string>
         {
-            $"The {measures.Noun} took {Figures.Seconds(duration)}{size}: below {Figures.Seconds(settings.QuickOperationSeconds)}, too quick for tuning to matter; "
+            $"The {measures.Noun} took {Figures.Duration(duration)}{size}: below {Figures.Seconds(settings.QuickOperationSeconds)}, too quick for tuning to matter; "
                 + "its fixed steps (opening the media, checkpoint, metadata) weigh as much as the data it moves.",
         };
         evidence.AddIfNotNull(Throughput(measures));
@@ -320,7 +320,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         }
         else
         {
-            evidence.Add("The freeze cannot be measured from this input: it has no timestamps between \"I/O is frozen\" and \"I/O was resumed\" (the ERRORLOG has them).");
+            evidence.Add("The freeze cannot be measured from this input: it holds no timed pair of \"I/O is frozen\" and \"I/O was resumed\" lines for this backup (the whole ERRORLOG of that time has them).");
             confidence = Confidence.Medium;
             decidedBy = "a snapshot backup";
         }

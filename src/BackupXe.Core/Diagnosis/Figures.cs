@@ -7,6 +7,10 @@ internal static class Figures
 {
     public static string Seconds(double seconds) => seconds.ToString("0.0", CultureInfo.InvariantCulture) + " s";
 
+    /// <summary>An operation's own duration: under a second to the millisecond the engine prints (0.045 s, not 0.0 s).</summary>
+    public static string Duration(double seconds)
+        => seconds < 1 ? seconds.ToString("0.0##", CultureInfo.InvariantCulture) + " s" : Seconds(seconds);
+
     public static string Milliseconds(double ms) => ms.ToString("0.0", CultureInfo.InvariantCulture) + " ms";
 
     public static string Percent(double share) =>

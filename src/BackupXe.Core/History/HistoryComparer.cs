@@ -138,6 +138,11 @@ public static class HistoryComparer
             return $"it did not complete ({Kebab.Of(current.Record.Status)})";
         }
 
+        if (current.Record.Snapshot)
+        {
+            return "it is a snapshot backup: the storage copied the data, so its MB/s is no transfer speed";
+        }
+
         if (current.ThroughputMBps is not > 0)
         {
             return "it has no throughput (the input holds no size or no duration)";

@@ -64,6 +64,7 @@ public static class HistoryMerge
             // msdb keeps successful backups only: a job output's or CommandLog's outcome is the one to keep.
             Status = PreferNot(HistorySource.Msdb, a, b, r => (OperationStatus?)r.Status)!.Value,
             ErrorMessage = a.ErrorMessage ?? b.ErrorMessage,
+            Snapshot = a.Snapshot || b.Snapshot,
             UtcOffset = a.UtcOffset ?? b.UtcOffset,
             Sources = a.Sources.Union(b.Sources).Order().ToList(),
         };

@@ -62,6 +62,12 @@ public sealed record HistoryOperation
 
     public string? ErrorMessage { get; init; }
 
+    /// <summary>
+    /// A snapshot backup: the storage copied the data while the database's writes were frozen, so its size over its time
+    /// (a whole database in 0 s, or 0 pages) is no transfer speed. Set when a capture saw the snapshot.
+    /// </summary>
+    public bool Snapshot { get; init; }
+
     /// <summary>The server's local time minus UTC when the source says (msdb backupset.time_zone), so local times can meet UTC captures.</summary>
     public TimeSpan? UtcOffset { get; init; }
 
@@ -134,6 +140,7 @@ public sealed record HistoryOperation
                 Encryption = report.Options?.Encryption,
             },
             ErrorMessage = report.FailureReason,
+            Snapshot = report.Snapshot is not null,
             Sources = [HistorySource.Capture],
         };
     }

@@ -42,6 +42,9 @@ public sealed record HistorySeries
     /// <summary>Bytes read by the last run with a size over those of the first.</summary>
     public double? SizeTrend { get; init; }
 
+    /// <summary>Snapshot backups of the series: counted here, never ranked nor part of any MB/s figure.</summary>
+    public int Snapshots { get; init; }
+
     /// <summary>The coarsest time resolution among the runs, in seconds.</summary>
     public required double ResolutionSeconds { get; init; }
 
@@ -93,6 +96,11 @@ public static class HistoryStatistics
     /// <summary>Why a completed run with a throughput is not ranked, or null when it is.</summary>
     public static string? Unranked(HistoryOperation record)
     {
+        if (record.Snapshot)
+        {
+            return "snapshot";
+        }
+
         if (record.DurationSeconds is { } seconds && seconds < ResolutionMultiple * record.DurationResolutionSeconds)
         {
             return "too-short";
@@ -114,6 +122,7 @@ public static class HistoryStatistics
             Count = runs.Count,
             Failed = runs.Count(r => r.Status == OperationStatus.Failed),
             Ranked = ranked.Count,
+            Snapshots = runs.Count(r => r.Snapshot),
             First = runs[0].Start,
             Last = runs[^1].Start,
             MedianMBps = Percentile(rates, 0.5),
@@ -285,6 +294,14 @@ public static class HistoryStatistics
             notes.Add(string.Create(
                 CultureInfo.InvariantCulture,
                 $"{group.Count()} of {runs.Count} runs: durations to {Resolution(group.Key)}, from {how} ({string.Join(", ", group.SelectMany(r => r.Sources).Distinct().Order().Select(Kebab.Of))})"));
+        }
+
+        var snapshots = runs.Count(r => r.Snapshot);
+        if (snapshots > 0)
+        {
+            notes.Add(string.Create(
+                CultureInfo.InvariantCulture,
+                $"{snapshots} snapshot backups, counted apart: the storage copied their data while the database's writes were frozen, so their size over their time is no transfer speed and they are not ranked"));
         }
 
         var tooShort = completed.Count(r => Unranked(r) == "too-short");

@@ -24,6 +24,15 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
 
     private readonly TraceMessageParser _parser = parser ?? new TraceMessageParser();
     private readonly List<ClientMessage> _pending = [];
+
+    // Trial parses of a folded message's parts, kept apart from the transcript's own parser and its context.
+    private readonly TraceMessageParser _trial = new();
+
+    // The head of a message folded at a width, and how many lines it has gathered (a message is a few hundred characters).
+    private const int MaxFoldedLines = 8;
+    private const int MaxFoldedChars = 4096;
+    private string? _folded;
+    private int _foldedLines;
     private int _dropped;
 
     // "Msg 845, Level 17, State 1, Line 2" waiting for its text, which SSMS and sqlcmd print on the next line.
@@ -51,6 +60,153 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     public IReadOnlyList<ClientOperation> Add(string line)
     {
         ArgumentNullException.ThrowIfNull(line);
+        if (_folded is { } head)
+        {
+            _folded = null;
+            if (Unfolded(head, line) is { } joined)
+            {
+                IgnoredLines--;
+                return Add(joined);
+            }
+
+            if (_foldedLines < MaxFoldedLines && (_header is not null || StartsLikeAMessage(head)) && IsFoldHead(line) && IsFoldHead(head + line))
+            {
+                // Still the head of one message (a long one folded more than once).
+                _folded = head + line;
+                _foldedLines++;
+                return None;
+            }
+
+            var earlier = AddHeld(head);
+            var rejected = Rejected;
+            var later = Add(line);
+            Rejected ??= rejected;
+            return earlier.Count == 0 ? later : later.Count == 0 ? earlier : [.. earlier, .. later];
+        }
+
+        if (IsFoldHead(line))
+        {
+            // Held until the next line tells whether it is the rest of this message.
+            _folded = line;
+            _foldedLines = 1;
+            LastMessage = new UnknownMessage(line);
+            Rejected = null;
+
+            // Counted as ignored now, as it would be unheld; taken back if it joins the next line.
+            IgnoredLines++;
+            return None;
+        }
+
+        return AddUnfolded(line);
+    }
+
+    /// <summary>The line held as the head of a folded message, through the transcript as it stands (end of input).</summary>
+    private IReadOnlyList<ClientOperation> FlushFolded()
+    {
+        if (_folded is not { } head)
+        {
+            return None;
+        }
+
+        _folded = null;
+        return AddHeld(head);
+    }
+
+    // A held line, no fold after all: read as it is, counted as ignored once (it was when it was held).
+    private IReadOnlyList<ClientOperation> AddHeld(string head)
+    {
+        var before = IgnoredLines;
+        var closed = AddUnfolded(head);
+        IgnoredLines = IgnoredLines > before ? before : before - 1;
+        return closed;
+    }
+
+    // A line whose last message the parser does not know: it may be the head of a message folded at a width. While an
+    // error header waits for its text, a text that has not ended (SQL Server's error texts end with a period) is one too.
+    private bool IsFoldHead(string line)
+    {
+        if (IsBlank(line) || line.Length > MaxFoldedChars || EndsWithAgentSuffix(line))
+        {
+            return false;
+        }
+
+        var last = LastPart(line);
+        return _trial.Parse(last).Message is UnknownMessage && !(_header is not null && last.TrimEnd().EndsWith('.'));
+    }
+
+    // A head gathers a third piece only when it opens the way the engine's messages do, so that a job's own text above
+    // a folded message is never glued to it.
+    private static bool StartsLikeAMessage(string head)
+    {
+        var text = LastPart(head).TrimStart();
+        foreach (var opening in MessageOpenings)
+        {
+            if (text.StartsWith(opening, StringComparison.Ordinal))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private static readonly ImmutableArray<string> MessageOpenings =
+        ["Processed ", "BACKUP ", "RESTORE ", "Database ", "Converting database ", "Msg ", "VERBOSE:", "WARNING:", "Executed as user: "];
+
+    private static string LastPart(string line)
+        => ClientLine.IsWrapped(line) && ClientLine.Unwrap(line).LastOrDefault(m => !IsBlank(m)) is { } last ? last : line;
+
+    // Agent ends a message with " [SQLSTATE 01000]" and maybe "(Message 3014)": a line that ends so ends its message.
+    private static bool EndsWithAgentSuffix(string line)
+    {
+        var text = line.AsSpan().TrimEnd();
+        var state = text.LastIndexOf("[SQLSTATE ", StringComparison.Ordinal);
+        if (state < 0 || text[state..].IndexOf(']') is not (> 0 and var close))
+        {
+            return false;
+        }
+
+        var after = text[(state + close + 1)..].Trim();
+        return after.IsEmpty || (after[0] == '(' && after[^1] == ')');
+    }
+
+    /// <summary>
+    /// The head and the next line as one line, when together they make more engine messages than apart: the fold is
+    /// undone only where the content says so, never by a width guessed from line lengths. A fold at a blank may have lost
+    /// it at the end of the head, so the head, a blank and the line are tried too. An error's text waiting for its end
+    /// takes the next line that is no message of its own.
+    /// </summary>
+    private string? Unfolded(string head, string line)
+    {
+        if (IsBlank(line))
+        {
+            return null;
+        }
+
+        if (_header is not null)
+        {
+            return Knowns(line) == 0 && _trial.Parse(line.Trim()).Message is UnknownMessage && !LastPart(head).TrimEnd().EndsWith('.') ? head + line : null;
+        }
+
+        var apart = Knowns(head) + Knowns(line);
+        foreach (var joined in (ReadOnlySpan<string>)[head + line, head + " " + line])
+        {
+            if (Knowns(joined) > apart)
+            {
+                return joined;
+            }
+        }
+
+        return null;
+    }
+
+    private int Knowns(string line)
+        => (ClientLine.IsWrapped(line) ? ClientLine.Unwrap(line) : [line]).Count(m => !IsBlank(m) && _trial.Parse(m).Message is not UnknownMessage);
+
+    private static bool IsBlank(string line) => string.IsNullOrWhiteSpace(line);
+
+    private IReadOnlyList<ClientOperation> AddUnfolded(string line)
+    {
         if (!ClientLine.IsWrapped(line))
         {
             return AddMessage(line);
@@ -122,9 +278,12 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     /// </summary>
     public IReadOnlyList<ClientOperation> Finish()
     {
+        var folded = FlushFolded();
         var failure = _failing is not null ? CloseFailure() : null;
         var rest = _pending.Count == 0 ? null : Close(null, null);
-        return failure is null ? rest is null ? None : [rest] : rest is null ? [failure] : [failure, rest];
+        List<ClientOperation> closed = [.. folded];
+        closed.AddRange(failure is null ? rest is null ? None : [rest] : rest is null ? [failure] : [failure, rest]);
+        return closed.Count == 0 ? None : closed;
     }
 
     private ClientOperation? Classify(string line, bool blank, TraceMessage parsed)

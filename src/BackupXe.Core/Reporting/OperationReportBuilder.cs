@@ -17,7 +17,8 @@ internal static class OperationReportBuilder
         var clock = operation.HasClock;
         var end = clock ? operation.End : null;
         var start = clock ? operation.Start : null;
-        var duration = Seconds(start, end) ?? operation.Summary?.Seconds;
+        var span = Seconds(start, end);
+        var duration = SpanTooShort(operation, span) ? operation.Summary!.Seconds : span ?? operation.Summary?.Seconds;
         var bytes = BytesProcessed(operation);
         var phases = clock ? operation.Phases.ToReports(start, end ?? operation.LastSeen, operation.Kind) : [];
         if (clock && operation.InMemoryLoadBegan is { } loadBegan && operation.InMemoryLoadEnded is { } loadEnded)
@@ -162,7 +163,15 @@ internal static class OperationReportBuilder
     /// says whether the line's figures fit together.
     /// </summary>
     private static double? EngineRate(BackupOperation operation, DateTime? start, DateTime? end)
-        => Seconds(start, end) is null && operation.Summary is { } summary ? summary.MegabytesPerSecond : null;
+        => operation.Summary is { } summary && (Seconds(start, end) is null || SpanTooShort(operation, Seconds(start, end))) ? summary.MegabytesPerSecond : null;
+
+    /// <summary>
+    /// A clock span well short of the engine's own elapsed seconds (a Get-DbaErrorLog table dates to the second: 0 s for
+    /// the engine's 0.027 s) measures the clock, not the operation: the engine's figure is then the exact one. A log's
+    /// hundredths may round a span a little under it (1322.17 s for 1322.183 s), which the span keeps.
+    /// </summary>
+    private static bool SpanTooShort(BackupOperation operation, double? span)
+        => span is { } s && operation.Summary is { Seconds: > 0 } summary && s < summary.Seconds * 0.99;
 
     private static double? Seconds(DateTime? start, DateTime? end)
         => start is { } s && end is { } e && e >= s ? (e - s).TotalSeconds : null;

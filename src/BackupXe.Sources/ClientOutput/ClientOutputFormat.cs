@@ -25,10 +25,12 @@ internal sealed class ClientOutputFormat : IInputFormat
         var parser = new TraceMessageParser();
         int nonEmpty = 0, client = 0, closing = 0;
         bool? firstIsClient = null;
+        string? unjudged = null;
         foreach (var line in prefix.Text.Lines(LinesJudged))
         {
             if (string.IsNullOrWhiteSpace(line))
             {
+                unjudged = null;
                 continue;
             }
 
@@ -39,20 +41,18 @@ internal sealed class ClientOutputFormat : IInputFormat
                 continue;
             }
 
-            // A PowerShell or SQL Agent transcript: the engine's messages inside its prefixes and suffixes decide.
-            var isClient = false;
-            foreach (var part in ClientLine.IsWrapped(line) ? ClientLine.Unwrap(line) : [line])
-            {
-                var message = parser.Parse(part).Message;
+            var (isClient, closes) = Judge(parser, line);
 
-                // An engine line carrying an impossible number is still client output, damaged: the reader reports it.
-                isClient |= message is PercentReached or FilePagesProcessed or CompletionSummary or ElidedCompletion or DatabaseUpgrade or ImplausibleValue
-                    or SnapshotStep;
-                closing += message is CompletionSummary or ElidedCompletion ? 1 : 0;
+            // A message folded at a width is judged whole: the line before and this one together.
+            if (!isClient && unjudged is not null)
+            {
+                (isClient, closes) = Judge(parser, unjudged + line);
             }
 
+            unjudged = isClient ? null : line;
             firstIsClient ??= isClient;
             client += isClient ? 1 : 0;
+            closing += closes;
         }
 
         if (client == 0)
@@ -64,6 +64,24 @@ internal sealed class ClientOutputFormat : IInputFormat
         return firstIsClient == true ? new FormatMatch(MatchStrength.Strong, prefix.Text.Encoding)
             : closing > 0 || client * 4 >= nonEmpty ? new FormatMatch(MatchStrength.Weak, prefix.Text.Encoding)
             : FormatMatch.None;
+    }
+
+    // A PowerShell or SQL Agent transcript: the engine's messages inside its prefixes and suffixes decide.
+    private static (bool IsClient, int Closing) Judge(TraceMessageParser parser, string line)
+    {
+        var isClient = false;
+        var closing = 0;
+        foreach (var part in ClientLine.IsWrapped(line) ? ClientLine.Unwrap(line) : [line])
+        {
+            var message = parser.Parse(part).Message;
+
+            // An engine line carrying an impossible number is still client output, damaged: the reader reports it.
+            isClient |= message is PercentReached or FilePagesProcessed or CompletionSummary or ElidedCompletion or DatabaseUpgrade or ImplausibleValue
+                or SnapshotStep;
+            closing += message is CompletionSummary or ElidedCompletion ? 1 : 0;
+        }
+
+        return (isClient, closing);
     }
 
     public ITraceEventSource Open(string name, Stream content, FormatMatch match)

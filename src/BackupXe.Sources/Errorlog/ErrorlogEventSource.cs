@@ -74,6 +74,8 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
             var lastLine = new ErrorlogLine.LastLine();
             var lineNumber = 0;
             var messages = 0L;
+            var tableRows = false;
+            var dateOrder = new ErrorlogTableRow.DateOrder();
             while (TryReadLine(reader, status, lineNumber + 1, cancellationToken, out var line))
             {
                 lineNumber++;
@@ -109,6 +111,32 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                 if (line.Length == 0 || IsExportDecoration(line))
                 {
                     continue;
+                }
+
+                // A Get-DbaErrorLog table has no raw timestamp on any line: once one is seen, no line is a row.
+                if (!message.AnyStarted || tableRows)
+                {
+                    var row = line.ToString();
+                    if (ErrorlogTableRow.TryParse(row, dateOrder, out var tableLine, out var textEnd, out var rowProblem))
+                    {
+                        tableRows = true;
+                        if (rowProblem is not null)
+                        {
+                            status.Report($"line {lineNumber}", rowProblem);
+                            continue;
+                        }
+
+                        var ready = message.Take(status);
+                        message.Start(tableLine, row.AsSpan(0, textEnd), lineNumber);
+                        if (ready is not null)
+                        {
+                            messages++;
+                            status.Events++;
+                            yield return ready;
+                        }
+
+                        continue;
+                    }
                 }
 
                 if (ErrorlogLine.HasTimestampShape(line))
@@ -220,6 +248,7 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
         var trimmed = line.Trim();
         return trimmed.Length == 0
             || trimmed.StartsWith("LogDate", StringComparison.OrdinalIgnoreCase)
+            || ErrorlogTableRow.IsHeading(trimmed)
             || trimmed.TrimStart("- \t").Length == 0
             || (trimmed.StartsWith('(') && trimmed.EndsWith("affected)", StringComparison.OrdinalIgnoreCase));
     }

@@ -14,7 +14,7 @@ internal sealed class ErrorlogFormat : IInputFormat
 
     public string Name => "errorlog";
 
-    public string Description => "SQL Server ERRORLOG with trace flags 3004/3014/3213/3605: the raw UTF-16 file, or a sp_readerrorlog / SSMS export";
+    public string Description => "SQL Server ERRORLOG with trace flags 3004/3014/3213/3605: the raw UTF-16 file, a sp_readerrorlog / SSMS export, or dbatools' Get-DbaErrorLog as a table";
 
     public string WhenDamaged => "A line that cannot be decoded or read is reported with its line number and skipped; the lines around it are analysed.";
 
@@ -32,7 +32,8 @@ internal sealed class ErrorlogFormat : IInputFormat
 
             nonEmpty++;
             var opens = ErrorlogLine.StartsWithTimestamp(line)
-                || (firstLineTimestamped is null && line.StartsWith("LogDate", StringComparison.OrdinalIgnoreCase));
+                || (firstLineTimestamped is null && (line.StartsWith("LogDate", StringComparison.OrdinalIgnoreCase) || ErrorlogTableRow.IsHeading(line)))
+                || ErrorlogTableRow.TryParse(line, new ErrorlogTableRow.DateOrder(), out _, out _, out _);
             firstLineTimestamped ??= opens;
             if (opens)
             {

@@ -127,6 +127,9 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
         return true;
     }
 
+    /// <summary>The session of a process column ("spid51", "spid7s"); null for "Backup", "Server", "Logon".</summary>
+    public static int? SessionOf(ReadOnlySpan<char> process) => ParseSpid(process);
+
     private static int? ParseSpid(ReadOnlySpan<char> process)
     {
         // "spid51" is a user session, "spid7s" a system one; both are the session id the XE action would give.

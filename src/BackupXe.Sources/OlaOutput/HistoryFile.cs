@@ -21,6 +21,9 @@ public static class HistoryFile
     /// <summary>A RESTORE HEADERONLY result saved as tab-separated text.</summary>
     public const string BackupHeaderFormat = "restore-headeronly";
 
+    /// <summary>dbatools' Get-DbaDbBackupHistory printed as a table: msdb's rows through PowerShell.</summary>
+    public const string DbaBackupHistoryFormat = "dbatools-backup-history";
+
     public static async Task<HistoryFileResult> ReadAsync(string path, CancellationToken cancellationToken)
     {
         if (Directory.Exists(path))
@@ -67,6 +70,14 @@ public static class HistoryFile
             using var text = new StreamReader(new PrefixedStream(prefix.Bytes, stream), prefix.Text.Encoding, detectEncodingFromByteOrderMarks: true);
             var records = reader.Read(text).ToList();
             return new HistoryFileResult(path, BackupHeaderFormat, null, records, reader.Problems, 0);
+        }
+
+        if (DbaBackupHistoryTableReader.Recognise(prefix.Text))
+        {
+            var reader = new DbaBackupHistoryTableReader();
+            using var text = new StreamReader(new PrefixedStream(prefix.Bytes, stream), prefix.Text.Encoding, detectEncodingFromByteOrderMarks: true);
+            var records = reader.Read(text).ToList();
+            return new HistoryFileResult(path, DbaBackupHistoryFormat, reader.Server, records, reader.Problems, 0);
         }
 
         if (InputFormats.Recognise(prefix) is var (format, match))

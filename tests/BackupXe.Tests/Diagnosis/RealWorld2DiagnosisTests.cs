@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text.RegularExpressions;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
+using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
@@ -119,6 +120,18 @@ public static partial class RealWorld2DiagnosisTests
                 + "its rate counts the bytes it moved (13,269 bytes, 1.6 pages) and its page count rounds them up to whole pages, "
                 + "which weighs on an operation of a few pages. The rate is the engine's, reported as printed.", log.Verdict!.Evidence);
             Assert.DoesNotContain(log.Verdict.Evidence, e => e.Contains("altered", StringComparison.Ordinal) || e.Contains("contradicts", StringComparison.Ordinal));
+        }
+
+        [Fact]
+        public async Task T12_quick_operations_say_their_seconds_as_the_engine_printed_them()
+        {
+            // Given / When: BACKUP LOG 9 pages in 0.045 s, RESTORE LOG 2 pages in 0.012 s
+            var reports = await AnalyseAsync(T12);
+
+            // Then: not "took 0.0 s"
+            Assert.StartsWith("The backup took 0.045 s for 72 KB: below 10.0 s", reports[2].Verdict!.Evidence[0]);
+            Assert.StartsWith("The restore took 0.012 s for 16 KB: below 10.0 s", reports[4].Verdict!.Evidence[0]);
+            Assert.StartsWith("The backup took 0.922 s for 3.1 MB: below 10.0 s", reports[0].Verdict!.Evidence[0]);
         }
 
         [Fact]
@@ -277,6 +290,62 @@ public static partial class RealWorld2DiagnosisTests
             Assert.Equal((OperationScope.Log, 0.406), (reports[2].Scope, reports[2].ThroughputMBps!.Value));
             Assert.Equal((OperationScope.Log, 0.348), (reports[3].Scope, reports[3].ThroughputMBps!.Value));
             Assert.All(reports, r => Assert.DoesNotContain(r.Verdict!.Evidence, e => e.Contains("do not fit", StringComparison.Ordinal)));
+        }
+    }
+
+    public class T01b_the_same_snapshot_backup_in_the_ERRORLOG_as_Get_DbaErrorLog_prints_it
+    {
+        private const string File = "T01b_purestorage_sql2022_snapshot_errorlog_get-dbaerrorlog.txt";
+
+        [Fact]
+        public async Task Is_read_as_an_errorlog_with_its_dates_and_sessions()
+        {
+            // Given: three Format-Table rows (ComputerName InstanceName SqlInstance LogDate Source Text), no header
+            var source = InputSources.Open(Fixture.RealWorld2(File));
+
+            // When
+            var run = await PipelineRun.OfAsync(source);
+
+            // Then: no longer "not a recognised format"; the backup is dated to the second the table gives
+            Assert.Equal("errorlog", source.Format);
+            var backup = Assert.Single(run.Reports);
+            Assert.Equal((OperationKind.Backup, OperationScope.Database, "TPCC100", 149), (backup.Kind, backup.Scope, backup.Database, backup.SessionId));
+            Assert.Equal(new DateTime(2024, 6, 18, 8, 37, 59), backup.End);
+            Assert.Equal(0, backup.UnknownMessages);
+
+            // And: the engine's 0.027 s, not the 0 s of a clock that dates to the second
+            Assert.Equal(0.027, backup.DurationSeconds);
+        }
+
+        [Fact]
+        public async Task Is_a_snapshot_backup_of_0_pages_whose_917114_pages_dumped_are_not_a_copy()
+        {
+            // Given / When: "pages dumped: 917114, first ..." and "0 pages in 0.027 seconds (0.000 MB/sec)...." cut by Format-Table
+            var backup = Assert.Single(await AnalyseAsync(File));
+
+            // Then: the engine's 0 pages, not 7 GB processed in no time
+            Assert.Equal("t-sql", backup.Snapshot!.Method);
+            Assert.Null(backup.Snapshot.FrozenSeconds);
+            Assert.Equal(new EngineSummaryReport(0, 0.027, 0), backup.EngineSummary);
+            Assert.Equal(917114, backup.PagesDumped);
+            Assert.Equal(0, backup.BytesProcessed);
+            Assert.Null(backup.ThroughputMBps);
+            Assert.Equal(Bottleneck.NotAThroughputProblem, backup.Verdict!.Bottleneck);
+            Assert.Equal("a snapshot backup", backup.Verdict.DecidedBy);
+            Assert.Contains("The freeze cannot be measured from this input: it holds no timed pair of \"I/O is frozen\" and \"I/O was resumed\" lines for this backup "
+                + "(the whole ERRORLOG of that time has them).", backup.Verdict.Evidence);
+            Assert.Empty(backup.Recommendations);
+        }
+
+        [Fact]
+        public async Task Goes_into_a_history_as_a_snapshot_backup_that_is_never_ranked()
+        {
+            // Given / When: what history import keeps of the T01b backup
+            var record = HistoryOperation.FromReport(Assert.Single(await AnalyseAsync(File)))!;
+
+            // Then
+            Assert.True(record.Snapshot);
+            Assert.Equal("snapshot", HistoryStatistics.Unranked(record));
         }
     }
 

@@ -121,7 +121,7 @@ public static class RealWorldDiagnosisTests
 
             // Then
             Assert.Equal(Bottleneck.NotAThroughputProblem, backup.Verdict!.Bottleneck);
-            Assert.Contains("The backup took 0.4 s for 24.2 MB: below 10.0 s, too quick for tuning to matter; "
+            Assert.Contains("The backup took 0.39 s for 24.2 MB: below 10.0 s, too quick for tuning to matter; "
                 + "its fixed steps (opening the media, checkpoint, metadata) weigh as much as the data it moves.", backup.Verdict.Evidence);
             Assert.Empty(backup.Recommendations);
         }

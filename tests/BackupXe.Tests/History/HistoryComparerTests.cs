@@ -53,6 +53,23 @@ public sealed class HistoryComparerTests
     }
 
     [Fact]
+    public void A_snapshot_backup_is_not_judged_by_its_MB_per_second_nor_counted_in_the_usual_speed()
+    {
+        // Given: the usual nights, a snapshot night among them at 5000 MB/s, and a snapshot backup tonight
+        var history = Nights(Usual);
+        history.Insert(5, ComparableRun.Of(Run(Night.AddDays(4).AddHours(12), 5000) with { Snapshot = true }));
+
+        // When
+        var tonight = Compare(Run(Night.AddDays(10), 9000) with { Snapshot = true }, history);
+        var usual = Compare(Run(Night.AddDays(10), 385), history);
+
+        // Then
+        Assert.Equal(HistoryVerdict.CannotTell, tonight.Verdict);
+        Assert.Equal("cannot tell against its history: it is a snapshot backup: the storage copied the data, so its MB/s is no transfer speed", tonight.Summary);
+        Assert.Equal((HistoryVerdict.Usual, 402.5, 10), (usual.Verdict, usual.MedianMBps!.Value, usual.UsualRuns));
+    }
+
+    [Fact]
     public void Compression_turned_off_is_the_change_that_explains_a_slow_run()
     {
         var result = Compare(Run(Night.AddDays(10), 130, compression: false), Nights(Usual));

@@ -87,6 +87,26 @@ public sealed class HistoryStatisticsTests
     }
 
     [Fact]
+    public void Counts_snapshot_backups_apart_and_leaves_them_out_of_every_speed()
+    {
+        // Given: ten nights at 100 s for 20 GB (204.8 MB/s), and a VSS snapshot full whose 20 GB took 20 s of freeze:
+        // 1024 MB/s that no copy moved
+        var runs = Enumerable.Range(0, 10).Select(day => Msdb("Sales", Day1.AddDays(day), 100, 20 * GiB)).ToList();
+        runs.Add(Msdb("Sales", Day1.AddDays(10), 20, 20 * GiB) with { Snapshot = true });
+
+        // When
+        var series = Single(runs);
+
+        // Then
+        Assert.Equal((11, 10, 1), (series.Count, series.Ranked, series.Snapshots));
+        Assert.Equal(204.8, series.MaxMBps!.Value, 1);
+        Assert.Equal(204.8, series.MedianMBps!.Value, 1);
+        Assert.Equal("snapshot", HistoryStatistics.Unranked(runs[^1]));
+        Assert.Contains("1 snapshot backups, counted apart: the storage copied their data while the database's writes were frozen, "
+            + "so their size over their time is no transfer speed and they are not ranked", series.Notes);
+    }
+
+    [Fact]
     public void Says_which_settings_went_with_the_fast_runs()
     {
         // Given: the same database backed up uncompressed to one file, then compressed to four stripes

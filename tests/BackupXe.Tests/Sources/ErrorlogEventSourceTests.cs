@@ -17,6 +17,57 @@ public sealed class ErrorlogEventSourceTests
         return SourceRun.ReadAsync(new ErrorlogEventSource("test.log", () => new MemoryStream(bytes), null));
     }
 
+    public sealed class A_Get_DbaErrorLog_table
+    {
+        [Theory]
+        [InlineData("PS1  MSSQLSERVER  PS1  5/6/2024 8:37:59 AM  spid52  BACKUP DATABASE successfully processed 0 pages in 0.027 seconds (0.000 MB/sec).", null)]
+        [InlineData("PS1  MSSQLSERVER  PS1  13/6/2024 20:37:59  spid52  BACKUP DATABASE successfully processed 0 pages in 0.027 seconds (0.000 MB/sec).", "2024-06-13 20:37:59")]
+        [InlineData("PS1  MSSQLSERVER  PS1  18.06.2024 08:37:59  spid52  BACKUP DATABASE successfully processed 0 pages in 0.027 seconds (0.000 MB/sec).", "2024-06-18 08:37:59")]
+        [InlineData("PS1  MSSQLSERVER  PS1  2024-06-18 08:37:59  spid52  BACKUP DATABASE successfully processed 0 pages in 0.027 seconds (0.000 MB/sec).", "2024-06-18 08:37:59")]
+        [InlineData("PS1  MSSQLSERVER  PS1  6/18/2024 12:07:59 AM  spid52  BACKUP DATABASE successfully processed 0 pages in 0.027 seconds (0.000 MB/sec).", "2024-06-18 00:07:59")]
+        public async Task Takes_the_date_in_the_order_the_rows_tell_and_never_guesses_it(string row, string? logged)
+        {
+            // Given: a row of real-world T01b's layout in other cultures, under its heading; 5/6/2024 alone is 5 June or 6 May
+            var text = "ComputerName InstanceName SqlInstance LogDate Source Text\r\n------------ ------------ ----------- ------- ------ ----\r\n" + row + "\r\n";
+
+            // When
+            var run = await ReadTextAsync(text, new UTF8Encoding(false));
+
+            // Then
+            if (logged is null)
+            {
+                Assert.Empty(run.Events);
+                Assert.Contains(run.Status.Problems, p => p.Location == "line 3" && p.Message.Contains("reads as day/month or month/day", StringComparison.Ordinal));
+            }
+            else
+            {
+                var message = Assert.Single(run.Progress);
+                Assert.Equal(DateTime.Parse(logged, System.Globalization.CultureInfo.InvariantCulture), message.Timestamp);
+                Assert.Equal(52, message.SessionId);
+                Assert.Equal("BACKUP DATABASE successfully processed 0 pages in 0.027 seconds (0.000 MB/sec).", message.Message);
+                Assert.Empty(run.Status.Problems);
+            }
+        }
+
+        [Fact]
+        public async Task Leaves_out_the_mark_of_a_text_Format_Table_cut()
+        {
+            // Given: real-world T01b's second and third rows, cut at the console's width
+            var text = "Windows1     MSSQLSERVER  Windows1    6/18/2024 8:37:59 AM Backup  Database backed up. Database: TPCC100, creation date(time): 2023/04/26(01:31:53), pages dumped: 917114, first ...\r\n"
+                + "Windows1     MSSQLSERVER  Windows1    6/18/2024 8:37:59 AM Backup  BACKUP DATABASE successfully processed 0 pages in 0.027 seconds (0.000 MB/sec)....\r\n";
+
+            // When
+            var run = await ReadTextAsync(text, new UTF8Encoding(false));
+
+            // Then
+            Assert.Equal(
+                ["Database backed up. Database: TPCC100, creation date(time): 2023/04/26(01:31:53), pages dumped: 917114, first ",
+                 "BACKUP DATABASE successfully processed 0 pages in 0.027 seconds (0.000 MB/sec)."],
+                run.Progress.Select(e => e.Message));
+            Assert.All(run.Progress, e => Assert.Null(e.SessionId));
+        }
+    }
+
     public sealed class TheRawSql2014Trace3014Log
     {
         [Fact]

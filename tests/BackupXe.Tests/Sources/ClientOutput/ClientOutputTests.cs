@@ -252,4 +252,73 @@ public static class ClientOutputTests
             Assert.Equal(845, Assert.Single(operation.Errors).Number);
         }
     }
+
+    public class Messages_folded_at_a_width
+    {
+        // Every line of a real file cut into pieces of a fixed width, as a transcript saved at a console's width stores it;
+        // with Agent's suffix the pieces of "... [SQLSTATE 01000]" are folded the same way.
+        private static string Folded(string file, int width, bool agentSuffix)
+        {
+            var lines = File.ReadAllLines(Fixture.RealWorld2(file)).Select(l => agentSuffix && l.Length > 0 ? l + " [SQLSTATE 01000]" : l);
+            return string.Join("\r\n", lines.SelectMany(l => l.Length == 0 ? [l] : l.Chunk(width).Select(c => new string(c)))) + "\r\n";
+        }
+
+        private static async Task<IReadOnlyList<OperationReport>> AnalyseAsync(string text)
+        {
+            using var input = TempInput.WithText(text, Encodings.Utf8WithoutBom, "folded.txt");
+            return (await PipelineRun.OfAsync(InputSources.Open(input.Path))).Reports;
+        }
+
+        private static object Essentials(OperationReport r) => new
+        {
+            r.Kind, r.Scope, r.Database, r.Status, r.EngineSummary, r.UpgradeSteps, r.FailureError,
+            Files = string.Join("; ", r.ProcessedFiles.Select(f => $"{f.LogicalFile}={f.Pages}")),
+        };
+
+        [Theory]
+        [InlineData("T04_msdocs_sql2017_container_wwi_backup_sqlcmd.txt", 80, false)]
+        [InlineData("T04_msdocs_sql2017_container_wwi_backup_sqlcmd.txt", 37, false)]
+        [InlineData("T04_msdocs_sql2017_container_wwi_backup_sqlcmd.txt", 80, true)]
+        [InlineData("T03_msdocs_sql2017_container_wwi_restore_sqlcmd.txt", 64, true)]
+        [InlineData("T09a_lessthandot_2013_sql2012_restore_fails_buffer_latch_timeout.txt", 50, false)]
+        [InlineData("T12_mikefrobbins_2011_sql2008express_backup_taillog_restore_sequence.txt", 72, true)]
+        public async Task Are_joined_again_and_read_as_the_unfolded_file_is(string file, int width, bool agentSuffix)
+        {
+            // Given: the real file as printed, and folded
+            var whole = await AnalyseAsync(File.ReadAllText(Fixture.RealWorld2(file)));
+
+            // When
+            var folded = await AnalyseAsync(Folded(file, width, agentSuffix));
+
+            // Then: the same operations, pages, seconds, files and failure
+            Assert.NotEmpty(whole);
+            Assert.Equal(whole.Select(Essentials), folded.Select(Essentials));
+            Assert.All(folded, r => Assert.Equal(0, r.UnknownMessages));
+        }
+
+        [Fact]
+        public void Are_not_joined_when_the_next_line_does_not_complete_the_message()
+        {
+            // Given: a whole backup of real-world T05, then a head cut short and a line that does not complete it
+            var transcript = new ClientTranscript();
+            var closed = new List<ClientOperation>();
+
+            // When
+            foreach (var line in (string[])[
+                "BACKUP DATABASE successfully processed 298 pages in 0.064 seconds (36.376 MB/sec).",
+                "BACKUP DATABASE successfully processed 12 pag",
+                "10 percent processed."])
+            {
+                closed.AddRange(transcript.Add(line));
+            }
+
+            closed.AddRange(transcript.Finish());
+
+            // Then: the percent line keeps its own meaning and the cut head is no message
+            Assert.IsType<PercentReached>(transcript.LastMessage);
+            Assert.Equal(new CompletionSummary(OperationKind.Backup, OperationScope.Database, 298, 0.064, 36.376), closed[0].Summary);
+            var rest = Assert.Single(closed.Skip(1));
+            Assert.Equal(["10 percent processed."], rest.Messages.Select(m => m.Text));
+        }
+    }
 }
