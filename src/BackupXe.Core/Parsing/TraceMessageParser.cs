@@ -586,8 +586,9 @@ public sealed class TraceMessageParser
         if (cursor.Long() is not { } pages || !cursor.Word("pages") || !TimedRate(ref cursor, out var seconds, out var rate))
         {
             // Figures no server prints (negative pages, NaN seconds): damage, not another program's line, and the
-            // operation still ends here. Words where the figures go ("many pages") stay an unknown line.
-            return tail.TrimStart() is [>= '0' and <= '9' or '-' or '+' or '.', ..]
+            // operation still ends here. Words where the figures go ("many pages") stay an unknown line, and so does a
+            // line that stops before its rate: the head of a message folded at a width, or a cut the reader locates.
+            return tail.TrimStart() is [>= '0' and <= '9' or '-' or '+' or '.', ..] && tail.Contains("MB/sec)", StringComparison.Ordinal)
                 ? new ImplausibleValue($"completion line with figures SQL Server does not write ('{Shown(tail.Trim())}')") { Completes = kind, CompletedScope = scope }
                 : null;
         }
