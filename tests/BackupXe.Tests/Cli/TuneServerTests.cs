@@ -50,7 +50,7 @@ public sealed class TuneServerTests
         var tds = new TuneOverTds(model, directories);
         await using var server = TdsServerDouble.Start(tds.Sql.Script);
         using var cancel = new CancellationTokenSource();
-        tds.Sql.Script.On("BACKUP DATABASE", request =>
+        tds.Sql.Script.On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), request =>
         {
             var response = tds.Answer(request);
             if (tds.FilesWritten.Count > 0)
@@ -64,7 +64,7 @@ public sealed class TuneServerTests
 
         var run = await TuneAsync(server, cancel.Token, "--to", directories[0], "--window", "5s", "--time-budget", "2m");
 
-        Assert.Equal(TuneCommand.Refused, run.ExitCode);
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
         Assert.Contains("tune cancelled: the running trial backup was stopped", run.Error, StringComparison.Ordinal);
         var file = Assert.Single(tds.FilesWritten);
         Assert.Contains("Trial files kept on the server: 1,", run.Output, StringComparison.Ordinal);
@@ -81,7 +81,7 @@ public sealed class TuneServerTests
 
         var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0]);
 
-        Assert.Equal(TuneCommand.Refused, run.ExitCode);
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
         Assert.Empty(tds.Backups);
         Assert.Contains("The login lacks BACKUP DATABASE on [Sales]", run.Output, StringComparison.Ordinal);
     }
@@ -96,7 +96,7 @@ public sealed class TuneServerTests
 
         var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s");
 
-        Assert.Equal(TuneCommand.Refused, run.ExitCode);
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
         Assert.All(tds.Backups, sql => Assert.Contains("TO DISK = N'NUL'", sql, StringComparison.Ordinal));
         Assert.Contains("no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
     }

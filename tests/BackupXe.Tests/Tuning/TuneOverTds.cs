@@ -58,7 +58,7 @@ internal sealed partial class TuneOverTds
             .On("sys.dm_os_volume_stats", _ => Volumes.Aggregate(
                 new TdsResultSet(TdsColumn.NVarChar("volume_mount_point", 512), TdsColumn.BigInt("available_bytes")),
                 (set, v) => set.Row(v.MountPoint, v.Available)) is var volumes ? TdsResponse.Of(volumes) : TdsResponse.Empty)
-            .On("BACKUP DATABASE", Answer);
+            .On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), Answer);
     }
 
     public ScriptedSqlServer Sql { get; } = new();
