@@ -134,19 +134,11 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
         var (sessionId, since) = await TrialSessionAsync(connection, cancellationToken).ConfigureAwait(false);
         await using var command = factory.Command(connection, statement.Sql);
-        // The window ends the trial, not a timeout.
-        command.CommandTimeout = 0;
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var backup = command.ExecuteNonQueryAsync(stop.Token);
-        var windowEnd = Task.Delay(window, _time, cancellationToken);
-        await Task.WhenAny(backup, windowEnd).ConfigureAwait(false);
-        if (!backup.IsCompleted)
-        {
-            await stop.CancelAsync().ConfigureAwait(false);
-        }
-
-        // Ctrl-C cancels the command through the linked token as the window does: either way it is confirmed gone.
-        var finished = await EndedAsync(backup, cancelled: stop.IsCancellationRequested).ConfigureAwait(false);
+        // The window is the command timeout: at its end the driver sends ATTENTION, which stops the BACKUP.
+        command.CommandTimeout = Math.Max(1, (int)Math.Ceiling(window.TotalSeconds));
+        // Ctrl-C stops it sooner, through SqlCommand.Cancel (off the signal's thread: Cancel waits for the server).
+        using var cancelOnCtrlC = cancellationToken.Register(() => _ = Task.Run(command.Cancel, CancellationToken.None));
+        var finished = await EndedAsync(command.ExecuteNonQueryAsync(CancellationToken.None)).ConfigureAwait(false);
         if (!finished)
         {
             await ConfirmStoppedAsync(sessionId).ConfigureAwait(false);
@@ -177,18 +169,14 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
     }
 
     /// <summary>True when the BACKUP completed; false when it was stopped. A server error of its own fails the trial.</summary>
-    private static async Task<bool> EndedAsync(Task backup, bool cancelled)
+    private static async Task<bool> EndedAsync(Task backup)
     {
         try
         {
             await backup.ConfigureAwait(false);
             return true;
         }
-        catch (OperationCanceledException) when (cancelled)
-        {
-            return false;
-        }
-        catch (SqlException failure) when (cancelled && IsCancelAcknowledged(failure))
+        catch (SqlException failure) when (IsStop(failure))
         {
             return false;
         }
@@ -198,9 +186,9 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         }
     }
 
-    // SqlClient reports a command cancelled by its token as error 0 "Operation cancelled by user", or as the batch's
-    // own 3013/3204 when the server had already reported the abort.
-    private static bool IsCancelAcknowledged(SqlException failure) => failure.Number is 0 or 3013 or 3204;
+    // The window's end is the driver's timeout (-2); a Cancel is error 0 "Operation cancelled by user"; either may come
+    // as the batch's own 3013/3204 when the server had already reported the abort.
+    private static bool IsStop(SqlException failure) => failure.Number is SqlErrorNumbers.Timeout or 0 or 3013 or 3204;
 
     /// <summary>The cancel is confirmed only when the server no longer runs the BACKUP on that session.</summary>
     private async Task ConfirmStoppedAsync(int sessionId)

@@ -95,7 +95,8 @@ public sealed class TrialOperationCapture : IOperationSink, IAsyncDisposable
         await _stop.CancelAsync().ConfigureAwait(false);
         if (_reading is not null)
         {
-            await _reading.ConfigureAwait(false);
+            // A source slow to notice the cancel does not hold the command's exit: its connection is closed with the process.
+            await Task.WhenAny(_reading, Task.Delay(TimeSpan.FromSeconds(5), _time)).ConfigureAwait(false);
         }
 
         _stop.Dispose();

@@ -109,7 +109,7 @@ internal sealed partial class TuneOverTds
         var effective = _model.Effective(options, toNul);
         Events.Append(Capture(session, devices, effective, rate, limit, options.Compression ?? _model.CompressionDefault));
         // A backup longer than the window: nothing more until the driver cancels it.
-        return new TdsResponse().Info("0 percent processed.").Stall();
+        return new TdsResponse().Stall();
     }
 
     /// <summary>The window of the backup as the capture session records it, from now (the double's clock is the server's).</summary>
