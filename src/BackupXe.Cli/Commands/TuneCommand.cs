@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Security.Cryptography;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
+using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Tuning;
 using BackupXe.SqlServer;
 
@@ -21,7 +22,6 @@ internal static class TuneCommand
     /// <param name="servers">How a connection becomes the server the tune talks to: the live one, or a test's.</param>
     public static Command Create(Func<SqlConnectionFactory, ITuningServer>? servers = null)
     {
-        servers ??= factory => new LiveTuningServer(factory);
         var connection = new ConnectionOptions();
         var database = new Option<string>("--database", "-d") { Description = "The database whose backup is tuned.", Required = true };
         var to = new Option<string[]>("--to") { Description = "A directory on the server for the trial files; repeat for several volumes.", Required = true, AllowMultipleArgumentsPerToken = false };
@@ -59,9 +59,14 @@ internal static class TuneCommand
 
             var outputFormat = parse.GetValue(format)!;
             var run = parse.GetValue(execute);
-            return await ServerCall.RunAsync(parse, connection, new CaptureSessionSettings(SessionName.Default), async factory =>
+            var session = new CaptureSessionSettings(SessionName.Default);
+            return await ServerCall.RunAsync(parse, connection, session, async factory =>
             {
-                var server = servers(factory);
+                // Trials are measured by the capture session's event file, read as watch reads it.
+                await using var capture = servers is null ? new TrialOperationCapture(
+                    new EventFileLiveSource(factory.Settings.Server, factory, session, ensureSession: false, new EventFileTailOptions(), new WatchCheckpoints(), TimeSpan.Zero),
+                    new DiagnosisSettings { MemoryBudgetBytes = request.MemoryBudgetBytes }) : null;
+                var server = servers?.Invoke(factory) ?? new LiveTrialHost(factory, session, capture!);
                 var plan = await Tuner.PlanAsync(server, request, cancellationToken);
                 if (!run || outputFormat != "json")
                 {
@@ -75,14 +80,24 @@ internal static class TuneCommand
 
                 if (server is not ITrialHost host)
                 {
-                    await Console.Error.WriteLineAsync("backupxe: --execute is not available against a live server in this version: a trial needs its files deleted "
-                        + "and its buffer configuration confirmed, which this build cannot yet do through documented T-SQL alone (docs/tuning.md). Nothing ran.");
+                    await Console.Error.WriteLineAsync("backupxe: --execute needs a server that can run trials; this one only describes the database. Nothing ran.");
                     return Refused;
                 }
 
-                var result = await new Tuner(host, request).RunAsync(cancellationToken);
-                await Console.Out.WriteAsync(TuneReportWriter.Result(result, outputFormat));
-                return result.Refused ? Refused : ExitCodes.Success;
+                var tuner = new Tuner(host, request);
+                try
+                {
+                    var result = await tuner.RunAsync(cancellationToken);
+                    await Console.Out.WriteAsync(TuneReportWriter.Result(result, outputFormat));
+                    return result.Refused ? Refused : ExitCodes.Success;
+                }
+                catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+                {
+                    // Ctrl-C: the running backup was stopped (and confirmed gone) before this; what it left is listed.
+                    await Console.Error.WriteLineAsync("backupxe: tune cancelled: the running trial backup was stopped; no further trial ran.");
+                    await Console.Out.WriteAsync(TuneReportWriter.KeptFiles(tuner.KeptFiles, tuner.Facts?.Linux ?? false, outputFormat == "markdown"));
+                    return Refused;
+                }
             }, json: outputFormat == "json");
         });
         return command;

@@ -40,7 +40,9 @@ internal static class TuneReportWriter
         var text = new StringBuilder();
         var heading = $"Tune plan for [{TerminalText.Line(plan.Database)}]: {Size(plan.DatabaseBytes)} of data files, to {string.Join(", ", plan.Directories.Select(TerminalText.Line))}";
         text.AppendLine(markdown ? "## " + heading : heading);
-        text.AppendLine(executing ? "Running it (Ctrl-C stops the running backup and deletes its files)." : "Dry run: nothing ran. Add --execute to run these trials.");
+        text.AppendLine(executing
+            ? plan.FilesKept ? "Running it (Ctrl-C stops the running backup and lists the trial files to remove)." : "Running it (Ctrl-C stops the running backup and deletes its files)."
+            : "Dry run: nothing ran. Add --execute to run these trials.");
         text.AppendLine();
         text.AppendLine(markdown ? "### Trials, in order" : "Trials, in order:");
         var number = 1;
@@ -56,7 +58,9 @@ internal static class TuneReportWriter
         var bullet = markdown ? "- " : "  ";
         text.AppendLine(string.Create(Invariant, $"{bullet}time: {plan.TrialsAtMost} trials of up to {plan.SecondsPerTrialAtMost:0} s each, {Minutes(plan.ExpectedSecondsAtMost)} in all (budget {Minutes(plan.TimeBudgetSeconds)})"));
         text.AppendLine($"{bullet}bytes read: {Size(plan.BytesReadAtMost)} (each trial reads at most the database once; it stops at its {plan.WindowSeconds.ToString("0", Invariant)} s window)");
-        text.AppendLine($"{bullet}bytes written: {Size(plan.BytesWrittenAtMost)}, never more than {Size(plan.DiskSpaceAtMost)} on disk at once (each trial's files are deleted before the next)");
+        text.AppendLine(plan.FilesKept
+            ? $"{bullet}bytes written: {Size(plan.BytesWrittenAtMost)}, all of it left on disk until the DBA removes the trial files (listed at the end)"
+            : $"{bullet}bytes written: {Size(plan.BytesWrittenAtMost)}, never more than {Size(plan.DiskSpaceAtMost)} on disk at once (each trial's files are deleted before the next)");
         text.AppendLine($"{bullet}buffer memory: {Units.Memory(plan.MemoryBudgetBytes)} (a hard limit, as the server reports it)");
         text.AppendLine();
         foreach (var note in plan.Notes)
@@ -123,6 +127,31 @@ internal static class TuneReportWriter
         }
 
         text.AppendLine("Each trial wrote a row to msdb backup history (COPY_ONLY leaves the backup chain alone).");
+        text.Append(KeptFiles(result.KeptFiles, result.Facts.Linux, markdown));
+        return text.ToString();
+    }
+
+    /// <summary>The trial files left on the server, with their paths, sizes and the command that removes them; empty when none.</summary>
+    public static string KeptFiles(IReadOnlyList<KeptTrialFile> files, bool linux, bool markdown = false)
+    {
+        if (files.Count == 0)
+        {
+            return string.Empty;
+        }
+
+        var text = new StringBuilder();
+        var total = TrialFileCleanup.TotalBytesAtMost(files);
+        text.AppendLine();
+        var title = string.Create(Invariant, $"Trial files kept on the server: {files.Count}, {(total is { } bytes ? $"at most {Size(bytes)} ({bytes} bytes)" : "size not known for all")}. BackupXe cannot delete them (no documented, least-privilege T-SQL deletes a file); remove them on the server:");
+        text.AppendLine(markdown ? "### " + title : title);
+        foreach (var file in files)
+        {
+            var size = file.BytesAtMost is { } b ? string.Create(Invariant, $"at most {b} bytes") : "size not known (stopped before it was captured)";
+            text.AppendLine($"{(markdown ? "- " : "  ")}{TerminalText.Line(file.Path)}  ({size})");
+        }
+
+        text.AppendLine();
+        Block(text, markdown, linux ? "On the server (sh)" : "On the server (PowerShell)", TrialFileCleanup.Command(files, linux), linux ? "sh" : "powershell");
         return text.ToString();
     }
 
@@ -166,6 +195,7 @@ internal static class TuneReportWriter
         json.WriteNumber("bytesWrittenAtMost", plan.BytesWrittenAtMost);
         json.WriteNumber("diskSpaceAtMost", plan.DiskSpaceAtMost);
         json.WriteNumber("memoryBudgetBytes", plan.MemoryBudgetBytes);
+        json.WriteBoolean("filesKept", plan.FilesKept);
         json.WriteStartArray("notes");
         plan.Notes.ToList().ForEach(json.WriteStringValue);
         json.WriteEndArray();
@@ -220,6 +250,17 @@ internal static class TuneReportWriter
         evidence.ToList().ForEach(json.WriteStringValue);
         json.WriteEndArray();
         WriteStringOrNull(json, "benchmark", side == LimitingSide.Target ? TuningAdvice.Benchmark(result) : null);
+        json.WriteStartArray("keptFiles");
+        foreach (var file in result.KeptFiles)
+        {
+            json.WriteStartObject();
+            json.WriteString("path", file.Path);
+            WriteNumberOrNull(json, "bytesAtMost", file.BytesAtMost);
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+        WriteStringOrNull(json, "keptFilesCommand", result.KeptFiles.Count > 0 ? TrialFileCleanup.Command(result.KeptFiles, result.Facts.Linux) : null);
     }
 
     private static void WriteNumberOrNull(Utf8JsonWriter json, string name, double? value)

@@ -12,22 +12,37 @@ public interface ITuningServer
 }
 
 /// <summary>
-/// A server that can also run trials and delete their files: the only way the tuner writes anything. Tests use a
-/// simulated one (tests/BackupXe.Tests/Tuning).
+/// A server that can also run trials: the only way the tuner writes anything. Tests use a simulated one
+/// (tests/BackupXe.Tests/Tuning); a live server is <c>LiveTrialHost</c>.
 /// </summary>
 public interface ITrialHost : ITuningServer
 {
-    /// <summary>Free bytes on the volume of <paramref name="directory"/> as the server sees it; null when it cannot tell.</summary>
-    Task<long?> FreeBytesAsync(string directory, CancellationToken cancellationToken);
+    /// <summary>
+    /// Whether this host deletes trial files itself. A live server cannot (no documented, least-privilege T-SQL deletes a
+    /// file), so the tuner keeps them and lists them for the DBA.
+    /// </summary>
+    bool DeletesFiles { get; }
 
-    Task<bool> FileExistsAsync(string path, CancellationToken cancellationToken);
+    /// <summary>What stops any trial from running (a missing permission, the capture not running), one line each; empty when ready.</summary>
+    Task<IReadOnlyList<string>> CheckReadyAsync(TuneRequest request, CancellationToken cancellationToken);
+
+    /// <summary>Free bytes on the volume of <paramref name="directory"/> as the server sees it, or why it cannot tell.</summary>
+    Task<FreeSpace> FreeSpaceAsync(string directory, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// True when <paramref name="path"/> exists; null when the host cannot tell (then the trial statement's own
+    /// MEDIANAME check makes the server refuse an existing file, see <see cref="TrialStatement"/>).
+    /// </summary>
+    Task<bool?> FileExistsAsync(string path, CancellationToken cancellationToken);
 
     /// <summary>
     /// Runs <paramref name="statement"/> (a COPY_ONLY BACKUP), captured like any other operation, and stops it after
-    /// <paramref name="window"/> if it has not finished. On cancellation it stops the backup before returning.
+    /// <paramref name="window"/> if it has not finished. On cancellation it stops the backup, and confirms it ended,
+    /// before returning. A backup the server refused or failed throws <see cref="TrialFailedException"/>.
     /// </summary>
     Task<TrialCapture> RunTrialAsync(TrialStatement statement, TimeSpan window, CancellationToken cancellationToken);
 
+    /// <summary>Only called when <see cref="DeletesFiles"/>.</summary>
     Task DeleteFileAsync(string path, CancellationToken cancellationToken);
 }
 
@@ -36,3 +51,32 @@ public interface ITrialHost : ITuningServer
 /// the block size msdb recorded for it (null for a trial stopped before it finished: no history row), and the wall time.
 /// </summary>
 public sealed record TrialCapture(OperationReport Operation, int? EffectiveBlockSizeBytes, double WallSeconds, bool Finished);
+
+/// <summary>Free bytes of a directory's volume; null with the reason when the server cannot say.</summary>
+public sealed record FreeSpace(long? Bytes, string? Unknown = null)
+{
+    public static FreeSpace Of(long bytes) => new(bytes);
+
+    public static FreeSpace CannotTell(string why) => new(null, why);
+}
+
+/// <summary>A trial the server refused, failed, or ran without a capture: the tune stops with the server's reason.</summary>
+public sealed class TrialFailedException : Exception
+{
+    public TrialFailedException()
+    {
+    }
+
+    public TrialFailedException(string message)
+        : base(message)
+    {
+    }
+
+    public TrialFailedException(string message, Exception innerException)
+        : base(message, innerException)
+    {
+    }
+}
+
+/// <summary>A trial file left on the server: its exact path and at most how many bytes it holds (null when unknown).</summary>
+public sealed record KeptTrialFile(string Path, long? BytesAtMost);

@@ -7,16 +7,22 @@ namespace BackupXe.Core.Tuning;
 /// <summary>
 /// The COPY_ONLY BACKUP of one trial, to NUL or to new files: the database as a bracketed name, every path as an
 /// N'' literal with quotes doubled. COPY_ONLY leaves the differential base and the log chain alone; the backup
-/// still writes a row to msdb backup history.
+/// still writes a row to msdb backup history. A trial to files names its media set (MEDIANAME, with NOINIT and NOSKIP):
+/// the BACKUP page documents that a given media name must match the one already on the volumes, so the server itself
+/// refuses to add to a file that existed, and msdb's backupmediaset finds the trial's row by that name.
 /// </summary>
 public sealed class TrialStatement
 {
-    private TrialStatement(string database, IReadOnlyList<string> devices, TrialOptions options)
+    private TrialStatement(string database, IReadOnlyList<string> devices, TrialOptions options, string? mediaName = null)
     {
         Database = database;
         Devices = devices;
         Options = options;
+        MediaName = mediaName;
     }
+
+    /// <summary>The trial's own media set name (backupxe-tune-{run id}-{trial}-{run}); null for a trial to NUL.</summary>
+    public string? MediaName { get; }
 
     public string Database { get; }
 
@@ -38,7 +44,7 @@ public sealed class TrialStatement
         var devices = Enumerable.Range(0, options.Files)
             .Select(i => Join(directories[i % directories.Count], string.Create(CultureInfo.InvariantCulture, $"backupxe-tune-{runId}-{trial:00}-{run}-{i + 1}of{options.Files}.bak")))
             .ToList();
-        return new TrialStatement(database, devices, options);
+        return new TrialStatement(database, devices, options, string.Create(CultureInfo.InvariantCulture, $"backupxe-tune-{runId}-{trial:00}-{run}"));
     }
 
     /// <summary>The statement as sent, ending with ';'.</summary>
@@ -78,6 +84,12 @@ public sealed class TrialStatement
         if (Options.BlockSizeBytes is { } block)
         {
             options.Add($"BLOCKSIZE = {Tsql.Number(block)}");
+        }
+
+        if (copyOnly && MediaName is { } media)
+        {
+            options.Add("NOINIT, NOSKIP");
+            options.Add($"MEDIANAME = {Tsql.Literal(media)}");
         }
 
         options.Add("STATS = 5");

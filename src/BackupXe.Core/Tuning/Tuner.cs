@@ -48,6 +48,7 @@ public sealed class Tuner
     private readonly BackupDiagnostician _diagnostician;
     private readonly List<Trial> _trials = [];
     private readonly HashSet<(TrialOptions, bool)> _tried = [];
+    private readonly List<KeptTrialFile> _kept = [];
     private TuningFacts _facts = null!;
     private double _spent;
     private double _ratio = 1;
@@ -68,11 +69,26 @@ public sealed class Tuner
         ArgumentNullException.ThrowIfNull(server);
         ArgumentNullException.ThrowIfNull(request);
         var facts = await server.DescribeAsync(request.Database, cancellationToken);
-        var plan = Plan(facts, request);
+        var plan = ForHost(Plan(facts, request), server);
         return await server.BackupOrRestoreRunningAsync(request.Database, cancellationToken)
             ? plan with { Notes = [.. plan.Notes, $"Another backup or restore of {request.Database} is running now: --execute refuses to start beside it."] }
             : plan;
     }
+
+    /// <summary>On a host that keeps trial files every trial's files stay on disk until the DBA removes them.</summary>
+    private static TuningPlan ForHost(TuningPlan plan, ITuningServer server) => server is ITrialHost { DeletesFiles: false }
+        ? plan with
+        {
+            FilesKept = true,
+            DiskSpaceAtMost = plan.BytesWrittenAtMost,
+            Notes = [.. plan.Notes.Select(note => note.StartsWith(NewFilesNote, StringComparison.Ordinal) ? KeptFilesNote : note)],
+        }
+        : plan;
+
+    private const string NewFilesNote = "Trial files are new files with unique names";
+
+    private const string KeptFilesNote = "Trial files are new files with unique names, never an existing file (the server refuses one through MEDIANAME). "
+        + "No documented, least-privilege T-SQL deletes a file on the server, so they are kept: the end of the run (or Ctrl-C, after the running backup is stopped) lists each with its path and size and the command that removes them.";
 
     /// <summary>What would run, with upper bounds, from the server's facts alone.</summary>
     public static TuningPlan Plan(TuningFacts facts, TuneRequest request)
@@ -126,11 +142,27 @@ public sealed class Tuner
             notes);
     }
 
-    /// <summary>Runs the trials. Cancellation stops the running backup, deletes its files and throws.</summary>
+    /// <summary>
+    /// Trial files left on the server because the host cannot delete them, so far: after <see cref="RunAsync"/> threw
+    /// (Ctrl-C), the ones to list for the DBA.
+    /// </summary>
+    public IReadOnlyList<KeptTrialFile> KeptFiles => _kept;
+
+    /// <summary>The server's facts once <see cref="RunAsync"/> has read them (the platform decides the clean-up command).</summary>
+    public TuningFacts? Facts { get; private set; }
+
+    /// <summary>Runs the trials. Cancellation stops the running backup, deletes or keeps its files (<see cref="KeptFiles"/>) and throws.</summary>
     public async Task<TuningResult> RunAsync(CancellationToken cancellationToken)
     {
         _facts = await _server.DescribeAsync(_request.Database, cancellationToken);
-        var plan = Plan(_facts, _request);
+        Facts = _facts;
+        var plan = ForHost(Plan(_facts, _request), _server);
+        var unready = await _server.CheckReadyAsync(_request, cancellationToken);
+        if (unready.Count > 0)
+        {
+            return new TuningResult(plan, _facts, [], null, null, null, null, "Nothing ran: " + string.Join(" ", unready), Refused: true, 0, 0) { KeptFiles = _kept };
+        }
+
         Trial? ceiling = null;
         Trial? compressed = null;
         Trial? baseline = null;
@@ -170,7 +202,7 @@ public sealed class Tuner
             trial.RatioToCeiling = trial.RateMBps / ceiling!.RateMBps;
         }
 
-        return new TuningResult(plan, _facts, _trials, ceiling, compressed, baseline, best, reason, refused, _spent, Noise());
+        return new TuningResult(plan, _facts, _trials, ceiling, compressed, baseline, best, reason, refused, _spent, Noise()) { KeptFiles = _kept };
     }
 
     private async Task<string> SearchAsync(Trial ceiling, Action<Trial> adopt, Func<Trial> incumbent, CancellationToken cancellationToken)
@@ -461,20 +493,20 @@ public sealed class Tuner
             await CheckTargetsAsync(statement, cancellationToken);
         }
 
-        TrialCapture capture;
+        TrialCapture? capture = null;
         try
         {
             capture = await _server.RunTrialAsync(statement, _request.Window, cancellationToken);
+        }
+        catch (TrialFailedException failure)
+        {
+            throw new TuningStopped($"Trial {trial.Number} failed: {failure.Message}", refused: true);
         }
         finally
         {
             if (!trial.ToNul)
             {
-                // The files are this trial's own (checked absent before it ran); deleted even when it failed or was cancelled.
-                foreach (var path in statement.Devices)
-                {
-                    await _server.DeleteFileAsync(path, CancellationToken.None);
-                }
+                await CleanUpAsync(statement, capture);
             }
         }
 
@@ -498,11 +530,32 @@ public sealed class Tuner
         }
     }
 
+    /// <summary>
+    /// The files are this trial's own (checked absent, or refused by the server through MEDIANAME, before it ran):
+    /// deleted even when it failed or was cancelled, or, when the host cannot delete, kept and listed with at most the
+    /// bytes the trial read (a compressed trial writes less).
+    /// </summary>
+    private async Task CleanUpAsync(TrialStatement statement, TrialCapture? capture)
+    {
+        foreach (var path in statement.Devices)
+        {
+            if (_server.DeletesFiles)
+            {
+                await _server.DeleteFileAsync(path, CancellationToken.None);
+            }
+            else
+            {
+                var read = capture is null ? (long?)null : TrialMeasure.Rate(capture.Operation).Bytes;
+                _kept.Add(new KeptTrialFile(path, read is { } bytes ? bytes / statement.Devices.Count + (bytes % statement.Devices.Count) : null));
+            }
+        }
+    }
+
     private async Task CheckTargetsAsync(TrialStatement statement, CancellationToken cancellationToken)
     {
         foreach (var path in statement.Devices)
         {
-            if (await _server.FileExistsAsync(path, cancellationToken))
+            if (await _server.FileExistsAsync(path, cancellationToken) == true)
             {
                 throw new TuningStopped($"{path} already exists: a trial never writes over an existing file.", refused: true);
             }
@@ -513,12 +566,12 @@ public sealed class Tuner
         foreach (var group in statement.Devices.GroupBy(path => _request.Directories.First(d => path.StartsWith(d.TrimEnd('\\', '/'), StringComparison.Ordinal))))
         {
             var needed = perFile * group.Count() + (perFile * group.Count() / 10);
-            var free = await _server.FreeBytesAsync(group.Key, cancellationToken);
-            if (free is not { } bytes || bytes < needed)
+            var free = await _server.FreeSpaceAsync(group.Key, cancellationToken);
+            if (free.Bytes is not { } bytes || bytes < needed)
             {
-                throw new TuningStopped(free is null
-                    ? $"The free space of {group.Key} cannot be read: no trial writes there without it."
-                    : $"{group.Key} has {Figures.Size(free.Value)} free; a trial may write {Figures.Size(needed)} there.", refused: true);
+                throw new TuningStopped(free.Bytes is null
+                    ? $"The free space of {group.Key} cannot be read ({free.Unknown ?? "the server did not say"}): no trial writes there without it."
+                    : $"{group.Key} has {Figures.Size(free.Bytes.Value)} free; a trial may write {Figures.Size(needed)} there.", refused: true);
             }
         }
     }

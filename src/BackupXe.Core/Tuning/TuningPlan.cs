@@ -19,6 +19,9 @@ public sealed record TuningPlan(
     long MemoryBudgetBytes,
     IReadOnlyList<string> Notes)
 {
+    /// <summary>The host cannot delete trial files (a live server): they stay, are listed at the end, and all count on disk.</summary>
+    public bool FilesKept { get; init; }
+
     public int TrialsAtMost => FixedTrials.Count + GuidedTrialsAtMost;
 
     /// <summary>Each trial ends at its window or when the backup finishes, whichever is first.</summary>

@@ -25,6 +25,9 @@ public sealed record TuningResult(
     double SpentSeconds,
     double RelativeNoise)
 {
+    /// <summary>Trial files the host could not delete: their exact paths, for the DBA to remove (docs/tuning.md, Cleanup).</summary>
+    public IReadOnlyList<KeptTrialFile> KeptFiles { get; init; } = [];
+
     /// <summary>Best over baseline, minus one; null without both.</summary>
     public double? Gain => Best is { } best && Baseline is { RateMBps: > 0 } baseline ? best.RateMBps / baseline.RateMBps - 1 : null;
 

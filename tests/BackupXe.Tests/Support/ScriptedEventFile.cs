@@ -119,6 +119,33 @@ public sealed class ScriptedEventFile : IEventFileReader
         }
     }
 
+    /// <summary>
+    /// The server writing more: <paramref name="eventData"/> as new buffers of <paramref name="eventsPerBuffer"/> rows at the
+    /// end of the newest file (a first file when there is none).
+    /// </summary>
+    public void Append(IReadOnlyList<string> eventData, int eventsPerBuffer = 100)
+    {
+        lock (_gate)
+        {
+            if (_files.Count == 0)
+            {
+                _files.Add(($@"C:\XE\BackupXe_0_{133_000_000_000_000_000L}.xel", []));
+            }
+
+            var (name, rows) = _files[^1];
+            var offset = rows.Count == 0 ? 5_632L - 65_536L : rows[^1].FileOffset;
+            for (var i = 0; i < eventData.Count; i++)
+            {
+                if (i % eventsPerBuffer == 0)
+                {
+                    offset += 65_536L;
+                }
+
+                rows.Add(new EventFileRow(eventData[i], name, offset));
+            }
+        }
+    }
+
     /// <summary>Only the first <paramref name="rows"/> rows exist yet (the server has written no more).</summary>
     public void WrittenSoFar(int rows)
     {

@@ -46,13 +46,22 @@ internal sealed class SimulatedServer(ServerModel model, IReadOnlyList<string> d
 
     public Task<bool> BackupOrRestoreRunningAsync(string database, CancellationToken cancellationToken) => Task.FromResult(OtherBackupRunning);
 
-    public Task<long?> FreeBytesAsync(string directory, CancellationToken cancellationToken) =>
-        Task.FromResult(FreeBytes.TryGetValue(directory, out var free) ? free : null);
+    /// <summary>False to stand for a live server, which keeps trial files for the DBA to delete.</summary>
+    public bool DeletesFiles { get; set; } = true;
 
-    public Task<bool> FileExistsAsync(string path, CancellationToken cancellationToken)
+    /// <summary>What <see cref="CheckReadyAsync"/> reports: a missing permission, the capture not running.</summary>
+    public List<string> NotReady { get; } = [];
+
+    public Task<IReadOnlyList<string>> CheckReadyAsync(TuneRequest request, CancellationToken cancellationToken) =>
+        Task.FromResult<IReadOnlyList<string>>([.. NotReady]);
+
+    public Task<FreeSpace> FreeSpaceAsync(string directory, CancellationToken cancellationToken) =>
+        Task.FromResult(FreeBytes.TryGetValue(directory, out var free) && free is { } bytes ? FreeSpace.Of(bytes) : FreeSpace.CannotTell("the simulated volume has no free space figure"));
+
+    public Task<bool?> FileExistsAsync(string path, CancellationToken cancellationToken)
     {
         Calls.Add("check " + path);
-        return Task.FromResult(Files.Contains(path));
+        return Task.FromResult<bool?>(Files.Contains(path));
     }
 
     public Task DeleteFileAsync(string path, CancellationToken cancellationToken)

@@ -1,0 +1,235 @@
+using System.Data;
+using System.Diagnostics;
+using System.Globalization;
+using BackupXe.Core.Tuning;
+using Microsoft.Data.SqlClient;
+
+namespace BackupXe.SqlServer;
+
+/// <summary>
+/// <c>backupxe tune --execute</c> against a live server. Before any trial: the login's BACKUP DATABASE permission on the
+/// database and the capture session running (the facts query has checked VIEW SERVER STATE and VIEW ANY DEFINITION).
+/// Each trial: the COPY_ONLY BACKUP on a connection of its own, whose session id and server clock are read first;
+/// stopped at its window by cancelling the command (SqlClient sends ATTENTION), then confirmed gone from
+/// sys.dm_exec_requests; its operation taken from the capture session (<see cref="TrialOperationCapture"/>) and, when it
+/// finished, its block size from msdb by the trial's media name. Free space comes from sys.dm_os_volume_stats for the
+/// volume holding the directory, when a database file lives there. Files are never deleted: no documented,
+/// least-privilege T-SQL deletes a file, so the tuner keeps and lists them (docs/tuning.md).
+/// </summary>
+public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSettings session, TrialOperationCapture capture, TimeProvider? time = null) : ITrialHost
+{
+    /// <summary>The login's permission to back up the database (BACKUP DATABASE, granted alone or through db_backupoperator or db_owner).</summary>
+    public const string ReadyQuery = """
+        SELECT HAS_PERMS_BY_NAME(@database, N'DATABASE', N'BACKUP DATABASE') AS backup_database;
+        """;
+
+    /// <summary>The trial connection's own session id and the server's clock, read before the BACKUP on the same connection.</summary>
+    public const string TrialSessionQuery = "SELECT @@SPID AS session_id, SYSUTCDATETIME() AS server_utc;";
+
+    /// <summary>Whether the trial's BACKUP still runs on its session after the cancel.</summary>
+    public const string StillRunningQuery = """
+        SELECT COUNT(*) AS running
+        FROM sys.dm_exec_requests AS r
+        WHERE r.session_id = @session_id AND r.command LIKE N'BACKUP%';
+        """;
+
+    /// <summary>Each volume holding a database file, and its free bytes: the only volumes the server reports on.</summary>
+    public const string VolumesQuery = """
+        SELECT DISTINCT v.volume_mount_point, v.available_bytes
+        FROM sys.master_files AS f
+        CROSS APPLY sys.dm_os_volume_stats(f.database_id, f.file_id) AS v;
+        """;
+
+    /// <summary>The block size msdb recorded for the finished trial, found by its own media set name.</summary>
+    public const string BlockSizeQuery = """
+        SELECT TOP (1) f.physical_block_size
+        FROM msdb.dbo.backupmediaset AS m
+        JOIN msdb.dbo.backupmediafamily AS f ON f.media_set_id = m.media_set_id
+        WHERE m.name = @media_name;
+        """;
+
+    /// <summary>How long a cancelled trial may take to leave sys.dm_exec_requests before the tune stops and says so.</summary>
+    public static readonly TimeSpan StopTimeout = TimeSpan.FromSeconds(60);
+
+    private readonly LiveTuningServer _facts = new(factory);
+    private readonly TimeProvider _time = time ?? TimeProvider.System;
+
+    public bool DeletesFiles => false;
+
+    public Task<TuningFacts> DescribeAsync(string database, CancellationToken cancellationToken) => _facts.DescribeAsync(database, cancellationToken);
+
+    public Task<bool> BackupOrRestoreRunningAsync(string database, CancellationToken cancellationToken) => _facts.BackupOrRestoreRunningAsync(database, cancellationToken);
+
+    public async Task<IReadOnlyList<string>> CheckReadyAsync(TuneRequest request, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        var problems = new List<string>();
+        await using (var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false))
+        {
+            await using var command = factory.Command(connection, ReadyQuery);
+            command.Parameters.Add(new SqlParameter("@database", SqlDbType.NVarChar, 128) { Value = request.Database });
+            if (Convert.ToInt64(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) ?? 0L, CultureInfo.InvariantCulture) != 1)
+            {
+                problems.Add($"The login lacks BACKUP DATABASE on [{request.Database}]: in that database, GRANT BACKUP DATABASE TO <user>; (or add the user to db_backupoperator).");
+            }
+        }
+
+        var (_, problem) = await CaptureSessionReadiness.CheckAsync(new SessionClient(factory, session), ensureSession: false, cancellationToken).ConfigureAwait(false);
+        if (problem is not null)
+        {
+            problems.Add($"Each trial is measured by the capture session: {problem}");
+        }
+
+        if (problems.Count == 0)
+        {
+            capture.Start();
+        }
+
+        return problems;
+    }
+
+    public async Task<FreeSpace> FreeSpaceAsync(string directory, CancellationToken cancellationToken)
+    {
+        var volumes = new List<(string? MountPoint, long Available)>();
+        await using (var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false))
+        {
+            await using var command = factory.Command(connection, VolumesQuery);
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                volumes.Add((SqlRows.Text(reader, "volume_mount_point"), SqlRows.Number(reader, "available_bytes") ?? 0));
+            }
+        }
+
+        return VolumeOf(directory, volumes);
+    }
+
+    /// <summary>The volume whose mount point is the longest prefix of <paramref name="directory"/>.</summary>
+    internal static FreeSpace VolumeOf(string directory, IReadOnlyList<(string? MountPoint, long Available)> volumes)
+    {
+        if (volumes.Count > 0 && volumes.All(v => string.IsNullOrEmpty(v.MountPoint)))
+        {
+            return FreeSpace.CannotTell("sys.dm_os_volume_stats names no mount point here (on Linux it returns none)");
+        }
+
+        var match = volumes.Where(v => !string.IsNullOrEmpty(v.MountPoint) && directory.StartsWith(v.MountPoint!, StringComparison.OrdinalIgnoreCase))
+            .OrderByDescending(v => v.MountPoint!.Length)
+            .Select(v => (long?)v.Available)
+            .FirstOrDefault();
+        return match is { } bytes
+            ? FreeSpace.Of(bytes)
+            : FreeSpace.CannotTell("no database file of this instance is on its volume, and sys.dm_os_volume_stats reports only volumes that hold one");
+    }
+
+    /// <summary>Not knowable without more than BACKUP DATABASE: the trial's MEDIANAME makes the server refuse an existing file.</summary>
+    public Task<bool?> FileExistsAsync(string path, CancellationToken cancellationToken) => Task.FromResult<bool?>(null);
+
+    public Task DeleteFileAsync(string path, CancellationToken cancellationToken) =>
+        throw new NotSupportedException("A live server's trial files are kept and listed, never deleted by BackupXe.");
+
+    public async Task<TrialCapture> RunTrialAsync(TrialStatement statement, TimeSpan window, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(statement);
+        var clock = Stopwatch.StartNew();
+        await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+        var (sessionId, since) = await TrialSessionAsync(connection, cancellationToken).ConfigureAwait(false);
+        await using var command = factory.Command(connection, statement.Sql);
+        // The window is the command timeout: at its end the driver sends ATTENTION, which stops the BACKUP.
+        command.CommandTimeout = Math.Max(1, (int)Math.Ceiling(window.TotalSeconds));
+        // Ctrl-C stops it sooner, through SqlCommand.Cancel (off the signal's thread: Cancel waits for the server).
+        using var cancelOnCtrlC = cancellationToken.Register(() => _ = Task.Run(command.Cancel, CancellationToken.None));
+        var finished = await EndedAsync(command.ExecuteNonQueryAsync(CancellationToken.None)).ConfigureAwait(false);
+        if (!finished)
+        {
+            await ConfirmStoppedAsync(sessionId).ConfigureAwait(false);
+        }
+
+        cancellationToken.ThrowIfCancellationRequested();
+        var (operation, problem) = await capture.TakeAsync(sessionId, statement.Database, since, finished, cancellationToken).ConfigureAwait(false);
+        if (operation is null)
+        {
+            throw new TrialFailedException(problem!);
+        }
+
+        int? block = finished && statement.MediaName is { } media ? await BlockSizeAsync(media, cancellationToken).ConfigureAwait(false) : null;
+        return new TrialCapture(operation, block, clock.Elapsed.TotalSeconds, finished);
+    }
+
+    private static async Task<(int SessionId, DateTime Since)> TrialSessionAsync(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        await using var command = new SqlCommand(TrialSessionQuery, connection);
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            throw new TrialFailedException("the server returned no session id for the trial's connection.");
+        }
+
+        var since = DateTime.SpecifyKind(reader.GetDateTime(reader.GetOrdinal("server_utc")), DateTimeKind.Utc);
+        return ((int)(SqlRows.Number(reader, "session_id") ?? 0), since);
+    }
+
+    /// <summary>True when the BACKUP completed; false when it was stopped. A server error of its own fails the trial.</summary>
+    private static async Task<bool> EndedAsync(Task backup)
+    {
+        try
+        {
+            await backup.ConfigureAwait(false);
+            return true;
+        }
+        catch (SqlException failure) when (IsStop(failure))
+        {
+            return false;
+        }
+        catch (SqlException failure)
+        {
+            throw new TrialFailedException($"the server refused or failed the BACKUP: {ConnectionStringRedactor.RedactMessage(failure.Message)} (error {failure.Number})", failure);
+        }
+    }
+
+    // The window's end is the driver's timeout (-2); a Cancel is error 0 "Operation cancelled by user"; either may come
+    // as the batch's own 3013/3204 when the server had already reported the abort.
+    private static bool IsStop(SqlException failure) => failure.Number is SqlErrorNumbers.Timeout or 0 or 3013 or 3204;
+
+    /// <summary>The cancel is confirmed only when the server no longer runs the BACKUP on that session.</summary>
+    private async Task ConfirmStoppedAsync(int sessionId)
+    {
+        var started = _time.GetTimestamp();
+        await using var connection = await factory.OpenAsync(CancellationToken.None).ConfigureAwait(false);
+        while (true)
+        {
+            await using (var command = factory.Command(connection, StillRunningQuery))
+            {
+                command.Parameters.Add(new SqlParameter("@session_id", SqlDbType.Int) { Value = sessionId });
+                if (Convert.ToInt64(await command.ExecuteScalarAsync(CancellationToken.None).ConfigureAwait(false) ?? 0L, CultureInfo.InvariantCulture) == 0)
+                {
+                    return;
+                }
+            }
+
+            if (_time.GetElapsedTime(started) >= StopTimeout)
+            {
+                throw new TrialFailedException(string.Create(CultureInfo.InvariantCulture,
+                    $"the trial's BACKUP still runs on session {sessionId} {StopTimeout.TotalSeconds:0} s after it was cancelled; a DBA can end it with KILL {sessionId};"));
+            }
+
+            await Task.Delay(TimeSpan.FromMilliseconds(500), _time, CancellationToken.None).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Null when msdb cannot be read (SELECT on its backup tables is not granted): the block size stays unconfirmed.</summary>
+    private async Task<int?> BlockSizeAsync(string mediaName, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+            await using var command = factory.Command(connection, BlockSizeQuery);
+            command.Parameters.Add(new SqlParameter("@media_name", SqlDbType.NVarChar, 128) { Value = mediaName });
+            var value = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false);
+            return value is null or DBNull ? null : Convert.ToInt32(value, CultureInfo.InvariantCulture);
+        }
+        catch (SqlException)
+        {
+            return null;
+        }
+    }
+}

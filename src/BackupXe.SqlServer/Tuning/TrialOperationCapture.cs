@@ -1,0 +1,128 @@
+using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Events;
+using BackupXe.Core.Pipeline;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.SqlServer;
+
+/// <summary>
+/// The tune's own reading of the BackupXe capture session: one live source (the session's event file, as <c>watch</c>
+/// reads it) read in the background through the same pipeline as every other capture, and each trial's operation
+/// taken out by the session id of the connection that ran it, its database and its start. A trial that finished is
+/// taken when its completion message arrives; one stopped at its window, once the session has had time to dispatch its
+/// last events (<see cref="Settle"/>), as it then stands.
+/// </summary>
+public sealed class TrialOperationCapture : IOperationSink, IAsyncDisposable
+{
+    /// <summary>The session's MAX_DISPATCH_LATENCY (2 s) plus the file tail's poll (1 s), with a margin.</summary>
+    public static readonly TimeSpan Settle = TimeSpan.FromSeconds(5);
+
+    /// <summary>How long a trial's operation is waited for at most, behind history the reader may still be reading.</summary>
+    public static readonly TimeSpan Timeout = TimeSpan.FromSeconds(60);
+
+    private readonly ITraceEventSource _source;
+    private readonly TimeProvider _time;
+    private readonly OperationPipeline _pipeline;
+    private readonly List<OperationReport> _completed = [];
+    private readonly Lock _gate = new();
+    private readonly CancellationTokenSource _stop = new();
+    private readonly SourceStatus _status = new();
+    private Task? _reading;
+    private string? _failure;
+
+    public TrialOperationCapture(ITraceEventSource source, DiagnosisSettings settings, TimeProvider? time = null)
+    {
+        ArgumentNullException.ThrowIfNull(source);
+        _source = source;
+        _time = time ?? TimeProvider.System;
+        _pipeline = new OperationPipeline(this, settings);
+    }
+
+    public void Start() => _reading ??= Task.Run(() => ReadAsync(_stop.Token));
+
+    void IOperationSink.OnOperationCompleted(OperationReport report) => _completed.Add(report);
+
+    /// <summary>
+    /// The operation of the BACKUP run on <paramref name="sessionId"/> at or after <paramref name="sinceUtc"/> (server
+    /// clock) of <paramref name="database"/>; null with the reason when the session did not deliver it in time.
+    /// </summary>
+    public async Task<(OperationReport? Operation, string? Problem)> TakeAsync(int sessionId, string database, DateTime sinceUtc, bool finished, CancellationToken cancellationToken)
+    {
+        var started = _time.GetTimestamp();
+        var flushed = false;
+        while (true)
+        {
+            lock (_gate)
+            {
+                // Operations of the history before the trial (read from the files' start) are not kept: memory stays flat.
+                _completed.RemoveAll(o => o.Start is not { } at || at < sinceUtc.AddSeconds(-1));
+                var found = _completed.FindIndex(o => o.Kind == OperationKind.Backup && o.SessionId == sessionId
+                    && string.Equals(o.Database, database, StringComparison.OrdinalIgnoreCase)
+                    && o.Start is { } start && start >= sinceUtc.AddSeconds(-1));
+                if (found >= 0)
+                {
+                    var operation = _completed[found];
+                    _completed.Clear();
+                    return (operation, null);
+                }
+
+                var waited = _time.GetElapsedTime(started);
+                if (!flushed && (!finished && waited >= Settle || waited >= Timeout / 2))
+                {
+                    // What arrived of a stopped trial is all there is: end it here, as at the end of any input.
+                    _pipeline.Flush();
+                    flushed = true;
+                    continue;
+                }
+
+                if (_failure is not null || _status.Unusable)
+                {
+                    return (null, "the capture session cannot be read: " + (_failure ?? string.Join("; ", _status.Problems.Select(p => p.Message))));
+                }
+
+                if (waited >= Timeout)
+                {
+                    return (null, $"the capture session delivered no operation of session {sessionId} in {Timeout.TotalSeconds:0} s");
+                }
+            }
+
+            await Task.Delay(TimeSpan.FromMilliseconds(200), _time, cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stop.CancelAsync().ConfigureAwait(false);
+        if (_reading is not null)
+        {
+            // A source slow to notice the cancel does not hold the command's exit: its connection is closed with the process.
+            await Task.WhenAny(_reading, Task.Delay(TimeSpan.FromSeconds(5), _time)).ConfigureAwait(false);
+        }
+
+        _stop.Dispose();
+    }
+
+    private async Task ReadAsync(CancellationToken cancellationToken)
+    {
+        try
+        {
+            await foreach (var traceEvent in _source.ReadEventsAsync(_status, cancellationToken).ConfigureAwait(false))
+            {
+                lock (_gate)
+                {
+                    _pipeline.Observe(traceEvent);
+                }
+            }
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+        }
+        catch (Exception failure)
+        {
+            lock (_gate)
+            {
+                _failure = ConnectionStringRedactor.RedactMessage(failure.Message);
+            }
+        }
+    }
+}

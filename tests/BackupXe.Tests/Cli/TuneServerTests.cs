@@ -1,0 +1,124 @@
+using System.CommandLine;
+using BackupXe.Cli.Commands;
+using BackupXe.Tests.Support.Tds;
+using BackupXe.Tests.Tuning;
+using Xunit;
+
+namespace BackupXe.Tests.Cli;
+
+/// <summary>
+/// <c>backupxe tune --execute</c> end to end through the real driver against the TDS double (<see cref="TuneOverTds"/>),
+/// whose trial backups follow the simulated server's model: the trials, the recommendation, the effective-options check,
+/// and the trial files kept and listed, at the end and on Ctrl-C. A double, not SQL Server.
+/// </summary>
+[Collection(ConsoleCollection.Name)]
+public sealed class TuneServerTests
+{
+    public TuneServerTests() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
+    [Fact]
+    public async Task Execute_runs_captured_trials_through_the_driver_checks_effective_options_recommends_and_lists_the_kept_files()
+    {
+        var (model, directories) = Shapes.Get("striping");
+        var tds = new TuneOverTds(model with { IgnoredOption = "BUFFERCOUNT" }, directories);
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--to", directories[1], "--window", "5s", "--time-budget", "2m");
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.True(tds.Backups.Count >= 5, string.Join("\n", tds.Backups));
+        Assert.All(tds.Backups, sql => Assert.Contains("COPY_ONLY", sql, StringComparison.Ordinal));
+        Assert.Contains("TO DISK = N'NUL'", tds.Backups[0], StringComparison.Ordinal);
+        // Every trial was stopped at its window and confirmed gone before the next one.
+        Assert.True(tds.StopChecks >= tds.Backups.Count);
+        Assert.Contains("x read ceiling", run.Output, StringComparison.Ordinal);
+        Assert.Contains("Recommended BACKUP statement", run.Output, StringComparison.Ordinal);
+        Assert.Contains("EXECUTE dbo.DatabaseBackup", run.Output, StringComparison.Ordinal);
+        // The server dropped BUFFERCOUNT: the capture's buffer configuration says so, and no such trial is recommended.
+        Assert.Contains("(effective options differ: not recommended): BUFFERCOUNT asked", run.Output, StringComparison.Ordinal);
+        Assert.NotEmpty(tds.FilesWritten);
+        Assert.Contains("Trial files kept on the server: " + tds.FilesWritten.Count + ",", run.Output, StringComparison.Ordinal);
+        Assert.All(tds.FilesWritten, path => Assert.Contains("'" + path + "'", run.Output, StringComparison.Ordinal));
+        Assert.Contains("Remove-Item -LiteralPath 'X:\\Backup\\backupxe-tune-", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain(TdsClient.Password, run.Output + run.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Ctrl_c_stops_the_running_trial_confirms_it_ended_and_lists_its_files()
+    {
+        var (model, directories) = Shapes.Get("buffer-count-table");
+        var tds = new TuneOverTds(model, directories);
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        using var cancel = new CancellationTokenSource();
+        tds.Sql.Script.On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), request =>
+        {
+            var response = tds.Answer(request);
+            if (tds.FilesWritten.Count > 0)
+            {
+                // The first trial to a file: Ctrl-C while it runs.
+                cancel.CancelAfter(TimeSpan.FromSeconds(1));
+            }
+
+            return response;
+        });
+
+        var run = await TuneAsync(server, cancel.Token, "--to", directories[0], "--window", "5s", "--time-budget", "2m");
+
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+        Assert.Contains("tune cancelled: the running trial backup was stopped", run.Error, StringComparison.Ordinal);
+        var file = Assert.Single(tds.FilesWritten);
+        Assert.Contains("Trial files kept on the server: 1,", run.Output, StringComparison.Ordinal);
+        Assert.Contains($"Remove-Item -LiteralPath '{file}'", run.Output, StringComparison.Ordinal);
+        Assert.True(tds.StopChecks >= tds.Backups.Count, "each cancelled trial was confirmed gone from sys.dm_exec_requests");
+    }
+
+    [Fact]
+    public async Task Without_backup_permission_nothing_runs_and_the_grant_is_named()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories) { BackupPermission = false };
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0]);
+
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+        Assert.Empty(tds.Backups);
+        Assert.Contains("The login lacks BACKUP DATABASE on [Sales]", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_directory_on_a_volume_without_database_files_is_refused_with_the_reason()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories);
+        tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\");
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s");
+
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+        Assert.All(tds.Backups, sql => Assert.Contains("TO DISK = N'NUL'", sql, StringComparison.Ordinal));
+        Assert.Contains("no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
+    }
+
+    private static async Task<CliRun> TuneAsync(TdsServerDouble server, CancellationToken cancellationToken, params string[] extra)
+    {
+        var (stdout, stderr) = (Console.Out, Console.Error);
+        var output = new StringWriter();
+        var error = new StringWriter();
+        Console.SetOut(output);
+        Console.SetError(error);
+        try
+        {
+            var root = new RootCommand { TuneCommand.Create() };
+            string[] args = ["tune", .. TdsClient.CliArguments(server), "--database", "Sales", "--execute", .. extra];
+            var exit = await root.Parse(args).InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false }, cancellationToken);
+            return new CliRun(exit, output.ToString(), error.ToString());
+        }
+        finally
+        {
+            Console.SetOut(stdout);
+            Console.SetError(stderr);
+        }
+    }
+}

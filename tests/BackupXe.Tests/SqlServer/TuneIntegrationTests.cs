@@ -1,0 +1,79 @@
+using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Tuning;
+using BackupXe.SqlServer;
+using Xunit;
+
+namespace BackupXe.Tests.SqlServer;
+
+/// <summary>
+/// Two tune trials on a real SQL Server, only when BACKUPXE_TEST_SQL is set (skipped, visibly, otherwise): COPY_ONLY
+/// backups to new files in BACKUPXE_TEST_BACKUP_DIR (a directory on the server; skipped without it; never NUL, which
+/// Microsoft does not document as a target), at the defaults and at BUFFERCOUNT 16 x 4 MB, each stopped at a 5 s window
+/// or finished, captured by a session named BackupXe_TuneTest that the test creates and drops. Of database
+/// BACKUPXE_TEST_DATABASE (model when unset). The trial files are kept, as tune keeps them: the test prints their paths.
+/// </summary>
+public class TuneIntegrationTests(ITestOutputHelper output)
+{
+    [Fact]
+    public async Task Two_trials_are_captured_and_stop_at_their_window_on_a_real_server()
+    {
+        var factory = SqlServerIntegrationTests.Factory();
+        var directory = Environment.GetEnvironmentVariable("BACKUPXE_TEST_BACKUP_DIR");
+        if (string.IsNullOrWhiteSpace(directory))
+        {
+            Assert.Skip("BACKUPXE_TEST_BACKUP_DIR is not set: no directory on the server for the trial file.");
+        }
+
+        var database = Environment.GetEnvironmentVariable("BACKUPXE_TEST_DATABASE") is { Length: > 0 } name ? name : "model";
+        var session = new CaptureSessionSettings("BackupXe_TuneTest", "BackupXe_TuneTest.xel");
+        var client = new SessionClient(factory, session);
+        var installed = await client.InstallAsync(CancellationToken.None);
+        if (installed.Problems.Count > 0)
+        {
+            Assert.Skip("The test login or server cannot host the session: " + string.Join(" ", installed.Problems.Select(p => p.Message)));
+        }
+
+        try
+        {
+            var source = new EventFileLiveSource(factory.Settings.Server, factory, session, ensureSession: false, new EventFileTailOptions(), new MemoryCheckpoints(), TimeSpan.Zero);
+            await using var capture = new TrialOperationCapture(source, new DiagnosisSettings());
+            var host = new LiveTrialHost(factory, session, capture);
+            var request = new TuneRequest(database, [directory], TuneRequest.DefaultMemoryBudgetBytes, TimeSpan.FromMinutes(5), TimeSpan.FromSeconds(5), Convert.ToHexStringLower(Guid.NewGuid().ToByteArray()[..4]));
+            Assert.Empty(await host.CheckReadyAsync(request, CancellationToken.None));
+
+            var first = TrialStatement.ToFiles(database, [directory], TrialOptions.Defaults, request.RunId, 1, 1);
+            var second = TrialStatement.ToFiles(database, [directory], TrialOptions.Defaults with { BufferCount = 16, MaxTransferSizeBytes = 4 * 1024 * 1024 }, request.RunId, 2, 1);
+            output.WriteLine($"Trial files kept on the server (remove them): {first.Devices[0]}, {second.Devices[0]}");
+            var defaults = await host.RunTrialAsync(first, request.Window, CancellationToken.None);
+            var toDisk = await host.RunTrialAsync(second, request.Window, CancellationToken.None);
+
+            foreach (var trial in new[] { defaults, toDisk })
+            {
+                Assert.Equal(database, trial.Operation.Database, ignoreCase: true);
+                Assert.True(trial.WallSeconds < 5 + 60 + 60, "stopped at its window, confirmed, and captured within the timeouts");
+                Assert.NotNull(trial.Operation.BufferConfig);
+            }
+
+            Assert.Equal(16, toDisk.Operation.BufferConfig!.BufferCount);
+            Assert.Equal(4L * 1024 * 1024, toDisk.Operation.BufferConfig.MaxTransferSizeBytes);
+            Assert.False(await host.BackupOrRestoreRunningAsync(database, CancellationToken.None));
+        }
+        finally
+        {
+            await client.UninstallAsync(CancellationToken.None);
+        }
+    }
+
+    private sealed class MemoryCheckpoints : IEventFileCheckpointStore
+    {
+        private EventFileCheckpoint? _saved;
+
+        public Task<EventFileCheckpoint?> LoadAsync(string instance, CancellationToken cancellationToken) => Task.FromResult(_saved);
+
+        public Task SaveAsync(string instance, EventFileCheckpoint checkpoint, CancellationToken cancellationToken)
+        {
+            _saved = checkpoint;
+            return Task.CompletedTask;
+        }
+    }
+}

@@ -1,0 +1,198 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using BackupXe.Core.Tuning;
+using BackupXe.Tests.Support;
+using BackupXe.Tests.Support.Tds;
+
+namespace BackupXe.Tests.Tuning;
+
+/// <summary>
+/// The TDS double answering what <c>tune --execute</c> sends, as the pages in docs/server-conformance.md describe the
+/// results, with trial "backups" that follow <see cref="ServerModel"/>: the BACKUP's options are read back from the
+/// statement text, the model gives its rate, effective options and limiting side, and the capture session's event file
+/// receives the events a real capture holds for such a backup (the message vocabulary of samples/buffer-starved-backup.xml:
+/// buffer configuration, Effective options, devices, percent progress every second, BACKUPBUFFER and BACKUPIO waits
+/// shaped as <see cref="SimulatedServer"/> shapes them). Every trial here outlasts its window: the BACKUP answers nothing
+/// until the driver's ATTENTION (a cancel), as a long backup does. It is a double: it proves BackupXe's client path.
+/// </summary>
+internal sealed partial class TuneOverTds
+{
+    private readonly ServerModel _model;
+    private readonly IReadOnlyList<string> _directories;
+    private readonly Random _random;
+    private readonly Lock _gate = new();
+    private int _nextSessionId = 60;
+    private int _sessionId;
+
+    public TuneOverTds(ServerModel model, IReadOnlyList<string> directories, int seed = 1)
+    {
+        _model = model;
+        _directories = directories;
+        _random = new Random(seed);
+        Sql.SessionExists = true;
+        Sql.SessionRunning = true;
+        Sql.Script.Serve(Events);
+        Sql.Script
+            .On("AS major_version", _ => TdsResponse.Of(new TdsResultSet(
+                    TdsColumn.Int("major_version"), TdsColumn.Int("engine_edition"), TdsColumn.NVarChar("path_separator", 1), TdsColumn.Int("view_server_state"),
+                    TdsColumn.Int("view_any_definition"), TdsColumn.BigInt("data_bytes"), TdsColumn.Int("compression_default"), TdsColumn.Int("is_encrypted"))
+                .Row(15, 3, "\\", 1, 1, model.DatabaseBytes, model.CompressionDefault ? 1 : 0, model.Encrypted ? 1 : 0)))
+            .On("r.command LIKE N'RESTORE%'", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("running")).Row(0)))
+            .On("AS backup_database", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("backup_database")).Row(BackupPermission ? 1 : 0)))
+            .On("SELECT @@SPID", _ =>
+            {
+                lock (_gate)
+                {
+                    _sessionId = ++_nextSessionId;
+                    return TdsResponse.Of(new TdsResultSet(TdsColumn.SmallInt("session_id"), TdsColumn.DateTime2("server_utc")).Row((short)_sessionId, DateTime.UtcNow));
+                }
+            })
+            .On("r.session_id = @session_id", request =>
+            {
+                lock (_gate)
+                {
+                    StopChecks++;
+                    return TdsResponse.Of(new TdsResultSet(TdsColumn.Int("running")).Row(0));
+                }
+            })
+            .On("sys.dm_os_volume_stats", _ => Volumes.Aggregate(
+                new TdsResultSet(TdsColumn.NVarChar("volume_mount_point", 512), TdsColumn.BigInt("available_bytes")),
+                (set, v) => set.Row(v.MountPoint, v.Available)) is var volumes ? TdsResponse.Of(volumes) : TdsResponse.Empty)
+            .On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), Answer);
+    }
+
+    public ScriptedSqlServer Sql { get; } = new();
+
+    public ScriptedEventFile Events { get; } = ScriptedEventFile.Of([], 100, 1000);
+
+    public bool BackupPermission { get; set; } = true;
+
+    /// <summary>How long each trial runs before the driver cancels it: the tune's --window (the events span it).</summary>
+    public int WindowSeconds { get; init; } = 5;
+
+    /// <summary>What sys.dm_os_volume_stats shows: each volume holding a database file, and its free bytes.</summary>
+    public List<(string? MountPoint, long Available)> Volumes { get; } = [(@"X:\", 10L << 40), (@"Y:\", 10L << 40), (@"C:\", 50L << 30)];
+
+    public List<string> Backups { get; } = [];
+
+    /// <summary>Each trial file the double's server "created".</summary>
+    public List<string> FilesWritten { get; } = [];
+
+    public int StopChecks { get; private set; }
+
+    /// <summary>The answer to a trial BACKUP: its capture written to the event file, then nothing until the cancel.</summary>
+    public TdsResponse Answer(TdsRequest request)
+    {
+        var sql = request.Text;
+        var devices = DiskPattern().Matches(sql).Select(m => m.Groups[1].Value.Replace("''", "'", StringComparison.Ordinal)).ToList();
+        var toNul = devices is ["NUL"];
+        var options = new TrialOptions(
+            devices.Count,
+            Number(sql, "BUFFERCOUNT") is { } count ? (int)count : null,
+            Number(sql, "MAXTRANSFERSIZE"),
+            Number(sql, "BLOCKSIZE") is { } block ? (int)block : null,
+            sql.Contains("NO_COMPRESSION", StringComparison.Ordinal) ? false : sql.Contains("COMPRESSION", StringComparison.Ordinal) ? true : null,
+            AlgorithmPattern().Match(sql) is { Success: true } a ? a.Groups[1].Value : null);
+        int session;
+        lock (_gate)
+        {
+            session = _sessionId;
+            Backups.Add(sql);
+            if (!toNul)
+            {
+                FilesWritten.AddRange(devices);
+            }
+        }
+
+        var (rate, limit) = _model.Rate(options, _directories, toNul);
+        rate *= Math.Max(0.5, 1 + (_model.Noise * Gaussian()));
+        var effective = _model.Effective(options, toNul);
+        Events.Append(Capture(session, devices, effective, rate, limit, options.Compression ?? _model.CompressionDefault));
+        // A backup longer than the window: nothing more until the driver cancels it.
+        return new TdsResponse().Stall();
+    }
+
+    /// <summary>The window of the backup as the capture session records it, from now (the double's clock is the server's).</summary>
+    private List<string> Capture(int session, IReadOnlyList<string> devices, (int BufferCount, long MaxTransferSize, int BlockSize, bool Compression, string Algorithm) effective, double rate, string limit, bool compression)
+    {
+        var events = new List<string>();
+        var at = DateTime.UtcNow;
+        void Message(double seconds, string text) => events.Add(Trace(at.AddSeconds(seconds), session, text));
+        var total = (long)(effective.BufferCount * effective.MaxTransferSize * _model.ReportedBufferRatio);
+        Message(0, "BACKUP DATABASE started");
+        Message(0.01, "Backup/Restore buffer configuration parameters");
+        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"Memory limit: {_model.MemoryLimitBytes / ServerModel.MB} MB"));
+        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"BufferCount:                {effective.BufferCount}"));
+        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"MaxTransferSize:            {effective.MaxTransferSize / 1024} KB"));
+        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"Total buffer space:         {total / ServerModel.MB} MB"));
+        Message(0.02, string.Create(CultureInfo.InvariantCulture,
+            $"Effective options: Checksum=0, Compression={(effective.Compression ? 1 : 0)}, Encryption=0, BufferCount={effective.BufferCount}, MaxTransferSize={effective.MaxTransferSize / 1024} KB"));
+        Message(0.03, string.Create(CultureInfo.InvariantCulture,
+            $"Estimated total size = {_model.DatabaseBytes} bytes (data size = {_model.DatabaseBytes - 65536} bytes, log size = 65536 bytes)"));
+        for (var i = 0; i < devices.Count; i++)
+        {
+            Message(0.04, string.Create(CultureInfo.InvariantCulture, $"BackupStream({i}): Writing leading metadata to the device {devices[i]}"));
+        }
+
+        Message(0.05, "Copying data files");
+        Message(0.05, "Number of data file readers = 1");
+        var bytes = 0.0;
+        for (var second = 1; second <= WindowSeconds; second++)
+        {
+            bytes += rate * ServerModel.MB * Math.Max(0.5, 1 + (0.02 * Gaussian()));
+            var done = Math.Min((long)bytes, _model.DatabaseBytes - 1);
+            Message(second, string.Create(CultureInfo.InvariantCulture, $"{done * 100 / _model.DatabaseBytes} percent ({done}/{_model.DatabaseBytes} bytes) processed"));
+            foreach (var wait in Waits(limit, devices.Count, compression))
+            {
+                events.Add(Wait(at.AddSeconds(second - 0.5), session, wait.Key, wait.Name, wait.Ms, wait.Signal));
+            }
+        }
+
+        return events;
+    }
+
+    /// <summary>One second's BACKUPBUFFER and BACKUPIO waits, in the shares <see cref="SimulatedServer"/> gives each limit.</summary>
+    private static (int Key, string Name, long Ms, long Signal)[] Waits(string limit, int devices, bool compression)
+    {
+        var threads = devices + 1;
+        (double bufferShare, double ioShare, double signal) = limit switch
+        {
+            "buffers" => (0.45, 0.30, 0.05),
+            "write" => (0.30, 0.65, 0.05),
+            "cpu" => (0.55, 0.05, compression ? 0.40 : 0.05),
+            _ => (0.55, 0.05, 0.05),
+        };
+        var bufferMs = (long)(bufferShare * threads * 1000);
+        var ioMs = (long)(ioShare * devices * 1000);
+        return [(187, "BACKUPBUFFER", bufferMs, (long)(bufferMs * signal)), (188, "BACKUPIO", ioMs, (long)(ioMs * signal))];
+    }
+
+    private static string Trace(DateTime at, int session, string message) => $"""
+        <event name="backup_restore_progress_trace" package="sqlserver" timestamp="{Stamp(at)}"><data name="operation_type"><type name="backup_restore_operation_type" package="sqlserver" /><value>0</value><text>Backup</text></data><data name="trace_level"><type name="uint16" package="package0" /><value>0</value></data><data name="database_name"><type name="unicode_string" package="package0" /><value><![CDATA[Sales]]></value></data><data name="trace_message"><type name="unicode_string" package="package0" /><value><![CDATA[{message}]]></value></data><action name="session_id" package="sqlserver"><type name="uint16" package="package0" /><value>{session}</value></action></event>
+        """;
+
+    private static string Wait(DateTime at, int session, int key, string name, long ms, long signal) => $"""
+        <event name="wait_info" package="sqlos" timestamp="{Stamp(at)}"><data name="wait_type"><type name="wait_types" package="sqlos" /><value>{key}</value><text>{name}</text></data><data name="opcode"><type name="event_opcode" package="sqlos" /><value>1</value><text>End</text></data><data name="duration"><type name="uint64" package="package0" /><value>{ms}</value></data><data name="signal_duration"><type name="uint64" package="package0" /><value>{signal}</value></data><action name="session_id" package="sqlserver"><type name="uint16" package="package0" /><value>{session}</value></action></event>
+        """;
+
+    private static string Stamp(DateTime at) => at.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture);
+
+    private static long? Number(string sql, string option) =>
+        Regex.Match(sql, option + @" = (\d+)") is { Success: true } m ? long.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture) : null;
+
+    private double Gaussian()
+    {
+        lock (_gate)
+        {
+            var u1 = 1.0 - _random.NextDouble();
+            var u2 = _random.NextDouble();
+            return Math.Sqrt(-2.0 * Math.Log(u1)) * Math.Cos(2.0 * Math.PI * u2);
+        }
+    }
+
+    [GeneratedRegex(@"DISK = N'((?:[^']|'')*)'")]
+    private static partial Regex DiskPattern();
+
+    [GeneratedRegex(@"ALGORITHM = (\w+)")]
+    private static partial Regex AlgorithmPattern();
+}
