@@ -15,7 +15,7 @@ public interface IOperationSink
 /// Events in, diagnosed operations out: correlation, aggregation and diagnosis behind one call, shared by the
 /// analyzer, the live watcher and the daemon.
 /// </summary>
-internal sealed class OperationPipeline
+public sealed class OperationPipeline
 {
     private readonly IOperationSink _sink;
     private readonly BackupDiagnostician _diagnostician;
