@@ -1,6 +1,7 @@
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Tuning;
 using BackupXe.SqlServer;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.SqlServer;
@@ -21,7 +22,8 @@ public class TuneIntegrationTests(ITestOutputHelper output)
         var directory = Environment.GetEnvironmentVariable("BACKUPXE_TEST_BACKUP_DIR");
         if (string.IsNullOrWhiteSpace(directory))
         {
-            Assert.Skip("BACKUPXE_TEST_BACKUP_DIR is not set: no directory on the server for the trial file.");
+            Skipped.Because("BACKUPXE_TEST_BACKUP_DIR is not set: no directory on the server for the trial file",
+                "set BACKUPXE_TEST_BACKUP_DIR to a directory the server can write (docs/development.md, Against a real SQL Server)");
         }
 
         var database = Environment.GetEnvironmentVariable("BACKUPXE_TEST_DATABASE") is { Length: > 0 } name ? name : "model";
@@ -30,7 +32,8 @@ public class TuneIntegrationTests(ITestOutputHelper output)
         var installed = await client.InstallAsync(CancellationToken.None);
         if (installed.Problems.Count > 0)
         {
-            Assert.Skip("The test login or server cannot host the session: " + string.Join(" ", installed.Problems.Select(p => p.Message)));
+            Skipped.Because("the test login or server cannot host the session: " + string.Join(" ", installed.Problems.Select(p => p.Message)),
+                "grant the login what docs/permissions.md lists for session install, or point BACKUPXE_TEST_SQL at a server that allows it");
         }
 
         try
