@@ -1,6 +1,8 @@
 using System.Data;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
 using Microsoft.Data.SqlClient;
 using Polly;
 using Polly.Retry;

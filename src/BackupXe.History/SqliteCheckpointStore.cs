@@ -1,5 +1,6 @@
 using System.Globalization;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live.EventFile;
 using Microsoft.Data.Sqlite;
 
 namespace BackupXe.History;

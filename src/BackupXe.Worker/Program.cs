@@ -103,7 +103,7 @@ internal static class Program
                 checkpoints,
                 instance => new LiveSourceLog(instance, loggers.CreateLogger<LiveSourceLog>()),
                 time,
-                new SqlServer.ReadConcurrencyLimit(settings.MaxConcurrentReads));
+                new SqlServer.Live.EventFile.ReadConcurrencyLimit(settings.MaxConcurrentReads));
         });
 
         using var host = builder.Build();

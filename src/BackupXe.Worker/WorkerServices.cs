@@ -1,4 +1,5 @@
 using BackupXe.History;
+using BackupXe.SqlServer.Client;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
 using BackupXe.Worker.Monitoring;
@@ -33,7 +34,7 @@ internal static class WorkerServices
             var history = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History;
             if (string.Equals(history.Provider, HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase))
             {
-                return new SqlServerHistoryStore(new BackupXe.SqlServer.SqlConnectionFactory(
+                return new SqlServerHistoryStore(new BackupXe.SqlServer.Client.SqlConnectionFactory(
                     LiveInstanceSettings.Build(new InstanceOptions { Name = "history", ConnectionString = history.ConnectionString })));
             }
 

@@ -3,6 +3,9 @@ using System.Globalization;
 using BackupXe.Core.Events;
 using BackupXe.History;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live.EventFile;
+using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Support.Tds;
 
 namespace BackupXe.Benchmarks.Live;

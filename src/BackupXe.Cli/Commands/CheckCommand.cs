@@ -4,7 +4,10 @@ using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
 using BackupXe.Core.History;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.History;
+using BackupXe.SqlServer.Preflight;
+using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.Cli.Commands;
 

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 
 namespace BackupXe.Cli.Commands;
 

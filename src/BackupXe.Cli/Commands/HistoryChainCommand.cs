@@ -3,6 +3,7 @@ using System.Text.Json;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.History;
 
 namespace BackupXe.Cli.Commands;

@@ -4,6 +4,7 @@ using BackupXe.Core.History;
 using BackupXe.History;
 using BackupXe.Sources.OlaOutput;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.History;
 
 namespace BackupXe.Cli.Commands;

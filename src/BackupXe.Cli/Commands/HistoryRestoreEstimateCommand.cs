@@ -5,6 +5,7 @@ using BackupXe.Cli.Rendering;
 using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.History;
 
 namespace BackupXe.Cli.Commands;

@@ -1,6 +1,8 @@
 using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.Cli.Commands;
 

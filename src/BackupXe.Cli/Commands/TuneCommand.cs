@@ -6,6 +6,10 @@ using BackupXe.Cli.Rendering;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Tuning;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live.EventFile;
+using BackupXe.SqlServer.Sessions;
+using BackupXe.SqlServer.Tuning;
 
 namespace BackupXe.Cli.Commands;
 

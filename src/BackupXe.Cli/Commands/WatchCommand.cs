@@ -2,13 +2,18 @@ using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
 using BackupXe.Core.Analysis;
-using BackupXe.Core.Pipeline;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
+using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 using BackupXe.Core.Reporting.Html;
 using BackupXe.Sources;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Live.EventFile;
+using BackupXe.SqlServer.Live.EventStream;
+using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.Cli.Commands;
 

@@ -1,4 +1,5 @@
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live;
 
 namespace BackupXe.Cli.Commands;
 

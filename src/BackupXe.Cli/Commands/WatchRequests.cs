@@ -1,5 +1,9 @@
 using BackupXe.Cli.Rendering;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requirements;
+using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.Cli.Commands;
 

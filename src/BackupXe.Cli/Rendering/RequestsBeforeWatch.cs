@@ -3,6 +3,7 @@ using BackupXe.Core.Parsing;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live.Requests;
 
 namespace BackupXe.Cli.Rendering;
 

@@ -2,6 +2,7 @@ using System.Globalization;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live.Requests;
 
 namespace BackupXe.Cli.Rendering;
 

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Client;
 
 /// <summary>
 /// Where a password comes from: an environment variable, else an interactive prompt. Never a command-line

@@ -1,6 +1,10 @@
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requirements;
+using BackupXe.SqlServer.Sessions;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Client;
 
 /// <summary>What <see cref="SessionClient.InstallAsync(CaptureSessionSettings, CancellationToken)"/> did.</summary>
 /// <param name="Problems">Unmet requirements; when any, nothing was changed on the server.</param>

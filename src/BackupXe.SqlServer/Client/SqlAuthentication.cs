@@ -1,6 +1,6 @@
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Client;
 
 /// <summary>
 /// How BackupXe logs in. Microsoft.Data.SqlClient 6.1.8 carries every mode in its core package; 7.x moved the

@@ -1,6 +1,6 @@
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Client;
 
 /// <summary>
 /// The one place BackupXe builds a connection: encryption on and the certificate validated unless the user

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Client;
 
 /// <summary>
 /// Where and how BackupXe connects. Safe by default: encrypted, certificate validated, read-only work unless a

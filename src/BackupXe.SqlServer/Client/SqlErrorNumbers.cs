@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Client;
 
 /// <summary>
 /// SQL Server error numbers BackupXe reacts to. Texts and severities are from Microsoft's "Database engine events

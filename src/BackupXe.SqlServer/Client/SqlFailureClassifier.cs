@@ -1,7 +1,8 @@
 using System.Net.Sockets;
+using BackupXe.SqlServer.Live;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Client;
 
 /// <summary>
 /// Sorts failures from SqlClient into transient (reconnect after a back-off), session-missing (re-create the

@@ -1,6 +1,6 @@
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Client;
 
 /// <summary>
 /// One line for a failure, for a console or a log: the server's own words with the error number, the driver's

@@ -1,7 +1,7 @@
 using System.Globalization;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Client;
 
 /// <summary>Typed reads by column name that tolerate NULL and the integer widths differing between builds.</summary>
 internal static class SqlRows

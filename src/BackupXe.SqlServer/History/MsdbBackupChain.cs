@@ -1,6 +1,7 @@
 using System.Data;
 using System.Globalization;
 using BackupXe.Core.History;
+using BackupXe.SqlServer.Client;
 using Microsoft.Data.SqlClient;
 
 namespace BackupXe.SqlServer.History;

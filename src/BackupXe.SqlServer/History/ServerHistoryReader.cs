@@ -1,5 +1,6 @@
 using System.Data;
 using BackupXe.Core.History;
+using BackupXe.SqlServer.Client;
 using Microsoft.Data.SqlClient;
 
 namespace BackupXe.SqlServer.History;

@@ -3,6 +3,8 @@ using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Preflight;
 using Microsoft.Data.SqlClient;
 
 namespace BackupXe.SqlServer.History;

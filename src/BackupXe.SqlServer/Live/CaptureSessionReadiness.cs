@@ -1,4 +1,7 @@
-namespace BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Sessions;
+
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>
 /// What both live transports check before reading: the capture session (created first when allowed) exists and

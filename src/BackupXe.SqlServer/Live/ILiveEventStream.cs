@@ -1,6 +1,6 @@
 using BackupXe.Core.Events;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>
 /// One connection to a live event session. An XELite adapter wraps <c>XELiveEventStreamer.ReadEventStream</c>

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>What a failed connection means for the next one.</summary>
 public enum LiveFailureKind

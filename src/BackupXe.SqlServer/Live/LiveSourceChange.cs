@@ -1,6 +1,7 @@
 using System.Globalization;
+using BackupXe.SqlServer.Sessions;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>
 /// Receives what happens to a live connection, for the CLI to print and the worker to log and count.

@@ -1,10 +1,12 @@
-namespace BackupXe.SqlServer;
+using BackupXe.SqlServer.Sessions;
+
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>How a <see cref="ResilientLiveSource"/> buffers and reconnects. Defaults in <see cref="LiveSourceOptionsDefaults"/>.</summary>
 public sealed class LiveSourceOptions
 {
     /// <summary>The event session streamed; used in messages.</summary>
-    public string SessionName { get; init; } = SqlServer.SessionName.Default;
+    public string SessionName { get; init; } = Sessions.SessionName.Default;
 
     /// <summary>Events held between the network reader and the analysis before the reader has to wait.</summary>
     public int ChannelCapacity { get; init; } = LiveSourceOptionsDefaults.ChannelCapacity;
@@ -34,7 +36,7 @@ public sealed class LiveSourceOptions
     public IReadOnlyList<string> Validate()
     {
         var problems = new List<string>();
-        if (!SqlServer.SessionName.IsValid(SessionName))
+        if (!Sessions.SessionName.IsValid(SessionName))
         {
             problems.Add($"{nameof(SessionName)} '{SessionName}' is not a valid session name.");
         }

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>
 /// Counters of a <see cref="ResilientLiveSource"/>, safe to read from any thread while it runs. The blocked

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>The two ways a live server is read, by the names the CLI and the daemon's configuration use.</summary>
 public static class LiveTransport

@@ -1,7 +1,8 @@
 using System.Data;
 using BackupXe.Core.Events;
+using BackupXe.SqlServer.Client;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>
 /// On Azure SQL Managed Instance a backup event's database_name may be the database's physical name, a GUID

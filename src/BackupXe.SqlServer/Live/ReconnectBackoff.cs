@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>
 /// Exponential back-off with a cap and jitter: attempt n waits InitialReconnectDelay x BackoffMultiplier^(n-1),

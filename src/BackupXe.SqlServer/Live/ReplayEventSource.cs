@@ -1,7 +1,7 @@
 using System.Runtime.CompilerServices;
 using BackupXe.Core.Events;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>
 /// Plays a recorded source back as if it were live (<c>backupxe watch --replay FILE --speed N</c>): each

@@ -1,8 +1,10 @@
 using System.Runtime.CompilerServices;
 using System.Threading.Channels;
 using BackupXe.Core.Events;
+using BackupXe.SqlServer.Requirements;
+using BackupXe.SqlServer.Sessions;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>
 /// A live event session as an <see cref="ITraceEventSource"/> that survives failovers, restarts and dropped

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Preflight;
 
 /// <summary>How one preflight item came out.</summary>
 public enum PreflightOutcome

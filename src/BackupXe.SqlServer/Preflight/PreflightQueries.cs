@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Preflight;
 
 /// <summary>
 /// The read-only queries behind <c>backupxe check</c>, besides sessions/backupxe-server-facts.sql and the session

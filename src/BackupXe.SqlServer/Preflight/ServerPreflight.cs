@@ -1,7 +1,10 @@
 using System.Globalization;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Requirements;
+using BackupXe.SqlServer.Sessions;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Preflight;
 
 /// <summary>
 /// <c>backupxe check</c>: what a DBA should know before relying on BackupXe on a server, one line each, read only.

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Requirements;
 
 /// <summary>SQL Server's marketing names by product major version (SERVERPROPERTY('ProductMajorVersion')).</summary>
 internal static class ProductNames

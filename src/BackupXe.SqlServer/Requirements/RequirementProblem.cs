@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Requirements;
 
 /// <summary>Why BackupXe cannot capture on a server, and what to do about it.</summary>
 public sealed record RequirementProblem(RequirementKind Kind, string Message);

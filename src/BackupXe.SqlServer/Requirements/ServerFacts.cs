@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Requirements;
 
 /// <summary>What <c>backupxe-server-facts.sql</c> returns about a server and the current login.</summary>
 /// <param name="ProductMajorVersion">13 = SQL Server 2016, 14 = 2017, 15 = 2019, 16 = 2022.</param>

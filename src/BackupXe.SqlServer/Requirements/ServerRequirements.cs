@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Requirements;
 
 /// <summary>
 /// The rules a server and login must meet before BackupXe creates or streams its session (docs/permissions.md,

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Sessions;
 
 /// <summary>The values a DBA would edit at the top of <c>backupxe-session.sql</c>.</summary>
 /// <param name="SessionName">A regular identifier (see <see cref="SqlServer.SessionName"/>).</param>
@@ -9,7 +9,7 @@ namespace BackupXe.SqlServer;
 /// <param name="MaxRolloverFiles">How many files the target keeps.</param>
 /// <param name="StartWithServer">STARTUP_STATE: ON for a permanent capture, OFF for one made for a single watch.</param>
 public sealed record CaptureSessionSettings(
-    string SessionName = SqlServer.SessionName.Default,
+    string SessionName = Sessions.SessionName.Default,
     string FilePath = CaptureSessionSettings.DefaultFilePath,
     int MaxFileSizeMb = CaptureSessionSettings.DefaultMaxFileSizeMb,
     int MaxRolloverFiles = CaptureSessionSettings.DefaultMaxRolloverFiles,
@@ -26,9 +26,9 @@ public sealed record CaptureSessionSettings(
     public IReadOnlyList<string> Validate()
     {
         var problems = new List<string>();
-        if (!SqlServer.SessionName.IsValid(SessionName))
+        if (!Sessions.SessionName.IsValid(SessionName))
         {
-            problems.Add($"{nameof(SessionName)} '{SessionName}' is not valid: use up to {SqlServer.SessionName.MaxLength} letters, digits, _, $, # or @, starting with a letter or _.");
+            problems.Add($"{nameof(SessionName)} '{SessionName}' is not valid: use up to {Sessions.SessionName.MaxLength} letters, digits, _, $, # or @, starting with a letter or _.");
         }
 
         if (string.IsNullOrWhiteSpace(FilePath))

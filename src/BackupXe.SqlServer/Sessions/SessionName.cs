@@ -1,6 +1,6 @@
 using System.Text.RegularExpressions;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Sessions;
 
 /// <summary>
 /// What BackupXe accepts as an event session name: a T-SQL regular identifier in ASCII. The scripts quote the

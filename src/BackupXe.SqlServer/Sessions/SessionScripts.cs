@@ -1,8 +1,9 @@
 using System.Globalization;
 using System.Reflection;
 using System.Text.RegularExpressions;
+using BackupXe.SqlServer.Requirements;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Sessions;
 
 /// <summary>
 /// The T-SQL in <c>sessions/*.sql</c>, read from this assembly so that what BackupXe runs is byte for byte

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Sessions;
 
 /// <summary>One row of <c>backupxe-session-status.sql</c>.</summary>
 /// <param name="Exists">Defined in sys.server_event_sessions.</param>

@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Sessions;
 
 /// <summary>Renders a <see cref="SessionStatus"/> as the lines <c>backupxe session status</c> prints.</summary>
 public static class SessionStatusFormatter

@@ -1,4 +1,7 @@
-namespace BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Requirements;
+
+namespace BackupXe.SqlServer.Sessions;
 
 /// <summary>What <see cref="WatchCaptureSession.StartAsync"/> found or did.</summary>
 public enum WatchSessionStart

@@ -2,9 +2,12 @@ using System.Data;
 using System.Diagnostics;
 using System.Globalization;
 using BackupXe.Core.Tuning;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Sessions;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Tuning;
 
 /// <summary>
 /// <c>backupxe tune --execute</c> against a live server. Before any trial: the login's BACKUP DATABASE permission on the

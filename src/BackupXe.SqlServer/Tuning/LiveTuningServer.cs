@@ -1,8 +1,9 @@
 using System.Data;
 using BackupXe.Core.Tuning;
+using BackupXe.SqlServer.Client;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Tuning;
 
 /// <summary>
 /// What <c>backupxe tune</c> reads from a live server before planning, read-only: the database's data size, whether

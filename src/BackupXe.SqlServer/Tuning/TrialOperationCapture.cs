@@ -3,7 +3,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Tuning;
 
 /// <summary>
 /// The tune's own reading of the BackupXe capture session: one live source (the session's event file, as <c>watch</c>

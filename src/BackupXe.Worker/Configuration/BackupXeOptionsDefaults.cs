@@ -1,5 +1,7 @@
 using BackupXe.Core.History;
 using BackupXe.History;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.Worker.Configuration;
 
@@ -56,8 +58,8 @@ internal static class HistoryProviders
 internal static class LiveTransports
 {
     /// <summary>Tail the capture session's event_file target with sys.fn_xe_file_target_read_file; checkpointed.</summary>
-    public const string File = BackupXe.SqlServer.LiveTransport.File;
+    public const string File = BackupXe.SqlServer.Live.LiveTransport.File;
 
     /// <summary>Experimental: sys.fn_MSxe_read_event_stream decoded by the .xel decoder; nothing checkpointed, gaps reported.</summary>
-    public const string Stream = BackupXe.SqlServer.LiveTransport.Stream;
+    public const string Stream = BackupXe.SqlServer.Live.LiveTransport.Stream;
 }

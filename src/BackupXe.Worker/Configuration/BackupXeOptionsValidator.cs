@@ -1,6 +1,8 @@
 using System.Globalization;
 using BackupXe.Sources;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Sessions;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 

@@ -1,5 +1,6 @@
 using System.Globalization;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using Microsoft.Data.SqlClient;
 
 namespace BackupXe.Worker.Configuration;

@@ -1,5 +1,6 @@
 using BackupXe.History;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Logging;
 using Microsoft.Extensions.Hosting;

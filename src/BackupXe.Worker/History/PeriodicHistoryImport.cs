@@ -2,6 +2,7 @@ using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.History;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Logging;

@@ -1,4 +1,5 @@
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live;
 using Microsoft.Extensions.Logging;
 
 namespace BackupXe.Worker.Logging;

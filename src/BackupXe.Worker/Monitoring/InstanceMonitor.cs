@@ -4,6 +4,7 @@ using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Logging;
 using BackupXe.Worker.Telemetry;

@@ -1,5 +1,10 @@
 using BackupXe.Core.Events;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Live.EventFile;
+using BackupXe.SqlServer.Live.EventStream;
+using BackupXe.SqlServer.Sessions;
 using BackupXe.Worker.Configuration;
 
 namespace BackupXe.Worker.Monitoring;

@@ -58,7 +58,7 @@ internal sealed class MonitoringService(
                 TimeSpan.FromSeconds(settings.StallAfterSeconds),
                 instance.HasReplay
                     ? null
-                    : new StallWaits(new SqlServer.RunningRequestReader(new SqlServer.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>())))
+                    : new StallWaits(new SqlServer.Live.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>())))
             .ToList();
 
         // Task.Run: a source that blocks before its first await must not hold up the instances after it.

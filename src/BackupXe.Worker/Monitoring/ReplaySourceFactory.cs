@@ -1,6 +1,7 @@
 using BackupXe.Core.Events;
 using BackupXe.Sources;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live;
 using BackupXe.Worker.Configuration;
 
 namespace BackupXe.Worker.Monitoring;

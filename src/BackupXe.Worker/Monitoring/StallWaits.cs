@@ -1,4 +1,5 @@
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live.Requests;
 using BackupXe.Worker.Logging;
 using Microsoft.Extensions.Logging;
 

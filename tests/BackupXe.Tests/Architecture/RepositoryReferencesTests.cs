@@ -1,5 +1,6 @@
 using System.Text;
 using System.Text.RegularExpressions;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Architecture;
@@ -11,7 +12,7 @@ namespace BackupXe.Tests.Architecture;
 /// </summary>
 public sealed partial class RepositoryReferencesTests
 {
-    private static readonly string Root = FindRepositoryRoot();
+    private static readonly string Root = Repository.Root;
 
     private static readonly string[] TextExtensions = [".cs", ".md", ".sql", ".csproj", ".props", ".targets", ".json", ".txt", ".js", ".css", ".html", ".xml", ".yml", ".yaml"];
 
@@ -208,16 +209,6 @@ public sealed partial class RepositoryReferencesTests
 
     private static string Relative(string file) => Path.GetRelativePath(Root, file).Replace('\\', '/');
 
-    private static string FindRepositoryRoot()
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        return directory?.FullName ?? throw new InvalidOperationException("BackupXe.sln not found above " + AppContext.BaseDirectory);
-    }
 
     [GeneratedRegex(@"domain\.md|\.\./shared|shared/docs|\bissues?\s+#?\d+", RegexOptions.IgnoreCase)]
     private static partial Regex OutsideReference();

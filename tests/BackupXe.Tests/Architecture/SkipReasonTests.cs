@@ -14,7 +14,7 @@ public sealed partial class SkipReasonTests
     public void Every_skip_in_the_tests_goes_through_the_helper_that_says_why_and_how_to_run_it()
     {
         // Given every test source but the helper
-        var tests = Path.Combine(RepositoryRoot(), "tests");
+        var tests = Path.Combine(Repository.Root, "tests");
         var files = Directory.EnumerateFiles(tests, "*.cs", SearchOption.AllDirectories)
             .Where(file => !Path.GetRelativePath(tests, file).Replace('\\', '/').Split('/').Any(part => part is "bin" or "obj"))
             .Where(file => Path.GetFileName(file) != "Skipped.cs")
@@ -42,16 +42,6 @@ public sealed partial class SkipReasonTests
     public void A_skip_reason_says_why_then_how_to_run_it() =>
         Assert.Equal("no server; to run it: set BACKUPXE_TEST_SQL", Skipped.Reason("no server", "set BACKUPXE_TEST_SQL"));
 
-    private static string RepositoryRoot()
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        return directory?.FullName ?? throw new InvalidOperationException("BackupXe.sln not found above " + AppContext.BaseDirectory);
-    }
 
     // Assert.Skip, Assert.SkipUnless, Assert.SkipWhen, and a [Fact(Skip = ...)] / [Theory(Skip = ...)] attribute.
     [GeneratedRegex(@"\bAssert\.Skip(Unless|When)?\s*\(|\b(Skip|SkipUnless|SkipWhen)\s*=\s*")]

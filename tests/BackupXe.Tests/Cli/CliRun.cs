@@ -34,14 +34,5 @@ internal sealed record CliRun(int ExitCode, string Output, string Error)
     }
 
     /// <summary>The repository's samples/ folder, found from the test's output folder.</summary>
-    public static string Sample(string name)
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        return Path.Combine(directory?.FullName ?? throw new InvalidOperationException("BackupXe.sln not found above the test folder"), "samples", name);
-    }
+    public static string Sample(string name) => Path.Combine(Repository.Root, "samples", name);
 }

@@ -5,6 +5,7 @@ using System.Text.Json;
 using BackupXe.Cli.Commands;
 using BackupXe.Core.Tuning;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using BackupXe.Tests.Tuning;
 using Microsoft.SqlServer.TransactSql.ScriptDom;
 using Xunit;

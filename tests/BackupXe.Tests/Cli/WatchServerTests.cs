@@ -3,6 +3,7 @@ using System.Diagnostics;
 using System.Text;
 using BackupXe.Cli;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live.EventStream;
 using BackupXe.Tests.Sources.Xel;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;

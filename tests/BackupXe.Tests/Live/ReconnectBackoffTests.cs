@@ -1,4 +1,6 @@
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Support;
 using Xunit;
 

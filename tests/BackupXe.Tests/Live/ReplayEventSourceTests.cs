@@ -1,6 +1,7 @@
 using BackupXe.Core.Events;
-using BackupXe.SqlServer;
 using BackupXe.Sources;
+using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;
 using Xunit;

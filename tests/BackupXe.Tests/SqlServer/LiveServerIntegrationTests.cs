@@ -5,6 +5,8 @@ using BackupXe.Cli;
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;
 using Microsoft.Data.SqlClient;

@@ -1,4 +1,8 @@
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requirements;
+using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Support.Tds;
 using Xunit;
 

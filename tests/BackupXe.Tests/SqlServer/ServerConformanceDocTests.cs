@@ -2,6 +2,10 @@ using System.Reflection;
 using System.Text.RegularExpressions;
 using BackupXe.History;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.History;
+using BackupXe.SqlServer.Live.EventStream;
+using BackupXe.SqlServer.Sessions;
 using Xunit;
 
 namespace BackupXe.Tests.SqlServer;

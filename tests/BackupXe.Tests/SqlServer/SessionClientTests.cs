@@ -1,5 +1,9 @@
 using System.Text.RegularExpressions;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Requirements;
+using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support.Tds;
 using Xunit;

@@ -1,5 +1,8 @@
 using System.Text.RegularExpressions;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Preflight;
+using BackupXe.SqlServer.Requirements;
+using BackupXe.SqlServer.Sessions;
 using Xunit;
 
 namespace BackupXe.Tests.SqlServer;

@@ -1,4 +1,5 @@
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using Microsoft.Data.SqlClient;
 using Xunit;
 

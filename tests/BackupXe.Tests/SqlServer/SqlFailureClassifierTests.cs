@@ -1,4 +1,7 @@
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Requirements;
 using Xunit;
 
 namespace BackupXe.Tests.SqlServer;

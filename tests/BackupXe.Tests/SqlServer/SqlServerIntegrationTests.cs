@@ -1,4 +1,7 @@
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Preflight;
+using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Support;
 using Microsoft.Data.SqlClient;
 using Xunit;

@@ -1,5 +1,7 @@
 using System.Data;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
 using BackupXe.Tests.Support.Tds;
 using Microsoft.Data.SqlClient;
 using Xunit;

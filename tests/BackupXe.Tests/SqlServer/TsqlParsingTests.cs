@@ -1,6 +1,10 @@
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Preflight;
+using BackupXe.SqlServer.Sessions;
+using BackupXe.SqlServer.Tuning;
 using BackupXe.Tests.Cli;
 using Microsoft.SqlServer.TransactSql.ScriptDom;
 using Xunit;

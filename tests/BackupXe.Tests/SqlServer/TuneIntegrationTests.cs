@@ -1,6 +1,10 @@
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Tuning;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live.EventFile;
+using BackupXe.SqlServer.Sessions;
+using BackupXe.SqlServer.Tuning;
 using BackupXe.Tests.Support;
 using Xunit;
 

@@ -1,4 +1,5 @@
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.Tests.Support.Tds;
 
 namespace BackupXe.Tests.Support;

@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Xml;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.Tests.Cli;
 
 namespace BackupXe.Tests.Support;

@@ -5,6 +5,8 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.Tests.Support;
 using Xunit;
 

@@ -2,6 +2,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using BackupXe.Tests.Support.Tds;
 using Xunit;
 

@@ -1,4 +1,6 @@
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live.Requests;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using BackupXe.Worker.Monitoring;

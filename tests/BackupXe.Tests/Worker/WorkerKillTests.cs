@@ -4,6 +4,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using Microsoft.Data.Sqlite;

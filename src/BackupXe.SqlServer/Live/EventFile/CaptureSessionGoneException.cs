@@ -1,4 +1,7 @@
-namespace BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Sessions;
+
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>The capture session was stopped or dropped while its files were being read.</summary>
 internal sealed class CaptureSessionGoneException(string sessionName, bool exists)

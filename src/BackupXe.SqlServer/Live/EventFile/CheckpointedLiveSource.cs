@@ -1,7 +1,7 @@
 using System.Runtime.CompilerServices;
 using BackupXe.Core.Events;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>
 /// A <see cref="ResilientLiveSource"/> over an <see cref="EventFileTail"/> whose position is saved durably at

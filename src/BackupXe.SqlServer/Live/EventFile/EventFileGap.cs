@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>Why events were never read.</summary>
 public enum EventFileGapCause

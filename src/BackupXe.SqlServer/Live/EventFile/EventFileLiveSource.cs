@@ -1,7 +1,9 @@
 using System.Runtime.CompilerServices;
 using BackupXe.Core.Events;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Sessions;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>
 /// One instance read live over the <c>file</c> transport, end to end: optionally (re)create the capture

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>
 /// One row of <c>sys.fn_xe_file_target_read_file</c>: the event as XML, the file it is in and the offset of

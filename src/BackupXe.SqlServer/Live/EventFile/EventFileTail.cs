@@ -2,7 +2,7 @@ using System.Runtime.ExceptionServices;
 using BackupXe.Core.Events;
 using BackupXe.Sources.XeXml;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>
 /// The <c>file</c> transport: tails the capture session's event_file target through an

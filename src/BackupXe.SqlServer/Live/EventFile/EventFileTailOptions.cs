@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>How often and how much a <see cref="EventFileTail"/> reads.</summary>
 public sealed class EventFileTailOptions

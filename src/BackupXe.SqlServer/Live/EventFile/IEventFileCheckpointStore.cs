@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>Durable per-instance positions of the <c>file</c> transport (the worker keeps them beside its history).</summary>
 public interface IEventFileCheckpointStore

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>
 /// Reads the capture session's event_file target: <c>SELECT TOP (@batch) event_data, file_name, file_offset

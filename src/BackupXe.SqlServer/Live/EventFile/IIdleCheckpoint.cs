@@ -1,6 +1,6 @@
 using BackupXe.Core.Events;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>A source that can save its position when the analysis says it is idle (<c>AnalysisOptions.OnIdle</c>).</summary>
 public interface IIdleCheckpoint

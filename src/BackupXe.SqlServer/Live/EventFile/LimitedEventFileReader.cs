@@ -1,6 +1,6 @@
 using System.Runtime.CompilerServices;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>
 /// An <see cref="IEventFileReader"/> whose every read (connection, query and the rows it hands on) runs in a slot of

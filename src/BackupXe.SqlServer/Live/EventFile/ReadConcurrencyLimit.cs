@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>
 /// How many reads of the watched servers one daemon runs at once, over all its instances. Each read opens (or takes

@@ -1,8 +1,9 @@
 using System.Data;
 using System.Runtime.CompilerServices;
+using BackupXe.SqlServer.Client;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>
 /// The SqlClient side of the <c>file</c> transport: one pooled connection per read, one documented query.

@@ -1,7 +1,9 @@
 using BackupXe.Core.Events;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Requirements;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.Requests;
 
 /// <summary>
 /// Reads the backups and restores already running on a server from <c>sys.dm_exec_requests</c>, read only.

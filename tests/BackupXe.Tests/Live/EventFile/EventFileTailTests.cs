@@ -1,6 +1,8 @@
 using BackupXe.Core.Events;
 using BackupXe.Sources.XeXml;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.Tests.Support;
 using Xunit;
 

@@ -1,5 +1,8 @@
 using BackupXe.Core.Events;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live.EventFile;
+using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using Xunit;

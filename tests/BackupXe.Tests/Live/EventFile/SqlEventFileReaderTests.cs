@@ -1,6 +1,9 @@
 using BackupXe.Core.Events;
 using BackupXe.Sources.XeXml;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using Xunit;

@@ -1,6 +1,7 @@
 using BackupXe.Core.Events;
 using BackupXe.Sources.Xel;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Live.EventStream;
 using BackupXe.Tests.Sources.Xel;
 using BackupXe.Tests.Support;
 using Xunit;

@@ -1,5 +1,9 @@
 using BackupXe.Core.Events;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Live.EventStream;
+using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Sources.Xel;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;

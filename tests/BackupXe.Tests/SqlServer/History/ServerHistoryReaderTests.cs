@@ -2,6 +2,7 @@ using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.History;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;

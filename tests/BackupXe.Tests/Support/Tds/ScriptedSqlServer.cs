@@ -1,3 +1,5 @@
+using BackupXe.SqlServer.Sessions;
+
 namespace BackupXe.Tests.Support.Tds;
 
 /// <summary>
@@ -52,7 +54,7 @@ public sealed class ScriptedSqlServer
 
     public List<string> Permissions { get; } = ["ALTER ANY EVENT SESSION", "VIEW SERVER STATE", "CONNECT SQL"];
 
-    public string SessionName { get; set; } = BackupXe.SqlServer.SessionName.Default;
+    public string SessionName { get; set; } = BackupXe.SqlServer.Sessions.SessionName.Default;
 
     public bool SessionExists { get; set; }
 

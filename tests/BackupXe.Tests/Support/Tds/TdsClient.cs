@@ -1,4 +1,5 @@
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 
 namespace BackupXe.Tests.Support.Tds;
 

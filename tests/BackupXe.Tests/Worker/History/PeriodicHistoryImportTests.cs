@@ -1,6 +1,7 @@
 using BackupXe.Core.History;
 using BackupXe.History;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.SqlServer.History;
 using BackupXe.Tests.Support;

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventStream;
 
 /// <summary>
 /// One row of <c>sys.fn_MSxe_read_event_stream</c>: <paramref name="Type"/> (int) and <paramref name="Data"/>, one log

@@ -1,7 +1,10 @@
 using System.Runtime.CompilerServices;
 using BackupXe.Core.Events;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live.EventFile;
+using BackupXe.SqlServer.Sessions;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventStream;
 
 /// <summary>
 /// One instance read live over the experimental <c>stream</c> transport (<c>sys.fn_MSxe_read_event_stream</c>, decoded

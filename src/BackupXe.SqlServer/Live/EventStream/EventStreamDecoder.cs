@@ -1,7 +1,7 @@
 using BackupXe.Core.Events;
 using BackupXe.Sources.Xel;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventStream;
 
 /// <summary>
 /// Turns the rows of one stream connection into <see cref="TraceEvent"/>s with the .xel decoder: each row is one log

@@ -2,9 +2,10 @@ using System.Buffers;
 using System.Data;
 using System.Runtime.CompilerServices;
 using BackupXe.Sources.Xel;
+using BackupXe.SqlServer.Client;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventStream;
 
 /// <summary>
 /// The SqlClient side of the <c>stream</c> transport: one connection running <c>sys.fn_MSxe_read_event_stream</c> with

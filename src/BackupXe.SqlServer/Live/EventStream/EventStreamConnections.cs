@@ -1,6 +1,9 @@
 using BackupXe.Core.Events;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live.EventFile;
+using BackupXe.SqlServer.Sessions;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventStream;
 
 /// <summary>
 /// The <c>stream</c> transport as an <see cref="ILiveEventStreamFactory"/> for <see cref="ResilientLiveSource"/>: each

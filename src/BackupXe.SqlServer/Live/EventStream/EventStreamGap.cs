@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace BackupXe.SqlServer;
+namespace BackupXe.SqlServer.Live.EventStream;
 
 /// <summary>
 /// A time the stream transport was not connected. The server does not keep what it dispatched while no reader was
