@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using System.Text;
 using BackupXe.Core.Events;
+using BackupXe.Sources.IO;
 
 namespace BackupXe.Sources.Formats;
 
@@ -17,14 +18,13 @@ namespace BackupXe.Sources.Formats;
 /// in a row to have a low byte that is ASCII text too. One vectorised search finds such characters, so a log of
 /// UTF-16 ASCII costs one scan of its bytes.
 /// </remarks>
-internal sealed class AppendedUtf8Stream : Stream
+internal sealed class AppendedUtf8Stream : ForwardReadStream
 {
     /// <summary>Pairs of ASCII bytes in a row that mark the switch; fewer are enough when they run to the end.</summary>
     private const int RunPairs = 8;
 
     private const int MinRunPairsAtEnd = 2;
 
-    private readonly Stream _inner;
     private readonly SourceStatus _status;
     // As large as the raw ERRORLOG's reads (128 KB), which a file stream then hands straight to the file.
     private readonly byte[] _buffer = new byte[128 * 1024];
@@ -41,8 +41,8 @@ internal sealed class AppendedUtf8Stream : Stream
     private int _outEnd;
 
     private AppendedUtf8Stream(Stream inner, SourceStatus status)
+        : base(inner)
     {
-        _inner = inner;
         _status = status;
     }
 
@@ -71,22 +71,6 @@ internal sealed class AppendedUtf8Stream : Stream
         var replayed = new PrefixedStream(head.AsMemory(0, length), stream);
         return littleEndian ? new AppendedUtf8Stream(replayed, status) : replayed;
     }
-
-    public override bool CanRead => true;
-
-    public override bool CanSeek => false;
-
-    public override bool CanWrite => false;
-
-    public override long Length => throw new NotSupportedException();
-
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
-
-    public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
 
     public override int Read(Span<byte> destination)
     {
@@ -141,7 +125,7 @@ internal sealed class AppendedUtf8Stream : Stream
         _bufferOffset += _end;
         _start = _end = _scan = 0;
         // No more than the buffer can keep when the careful path needs the rest.
-        var read = _inner.Read(destination[..Math.Min(destination.Length, _buffer.Length)]);
+        var read = Inner.Read(destination[..Math.Min(destination.Length, _buffer.Length)]);
         if (read == 0)
         {
             _ended = true;
@@ -263,7 +247,7 @@ internal sealed class AppendedUtf8Stream : Stream
             }
             else
             {
-                var read = _inner.Read(_buffer);
+                var read = Inner.Read(_buffer);
                 _start = _utf16End = _utf8Start = _end = 0;
                 raw = _buffer.AsSpan(0, read);
                 _ended = read == 0;
@@ -304,28 +288,9 @@ internal sealed class AppendedUtf8Stream : Stream
             _bufferOffset += shift;
         }
 
-        var read = _inner.Read(_buffer.AsSpan(_end));
+        var read = Inner.Read(_buffer.AsSpan(_end));
         _end += read;
         _ended = read == 0;
     }
 
-    public override void Flush()
-    {
-    }
-
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    public override void SetLength(long value) => throw new NotSupportedException();
-
-    public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
-    protected override void Dispose(bool disposing)
-    {
-        if (disposing)
-        {
-            _inner.Dispose();
-        }
-
-        base.Dispose(disposing);
-    }
 }

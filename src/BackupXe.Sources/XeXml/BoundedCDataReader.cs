@@ -1,3 +1,4 @@
+using BackupXe.Sources.IO;
 namespace BackupXe.Sources.XeXml;
 
 /// <summary>
@@ -349,45 +350,9 @@ internal sealed class BoundedCDataReader : TextReader
 }
 
 /// <summary>UTF-8 XML with long CDATA sections handed on as character data (<see cref="BoundedCData{T}"/>).</summary>
-internal sealed class BoundedCDataStream(Stream inner) : Stream
+internal sealed class BoundedCDataStream(Stream inner) : ForwardReadStream(inner)
 {
     private readonly BoundedCData<byte> _bytes = new(inner.Read, static text => System.Text.Encoding.ASCII.GetBytes(text));
 
-    public override bool CanRead => true;
-
-    public override bool CanSeek => false;
-
-    public override bool CanWrite => false;
-
-    public override long Length => throw new NotSupportedException();
-
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
-
-    public override int Read(byte[] buffer, int offset, int count) => _bytes.Read(buffer.AsSpan(offset, count));
-
     public override int Read(Span<byte> buffer) => _bytes.Read(buffer);
-
-    public override void Flush()
-    {
-    }
-
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    public override void SetLength(long value) => throw new NotSupportedException();
-
-    public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
-    protected override void Dispose(bool disposing)
-    {
-        if (disposing)
-        {
-            inner.Dispose();
-        }
-
-        base.Dispose(disposing);
-    }
 }
