@@ -119,14 +119,14 @@ internal static class RestoreEstimateWriter
             }
 
             json.WriteEndArray();
-            WriteNumber(json, "backupBytes", report.Plan.Bytes() is { } bytes ? bytes.FullBytes + (bytes.DifferentialBytes ?? 0) + bytes.LogBackupBytes.Sum() : null);
-            WriteNumber(json, "mediaBytes", report.Plan.MediaBytes());
+            json.WriteNumberOrNull("backupBytes", report.Plan.Bytes() is { } bytes ? bytes.FullBytes + (bytes.DifferentialBytes ?? 0) + bytes.LogBackupBytes.Sum() : null);
+            json.WriteNumberOrNull("mediaBytes", report.Plan.MediaBytes());
             WriteTime(json, "reachesTo", report.Plan.ReachesTo);
             json.WriteEndObject();
-            WriteNumber(json, "dataFileBytes", report.Target.DataFileBytes);
-            WriteNumber(json, "logFileBytes", report.Target.LogFileBytes);
+            json.WriteNumberOrNull("dataFileBytes", report.Target.DataFileBytes);
+            json.WriteNumberOrNull("logFileBytes", report.Target.LogFileBytes);
             json.WriteString("instantFileInitialization", Ifi(report.Target.InstantFileInitialization));
-            WriteNumber(json, "majorVersion", report.Target.MajorVersion);
+            json.WriteNumberOrNull("majorVersion", report.Target.MajorVersion);
             json.WriteStartArray("phases");
             foreach (var phase in report.Estimate?.Phases ?? [])
             {
@@ -262,21 +262,9 @@ internal static class RestoreEstimateWriter
 
         json.WriteString("start", Local(set.Start));
         json.WriteString("finish", Local(set.Finish));
-        WriteNumber(json, "backupBytes", set.BackupSize);
-        WriteNumber(json, "mediaBytes", set.MediaSize);
+        json.WriteNumberOrNull("backupBytes", set.BackupSize);
+        json.WriteNumberOrNull("mediaBytes", set.MediaSize);
         json.WriteEndObject();
-    }
-
-    private static void WriteNumber(Utf8JsonWriter json, string name, long? value)
-    {
-        if (value is { } v)
-        {
-            json.WriteNumber(name, v);
-        }
-        else
-        {
-            json.WriteNull(name);
-        }
     }
 
     private static void WriteSeconds(Utf8JsonWriter json, string name, double? value)

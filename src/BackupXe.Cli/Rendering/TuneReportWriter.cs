@@ -212,10 +212,10 @@ internal static class TuneReportWriter
             json.WriteString("purpose", Kebab.Of(trial.Purpose));
             json.WriteBoolean("toNul", trial.ToNul);
             json.WriteString("options", trial.Requested.Describe());
-            WriteNumberOrNull(json, "bufferMemoryBytes", trial.BufferMemoryBytes);
+            json.WriteNumberOrNull("bufferMemoryBytes", trial.BufferMemoryBytes);
             json.WriteNumber("mbPerSecond", Math.Round(trial.RateMBps, 2));
-            WriteNumberOrNull(json, "ratioToReadCeiling", trial.RatioToCeiling is { } r ? Math.Round(r, 3) : null);
-            WriteStringOrNull(json, "bottleneck", trial.Bottleneck is { } b ? Kebab.Of(b) : null);
+            json.WriteNumberOrNull("ratioToReadCeiling", trial.RatioToCeiling is { } r ? Math.Round(r, 3) : null);
+            json.WriteStringOrNull("bottleneck", trial.Bottleneck is { } b ? Kebab.Of(b) : null);
             json.WriteStartArray("runs");
             foreach (var run in trial.Runs)
             {
@@ -239,52 +239,28 @@ internal static class TuneReportWriter
         json.WriteString("stopReason", result.StopReason);
         json.WriteBoolean("refused", result.Refused);
         json.WriteNumber("relativeNoise", Math.Round(result.RelativeNoise, 4));
-        WriteNumberOrNull(json, "bestTrial", result.Best?.Number);
-        WriteNumberOrNull(json, "gain", result.Gain is { } g ? Math.Round(g, 4) : null);
-        WriteNumberOrNull(json, "gainUncertainty", result.GainUncertainty is { } u ? Math.Round(u, 4) : null);
-        WriteStringOrNull(json, "recommendedSql", TuningAdvice.RecommendedSql(result));
-        WriteStringOrNull(json, "olaHallengren", TuningAdvice.OlaCommand(result));
+        json.WriteNumberOrNull("bestTrial", result.Best?.Number);
+        json.WriteNumberOrNull("gain", result.Gain is { } g ? Math.Round(g, 4) : null);
+        json.WriteNumberOrNull("gainUncertainty", result.GainUncertainty is { } u ? Math.Round(u, 4) : null);
+        json.WriteStringOrNull("recommendedSql", TuningAdvice.RecommendedSql(result));
+        json.WriteStringOrNull("olaHallengren", TuningAdvice.OlaCommand(result));
         var (side, evidence) = TuningAdvice.Limit(result);
         json.WriteString("limitingSide", Kebab.Of(side));
         json.WriteStartArray("limitingEvidence");
         evidence.ToList().ForEach(json.WriteStringValue);
         json.WriteEndArray();
-        WriteStringOrNull(json, "benchmark", side == LimitingSide.Target ? TuningAdvice.Benchmark(result) : null);
+        json.WriteStringOrNull("benchmark", side == LimitingSide.Target ? TuningAdvice.Benchmark(result) : null);
         json.WriteStartArray("keptFiles");
         foreach (var file in result.KeptFiles)
         {
             json.WriteStartObject();
             json.WriteString("path", file.Path);
-            WriteNumberOrNull(json, "bytesAtMost", file.BytesAtMost);
+            json.WriteNumberOrNull("bytesAtMost", file.BytesAtMost);
             json.WriteEndObject();
         }
 
         json.WriteEndArray();
-        WriteStringOrNull(json, "keptFilesCommand", result.KeptFiles.Count > 0 ? TrialFileCleanup.Command(result.KeptFiles, result.Facts.Linux) : null);
-    }
-
-    private static void WriteNumberOrNull(Utf8JsonWriter json, string name, double? value)
-    {
-        if (value is { } v)
-        {
-            json.WriteNumber(name, v);
-        }
-        else
-        {
-            json.WriteNull(name);
-        }
-    }
-
-    private static void WriteStringOrNull(Utf8JsonWriter json, string name, string? value)
-    {
-        if (value is null)
-        {
-            json.WriteNull(name);
-        }
-        else
-        {
-            json.WriteString(name, value);
-        }
+        json.WriteStringOrNull("keptFilesCommand", result.KeptFiles.Count > 0 ? TrialFileCleanup.Command(result.KeptFiles, result.Facts.Linux) : null);
     }
 
     private static string Json(Action<Utf8JsonWriter> write)

@@ -58,17 +58,17 @@ internal static class ReportJsonWriter
         writer.WriteString(Names.Kind, OperationKinds.Of((int)report.Kind));
         WriteEnum(writer, Names.Scope, OperationScopes, (int?)report.Scope);
         writer.WriteString(Names.Database, report.Database);
-        WriteNumber(writer, Names.SessionId, report.SessionId);
+        writer.WriteNumberOrNull(Names.SessionId, report.SessionId);
         WriteTime(writer, Names.Start, report.Start);
         WriteTime(writer, Names.End, report.End);
         writer.WriteString(Names.Status, OperationStatuses.Of((int)report.Status));
-        WriteNumber(writer, Names.DurationSeconds, report.DurationSeconds);
-        WriteNumber(writer, Names.MinimumDurationSeconds, report.MinimumDurationSeconds);
-        WriteNumber(writer, Names.EstimatedBytes, report.EstimatedBytes);
-        WriteNumber(writer, Names.EstimatedLogBytes, report.EstimatedLogBytes);
-        WriteNumber(writer, Names.BytesProcessed, report.BytesProcessed);
-        WriteNumber(writer, Names.ThroughputMBps, report.ThroughputMBps);
-        WriteNumber(writer, Names.DataCopyThroughputMBps, report.DataCopyThroughputMBps);
+        writer.WriteNumberOrNull(Names.DurationSeconds, report.DurationSeconds);
+        writer.WriteNumberOrNull(Names.MinimumDurationSeconds, report.MinimumDurationSeconds);
+        writer.WriteNumberOrNull(Names.EstimatedBytes, report.EstimatedBytes);
+        writer.WriteNumberOrNull(Names.EstimatedLogBytes, report.EstimatedLogBytes);
+        writer.WriteNumberOrNull(Names.BytesProcessed, report.BytesProcessed);
+        writer.WriteNumberOrNull(Names.ThroughputMBps, report.ThroughputMBps);
+        writer.WriteNumberOrNull(Names.DataCopyThroughputMBps, report.DataCopyThroughputMBps);
 
         writer.WritePropertyName(Names.Devices);
         if (StartArray(writer, report.Devices))
@@ -95,7 +95,7 @@ internal static class ReportJsonWriter
             writer.WriteEndObject();
         }
 
-        WriteNumber(writer, Names.PagesDumped, report.PagesDumped);
+        writer.WriteNumberOrNull(Names.PagesDumped, report.PagesDumped);
 
         writer.WritePropertyName(Names.ProcessedFiles);
         if (StartArray(writer, report.ProcessedFiles))
@@ -115,16 +115,16 @@ internal static class ReportJsonWriter
         }
 
         writer.WriteNumber(Names.UpgradeSteps, report.UpgradeSteps);
-        WriteNumber(writer, Names.DataFileReaders, report.DataFileReaders);
+        writer.WriteNumberOrNull(Names.DataFileReaders, report.DataFileReaders);
         writer.WritePropertyName(Names.BufferConfig);
         Write(writer, report.BufferConfig);
 
         writer.WritePropertyName(Names.Options);
         if (StartObject(writer, report.Options))
         {
-            WriteBoolean(writer, Names.Checksum, report.Options.Checksum);
-            WriteBoolean(writer, Names.Compression, report.Options.Compression);
-            WriteBoolean(writer, Names.Encryption, report.Options.Encryption);
+            writer.WriteBooleanOrNull(Names.Checksum, report.Options.Checksum);
+            writer.WriteBooleanOrNull(Names.Compression, report.Options.Compression);
+            writer.WriteBooleanOrNull(Names.Encryption, report.Options.Encryption);
             writer.WriteEndObject();
         }
 
@@ -152,7 +152,7 @@ internal static class ReportJsonWriter
                 if (StartObject(writer, zeroing))
                 {
                     writer.WriteString(Names.Path, zeroing.Path);
-                    WriteNumber(writer, Names.Pages, zeroing.Pages);
+                    writer.WriteNumberOrNull(Names.Pages, zeroing.Pages);
                     WriteSpan(writer, zeroing.Start, zeroing.End, zeroing.Seconds);
                     writer.WriteEndObject();
                 }
@@ -233,7 +233,7 @@ internal static class ReportJsonWriter
             writer.WriteString(Names.Method, snapshot.Method);
             WriteTime(writer, Names.FrozenAt, snapshot.FrozenAt);
             WriteTime(writer, Names.ResumedAt, snapshot.ResumedAt);
-            WriteNumber(writer, Names.FrozenSeconds, snapshot.FrozenSeconds);
+            writer.WriteNumberOrNull(Names.FrozenSeconds, snapshot.FrozenSeconds);
             writer.WriteEndObject();
         }
 
@@ -242,7 +242,7 @@ internal static class ReportJsonWriter
         {
             var error = report.FailureError;
             writer.WriteNumber(Names.Number, error.Number);
-            WriteNumber(writer, Names.Severity, error.Severity);
+            writer.WriteNumberOrNull(Names.Severity, error.Severity);
             writer.WriteString(Names.ErrorText, error.Text);
             writer.WriteString(Names.Stage, error.Stage is { } stage ? Kebab.Of(stage) : null);
             writer.WriteEndObject();
@@ -274,11 +274,11 @@ internal static class ReportJsonWriter
             }
 
             writer.WriteEndArray();
-            WriteNumber(writer, Names.BufferCount, requested.BufferCount);
-            WriteNumber(writer, Names.MaxTransferSizeBytes, requested.MaxTransferSizeBytes);
-            WriteNumber(writer, Names.BlockSizeBytes, requested.BlockSizeBytes);
-            WriteBoolean(writer, Names.Compression, requested.Compression);
-            WriteBoolean(writer, Names.Checksum, requested.Checksum);
+            writer.WriteNumberOrNull(Names.BufferCount, requested.BufferCount);
+            writer.WriteNumberOrNull(Names.MaxTransferSizeBytes, requested.MaxTransferSizeBytes);
+            writer.WriteNumberOrNull(Names.BlockSizeBytes, requested.BlockSizeBytes);
+            writer.WriteBooleanOrNull(Names.Compression, requested.Compression);
+            writer.WriteBooleanOrNull(Names.Checksum, requested.Checksum);
             writer.WriteBoolean(Names.CopyOnly, requested.CopyOnly);
             writer.WriteString(Names.Source, requested.Source);
             writer.WriteEndObject();
@@ -447,22 +447,22 @@ internal static class ReportJsonWriter
             return;
         }
 
-        WriteNumber(writer, Names.BufferCount, config.BufferCount);
-        WriteNumber(writer, Names.MaxTransferSizeBytes, config.MaxTransferSizeBytes);
-        WriteNumber(writer, Names.MinMaxTransferSizeBytes, config.MinMaxTransferSizeBytes);
-        WriteNumber(writer, Names.TotalBufferBytes, config.TotalBufferBytes);
+        writer.WriteNumberOrNull(Names.BufferCount, config.BufferCount);
+        writer.WriteNumberOrNull(Names.MaxTransferSizeBytes, config.MaxTransferSizeBytes);
+        writer.WriteNumberOrNull(Names.MinMaxTransferSizeBytes, config.MinMaxTransferSizeBytes);
+        writer.WriteNumberOrNull(Names.TotalBufferBytes, config.TotalBufferBytes);
         writer.WriteBoolean(Names.TotalBufferBytesReported, config.TotalBufferBytesReported);
-        WriteNumber(writer, Names.MemoryLimitBytes, config.MemoryLimitBytes);
-        WriteNumber(writer, Names.SetsOfBuffers, config.SetsOfBuffers);
-        WriteNumber(writer, Names.TabularDataDeviceCount, config.TabularDataDeviceCount);
-        WriteNumber(writer, Names.FulltextDataDeviceCount, config.FulltextDataDeviceCount);
-        WriteNumber(writer, Names.FilestreamDeviceCount, config.FilestreamDeviceCount);
-        WriteNumber(writer, Names.MediaBufferCount, config.MediaBufferCount);
-        WriteNumber(writer, Names.MediaBufferSizeBytes, config.MediaBufferSizeBytes);
-        WriteNumber(writer, Names.EncodeBufferCount, config.EncodeBufferCount);
-        WriteNumber(writer, Names.BuffersPerReadStream, config.BuffersPerReadStream);
-        WriteNumber(writer, Names.BuffersPerWriteStream, config.BuffersPerWriteStream);
-        WriteNumber(writer, Names.FilesystemIoAlignment, config.FilesystemIoAlignment);
+        writer.WriteNumberOrNull(Names.MemoryLimitBytes, config.MemoryLimitBytes);
+        writer.WriteNumberOrNull(Names.SetsOfBuffers, config.SetsOfBuffers);
+        writer.WriteNumberOrNull(Names.TabularDataDeviceCount, config.TabularDataDeviceCount);
+        writer.WriteNumberOrNull(Names.FulltextDataDeviceCount, config.FulltextDataDeviceCount);
+        writer.WriteNumberOrNull(Names.FilestreamDeviceCount, config.FilestreamDeviceCount);
+        writer.WriteNumberOrNull(Names.MediaBufferCount, config.MediaBufferCount);
+        writer.WriteNumberOrNull(Names.MediaBufferSizeBytes, config.MediaBufferSizeBytes);
+        writer.WriteNumberOrNull(Names.EncodeBufferCount, config.EncodeBufferCount);
+        writer.WriteNumberOrNull(Names.BuffersPerReadStream, config.BuffersPerReadStream);
+        writer.WriteNumberOrNull(Names.BuffersPerWriteStream, config.BuffersPerWriteStream);
+        writer.WriteNumberOrNull(Names.FilesystemIoAlignment, config.FilesystemIoAlignment);
         writer.WriteEndObject();
     }
 
@@ -490,54 +490,6 @@ internal static class ReportJsonWriter
 
         writer.WriteStartArray();
         return true;
-    }
-
-    private static void WriteNumber(Utf8JsonWriter writer, JsonEncodedText name, int? value)
-    {
-        if (value is { } number)
-        {
-            writer.WriteNumber(name, number);
-        }
-        else
-        {
-            writer.WriteNull(name);
-        }
-    }
-
-    private static void WriteNumber(Utf8JsonWriter writer, JsonEncodedText name, long? value)
-    {
-        if (value is { } number)
-        {
-            writer.WriteNumber(name, number);
-        }
-        else
-        {
-            writer.WriteNull(name);
-        }
-    }
-
-    private static void WriteNumber(Utf8JsonWriter writer, JsonEncodedText name, double? value)
-    {
-        if (value is { } number)
-        {
-            writer.WriteNumber(name, number);
-        }
-        else
-        {
-            writer.WriteNull(name);
-        }
-    }
-
-    private static void WriteBoolean(Utf8JsonWriter writer, JsonEncodedText name, bool? value)
-    {
-        if (value is { } flag)
-        {
-            writer.WriteBoolean(name, flag);
-        }
-        else
-        {
-            writer.WriteNull(name);
-        }
     }
 
     private static void WriteTime(Utf8JsonWriter writer, JsonEncodedText name, DateTime? value)
@@ -569,7 +521,7 @@ internal static class ReportJsonWriter
     {
         WriteTime(writer, Names.Start, start);
         WriteTime(writer, Names.End, end);
-        WriteNumber(writer, Names.Seconds, seconds);
+        writer.WriteNumberOrNull(Names.Seconds, seconds);
     }
 
     private static void WriteEnum(Utf8JsonWriter writer, JsonEncodedText name, EnumSpelling spelling, int? value)
