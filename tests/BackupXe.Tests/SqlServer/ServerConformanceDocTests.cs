@@ -6,6 +6,7 @@ using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.History;
 using BackupXe.SqlServer.Live.EventStream;
 using BackupXe.SqlServer.Sessions;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.SqlServer;
@@ -17,7 +18,7 @@ namespace BackupXe.Tests.SqlServer;
 /// </summary>
 public sealed partial class ServerConformanceDocTests
 {
-    private static readonly string RepositoryRoot = FindRepositoryRoot();
+    private static readonly string RepositoryRoot = Repository.Root;
 
     private static readonly IReadOnlyList<string> Rows = File.ReadAllLines(Path.Combine(RepositoryRoot, "docs", "server-conformance.md"))
         .Where(line => line.StartsWith("| ", StringComparison.Ordinal))
@@ -110,19 +111,6 @@ public sealed partial class ServerConformanceDocTests
 
         Assert.True(row is not null, $"docs/server-conformance.md has no error row for {number}");
         Assert.Contains("https://learn.microsoft.com/", row, StringComparison.Ordinal);
-    }
-
-    private static string FindRepositoryRoot()
-    {
-        for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory is not null; directory = directory.Parent)
-        {
-            if (File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-            {
-                return directory.FullName;
-            }
-        }
-
-        throw new InvalidOperationException("BackupXe.sln not found above the test output directory.");
     }
 
     // A permission name (ALTER ANY EVENT SESSION) starts like a statement too, but has no clause, end or second line.

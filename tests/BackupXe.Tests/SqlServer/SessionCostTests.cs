@@ -3,6 +3,7 @@ using System.Text;
 using System.Xml.Linq;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Sources.Xel;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.SqlServer;
@@ -29,7 +30,7 @@ public sealed class SessionCostTests
     [Fact]
     public void The_cost_table_in_performance_md_is_what_the_repository_data_gives()
     {
-        var doc = File.ReadAllText(Path.Combine(RepositoryRoot(), "docs", "performance.md"));
+        var doc = File.ReadAllText(Path.Combine(Repository.Root, "docs", "performance.md"));
         var problems = ExpectedRows().Where(row => !doc.Contains(row, StringComparison.Ordinal)).ToList();
         Assert.True(problems.Count == 0, "docs/performance.md lacks these computed rows:\n" + string.Join('\n', ExpectedRows()));
     }
@@ -84,20 +85,7 @@ public sealed class SessionCostTests
 
     private static int ProgressMessagesPerBackup()
     {
-        var path = Path.Combine(RepositoryRoot(), "tests", "BackupXe.Tests", "Fixtures", "errorlog", "tf3014-backup-sql2014.log");
+        var path = Path.Combine(Repository.Root, "tests", "BackupXe.Tests", "Fixtures", "errorlog", "tf3014-backup-sql2014.log");
         return File.ReadAllLines(path, Encoding.Unicode).Count(line => line.Contains("Backup(backuptest):", StringComparison.Ordinal));
-    }
-
-    private static string RepositoryRoot()
-    {
-        for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory is not null; directory = directory.Parent)
-        {
-            if (File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-            {
-                return directory.FullName;
-            }
-        }
-
-        throw new InvalidOperationException("BackupXe.sln not found above the test output directory.");
     }
 }

@@ -1,5 +1,6 @@
 using System.Text.RegularExpressions;
 using BackupXe.Tests.Hostile;
+using BackupXe.Tests.Support;
 using BackupXe.Worker;
 using BackupXe.Worker.Configuration;
 using Xunit;
@@ -12,7 +13,7 @@ namespace BackupXe.Tests.Worker;
 /// </summary>
 public sealed partial class ConfigurationCheckTests : IDisposable
 {
-    private static readonly string RepositoryRoot = FindRepositoryRoot();
+    private static readonly string RepositoryRoot = Repository.Root;
     private readonly string _folder = Directory.CreateTempSubdirectory("backupxe-validate-").FullName;
 
     public void Dispose() => Directory.Delete(_folder, recursive: true);
@@ -99,15 +100,4 @@ public sealed partial class ConfigurationCheckTests : IDisposable
 
     [GeneratedRegex(@"```json\n(.*?)\n```", RegexOptions.Singleline)]
     private static partial Regex JsonBlock();
-
-    private static string FindRepositoryRoot()
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        return directory?.FullName ?? throw new InvalidOperationException("BackupXe.sln not found above " + AppContext.BaseDirectory);
-    }
 }

@@ -3,6 +3,7 @@ using System.Reflection;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Text.RegularExpressions;
+using BackupXe.Tests.Support;
 using BackupXe.Worker.Configuration;
 using Json.Schema;
 using Xunit;
@@ -16,7 +17,7 @@ namespace BackupXe.Tests.Worker;
 /// </summary>
 public sealed partial class ConfigurationSchemaTests
 {
-    private static readonly string RepositoryRoot = FindRepositoryRoot();
+    private static readonly string RepositoryRoot = Repository.Root;
     private static readonly string SchemaPath = Path.Combine(RepositoryRoot, "src", "BackupXe.Worker", "appsettings.schema.json");
 
     [Fact]
@@ -138,15 +139,4 @@ public sealed partial class ConfigurationSchemaTests
 
     [GeneratedRegex(@"```json\n(.*?)\n```", RegexOptions.Singleline)]
     private static partial Regex JsonBlock();
-
-    private static string FindRepositoryRoot()
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        return directory?.FullName ?? throw new InvalidOperationException("BackupXe.sln not found above " + AppContext.BaseDirectory);
-    }
 }

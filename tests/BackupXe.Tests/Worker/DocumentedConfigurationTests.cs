@@ -2,6 +2,7 @@ using System.Collections;
 using System.Globalization;
 using System.Reflection;
 using System.Text.RegularExpressions;
+using BackupXe.Tests.Support;
 using BackupXe.Worker;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Monitoring;
@@ -16,7 +17,7 @@ namespace BackupXe.Tests.Worker;
 /// <summary>docs/configuration.md and the sample appsettings.json must say what the options class does.</summary>
 public sealed partial class DocumentedConfigurationTests
 {
-    private static readonly string RepositoryRoot = FindRepositoryRoot();
+    private static readonly string RepositoryRoot = Repository.Root;
 
     [Fact]
     public void Every_option_is_documented_and_every_documented_key_exists()
@@ -135,19 +136,6 @@ public sealed partial class DocumentedConfigurationTests
                 });
             }
         }
-    }
-
-    private static string FindRepositoryRoot()
-    {
-        for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory is not null; directory = directory.Parent)
-        {
-            if (File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-            {
-                return directory.FullName;
-            }
-        }
-
-        throw new InvalidOperationException("BackupXe.sln not found above the test output directory.");
     }
 
     [GeneratedRegex(@"^\| `(?<key>BackupXe:[^`]+)` \| (?<default>[^|]+) \|", RegexOptions.Multiline)]

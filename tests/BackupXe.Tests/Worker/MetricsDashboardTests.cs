@@ -1,6 +1,7 @@
 using System.Diagnostics.Metrics;
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using BackupXe.Tests.Support;
 using BackupXe.Worker.Telemetry;
 using Xunit;
 
@@ -13,7 +14,7 @@ namespace BackupXe.Tests.Worker;
 /// </summary>
 public sealed partial class MetricsDashboardTests
 {
-    private static readonly string RepositoryRoot = FindRepositoryRoot();
+    private static readonly string RepositoryRoot = Repository.Root;
 
     [Fact]
     public void Every_metric_the_dashboard_queries_is_one_the_worker_exports()
@@ -163,15 +164,4 @@ public sealed partial class MetricsDashboardTests
 
     [GeneratedRegex(@"\bbackupxe_[a-z_]+")]
     private static partial Regex MetricName();
-
-    private static string FindRepositoryRoot()
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        return directory?.FullName ?? throw new InvalidOperationException("BackupXe.sln not found above " + AppContext.BaseDirectory);
-    }
 }

@@ -14,7 +14,7 @@ namespace BackupXe.Tests.Worker.Hosting;
 /// </summary>
 public sealed class SystemdUnitTests : IDisposable
 {
-    private static readonly string Unit = Path.Combine(RepositoryRoot(), "deploy", "systemd", "backupxe.service");
+    private static readonly string Unit = Path.Combine(Repository.Root, "deploy", "systemd", "backupxe.service");
     private readonly string _folder = Directory.CreateTempSubdirectory("backupxe-unit-").FullName;
 
     public void Dispose() => Directory.Delete(_folder, recursive: true);
@@ -70,16 +70,5 @@ public sealed class SystemdUnitTests : IDisposable
         var error = process.StandardError.ReadToEndAsync();
         await process.WaitForExitAsync();
         return (process.ExitCode, await output + await error);
-    }
-
-    private static string RepositoryRoot()
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        return directory?.FullName ?? throw new InvalidOperationException("BackupXe.sln not found above " + AppContext.BaseDirectory);
     }
 }
