@@ -1,5 +1,6 @@
 using System.Text;
 using BackupXe.Sources.Formats;
+using BackupXe.Sources.IO;
 
 namespace BackupXe.Sources.Errorlog;
 
@@ -40,25 +41,13 @@ internal abstract class CharBlocks : IDisposable
     {
         // Enough to tell UTF-16LE's BOM from UTF-32LE's, as StreamReader does. A stream cannot be assumed to seek back
         // (inputs come through PrefixedStream), so the bytes are handed on to whichever reader is chosen.
-        var head = new byte[4];
-        int length;
-        try
+        var head = StreamHead.Read(stream, 4);
+        if (Utf16LittleEndianBlocks.StartsWithBom(head.Span))
         {
-            length = stream.ReadAtLeast(head, head.Length, throwOnEndOfStream: false);
-        }
-        catch
-        {
-            stream.Dispose();
-            throw;
+            return new Utf16LittleEndianBlocks(stream, head.Span[2..]);
         }
 
-        if (Utf16LittleEndianBlocks.StartsWithBom(head.AsSpan(0, length)))
-        {
-            return new Utf16LittleEndianBlocks(stream, head.AsSpan(2, length - 2));
-        }
-
-        return Of(new StreamReader(
-            new PrefixedStream(head.AsMemory(0, length), stream), encodingWithoutBom, detectEncodingFromByteOrderMarks: true, streamReaderBufferBytes));
+        return Of(new StreamReader(new PrefixedStream(head, stream), encodingWithoutBom, detectEncodingFromByteOrderMarks: true, streamReaderBufferBytes));
     }
 
     private sealed class TextReaderBlocks(TextReader reader) : CharBlocks

@@ -52,23 +52,12 @@ internal sealed class AppendedUtf8Stream : ForwardReadStream
     /// </summary>
     public static Stream Over(Stream stream, Encoding encodingWithoutBom, SourceStatus status)
     {
-        var head = new byte[3];
-        int length;
-        try
-        {
-            length = stream.ReadAtLeast(head, head.Length, throwOnEndOfStream: false);
-        }
-        catch
-        {
-            stream.Dispose();
-            throw;
-        }
-
-        var read = head.AsSpan(0, length);
+        var head = StreamHead.Read(stream, 3);
+        var read = head.Span;
         var littleEndian = read is [0xFF, 0xFE, ..]
             || (encodingWithoutBom is UnicodeEncoding && encodingWithoutBom.CodePage == 1200
                 && read is not ([0xEF, 0xBB, 0xBF, ..] or [0xFE, 0xFF, ..]));
-        var replayed = new PrefixedStream(head.AsMemory(0, length), stream);
+        var replayed = new PrefixedStream(head, stream);
         return littleEndian ? new AppendedUtf8Stream(replayed, status) : replayed;
     }
 

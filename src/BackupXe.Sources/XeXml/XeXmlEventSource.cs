@@ -1,6 +1,7 @@
 using System.Xml;
 using BackupXe.Core.Events;
 using BackupXe.Sources.Formats;
+using BackupXe.Sources.IO;
 using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Sources.XeXml;
@@ -173,22 +174,12 @@ internal sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventS
     // switch the reader to the wrong encoding. Either way long CDATA sections reach the reader as character data.
     private XmlReader Reader(Stream stream)
     {
-        var head = new byte[2];
-        int length;
-        try
-        {
-            length = stream.ReadAtLeast(head, head.Length, throwOnEndOfStream: false);
-        }
-        catch
-        {
-            stream.Dispose();
-            throw;
-        }
-
+        var read = StreamHead.Read(stream, 2);
+        var head = read.Span;
         var bigEndian = head is [0xFE, 0xFF] || (head is not [0xFF, 0xFE] && _utf16 is { CodePage: 1201 });
-        var utf16 = head is [0xFF, 0xFE] or [0xFE, 0xFF] || _utf16 is not null;
-        var bom = length == 2 && head is [0xFF, 0xFE] or [0xFE, 0xFF];
-        var content = new PrefixedStream(bom ? ReadOnlyMemory<byte>.Empty : head.AsMemory(0, length), stream);
+        var bom = head is [0xFF, 0xFE] or [0xFE, 0xFF];
+        var utf16 = bom || _utf16 is not null;
+        var content = new PrefixedStream(bom ? ReadOnlyMemory<byte>.Empty : read, stream);
         if (!utf16)
         {
             return XmlReader.Create(new BoundedCDataStream(content), ReaderSettings(closeInput: true));
