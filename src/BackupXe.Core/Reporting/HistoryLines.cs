@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.Core.Formatting;
 
 namespace BackupXe.Core.Reporting;
 
@@ -30,7 +31,7 @@ public static class HistoryLines
             {
                 lines.Add(string.Create(
                     CultureInfo.InvariantCulture,
-                    $"  {(other.SameTarget ? "same target" : "elsewhere")}: {Describe(other)} of [{other.Database ?? "?"}] {Units.Timestamp(other.Start)} to {Units.Time(other.End)}, {Units.Duration(other.OverlapSeconds)} together{(other.Targets.Count > 0 ? $", to {string.Join(", ", other.Targets)}" : string.Empty)}"));
+                    $"  {(other.SameTarget ? "same target" : "elsewhere")}: {Describe(other)} of [{other.Database ?? "?"}] {Figures.Timestamp(other.Start)} to {Figures.Time(other.End)}, {Figures.Duration(other.OverlapSeconds)} together{(other.Targets.Count > 0 ? $", to {string.Join(", ", other.Targets)}" : string.Empty)}"));
             }
 
             if (history.Concurrent.Count > 10)

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Formatting;
 
 namespace BackupXe.Core.Reporting;
 
@@ -65,7 +66,7 @@ public sealed class MarkdownReportWriter : IReportStream
 
     private void WriteOperation(StringBuilder md, OperationReport op)
     {
-        md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"## {Units.Title(op)}").AppendLine();
+        md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"## {OperationText.Title(op)}").AppendLine();
         foreach (var fact in ReportFacts.Summary(op))
         {
             md.AppendLine(CultureInfo.InvariantCulture, $"- **{fact.Label}**: {fact.Value}");
@@ -76,7 +77,7 @@ public sealed class MarkdownReportWriter : IReportStream
             md.AppendLine().AppendLine("| phase | start | end | seconds |").AppendLine("|---|---|---|---:|");
             foreach (var phase in op.Phases)
             {
-                md.AppendLine(CultureInfo.InvariantCulture, $"| {phase.Name} | {Units.Time(phase.Start)} | {Units.Time(phase.End)} | {Units.Duration(phase.Seconds)} |");
+                md.AppendLine(CultureInfo.InvariantCulture, $"| {phase.Name} | {Figures.Time(phase.Start)} | {Figures.Time(phase.End)} | {Figures.Duration(phase.Seconds)} |");
             }
         }
 
@@ -85,7 +86,7 @@ public sealed class MarkdownReportWriter : IReportStream
             md.AppendLine().AppendLine("| wait | count | total | max | signal |").AppendLine("|---|---:|---:|---:|---:|");
             foreach (var wait in op.Waits)
             {
-                md.AppendLine(CultureInfo.InvariantCulture, $"| {wait.WaitType} | {wait.Count} | {Units.Milliseconds(wait.TotalMs)} | {Units.Milliseconds(wait.MaxMs)} | {Units.Milliseconds(wait.SignalMs)} |");
+                md.AppendLine(CultureInfo.InvariantCulture, $"| {wait.WaitType} | {wait.Count} | {Figures.Milliseconds(wait.TotalMs)} | {Figures.Milliseconds(wait.MaxMs)} | {Figures.Milliseconds(wait.SignalMs)} |");
             }
         }
 

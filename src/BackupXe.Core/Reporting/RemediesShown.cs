@@ -22,7 +22,7 @@ public sealed class RemediesShown
 
         if (_first.Count < Capacity)
         {
-            _first.Add(key, Units.Title(operation));
+            _first.Add(key, OperationText.Title(operation));
         }
 
         return null;

@@ -1,6 +1,7 @@
 using System.Globalization;
 using BackupXe.Core.Events;
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Formatting;
 
 namespace BackupXe.Core.Reporting;
 
@@ -30,7 +31,7 @@ public static class ReportFacts
 
         if (requested.MaxTransferSizeBytes is { } size)
         {
-            options.Add($"MAXTRANSFERSIZE {Units.Bytes(size)}");
+            options.Add($"MAXTRANSFERSIZE {Figures.Bytes(size)}");
         }
 
         if (requested.BlockSizeBytes is { } block)
@@ -62,7 +63,7 @@ public static class ReportFacts
         var facts = new List<ReportFact>
         {
             new("Status", op.FailureReason is { } reason ? $"{Kebab.Of(op.Status)}: {reason}" : Kebab.Of(op.Status)),
-            new("Time", $"{Units.Timestamp(op.Start)} to {Units.Timestamp(op.End)} ({Units.Duration(op)})"),
+            new("Time", $"{Figures.Timestamp(op.Start)} to {Figures.Timestamp(op.End)} ({OperationText.Duration(op)})"),
             new("Throughput", Throughput(op)),
         };
 
@@ -74,12 +75,12 @@ public static class ReportFacts
 
         if (op.PagesDumped is { } dumped)
         {
-            facts.Add(new("Dumped", string.Create(CultureInfo.InvariantCulture, $"{dumped} pages ({Units.Bytes(dumped * 8192)}), as the history line says")));
+            facts.Add(new("Dumped", string.Create(CultureInfo.InvariantCulture, $"{dumped} pages ({Figures.Bytes(dumped * 8192)}), as the history line says")));
         }
 
         foreach (var file in op.ProcessedFiles)
         {
-            facts.Add(new("File", string.Create(CultureInfo.InvariantCulture, $"{file.LogicalFile} of {file.Database}: {file.Pages} pages ({Units.Bytes(file.Pages * 8192)})")));
+            facts.Add(new("File", string.Create(CultureInfo.InvariantCulture, $"{file.LogicalFile} of {file.Database}: {file.Pages} pages ({Figures.Bytes(file.Pages * 8192)})")));
         }
 
         if (op.UpgradeSteps > 0)
@@ -108,13 +109,13 @@ public static class ReportFacts
 
         foreach (var file in op.Files)
         {
-            facts.Add(new("Read", $"{file.Path} in {Units.Duration(file.Seconds)}"));
+            facts.Add(new("Read", $"{file.Path} in {Figures.Duration(file.Seconds)}"));
         }
 
         foreach (var zero in op.Zeroing)
         {
-            var pages = zero.Pages is { } p ? string.Create(CultureInfo.InvariantCulture, $" ({p} pages, {Units.Bytes(ServerRanges.SaturatingMultiply(p, 8192))})") : string.Empty;
-            facts.Add(new("Zeroed", $"{zero.Path}{pages} in {Units.Duration(zero.Seconds)}"));
+            var pages = zero.Pages is { } p ? string.Create(CultureInfo.InvariantCulture, $" ({p} pages, {Figures.Bytes(ServerRanges.SaturatingMultiply(p, 8192))})") : string.Empty;
+            facts.Add(new("Zeroed", $"{zero.Path}{pages} in {Figures.Duration(zero.Seconds)}"));
         }
 
         foreach (var quiet in op.QuietPeriods)
@@ -166,7 +167,7 @@ public static class ReportFacts
             var count = findings.AmbiguousWaits.Sum(w => w.Count);
             var top = findings.AmbiguousWaits[0];
             facts.Add(new("Ambiguous waits", string.Create(CultureInfo.InvariantCulture,
-                $"{count} without session_id while several operations ran (server-level; largest {top.WaitType}, {Units.Milliseconds(top.TotalMs)})")));
+                $"{count} without session_id while several operations ran (server-level; largest {top.WaitType}, {Figures.Milliseconds(top.TotalMs)})")));
         }
 
         if (findings.UnattributedWaits > 0)
@@ -196,16 +197,16 @@ public static class ReportFacts
 
     private static string Throughput(OperationReport op)
     {
-        var text = $"{Units.Rate(op.ThroughputMBps)} overall";
+        var text = $"{Figures.Rate(op.ThroughputMBps)} overall";
         if (op.DataCopyThroughputMBps is { } copy)
         {
-            text += $", {Units.Rate(copy)} while copying data";
+            text += $", {Figures.Rate(copy)} while copying data";
         }
 
-        text += $"; {Units.Bytes(op.BytesProcessed)} processed";
+        text += $"; {Figures.Bytes(op.BytesProcessed)} processed";
         if (op.EstimatedBytes is { } estimate)
         {
-            text += $" of {Units.Bytes(estimate)} estimated";
+            text += $" of {Figures.Bytes(estimate)} estimated";
         }
 
         return text;
@@ -214,10 +215,10 @@ public static class ReportFacts
     private static string Buffers(BufferConfigReport b)
     {
         // BUFFERCOUNT x MAXTRANSFERSIZE is what a DBA sets; the server's total also counts every set of buffers.
-        var text = $"{b.BufferCount?.ToString(CultureInfo.InvariantCulture) ?? "?"} x {Units.Memory(b.MaxTransferSizeBytes)} (BUFFERCOUNT x MAXTRANSFERSIZE)";
+        var text = $"{b.BufferCount?.ToString(CultureInfo.InvariantCulture) ?? "?"} x {Figures.Memory(b.MaxTransferSizeBytes)} (BUFFERCOUNT x MAXTRANSFERSIZE)";
         if (b.TotalBufferBytes is { } total)
         {
-            text += $"; {Units.Memory(total)} of buffer space in all";
+            text += $"; {Figures.Memory(total)} of buffer space in all";
             if (b.SetsOfBuffers is { } sets)
             {
                 text += string.Create(CultureInfo.InvariantCulture, $" ({sets} sets)");
@@ -226,7 +227,7 @@ public static class ReportFacts
 
         if (b.MemoryLimitBytes is { } limit)
         {
-            text += $"; memory limit {Units.Memory(limit)}";
+            text += $"; memory limit {Figures.Memory(limit)}";
         }
 
         return text;

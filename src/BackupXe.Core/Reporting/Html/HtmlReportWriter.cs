@@ -4,7 +4,9 @@ using System.Text.Encodings.Web;
 using System.Text.Json;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Reporting.Html;
 
@@ -45,7 +47,7 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         var id = "op-" + (_summary.Count + 1).ToString(Invariant);
         _summary.Add(new SummaryRow(id, operation.Kind, operation.Scope, operation.Database, operation.SessionId, operation.Start, operation.DurationSeconds, operation.ThroughputMBps, operation.Status, operation.Verdict?.Bottleneck, operation.Verdict?.Confidence));
         var charts = OperationCharts.Of(operation, memoryBudgetBytes);
-        var title = Units.Title(operation);
+        var title = OperationText.Title(operation);
 
         Line($"<section class=\"block operation\" id=\"{id}\" data-section=\"operation\" aria-labelledby=\"{id}-title\">");
         Line($"<h2 id=\"{id}-title\">{E(title)}</h2>");
@@ -90,10 +92,10 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
             var op = entry.Report;
             var ratio = entry.MedianMBps is > 0 && op.ThroughputMBps is { } rate ? rate / entry.MedianMBps.Value : (double?)null;
             Line($"<tr{(entry.IsRegression ? " class=\"regression\"" : "")} data-regression=\"{(entry.IsRegression ? "true" : "false")}\">"
-                + $"<td>{E(Units.Timestamp(op.Start))}</td><td>{E(entry.Instance)}</td><td>{E(Units.Title(op.Kind, op.Scope, op.Database, null))}</td>"
-                + Num("durationSeconds", op.DurationSeconds, Units.Duration(op.DurationSeconds))
-                + Num("throughputMBps", op.ThroughputMBps, Units.Rate(op.ThroughputMBps))
-                + Num("medianMBps", entry.MedianMBps, Units.Rate(entry.MedianMBps))
+                + $"<td>{E(Figures.Timestamp(op.Start))}</td><td>{E(entry.Instance)}</td><td>{E(OperationText.Title(op.Kind, op.Scope, op.Database, null))}</td>"
+                + Num("durationSeconds", op.DurationSeconds, Figures.Duration(op.DurationSeconds))
+                + Num("throughputMBps", op.ThroughputMBps, Figures.Rate(op.ThroughputMBps))
+                + Num("medianMBps", entry.MedianMBps, Figures.Rate(entry.MedianMBps))
                 + Num("percentOfMedian", ratio * 100, ratio is { } r ? (r * 100).ToString("0", Invariant) + "%" : "-")
                 + $"<td>{(entry.IsRegression ? "yes" : "no")}</td><td class=\"status-{Kebab.Of(op.Status)}\">{Kebab.Of(op.Status)}</td>"
                 + $"<td>{(op.Verdict is { } v ? Kebab.Of(v.Bottleneck) : "-")}</td></tr>");
@@ -282,8 +284,8 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         foreach (var phase in op.Phases)
         {
             var share = phase.Seconds is { } s && total > 0 ? s / total : (double?)null;
-            Line($"<tr data-key=\"{E(phase.Name)}\"><td class=\"name\">{E(phase.Name)}</td><td class=\"nowrap\">{Units.Time(phase.Start)}</td><td class=\"nowrap\">{Units.Time(phase.End)}</td>"
-                + Num("seconds", phase.Seconds, Units.Duration(phase.Seconds))
+            Line($"<tr data-key=\"{E(phase.Name)}\"><td class=\"name\">{E(phase.Name)}</td><td class=\"nowrap\">{Figures.Time(phase.Start)}</td><td class=\"nowrap\">{Figures.Time(phase.End)}</td>"
+                + Num("seconds", phase.Seconds, Figures.Duration(phase.Seconds))
                 + Num("share", share, share is { } x ? (x * 100).ToString("0", Invariant) + "%" : "?") + "</tr>");
         }
 
@@ -299,13 +301,13 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
 
         var source = op.Progress!.Source == "percent" ? "the percent lines" : "the throughput event";
         Line("<div class=\"pair\">");
-        Chart(id, "rate", 1, $"Copy rate in MB/s over time from {source}, {charts.Rates.Count} intervals, peak {Units.Rate(charts.Rates.Max(r => r.MegabytesPerSecond))}; phases shaded. The table beside it lists each interval.",
+        Chart(id, "rate", 1, $"Copy rate in MB/s over time from {source}, {charts.Rates.Count} intervals, peak {Figures.Rate(charts.Rates.Max(r => r.MegabytesPerSecond))}; phases shaded. The table beside it lists each interval.",
             $"Average MB/s between readings of {source}; phases shaded behind the curve.");
         Line("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Copy rate per interval\"><table data-table=\"rate\"><thead><tr><th class=\"num\">from, s</th><th class=\"num\">to, s</th><th class=\"num\">moved</th><th class=\"num\">rate</th></tr></thead><tbody>");
         foreach (var step in charts.Rates)
         {
             Line("<tr>" + Num("from", step.From, step.From.ToString("0.0##", Invariant)) + Num("to", step.To, step.To.ToString("0.0##", Invariant))
-                + Num("bytes", step.Bytes, Units.Bytes(step.Bytes)) + Num("mbps", step.MegabytesPerSecond, Units.Rate(step.MegabytesPerSecond)) + "</tr>");
+                + Num("bytes", step.Bytes, Figures.Bytes(step.Bytes)) + Num("mbps", step.MegabytesPerSecond, Figures.Rate(step.MegabytesPerSecond)) + "</tr>");
         }
 
         Line("</tbody></table></div></div></div>");
@@ -321,17 +323,17 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         Line("<div class=\"pair stack\">");
         Chart(id, "waits", 1, $"Bar chart of total wait time in seconds for {op.Waits.Count} wait types. The table beside it lists count, total, average and share of each thread's time.",
             "Total wait time by type (every thread added up, so it can exceed the duration).");
-        var against = charts.ElapsedSeconds is { } elapsed ? $"of the {Units.Duration(elapsed)} {charts.ElapsedName}" : "(duration unknown)";
+        var against = charts.ElapsedSeconds is { } elapsed ? $"of the {Figures.Duration(elapsed)} {charts.ElapsedName}" : "(duration unknown)";
         Line($"<table data-table=\"waits\"><caption class=\"none\">Share: each thread's wait time {E(against)}.</caption><thead><tr><th>wait type</th><th class=\"num\">count</th><th class=\"num\">total</th><th class=\"num\">average</th><th class=\"num\">max</th><th class=\"num\">signal</th><th class=\"num\">share of thread time</th></tr></thead><tbody>");
         foreach (var row in charts.Waits)
         {
             var wait = row.Wait;
             Line($"<tr data-key=\"{E(wait.WaitType)}\"><td>{E(wait.WaitType)}</td>"
                 + Num("count", wait.Count, wait.Count.ToString("N0", Invariant))
-                + Num("totalMs", wait.TotalMs, Units.Milliseconds(wait.TotalMs))
+                + Num("totalMs", wait.TotalMs, Figures.Milliseconds(wait.TotalMs))
                 + Num("averageMs", row.AverageMs, row.AverageMs.ToString("0.0", Invariant) + " ms")
-                + Num("maxMs", wait.MaxMs, Units.Milliseconds(wait.MaxMs))
-                + Num("signalMs", wait.SignalMs, Units.Milliseconds(wait.SignalMs))
+                + Num("maxMs", wait.MaxMs, Figures.Milliseconds(wait.MaxMs))
+                + Num("signalMs", wait.SignalMs, Figures.Milliseconds(wait.SignalMs))
                 + Num("share", row.Share, row.Share is { } s ? $"{(s * 100).ToString("0", Invariant)}% of {row.ThreadRole}" : "?") + "</tr>");
         }
 
@@ -346,18 +348,18 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         }
 
         Line("<div class=\"pair\">");
-        Chart(id, "memory", 1, $"Bar chart on a log scale of buffer memory: {string.Join(", ", charts.Memory.Select(m => $"{m.Label} {Units.Bytes(m.Bytes)}"))}.",
+        Chart(id, "memory", 1, $"Bar chart on a log scale of buffer memory: {string.Join(", ", charts.Memory.Select(m => $"{m.Label} {Figures.Bytes(m.Bytes)}"))}.",
             "Buffer memory in use against what the server reported and the budget (log scale).");
         Line("<table data-table=\"memory\"><thead><tr><th>bar</th><th>what it is</th><th class=\"num\">bytes</th></tr></thead><tbody>");
         foreach (var bar in charts.Memory)
         {
-            Line($"<tr data-key=\"{E(bar.Label)}\"><td>{E(bar.Label)}</td><td>{E(bar.Meaning)}</td>" + Num("bytes", bar.Bytes, Units.Bytes(bar.Bytes)) + "</tr>");
+            Line($"<tr data-key=\"{E(bar.Label)}\"><td>{E(bar.Label)}</td><td>{E(bar.Meaning)}</td>" + Num("bytes", bar.Bytes, Figures.Bytes(bar.Bytes)) + "</tr>");
         }
 
         Line("</tbody></table></div>");
         if (op.BufferConfig is { } config)
         {
-            Line($"<p>BUFFERCOUNT {E(config.BufferCount?.ToString(Invariant) ?? "?")} x MAXTRANSFERSIZE {E(Units.Bytes(config.MaxTransferSizeBytes))}; sets of buffers {E(config.SetsOfBuffers?.ToString(Invariant) ?? "?")}.</p>");
+            Line($"<p>BUFFERCOUNT {E(config.BufferCount?.ToString(Invariant) ?? "?")} x MAXTRANSFERSIZE {E(Figures.Bytes(config.MaxTransferSizeBytes))}; sets of buffers {E(config.SetsOfBuffers?.ToString(Invariant) ?? "?")}.</p>");
         }
 
         Line("</div>");
@@ -373,15 +375,15 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         Line("<table data-table=\"files\"><thead><tr><th>work</th><th>file</th><th>start</th><th>end</th><th class=\"num\">seconds</th><th class=\"num\">size zeroed</th></tr></thead><tbody>");
         foreach (var file in op.Files)
         {
-            Line($"<tr data-key=\"read\"><td>read</td><td>{E(file.Path)}</td><td class=\"nowrap\">{Units.Time(file.Start)}</td><td class=\"nowrap\">{Units.Time(file.End)}</td>"
-                + Num("seconds", file.Seconds, Units.Duration(file.Seconds)) + "<td class=\"num\">-</td></tr>");
+            Line($"<tr data-key=\"read\"><td>read</td><td>{E(file.Path)}</td><td class=\"nowrap\">{Figures.Time(file.Start)}</td><td class=\"nowrap\">{Figures.Time(file.End)}</td>"
+                + Num("seconds", file.Seconds, Figures.Duration(file.Seconds)) + "<td class=\"num\">-</td></tr>");
         }
 
         foreach (var zero in op.Zeroing)
         {
             var bytes = zero.Pages * 8192;
-            Line($"<tr data-key=\"zero\"><td>zeroing</td><td>{E(zero.Path)}</td><td class=\"nowrap\">{Units.Time(zero.Start)}</td><td class=\"nowrap\">{Units.Time(zero.End)}</td>"
-                + Num("seconds", zero.Seconds, Units.Duration(zero.Seconds)) + Num("pages", zero.Pages, zero.Pages is { } p ? $"{p.ToString("N0", Invariant)} pages ({Units.Bytes(bytes)})" : "?") + "</tr>");
+            Line($"<tr data-key=\"zero\"><td>zeroing</td><td>{E(zero.Path)}</td><td class=\"nowrap\">{Figures.Time(zero.Start)}</td><td class=\"nowrap\">{Figures.Time(zero.End)}</td>"
+                + Num("seconds", zero.Seconds, Figures.Duration(zero.Seconds)) + Num("pages", zero.Pages, zero.Pages is { } p ? $"{p.ToString("N0", Invariant)} pages ({Figures.Bytes(bytes)})" : "?") + "</tr>");
         }
 
         Line("</tbody></table></div>");
@@ -412,9 +414,9 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         Line("<table data-table=\"operations\"><thead><tr><th>operation</th><th>start</th><th class=\"num\">duration</th><th class=\"num\">throughput</th><th>status</th><th>bottleneck</th></tr></thead><tbody>");
         foreach (var row in _summary)
         {
-            Line($"<tr><td><a href=\"#{row.Id}\">{E(Units.Title(row.Kind, row.Scope, row.Database, row.SessionId))}</a></td><td class=\"nowrap\">{E(Units.Timestamp(row.Start))}</td>"
-                + Num("durationSeconds", row.DurationSeconds, Units.Duration(row.DurationSeconds))
-                + Num("throughputMBps", row.ThroughputMBps, Units.Rate(row.ThroughputMBps))
+            Line($"<tr><td><a href=\"#{row.Id}\">{E(OperationText.Title(row.Kind, row.Scope, row.Database, row.SessionId))}</a></td><td class=\"nowrap\">{E(Figures.Timestamp(row.Start))}</td>"
+                + Num("durationSeconds", row.DurationSeconds, Figures.Duration(row.DurationSeconds))
+                + Num("throughputMBps", row.ThroughputMBps, Figures.Rate(row.ThroughputMBps))
                 + $"<td class=\"status-{Kebab.Of(row.Status)}\">{Kebab.Of(row.Status)}</td>"
                 + $"<td>{(row.Bottleneck is { } b ? $"{Kebab.Of(b)} ({Kebab.Of(row.Confidence!.Value)})" : "-")}</td></tr>");
         }
@@ -440,7 +442,7 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
     }
 
     private static string SeriesName(HistoryEntry entry)
-        => $"{Units.Title(entry.Report.Kind, entry.Report.Scope, entry.Report.Database, null)} on {entry.Instance}";
+        => $"{OperationText.Title(entry.Report.Kind, entry.Report.Scope, entry.Report.Database, null)} on {entry.Instance}";
 
     /// <summary>The input's wall-clock time as if it were UTC: the chart prints it back unchanged, whatever the viewer's zone.</summary>
     private static double UnixSeconds(DateTime at)

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Net;
 using System.Text;
+using BackupXe.Core.Formatting;
 
 namespace BackupXe.Core.Reporting.Html;
 
@@ -43,7 +44,7 @@ internal static class SeriesStrip
         {
             var p = points[i];
             var (fill, radius) = p.Role switch { "this" => ("#d62728", 5), "slow" => ("#ff7f0e", 3.5), "usual" => ("#3182bd", 3), _ => ("#999999", 3) };
-            svg.Append(CultureInfo.InvariantCulture, $"<circle cx=\"{X(i):0.#}\" cy=\"{Y(p.ThroughputMBps):0.#}\" r=\"{radius}\" fill=\"{fill}\" data-role=\"{p.Role}\"><title>{WebUtility.HtmlEncode(Units.Timestamp(p.Start))}: {p.ThroughputMBps:0.#} MB/s ({p.Role})</title></circle>");
+            svg.Append(CultureInfo.InvariantCulture, $"<circle cx=\"{X(i):0.#}\" cy=\"{Y(p.ThroughputMBps):0.#}\" r=\"{radius}\" fill=\"{fill}\" data-role=\"{p.Role}\"><title>{WebUtility.HtmlEncode(Figures.Timestamp(p.Start))}: {p.ThroughputMBps:0.#} MB/s ({p.Role})</title></circle>");
         }
 
         svg.Append("</svg>");
