@@ -5,8 +5,9 @@ using BackupXe.Cli.Rendering;
 using BackupXe.Core.Events;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
-using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Rendering.Html;
 using BackupXe.History;
 using Spectre.Console;
 

@@ -1,6 +1,7 @@
 using System.Globalization;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Formatting;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using Spectre.Console;
 using Spectre.Console.Rendering;

@@ -4,6 +4,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Cli.Rendering;

@@ -1,6 +1,7 @@
 using System.Globalization;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.Pipeline;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Live.Requests;

@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.Core.Correlation;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.Reporting;
 

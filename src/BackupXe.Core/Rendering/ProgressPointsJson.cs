@@ -3,8 +3,9 @@ using System.Buffers.Text;
 using System.Collections.Immutable;
 using System.Text;
 using System.Text.Json;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// The <c>points</c> array of a progress report, written as one block of the bytes <see cref="Utf8JsonWriter"/>

@@ -1,6 +1,7 @@
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// What the end of a streamed report says about all its operations: counts by status and by bottleneck.

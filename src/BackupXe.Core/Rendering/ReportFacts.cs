@@ -2,8 +2,9 @@ using System.Globalization;
 using BackupXe.Core.Events;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Formatting;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>One labelled line of an operation's summary, shared by the console and Markdown renderers.</summary>
 public sealed record ReportFact(string Label, string Value);

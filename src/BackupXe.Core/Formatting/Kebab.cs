@@ -1,4 +1,4 @@
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Formatting;
 
 /// <summary>The report spells enum values in kebab-case (copy-data, buffer-starved) in every format.</summary>
 public static class Kebab

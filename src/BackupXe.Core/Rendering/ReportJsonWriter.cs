@@ -1,9 +1,11 @@
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// The report types written field by field on a <see cref="Utf8JsonWriter"/>, byte for byte what

@@ -1,7 +1,8 @@
 using System.Buffers;
 using System.Text;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// Text from an input made safe for a terminal or a log line: a database name or a message holding ESC, BEL, BS,

@@ -1,8 +1,9 @@
 using BackupXe.Core.Events;
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting.Html;
+namespace BackupXe.Core.Rendering.Html;
 
 /// <summary>A bar of the timeline: a phase, a data-file read or a file being zeroed, in seconds since the origin.</summary>
 internal sealed record TimelineLane(string Label, string Group, string Name, DateTime Start, DateTime End, double From, double To);

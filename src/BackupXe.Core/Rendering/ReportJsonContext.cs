@@ -1,9 +1,10 @@
 using System.Text.Json.Serialization;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.History;
-using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Rendering.Html;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// Compile-time metadata for the report types, so that writing JSON needs no reflection and no emitted accessors:

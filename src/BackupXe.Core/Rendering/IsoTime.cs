@@ -1,4 +1,6 @@
-namespace BackupXe.Core.Reporting;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// A date and time in the form <see cref="System.Text.Json.Utf8JsonWriter"/> writes one: ISO 8601 round-trip

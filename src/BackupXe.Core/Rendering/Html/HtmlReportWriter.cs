@@ -6,9 +6,10 @@ using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting.Html;
+namespace BackupXe.Core.Rendering.Html;
 
 /// <summary>A past operation as the history page shows it: its throughput against the regression rule's baseline.</summary>
 /// <param name="MedianMBps">The median of the baseline the daemon's regression rule compares with; null when there is too little history.</param>

@@ -1,4 +1,6 @@
-namespace BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Rendering.Html;
 
 // The JSON blocks the HTML report's charts read (docs/html-report.md), as named types so that their metadata is made
 // at compile time (ReportJsonContext): the native build has no reflection serializer. Names become camelCase keys.

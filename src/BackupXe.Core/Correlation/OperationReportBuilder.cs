@@ -1,7 +1,9 @@
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Correlation;
 
 /// <summary>Turns a gathered operation into its report (without the verdict, which the diagnosis adds).</summary>
 internal static class OperationReportBuilder

@@ -2,8 +2,9 @@ using System.Buffers;
 using System.Text;
 using System.Text.Json;
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// The JSON report (docs/json-schema.md) written as the analysis runs: one document whose <c>operations</c>

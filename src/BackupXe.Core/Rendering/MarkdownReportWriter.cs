@@ -2,8 +2,9 @@ using System.Globalization;
 using System.Text;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Formatting;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// The report as Markdown, for tickets and wikis: the same sections as the console report, each operation

@@ -1,4 +1,6 @@
-namespace BackupXe.Core.Reporting;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// Remedies a human report has already printed in full, so that one that applies to many operations (the same

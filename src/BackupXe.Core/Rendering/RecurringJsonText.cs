@@ -1,8 +1,9 @@
 using System.Buffers;
 using System.Text.Json;
 using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// Long texts of a report that recur from operation to operation (the verdict's evidence, the recommendations and

@@ -2,8 +2,9 @@ using System.Globalization;
 using System.Net;
 using System.Text;
 using BackupXe.Core.Formatting;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting.Html;
+namespace BackupXe.Core.Rendering.Html;
 
 /// <summary>
 /// A small inline SVG of a series' MB/s, oldest run left: the usual p10-p90 band, the median line, each run a dot

@@ -1,8 +1,9 @@
 using System.Buffers;
 using System.Text;
 using System.Text.Json;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// <c>watch --format json</c>: one compact operation object per line (JSON Lines), written as UTF-8 and flushed as

@@ -1,7 +1,8 @@
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Pipeline;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// A report written while the analysis runs: each operation as it completes, then, once the inputs are read,

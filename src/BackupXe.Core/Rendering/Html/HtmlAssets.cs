@@ -2,8 +2,9 @@ using System.Formats.Tar;
 using System.IO.Compression;
 using System.Security.Cryptography;
 using System.Text;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting.Html;
+namespace BackupXe.Core.Rendering.Html;
 
 /// <summary>
 /// What every HTML report carries inline: uPlot (read from the registry tarball embedded in this assembly, so

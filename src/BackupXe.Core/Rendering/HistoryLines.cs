@@ -1,7 +1,8 @@
 using System.Globalization;
 using BackupXe.Core.Formatting;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>The history comparison as the console, Markdown and HTML reports print it: one heading, then lines.</summary>
 public static class HistoryLines

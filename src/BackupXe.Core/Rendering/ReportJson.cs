@@ -6,8 +6,10 @@ using System.Text.Json.Serialization.Metadata;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+using OperationStatus = BackupXe.Core.Reporting.OperationStatus;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// How reports become JSON, shared by the CLI's JSON output and the daemon's history (report_json column):

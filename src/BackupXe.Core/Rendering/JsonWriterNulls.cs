@@ -1,6 +1,7 @@
 using System.Text.Json;
+using BackupXe.Core.Reporting;
 
-namespace BackupXe.Core.Reporting;
+namespace BackupXe.Core.Rendering;
 
 /// <summary>
 /// A property whose value may be missing, written as JSON null: every BackupXe JSON document keeps its properties when
