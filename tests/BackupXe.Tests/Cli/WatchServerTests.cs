@@ -37,7 +37,7 @@ public class WatchServerTests
         Assert.Equal(0, run.ExitCode);
         Assert.Contains(Lines(run.Output), l => l.Contains("copy-data", StringComparison.Ordinal) && l.Contains("MB/s", StringComparison.Ordinal));
         Assert.Contains("buffer-starved (high confidence)", run.Output);
-        Assert.True(run.Output.IndexOf("MB/s", StringComparison.Ordinal) < run.Output.IndexOf("Verdict", StringComparison.Ordinal));
+        Order.Before(run.Output, "MB/s", "Verdict");
         Assert.Equal(@"C:\MSSQL\Log\BackupXe_0_*.xel", server.Requests.First(r => r.Text.Contains("fn_xe_file", StringComparison.Ordinal)).Parameters["@path"]);
         // Two drops, each reported on stderr, none on stdout; the diagnosis appears once (no event read twice)
         Assert.Equal(2, Lines(run.Error).Count(l => l.Contains("disconnected (transient)", StringComparison.Ordinal)));
