@@ -188,18 +188,7 @@ internal static class WatchCommand
         {
             {
                 var lines = new WatchConnectionLines(Console.Error, factory.Settings.Server);
-                ITraceEventSource live = parse.GetValue(transport) == LiveTransport.Stream
-                    ? new EventStreamLiveSource(factory, session, ensureSession: false, lines, time)
-                    : new EventFileLiveSource(
-                        factory.Settings.Server,
-                        factory,
-                        session,
-                        ensureSession: false,
-                        new EventFileTailOptions(),
-                        new WatchCheckpoints(),
-                        TimeSpan.Zero,
-                        lines,
-                        time);
+                var live = LiveSources.Open(new LiveSourceSettings(factory, session) { Transport = parse.GetValue(transport)!, Observer = lines, Time = time });
                 var requests = new WatchRequests(factory, session, TimeSpan.FromSeconds(parse.GetValue(pollRequests)), Console.Error, time ?? TimeProvider.System);
                 try
                 {

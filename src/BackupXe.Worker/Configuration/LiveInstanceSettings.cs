@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using Microsoft.Data.SqlClient;
@@ -16,10 +17,10 @@ internal static class LiveInstanceSettings
     public static IReadOnlyList<string> Problems(InstanceOptions instance, string key)
     {
         var problems = new List<string>();
-        if (!string.Equals(instance.Transport, LiveTransports.File, StringComparison.OrdinalIgnoreCase)
-            && !string.Equals(instance.Transport, LiveTransports.Stream, StringComparison.OrdinalIgnoreCase))
+        if (!string.Equals(instance.Transport, LiveTransport.File, StringComparison.OrdinalIgnoreCase)
+            && !string.Equals(instance.Transport, LiveTransport.Stream, StringComparison.OrdinalIgnoreCase))
         {
-            problems.Add($"{key}:Transport must be '{LiveTransports.File}' or '{LiveTransports.Stream}' (experimental); it is '{instance.Transport}'.");
+            problems.Add($"{key}:Transport must be '{LiveTransport.File}' or '{LiveTransport.Stream}' (experimental); it is '{instance.Transport}'.");
         }
 
         if (!double.IsFinite(instance.PollIntervalSeconds) || instance.PollIntervalSeconds <= 0 || instance.PollIntervalSeconds > 3600)
