@@ -1,3 +1,4 @@
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.Tests.Support.Tds;
@@ -96,6 +97,49 @@ public sealed class ScriptedSqlServer
     public ScriptedSqlServer DropConnectionOn(string fragment)
     {
         Script.On(fragment, new TdsResponse().PartialRows(new TdsResultSet(TdsColumn.Int("partial"))).Disconnect());
+        return this;
+    }
+
+    /// <summary>Error 25602's text (Database engine errors 25000 to 25999) as it reads for an event_file target.</summary>
+    public const string TargetConfigurationError =
+        "The target, \"5B2DA06D-898A-43C8-9309-39BBBE93EBBD.package0.event_file\", encountered a configuration error during initialization.  Object cannot be added to the event session. (null)";
+
+    /// <summary>
+    /// The install batch gets past CREATE EVENT SESSION and fails at ALTER EVENT SESSION ... STATE = START with 25602
+    /// (class 17), as for a folder the service account cannot write. The script's CATCH drops the session again and
+    /// THROW raises 25602 unchanged (TRY...CATCH and THROW pages). With <paramref name="dropDenied"/> the drop is refused
+    /// with 15151, as on 2022+ without DROP ANY EVENT SESSION: the script prints that, and the stopped session stays.
+    /// </summary>
+    public ScriptedSqlServer FailStart(bool dropDenied = false)
+    {
+        Script.On("ADD EVENT sqlserver.backup_restore_progress_trace", _ =>
+        {
+            SessionExists = dropDenied;
+            SessionRunning = false;
+            var response = new TdsResponse();
+            if (dropDenied)
+            {
+                response.Info($"BackupXe: the session [{SessionName}] could not start and could not be dropped again: "
+                    + $"Cannot drop the event session '{SessionName}', because it does not exist or you do not have permission.");
+            }
+
+            return response.Error(SqlErrorNumbers.TargetConfigurationError, 17, TargetConfigurationError);
+        });
+        return this;
+    }
+
+    /// <summary>
+    /// The connection is reset while the install batch runs, after CREATE EVENT SESSION and before START: the created
+    /// session stays, stopped, and the script's CATCH never runs (a closed connection ends the batch).
+    /// </summary>
+    public ScriptedSqlServer LoseConnectionAfterCreate()
+    {
+        Script.On("ADD EVENT sqlserver.backup_restore_progress_trace", _ =>
+        {
+            SessionExists = true;
+            SessionRunning = false;
+            return new TdsResponse().Disconnect();
+        });
         return this;
     }
 
