@@ -93,7 +93,9 @@ internal static class LiveInstanceSettings
                 // The builder of older drivers reports no encryption when the string does not mention the keyword;
                 // BackupXe encrypts unless the string turns it off, as for Server-based instances.
                 !builder.ShouldSerialize("Encrypt") || builder.Encrypt,
-                builder.TrustServerCertificate), null);
+                builder.TrustServerCertificate,
+                StrictEncryption: builder.Encrypt == SqlConnectionEncryptOption.Strict,
+                HostNameInCertificate: string.IsNullOrEmpty(builder.HostNameInCertificate) ? null : builder.HostNameInCertificate), null);
         }
 
         SqlAuthentication mode;
@@ -113,6 +115,8 @@ internal static class LiveInstanceSettings
             UserName: instance.UserName,
             Password: instance.Password,
             Encrypt: instance.Encrypt,
-            TrustServerCertificate: instance.TrustServerCertificate), null);
+            TrustServerCertificate: instance.TrustServerCertificate,
+            StrictEncryption: instance.StrictEncryption,
+            HostNameInCertificate: instance.HostNameInCertificate), null);
     }
 }

@@ -335,6 +335,41 @@ public class ServerCommandTests
     }
 
     [Fact]
+    public async Task Strict_encryption_against_a_server_without_TDS_8_sends_no_login_and_fails_in_one_line()
+    {
+        // Given: the double speaks TDS 7.x without TLS, as a server before 2022 does; Strict starts with a TLS handshake
+        var sql = new ScriptedSqlServer();
+        await using var server = Start(sql);
+
+        // When
+        var run = await CliRun.RunAsync("check", "--server", server.Server, "--user", TdsClient.User, "--password-env", TdsClient.PasswordVariable,
+            "--strict-encryption", "--host-name-in-certificate", "sql01.corp.example", "--connect-timeout", "3");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Empty(server.Logins);
+        AssertNoSecrets(run);
+        Assert.StartsWith($"backupxe: ", Assert.Single(Lines(run.Error)), StringComparison.Ordinal);
+        Assert.DoesNotContain("   at ", run.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Strict_encryption_with_no_encryption_is_a_usage_error_before_any_connection()
+    {
+        // Given
+        var sql = new ScriptedSqlServer();
+        await using var server = Start(sql);
+
+        // When
+        var run = await CliRun.RunAsync([.. TdsClient.CliArguments(server).Prepend("check"), "--strict-encryption"]);
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Equal("backupxe: --strict-encryption and --no-encryption contradict each other: choose one.", Assert.Single(Lines(run.Error)));
+        Assert.Empty(server.Logins);
+    }
+
+    [Fact]
     public async Task There_is_no_password_option()
     {
         // Given / When

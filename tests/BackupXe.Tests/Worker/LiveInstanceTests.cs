@@ -225,6 +225,43 @@ public sealed class LiveInstanceTests : IDisposable
         Assert.Equal(encrypted, settings.Encrypt);
     }
 
+    [Theory]
+    [InlineData("Server=db1;User ID=backupxe;Password=x;Encrypt=Strict;HostNameInCertificate=sql01.corp.example", true, "sql01.corp.example")]
+    [InlineData("Server=db1;User ID=backupxe;Password=x", false, null)]
+    public void A_connection_string_keeps_strict_encryption_and_the_host_name_in_the_certificate(string connectionString, bool strict, string? hostName)
+    {
+        var settings = LiveInstanceSettings.Build(new InstanceOptions { Name = "prod", ConnectionString = connectionString });
+
+        Assert.Equal(strict, settings.StrictEncryption);
+        Assert.Equal(hostName, settings.HostNameInCertificate);
+        Assert.True(settings.Encrypt);
+    }
+
+    [Fact]
+    public void An_instance_with_strict_encryption_and_a_trusted_certificate_is_refused_with_its_key()
+    {
+        var validator = new BackupXeOptionsValidator();
+        BackupXeOptions Options(InstanceOptions instance) => new() { Instances = [instance] };
+
+        var keys = validator.Validate(null, Options(new InstanceOptions
+        {
+            Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", StrictEncryption = true, TrustServerCertificate = true,
+        }));
+        var connectionString = validator.Validate(null, Options(new InstanceOptions
+        {
+            Name = "prod", ConnectionString = "Server=db1;User ID=backupxe;Password=x;Encrypt=false;HostNameInCertificate=sql01.corp.example",
+        }));
+        var strictOk = validator.Validate(null, Options(new InstanceOptions
+        {
+            Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", StrictEncryption = true, HostNameInCertificate = "sql01.corp.example",
+        }));
+
+        Assert.Contains("BackupXe:Instances:0: --strict-encryption always validates the server certificate", keys.FailureMessage, StringComparison.Ordinal);
+        Assert.Contains("BackupXe:Instances:0: --host-name-in-certificate needs encryption", connectionString.FailureMessage, StringComparison.Ordinal);
+        Assert.DoesNotContain("Password=x", connectionString.FailureMessage, StringComparison.Ordinal);
+        Assert.True(strictOk.Succeeded, strictOk.FailureMessage);
+    }
+
     [Fact]
     public async Task A_stream_instance_is_read_over_sys_fn_msxe_read_event_stream_and_its_backups_come_out_whole()
     {
