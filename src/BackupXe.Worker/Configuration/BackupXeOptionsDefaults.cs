@@ -62,4 +62,7 @@ internal static class LiveTransports
 
     /// <summary>Experimental: sys.fn_MSxe_read_event_stream decoded by the .xel decoder; nothing checkpointed, gaps reported.</summary>
     public const string Stream = BackupXe.SqlServer.Live.LiveTransport.Stream;
+
+    /// <summary>Read an existing session's ring_buffer target every PollIntervalSeconds (the Managed Instance route); losses reported.</summary>
+    public const string RingBuffer = BackupXe.SqlServer.Live.LiveTransport.RingBuffer;
 }

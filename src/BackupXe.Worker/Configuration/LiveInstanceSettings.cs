@@ -17,9 +17,14 @@ internal static class LiveInstanceSettings
     {
         var problems = new List<string>();
         if (!string.Equals(instance.Transport, LiveTransports.File, StringComparison.OrdinalIgnoreCase)
-            && !string.Equals(instance.Transport, LiveTransports.Stream, StringComparison.OrdinalIgnoreCase))
+            && !string.Equals(instance.Transport, LiveTransports.Stream, StringComparison.OrdinalIgnoreCase)
+            && !string.Equals(instance.Transport, LiveTransports.RingBuffer, StringComparison.OrdinalIgnoreCase))
         {
-            problems.Add($"{key}:Transport must be '{LiveTransports.File}' or '{LiveTransports.Stream}' (experimental); it is '{instance.Transport}'.");
+            problems.Add($"{key}:Transport must be '{LiveTransports.File}', '{LiveTransports.Stream}' (experimental) or '{LiveTransports.RingBuffer}'; it is '{instance.Transport}'.");
+        }
+        else if (instance.EnsureSession && string.Equals(instance.Transport, LiveTransports.RingBuffer, StringComparison.OrdinalIgnoreCase))
+        {
+            problems.Add($"{key}:EnsureSession creates a session with an event_file target; Transport '{LiveTransports.RingBuffer}' reads an existing session's ring_buffer target. Set one of them only.");
         }
 
         if (!double.IsFinite(instance.PollIntervalSeconds) || instance.PollIntervalSeconds <= 0 || instance.PollIntervalSeconds > 3600)

@@ -4,6 +4,7 @@ using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.SqlServer.Live.EventStream;
+using BackupXe.SqlServer.Live.RingBuffer;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.Worker.Configuration;
 
@@ -37,6 +38,16 @@ internal sealed class LiveSourceFactory(
                 new SqlConnectionFactory(LiveInstanceSettings.Build(instance)),
                 new CaptureSessionSettings(instance.SessionName),
                 instance.EnsureSession,
+                observers(name),
+                time);
+        }
+
+        if (string.Equals(instance.Transport, LiveTransports.RingBuffer, StringComparison.OrdinalIgnoreCase))
+        {
+            return new RingBufferLiveSource(
+                new SqlConnectionFactory(LiveInstanceSettings.Build(instance)),
+                new CaptureSessionSettings(instance.SessionName),
+                TimeSpan.FromSeconds(instance.PollIntervalSeconds),
                 observers(name),
                 time);
         }

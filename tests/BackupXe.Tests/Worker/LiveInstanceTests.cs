@@ -198,19 +198,23 @@ public sealed class LiveInstanceTests : IDisposable
     }
 
     [Fact]
-    public void Live_instances_are_accepted_with_the_file_or_stream_transport_and_refused_with_another()
+    public void Live_instances_are_accepted_with_the_file_stream_or_ring_buffer_transport_and_refused_with_another()
     {
         var validator = new BackupXeOptionsValidator();
         BackupXeOptions Options(InstanceOptions instance) => new() { Instances = [instance] };
 
         var ok = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x" }));
         var stream = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "stream" }));
-        var other = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "ring_buffer" }));
+        var other = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "histogram" }));
+        var ring = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "ring_buffer" }));
+        var ringEnsured = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "ring_buffer", EnsureSession = true }));
         var batch = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", BatchSize = 0 }));
 
         Assert.True(ok.Succeeded, ok.FailureMessage);
         Assert.True(stream.Succeeded, stream.FailureMessage);
-        Assert.Contains("BackupXe:Instances:0:Transport must be 'file' or 'stream' (experimental); it is 'ring_buffer'", other.FailureMessage, StringComparison.Ordinal);
+        Assert.Contains("BackupXe:Instances:0:Transport must be 'file', 'stream' (experimental) or 'ring_buffer'; it is 'histogram'", other.FailureMessage, StringComparison.Ordinal);
+        Assert.True(ring.Succeeded, ring.FailureMessage);
+        Assert.Contains("BackupXe:Instances:0:EnsureSession creates a session with an event_file target", ringEnsured.FailureMessage, StringComparison.Ordinal);
         Assert.Contains("BackupXe:Instances:0:BatchSize", batch.FailureMessage, StringComparison.Ordinal);
     }
 
