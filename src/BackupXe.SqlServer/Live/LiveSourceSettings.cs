@@ -10,7 +10,7 @@ namespace BackupXe.SqlServer.Live;
 /// </summary>
 public sealed record LiveSourceSettings(SqlConnectionFactory Connections, CaptureSessionSettings Session)
 {
-    /// <summary><see cref="LiveTransport.File"/> or <see cref="LiveTransport.Stream"/>, as the CLI and the configuration spell them.</summary>
+    /// <summary>A <see cref="LiveTransport"/> name, as the CLI and the configuration spell it.</summary>
     public string Transport { get; init; } = LiveTransport.File;
 
     /// <summary>The key of the position in <see cref="Checkpoints"/>; the server's name when not set.</summary>
@@ -19,6 +19,7 @@ public sealed record LiveSourceSettings(SqlConnectionFactory Connections, Captur
     /// <summary>Create and start the session when it is missing or stopped, and again after it is dropped.</summary>
     public bool EnsureSession { get; init; }
 
+    /// <summary>The poll wait and batch of a <c>file</c> source; a <c>ring_buffer</c> source polls at the same wait.</summary>
     public EventFileTailOptions TailOptions { get; init; } = new();
 
     /// <summary>Where a <c>file</c> source keeps its position; in memory for this run when not set.</summary>

@@ -1,6 +1,7 @@
 using BackupXe.Core.Events;
 using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.SqlServer.Live.EventStream;
+using BackupXe.SqlServer.Live.RingBuffer;
 
 namespace BackupXe.SqlServer.Live;
 
@@ -13,6 +14,12 @@ public static class LiveSources
         {
             // The stream has no position to keep: it reports what it lost while disconnected instead.
             return new EventStreamLiveSource(settings.Connections, settings.Session, settings.EnsureSession, settings.Observer, settings.Time);
+        }
+
+        if (string.Equals(settings.Transport, LiveTransport.RingBuffer, StringComparison.OrdinalIgnoreCase))
+        {
+            // Reads an existing session's target: there is nothing to create and no position to keep.
+            return new RingBufferLiveSource(settings.Connections, settings.Session, settings.TailOptions.PollInterval, settings.Observer, settings.Time);
         }
 
         return new EventFileLiveSource(

@@ -10,8 +10,8 @@ namespace BackupXe.Worker.Monitoring;
 
 /// <summary>
 /// Opens each instance's source: a replay for ReplayPath, else its transport on a live server through the client
-/// layer: <c>file</c> resuming from the instance's checkpoint in <paramref name="checkpoints"/>, or the experimental
-/// <c>stream</c>, which has no position to keep and reports what it lost while disconnected. Every <c>file</c> instance
+/// layer (<see cref="LiveSources"/>): <c>file</c> resuming from the instance's checkpoint in <paramref name="checkpoints"/>,
+/// the experimental <c>stream</c>, or <c>ring_buffer</c>; the last two keep no position and report what they lost. Every <c>file</c> instance
 /// shares <paramref name="readLimit"/>, the daemon's bound on reads in flight; a <c>stream</c> instance holds its one
 /// connection open for good, so it takes no slot (it would keep it forever).
 /// </summary>

@@ -331,15 +331,15 @@ public class WatchServerTests
     }
 
     [Fact]
-    public async Task Transport_needs_a_server_and_is_file_or_stream()
+    public async Task Transport_needs_a_server_and_is_file_stream_or_ring_buffer()
     {
         var noServer = await CliRun.RunAsync("watch", "--replay", CliRun.Sample("buffer-starved-backup.xml"), "--transport", "stream");
-        var other = await CliRun.RunAsync("watch", "--server", "127.0.0.1,1", "--transport", "ring_buffer");
+        var other = await CliRun.RunAsync("watch", "--server", "127.0.0.1,1", "--transport", "histogram");
 
         Assert.Equal(1, noServer.ExitCode);
         Assert.Contains("--transport chooses how a server is read", noServer.Error, StringComparison.Ordinal);
         Assert.Equal(1, other.ExitCode);
-        Assert.Contains("ring_buffer", other.Error, StringComparison.Ordinal);
+        Assert.Contains("histogram", other.Error, StringComparison.Ordinal);
     }
 
     [Fact]

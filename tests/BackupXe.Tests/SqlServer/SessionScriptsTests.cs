@@ -192,7 +192,7 @@ public sealed class SessionScriptsTests
         {
             var drop = _script.IndexOf("IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = @SessionName)\n    EXEC sys.sp_executesql @Drop;", StringComparison.Ordinal);
             var create = _script.IndexOf("EXEC sys.sp_executesql @Create;", StringComparison.Ordinal);
-            var start = _script.IndexOf("IF NOT EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = @SessionName)\n    EXEC sys.sp_executesql @Start;", StringComparison.Ordinal);
+            var start = _script.IndexOf("    IF NOT EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = @SessionName)\n        EXEC sys.sp_executesql @Start;", StringComparison.Ordinal);
 
             Assert.True(drop > 0 && create > drop && start > create, $"drop {drop}, create {create}, start {start}");
             Assert.Contains("ON SERVER STATE = START;", _script);
