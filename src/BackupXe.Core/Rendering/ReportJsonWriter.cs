@@ -12,7 +12,7 @@ namespace BackupXe.Core.Rendering;
 /// <see cref="JsonSerializer"/> writes with <see cref="ReportJson.Options"/> (names, order, nulls, enum spellings,
 /// number and date formats, escaping). The serializer stays the reader and the tests' oracle: every report of the
 /// samples and fixtures, generated reports covering every property, and a check that every public property is
-/// written, compare the two (tests/BackupXe.Tests/Reporting/ReportJsonWriterTests.cs).
+/// written, compare the two (tests/BackupXe.Tests/Rendering/ReportJsonWriterTests.cs).
 /// </summary>
 /// <remarks>
 /// Why not the serializer: its generic instantiations over value types (<c>DateTime?</c>, <c>double</c>, the report

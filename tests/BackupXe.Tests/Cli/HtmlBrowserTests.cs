@@ -1,7 +1,7 @@
 using BackupXe.Core.Reporting;
 using BackupXe.Core.Rendering.Html;
 using BackupXe.History;
-using BackupXe.Tests.Reporting;
+using BackupXe.Tests.Rendering;
 using BackupXe.Tests.Support;
 using Microsoft.Playwright;
 using Xunit;

@@ -1,6 +1,6 @@
 using BackupXe.Core.Reporting;
 using BackupXe.History;
-using BackupXe.Tests.Reporting.Support;
+using BackupXe.Tests.Rendering.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;

@@ -39,7 +39,7 @@ internal sealed partial record HostileRun(IReadOnlyList<OperationReport> Operati
         var text = Encoding.UTF8.GetString(json.ToArray());
 
         // Damaged input makes odd strings (control characters, stray bytes decoded): the writer still writes what the serializer would.
-        Assert.Equal(Reporting.Support.SerializerOracle.Document(operations, findings), text);
+        Assert.Equal(Rendering.Support.SerializerOracle.Document(operations, findings), text);
         return new HostileRun(operations, session.Inputs.Select(i => i.Status).ToList(), ExitCodes.For(findings), text, clock.Elapsed);
     }
 

@@ -292,7 +292,7 @@ public sealed class LiveInstanceTests : IDisposable
 
         // When the daemon's factory opens it and its analyzer reads until the backup ended
         var source = new LiveSourceFactory(new ReplaySourceFactory(_directory, TimeProvider.System), checkpoints, _ => observer, TimeProvider.System).Open(instance);
-        var expected = BackupXe.Tests.Live.Stream.EventStreamDecoderTests.FileEvents(built.File()).Count;
+        var expected = BackupXe.Tests.SqlServer.Live.EventStream.EventStreamDecoderTests.FileEvents(built.File()).Count;
         using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(60));
         var status = new SourceStatus();
         var reports = await new SessionOperationAnalyzer().AnalyzeAsync(new StopAfter(source, expected, stop), status, stop.Token).ToListAsync();

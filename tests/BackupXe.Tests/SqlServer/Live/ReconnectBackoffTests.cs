@@ -4,7 +4,7 @@ using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Support;
 using Xunit;
 
-namespace BackupXe.Tests.Live;
+namespace BackupXe.Tests.SqlServer.Live;
 
 public sealed class ReconnectBackoffTests
 {

@@ -4,7 +4,7 @@ using BackupXe.SqlServer.Live;
 using BackupXe.Tests.Support;
 using Xunit;
 
-namespace BackupXe.Tests.Live;
+namespace BackupXe.Tests.SqlServer.Live;
 
 /// <summary>A consumer of a <see cref="ResilientLiveSource"/> driven step by step by a test.</summary>
 internal sealed class LiveRun : IAsyncDisposable

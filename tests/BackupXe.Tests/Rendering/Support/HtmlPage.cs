@@ -2,7 +2,7 @@ using System.Text.Json;
 using System.Text.RegularExpressions;
 using System.Xml.Linq;
 
-namespace BackupXe.Tests.Reporting.Support;
+namespace BackupXe.Tests.Rendering.Support;
 
 /// <summary>
 /// A generated report read back: its markup as XML (the writer emits well-formed markup outside its script and

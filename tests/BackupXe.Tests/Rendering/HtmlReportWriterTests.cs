@@ -6,11 +6,11 @@ using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.Core.Rendering.Html;
 using BackupXe.Tests.Cli;
-using BackupXe.Tests.Reporting.Support;
+using BackupXe.Tests.Rendering.Support;
 using BackupXe.Tests.Support;
 using Xunit;
 
-namespace BackupXe.Tests.Reporting;
+namespace BackupXe.Tests.Rendering;
 
 [Collection(ConsoleCollection.Name)]
 public sealed class HtmlReportWriterTests

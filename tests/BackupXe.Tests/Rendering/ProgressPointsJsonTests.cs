@@ -4,10 +4,10 @@ using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using FsCheck;
 using FsCheck.Fluent;
-using BackupXe.Tests.Reporting.Support;
+using BackupXe.Tests.Rendering.Support;
 using Xunit;
 
-namespace BackupXe.Tests.Reporting;
+namespace BackupXe.Tests.Rendering;
 
 /// <summary>
 /// The progress points written as one block (<see cref="ProgressPointsJson"/>) and the dates in it

@@ -7,12 +7,12 @@ using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
 using BackupXe.Tests.Cli;
-using BackupXe.Tests.Reporting.Support;
+using BackupXe.Tests.Rendering.Support;
 using FsCheck;
 using FsCheck.Fluent;
 using Xunit;
 
-namespace BackupXe.Tests.Reporting;
+namespace BackupXe.Tests.Rendering;
 
 /// <summary>
 /// The hand-written JSON writer (<see cref="ReportJsonWriter"/>) against the serializer with the contract's options,

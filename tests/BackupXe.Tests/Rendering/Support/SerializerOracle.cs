@@ -5,7 +5,7 @@ using BackupXe.Core.Analysis;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 
-namespace BackupXe.Tests.Reporting.Support;
+namespace BackupXe.Tests.Rendering.Support;
 
 /// <summary>
 /// The JSON report as <see cref="JsonSerializer"/> writes it with the contract's options, value by value into one

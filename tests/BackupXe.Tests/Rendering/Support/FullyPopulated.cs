@@ -2,7 +2,7 @@ using System.Collections;
 using System.Reflection;
 using BackupXe.Core.Reporting;
 
-namespace BackupXe.Tests.Reporting.Support;
+namespace BackupXe.Tests.Rendering.Support;
 
 /// <summary>
 /// A value of a report type with every public property set, found by reflection: a property added to any report

@@ -7,7 +7,7 @@ using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using Xunit;
 
-namespace BackupXe.Tests.Live.EventFile;
+namespace BackupXe.Tests.SqlServer.Live.EventFile;
 
 /// <summary>
 /// The daemon-wide bound on reads in flight, through the real driver: several instances, each its own TDS double, whose

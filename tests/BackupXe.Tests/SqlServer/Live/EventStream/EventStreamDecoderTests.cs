@@ -6,7 +6,7 @@ using BackupXe.Tests.Sources.Xel;
 using BackupXe.Tests.Support;
 using Xunit;
 
-namespace BackupXe.Tests.Live.Stream;
+namespace BackupXe.Tests.SqlServer.Live.EventStream;
 
 /// <summary>
 /// How the rows of <c>sys.fn_MSxe_read_event_stream</c> are taken: each decoded by its own buffer header, a header row

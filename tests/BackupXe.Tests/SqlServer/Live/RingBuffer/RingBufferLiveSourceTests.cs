@@ -8,7 +8,7 @@ using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using Xunit;
 
-namespace BackupXe.Tests.Live.RingBuffer;
+namespace BackupXe.Tests.SqlServer.Live.RingBuffer;
 
 /// <summary>
 /// The <c>ring_buffer</c> transport end to end: the driver against the TDS double serving successive

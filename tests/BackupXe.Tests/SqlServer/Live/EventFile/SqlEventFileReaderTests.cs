@@ -8,7 +8,7 @@ using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using Xunit;
 
-namespace BackupXe.Tests.Live.EventFile;
+namespace BackupXe.Tests.SqlServer.Live.EventFile;
 
 /// <summary>
 /// The file transport through Microsoft.Data.SqlClient 2.1.4 against the TDS double, which serves the sample

@@ -9,7 +9,7 @@ using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using Xunit;
 
-namespace BackupXe.Tests.Live.Stream;
+namespace BackupXe.Tests.SqlServer.Live.EventStream;
 
 /// <summary>
 /// The <c>stream</c> transport end to end: Microsoft.Data.SqlClient 2.1.4 against the TDS double serving

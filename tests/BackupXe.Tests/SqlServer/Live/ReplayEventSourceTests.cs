@@ -6,7 +6,7 @@ using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;
 using Xunit;
 
-namespace BackupXe.Tests.Live;
+namespace BackupXe.Tests.SqlServer.Live;
 
 public sealed class ReplayEventSourceTests
 {

@@ -5,7 +5,7 @@ using BackupXe.Tests.Support;
 using Xunit;
 using static BackupXe.Tests.Support.ScriptedConnection;
 
-namespace BackupXe.Tests.Live;
+namespace BackupXe.Tests.SqlServer.Live;
 
 public sealed class ResilientLiveSourceTests
 {

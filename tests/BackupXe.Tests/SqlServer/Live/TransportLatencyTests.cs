@@ -7,13 +7,13 @@ using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.SqlServer.Live.EventStream;
 using BackupXe.SqlServer.Sessions;
-using BackupXe.Tests.Live.Stream;
+using BackupXe.Tests.SqlServer.Live.EventStream;
 using BackupXe.Tests.Sources.Xel;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using Xunit;
 
-namespace BackupXe.Tests.Live;
+namespace BackupXe.Tests.SqlServer.Live;
 
 /// <summary>
 /// The latency each transport adds between an event being available on the server and its being handed to the

@@ -2,12 +2,12 @@ using System.Text;
 using System.Text.Json;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
-using BackupXe.Tests.Reporting.Support;
+using BackupXe.Tests.Rendering.Support;
 using FsCheck;
 using FsCheck.Fluent;
 using Xunit;
 
-namespace BackupXe.Tests.Reporting;
+namespace BackupXe.Tests.Rendering;
 
 /// <summary>Long texts escaped once per run (<see cref="RecurringJsonText"/>) against the writer escaping them each time.</summary>
 public sealed class RecurringJsonTextTests

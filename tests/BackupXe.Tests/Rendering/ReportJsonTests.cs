@@ -4,7 +4,7 @@ using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using Xunit;
 
-namespace BackupXe.Tests.Reporting;
+namespace BackupXe.Tests.Rendering;
 
 public sealed class ReportJsonTests
 {

@@ -6,7 +6,7 @@ using BackupXe.Core.Reporting;
 using Xunit;
 using BackupXe.Tests.Support;
 
-namespace BackupXe.Tests.Reporting;
+namespace BackupXe.Tests.Rendering;
 
 /// <summary>Reports are written while the analysis runs: output appears before the end, and stays one document.</summary>
 public class StreamedReportTests

@@ -6,7 +6,7 @@ using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.Tests.Support;
 using Xunit;
 
-namespace BackupXe.Tests.Live.EventFile;
+namespace BackupXe.Tests.SqlServer.Live.EventFile;
 
 public sealed class EventFileTailTests
 {

@@ -5,7 +5,7 @@ using BackupXe.Core.Reporting;
 using FsCheck;
 using FsCheck.Fluent;
 
-namespace BackupXe.Tests.Reporting.Support;
+namespace BackupXe.Tests.Rendering.Support;
 
 /// <summary>
 /// FsCheck generators for every report type, every property set or null (lists null, empty or with null items too,
