@@ -163,6 +163,14 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         }
 
         var operation = FindOpen(progress.SessionId, database, progress.Kind);
+        if (operation is { Kind: OperationKind.Unknown } block && progress.Kind == OperationKind.Unknown && block.Buffers.IsStartOfAnother(parsed.Message))
+        {
+            // Buffer blocks printed on their own, one after another: nothing but the next block's start ends the one before.
+            RemoveOpen(block);
+            Release(block);
+            operation = null;
+        }
+
         if (operation is null && parsed.Message is MsdaStarted && progress.Kind is null)
         {
             // SQL Server 2008 R2 trace flag 3014 writes no "BACKUP DATABASE started": its first line is the data
