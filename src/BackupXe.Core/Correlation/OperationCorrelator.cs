@@ -163,9 +163,11 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         }
 
         var operation = FindOpen(progress.SessionId, database, progress.Kind);
-        if (operation is { Kind: OperationKind.Unknown } block && progress.Kind == OperationKind.Unknown && block.Buffers.IsStartOfAnother(parsed.Message))
+        if (operation is { Kind: OperationKind.Unknown } block
+            && (progress.Kind != OperationKind.Unknown || block.Buffers.IsStartOfAnother(parsed.Message)))
         {
-            // Buffer blocks printed on their own, one after another: nothing but the next block's start ends the one before.
+            // A buffer block printed on its own takes only its own lines: the next block, or another operation's first
+            // line, ends it.
             RemoveOpen(block);
             Release(block);
             operation = null;

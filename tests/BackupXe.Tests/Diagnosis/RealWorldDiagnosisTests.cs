@@ -573,6 +573,33 @@ public static class RealWorldDiagnosisTests
         }
 
         [Fact]
+        public async Task A_block_on_its_own_does_not_take_the_lines_of_the_restore_after_it()
+        {
+            // Given: S01's block alone, then S02's block opening S13's restore (its STATS lines and completion line)
+            var path = Path.Combine(Directory.CreateTempSubdirectory("backupxe-s01-s13-").FullName, "blocks.txt");
+            try
+            {
+                await File.WriteAllTextAsync(path, await File.ReadAllTextAsync(Fixture.RealWorld("S01_sqlsat_tf3213_1dev_default_compressed.txt"))
+                    + await File.ReadAllTextAsync(Fixture.RealWorld("S02_sqlsat_tf3213_3dev_default_compressed.txt"))
+                    + await File.ReadAllTextAsync(Fixture.RealWorld("S13_sqlworkday_2012_restore_stats_output.txt")));
+
+                // When
+                var reports = (await PipelineRun.OfAsync(InputSources.Open(path))).Reports;
+
+                // Then
+                Assert.Equal(2, reports.Count);
+                var block = Assert.Single(reports, r => r.Kind == OperationKind.Unknown);
+                var restore = Assert.Single(reports, r => r.Kind == OperationKind.Restore);
+                Assert.Equal(7, block.BufferConfig!.BufferCount);
+                Assert.Equal((17, "TestDB", 292_894L), (restore.BufferConfig!.BufferCount!.Value, restore.Database!, restore.EngineSummary!.Pages));
+            }
+            finally
+            {
+                Directory.Delete(Path.GetDirectoryName(path)!, recursive: true);
+            }
+        }
+
+        [Fact]
         public void Do_not_read_the_authors_remark_as_an_alignment()
         {
             // Given: "Filesystem i/o alignment:   512 :(" in S03, the ":(" being the author's, not the engine's
