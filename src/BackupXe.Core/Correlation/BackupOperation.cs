@@ -92,6 +92,32 @@ public sealed class BackupOperation
     /// <summary>SQL Server 2022+ upgrade steps after a restore's copy ("running the upgrade step").</summary>
     public int UpgradeSteps { get; private set; }
 
+    /// <summary>A published excerpt leaves steps out ("........." in T09b): where the versions of consecutive steps jump.</summary>
+    public IReadOnlyList<VersionGap> UpgradeGaps => _upgradeGaps;
+
+    // A database has gone through fewer than a few hundred versions: the gaps between its steps are bounded by them.
+    private const int MaxUpgradeGaps = 64;
+    private readonly List<VersionGap> _upgradeGaps = [];
+    private int? _upgradeReached;
+
+    private void NoteUpgrade(DatabaseUpgrade upgrade)
+    {
+        if (!upgrade.IsStep)
+        {
+            // "Converting database ... from version N": the first step starts from N.
+            _upgradeReached ??= upgrade.FromVersion;
+            return;
+        }
+
+        UpgradeSteps++;
+        if (_upgradeReached is { } reached && upgrade.FromVersion > reached && _upgradeGaps.Count < MaxUpgradeGaps)
+        {
+            _upgradeGaps.Add(new VersionGap(reached, upgrade.FromVersion));
+        }
+
+        _upgradeReached = upgrade.ToVersion;
+    }
+
     /// <summary>When the first WAIT_XTP_RECOVERY wait tied to this operation began; null when there was none.</summary>
     public DateTime? InMemoryLoadBegan { get; private set; }
 
@@ -241,7 +267,7 @@ public sealed class BackupOperation
             case DatabaseUpgrade upgrade:
                 Database ??= upgrade.Database;
                 Phases.Mark(OperationPhase.Upgrade, PhaseEdge.Begin, at);
-                UpgradeSteps += upgrade.IsStep ? 1 : 0;
+                NoteUpgrade(upgrade);
                 break;
             case DataFileReaders readers:
                 DataFileReaders = readers.Count;

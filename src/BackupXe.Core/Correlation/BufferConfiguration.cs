@@ -27,6 +27,9 @@ public sealed class BufferConfiguration
 
     public long? Get(BufferParameter parameter) => _values.TryGetValue(parameter, out var v) ? v : null;
 
+    /// <summary>True when <paramref name="message"/> opens another block rather than continuing this one (<see cref="BufferBlock"/>).</summary>
+    public bool IsStartOfAnother(TraceMessage message) => BufferBlock.StartsAnother(message, IsEmpty, _values.ContainsKey);
+
     public BufferConfigReport ToReport()
     {
         var count = Int(BufferParameter.BufferCount);

@@ -163,6 +163,16 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         }
 
         var operation = FindOpen(progress.SessionId, database, progress.Kind);
+        if (operation is { Kind: OperationKind.Unknown } block
+            && (progress.Kind != OperationKind.Unknown || block.Buffers.IsStartOfAnother(parsed.Message)))
+        {
+            // A buffer block printed on its own takes only its own lines: the next block, or another operation's first
+            // line, ends it.
+            RemoveOpen(block);
+            Release(block);
+            operation = null;
+        }
+
         if (operation is null && parsed.Message is MsdaStarted && progress.Kind is null)
         {
             // SQL Server 2008 R2 trace flag 3014 writes no "BACKUP DATABASE started": its first line is the data

@@ -64,6 +64,7 @@ internal static class OperationReportBuilder
             PagesDumped = operation.PagesDumped,
             ProcessedFiles = operation.ProcessedFiles.Select(f => new ProcessedFileReport(f.Database, f.LogicalFile, f.Pages)).ToList(),
             UpgradeSteps = operation.UpgradeSteps,
+            UpgradeGaps = [.. operation.UpgradeGaps],
             DataFileReaders = operation.DataFileReaders,
             BufferConfig = operation.Buffers.IsEmpty ? null : operation.Buffers.ToReport(),
             Options = operation.Checksum is null && operation.Compression is null && operation.Encryption is null

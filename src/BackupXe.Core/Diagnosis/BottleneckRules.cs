@@ -28,6 +28,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         "The read ceiling of the source is unknown: run a COPY_ONLY backup to NUL and compare its throughput with "
         + "this one (recommendation measure-read-ceiling).";
 
+    public const string BufferBlockAlone =
+        "A buffer configuration block (trace flag 3213) without the messages of its operation: the block is the same for a backup and a restore "
+        + "and names no database, so which it was, of which database, how long it took and how fast it went cannot be told from this input; "
+        + "what it shows is the buffers the server set up.";
+
     public Verdict Judge(OperationMeasures measures, FileZeroing zeroing)
     {
         var verdict = JudgeEvidence(measures, zeroing);
@@ -90,6 +95,16 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
 
         if (measures.DurationSeconds is not { } duration)
         {
+            if (measures.KindUnknown)
+            {
+                return Unknown(measures, BufferBlockAlone) with
+                {
+                    DecidedBy = "a buffer configuration block on its own",
+                    WouldChange = "The messages around the block: the ERRORLOG with trace flags 3213 and 3605 (3014 for a backup, 3004 for a restore), "
+                        + "the client's messages with 3604, or BackupXe's XE session.",
+                };
+            }
+
             return measures.TotalsOnly
                 ? CannotTell(measures)
                 : Unknown(measures, "The operation's duration is unknown: its start or end was not captured.") with
@@ -336,7 +351,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
     /// <summary>
     /// A completed restore of 0 pages copied nothing: RESTORE ... WITH RECOVERY after a sequence restored WITH NORECOVERY,
     /// whose whole time is recovery, and the upgrade when the database came from an older version (real-world T09b:
-    /// 0 pages in 289.8 s after 11 upgrade steps). Its 0 MB/s is no copy rate, and no backup option shortens it.
+    /// 0 pages in 289.8 s after the upgrade steps, 11 of them printed). Its 0 MB/s is no copy rate, and no backup option shortens it.
     /// </summary>
     private static Verdict? NothingCopied(OperationMeasures measures, double duration)
     {
@@ -348,7 +363,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         }
 
         var steps = operation.UpgradeSteps;
-        var upgrade = $"the upgrade of the database from an older version ({Figures.Plural(steps, "upgrade step", "upgrade steps")}) and recovery";
+        var upgrade = $"the upgrade of the database from an older version ({UpgradeStepsText.Of(steps, operation.UpgradeGaps)}) and recovery";
         var evidence = new List<string>
         {
             steps > 0
@@ -389,7 +404,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         var evidence = new List<string>
         {
             $"The upgrade after the data copy took {Figures.Seconds(seconds)} ({Figures.Percent(seconds / measures.DurationSeconds!.Value)} of the {measures.DurationPhrase})"
-                + (steps > 0 ? $", {Figures.Plural(steps, "upgrade step", "upgrade steps")}." : "."),
+                + (steps > 0 ? $", {UpgradeStepsText.Of(steps, measures.Operation.UpgradeGaps)}." : "."),
             "The database came from an older SQL Server version: each restore of it upgrades it again, whatever BUFFERCOUNT, MAXTRANSFERSIZE or the device.",
         };
         evidence.AddIfNotNull(Throughput(measures));
@@ -617,7 +632,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             evidence.Add(MissingBufferConfig);
         }
 
-        if (!measures.IsRestore && !measures.IsNulBackup)
+        if (!measures.IsRestore && !measures.IsNulBackup && !measures.KindUnknown)
         {
             evidence.Add(MissingReadCeiling);
         }

@@ -24,7 +24,10 @@ internal sealed class OperationMeasures
     public bool IsRestore => Operation.Kind == OperationKind.Restore;
 
     /// <summary>"backup" or "restore", for sentences.</summary>
-    public string Noun => IsRestore ? "restore" : "backup";
+    public string Noun => IsRestore ? "restore" : KindUnknown ? "backup or restore" : "backup";
+
+    /// <summary>The input did not say whether it was a backup or a restore (a buffer configuration block on its own).</summary>
+    public bool KindUnknown => Operation.Kind == OperationKind.Unknown;
 
     /// <summary>
     /// The whole operation; for one whose closing line is missing, how long it ran at least (see

@@ -24,7 +24,7 @@ internal sealed class OperationRuns(double quickOperationSeconds)
     public string? Compare(OperationReport report)
     {
         ArgumentNullException.ThrowIfNull(report);
-        if (report.Status != OperationStatus.Completed || report.Snapshot is not null || report.DurationSeconds is not > 0
+        if (report.Status != OperationStatus.Completed || report.Kind == OperationKind.Unknown || report.Snapshot is not null || report.DurationSeconds is not > 0
             || report.BytesProcessed is not > 0)
         {
             return null;

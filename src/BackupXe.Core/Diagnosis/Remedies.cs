@@ -52,7 +52,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
                 break;
             case Bottleneck.Unknown:
                 list.Add(NeedsWaits(measures) ? CaptureWaits() : null);
-                list.Add(restore || measures.IsNulBackup ? null : MeasureReadCeiling(measures));
+                list.Add(restore || measures.IsNulBackup || measures.KindUnknown ? null : MeasureReadCeiling(measures));
                 break;
             case Bottleneck.CannotTell:
                 list.Add(CaptureTraceFlags(measures));

@@ -25,6 +25,12 @@ public enum OperationKind
 {
     Backup,
     Restore,
+
+    /// <summary>
+    /// The input does not say: a buffer configuration block (trace flag 3213) printed on its own, which is the same for
+    /// a backup and a restore. Never compared, ranked or kept in a history.
+    /// </summary>
+    Unknown,
 }
 
 /// <summary>

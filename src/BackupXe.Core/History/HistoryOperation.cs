@@ -109,10 +109,13 @@ public sealed record HistoryOperation
         FailureReason = ErrorMessage,
     };
 
-    /// <summary>An operation BackupXe analysed itself (source <see cref="HistorySource.Capture"/>); null without a start time.</summary>
+    /// <summary>
+    /// An operation BackupXe analysed itself (source <see cref="HistorySource.Capture"/>); null without a start time, and
+    /// for an operation whose kind the input did not say (a history series is one kind).
+    /// </summary>
     public static HistoryOperation? FromReport(OperationReport report)
     {
-        if (report.Start is not { } start)
+        if (report.Start is not { } start || report.Kind == OperationKind.Unknown)
         {
             return null;
         }

@@ -301,7 +301,14 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
             return null;
         }
 
+        // A buffer configuration block printed on its own ends where the next one starts: each is one operation.
+        var block = IsBufferLine(parsed) && StartsAnotherBlock(parsed) ? Close(null, null) : null;
         Keep(new ClientMessage(line.Trim(), parsed));
+        if (block is not null)
+        {
+            return block;
+        }
+
         switch (parsed)
         {
             case CompletionSummary summary:
@@ -378,8 +385,22 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         return Close(kind, _failingScope);
     }
 
+    private static bool IsBufferLine(TraceMessage message) => BufferBlock.IsLine(message);
+
+    // Only while nothing but buffer lines is pending: the operation's correlator applies the same rule to the events.
+    private bool StartsAnotherBlock(TraceMessage parsed)
+        => _pending.Count > 0 && _pending.TrueForAll(m => IsBufferLine(m.Message))
+            && BufferBlock.StartsAnother(parsed, !_pending.Exists(m => m.Message is BufferParameterLine),
+                parameter => _pending.Exists(m => m.Message is BufferParameterLine seen && seen.Parameter == parameter));
+
     private ClientOperation Close(OperationKind? kind, OperationScope? scope)
     {
+        // The block is the same for a backup and a restore and names no database: what it shows is kept, the rest is unknown.
+        if (kind is null && _pending.Count > 0 && _pending.TrueForAll(m => IsBufferLine(m.Message)))
+        {
+            kind = OperationKind.Unknown;
+        }
+
         var database = _pending.Select(m => m.Message switch
         {
             FilePagesProcessed files => files.Database,
@@ -397,7 +418,8 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
 public sealed record ClientMessage(string Text, TraceMessage Message);
 
 /// <summary>
-/// One backup or restore as a client saw it. <see cref="Kind"/> is null when the output ends before its closing line.
+/// One backup or restore as a client saw it. <see cref="Kind"/> is null when the output ends before its closing line, and
+/// <see cref="OperationKind.Unknown"/> for a buffer configuration block printed on its own.
 /// </summary>
 /// <param name="DroppedMessages">Messages beyond <see cref="ClientTranscript.MaxMessagesPerOperation"/>, counted only.</param>
 public sealed record ClientOperation(

@@ -104,10 +104,10 @@ public sealed record EngineError(int Number, int? Severity, string? Text) : Trac
 }
 
 /// <summary>"Backup/Restore buffer configuration parameters": the block that follows belongs to the same operation.</summary>
-internal sealed record BufferConfigurationHeader : TraceMessage;
+public sealed record BufferConfigurationHeader : TraceMessage;
 
 /// <summary>One line of the buffer block. Sizes are in bytes (MB and KB converted with 1024), counts as counts.</summary>
-internal sealed record BufferParameterLine(BufferParameter Parameter, long Value) : TraceMessage;
+public sealed record BufferParameterLine(BufferParameter Parameter, long Value) : TraceMessage;
 
 /// <summary>"Effective options: Checksum=1, Compression=1, Encryption=0, BufferCount=7, MaxTransferSize=1024 KB".</summary>
 internal sealed record EffectiveOptions(

@@ -86,7 +86,7 @@ public static class ReportFacts
 
         if (op.UpgradeSteps > 0)
         {
-            facts.Add(new("Upgrade", string.Create(CultureInfo.InvariantCulture, $"{op.UpgradeSteps} upgrade step(s) after the data copy")));
+            facts.Add(new("Upgrade", UpgradeStepsText.Of(op.UpgradeSteps, op.UpgradeGaps) + (op.UpgradeGaps.Count == 0 ? " after the data copy" : string.Empty)));
         }
 
         if (op.BufferConfig is { } buffers)
@@ -229,6 +229,22 @@ public static class ReportFacts
         if (b.MemoryLimitBytes is { } limit)
         {
             text += $"; memory limit {Figures.Memory(limit)}";
+        }
+
+        // The rest of the block as the server printed it: the media buffers may outnumber BUFFERCOUNT (S03: 128 for 64).
+        if (b.MediaBufferCount is { } media)
+        {
+            text += string.Create(CultureInfo.InvariantCulture, $"; media buffers {media}") + (b.MediaBufferSizeBytes is { } size ? $" x {Figures.Memory(size)}" : "");
+        }
+
+        if (b.EncodeBufferCount is { } encode)
+        {
+            text += string.Create(CultureInfo.InvariantCulture, $"; encode buffers {encode}");
+        }
+
+        if (b.TabularDataDeviceCount is { } devices)
+        {
+            text += string.Create(CultureInfo.InvariantCulture, $"; tabular data devices {devices}");
         }
 
         return text;

@@ -117,6 +117,22 @@ internal static class ReportJsonWriter
         }
 
         writer.WriteNumber(Names.UpgradeSteps, report.UpgradeSteps);
+        writer.WritePropertyName(Names.UpgradeGaps);
+        if (StartArray(writer, report.UpgradeGaps))
+        {
+            foreach (var gap in report.UpgradeGaps)
+            {
+                if (StartObject(writer, gap))
+                {
+                    writer.WriteNumber(Names.FromVersion, gap.FromVersion);
+                    writer.WriteNumber(Names.ToVersion, gap.ToVersion);
+                    writer.WriteEndObject();
+                }
+            }
+
+            writer.WriteEndArray();
+        }
+
         writer.WriteNumberOrNull(Names.DataFileReaders, report.DataFileReaders);
         writer.WritePropertyName(Names.BufferConfig);
         Write(writer, report.BufferConfig);
@@ -563,6 +579,9 @@ internal static class ReportJsonWriter
         public static readonly JsonEncodedText PagesDumped = PropertyName(nameof(OperationReport.PagesDumped));
         public static readonly JsonEncodedText ProcessedFiles = PropertyName(nameof(OperationReport.ProcessedFiles));
         public static readonly JsonEncodedText UpgradeSteps = PropertyName(nameof(OperationReport.UpgradeSteps));
+        public static readonly JsonEncodedText UpgradeGaps = PropertyName(nameof(OperationReport.UpgradeGaps));
+        public static readonly JsonEncodedText FromVersion = PropertyName(nameof(VersionGap.FromVersion));
+        public static readonly JsonEncodedText ToVersion = PropertyName(nameof(VersionGap.ToVersion));
         public static readonly JsonEncodedText DataFileReaders = PropertyName(nameof(OperationReport.DataFileReaders));
         public static readonly JsonEncodedText BufferConfig = PropertyName(nameof(OperationReport.BufferConfig));
         public static readonly JsonEncodedText Options = PropertyName(nameof(OperationReport.Options));

@@ -88,6 +88,12 @@ public sealed record OperationReport
 
     /// <summary>SQL Server 2022+ upgrade steps run after a restore's data copy ("running the upgrade step").</summary>
     public int UpgradeSteps { get; init; }
+
+    /// <summary>
+    /// Versions the printed steps skip: one step ended at <see cref="VersionGap.FromVersion"/> and the next began at
+    /// <see cref="VersionGap.ToVersion"/>, so the output left steps out and <see cref="UpgradeSteps"/> counts only those shown.
+    /// </summary>
+    public IReadOnlyList<VersionGap> UpgradeGaps { get; init; } = [];
     public int? DataFileReaders { get; init; }
     public BufferConfigReport? BufferConfig { get; init; }
     public OptionsReport? Options { get; init; }
@@ -150,6 +156,9 @@ public sealed record EngineSummaryReport(long Pages, double Seconds, double Mega
 
 /// <summary>One file of the client's "Processed N pages" lines.</summary>
 public sealed record ProcessedFileReport(string Database, string LogicalFile, long Pages);
+
+/// <summary>Database versions between two printed upgrade steps: the steps from <paramref name="FromVersion"/> to <paramref name="ToVersion"/> are not in the output.</summary>
+public sealed record VersionGap(int FromVersion, int ToVersion);
 
 /// <summary>The buffer configuration block (trace flag 3213 / the XE equivalent) plus the effective options.</summary>
 public sealed record BufferConfigReport

@@ -13,6 +13,13 @@ public static class OperationText
     /// <summary>"BACKUP DATABASE [SalesDB], session 57".</summary>
     public static string Title(OperationKind kind, OperationScope? operationScope, string? databaseName, int? sessionId)
     {
+        var database = databaseName is { } d ? $" [{d}]" : string.Empty;
+        var session = sessionId is { } s ? $", session {s}" : string.Empty;
+        if (kind == OperationKind.Unknown)
+        {
+            return $"BACKUP or RESTORE (the input does not say which){database}{session}";
+        }
+
         var verb = kind == OperationKind.Backup ? "BACKUP" : "RESTORE";
         var scope = operationScope switch
         {
@@ -21,8 +28,6 @@ public static class OperationText
             OperationScope.File => "DATABASE (file)",
             _ => "DATABASE",
         };
-        var database = databaseName is { } d ? $" [{d}]" : string.Empty;
-        var session = sessionId is { } s ? $", session {s}" : string.Empty;
         return $"{verb} {scope}{database}{session}";
     }
 

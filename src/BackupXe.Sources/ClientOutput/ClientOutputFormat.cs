@@ -16,7 +16,7 @@ internal sealed class ClientOutputFormat : IInputFormat
 
     public string Name => "client-output";
 
-    public string Description => "What SSMS, sqlcmd and SQL Agent job steps show: STATS percent lines, per-file pages and the completion line";
+    public string Description => "What SSMS, sqlcmd and SQL Agent job steps show: STATS percent lines, per-file pages, the completion line and trace flag 3213's buffer block, even on its own";
 
     public string WhenDamaged => "A line that cannot be decoded is reported with its line number and skipped; every operation closed by a completion line is analysed.";
 
@@ -77,7 +77,7 @@ internal sealed class ClientOutputFormat : IInputFormat
 
             // An engine line carrying an impossible number is still client output, damaged: the reader reports it.
             isClient |= message is PercentReached or FilePagesProcessed or CompletionSummary or ElidedCompletion or DatabaseUpgrade or ImplausibleValue
-                or SnapshotStep;
+                or SnapshotStep or BufferParameterLine or BufferConfigurationHeader;
             closing += message is CompletionSummary or ElidedCompletion ? 1 : 0;
         }
 

@@ -164,6 +164,8 @@ internal sealed class RestoreHeaderOnlyReader
                 Checksum = Flag("HasBackupChecksums"),
                 Encryption = Encryption(Cell("KeyAlgorithm"), Cell("EncryptorThumbprint")),
             },
+            // IsSnapshot 1: a snapshot backup, whose size over its time is no transfer speed (counted apart).
+            Snapshot = Flag("IsSnapshot") is true,
             Sources = [HistorySource.BackupHeader],
         };
     }

@@ -21,7 +21,7 @@ internal sealed record MsdbColumns(bool CompressedSize, bool KeyAlgorithm, bool 
 /// 15-minute steps (127 unknown); type D database, I differential, L log, F file/filegroup, G differential
 /// file, P partial, Q differential partial; device_type 2 disk, 5 tape, 7 virtual device, 9 URL, 105 a permanent
 /// backup device (102 too on older pages); key_algorithm NO_Encryption = not encrypted; compressed_backup_size NULL
-/// after an msdb upgrade = not compressed. msdb keeps successful backups only.
+/// after an msdb upgrade = not compressed; is_snapshot 1 = taken with the SNAPSHOT option. msdb keeps successful backups only.
 /// </summary>
 internal static class MsdbBackupHistory
 {
@@ -65,6 +65,7 @@ internal static class MsdbBackupHistory
                    CAST(bs.database_guid AS nvarchar(36)) AS database_guid,
                    CAST(bs.type AS nvarchar(1)) AS backup_type,
                    bs.is_copy_only,
+                   bs.is_snapshot,
                    bs.has_backup_checksums,
                    bs.backup_start_date,
                    bs.backup_finish_date,
@@ -170,6 +171,8 @@ internal static class MsdbBackupHistory
                 Encryption = columns.KeyAlgorithm ? IsEncrypted(Text(reader, "key_algorithm")) : null,
             },
             UtcOffset = zone is >= -48 and <= 48 ? TimeSpan.FromMinutes(zone.Value * 15) : null,
+            // Taken WITH SNAPSHOT (VSS or T-SQL snapshot): its size over its time is no transfer speed, so it is counted apart.
+            Snapshot = Bool(reader, "is_snapshot") is true,
             Sources = [HistorySource.Msdb],
         };
     }

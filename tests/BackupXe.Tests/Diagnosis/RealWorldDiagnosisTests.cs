@@ -513,6 +513,92 @@ public static class RealWorldDiagnosisTests
             Assert.Equal(mediaBuffers, block.MediaBufferCount);
         }
 
+        [Theory]
+        [InlineData("S01_sqlsat_tf3213_1dev_default_compressed.txt", 7, 1024, 21, 7, 7)]
+        [InlineData("S02_sqlsat_tf3213_3dev_default_compressed.txt", 17, 1024, 51, 17, 17)]
+        [InlineData("S03_sqlsat_tf3213_3dev_bc64_mts2mb_compressed.txt", 64, 2048, 345, 128, 64)]
+        public async Task Are_each_read_by_analyze_as_one_operation_whose_kind_and_database_the_block_does_not_say(
+            string file, int count, long transferKb, long totalMb, int mediaBuffers, int encodeBuffers)
+        {
+            // Given / When: the block alone, as the author printed it, without the backup's own messages
+            var operation = Assert.Single(await AnalyseAsync(file));
+
+            // Then: what the block shows, exactly; what it does not show is unknown, never guessed
+            Assert.Equal(OperationKind.Unknown, operation.Kind);
+            Assert.Null(operation.Database);
+            Assert.Null(operation.Scope);
+            Assert.Equal(OperationStatus.Incomplete, operation.Status);
+            Assert.Null(operation.DurationSeconds);
+            Assert.Null(operation.ThroughputMBps);
+            var buffers = operation.BufferConfig!;
+            Assert.Equal(count, buffers.BufferCount);
+            Assert.Equal(3, buffers.SetsOfBuffers);
+            Assert.Equal(transferKb * 1024, buffers.MaxTransferSizeBytes);
+            Assert.Equal(64 * 1024, buffers.MinMaxTransferSizeBytes);
+            Assert.Equal(totalMb * 1024 * 1024, buffers.TotalBufferBytes);
+            Assert.True(buffers.TotalBufferBytesReported);
+            Assert.Equal(mediaBuffers, buffers.MediaBufferCount);
+            Assert.Equal(transferKb * 1024, buffers.MediaBufferSizeBytes);
+            Assert.Equal(encodeBuffers, buffers.EncodeBufferCount);
+            Assert.Null(buffers.MemoryLimitBytes);
+            Assert.Null(buffers.TabularDataDeviceCount);
+            Assert.Equal(Bottleneck.Unknown, operation.Verdict!.Bottleneck);
+            Assert.Equal(BottleneckRules.BufferBlockAlone, operation.Verdict.Evidence[0]);
+            Assert.Equal("a buffer configuration block on its own", operation.Verdict.DecidedBy);
+            Assert.DoesNotContain(operation.Verdict.Evidence, e => e.Contains("altered", StringComparison.Ordinal) || e.Contains("contradicts", StringComparison.Ordinal));
+            Assert.DoesNotContain(operation.Recommendations, r => r.Id == RecommendationIds.MeasureReadCeiling);
+        }
+
+        [Fact]
+        public async Task Two_blocks_printed_one_after_the_other_are_two_operations()
+        {
+            // Given: S01's block then S02's, as two backups with trace flags 3213 and 3604 print them
+            var path = Path.Combine(Directory.CreateTempSubdirectory("backupxe-s01-s02-").FullName, "blocks.txt");
+            try
+            {
+                await File.WriteAllTextAsync(path, await File.ReadAllTextAsync(Fixture.RealWorld("S01_sqlsat_tf3213_1dev_default_compressed.txt"))
+                    + await File.ReadAllTextAsync(Fixture.RealWorld("S02_sqlsat_tf3213_3dev_default_compressed.txt")));
+
+                // When
+                var reports = (await PipelineRun.OfAsync(InputSources.Open(path))).Reports;
+
+                // Then
+                Assert.Equal(new[] { 7, 17 }, reports.Select(r => r.BufferConfig!.BufferCount!.Value));
+                Assert.All(reports, r => Assert.Equal(OperationKind.Unknown, r.Kind));
+            }
+            finally
+            {
+                Directory.Delete(Path.GetDirectoryName(path)!, recursive: true);
+            }
+        }
+
+        [Fact]
+        public async Task A_block_on_its_own_does_not_take_the_lines_of_the_restore_after_it()
+        {
+            // Given: S01's block alone, then S02's block opening S13's restore (its STATS lines and completion line)
+            var path = Path.Combine(Directory.CreateTempSubdirectory("backupxe-s01-s13-").FullName, "blocks.txt");
+            try
+            {
+                await File.WriteAllTextAsync(path, await File.ReadAllTextAsync(Fixture.RealWorld("S01_sqlsat_tf3213_1dev_default_compressed.txt"))
+                    + await File.ReadAllTextAsync(Fixture.RealWorld("S02_sqlsat_tf3213_3dev_default_compressed.txt"))
+                    + await File.ReadAllTextAsync(Fixture.RealWorld("S13_sqlworkday_2012_restore_stats_output.txt")));
+
+                // When
+                var reports = (await PipelineRun.OfAsync(InputSources.Open(path))).Reports;
+
+                // Then
+                Assert.Equal(2, reports.Count);
+                var block = Assert.Single(reports, r => r.Kind == OperationKind.Unknown);
+                var restore = Assert.Single(reports, r => r.Kind == OperationKind.Restore);
+                Assert.Equal(7, block.BufferConfig!.BufferCount);
+                Assert.Equal((17, "TestDB", 292_894L), (restore.BufferConfig!.BufferCount!.Value, restore.Database!, restore.EngineSummary!.Pages));
+            }
+            finally
+            {
+                Directory.Delete(Path.GetDirectoryName(path)!, recursive: true);
+            }
+        }
+
         [Fact]
         public void Do_not_read_the_authors_remark_as_an_alignment()
         {

@@ -111,6 +111,7 @@ public static class ClientOutputTests
             Assert.Equal(OperationKind.Restore, restore.Kind);
             Assert.Equal("WideWorldImporters", restore.Database);
             Assert.Equal(2, restore.UpgradeSteps);
+            Assert.Empty(restore.UpgradeGaps);
             Assert.Equal(63457L * 8192, restore.BytesProcessed);
         }
 

@@ -85,6 +85,26 @@ public sealed class RestoreHeaderOnlyReaderTests
         Assert.Equal(encrypted, record.Options.Encryption);
     }
 
+    [Theory]
+    [InlineData("0", false)]
+    [InlineData("1", true)]
+    public void Given_the_IsSnapshot_of_a_header_row_When_read_Then_a_snapshot_backup_is_marked_and_never_ranked(string isSnapshot, bool snapshot)
+    {
+        // Given: the S07 row (IsSnapshot 0 as printed) and the same row with IsSnapshot 1 (RESTORE HEADERONLY: a snapshot backup)
+        var lines = File.ReadAllLines(RealWorld.Path(S07));
+        var header = lines[0].Split('\t');
+        var cells = lines[1].Split('\t');
+        Assert.Equal("0", cells[Array.IndexOf(header, "IsSnapshot")]);
+        cells[Array.IndexOf(header, "IsSnapshot")] = isSnapshot;
+
+        // When
+        var record = Assert.Single(new RestoreHeaderOnlyReader().Read(new StringReader(lines[0] + "\r\n" + string.Join('\t', cells))).ToList());
+
+        // Then
+        Assert.Equal(snapshot, record.Snapshot);
+        Assert.Equal(snapshot ? "snapshot" : "too-short", HistoryStatistics.Unranked(record));
+    }
+
     [Fact]
     public void Is_recognised_by_its_header_row_only()
     {
