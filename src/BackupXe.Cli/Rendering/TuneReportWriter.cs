@@ -104,6 +104,11 @@ internal static class TuneReportWriter
 
         text.AppendLine();
         text.AppendLine($"{(result.Refused ? "Refused" : "Stopped")}: {TerminalText.Line(result.StopReason)}");
+        foreach (var overridden in result.FreeSpaceOverrides)
+        {
+            text.AppendLine($"Free-space check overridden: {TerminalText.Line(overridden)}");
+        }
+
         text.AppendLine(string.Create(Invariant, $"Run-to-run noise: {result.RelativeNoise * 100:0.0}%; {result.Trials.Sum(t => t.Runs.Count)} runs, {Minutes(result.SpentSeconds)}."));
         if (result.Best is { } best && result.Gain is { } gain)
         {
@@ -238,6 +243,9 @@ internal static class TuneReportWriter
         json.WriteEndArray();
         json.WriteString("stopReason", result.StopReason);
         json.WriteBoolean("refused", result.Refused);
+        json.WriteStartArray("freeSpaceOverrides");
+        result.FreeSpaceOverrides.ToList().ForEach(json.WriteStringValue);
+        json.WriteEndArray();
         json.WriteNumber("relativeNoise", Math.Round(result.RelativeNoise, 4));
         json.WriteNumberOrNull("bestTrial", result.Best?.Number);
         json.WriteNumberOrNull("gain", result.Gain is { } g ? Math.Round(g, 4) : null);

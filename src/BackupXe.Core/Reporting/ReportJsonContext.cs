@@ -2,6 +2,7 @@ using System.Text.Json.Serialization;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.History;
 using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Tuning;
 
 namespace BackupXe.Core.Reporting;
 
@@ -20,4 +21,6 @@ namespace BackupXe.Core.Reporting;
 [JsonSerializable(typeof(HistoryComparisonReport))]
 [JsonSerializable(typeof(OperationChartData))]
 [JsonSerializable(typeof(HistoryChartData))]
+[JsonSerializable(typeof(TuneRecord))]
+[JsonSerializable(typeof(IReadOnlyList<TuneRecord>))]
 internal sealed partial class ReportJsonContext : JsonSerializerContext;

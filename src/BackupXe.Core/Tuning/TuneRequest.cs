@@ -18,6 +18,18 @@ public sealed record TuneRequest(
     public static readonly TimeSpan DefaultTimeBudget = TimeSpan.FromMinutes(30);
     public static readonly TimeSpan DefaultWindow = TimeSpan.FromSeconds(60);
 
+    /// <summary>The most free space a DBA may state for a directory: 1 PB, in MB.</summary>
+    public const long MaxStatedFreeMegabytes = 1L << 30;
+
+    /// <summary>
+    /// Free bytes the DBA states for a <c>--to</c> directory whose free space the server cannot report (no database file
+    /// on its volume, or Linux); used only then, and less what earlier trials left there.
+    /// </summary>
+    public IReadOnlyDictionary<string, long> StatedFreeBytes { get; init; } = new Dictionary<string, long>();
+
+    /// <summary>The DBA accepts the risk of writing trial files where the server cannot report the free space.</summary>
+    public bool AcceptUnknownFreeSpace { get; init; }
+
     /// <summary>One line per problem; empty when the request can run.</summary>
     public IReadOnlyList<string> Validate()
     {
@@ -50,6 +62,19 @@ public sealed record TuneRequest(
         if (Window < TimeSpan.FromSeconds(5) || Window > TimeBudget)
         {
             problems.Add("--window must be at least 5s and within the time budget.");
+        }
+
+        foreach (var (directory, bytes) in StatedFreeBytes)
+        {
+            if (!Directories.Contains(directory, StringComparer.Ordinal))
+            {
+                problems.Add($"--free-space-mb names '{directory}', which is not one of the --to directories.");
+            }
+
+            if (bytes < DiagnosisSettings.MegaByte || bytes > MaxStatedFreeMegabytes * DiagnosisSettings.MegaByte)
+            {
+                problems.Add($"--free-space-mb for '{directory}' must be between 1 and {MaxStatedFreeMegabytes} MB.");
+            }
         }
 
         return problems;

@@ -49,6 +49,7 @@ public sealed class Tuner
     private readonly List<Trial> _trials = [];
     private readonly HashSet<(TrialOptions, bool)> _tried = [];
     private readonly List<KeptTrialFile> _kept = [];
+    private readonly Dictionary<string, string> _overrides = new(StringComparer.Ordinal);
     private TuningFacts _facts = null!;
     private double _spent;
     private double _ratio = 1;
@@ -160,7 +161,7 @@ public sealed class Tuner
         var unready = await _server.CheckReadyAsync(_request, cancellationToken);
         if (unready.Count > 0)
         {
-            return new TuningResult(plan, _facts, [], null, null, null, null, "Nothing ran: " + string.Join(" ", unready), Refused: true, 0, 0) { KeptFiles = _kept };
+            return new TuningResult(plan, _facts, [], null, null, null, null, "Nothing ran: " + string.Join(" ", unready), Refused: true, 0, 0) { KeptFiles = _kept, FreeSpaceOverrides = [.. _overrides.Values] };
         }
 
         Trial? ceiling = null;
@@ -202,7 +203,7 @@ public sealed class Tuner
             trial.RatioToCeiling = trial.RateMBps / ceiling!.RateMBps;
         }
 
-        return new TuningResult(plan, _facts, _trials, ceiling, compressed, baseline, best, reason, refused, _spent, Noise()) { KeptFiles = _kept };
+        return new TuningResult(plan, _facts, _trials, ceiling, compressed, baseline, best, reason, refused, _spent, Noise()) { KeptFiles = _kept, FreeSpaceOverrides = [.. _overrides.Values] };
     }
 
     private async Task<string> SearchAsync(Trial ceiling, Action<Trial> adopt, Func<Trial> incumbent, CancellationToken cancellationToken)
@@ -567,13 +568,45 @@ public sealed class Tuner
         {
             var needed = perFile * group.Count() + (perFile * group.Count() / 10);
             var free = await _server.FreeSpaceAsync(group.Key, cancellationToken);
+            if (free.Bytes is null && Overridden(group.Key, free.Unknown ?? "the server did not say") is { } stated)
+            {
+                free = stated;
+            }
+
+            if (free.Bytes is null && _request.AcceptUnknownFreeSpace)
+            {
+                continue;
+            }
+
             if (free.Bytes is not { } bytes || bytes < needed)
             {
                 throw new TuningStopped(free.Bytes is null
-                    ? $"The free space of {group.Key} cannot be read ({free.Unknown ?? "the server did not say"}): no trial writes there without it."
-                    : $"{group.Key} has {Figures.Size(free.Bytes.Value)} free; a trial may write {Figures.Size(needed)} there.", refused: true);
+                    ? $"The free space of {group.Key} cannot be read ({free.Unknown ?? "the server did not say"}): no trial writes there without it. State it with --free-space-mb \"{group.Key}=MB\", or accept the risk with --accept-unknown-free-space."
+                    : $"{group.Key} has {Figures.Size(free.Bytes.Value)} free{(_request.StatedFreeBytes.ContainsKey(group.Key) && _overrides.ContainsKey(group.Key) ? " (as stated, less the trial files already kept there)" : "")}; a trial may write {Figures.Size(needed)} there.", refused: true);
             }
         }
+    }
+
+    /// <summary>
+    /// The free space the DBA stated for <paramref name="directory"/>, less every byte the trials kept there may hold,
+    /// or null when none was stated; either override is recorded, once per directory, for the report.
+    /// </summary>
+    private FreeSpace? Overridden(string directory, string why)
+    {
+        if (_request.StatedFreeBytes.TryGetValue(directory, out var stated))
+        {
+            _overrides.TryAdd(directory, $"{directory}: the server cannot report its free space ({why}); the stated {Figures.Size(stated)} (--free-space-mb) was used in its place, less what earlier trials left there.");
+            var kept = _kept.Where(file => file.Path.StartsWith(TrialStatement.Join(directory, string.Empty), StringComparison.Ordinal))
+                .Sum(file => file.BytesAtMost ?? _facts.DatabaseBytes);
+            return FreeSpace.Of(Math.Max(0, stated - kept));
+        }
+
+        if (_request.AcceptUnknownFreeSpace)
+        {
+            _overrides.TryAdd(directory, $"{directory}: the server cannot report its free space ({why}); the check was overridden (--accept-unknown-free-space) and trials wrote there unchecked.");
+        }
+
+        return null;
     }
 
     private sealed class TuningStopped(string message, bool refused) : Exception(message)

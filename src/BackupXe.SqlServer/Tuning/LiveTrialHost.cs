@@ -11,7 +11,8 @@ namespace BackupXe.SqlServer.Tuning;
 
 /// <summary>
 /// <c>backupxe tune --execute</c> against a live server. Before any trial: the login's BACKUP DATABASE permission on the
-/// database and the capture session running (the facts query has checked VIEW SERVER STATE and VIEW ANY DEFINITION).
+/// database and the capture session running (the facts query has checked VIEW SERVER STATE, or VIEW SERVER PERFORMANCE
+/// STATE from SQL Server 2022, and VIEW ANY DEFINITION).
 /// Each trial: the COPY_ONLY BACKUP on a connection of its own, whose session id and server clock are read first;
 /// stopped at its window by cancelling the command (SqlClient sends ATTENTION), then confirmed gone from
 /// sys.dm_exec_requests; its operation taken from the capture session (<see cref="TrialOperationCapture"/>) and, when it

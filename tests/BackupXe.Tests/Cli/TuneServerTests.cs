@@ -1,7 +1,9 @@
 using System.CommandLine;
 using BackupXe.Cli.Commands;
+using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using BackupXe.Tests.Tuning;
+using BackupXe.Tests.Worker;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;
@@ -99,6 +101,53 @@ public sealed class TuneServerTests
         Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
         Assert.All(tds.Backups, sql => Assert.Contains("TO DISK = N'NUL'", sql, StringComparison.Ordinal));
         Assert.Contains("no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_stated_free_space_overrides_the_refusal_says_so_and_the_result_goes_to_the_history()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories);
+        tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\");
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        using var folder = new TempDirectory();
+        var history = folder.File("history.db");
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m",
+            "--free-space-mb", directories[0] + "=104857600", "--history", history, "--instance", "SQL01");
+
+        Assert.True(run.ExitCode == 0, run.Error + run.Output);
+        Assert.NotEmpty(tds.FilesWritten);
+        Assert.Contains($"Free-space check overridden: {directories[0]}: the server cannot report its free space (no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
+        Assert.Contains("is stored in the history", run.Error, StringComparison.Ordinal);
+
+        var listed = await CliRun.RunAsync("history", "tunes", "--path", history, "--database", "sales");
+        Assert.True(listed.ExitCode == 0, listed.Error);
+        Assert.Contains("Tune runs of [Sales] on SQL01", listed.Output, StringComparison.Ordinal);
+        Assert.Contains(" UTC: best ", listed.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_history_that_cannot_take_the_result_stops_the_tune_before_any_trial()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories);
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        using var folder = new TempDirectory();
+        var foreign = folder.File("other.db");
+        await using (var connection = new Microsoft.Data.Sqlite.SqliteConnection($"Data Source={foreign};Pooling=False"))
+        {
+            await connection.OpenAsync();
+            await using var command = connection.CreateCommand();
+            command.CommandText = "CREATE TABLE invoices (id INTEGER);";
+            await command.ExecuteNonQueryAsync();
+        }
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--history", foreign);
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Empty(tds.Backups);
+        Assert.Contains("another program's SQLite database", run.Error, StringComparison.Ordinal);
     }
 
     private static async Task<CliRun> TuneAsync(TdsServerDouble server, CancellationToken cancellationToken, params string[] extra)
