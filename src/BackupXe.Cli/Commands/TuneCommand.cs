@@ -47,12 +47,18 @@ internal static class TuneCommand
             Arity = ArgumentArity.ZeroOrOne,
         };
         var instance = new Option<string?>("--instance", "-i") { Description = "The instance name the stored result gets in the history (as the daemon names it); default: the --server value." };
+        var restore = new Option<bool>("--restore")
+        {
+            Description = "After the backup trials, restore trials: a complete backup restored into new scratch databases (WITH MOVE under --scratch-dir, never REPLACE), each dropped after it; needs CREATE DATABASE.",
+        };
+        var restoreFrom = new Option<string[]>("--restore-from") { Description = "With --restore: the complete backup (a file on the server; repeat for each stripe) to restore; by default the last trial backup that finished.", AllowMultipleArgumentsPerToken = false };
+        var scratch = new Option<string?>("--scratch-dir") { Description = "With --restore: the directory on the server for the scratch databases' files." };
         var execute = new Option<bool>("--execute") { Description = "Run the trials. Without it nothing runs: the plan is printed." };
         var format = new Option<string>("--format", "-f") { Description = "console (default), json or markdown.", DefaultValueFactory = _ => "console" };
         format.AcceptOnlyFromAmong("console", "json", "markdown");
         var command = new Command("tune", "Find the fastest BACKUP options for a database by guided COPY_ONLY trials (a dry run unless --execute).")
         {
-            database, to, budget, timeBudget, window, freeSpace, acceptUnknown, history, instance, execute, format, CommonOptions.NoColor(),
+            database, to, budget, timeBudget, window, freeSpace, acceptUnknown, restore, restoreFrom, scratch, history, instance, execute, format, CommonOptions.NoColor(),
         };
         connection.AddTo(command);
         command.SetAction(async (parse, cancellationToken) =>
@@ -66,7 +72,14 @@ internal static class TuneCommand
                 RunId())
             {
                 AcceptUnknownFreeSpace = parse.GetValue(acceptUnknown),
+                Restore = parse.GetValue(restore) ? new RestoreTuneRequest(parse.GetValue(restoreFrom) ?? [], parse.GetValue(scratch) ?? string.Empty) : null,
             };
+            if (!parse.GetValue(restore) && (parse.GetResult(restoreFrom) is not null || parse.GetResult(scratch) is not null))
+            {
+                await Console.Error.WriteLineAsync("backupxe: --restore-from and --scratch-dir go with --restore, which runs the restore trials.");
+                return ExitCodes.NothingUsable;
+            }
+
             var (stated, statedProblems) = StatedFreeSpace(parse.GetValue(freeSpace) ?? []);
             request = request with { StatedFreeBytes = stated };
             var problems = statedProblems.Concat(request.Validate()).ToList();
@@ -134,7 +147,7 @@ internal static class TuneCommand
                         return ExitCodes.NothingUsable;
                     }
 
-                    return result.Refused ? Refused : ExitCodes.Success;
+                    return result.Refused || result.Restore is { Refused: true } ? Refused : ExitCodes.Success;
                 }
                 catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
                 {

@@ -27,6 +27,9 @@ public sealed record TuneRequest(
     /// </summary>
     public IReadOnlyDictionary<string, long> StatedFreeBytes { get; init; } = new Dictionary<string, long>();
 
+    /// <summary>Restore trials after the backup trials (<c>--restore</c>); null for none.</summary>
+    public RestoreTuneRequest? Restore { get; init; }
+
     /// <summary>The DBA accepts the risk of writing trial files where the server cannot report the free space.</summary>
     public bool AcceptUnknownFreeSpace { get; init; }
 
@@ -64,11 +67,24 @@ public sealed record TuneRequest(
             problems.Add("--window must be at least 5s and within the time budget.");
         }
 
+        if (Restore is { } restore)
+        {
+            if (string.IsNullOrWhiteSpace(restore.ScratchDirectory) || restore.ScratchDirectory.Trim().TrimEnd(':').Equals("NUL", StringComparison.OrdinalIgnoreCase))
+            {
+                problems.Add("--restore needs --scratch-dir: a directory on the server for the scratch databases' files.");
+            }
+
+            if (restore.From.Any(string.IsNullOrWhiteSpace))
+            {
+                problems.Add("--restore-from must name a backup file on the server.");
+            }
+        }
+
         foreach (var (directory, bytes) in StatedFreeBytes)
         {
-            if (!Directories.Contains(directory, StringComparer.Ordinal))
+            if (!Directories.Contains(directory, StringComparer.Ordinal) && directory != Restore?.ScratchDirectory)
             {
-                problems.Add($"--free-space-mb names '{directory}', which is not one of the --to directories.");
+                problems.Add($"--free-space-mb names '{directory}', which is not one of the --to directories nor the --scratch-dir.");
             }
 
             if (bytes < DiagnosisSettings.MegaByte || bytes > MaxStatedFreeMegabytes * DiagnosisSettings.MegaByte)

@@ -150,6 +150,60 @@ public sealed class TuneServerTests
         Assert.Contains("another program's SQLite database", run.Error, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task Restore_trials_restore_into_new_scratch_databases_drop_each_report_zeroing_and_never_reuse_a_taken_name()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories) { TakenScratchTrial = 4 };
+        tds.Sql.InstantFileInitialization = "N";
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "3m",
+            "--restore", "--restore-from", @"Z:\Nightly\Sales'full.bak", "--scratch-dir", @"X:\Scratch");
+
+        // Three trials ran (defaults, 4 MB transfers, 32 buffers); the fourth's name was taken, so it never ran.
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+        Assert.True(tds.Restores.Count == 3, run.Output + string.Join("\n", tds.Restores));
+        var scratch = tds.Restores.Select(sql => sql[("RESTORE DATABASE [".Length)..sql.IndexOf(']', StringComparison.Ordinal)]).ToList();
+        Assert.All(scratch, name => Assert.Matches("^backupxe_tune_[0-9a-f]{8}_r0[1-3]$", name));
+        Assert.Equal(scratch, tds.Dropped);
+        Assert.Equal(["Sales"], tds.Databases);
+        foreach (var sql in tds.Restores)
+        {
+            Assert.Contains(@"FROM DISK = N'Z:\Nightly\Sales''full.bak'", sql, StringComparison.Ordinal);
+            Assert.Contains(@"MOVE N'Sales_log' TO N'X:\Scratch\backupxe_tune_", sql, StringComparison.Ordinal);
+            var fragment = new Microsoft.SqlServer.TransactSql.ScriptDom.TSql150Parser(true).Parse(new StringReader(sql), out var errors);
+            Assert.Empty(errors);
+            var restore = Assert.IsType<Microsoft.SqlServer.TransactSql.ScriptDom.RestoreStatement>(Assert.Single(Assert.Single(((Microsoft.SqlServer.TransactSql.ScriptDom.TSqlScript)fragment).Batches).Statements));
+            Assert.DoesNotContain(restore.Options, o => o.OptionKind == Microsoft.SqlServer.TransactSql.ScriptDom.RestoreOptionKind.Replace);
+        }
+
+        Assert.DoesNotContain("MAXTRANSFERSIZE", tds.Restores[0], StringComparison.Ordinal);
+        Assert.Contains("MAXTRANSFERSIZE = 4194304", tds.Restores[1], StringComparison.Ordinal);
+        Assert.Contains("BUFFERCOUNT = 32,\n     MAXTRANSFERSIZE = 4194304", tds.Restores[2], StringComparison.Ordinal);
+        Assert.Contains("Restore trials:", run.Output, StringComparison.Ordinal);
+        Assert.Contains("zeroing 0.8 s", run.Output, StringComparison.Ordinal);
+        Assert.Contains("Instant File Initialization: disabled", run.Output, StringComparison.Ordinal);
+        Assert.Contains("Best restore: trial 3, BUFFERCOUNT 32, MAXTRANSFERSIZE 4096 KB", run.Output, StringComparison.Ordinal);
+        Assert.Contains("_r04 exists: a restore trial never restores over a database.", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Without_create_database_no_trial_runs_and_the_grant_is_named()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories) { RestorePermission = false };
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m",
+            "--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch");
+
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+        Assert.True(tds.Backups.Count == 0, run.Output);
+        Assert.Empty(tds.Restores);
+        Assert.Contains("GRANT CREATE ANY DATABASE TO <login>;", run.Output, StringComparison.Ordinal);
+    }
+
     private static async Task<CliRun> TuneAsync(TdsServerDouble server, CancellationToken cancellationToken, params string[] extra)
     {
         var (stdout, stderr) = (Console.Out, Console.Error);
