@@ -1,7 +1,7 @@
 -- BackupXe central history repository (SQL Server 2016+), the counterpart of the daemon's SQLite table.
 -- Re-runnable: every object is created only when missing. Run it in the repository database.
--- Note: BackupXe does not write here yet (the SQL Server history store is not built; the client library is);
--- History:Provider "sqlserver" is rejected at start-up until it is. See docs/history.md.
+-- Versioned: dbo.backupxe_schema holds the last migration applied (docs/history.md, "Storage: migrations"); every
+-- migration only adds, so a daemon built before one keeps working.
 
 IF OBJECT_ID(N'dbo.operations', N'U') IS NULL
 BEGIN
@@ -48,4 +48,38 @@ GO
 
 IF COL_LENGTH(N'dbo.operations', N'history_json') IS NULL
     ALTER TABLE dbo.operations ADD history_json nvarchar(max) NULL;
+GO
+
+-- Migration 2 (tune runs, docs/history.md): one row per `backupxe tune`, the full result in tune_json.
+IF OBJECT_ID(N'dbo.tune_runs', N'U') IS NULL
+BEGIN
+    CREATE TABLE dbo.tune_runs (
+        id                bigint IDENTITY(1, 1) NOT NULL CONSTRAINT pk_tune_runs PRIMARY KEY,
+        instance_name     nvarchar(128)  NOT NULL,
+        database_name     sysname        NOT NULL,
+        tuned_at          datetime2(7)   NOT NULL,   -- UTC
+        best_mbps         float          NULL,
+        baseline_mbps     float          NULL,
+        read_ceiling_mbps float          NULL,
+        tune_json         nvarchar(max)  NOT NULL,   -- the TuneRecord (ReportJson)
+        recorded_at       datetime2(7)   NOT NULL CONSTRAINT df_tune_runs_recorded_at DEFAULT SYSUTCDATETIME()
+    );
+END;
+GO
+
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.tune_runs') AND name = N'ux_tune_runs_identity')
+    CREATE UNIQUE INDEX ux_tune_runs_identity
+        ON dbo.tune_runs (instance_name, database_name, tuned_at)
+        WITH (IGNORE_DUP_KEY = ON);
+GO
+
+-- The version of this script last applied: 2 (migration 1, history import; migration 2, tune runs).
+IF OBJECT_ID(N'dbo.backupxe_schema', N'U') IS NULL
+    CREATE TABLE dbo.backupxe_schema (version int NOT NULL);
+GO
+
+IF NOT EXISTS (SELECT 1 FROM dbo.backupxe_schema)
+    INSERT INTO dbo.backupxe_schema (version) VALUES (2);
+ELSE
+    UPDATE dbo.backupxe_schema SET version = 2 WHERE version < 2;
 GO

@@ -1,6 +1,7 @@
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Tuning;
 
 namespace BackupXe.History;
 
@@ -23,6 +24,15 @@ public interface IHistoryStore
 
     /// <summary>Operations matching the query, newest first.</summary>
     Task<IReadOnlyList<StoredOperation>> QueryAsync(HistoryQuery query, CancellationToken cancellationToken);
+
+    /// <summary>Stores a tune's result; false when the same tune (instance, database, time) is already there.</summary>
+    Task<bool> SaveTuneAsync(TuneRecord record, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// The latest tune of <paramref name="database"/> on <paramref name="instance"/> that finished before
+    /// <paramref name="before"/> (UTC), or null; a store from before tune runs were kept has none.
+    /// </summary>
+    Task<TuneRecord?> LastTuneAsync(string instance, string database, DateTime before, CancellationToken cancellationToken);
 }
 
 public enum HistoryWrite

@@ -48,7 +48,13 @@ public sealed class RegressionDetector(IHistoryStore history, HistoryComparisonS
             }
         }
 
-        return HistoryComparer.Compare(current, instance, runs, settings);
+        var comparison = HistoryComparer.Compare(current, instance, runs, settings);
+
+        // Whether production got what the last tune found: its result beside this run's rate.
+        return report is { Kind: Core.Events.OperationKind.Backup, Scope: Core.Parsing.OperationScope.Database, Database: { } database }
+            && await history.LastTuneAsync(instance, database, start, cancellationToken) is { } tune
+            ? comparison with { LastTune = tune }
+            : comparison;
     }
 }
 

@@ -2,6 +2,7 @@ using System.Data;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Tuning;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
@@ -31,6 +32,34 @@ public sealed class SqlServerHistoryStore : IHistoryStore
             WHERE instance_name = @instance AND database_key = ISNULL(@database, N'') AND kind = @kind
               AND start_time = @start AND session_key = ISNULL(@session, -1));
         SELECT CONVERT(int, @@ROWCOUNT);
+        """;
+
+    /// <summary>
+    /// A tune's row, inserted when absent on its key (instance, database, time) under UPDLOCK/HOLDLOCK. A repository
+    /// whose script predates migration 2 has no tune_runs table: the batch answers -1 and nothing is written.
+    /// </summary>
+    public const string InsertTuneIfAbsent = """
+        SET NOCOUNT ON;
+        IF OBJECT_ID(N'dbo.tune_runs', N'U') IS NULL
+        BEGIN
+            SELECT CONVERT(int, -1);
+            RETURN;
+        END;
+        INSERT INTO dbo.tune_runs (instance_name, database_name, tuned_at, best_mbps, baseline_mbps, read_ceiling_mbps, tune_json)
+        SELECT @instance, @database, @tuned, @best, @baseline, @ceiling, @json
+        WHERE NOT EXISTS (
+            SELECT 1 FROM dbo.tune_runs WITH (UPDLOCK, HOLDLOCK)
+            WHERE instance_name = @instance AND database_name = @database AND tuned_at = @tuned);
+        SELECT CONVERT(int, @@ROWCOUNT);
+        """;
+
+    /// <summary>The latest tune of a database before a time; no row (and no result) on a repository without tune_runs.</summary>
+    public const string LastTuneQuery = """
+        SET NOCOUNT ON;
+        IF OBJECT_ID(N'dbo.tune_runs', N'U') IS NOT NULL
+            SELECT TOP (1) tune_json FROM dbo.tune_runs
+            WHERE instance_name = @instance AND database_name = @database AND tuned_at < @before
+            ORDER BY tuned_at DESC, id DESC;
         """;
 
     private const string Columns = "SELECT TOP (@count) instance_name, report_json FROM dbo.operations";
@@ -145,6 +174,56 @@ public sealed class SqlServerHistoryStore : IHistoryStore
                 p.Add(new SqlParameter("@count", SqlDbType.Int) { Value = query.Limit });
             },
             cancellationToken);
+
+    /// <exception cref="HistoryStoreException">The repository has no tune_runs table: its script predates migration 2.</exception>
+    public async Task<bool> SaveTuneAsync(TuneRecord record, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(record);
+        var json = ReportJson.Serialize(record);
+        var inserted = await _retry.ExecuteAsync(async token =>
+        {
+            await using var connection = await _connections.OpenAsync(token);
+            await using var command = _connections.Command(connection, InsertTuneIfAbsent);
+            var p = command.Parameters;
+            p.Add(new SqlParameter("@instance", SqlDbType.NVarChar, 128) { Value = record.Instance });
+            p.Add(new SqlParameter("@database", SqlDbType.NVarChar, 128) { Value = record.Database });
+            p.Add(new SqlParameter("@tuned", SqlDbType.DateTime2) { Value = record.TunedAt });
+            p.Add(new SqlParameter("@best", SqlDbType.Float) { Value = record.BestMBps is { } best ? best : DBNull.Value });
+            p.Add(new SqlParameter("@baseline", SqlDbType.Float) { Value = record.BaselineMBps is { } baseline ? baseline : DBNull.Value });
+            p.Add(new SqlParameter("@ceiling", SqlDbType.Float) { Value = record.ReadCeilingMBps is { } ceiling ? ceiling : DBNull.Value });
+            p.Add(new SqlParameter("@json", SqlDbType.NVarChar, -1) { Value = json });
+            return Convert.ToInt32(await command.ExecuteScalarAsync(token), System.Globalization.CultureInfo.InvariantCulture);
+        }, cancellationToken);
+        return inserted switch
+        {
+            < 0 => throw new HistoryStoreException(
+                "The central history has no dbo.tune_runs table: run sessions/backupxe-history-sqlserver.sql again (migration 2) in the repository database."),
+            1 => true,
+            _ => false,
+        };
+    }
+
+    public async Task<TuneRecord?> LastTuneAsync(string instance, string database, DateTime before, CancellationToken cancellationToken)
+    {
+        var json = await _retry.ExecuteAsync(async token =>
+        {
+            await using var connection = await _connections.OpenAsync(token);
+            await using var command = _connections.Command(connection, LastTuneQuery);
+            command.Parameters.Add(new SqlParameter("@instance", SqlDbType.NVarChar, 128) { Value = instance });
+            command.Parameters.Add(new SqlParameter("@database", SqlDbType.NVarChar, 128) { Value = database });
+            command.Parameters.Add(new SqlParameter("@before", SqlDbType.DateTime2) { Value = before });
+            return await command.ExecuteScalarAsync(token) as string;
+        }, cancellationToken);
+        try
+        {
+            return json is null ? null : ReportJson.Deserialize<TuneRecord>(json);
+        }
+        catch (System.Text.Json.JsonException)
+        {
+            // A row that does not read back (edited, from a later version) is no tune to mention: a diagnosis never fails on it.
+            return null;
+        }
+    }
 
     private async Task<IReadOnlyList<StoredOperation>> ReadAsync(string sql, Action<SqlParameterCollection> bind, CancellationToken cancellationToken)
         => await _retry.ExecuteAsync(async token =>

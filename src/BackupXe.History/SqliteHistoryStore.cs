@@ -4,6 +4,7 @@ using System.Text.Json;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Tuning;
 using Microsoft.Data.Sqlite;
 
 namespace BackupXe.History;
@@ -220,6 +221,15 @@ public sealed class SqliteHistoryStore : IHistoryStore
     /// <exception cref="HistoryStoreException">The file turned out damaged, not a database or read-only.</exception>
     public Task<IReadOnlyList<StoredOperation>> QueryAsync(HistoryQuery query, CancellationToken cancellationToken)
         => UsableAsync(() => QueryCoreAsync(query, cancellationToken));
+
+    /// <exception cref="HistoryStoreException">The file cannot be created, migrated or written, or was opened for reading.</exception>
+    public Task<bool> SaveTuneAsync(TuneRecord record, CancellationToken cancellationToken) => _readOnly
+        ? throw new InvalidOperationException("A history opened for reading stores nothing.")
+        : new SqliteTuneHistory(_path, _time).SaveAsync(record, cancellationToken);
+
+    /// <exception cref="HistoryStoreException">The file cannot be read.</exception>
+    public Task<TuneRecord?> LastTuneAsync(string instance, string database, DateTime before, CancellationToken cancellationToken)
+        => new SqliteTuneHistory(_path, _time).LastAsync(instance, database, before, cancellationToken);
 
     // A damaged page is found only when a statement reaches it, long after start-up: it fails every later
     // statement the same way, so it is reported as the file's state, not as one operation's failure.

@@ -13,8 +13,9 @@ public sealed record HistoryImportResult(int Added, int Merged, int Unchanged);
 
 /// <summary>
 /// Imported history (msdb, CommandLog, job output files) in the same SQLite file and table as the daemon's
-/// captured operations (docs/history.md). Migration 1 adds two nullable columns, <c>sources</c> and
-/// <c>history_json</c>, so files written before it keep working and older builds still read and write them.
+/// captured operations (docs/history.md). Its initialisation applies the file's migrations (<see cref="SqliteHistorySchema"/>):
+/// migration 1 adds two nullable columns, <c>sources</c> and <c>history_json</c>, so files written before it keep
+/// working and older builds still read and write them.
 /// An imported operation that matches a stored one (<see cref="HistoryMerge"/>) is merged into that row.
 /// </summary>
 public sealed class SqliteImportedHistory
@@ -38,15 +39,7 @@ public sealed class SqliteImportedHistory
         try
         {
             await using var connection = await OpenAsync(SqliteOpenMode.ReadWrite, cancellationToken);
-            var columns = await ColumnsAsync(connection, cancellationToken);
-            await using var command = connection.CreateCommand();
-            var migration = (columns.Contains("sources") ? string.Empty : "ALTER TABLE operations ADD COLUMN sources TEXT NULL;")
-                + (columns.Contains("history_json") ? string.Empty : "ALTER TABLE operations ADD COLUMN history_json TEXT NULL;");
-            if (migration.Length > 0)
-            {
-                command.CommandText = migration;
-                await command.ExecuteNonQueryAsync(cancellationToken);
-            }
+            await SqliteHistorySchema.MigrateAsync(connection, cancellationToken);
         }
         catch (SqliteException exception)
         {

@@ -46,6 +46,7 @@ internal static class HistoryCommand
         command.Subcommands.Add(HistoryImportCommand.Create());
         command.Subcommands.Add(HistoryChainCommand.Create());
         command.Subcommands.Add(HistoryRestoreEstimateCommand.Create());
+        command.Subcommands.Add(HistoryTunesCommand.Create());
         command.SetAction(async (parse, cancellationToken) =>
         {
             var file = parse.GetValue(path)!;

@@ -50,7 +50,26 @@ internal sealed class HistoryOptions
     public async Task<(HistoryContext? Context, string? Error)> LoadAsync(ParseResult parse, CancellationToken cancellationToken)
     {
         var (records, error) = await ReadAsync(parse, cancellationToken);
-        return records is null ? (null, error) : (new HistoryContext(records, parse.GetValue(_instance), new HistoryComparisonSettings()), null);
+        if (records is null)
+        {
+            return (null, error);
+        }
+
+        var file = PathOf(parse)!;
+        try
+        {
+            var tunes = await new SqliteTuneHistory(file, TimeProvider.System).ReadAsync(null, null, int.MaxValue, cancellationToken);
+            foreach (var problem in tunes.Problems)
+            {
+                await Console.Error.WriteLineAsync($"backupxe: {file}: {problem}");
+            }
+
+            return (new HistoryContext(records, parse.GetValue(_instance), new HistoryComparisonSettings(), tunes.Records), null);
+        }
+        catch (HistoryStoreException exception)
+        {
+            return (null, $"backupxe: {file}: {exception.Message}");
+        }
     }
 
     /// <summary>The instance named with --instance, or null.</summary>

@@ -4,7 +4,10 @@ using System.Security.Cryptography;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
 using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Rendering;
+using BackupXe.Core.Reporting;
 using BackupXe.Core.Tuning;
+using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
@@ -34,12 +37,30 @@ internal static class TuneCommand
         budget.Description = "Largest buffer memory a trial may take, as the server reports it (Total buffer space), in MB; default 1024.";
         var timeBudget = Duration("--time-budget", "How long the trials may take in all (30m, 1h, 90s); default 30m.", TuneRequest.DefaultTimeBudget);
         var window = Duration("--window", "How long each trial measures before it is stopped (60s by default).", TuneRequest.DefaultWindow);
+        var freeSpace = new Option<string[]>("--free-space-mb")
+        {
+            Description = "DIR=MB: the free space of a --to directory whose free space the server cannot report (no database file on its volume, or Linux); repeat per directory. The report says the check was overridden.",
+            AllowMultipleArgumentsPerToken = false,
+        };
+        var acceptUnknown = new Option<bool>("--accept-unknown-free-space") { Description = "Write trial files where the server cannot report the free space, unchecked; the report says so. A reported shortage still refuses." };
+        var history = new Option<string?>("--history")
+        {
+            Description = $"With --execute, store the result in this history file (the daemon's SQLite file; created or migrated if needed), where `history tunes` lists it and later backups of the database are set against it; --history alone uses {SqliteHistoryStore.DefaultPath}.",
+            Arity = ArgumentArity.ZeroOrOne,
+        };
+        var instance = new Option<string?>("--instance", "-i") { Description = "The instance name the stored result gets in the history (as the daemon names it); default: the --server value." };
+        var restore = new Option<bool>("--restore")
+        {
+            Description = "After the backup trials, restore trials: a complete backup restored into new scratch databases (WITH MOVE under --scratch-dir, never REPLACE), each dropped after it; needs CREATE DATABASE.",
+        };
+        var restoreFrom = new Option<string[]>("--restore-from") { Description = "With --restore: the complete backup (a file on the server; repeat for each stripe) to restore; by default the last trial backup that finished.", AllowMultipleArgumentsPerToken = false };
+        var scratch = new Option<string?>("--scratch-dir") { Description = "With --restore: the directory on the server for the scratch databases' files." };
         var execute = new Option<bool>("--execute") { Description = "Run the trials. Without it nothing runs: the plan is printed." };
         var format = new Option<string>("--format", "-f") { Description = "console (default), json or markdown.", DefaultValueFactory = _ => "console" };
         format.AcceptOnlyFromAmong("console", "json", "markdown");
         var command = new Command("tune", "Find the fastest BACKUP options for a database by guided COPY_ONLY trials (a dry run unless --execute).")
         {
-            database, to, budget, timeBudget, window, execute, format, CommonOptions.NoColor(),
+            database, to, budget, timeBudget, window, freeSpace, acceptUnknown, restore, restoreFrom, scratch, history, instance, execute, format, CommonOptions.NoColor(),
         };
         connection.AddTo(command);
         command.SetAction(async (parse, cancellationToken) =>
@@ -50,8 +71,20 @@ internal static class TuneCommand
                 CommonOptions.BudgetBytes(parse.GetValue(budget)) ?? TuneRequest.DefaultMemoryBudgetBytes,
                 parse.GetValue(timeBudget),
                 parse.GetValue(window),
-                RunId());
-            var problems = request.Validate();
+                RunId())
+            {
+                AcceptUnknownFreeSpace = parse.GetValue(acceptUnknown),
+                Restore = parse.GetValue(restore) ? new RestoreTuneRequest(parse.GetValue(restoreFrom) ?? [], parse.GetValue(scratch) ?? string.Empty) : null,
+            };
+            if (!parse.GetValue(restore) && (parse.GetResult(restoreFrom) is not null || parse.GetResult(scratch) is not null))
+            {
+                await Console.Error.WriteLineAsync("backupxe: --restore-from and --scratch-dir go with --restore, which runs the restore trials.");
+                return ExitCodes.NothingUsable;
+            }
+
+            var (stated, statedProblems) = StatedFreeSpace(parse.GetValue(freeSpace) ?? []);
+            request = request with { StatedFreeBytes = stated };
+            var problems = statedProblems.Concat(request.Validate()).ToList();
             foreach (var problem in problems)
             {
                 await Console.Error.WriteLineAsync($"backupxe: {problem}");
@@ -64,6 +97,22 @@ internal static class TuneCommand
 
             var outputFormat = parse.GetValue(format)!;
             var run = parse.GetValue(execute);
+
+            // Checked (created or migrated) before any trial: a history that cannot take the result stops the tune first.
+            var historyFile = parse.GetResult(history) is null ? null : parse.GetValue(history) ?? SqliteHistoryStore.DefaultPath;
+            if (run && historyFile is not null)
+            {
+                try
+                {
+                    await new SqliteImportedHistory(historyFile, TimeProvider.System).InitializeAsync(cancellationToken);
+                }
+                catch (HistoryStoreException exception)
+                {
+                    await Console.Error.WriteLineAsync($"backupxe: {exception.Message}");
+                    return ExitCodes.NothingUsable;
+                }
+            }
+
             var session = new CaptureSessionSettings(SessionName.Default);
             return await ServerCall.RunAsync(parse, connection, session, async factory =>
             {
@@ -94,7 +143,13 @@ internal static class TuneCommand
                 {
                     var result = await tuner.RunAsync(cancellationToken);
                     await Console.Out.WriteAsync(TuneReportWriter.Result(result, outputFormat));
-                    return result.Refused ? Refused : ExitCodes.Success;
+                    if (historyFile is not null && result.Trials.Count > 0
+                        && !await StoreAsync(historyFile, TuneRecords.Of(result, parse.GetValue(instance) ?? factory.Settings.Server, DateTime.UtcNow)))
+                    {
+                        return ExitCodes.NothingUsable;
+                    }
+
+                    return result.Refused || result.Restore is { Refused: true } ? Refused : ExitCodes.Success;
                 }
                 catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
                 {
@@ -106,6 +161,48 @@ internal static class TuneCommand
             }, json: outputFormat == "json");
         });
         return command;
+    }
+
+    /// <summary>The result into the history, said on stderr (stdout holds the report); false, with the reason, when it could not be stored.</summary>
+    private static async Task<bool> StoreAsync(string file, TuneRecord record)
+    {
+        try
+        {
+            var added = await new SqliteHistoryStore(file, TimeProvider.System).SaveTuneAsync(record, CancellationToken.None);
+            await Console.Error.WriteLineAsync(added
+                ? $"backupxe: the tune of [{TerminalText.Line(record.Database)}] is stored in the history '{file}' as instance {TerminalText.Line(record.Instance)}."
+                : $"backupxe: the history '{file}' already holds this tune.");
+            return true;
+        }
+        catch (HistoryStoreException exception)
+        {
+            await Console.Error.WriteLineAsync($"backupxe: the tune ran but its result was not stored: {exception.Message}");
+            return false;
+        }
+    }
+
+    /// <summary>"DIR=MB" pairs, split at the last '=' (a directory may hold one); a malformed one is a problem line.</summary>
+    internal static (IReadOnlyDictionary<string, long> Bytes, IReadOnlyList<string> Problems) StatedFreeSpace(IEnumerable<string> values)
+    {
+        var bytes = new Dictionary<string, long>(StringComparer.Ordinal);
+        var problems = new List<string>();
+        foreach (var value in values)
+        {
+            var split = value.LastIndexOf('=');
+            if (split <= 0 || !long.TryParse(value.AsSpan(split + 1).Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out var megabytes)
+                || megabytes is < 1 or > TuneRequest.MaxStatedFreeMegabytes)
+            {
+                problems.Add($"--free-space-mb must be DIR=MB with MB a whole number from 1 to {TuneRequest.MaxStatedFreeMegabytes}; it is '{TerminalText.Line(value)}'.");
+                continue;
+            }
+
+            if (!bytes.TryAdd(value[..split], megabytes * DiagnosisSettings.MegaByte))
+            {
+                problems.Add($"--free-space-mb names '{TerminalText.Line(value[..split])}' twice.");
+            }
+        }
+
+        return (bytes, problems);
     }
 
     /// <summary>Eight hex digits: trial files of two tunes never share a name.</summary>

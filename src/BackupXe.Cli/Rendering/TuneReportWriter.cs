@@ -106,6 +106,11 @@ internal static class TuneReportWriter
 
         text.AppendLine();
         text.AppendLine($"{(result.Refused ? "Refused" : "Stopped")}: {TerminalText.Line(result.StopReason)}");
+        foreach (var overridden in result.FreeSpaceOverrides)
+        {
+            text.AppendLine($"Free-space check overridden: {TerminalText.Line(overridden)}");
+        }
+
         text.AppendLine(string.Create(Invariant, $"Run-to-run noise: {result.RelativeNoise * 100:0.0}%; {result.Trials.Sum(t => t.Runs.Count)} runs, {Minutes(result.SpentSeconds)}."));
         if (result.Best is { } best && result.Gain is { } gain)
         {
@@ -128,9 +133,46 @@ internal static class TuneReportWriter
             Block(text, markdown, $"Confirm the target's write speed on the server ({(result.Facts.Linux ? "fio" : "diskspd")}, at the best trial's transfer size)", TuningAdvice.Benchmark(result), result.Facts.Linux ? "sh" : "bat");
         }
 
+        if (result.Restore is { } restore)
+        {
+            text.AppendLine();
+            RestoreText(text, restore, markdown);
+        }
+
         text.AppendLine("Each trial wrote a row to msdb backup history (COPY_ONLY leaves the backup chain alone).");
         text.Append(KeptFiles(result.KeptFiles, result.Facts.Linux, markdown));
         return text.ToString();
+    }
+
+    private static void RestoreText(StringBuilder text, RestoreTuningResult restore, bool markdown)
+    {
+        text.AppendLine(markdown ? "### Restore trials" : "Restore trials:");
+        foreach (var trial in restore.Trials)
+        {
+            var zeroing = trial.ZeroingSeconds is { } seconds
+                ? string.Create(Invariant, $"zeroing {seconds:0.0} s ({string.Join(", ", trial.Zeroing.Select(z => TerminalText.Line(z.Path)))})")
+                : "no zeroing seen";
+            text.AppendLine(string.Create(Invariant,
+                $"{(markdown ? "- " : "  ")}{trial.Number}. {trial.Options}: {trial.RateMBps:0.#} MB/s over {trial.WindowSeconds:0.0} s{(trial.Finished ? " (finished)" : "")}; {zeroing}; {(trial.Bottleneck is { } b ? Kebab.Of(b) : "?")}; scratch database [{TerminalText.Line(trial.ScratchDatabase)}]"));
+        }
+
+        text.AppendLine($"{(restore.Refused ? "Refused" : "Stopped")}: {TerminalText.Line(restore.StopReason)}");
+        if (restore.Best is { } best)
+        {
+            text.AppendLine(string.Create(Invariant, $"Best restore: trial {best.Number}, {best.Options}: {best.RateMBps:0.#} MB/s{(restore.Gain is { } g ? $", {Signed(g)} over the server's defaults" : "")}."));
+        }
+
+        text.AppendLine(restore.InstantFileInitialization switch
+        {
+            true => "Instant File Initialization: enabled (sys.dm_server_services): data files are not zeroed; the log file always is.",
+            false => "Instant File Initialization: disabled (sys.dm_server_services): every data file is zeroed before the copy; enabling it removes that time.",
+            null => "Instant File Initialization: not known (sys.dm_server_services did not say).",
+        });
+        text.AppendLine("Each restore trial wrote rows to msdb restore history; every scratch database was dropped after its trial" + (restore.NotDropped.Count > 0 ? ", except:" : "."));
+        foreach (var drop in restore.NotDropped)
+        {
+            text.AppendLine($"{(markdown ? "- " : "  ")}{TerminalText.Line(drop)}");
+        }
     }
 
     /// <summary>The trial files left on the server, with their paths, sizes and the command that removes them; empty when none.</summary>
@@ -240,6 +282,9 @@ internal static class TuneReportWriter
         json.WriteEndArray();
         json.WriteString("stopReason", result.StopReason);
         json.WriteBoolean("refused", result.Refused);
+        json.WriteStartArray("freeSpaceOverrides");
+        result.FreeSpaceOverrides.ToList().ForEach(json.WriteStringValue);
+        json.WriteEndArray();
         json.WriteNumber("relativeNoise", Math.Round(result.RelativeNoise, 4));
         json.WriteNumberOrNull("bestTrial", result.Best?.Number);
         json.WriteNumberOrNull("gain", result.Gain is { } g ? Math.Round(g, 4) : null);
@@ -263,6 +308,50 @@ internal static class TuneReportWriter
 
         json.WriteEndArray();
         json.WriteStringOrNull("keptFilesCommand", result.KeptFiles.Count > 0 ? TrialFileCleanup.Command(result.KeptFiles, result.Facts.Linux) : null);
+        if (result.Restore is not { } restore)
+        {
+            json.WriteNull("restore");
+            return;
+        }
+
+        json.WriteStartObject("restore");
+        json.WriteStartArray("trials");
+        foreach (var trial in restore.Trials)
+        {
+            json.WriteStartObject();
+            json.WriteNumber("number", trial.Number);
+            json.WriteString("scratchDatabase", trial.ScratchDatabase);
+            json.WriteNumberOrNull("bufferCount", trial.BufferCount);
+            json.WriteNumberOrNull("maxTransferSizeBytes", trial.MaxTransferSizeBytes);
+            json.WriteNumber("mbPerSecond", Math.Round(trial.RateMBps, 2));
+            json.WriteNumber("windowSeconds", Math.Round(trial.WindowSeconds, 2));
+            json.WriteBoolean("finished", trial.Finished);
+            json.WriteNumberOrNull("zeroingSeconds", trial.ZeroingSeconds is { } z ? Math.Round(z, 3) : null);
+            json.WriteStartArray("zeroedFiles");
+            trial.Zeroing.Select(f => f.Path).ToList().ForEach(json.WriteStringValue);
+            json.WriteEndArray();
+            json.WriteStringOrNull("bottleneck", trial.Bottleneck is { } b ? Kebab.Of(b) : null);
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+        json.WriteNumberOrNull("bestTrial", restore.Best?.Number);
+        json.WriteNumberOrNull("gain", restore.Gain is { } restoreGain ? Math.Round(restoreGain, 4) : null);
+        if (restore.InstantFileInitialization is { } ifi)
+        {
+            json.WriteBoolean("instantFileInitialization", ifi);
+        }
+        else
+        {
+            json.WriteNull("instantFileInitialization");
+        }
+
+        json.WriteString("stopReason", restore.StopReason);
+        json.WriteBoolean("refused", restore.Refused);
+        json.WriteStartArray("notDropped");
+        restore.NotDropped.ToList().ForEach(json.WriteStringValue);
+        json.WriteEndArray();
+        json.WriteEndObject();
     }
 
     private static string Json(Action<Utf8JsonWriter> write)

@@ -1,5 +1,6 @@
 using System.Globalization;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Tuning;
 
 namespace BackupXe.Core.History;
 
@@ -12,10 +13,13 @@ public sealed class HistoryContext
     private readonly Dictionary<string, List<ComparableRun>> _byInstance;
     private readonly string? _instance;
     private readonly HistoryComparisonSettings _settings;
+    private readonly IReadOnlyList<TuneRecord> _tunes;
 
     /// <param name="instance">The instance the analysed operations ran on; null to find it from the database's name.</param>
-    public HistoryContext(IEnumerable<InstanceOperation> records, string? instance, HistoryComparisonSettings settings)
+    /// <param name="tunes">The history's tune runs: a full backup is shown beside its database's latest tune before it.</param>
+    public HistoryContext(IEnumerable<InstanceOperation> records, string? instance, HistoryComparisonSettings settings, IReadOnlyList<TuneRecord>? tunes = null)
     {
+        _tunes = tunes ?? [];
         _byInstance = records
             .GroupBy(r => r.Instance, StringComparer.OrdinalIgnoreCase)
             .ToDictionary(g => g.Key, g => g.Select(r => ComparableRun.Of(r.Record)).ToList(), StringComparer.OrdinalIgnoreCase);
@@ -31,8 +35,17 @@ public sealed class HistoryContext
             return report;
         }
 
-        return report with { History = Compare(current) };
+        var history = Compare(current);
+        return report with { History = LastTune(report, history.Instance) is { } tune ? history with { LastTune = tune } : history };
     }
+
+    /// <summary>The latest tune of a full backup's database on its instance that finished before the backup started.</summary>
+    private TuneRecord? LastTune(OperationReport report, string? instance)
+        => report is { Kind: Events.OperationKind.Backup, Scope: Parsing.OperationScope.Database, Database: { } database, Start: { } start } && instance is not null
+            ? _tunes
+                .Where(t => t.Instance.Equals(instance, StringComparison.OrdinalIgnoreCase) && t.Database.Equals(database, StringComparison.OrdinalIgnoreCase) && t.TunedAt < start)
+                .MaxBy(t => t.TunedAt)
+            : null;
 
     private HistoryComparisonReport Compare(ComparableRun current)
     {

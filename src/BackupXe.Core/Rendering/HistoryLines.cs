@@ -22,6 +22,11 @@ public static class HistoryLines
         }
 
         lines.AddRange(history.Findings);
+        if (history.LastTune is { } tune)
+        {
+            lines.Add(tune.Against(history.ThroughputMBps));
+        }
+
         if (history.Concurrent.Count > 0)
         {
             var target = history.Targets.Count > 0 ? string.Join(", ", history.Targets) : "its target (not in the input)";

@@ -3,6 +3,7 @@ using BackupXe.Core.Analysis;
 using BackupXe.Core.History;
 using BackupXe.Core.Rendering.Html;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Tuning;
 
 namespace BackupXe.Core.Rendering;
 
@@ -21,4 +22,6 @@ namespace BackupXe.Core.Rendering;
 [JsonSerializable(typeof(HistoryComparisonReport))]
 [JsonSerializable(typeof(OperationChartData))]
 [JsonSerializable(typeof(HistoryChartData))]
+[JsonSerializable(typeof(TuneRecord))]
+[JsonSerializable(typeof(IReadOnlyList<TuneRecord>))]
 internal sealed partial class ReportJsonContext : JsonSerializerContext;

@@ -78,6 +78,9 @@ public sealed record HistoryComparisonReport
 
     /// <summary>The series' runs around this one, oldest first, for the report's strip chart.</summary>
     public IReadOnlyList<SeriesPointReport> Points { get; init; } = [];
+
+    /// <summary>The database's latest <c>backupxe tune</c> before this run, from the same history; null when none.</summary>
+    public TuneRecord? LastTune { get; init; }
 }
 
 /// <summary>

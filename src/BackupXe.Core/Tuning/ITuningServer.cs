@@ -47,6 +47,35 @@ public interface ITrialHost : ITuningServer
 }
 
 /// <summary>
+/// A server that can also run restore trials (<c>tune --restore</c>): each restores a complete backup into a new scratch
+/// database and drops it. Only a host that implements this runs them.
+/// </summary>
+public interface IRestoreTrialHost : ITrialHost
+{
+    /// <summary>What stops a restore trial (the login's CREATE DATABASE permission, which RESTORE needs for a new database); empty when ready.</summary>
+    Task<IReadOnlyList<string>> CheckRestoreReadyAsync(CancellationToken cancellationToken);
+
+    /// <summary>The backup's logical files (RESTORE FILELISTONLY). A backup the server cannot read throws <see cref="TrialFailedException"/>.</summary>
+    Task<IReadOnlyList<BackupFileEntry>> FileListAsync(IReadOnlyList<string> from, CancellationToken cancellationToken);
+
+    /// <summary>True when a database of that name exists (DB_ID).</summary>
+    Task<bool> DatabaseExistsAsync(string name, CancellationToken cancellationToken);
+
+    /// <summary>Enabled, disabled, or null when the server does not say (sys.dm_server_services).</summary>
+    Task<bool?> InstantFileInitializationAsync(CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Runs the RESTORE, captured like any operation, and stops it after <paramref name="window"/> if it has not finished;
+    /// on cancellation it stops it, and confirms it ended, first. A restore the server refused or failed throws
+    /// <see cref="TrialFailedException"/>.
+    /// </summary>
+    Task<TrialCapture> RunRestoreAsync(RestoreTrialStatement statement, TimeSpan window, CancellationToken cancellationToken);
+
+    /// <summary>Drops the scratch database (its files go with it); null when done, else why not.</summary>
+    Task<string?> DropAsync(RestoreTrialStatement statement, CancellationToken cancellationToken);
+}
+
+/// <summary>
 /// One trial as the server ran it: the captured operation (buffer configuration, effective options, waits, progress),
 /// the block size msdb recorded for it (null for a trial stopped before it finished: no history row), and the wall time.
 /// </summary>

@@ -18,6 +18,21 @@ public sealed record TuneRequest(
     public static readonly TimeSpan DefaultTimeBudget = TimeSpan.FromMinutes(30);
     public static readonly TimeSpan DefaultWindow = TimeSpan.FromSeconds(60);
 
+    /// <summary>The most free space a DBA may state for a directory: 1 PB, in MB.</summary>
+    public const long MaxStatedFreeMegabytes = 1L << 30;
+
+    /// <summary>
+    /// Free bytes the DBA states for a <c>--to</c> directory whose free space the server cannot report (no database file
+    /// on its volume, or Linux); used only then, and less what earlier trials left there.
+    /// </summary>
+    public IReadOnlyDictionary<string, long> StatedFreeBytes { get; init; } = new Dictionary<string, long>();
+
+    /// <summary>Restore trials after the backup trials (<c>--restore</c>); null for none.</summary>
+    public RestoreTuneRequest? Restore { get; init; }
+
+    /// <summary>The DBA accepts the risk of writing trial files where the server cannot report the free space.</summary>
+    public bool AcceptUnknownFreeSpace { get; init; }
+
     /// <summary>One line per problem; empty when the request can run.</summary>
     public IReadOnlyList<string> Validate()
     {
@@ -50,6 +65,32 @@ public sealed record TuneRequest(
         if (Window < TimeSpan.FromSeconds(5) || Window > TimeBudget)
         {
             problems.Add("--window must be at least 5s and within the time budget.");
+        }
+
+        if (Restore is { } restore)
+        {
+            if (string.IsNullOrWhiteSpace(restore.ScratchDirectory) || restore.ScratchDirectory.Trim().TrimEnd(':').Equals("NUL", StringComparison.OrdinalIgnoreCase))
+            {
+                problems.Add("--restore needs --scratch-dir: a directory on the server for the scratch databases' files.");
+            }
+
+            if (restore.From.Any(string.IsNullOrWhiteSpace))
+            {
+                problems.Add("--restore-from must name a backup file on the server.");
+            }
+        }
+
+        foreach (var (directory, bytes) in StatedFreeBytes)
+        {
+            if (!Directories.Contains(directory, StringComparer.Ordinal) && directory != Restore?.ScratchDirectory)
+            {
+                problems.Add($"--free-space-mb names '{directory}', which is not one of the --to directories nor the --scratch-dir.");
+            }
+
+            if (bytes < DiagnosisSettings.MegaByte || bytes > MaxStatedFreeMegabytes * DiagnosisSettings.MegaByte)
+            {
+                problems.Add($"--free-space-mb for '{directory}' must be between 1 and {MaxStatedFreeMegabytes} MB.");
+            }
         }
 
         return problems;

@@ -50,10 +50,12 @@ public sealed class Tuner
     private readonly List<Trial> _trials = [];
     private readonly HashSet<(TrialOptions, bool)> _tried = [];
     private readonly List<KeptTrialFile> _kept = [];
+    private readonly Dictionary<string, string> _overrides = new(StringComparer.Ordinal);
     private TuningFacts _facts = null!;
     private double _spent;
     private double _ratio = 1;
     private long? _memoryLimit;
+    private IReadOnlyList<string>? _finishedBackup;
 
     public Tuner(ITrialHost server, TuneRequest request)
     {
@@ -127,6 +129,13 @@ public sealed class Tuner
             notes.Add("This server offers no backup compression: no compressed trial is planned.");
         }
 
+        if (request.Restore is { } restore)
+        {
+            notes.Add($"Then up to {RestoreTuneRequest.MaxTrials} restore trials of {(restore.From.Count > 0 ? string.Join(", ", restore.From) : "the last trial backup that finished")}: "
+                + $"each RESTOREs into a new scratch database (backupxe_tune_{request.RunId}_rNN, checked unused first) with every file moved under {restore.ScratchDirectory}, never WITH REPLACE, "
+                + "and DROPs it after, Ctrl-C included (its files go with it); each writes a row to msdb restore history. The login needs CREATE DATABASE, checked first.");
+        }
+
         return new TuningPlan(
             request.Database,
             request.Directories,
@@ -159,9 +168,17 @@ public sealed class Tuner
         Facts = _facts;
         var plan = ForHost(Plan(_facts, _request), _server);
         var unready = await _server.CheckReadyAsync(_request, cancellationToken);
+        if (_request.Restore is not null)
+        {
+            // Least privilege first: the restore trials' permission is checked before any trial runs.
+            unready = _server is IRestoreTrialHost host
+                ? [.. unready, .. await host.CheckRestoreReadyAsync(cancellationToken)]
+                : [.. unready, "This server cannot run restore trials."];
+        }
+
         if (unready.Count > 0)
         {
-            return new TuningResult(plan, _facts, [], null, null, null, null, "Nothing ran: " + string.Join(" ", unready), Refused: true, 0, 0) { KeptFiles = _kept };
+            return new TuningResult(plan, _facts, [], null, null, null, null, "Nothing ran: " + string.Join(" ", unready), Refused: true, 0, 0) { KeptFiles = _kept, FreeSpaceOverrides = [.. _overrides.Values] };
         }
 
         Trial? ceiling = null;
@@ -203,7 +220,20 @@ public sealed class Tuner
             trial.RatioToCeiling = trial.RateMBps / ceiling!.RateMBps;
         }
 
-        return new TuningResult(plan, _facts, _trials, ceiling, compressed, baseline, best, reason, refused, _spent, Noise()) { KeptFiles = _kept };
+        RestoreTuningResult? restore = null;
+        if (_request.Restore is { } restoreRequest)
+        {
+            restore = refused
+                ? RestoreTuningResult.Nothing("No restore trial ran: the backup trials were refused or stopped for safety.")
+                : await RestoreAsync(restoreRequest, cancellationToken);
+        }
+
+        return new TuningResult(plan, _facts, _trials, ceiling, compressed, baseline, best, reason, refused, _spent, Noise())
+        {
+            KeptFiles = _kept,
+            FreeSpaceOverrides = [.. _overrides.Values],
+            Restore = restore,
+        };
     }
 
     private async Task<string> SearchAsync(Trial ceiling, Action<Trial> adopt, Func<Trial> incumbent, CancellationToken cancellationToken)
@@ -512,6 +542,11 @@ public sealed class Tuner
         }
 
         _spent += capture.WallSeconds;
+        if (capture.Finished && !trial.ToNul && !_server.DeletesFiles)
+        {
+            _finishedBackup = statement.Devices;
+        }
+
         var verdict = _diagnostician.Diagnose(capture.Operation).Verdict;
         var run = TrialMeasure.Of(statement, capture, verdict);
         trial.Add(run);
@@ -529,6 +564,133 @@ public sealed class Tuner
         {
             throw new TuningStopped($"The server reported {Figures.Memory(run.BufferMemoryBytes.Value)} of buffer memory for trial {trial.Number}, above the budget of {Figures.Memory(_request.MemoryBudgetBytes)}: stopped.", refused: true);
         }
+    }
+
+    /// <summary>
+    /// Restore trials: a complete backup restored into a new scratch database per trial (WITH MOVE under the scratch
+    /// directory, never REPLACE, the name checked unused first), stopped at its window like a backup trial and dropped
+    /// after it, Ctrl-C included. The server's defaults first, then a 4 MB transfer size, then larger buffer counts
+    /// within the memory budget, while each step gains. Each runs once: a restore's rate is judged on one window.
+    /// </summary>
+    private async Task<RestoreTuningResult> RestoreAsync(RestoreTuneRequest request, CancellationToken cancellationToken)
+    {
+        // Checked before any trial (RunAsync): a host that got this far runs restore trials.
+        var host = (IRestoreTrialHost)_server;
+
+        var from = request.From.Count > 0 ? request.From : _finishedBackup;
+        if (from is null)
+        {
+            return RestoreTuningResult.Nothing("No restore trial ran: no trial backup finished within its window (a longer --window lets one finish), and --restore-from names no complete backup.");
+        }
+
+        IReadOnlyList<BackupFileEntry> files;
+        try
+        {
+            files = await host.FileListAsync(from, cancellationToken);
+        }
+        catch (TrialFailedException failure)
+        {
+            return RestoreTuningResult.Nothing($"No restore trial ran: the backup's file list cannot be read: {failure.Message}");
+        }
+
+        var ifi = await host.InstantFileInitializationAsync(cancellationToken);
+        var trials = new List<RestoreTrial>();
+        var notDropped = new List<string>();
+        RestoreTrial? best = null;
+        string reason;
+        var refused = false;
+        try
+        {
+            reason = await RestoreSearchAsync(host, request, from, files, trials, notDropped, b => best = b, () => best, cancellationToken);
+        }
+        catch (TuningStopped stop)
+        {
+            (reason, refused) = (stop.Message, stop.Refused);
+        }
+
+        return new RestoreTuningResult(trials, best, ifi, reason, refused, notDropped);
+    }
+
+    private async Task<string> RestoreSearchAsync(
+        IRestoreTrialHost host, RestoreTuneRequest request, IReadOnlyList<string> from, IReadOnlyList<BackupFileEntry> files,
+        List<RestoreTrial> trials, List<string> notDropped, Action<RestoreTrial> adopt, Func<RestoreTrial?> incumbent, CancellationToken cancellationToken)
+    {
+        var steps = new List<(int? Count, long? Size)> { (null, null), (null, RestoreTuneRequest.LargeTransferSize) };
+        var next = 0;
+        while (trials.Count < RestoreTuneRequest.MaxTrials)
+        {
+            var best = incumbent();
+            if (next >= steps.Count)
+            {
+                // Larger buffer counts at the best transfer size so far, as long as they fit the budget.
+                var size = best?.MaxTransferSizeBytes;
+                var count = RestoreTuneRequest.BufferCounts.FirstOrDefault(c => (best?.BufferCount is not { } b || c > b)
+                    && c * (size ?? OperationMeasures.DefaultMaxTransferSize) <= _request.MemoryBudgetBytes);
+                if (count == 0)
+                {
+                    return "No larger buffer count fits the memory budget.";
+                }
+
+                steps.Add((count, size));
+            }
+
+            var (bufferCount, transferSize) = steps[next++];
+            if (_spent + _request.Window.TotalSeconds + TrialOverheadSeconds > _request.TimeBudget.TotalSeconds)
+            {
+                return $"The time budget ({Figures.Seconds(_request.TimeBudget.TotalSeconds)}) leaves no room for another restore trial.";
+            }
+
+            var trial = await RestoreOnceAsync(host, request, from, files, trials.Count + 1, bufferCount, transferSize, notDropped, cancellationToken);
+            trials.Add(trial);
+            if (best is null || trial.RateMBps > best.RateMBps)
+            {
+                adopt(trial);
+            }
+
+            // After the defaults and the transfer size, a buffer step that gains under a few percent ends the search.
+            if (best is not null && next > 2 && trial.RateMBps < best.RateMBps * (1 + MinimumGain))
+            {
+                return $"The last buffer step gained under {Figures.Percent(MinimumGain)}: the best restore trial is the optimum within reach.";
+            }
+        }
+
+        return $"{RestoreTuneRequest.MaxTrials} restore trials ran, the most a tune runs.";
+    }
+
+    private async Task<RestoreTrial> RestoreOnceAsync(
+        IRestoreTrialHost host, RestoreTuneRequest request, IReadOnlyList<string> from, IReadOnlyList<BackupFileEntry> files,
+        int number, int? bufferCount, long? transferSize, List<string> notDropped, CancellationToken cancellationToken)
+    {
+        var statement = RestoreTrialStatement.Of(from, files, request.ScratchDirectory, _request.RunId, number, bufferCount, transferSize);
+        if (await host.DatabaseExistsAsync(statement.Database, cancellationToken))
+        {
+            throw new TuningStopped($"A database named {statement.Database} exists: a restore trial never restores over a database.", refused: true);
+        }
+
+        // The restore creates every file at its full size before it copies.
+        await CheckFreeAsync(request.ScratchDirectory, files.Sum(f => f.SizeBytes), "a restore trial", cancellationToken);
+        TrialCapture capture;
+        try
+        {
+            capture = await host.RunRestoreAsync(statement, _request.Window, cancellationToken);
+        }
+        catch (TrialFailedException failure)
+        {
+            throw new TuningStopped($"Restore trial {number} failed: {failure.Message}", refused: true);
+        }
+        finally
+        {
+            // Dropped whatever happened, Ctrl-C included: a scratch database left behind is listed with its DROP.
+            if (await host.DropAsync(statement, CancellationToken.None) is { } problem)
+            {
+                notDropped.Add($"{statement.DropSql} -- {problem}");
+            }
+        }
+
+        _spent += capture.WallSeconds;
+        var (rate, window, _, _) = TrialMeasure.Rate(capture.Operation);
+        return new RestoreTrial(number, statement.Database, bufferCount, transferSize, rate, window, capture.Finished, capture.Operation.Zeroing,
+            _diagnostician.Diagnose(capture.Operation).Verdict?.Bottleneck);
     }
 
     /// <summary>
@@ -566,15 +728,55 @@ public sealed class Tuner
         var perFile = _facts.DatabaseBytes / statement.Devices.Count;
         foreach (var group in statement.Devices.GroupBy(path => _request.Directories.First(d => path.StartsWith(d.TrimEnd('\\', '/'), StringComparison.Ordinal))))
         {
-            var needed = perFile * group.Count() + (perFile * group.Count() / 10);
-            var free = await _server.FreeSpaceAsync(group.Key, cancellationToken);
-            if (free.Bytes is not { } bytes || bytes < needed)
-            {
-                throw new TuningStopped(free.Bytes is null
-                    ? $"The free space of {group.Key} cannot be read ({free.Unknown ?? "the server did not say"}): no trial writes there without it."
-                    : $"{group.Key} has {Figures.Memory(free.Bytes.Value)} free; a trial may write {Figures.Memory(needed)} there.", refused: true);
-            }
+            await CheckFreeAsync(group.Key, perFile * group.Count() + (perFile * group.Count() / 10), "a trial", cancellationToken);
         }
+    }
+
+    /// <summary>
+    /// Room for <paramref name="needed"/> bytes in <paramref name="directory"/>, as the server reports it or, where it
+    /// cannot, as the DBA stated it or accepted not to know; else the tune stops with the reason.
+    /// </summary>
+    private async Task CheckFreeAsync(string directory, long needed, string what, CancellationToken cancellationToken)
+    {
+        var free = await _server.FreeSpaceAsync(directory, cancellationToken);
+        if (free.Bytes is null && Overridden(directory, free.Unknown ?? "the server did not say") is { } stated)
+        {
+            free = stated;
+        }
+
+        if (free.Bytes is null && _request.AcceptUnknownFreeSpace)
+        {
+            return;
+        }
+
+        if (free.Bytes is not { } bytes || bytes < needed)
+        {
+            throw new TuningStopped(free.Bytes is null
+                ? $"The free space of {directory} cannot be read ({free.Unknown ?? "the server did not say"}): no trial writes there without it. State it with --free-space-mb \"{directory}=MB\", or accept the risk with --accept-unknown-free-space."
+                : $"{directory} has {Figures.Memory(free.Bytes.Value)} free{(_request.StatedFreeBytes.ContainsKey(directory) && _overrides.ContainsKey(directory) ? " (as stated, less the trial files already kept there)" : "")}; {what} may write {Figures.Memory(needed)} there.", refused: true);
+        }
+    }
+
+    /// <summary>
+    /// The free space the DBA stated for <paramref name="directory"/>, less every byte the trials kept there may hold,
+    /// or null when none was stated; either override is recorded, once per directory, for the report.
+    /// </summary>
+    private FreeSpace? Overridden(string directory, string why)
+    {
+        if (_request.StatedFreeBytes.TryGetValue(directory, out var stated))
+        {
+            _overrides.TryAdd(directory, $"{directory}: the server cannot report its free space ({why}); the stated {Figures.Memory(stated)} (--free-space-mb) was used in its place, less what earlier trials left there.");
+            var kept = _kept.Where(file => file.Path.StartsWith(TrialStatement.Join(directory, string.Empty), StringComparison.Ordinal))
+                .Sum(file => file.BytesAtMost ?? _facts.DatabaseBytes);
+            return FreeSpace.Of(Math.Max(0, stated - kept));
+        }
+
+        if (_request.AcceptUnknownFreeSpace)
+        {
+            _overrides.TryAdd(directory, $"{directory}: the server cannot report its free space ({why}); the check was overridden (--accept-unknown-free-space) and trials wrote there unchecked.");
+        }
+
+        return null;
     }
 
     private sealed class TuningStopped(string message, bool refused) : Exception(message)

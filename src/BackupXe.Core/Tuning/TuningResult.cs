@@ -28,6 +28,12 @@ public sealed record TuningResult(
     /// <summary>Trial files the host could not delete: their exact paths, for the DBA to remove (docs/tuning.md, Cleanup).</summary>
     public IReadOnlyList<KeptTrialFile> KeptFiles { get; init; } = [];
 
+    /// <summary>The restore trials (<c>--restore</c>); null when none were asked for.</summary>
+    public RestoreTuningResult? Restore { get; init; }
+
+    /// <summary>Free-space checks the DBA overrode (a stated free space, or the risk accepted), one line per directory.</summary>
+    public IReadOnlyList<string> FreeSpaceOverrides { get; init; } = [];
+
     /// <summary>Best over baseline, minus one; null without both.</summary>
     public double? Gain => Best is { } best && Baseline is { RateMBps: > 0 } baseline ? best.RateMBps / baseline.RateMBps - 1 : null;
 

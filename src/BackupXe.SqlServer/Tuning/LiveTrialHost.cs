@@ -1,6 +1,7 @@
 using System.Data;
 using System.Diagnostics;
 using System.Globalization;
+using BackupXe.Core.Events;
 using BackupXe.Core.Tuning;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
@@ -11,7 +12,8 @@ namespace BackupXe.SqlServer.Tuning;
 
 /// <summary>
 /// <c>backupxe tune --execute</c> against a live server. Before any trial: the login's BACKUP DATABASE permission on the
-/// database and the capture session running (the facts query has checked VIEW SERVER STATE and VIEW ANY DEFINITION).
+/// database and the capture session running (the facts query has checked VIEW SERVER STATE, or VIEW SERVER PERFORMANCE
+/// STATE from SQL Server 2022, and VIEW ANY DEFINITION).
 /// Each trial: the COPY_ONLY BACKUP on a connection of its own, whose session id and server clock are read first;
 /// stopped at its window by cancelling the command (SqlClient sends ATTENTION), then confirmed gone from
 /// sys.dm_exec_requests; its operation taken from the capture session (<see cref="TrialOperationCapture"/>) and, when it
@@ -19,8 +21,21 @@ namespace BackupXe.SqlServer.Tuning;
 /// volume holding the directory, when a database file lives there. Files are never deleted: no documented,
 /// least-privilege T-SQL deletes a file, so the tuner keeps and lists them (docs/tuning.md).
 /// </summary>
-public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSettings session, TrialOperationCapture capture, TimeProvider? time = null) : ITrialHost
+public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSettings session, TrialOperationCapture capture, TimeProvider? time = null) : IRestoreTrialHost
 {
+    /// <summary>
+    /// RESTORE of a database that does not exist needs CREATE DATABASE (the RESTORE page, Permissions): granted in master,
+    /// or through CREATE ANY DATABASE (dbcreator has it), as the CREATE DATABASE page lists.
+    /// </summary>
+    public const string RestoreReadyQuery = """
+        SELECT CASE WHEN HAS_PERMS_BY_NAME(NULL, NULL, N'CREATE ANY DATABASE') = 1
+                      OR HAS_PERMS_BY_NAME(N'master', N'DATABASE', N'CREATE DATABASE') = 1
+                    THEN 1 ELSE 0 END AS create_database;
+        """;
+
+    /// <summary>Whether the scratch name is taken: a restore trial never restores over a database.</summary>
+    public const string DatabaseExistsQuery = "SELECT CASE WHEN DB_ID(@name) IS NULL THEN 0 ELSE 1 END AS present;";
+
     /// <summary>The login's permission to back up the database (BACKUP DATABASE, granted alone or through db_backupoperator or db_owner).</summary>
     public const string ReadyQuery = """
         SELECT HAS_PERMS_BY_NAME(@database, N'DATABASE', N'BACKUP DATABASE') AS backup_database;
@@ -29,11 +44,11 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
     /// <summary>The trial connection's own session id and the server's clock, read before the BACKUP on the same connection.</summary>
     public const string TrialSessionQuery = "SELECT @@SPID AS session_id, SYSUTCDATETIME() AS server_utc;";
 
-    /// <summary>Whether the trial's BACKUP still runs on its session after the cancel.</summary>
+    /// <summary>Whether the trial's BACKUP (or RESTORE) still runs on its session after the cancel.</summary>
     public const string StillRunningQuery = """
         SELECT COUNT(*) AS running
         FROM sys.dm_exec_requests AS r
-        WHERE r.session_id = @session_id AND r.command LIKE N'BACKUP%';
+        WHERE r.session_id = @session_id AND (r.command LIKE N'BACKUP%' OR r.command LIKE N'RESTORE%');
         """;
 
     /// <summary>Each volume holding a database file, and its free bytes: the only volumes the server reports on.</summary>
@@ -130,31 +145,122 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
     public Task DeleteFileAsync(string path, CancellationToken cancellationToken) =>
         throw new NotSupportedException("A live server's trial files are kept and listed, never deleted by BackupXe.");
 
-    public async Task<TrialCapture> RunTrialAsync(TrialStatement statement, TimeSpan window, CancellationToken cancellationToken)
+    public Task<TrialCapture> RunTrialAsync(TrialStatement statement, TimeSpan window, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(statement);
+        return RunCapturedAsync(statement.Sql, statement.Database, OperationKind.Backup, statement.MediaName, window, cancellationToken);
+    }
+
+    public async Task<IReadOnlyList<string>> CheckRestoreReadyAsync(CancellationToken cancellationToken)
+    {
+        await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+        await using var command = factory.Command(connection, RestoreReadyQuery);
+        return Convert.ToInt64(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) ?? 0L, CultureInfo.InvariantCulture) == 1
+            ? []
+            : ["The login lacks CREATE DATABASE, which RESTORE needs to create the scratch database: GRANT CREATE ANY DATABASE TO <login>; (or add it to dbcreator)."];
+    }
+
+    public async Task<IReadOnlyList<BackupFileEntry>> FileListAsync(IReadOnlyList<string> from, CancellationToken cancellationToken)
+    {
+        var files = new List<BackupFileEntry>();
+        try
+        {
+            await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+            await using var command = factory.Command(connection, RestoreTrialStatement.FileListSql(from));
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                files.Add(new BackupFileEntry(
+                    SqlRows.Text(reader, "LogicalName") ?? throw new TrialFailedException("RESTORE FILELISTONLY returned a file without a logical name."),
+                    SqlRows.Text(reader, "Type")?.Trim() ?? "D",
+                    SqlRows.Number(reader, "Size") ?? 0));
+            }
+        }
+        catch (SqlException failure)
+        {
+            throw new TrialFailedException($"{ConnectionStringRedactor.RedactMessage(failure.Message)} (error {failure.Number})", failure);
+        }
+
+        return files.Count > 0 ? files : throw new TrialFailedException("RESTORE FILELISTONLY listed no file.");
+    }
+
+    public async Task<bool> DatabaseExistsAsync(string name, CancellationToken cancellationToken)
+    {
+        await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+        await using var command = factory.Command(connection, DatabaseExistsQuery);
+        command.Parameters.Add(new SqlParameter("@name", SqlDbType.NVarChar, 128) { Value = name });
+        return Convert.ToInt64(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) ?? 1L, CultureInfo.InvariantCulture) != 0;
+    }
+
+    public async Task<bool?> InstantFileInitializationAsync(CancellationToken cancellationToken)
+    {
+        try
+        {
+            await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+            await using var command = factory.Command(connection, Preflight.PreflightQueries.InstantFileInitialization);
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            return await reader.ReadAsync(cancellationToken).ConfigureAwait(false)
+                ? SqlRows.Text(reader, "instant_file_initialization_enabled")?.Trim().ToUpperInvariant() switch { "Y" => true, "N" => false, _ => null }
+                : null;
+        }
+        catch (SqlException)
+        {
+            return null;
+        }
+    }
+
+    public Task<TrialCapture> RunRestoreAsync(RestoreTrialStatement statement, TimeSpan window, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(statement);
+        return RunCapturedAsync(statement.Sql, statement.Database, OperationKind.Restore, null, window, cancellationToken);
+    }
+
+    public async Task<string?> DropAsync(RestoreTrialStatement statement, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(statement);
+        try
+        {
+            await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+            // Only the trial's own scratch database, checked by name first: a trial that failed before creating it leaves nothing to drop.
+            if (!await DatabaseExistsAsync(statement.Database, cancellationToken).ConfigureAwait(false))
+            {
+                return null;
+            }
+
+            await using var command = factory.Command(connection, statement.DropSql);
+            await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+            return null;
+        }
+        catch (SqlException failure)
+        {
+            return $"the server refused the DROP: {ConnectionStringRedactor.RedactMessage(failure.Message)} (error {failure.Number})";
+        }
+    }
+
+    private async Task<TrialCapture> RunCapturedAsync(string sql, string database, OperationKind kind, string? mediaName, TimeSpan window, CancellationToken cancellationToken)
+    {
         var clock = Stopwatch.StartNew();
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
         var (sessionId, since) = await TrialSessionAsync(connection, cancellationToken).ConfigureAwait(false);
-        await using var command = factory.Command(connection, statement.Sql);
-        // The window is the command timeout: at its end the driver sends ATTENTION, which stops the BACKUP.
+        await using var command = factory.Command(connection, sql);
+        // The window is the command timeout: at its end the driver sends ATTENTION, which stops the BACKUP or RESTORE.
         command.CommandTimeout = Math.Max(1, (int)Math.Ceiling(window.TotalSeconds));
         // Ctrl-C stops it sooner, through SqlCommand.Cancel (off the signal's thread: Cancel waits for the server).
         using var cancelOnCtrlC = cancellationToken.Register(() => _ = Task.Run(command.Cancel, CancellationToken.None));
-        var finished = await EndedAsync(command.ExecuteNonQueryAsync(CancellationToken.None)).ConfigureAwait(false);
+        var finished = await EndedAsync(command.ExecuteNonQueryAsync(CancellationToken.None), kind).ConfigureAwait(false);
         if (!finished)
         {
             await ConfirmStoppedAsync(sessionId).ConfigureAwait(false);
         }
 
         cancellationToken.ThrowIfCancellationRequested();
-        var (operation, problem) = await capture.TakeAsync(sessionId, statement.Database, since, finished, cancellationToken).ConfigureAwait(false);
+        var (operation, problem) = await capture.TakeAsync(sessionId, database, since, finished, kind, cancellationToken).ConfigureAwait(false);
         if (operation is null)
         {
             throw new TrialFailedException(problem!);
         }
 
-        int? block = finished && statement.MediaName is { } media ? await BlockSizeAsync(media, cancellationToken).ConfigureAwait(false) : null;
+        int? block = finished && mediaName is { } media ? await BlockSizeAsync(media, cancellationToken).ConfigureAwait(false) : null;
         return new TrialCapture(operation, block, clock.Elapsed.TotalSeconds, finished);
     }
 
@@ -171,8 +277,8 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         return ((int)(SqlRows.Number(reader, "session_id") ?? 0), since);
     }
 
-    /// <summary>True when the BACKUP completed; false when it was stopped. A server error of its own fails the trial.</summary>
-    private static async Task<bool> EndedAsync(Task backup)
+    /// <summary>True when the BACKUP or RESTORE completed; false when it was stopped. A server error of its own fails the trial.</summary>
+    private static async Task<bool> EndedAsync(Task backup, OperationKind kind)
     {
         try
         {
@@ -185,7 +291,7 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         }
         catch (SqlException failure)
         {
-            throw new TrialFailedException($"the server refused or failed the BACKUP: {ConnectionStringRedactor.RedactMessage(failure.Message)} (error {failure.Number})", failure);
+            throw new TrialFailedException($"the server refused or failed the {(kind == OperationKind.Backup ? "BACKUP" : "RESTORE")}: {ConnectionStringRedactor.RedactMessage(failure.Message)} (error {failure.Number})", failure);
         }
     }
 

@@ -8,8 +8,9 @@ namespace BackupXe.SqlServer.Tuning;
 /// <summary>
 /// What <c>backupxe tune</c> reads from a live server before planning, read-only: the database's data size, whether
 /// compression is available and on by default, the algorithms its version has, TDE, the platform, and whether another
-/// backup or restore of the database runs. The login needs VIEW SERVER STATE (2022 and later: VIEW SERVER PERFORMANCE
-/// STATE, which it implies) and VIEW ANY DEFINITION, checked first.
+/// backup or restore of the database runs. The login needs VIEW SERVER STATE on SQL Server 2019 and earlier and VIEW
+/// SERVER PERFORMANCE STATE on 2022 and later (what sys.dm_exec_requests and sys.dm_os_volume_stats document; VIEW
+/// SERVER STATE covers it), and VIEW ANY DEFINITION, checked first.
 /// </summary>
 public sealed class LiveTuningServer(SqlConnectionFactory factory) : ITuningServer
 {

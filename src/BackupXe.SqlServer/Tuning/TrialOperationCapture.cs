@@ -43,10 +43,10 @@ public sealed class TrialOperationCapture : IOperationSink, IAsyncDisposable
     void IOperationSink.OnOperationCompleted(OperationReport report) => _completed.Add(report);
 
     /// <summary>
-    /// The operation of the BACKUP run on <paramref name="sessionId"/> at or after <paramref name="sinceUtc"/> (server
+    /// The operation of the BACKUP (or RESTORE, by <paramref name="kind"/>) run on <paramref name="sessionId"/> at or after <paramref name="sinceUtc"/> (server
     /// clock) of <paramref name="database"/>; null with the reason when the session did not deliver it in time.
     /// </summary>
-    public async Task<(OperationReport? Operation, string? Problem)> TakeAsync(int sessionId, string database, DateTime sinceUtc, bool finished, CancellationToken cancellationToken)
+    public async Task<(OperationReport? Operation, string? Problem)> TakeAsync(int sessionId, string database, DateTime sinceUtc, bool finished, OperationKind kind, CancellationToken cancellationToken)
     {
         var started = _time.GetTimestamp();
         var flushed = false;
@@ -56,7 +56,7 @@ public sealed class TrialOperationCapture : IOperationSink, IAsyncDisposable
             {
                 // Operations of the history before the trial (read from the files' start) are not kept: memory stays flat.
                 _completed.RemoveAll(o => o.Start is not { } at || at < sinceUtc.AddSeconds(-1));
-                var found = _completed.FindIndex(o => o.Kind == OperationKind.Backup && o.SessionId == sessionId
+                var found = _completed.FindIndex(o => o.Kind == kind && o.SessionId == sessionId
                     && string.Equals(o.Database, database, StringComparison.OrdinalIgnoreCase)
                     && o.Start is { } start && start >= sinceUtc.AddSeconds(-1));
                 if (found >= 0)

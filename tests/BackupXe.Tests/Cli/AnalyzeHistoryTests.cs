@@ -110,6 +110,20 @@ public sealed class AnalyzeHistoryTests : IDisposable
     }
 
     [Fact]
+    public async Task A_full_backup_after_a_tune_of_its_database_is_shown_beside_the_tune()
+    {
+        var history = await HistoryAsync();
+        await new SqliteHistoryStore(history, TimeProvider.System).SaveTuneAsync(
+            TuneHistoryTests.Tune("SalesDB", new DateTime(2024, 4, 29, 9, 0, 0, DateTimeKind.Utc), best: 520), CancellationToken.None);
+
+        var run = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--history", history, "--format", "markdown");
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("last tuned 2024-04-29 09:00 UTC: best 2 files, BUFFERCOUNT 64, MAXTRANSFERSIZE 4 MB, NO_COMPRESSION at 520 MB/s", run.Output);
+        Assert.Contains("of the tuned rate", run.Output);
+    }
+
+    [Fact]
     public async Task The_html_report_draws_the_run_on_its_series()
     {
         var history = await HistoryAsync();

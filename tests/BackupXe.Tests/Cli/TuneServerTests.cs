@@ -1,7 +1,9 @@
 using System.CommandLine;
 using BackupXe.Cli.Commands;
+using BackupXe.Tests.Support;
 using BackupXe.Tests.Support.Tds;
 using BackupXe.Tests.Tuning;
+using BackupXe.Tests.Worker;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;
@@ -99,6 +101,107 @@ public sealed class TuneServerTests
         Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
         Assert.All(tds.Backups, sql => Assert.Contains("TO DISK = N'NUL'", sql, StringComparison.Ordinal));
         Assert.Contains("no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_stated_free_space_overrides_the_refusal_says_so_and_the_result_goes_to_the_history()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories);
+        tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\");
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        using var folder = new TempDirectory();
+        var history = folder.File("history.db");
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m",
+            "--free-space-mb", directories[0] + "=104857600", "--history", history, "--instance", "SQL01");
+
+        Assert.True(run.ExitCode == 0, run.Error + run.Output);
+        Assert.NotEmpty(tds.FilesWritten);
+        Assert.Contains($"Free-space check overridden: {directories[0]}: the server cannot report its free space (no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
+        Assert.Contains("is stored in the history", run.Error, StringComparison.Ordinal);
+
+        var listed = await CliRun.RunAsync("history", "tunes", "--path", history, "--database", "sales");
+        Assert.True(listed.ExitCode == 0, listed.Error);
+        Assert.Contains("Tune runs of [Sales] on SQL01", listed.Output, StringComparison.Ordinal);
+        Assert.Contains(" UTC: best ", listed.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_history_that_cannot_take_the_result_stops_the_tune_before_any_trial()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories);
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        using var folder = new TempDirectory();
+        var foreign = folder.File("other.db");
+        await using (var connection = new Microsoft.Data.Sqlite.SqliteConnection($"Data Source={foreign};Pooling=False"))
+        {
+            await connection.OpenAsync();
+            await using var command = connection.CreateCommand();
+            command.CommandText = "CREATE TABLE invoices (id INTEGER);";
+            await command.ExecuteNonQueryAsync();
+        }
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--history", foreign);
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Empty(tds.Backups);
+        Assert.Contains("another program's SQLite database", run.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Restore_trials_restore_into_new_scratch_databases_drop_each_report_zeroing_and_never_reuse_a_taken_name()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories) { TakenScratchTrial = 4 };
+        tds.Sql.InstantFileInitialization = "N";
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "3m",
+            "--restore", "--restore-from", @"Z:\Nightly\Sales'full.bak", "--scratch-dir", @"X:\Scratch");
+
+        // Three trials ran (defaults, 4 MB transfers, 32 buffers); the fourth's name was taken, so it never ran.
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+        Assert.True(tds.Restores.Count == 3, run.Output + string.Join("\n", tds.Restores));
+        var scratch = tds.Restores.Select(sql => sql[("RESTORE DATABASE [".Length)..sql.IndexOf(']', StringComparison.Ordinal)]).ToList();
+        Assert.All(scratch, name => Assert.Matches("^backupxe_tune_[0-9a-f]{8}_r0[1-3]$", name));
+        Assert.Equal(scratch, tds.Dropped);
+        Assert.Equal(["Sales"], tds.Databases);
+        foreach (var sql in tds.Restores)
+        {
+            Assert.Contains(@"FROM DISK = N'Z:\Nightly\Sales''full.bak'", sql, StringComparison.Ordinal);
+            Assert.Contains(@"MOVE N'Sales_log' TO N'X:\Scratch\backupxe_tune_", sql, StringComparison.Ordinal);
+            var fragment = new Microsoft.SqlServer.TransactSql.ScriptDom.TSql150Parser(true).Parse(new StringReader(sql), out var errors);
+            Assert.Empty(errors);
+            var restore = Assert.IsType<Microsoft.SqlServer.TransactSql.ScriptDom.RestoreStatement>(Assert.Single(Assert.Single(((Microsoft.SqlServer.TransactSql.ScriptDom.TSqlScript)fragment).Batches).Statements));
+            Assert.DoesNotContain(restore.Options, o => o.OptionKind == Microsoft.SqlServer.TransactSql.ScriptDom.RestoreOptionKind.Replace);
+        }
+
+        Assert.DoesNotContain("MAXTRANSFERSIZE", tds.Restores[0], StringComparison.Ordinal);
+        Assert.Contains("MAXTRANSFERSIZE = 4194304", tds.Restores[1], StringComparison.Ordinal);
+        Assert.Contains("BUFFERCOUNT = 32,\n     MAXTRANSFERSIZE = 4194304", tds.Restores[2], StringComparison.Ordinal);
+        Assert.Contains("Restore trials:", run.Output, StringComparison.Ordinal);
+        Assert.Contains("zeroing 0.8 s", run.Output, StringComparison.Ordinal);
+        Assert.Contains("Instant File Initialization: disabled", run.Output, StringComparison.Ordinal);
+        Assert.Contains("Best restore: trial 3, BUFFERCOUNT 32, MAXTRANSFERSIZE 4096 KB", run.Output, StringComparison.Ordinal);
+        Assert.Contains("_r04 exists: a restore trial never restores over a database.", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Without_create_database_no_trial_runs_and_the_grant_is_named()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories) { RestorePermission = false };
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m",
+            "--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch");
+
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+        Assert.True(tds.Backups.Count == 0, run.Output);
+        Assert.Empty(tds.Restores);
+        Assert.Contains("GRANT CREATE ANY DATABASE TO <login>;", run.Output, StringComparison.Ordinal);
     }
 
     private static async Task<CliRun> TuneAsync(TdsServerDouble server, CancellationToken cancellationToken, params string[] extra)

@@ -45,6 +45,30 @@ public sealed class ReadOnlyHistoryTests : IDisposable
         Assert.Equal(before, await File.ReadAllBytesAsync(history));
     }
 
+    [Fact]
+    public async Task Tune_runs_of_a_history_whose_shared_memory_file_cannot_be_created_are_listed_and_it_is_left_unchanged()
+    {
+        // Given a history holding one tune (migration 2 applied), closed cleanly
+        var history = Path.Combine(_folder, "history.db");
+        await new BackupXe.History.SqliteHistoryStore(history, TimeProvider.System).SaveTuneAsync(BackupXe.Tests.History.TuneHistoryTests.Tune(), CancellationToken.None);
+        SqliteConnection.ClearAllPools();
+        foreach (var leftover in new[] { "-wal", "-shm" }.Select(suffix => history + suffix).Where(File.Exists))
+        {
+            File.Delete(leftover);
+        }
+
+        File.CreateSymbolicLink(history + "-shm", Path.Combine(_folder, "no-such-folder", "shm"));
+        var before = await File.ReadAllBytesAsync(history);
+
+        // When
+        var run = await CliRun.RunAsync("history", "tunes", "--path", history, "--format", "json");
+
+        // Then
+        Assert.True(run.ExitCode == 0, $"exit {run.ExitCode}\n{run.Error}");
+        Assert.Contains("\"bestMBps\": 850", run.Output);
+        Assert.Equal(before, await File.ReadAllBytesAsync(history));
+    }
+
     public void Dispose()
     {
         SqliteConnection.ClearAllPools();

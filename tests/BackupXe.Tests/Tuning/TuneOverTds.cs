@@ -29,6 +29,7 @@ internal sealed partial class TuneOverTds
         _model = model;
         _directories = directories;
         _random = new Random(seed);
+        BackupFiles.AddRange([new BackupFileEntry("Sales", "D", model.DatabaseBytes), new BackupFileEntry("Sales_log", "L", 1L << 30)]);
         Sql.SessionExists = true;
         Sql.SessionRunning = true;
         Sql.Script.Serve(Events);
@@ -58,8 +59,99 @@ internal sealed partial class TuneOverTds
             .On("sys.dm_os_volume_stats", _ => Volumes.Aggregate(
                 new TdsResultSet(TdsColumn.NVarChar("volume_mount_point", 512), TdsColumn.BigInt("available_bytes")),
                 (set, v) => set.Row(v.MountPoint, v.Available)) is var volumes ? TdsResponse.Of(volumes) : TdsResponse.Empty)
-            .On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), Answer);
+            .On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), Answer)
+            .On("AS create_database", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("create_database")).Row(RestorePermission ? 1 : 0)))
+            .On("RESTORE FILELISTONLY", _ => BackupFiles.Aggregate(
+                new TdsResultSet(TdsColumn.NVarChar("LogicalName", 128), TdsColumn.NVarChar("PhysicalName", 260), TdsColumn.NVarChar("Type", 1), TdsColumn.NVarChar("FileGroupName", 128), TdsColumn.BigInt("Size")),
+                (set, f) => set.Row(f.LogicalName, @"D:\Data\" + f.LogicalName + (f.Type == "L" ? ".ldf" : ".mdf"), f.Type, f.Type == "L" ? null : "PRIMARY", f.SizeBytes)) is var files ? TdsResponse.Of(files) : TdsResponse.Empty)
+            .On("AS present", request =>
+            {
+                lock (_gate)
+                {
+                    var name = (string)request.Parameters["@name"]!;
+                    var taken = TakenScratchTrial is { } trial && name.EndsWith(string.Create(CultureInfo.InvariantCulture, $"_r{trial:00}"), StringComparison.Ordinal);
+                    return TdsResponse.Of(new TdsResultSet(TdsColumn.Int("present")).Row(taken || Databases.Contains(name) ? 1 : 0));
+                }
+            })
+            .On(r => r.Text.StartsWith("RESTORE DATABASE", StringComparison.Ordinal), Restore)
+            .On(r => r.Text.StartsWith("DROP DATABASE", StringComparison.Ordinal), request =>
+            {
+                lock (_gate)
+                {
+                    var name = NamePattern().Match(request.Text).Groups[1].Value.Replace("]]", "]", StringComparison.Ordinal);
+                    Dropped.Add(name);
+                    Databases.Remove(name);
+                    return TdsResponse.Empty;
+                }
+            });
     }
+
+    /// <summary>RESTORE's CREATE DATABASE permission, as the double's HAS_PERMS_BY_NAME answers it.</summary>
+    public bool RestorePermission { get; set; } = true;
+
+    /// <summary>A restore trial whose scratch name DB_ID finds taken (another database of that name), or null.</summary>
+    public int? TakenScratchTrial { get; set; }
+
+    /// <summary>The databases DB_ID finds: a restore trial adds its scratch database, DROP DATABASE removes it.</summary>
+    public HashSet<string> Databases { get; } = new(StringComparer.OrdinalIgnoreCase) { "Sales" };
+
+    /// <summary>What RESTORE FILELISTONLY lists for the backup restored: a data file the database's size and a 1 GB log.</summary>
+    public List<BackupFileEntry> BackupFiles { get; } = [];
+
+    public List<string> Restores { get; } = [];
+
+    public List<string> Dropped { get; } = [];
+
+    /// <summary>
+    /// A restore trial: its scratch database created, its capture written (zeroing of the log, and of the data file
+    /// without Instant File Initialization, then the copy at a rate that grows with buffer memory up to a ceiling),
+    /// then nothing until the cancel, as a long restore does.
+    /// </summary>
+    public TdsResponse Restore(TdsRequest request)
+    {
+        var sql = request.Text;
+        var database = NamePattern().Match(sql).Groups[1].Value.Replace("]]", "]", StringComparison.Ordinal);
+        var moves = MovePattern().Matches(sql).Select(m => m.Groups[1].Value.Replace("''", "'", StringComparison.Ordinal)).ToList();
+        var memory = (Number(sql, "BUFFERCOUNT") ?? 6) * (Number(sql, "MAXTRANSFERSIZE") ?? ServerModel.MB);
+        var rate = Math.Min(RestoreCeilingMBps, 150 * Math.Sqrt(memory / (6.0 * ServerModel.MB)));
+        int session;
+        lock (_gate)
+        {
+            session = _sessionId;
+            Restores.Add(sql);
+            Databases.Add(database);
+        }
+
+        var events = new List<string>();
+        var at = DateTime.UtcNow;
+        void Message(double seconds, string text) => events.Add(Trace(at.AddSeconds(seconds), session, text, database, restore: true));
+        Message(0, "RESTORE DATABASE started");
+        Message(0.01, "Backup/Restore buffer configuration parameters");
+        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"BufferCount:                {Number(sql, "BUFFERCOUNT") ?? 6}"));
+        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"MaxTransferSize:            {(Number(sql, "MAXTRANSFERSIZE") ?? ServerModel.MB) / 1024} KB"));
+        var zeroAt = 0.05;
+        foreach (var path in moves.Where(p => p.EndsWith(".ldf", StringComparison.Ordinal) || Sql.InstantFileInitialization != "Y"))
+        {
+            Message(zeroAt, $"Zeroing {path} from page 1 to 131072 (0x2000 to 0x40000000)");
+            Message(zeroAt + 0.4, $"Zeroing completed on {path}");
+            zeroAt += 0.5;
+        }
+
+        Message(zeroAt, "Transferring data to " + database);
+        var bytes = 0.0;
+        for (var second = 1; second <= WindowSeconds; second++)
+        {
+            bytes += rate * ServerModel.MB * Math.Max(0.5, 1 + (0.02 * Gaussian()));
+            var done = Math.Min((long)bytes, _model.DatabaseBytes - 1);
+            Message(zeroAt + second, string.Create(CultureInfo.InvariantCulture, $"{done * 100 / _model.DatabaseBytes} percent ({done}/{_model.DatabaseBytes} bytes) processed"));
+        }
+
+        Events.Append(events);
+        return new TdsResponse().Stall();
+    }
+
+    /// <summary>The restore's copy rate at most, MB/s: where buffer memory stops helping.</summary>
+    public double RestoreCeilingMBps { get; init; } = 800;
 
     public ScriptedSqlServer Sql { get; } = new();
 
@@ -167,8 +259,8 @@ internal sealed partial class TuneOverTds
         return [(187, "BACKUPBUFFER", bufferMs, (long)(bufferMs * signal)), (188, "BACKUPIO", ioMs, (long)(ioMs * signal))];
     }
 
-    private static string Trace(DateTime at, int session, string message) => $"""
-        <event name="backup_restore_progress_trace" package="sqlserver" timestamp="{Stamp(at)}"><data name="operation_type"><type name="backup_restore_operation_type" package="sqlserver" /><value>0</value><text>Backup</text></data><data name="trace_level"><type name="uint16" package="package0" /><value>0</value></data><data name="database_name"><type name="unicode_string" package="package0" /><value><![CDATA[Sales]]></value></data><data name="trace_message"><type name="unicode_string" package="package0" /><value><![CDATA[{message}]]></value></data><action name="session_id" package="sqlserver"><type name="uint16" package="package0" /><value>{session}</value></action></event>
+    private static string Trace(DateTime at, int session, string message, string database = "Sales", bool restore = false) => $"""
+        <event name="backup_restore_progress_trace" package="sqlserver" timestamp="{Stamp(at)}"><data name="operation_type"><type name="backup_restore_operation_type" package="sqlserver" /><value>{(restore ? 1 : 0)}</value><text>{(restore ? "Restore" : "Backup")}</text></data><data name="trace_level"><type name="uint16" package="package0" /><value>0</value></data><data name="database_name"><type name="unicode_string" package="package0" /><value><![CDATA[{database}]]></value></data><data name="trace_message"><type name="unicode_string" package="package0" /><value><![CDATA[{message}]]></value></data><action name="session_id" package="sqlserver"><type name="uint16" package="package0" /><value>{session}</value></action></event>
         """;
 
     private static string Wait(DateTime at, int session, int key, string name, long ms, long signal) => $"""
@@ -195,4 +287,10 @@ internal sealed partial class TuneOverTds
 
     [GeneratedRegex(@"ALGORITHM = (\w+)")]
     private static partial Regex AlgorithmPattern();
+
+    [GeneratedRegex(@"^(?:RESTORE|DROP) DATABASE \[((?:[^\]]|\]\])*)\]")]
+    private static partial Regex NamePattern();
+
+    [GeneratedRegex(@"MOVE N'(?:[^']|'')*' TO N'((?:[^']|'')*)'")]
+    private static partial Regex MovePattern();
 }

@@ -1,4 +1,5 @@
 using BackupXe.Core.Events;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.SqlServer;
@@ -106,5 +107,60 @@ public sealed class SqlServerHistoryStoreTests
         var failure = await Assert.ThrowsAsync<HistoryStoreException>(() => store.InitializeAsync(CancellationToken.None));
 
         Assert.Contains("sessions/backupxe-history-sqlserver.sql", failure.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_tune_is_stored_once_on_its_key_and_read_back_as_the_last_one_before_a_backup()
+    {
+        // The double plays dbo.tune_runs: the keys it was sent, and the JSON of the one stored.
+        var keys = new HashSet<string>();
+        string? stored = null;
+        var script = new TdsScript()
+            .On("INSERT INTO dbo.tune_runs", request =>
+            {
+                var added = keys.Add(string.Join("|", new[] { "@instance", "@database", "@tuned" }.Select(name => request.Parameters[name]?.ToString())));
+                stored ??= (string?)request.Parameters["@json"];
+                return TdsResponse.Of(new TdsResultSet(TdsColumn.Int("inserted")).Row(added ? 1 : 0));
+            })
+            .On("SELECT TOP (1) tune_json", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("tune_json", null)).Row(stored)));
+        await using var server = TdsServerDouble.Start(script);
+        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), TimeSpan.Zero);
+        var tune = BackupXe.Tests.History.TuneHistoryTests.Tune();
+
+        var first = await store.SaveTuneAsync(tune, CancellationToken.None);
+        var again = await store.SaveTuneAsync(tune, CancellationToken.None);
+        var last = await store.LastTuneAsync("SQL01", "Sales", tune.TunedAt.AddDays(1), CancellationToken.None);
+
+        Assert.True(first);
+        Assert.False(again);
+        Assert.Equal(ReportJson.Serialize(tune), ReportJson.Serialize(last!));
+        var insert = server.Requests.First(r => r.Text.Contains("INSERT INTO dbo.tune_runs", StringComparison.Ordinal));
+        Assert.Contains("WITH (UPDLOCK, HOLDLOCK)", insert.Text, StringComparison.Ordinal);
+        Assert.Equal(850.0, insert.Parameters["@best"]);
+        var read = server.Requests.First(r => r.Text.Contains("SELECT TOP (1) tune_json", StringComparison.Ordinal));
+        Assert.Equal(tune.TunedAt.AddDays(1), read.Parameters["@before"]);
+    }
+
+    [Fact]
+    public async Task A_repository_without_the_tune_table_stores_no_tune_and_names_migration_2()
+    {
+        // The batch's own check answers -1 when dbo.tune_runs is missing (a script from before migration 2).
+        await using var server = TdsServerDouble.Start(new TdsScript().On("INSERT INTO dbo.tune_runs", TdsResponse.Of(new TdsResultSet(TdsColumn.Int("inserted")).Row(-1))));
+        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), TimeSpan.Zero);
+
+        var failure = await Assert.ThrowsAsync<HistoryStoreException>(() => store.SaveTuneAsync(BackupXe.Tests.History.TuneHistoryTests.Tune(), CancellationToken.None));
+
+        Assert.Contains("migration 2", failure.Message, StringComparison.Ordinal);
+        Assert.Contains("sessions/backupxe-history-sqlserver.sql", failure.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_repository_without_the_tune_table_has_no_last_tune()
+    {
+        // The query's IF answers no result set at all when dbo.tune_runs is missing.
+        await using var server = TdsServerDouble.Start(new TdsScript().On("FROM dbo.tune_runs", TdsResponse.Empty));
+        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), TimeSpan.Zero);
+
+        Assert.Null(await store.LastTuneAsync("SQL01", "Sales", DateTime.UtcNow, CancellationToken.None));
     }
 }

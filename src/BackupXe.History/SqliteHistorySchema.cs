@@ -1,0 +1,110 @@
+using System.Globalization;
+using Microsoft.Data.Sqlite;
+
+namespace BackupXe.History;
+
+/// <summary>
+/// The SQLite history's versioned migrations (docs/history.md, "Storage: migrations"), applied in order in one write
+/// transaction, the file's <c>PRAGMA user_version</c> then set to the last one. Every migration only adds (a nullable
+/// column, a table), so a build that knows fewer still reads and writes the file, and a file of a later version is
+/// left as it is. A file from before the numbering has user_version 0 and may already hold migration 1's columns:
+/// each step checks before it changes anything, so applying one twice changes nothing.
+/// </summary>
+internal static class SqliteHistorySchema
+{
+    /// <summary>1: <c>sources</c> and <c>history_json</c> on operations (history import); 2: the <c>tune_runs</c> table.</summary>
+    public const int Version = 2;
+
+    private const string TuneRuns = """
+        CREATE TABLE IF NOT EXISTS tune_runs (
+            id                INTEGER PRIMARY KEY,
+            instance_name     TEXT    NOT NULL,
+            database_name     TEXT    NOT NULL,
+            tuned_at          TEXT    NOT NULL,
+            best_mbps         REAL    NULL,
+            baseline_mbps     REAL    NULL,
+            read_ceiling_mbps REAL    NULL,
+            tune_json         TEXT    NOT NULL,
+            recorded_at       TEXT    NOT NULL
+        );
+        CREATE UNIQUE INDEX IF NOT EXISTS ux_tune_runs_identity
+            ON tune_runs (instance_name, database_name COLLATE NOCASE, tuned_at);
+        """;
+
+    /// <summary>The file's version: 0 before the numbering began.</summary>
+    public static async Task<int> VersionAsync(SqliteConnection connection, CancellationToken cancellationToken)
+    {
+        await using var command = connection.CreateCommand();
+        command.CommandText = "PRAGMA user_version;";
+        return Convert.ToInt32(await command.ExecuteScalarAsync(cancellationToken), CultureInfo.InvariantCulture);
+    }
+
+    /// <summary>Applies the migrations the file lacks, all or none; a no-op on a file at this version or later.</summary>
+    public static async Task MigrateAsync(SqliteConnection connection, CancellationToken cancellationToken)
+    {
+        if (await VersionAsync(connection, cancellationToken) >= Version)
+        {
+            return;
+        }
+
+        // BEGIN IMMEDIATE: two processes migrating at once serialise here, and the second finds the work done.
+        await using var transaction = (SqliteTransaction)await connection.BeginTransactionAsync(cancellationToken);
+        var version = await VersionAsync(connection, cancellationToken);
+        if (version < 1)
+        {
+            var columns = await ColumnsAsync(connection, transaction, cancellationToken);
+            var migration = (columns.Contains("sources") ? string.Empty : "ALTER TABLE operations ADD COLUMN sources TEXT NULL;")
+                + (columns.Contains("history_json") ? string.Empty : "ALTER TABLE operations ADD COLUMN history_json TEXT NULL;");
+            await ExecuteAsync(connection, transaction, migration, cancellationToken);
+        }
+
+        if (version < 2)
+        {
+            await ExecuteAsync(connection, transaction, TuneRuns, cancellationToken);
+        }
+
+        if (version < Version)
+        {
+            await ExecuteAsync(connection, transaction, string.Create(CultureInfo.InvariantCulture, $"PRAGMA user_version = {Version};"), cancellationToken);
+        }
+
+        await transaction.CommitAsync(cancellationToken);
+    }
+
+    /// <summary>Whether the file has the table of <paramref name="name"/>, for a reader that must not migrate.</summary>
+    public static async Task<bool> HasTableAsync(SqliteConnection connection, string name, CancellationToken cancellationToken)
+    {
+        await using var command = connection.CreateCommand();
+        command.CommandText = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = $name;";
+        command.Parameters.AddWithValue("$name", name);
+        return Convert.ToInt64(await command.ExecuteScalarAsync(cancellationToken), CultureInfo.InvariantCulture) > 0;
+    }
+
+    private static async Task ExecuteAsync(SqliteConnection connection, SqliteTransaction transaction, string sql, CancellationToken cancellationToken)
+    {
+        if (sql.Length == 0)
+        {
+            return;
+        }
+
+        await using var command = connection.CreateCommand();
+        command.Transaction = transaction;
+        command.CommandText = sql;
+        await command.ExecuteNonQueryAsync(cancellationToken);
+    }
+
+    private static async Task<HashSet<string>> ColumnsAsync(SqliteConnection connection, SqliteTransaction transaction, CancellationToken cancellationToken)
+    {
+        await using var command = connection.CreateCommand();
+        command.Transaction = transaction;
+        command.CommandText = "SELECT name FROM pragma_table_info('operations');";
+        var columns = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken);
+        while (await reader.ReadAsync(cancellationToken))
+        {
+            columns.Add(reader.GetString(0));
+        }
+
+        return columns;
+    }
+}
