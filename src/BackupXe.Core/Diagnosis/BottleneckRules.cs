@@ -450,8 +450,8 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
     /// session cannot run there and what the trace flags give instead.
     /// </summary>
     public static string MissingWaitsFor(ServerVersion? server) => server is { HasProgressTrace: false }
-        ? $"No waits were captured for this operation, and its server, {server.Product} (from {server.Evidence}), predates BackupXe's XE session (SQL Server 2016 and later): "
-            + "trace flags 3213 and 3605 give the buffer configuration and steps instead, though not the waits (recommendation capture-trace-flags)."
+        ? $"No waits were captured for this operation, and its server, {server.Product} (from {server.Evidence}), predates BackupXe's XE session (SQL Server 2016 and later), "
+            + "so no capture BackupXe reads gives its waits: the steps and the buffer configuration (trace flags 3004 or 3014 with 3213 and 3605, recommendation capture-trace-flags) are what can be had."
         : MissingWaits;
 
     private Verdict Judge(OperationMeasures measures, WaitShares waits)

@@ -55,7 +55,8 @@ internal sealed class Remedies(DiagnosisSettings settings)
                 list.Add(RestoreOverExisting(measures, zeroing));
                 break;
             case Bottleneck.Unknown:
-                list.Add(NeedsWaits(measures) ? beforeProgressTrace ? CaptureTraceFlags(measures) : CaptureWaits() : null);
+                // Before 2016 nothing BackupXe reads gives the waits: the flags are offered only for what this input lacks.
+                list.Add(!NeedsWaits(measures) ? null : !beforeProgressTrace ? CaptureWaits() : LacksTraceFlagOutput(measures) ? CaptureTraceFlags(measures) : null);
                 list.Add(restore || measures.IsNulBackup ? null : MeasureReadCeiling(measures));
                 break;
             case Bottleneck.CannotTell:
@@ -116,6 +117,10 @@ internal sealed class Remedies(DiagnosisSettings settings)
             ExpectedGain = ExpectedGains.EvidenceOnly($"No speed-up by itself: it times the {measures.Noun}'s steps{(measures.IsRestore ? " and zeroing" : "")} and records its buffers, which the next verdict needs."),
         };
     }
+
+    /// <summary>The steps or the buffer configuration are missing: what trace flags 3004/3014 and 3213 would have written.</summary>
+    private static bool LacksTraceFlagOutput(OperationMeasures measures) =>
+        measures.Operation.Phases.Count == 0 || measures.Operation.BufferConfig is null;
 
     private static bool NeedsWaits(OperationMeasures measures) =>
         !measures.HasWaits

@@ -52,9 +52,9 @@ public sealed class RemediesForTheInputsServerTests
         operation.GetProperty("recommendations").EnumerateArray().Single(r => r.GetProperty("id").GetString() == id);
 
     [Fact]
-    public async Task A_2014_errorlog_gets_the_trace_flag_capture_for_2014_and_no_xe_session()
+    public async Task A_2014_errorlog_is_never_offered_the_xe_session_nor_the_flags_it_was_captured_with()
     {
-        // Given
+        // Given: the backup was captured with 3014, 3213 and 3605 already; only the waits are missing
         using var log = Sql2014Errorlog();
 
         // When
@@ -66,12 +66,32 @@ public sealed class RemediesForTheInputsServerTests
         Assert.Equal("SQL Server 2014", server.GetProperty("product").GetString());
         Assert.Equal("12.0.2000.8", server.GetProperty("build").GetString());
         Assert.Equal("the ERRORLOG's version banner, line 1", server.GetProperty("evidence").GetString());
-        Assert.DoesNotContain("capture-waits", Ids(backup));
-        var capture = Remedy(backup, "capture-trace-flags");
-        Assert.Contains("SQL Server 2014 (12.0.2000.8", capture.GetProperty("text").GetString());
-        Assert.Contains("DBCC TRACEON (3014, 3213, 3605, -1);", capture.GetProperty("tsql").GetString());
+        Assert.Equal(["measure-read-ceiling"], Ids(backup));
+        var evidence = backup.GetProperty("verdict").GetProperty("evidence").EnumerateArray().Select(e => e.GetString()!).ToList();
+        Assert.Contains(evidence, e => e.Contains("SQL Server 2014 (from the ERRORLOG's version banner, line 1), predates BackupXe's XE session", StringComparison.Ordinal));
+        Assert.DoesNotContain(evidence, e => e.Contains("backupxe session install", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task A_2008_R2_restore_seen_only_by_its_totals_gets_the_restore_flags_for_its_server()
+    {
+        // Given: default logging of a restore (S12), after its server's start banner
+        var restore = File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "Fixtures", "realworld", "S12_psssql_2008_restore_errorlog_default_logging.txt"));
+        var banner = "2008-01-23 08:00:00.00 Server      Microsoft SQL Server 2008 R2 (SP2) - 10.50.4266.0 (X64) \r\n"
+            + "\tSep 26 2012 17:08:07 \r\n\tCopyright (c) Microsoft Corporation\r\n\tStandard Edition (64-bit) on Windows NT 6.1 <X64> (Build 7601: Service Pack 1)\r\n\r\n";
+        using var log = TempInput.WithText(banner + restore, Encodings.Utf16LeWithBom, "ERRORLOG");
+
+        // When
+        var operation = Assert.Single(await OperationsAsync(log.Path));
+
+        // Then
+        Assert.Equal("SQL Server 2008 R2", operation.GetProperty("server").GetProperty("product").GetString());
+        Assert.Equal(["capture-trace-flags"], Ids(operation));
+        var capture = Remedy(operation, "capture-trace-flags");
+        Assert.Contains("This server is SQL Server 2008 R2 (10.50.4266.0, from the ERRORLOG's version banner, line 1), older than SQL Server 2016", capture.GetProperty("text").GetString());
+        Assert.Contains("3004 writes the restore's steps and file zeroing", capture.GetProperty("text").GetString());
+        Assert.Contains("DBCC TRACEON (3004, 3213, 3605, -1);", capture.GetProperty("tsql").GetString());
         Assert.Equal("evidence-only", capture.GetProperty("expectedGain").GetProperty("basis").GetString());
-        Assert.DoesNotContain(backup.GetProperty("verdict").GetProperty("evidence").EnumerateArray(), e => e.GetString()!.Contains("backupxe session install", StringComparison.Ordinal));
     }
 
     [Fact]
