@@ -149,8 +149,30 @@ IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = @SessionName)
 
 EXEC sys.sp_executesql @Create;
 
-IF NOT EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = @SessionName)
-    EXEC sys.sp_executesql @Start;
+/*
+    A session that was created but cannot start (error 25602: a target failed its configuration, such as a
+    folder the service account cannot write; or a missing start permission) is dropped again, so that a failed
+    install leaves no stopped session behind; the start's error is then raised again unchanged (THROW). When
+    even the drop fails (on 2022+ it needs DROP ANY EVENT SESSION), its message is printed and the stopped
+    session stays: BackupXe then says so. A session this script replaced was dropped before CREATE and is not
+    brought back. An error that ends the connection or the batch (a cancel, a timeout) skips this block;
+    BackupXe then checks what is left and drops it when the login may.
+*/
+BEGIN TRY
+    IF NOT EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = @SessionName)
+        EXEC sys.sp_executesql @Start;
+END TRY
+BEGIN CATCH
+    BEGIN TRY
+        IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = @SessionName)
+            EXEC sys.sp_executesql @Drop;
+    END TRY
+    BEGIN CATCH
+        PRINT N'BackupXe: the session ' + QUOTENAME(@SessionName) + N' could not start and could not be dropped again: '
+            + ERROR_MESSAGE();
+    END CATCH;
+    THROW;
+END CATCH;
 
 PRINT N'BackupXe: session ' + QUOTENAME(@SessionName) + N' created and running'
     + CASE WHEN @ThroughputEvent IS NULL THEN N' (no throughput event on this build).' ELSE N'.' END;

@@ -1,4 +1,6 @@
 using System.Data;
+using BackupXe.Core.Formatting;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;

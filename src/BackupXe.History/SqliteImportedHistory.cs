@@ -1,6 +1,8 @@
 using System.Globalization;
 using System.Text.Json;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using Microsoft.Data.Sqlite;
 

@@ -4,6 +4,7 @@ using BackupXe.Cli.Rendering;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Pipeline;
 using BackupXe.Sources;
 using Spectre.Console;
@@ -98,9 +99,9 @@ internal static class AnalyzeCommand
         // Progress goes to stderr so that a redirected report (--format json > x.json) stays clean.
         var stderr = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error) });
         AnalysisFindings? findings = null;
-        await stderr.Status().StartAsync($"Reading {Core.Reporting.Units.Bytes(size)}...", async context =>
+        await stderr.Status().StartAsync($"Reading {Figures.Bytes(size)}...", async context =>
         {
-            var progress = new Progress<long>(events => context.Status($"Reading {Core.Reporting.Units.Bytes(size)}: {events:N0} events"));
+            var progress = new Progress<long>(events => context.Status($"Reading {Figures.Bytes(size)}: {events:N0} events"));
             var session = new AnalysisSession(sources, new AnalysisOptions { Diagnosis = diagnosis, EventsRead = progress, CompareRuns = true });
             findings = await session.RunAsync(sink, cancellationToken);
         });

@@ -29,13 +29,17 @@ internal sealed class ConnectionOptions(bool serverRequired = true)
 
     public Option<bool> NoEncryption { get; } = new("--no-encryption") { Description = "Turn TLS off: the login travels in clear text. Prints a warning; for test servers only." };
 
+    public Option<bool> StrictEncryption { get; } = new("--strict-encryption") { Description = "Encrypt=Strict (TDS 8.0): TLS before the login and the certificate always validated; SQL Server 2022+ and Azure SQL." };
+
+    public Option<string?> HostNameInCertificate { get; } = new("--host-name-in-certificate") { Description = "The host name the server's certificate must carry, when it is not the --server name (an alias, a listener, an IP address)." };
+
     public Option<int> ConnectTimeout { get; } = new("--connect-timeout") { Description = "Seconds to wait for the connection.", DefaultValueFactory = _ => SqlConnectionSettings.DefaultConnectTimeoutSeconds };
 
     public Option<int> CommandTimeout { get; } = new("--command-timeout") { Description = "Seconds to wait for each query.", DefaultValueFactory = _ => SqlConnectionSettings.DefaultCommandTimeoutSeconds };
 
     public void AddTo(Command command)
     {
-        foreach (var option in new Option[] { Server, Database, User, PasswordVariable, Authentication, TrustServerCertificate, NoEncryption, ConnectTimeout, CommandTimeout })
+        foreach (var option in new Option[] { Server, Database, User, PasswordVariable, Authentication, TrustServerCertificate, NoEncryption, StrictEncryption, HostNameInCertificate, ConnectTimeout, CommandTimeout })
         {
             command.Options.Add(option);
         }
@@ -71,7 +75,9 @@ internal sealed class ConnectionOptions(bool serverRequired = true)
             Encrypt: !parse.GetValue(NoEncryption),
             TrustServerCertificate: parse.GetValue(TrustServerCertificate),
             ConnectTimeoutSeconds: parse.GetValue(ConnectTimeout),
-            CommandTimeoutSeconds: parse.GetValue(CommandTimeout));
+            CommandTimeoutSeconds: parse.GetValue(CommandTimeout),
+            StrictEncryption: parse.GetValue(StrictEncryption),
+            HostNameInCertificate: parse.GetValue(HostNameInCertificate));
         var problems = settings.Validate();
         foreach (var line in problems)
         {

@@ -72,7 +72,7 @@ internal static class EventsCommand
 
             if (list is CsvEventListWriter { Unplaced.Count: > 0 } rows)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {string.Join(", ", rows.Unplaced.Select(Core.Reporting.TerminalText.Line))} appeared after the CSV header was written (an input changed between its two reads): their values are not listed; list them with --format jsonl");
+                await Console.Error.WriteLineAsync($"backupxe: {string.Join(", ", rows.Unplaced.Select(Core.Rendering.TerminalText.Line))} appeared after the CSV header was written (an input changed between its two reads): their values are not listed; list them with --format jsonl");
                 return ExitCodes.Partial;
             }
 
@@ -101,7 +101,7 @@ internal static class EventsCommand
                     source.AddNames(columns, cancellationToken);
                     if (columns.Overflowed)
                     {
-                        return string.Create(System.Globalization.CultureInfo.InvariantCulture, $"backupxe: {Core.Reporting.TerminalText.Line(path)}: more than {XeNames.MaxNames:N0} distinct field and action names, more than a CSV header should hold: use --format jsonl");
+                        return string.Create(System.Globalization.CultureInfo.InvariantCulture, $"backupxe: {Core.Rendering.TerminalText.Line(path)}: more than {XeNames.MaxNames:N0} distinct field and action names, more than a CSV header should hold: use --format jsonl");
                     }
                 }
             }
@@ -152,5 +152,5 @@ internal sealed class EventNames
     /// <summary>"wait_info (7,001), backup_restore_progress_trace (149)": most frequent first.</summary>
     public string Describe() => string.Join(", ", _counts
         .OrderByDescending(pair => pair.Value).ThenBy(pair => pair.Key, StringComparer.Ordinal)
-        .Select(pair => string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{Core.Reporting.TerminalText.Line(pair.Key)} ({pair.Value:N0})")));
+        .Select(pair => string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{Core.Rendering.TerminalText.Line(pair.Key)} ({pair.Value:N0})")));
 }

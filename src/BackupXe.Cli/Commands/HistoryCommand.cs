@@ -3,9 +3,11 @@ using System.Globalization;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
-using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Rendering.Html;
 using BackupXe.History;
 using Spectre.Console;
 
@@ -154,11 +156,11 @@ internal static class HistoryCommand
             // Text, not markup: "[Sales]" in a title would otherwise be read as a style tag.
             string[] cells =
             [
-                Units.Timestamp(op.Start),
+                Figures.Timestamp(op.Start),
                 row.Instance,
-                Units.Title(op.Kind, op.Scope, op.Database, sessionId: null),
-                Units.Duration(op.DurationSeconds),
-                Units.Rate(op.ThroughputMBps),
+                OperationText.Title(op.Kind, op.Scope, op.Database, sessionId: null),
+                Figures.Duration(op.DurationSeconds),
+                Figures.Rate(op.ThroughputMBps),
                 Trend(row),
                 Kebab.Of(op.Status),
                 op.Verdict is { } v ? Kebab.Of(v.Bottleneck) : "-",

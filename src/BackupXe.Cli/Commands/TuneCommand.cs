@@ -7,6 +7,7 @@ using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Tuning;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.SqlServer.Tuning;
@@ -68,7 +69,7 @@ internal static class TuneCommand
             {
                 // Trials are measured by the capture session's event file, read as watch reads it.
                 await using var capture = servers is null ? new TrialOperationCapture(
-                    new EventFileLiveSource(factory.Settings.Server, factory, session, ensureSession: false, new EventFileTailOptions(), new WatchCheckpoints(), TimeSpan.Zero),
+                    LiveSources.Open(new LiveSourceSettings(factory, session)),
                     new DiagnosisSettings { MemoryBudgetBytes = request.MemoryBudgetBytes }) : null;
                 var server = servers?.Invoke(factory) ?? new LiveTrialHost(factory, session, capture!);
                 var plan = await Tuner.PlanAsync(server, request, cancellationToken);

@@ -5,14 +5,16 @@ using BackupXe.Core.Analysis;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
-using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Rendering.Html;
 using BackupXe.Sources;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.SqlServer.Live.EventStream;
+using BackupXe.SqlServer.Live.RingBuffer;
 using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.Cli.Commands;
@@ -25,6 +27,10 @@ internal static class WatchCommand
 {
     /// <summary>An hour: a slower poll would show nothing a DBA watching a backup can use.</summary>
     private const double MaxPollSeconds = 3600;
+
+    // Each read serializes the whole target to XML on the server: often enough to keep up with a 1,000-event buffer
+    // during a backup, not so often that the reads themselves cost (docs/live.md).
+    private static readonly TimeSpan RingBufferPollInterval = TimeSpan.FromSeconds(2);
 
     /// <param name="standardOutput">Opens standard output as bytes (JSON Lines are written there).</param>
     public static Command Create(Func<Stream> standardOutput, TimeProvider? time = null)
@@ -54,10 +60,11 @@ internal static class WatchCommand
         var transport = new Option<string>("--transport")
         {
             Description = "With --server: file (the default) tails the session's event_file; stream (experimental) reads "
-                + "sys.fn_MSxe_read_event_stream, with less latency but losing (and reporting) what is emitted while disconnected.",
+                + "sys.fn_MSxe_read_event_stream, with less latency but losing (and reporting) what is emitted while disconnected; "
+                + "ring_buffer reads an existing session's ring_buffer target every 2 s (the Managed Instance route), reporting what it discarded before a read.",
             DefaultValueFactory = _ => LiveTransport.File,
         };
-        transport.AcceptOnlyFromAmong(LiveTransport.File, LiveTransport.Stream);
+        transport.AcceptOnlyFromAmong(LiveTransport.File, LiveTransport.Stream, LiveTransport.RingBuffer);
         var pollRequests = new Option<double>("--poll-requests")
         {
             Description = "With --server: read sys.dm_exec_requests again every SECONDS, so the percent of a backup that started before the watch "
@@ -111,6 +118,11 @@ internal static class WatchCommand
             if (result.GetValue(server) is null && result.GetValue(startSession))
             {
                 result.AddError("--start-session creates a capture session on a server; give --server S with it.");
+            }
+
+            if (result.GetValue(startSession) && result.GetValue(transport) == LiveTransport.RingBuffer)
+            {
+                result.AddError("--start-session creates a session with an event_file target; --transport ring_buffer reads an existing session's ring_buffer target. Leave one out.");
             }
 
             if (result.GetValue(server) is null && result.GetResult(pollRequests) is { Implicit: false })
@@ -187,18 +199,14 @@ internal static class WatchCommand
         {
             {
                 var lines = new WatchConnectionLines(Console.Error, factory.Settings.Server);
-                ITraceEventSource live = parse.GetValue(transport) == LiveTransport.Stream
-                    ? new EventStreamLiveSource(factory, session, ensureSession: false, lines, time)
-                    : new EventFileLiveSource(
-                        factory.Settings.Server,
-                        factory,
-                        session,
-                        ensureSession: false,
-                        new EventFileTailOptions(),
-                        new WatchCheckpoints(),
-                        TimeSpan.Zero,
-                        lines,
-                        time);
+                var chosen = parse.GetValue(transport)!;
+                var live = LiveSources.Open(new LiveSourceSettings(factory, session)
+                {
+                    Transport = chosen,
+                    TailOptions = chosen == LiveTransport.RingBuffer ? new EventFileTailOptions { PollInterval = RingBufferPollInterval } : new EventFileTailOptions(),
+                    Observer = lines,
+                    Time = time,
+                });
                 var requests = new WatchRequests(factory, session, TimeSpan.FromSeconds(parse.GetValue(pollRequests)), Console.Error, time ?? TimeProvider.System);
                 try
                 {

@@ -1,5 +1,7 @@
 using System.Globalization;
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Formatting;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using Spectre.Console;
 using Spectre.Console.Rendering;
@@ -66,7 +68,7 @@ internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = t
     private void WriteOperation(IAnsiConsole console, OperationReport op)
     {
         console.WriteLine();
-        console.Write(new Rule($"[bold]{Markup.Escape(TerminalText.Line(Units.Title(op)))}[/]").LeftJustified());
+        console.Write(new Rule($"[bold]{Markup.Escape(TerminalText.Line(OperationText.Title(op)))}[/]").LeftJustified());
 
         var facts = ReportFacts.Summary(op);
         console.Write(Facts(facts.Take(ReportFacts.HeadlineFacts)));
@@ -173,8 +175,8 @@ internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = t
             var share = phase.Seconds is { } s && total > 0 ? s / total : 0;
             table.AddRow(
                 phase.Name,
-                Units.Time(phase.Start),
-                Units.Time(phase.End),
+                Figures.Time(phase.Start),
+                Figures.Time(phase.End),
                 phase.Seconds is { } seconds ? ColumnUnits.Duration(seconds, longest) : "?",
                 $"{Bar(share, barWidth)} {share * 100,3:0}%");
         }

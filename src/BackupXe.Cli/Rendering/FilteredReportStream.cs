@@ -1,5 +1,6 @@
 using BackupXe.Cli.Commands;
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Cli.Rendering;

@@ -1,6 +1,7 @@
 using BackupXe.Core.Analysis;
 using BackupXe.Core.History;
 using BackupXe.Core.Pipeline;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Cli.Rendering;

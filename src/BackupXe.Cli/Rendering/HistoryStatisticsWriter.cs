@@ -1,8 +1,10 @@
 using System.Globalization;
 using System.Text;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Cli.Rendering;
@@ -48,7 +50,7 @@ internal static class HistoryStatisticsWriter
             output.WriteLine(string.Join(" | ", new[]
             {
                 $"| {Cell(Title(s))}", Count(s.Count), Count(s.Failed), Count(s.Ranked), Rate(s.MedianMBps), Rate(s.P10MBps), Rate(s.P90MBps),
-                Rate(s.MinMBps), Rate(s.MaxMBps), Units.Duration(s.MedianSeconds), $"{Resolution(s.ResolutionSeconds)} |",
+                Rate(s.MinMBps), Rate(s.MaxMBps), Figures.Duration(s.MedianSeconds), $"{Resolution(s.ResolutionSeconds)} |",
             }));
         }
 
@@ -106,10 +108,10 @@ internal static class HistoryStatisticsWriter
             text.Append(Invariant, $" ({s.Failed} failed)");
         }
 
-        text.Append(Invariant, $" from {Units.Timestamp(s.First)} to {Units.Timestamp(s.Last)}, {s.Ranked} ranked");
+        text.Append(Invariant, $" from {Figures.Timestamp(s.First)} to {Figures.Timestamp(s.Last)}, {s.Ranked} ranked");
         if (s.MedianMBps is { } median)
         {
-            text.Append(Invariant, $": median {Units.Rate(median)} (p10 {Rate(s.P10MBps)}, p90 {Rate(s.P90MBps)}, min {Rate(s.MinMBps)}, max {Rate(s.MaxMBps)}), median duration {Units.Duration(s.MedianSeconds)}");
+            text.Append(Invariant, $": median {Figures.Rate(median)} (p10 {Rate(s.P10MBps)}, p90 {Rate(s.P90MBps)}, min {Rate(s.MinMBps)}, max {Rate(s.MaxMBps)}), median duration {Figures.Duration(s.MedianSeconds)}");
         }
         else
         {
@@ -136,21 +138,21 @@ internal static class HistoryStatisticsWriter
         {
             yield return string.Create(
                 Invariant,
-                $"slower since {Units.Timestamp(r.Since)}: the last {r.Runs} runs at a median {Units.Rate(r.MedianMBps)}, the latest {r.Factor:0.0}x slower than the {Units.Rate(r.BaselineMedianMBps)} median of the {r.BaselineRuns} usual runs before (the regression rule)");
+                $"slower since {Figures.Timestamp(r.Since)}: the last {r.Runs} runs at a median {Figures.Rate(r.MedianMBps)}, the latest {r.Factor:0.0}x slower than the {Figures.Rate(r.BaselineMedianMBps)} median of the {r.BaselineRuns} usual runs before (the regression rule)");
         }
 
         if (s.SettingsVsSpeed.Count > 0)
         {
             yield return "settings vs speed (fastest first): " + string.Join(
                 "; ",
-                s.SettingsVsSpeed.Select(v => string.Create(Invariant, $"{v.Settings}: {Units.Rate(v.MedianMBps)} median over {v.Runs} runs")));
+                s.SettingsVsSpeed.Select(v => string.Create(Invariant, $"{v.Settings}: {Figures.Rate(v.MedianMBps)} median over {v.Runs} runs")));
         }
 
         foreach (var option in s.OptionSpeeds)
         {
             yield return $"by {option.Option} (fastest first): " + string.Join(
                 "; ",
-                option.Values.Select(v => string.Create(Invariant, $"{v.Settings}: {Units.Rate(v.MedianMBps)} over {v.Runs} runs")));
+                option.Values.Select(v => string.Create(Invariant, $"{v.Settings}: {Figures.Rate(v.MedianMBps)} over {v.Runs} runs")));
         }
     }
 

@@ -1,5 +1,6 @@
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
-using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Rendering.Html;
 
 namespace BackupXe.Cli.Rendering;
 

@@ -1,4 +1,5 @@
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
@@ -61,7 +62,7 @@ internal sealed class RequestsBeforeWatch
             if (!gone.Value.FollowedByEvents)
             {
                 var request = gone.Value.Request;
-                lines.Add($"{Units.Time(request.ServerUtc)}  {Title(request)}  no longer in sys.dm_exec_requests: it ended before any of its "
+                lines.Add($"{Figures.Time(request.ServerUtc)}  {Title(request)}  no longer in sys.dm_exec_requests: it ended before any of its "
                     + "events arrived; no diagnosis (it started before watch, so its phases were not captured)");
             }
         }
@@ -118,7 +119,7 @@ internal sealed class RequestsBeforeWatch
         var firstEvent = entry.FirstEvent
             ?? (report.End is { } end && report.MinimumDurationSeconds is { } least ? end.AddSeconds(-least) : null);
         return report.Start is null
-            ? $"{Units.Title(report)}: {Note(entry.Request, firstEvent)}; the diagnosis below covers only what came after"
+            ? $"{OperationText.Title(report)}: {Note(entry.Request, firstEvent)}; the diagnosis below covers only what came after"
             : string.Empty;
     }
 
@@ -135,9 +136,9 @@ internal sealed class RequestsBeforeWatch
 
         var request = entry.Request;
         var wait = request.WaitType is { Length: > 0 } type
-            ? $"waiting {type} for {Units.Milliseconds((long)request.WaitTime.TotalMilliseconds)}"
+            ? $"waiting {type} for {Figures.Milliseconds((long)request.WaitTime.TotalMilliseconds)}"
             : $"running, last wait {request.LastWaitType ?? "-"}";
-        return $"{wait} (sys.dm_exec_requests at {Units.Time(request.ServerUtc)})";
+        return $"{wait} (sys.dm_exec_requests at {Figures.Time(request.ServerUtc)})";
     }
 
     private Entry? Find(int? sessionId, string? database, DateTime seenAt)
@@ -154,20 +155,20 @@ internal sealed class RequestsBeforeWatch
     }
 
     private static string Note(RunningRequest request, DateTime? firstEvent) =>
-        $"started before watch at {Units.Time(request.StartUtc)} (sys.dm_exec_requests); phases before {Units.Time(firstEvent)} not captured";
+        $"started before watch at {Figures.Time(request.StartUtc)} (sys.dm_exec_requests); phases before {Figures.Time(firstEvent)} not captured";
 
     public static string Line(RunningRequest request)
     {
         var percent = WatchView.PercentBar((int)request.PercentComplete);
-        var eta = request.EstimatedRemaining is { } left ? $"ETA {Units.Duration(left.TotalSeconds)}" : "ETA ?";
+        var eta = request.EstimatedRemaining is { } left ? $"ETA {Figures.Duration(left.TotalSeconds)}" : "ETA ?";
         var wait = request.WaitType is { Length: > 0 } type
-            ? $"waiting {type} {Units.Milliseconds((long)request.WaitTime.TotalMilliseconds)}"
+            ? $"waiting {type} {Figures.Milliseconds((long)request.WaitTime.TotalMilliseconds)}"
             : $"running (last wait {request.LastWaitType ?? "-"})";
-        return $"{Units.Time(request.ServerUtc)}  {Title(request)}  from sys.dm_exec_requests  {percent}  {eta}  "
-            + $"elapsed {Units.Duration(request.Elapsed.TotalSeconds)}  {wait}  started before watch";
+        return $"{Figures.Time(request.ServerUtc)}  {Title(request)}  from sys.dm_exec_requests  {percent}  {eta}  "
+            + $"elapsed {Figures.Duration(request.Elapsed.TotalSeconds)}  {wait}  started before watch";
     }
 
-    private static string Title(RunningRequest request) => Units.Title(
+    private static string Title(RunningRequest request) => OperationText.Title(
         request.IsRestore ? OperationKind.Restore : OperationKind.Backup,
         request.Command.EndsWith(" LOG", StringComparison.OrdinalIgnoreCase) ? OperationScope.Log : null,
         request.Database,

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.Json;
 using BackupXe.Core.History;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Cli.Rendering;

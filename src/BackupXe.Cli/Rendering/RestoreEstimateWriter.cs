@@ -1,6 +1,8 @@
 using System.Globalization;
 using System.Text.Json;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Cli.Rendering;
@@ -190,7 +192,7 @@ internal static class RestoreEstimateWriter
 
         if (plan.Logs.Count > 0)
         {
-            var logBytes = plan.Logs.All(l => l.BackupSize is not null) ? Units.Bytes(plan.Logs.Sum(l => l.BackupSize!.Value)) : "size not known";
+            var logBytes = plan.Logs.All(l => l.BackupSize is not null) ? Figures.Bytes(plan.Logs.Sum(l => l.BackupSize!.Value)) : "size not known";
             parts.Add(string.Create(CultureInfo.InvariantCulture, $"{plan.Logs.Count} log backup(s) from {Time(plan.Logs[0].Start)} to {Time(plan.Logs[^1].Finish)} ({logBytes})"));
         }
         else
@@ -198,27 +200,27 @@ internal static class RestoreEstimateWriter
             parts.Add("no log backup");
         }
 
-        var media = plan.MediaBytes() is { } m ? "; " + Units.Bytes(m) + " to read from the backups" : string.Empty;
+        var media = plan.MediaBytes() is { } m ? "; " + Figures.Bytes(m) + " to read from the backups" : string.Empty;
         return string.Join(", ", parts) + media;
     }
 
     private static string Set(PlannedBackup set)
     {
-        var compressed = set.MediaSize is { } media && set.BackupSize is { } size && media < size ? $", {Units.Bytes(media)} compressed" : string.Empty;
-        return $"{Time(set.Start)} ({Units.Bytes(set.BackupSize)}{compressed})";
+        var compressed = set.MediaSize is { } media && set.BackupSize is { } size && media < size ? $", {Figures.Bytes(media)} compressed" : string.Empty;
+        return $"{Time(set.Start)} ({Figures.Bytes(set.BackupSize)}{compressed})";
     }
 
     private static string Files(RestoreTarget target)
     {
         var sizes = target.DataFileBytes is null && target.LogFileBytes is null
             ? "sizes not known"
-            : $"data {Units.Bytes(target.DataFileBytes)}, log {Units.Bytes(target.LogFileBytes)}";
+            : $"data {Figures.Bytes(target.DataFileBytes)}, log {Figures.Bytes(target.LogFileBytes)}";
         var version = target.MajorVersion is { } v ? string.Create(CultureInfo.InvariantCulture, $"; major version {v}") : string.Empty;
         return $"{sizes}; Instant File Initialization {Ifi(target.InstantFileInitialization)}{version}";
     }
 
     // A phase that cannot be timed for want of a size carries no bytes: said, not shown as 0.
-    private static string PhaseBytes(RestorePhaseEstimate phase) => phase.LowSeconds is null && phase.Bytes == 0 ? "size not known" : Units.Bytes(phase.Bytes);
+    private static string PhaseBytes(RestorePhaseEstimate phase) => phase.LowSeconds is null && phase.Bytes == 0 ? "size not known" : Figures.Bytes(phase.Bytes);
 
     private static string Ifi(bool? enabled) => enabled switch { true => "enabled", false => "disabled", null => "unknown" };
 
@@ -239,7 +241,7 @@ internal static class RestoreEstimateWriter
     }
 
     private static string Range(double? low, double? high)
-        => low is null || high is null ? "?" : Math.Abs(high.Value - low.Value) < 0.005 ? Units.Duration(low) : $"{Units.Duration(low)} to {Units.Duration(high)}";
+        => low is null || high is null ? "?" : Math.Abs(high.Value - low.Value) < 0.005 ? Figures.Duration(low) : $"{Figures.Duration(low)} to {Figures.Duration(high)}";
 
     private static string Cell(string text) => TerminalText.Line(text).Replace("|", "\\|", StringComparison.Ordinal);
 

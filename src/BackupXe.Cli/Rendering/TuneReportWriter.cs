@@ -1,6 +1,8 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using BackupXe.Core.Formatting;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.Core.Tuning;
 
@@ -61,7 +63,7 @@ internal static class TuneReportWriter
         text.AppendLine(plan.FilesKept
             ? $"{bullet}bytes written: {Size(plan.BytesWrittenAtMost)}, all of it left on disk until the DBA removes the trial files (listed at the end)"
             : $"{bullet}bytes written: {Size(plan.BytesWrittenAtMost)}, never more than {Size(plan.DiskSpaceAtMost)} on disk at once (each trial's files are deleted before the next)");
-        text.AppendLine($"{bullet}buffer memory: {Units.Memory(plan.MemoryBudgetBytes)} (a hard limit, as the server reports it)");
+        text.AppendLine($"{bullet}buffer memory: {Figures.Memory(plan.MemoryBudgetBytes)} (a hard limit, as the server reports it)");
         text.AppendLine();
         foreach (var note in plan.Notes)
         {
@@ -160,7 +162,7 @@ internal static class TuneReportWriter
         trial.Number.ToString(Invariant),
         Kebab.Of(trial.Purpose) + (trial.ToNul ? " (NUL)" : ""),
         trial.Requested.Describe() + (trial.OptionsDiffer ? " [differs]" : ""),
-        Units.Memory(trial.BufferMemoryBytes),
+        Figures.Memory(trial.BufferMemoryBytes),
         trial.RateMBps.ToString("0.#", Invariant),
         trial.RatioToCeiling is { } ratio ? ratio.ToString("0.00", Invariant) : "",
         trial.Bottleneck is { } bottleneck ? Kebab.Of(bottleneck) : "?",
@@ -276,7 +278,7 @@ internal static class TuneReportWriter
 
     private static string Size(long bytes) => bytes >= 1L << 40
         ? string.Create(Invariant, $"{bytes / (double)(1L << 40):0.#} TB")
-        : bytes >= 1L << 30 ? string.Create(Invariant, $"{bytes / (double)(1L << 30):0.#} GB") : Units.Memory(bytes);
+        : bytes >= 1L << 30 ? string.Create(Invariant, $"{bytes / (double)(1L << 30):0.#} GB") : Figures.Memory(bytes);
 
     private static string Minutes(double seconds) => string.Create(Invariant, $"{seconds / 60:0.#} min");
 

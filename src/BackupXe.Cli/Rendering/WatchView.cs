@@ -1,5 +1,7 @@
 using System.Globalization;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Pipeline;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Live.Requests;
@@ -204,10 +206,10 @@ internal sealed class WatchView(
 
     public static string Line(OperationProgress op)
     {
-        var title = Units.Title(op.Kind, op.Scope, op.Database, op.SessionId);
-        var elapsed = $"elapsed {Units.Duration(op.Elapsed.TotalSeconds)}";
+        var title = OperationText.Title(op.Kind, op.Scope, op.Database, op.SessionId);
+        var elapsed = $"elapsed {Figures.Duration(op.Elapsed.TotalSeconds)}";
         var wait = $"top wait {op.TopWait ?? "-"}";
-        var now = Units.Time(op.Since + op.Elapsed);
+        var now = Figures.Time(op.Since + op.Elapsed);
         if (OperationProgress.IsPhaseWithoutProgress(op.Phase) && op.InPhase is { } inPhase)
         {
             // No bytes move in this phase, so a percent or a rate would only look stuck: say how long it has run.
@@ -215,13 +217,13 @@ internal sealed class WatchView(
                 ? $"  likely the bottleneck so far: {Share(inPhase, op.Elapsed)} of the time in {op.Phase}"
                 : string.Empty;
             var percent = op.Percent is { } p ? string.Create(CultureInfo.InvariantCulture, $", data {p}%") : string.Empty;
-            return $"{now}  {title}  {op.Phase} for {Units.Duration(inPhase.TotalSeconds)}{percent} (moves no backup bytes)  {elapsed}  {wait}{hint}";
+            return $"{now}  {title}  {op.Phase} for {Figures.Duration(inPhase.TotalSeconds)}{percent} (moves no backup bytes)  {elapsed}  {wait}{hint}";
         }
 
         var percentBar = PercentBar(op.Percent);
         var rate = op.MegabytesPerSecond is { } r ? string.Create(CultureInfo.InvariantCulture, $"{r:0.0} MB/s") : "? MB/s";
-        var eta = op.Remaining is { } left ? $"ETA {Units.Duration(left.TotalSeconds)}{Range(op)}" : "ETA ?";
-        var quiet = op.Quiet is { Kind: QuietKind.Stall } stall ? $"  stalled: no bytes for {Units.Duration(stall.Seconds)}" : string.Empty;
+        var eta = op.Remaining is { } left ? $"ETA {Figures.Duration(left.TotalSeconds)}{Range(op)}" : "ETA ?";
+        var quiet = op.Quiet is { Kind: QuietKind.Stall } stall ? $"  stalled: no bytes for {Figures.Duration(stall.Seconds)}" : string.Empty;
         return $"{now}  {title}  {op.Phase ?? "-"}  {percentBar}  {rate}  {eta}  {elapsed}  {wait}{quiet}";
     }
 
@@ -229,23 +231,23 @@ internal sealed class WatchView(
     private string NoticeLine(StallNotice notice)
     {
         var op = notice.Operation;
-        var title = Units.Title(op.Kind, op.Scope, op.Database, op.SessionId);
+        var title = OperationText.Title(op.Kind, op.Scope, op.Database, op.SessionId);
         var what = QuietPeriodText.Describe(notice.Period);
         if (notice.Period.Kind != QuietKind.Stall)
         {
-            return $"{Units.Time(notice.Period.To)}  {title}  waiting: {what}";
+            return $"{Figures.Time(notice.Period.To)}  {title}  waiting: {what}";
         }
 
         var current = notice.Ended ? null : _requests.CurrentWait(op.SessionId, notice.Period.From);
-        var ended = notice.Ended ? $"; bytes moved again at {Units.Time(notice.Period.To)}" : string.Empty;
-        return $"{Units.Time(notice.Period.To)}  {title}  stalled: {what}{ended}; look at the {QuietPeriodText.LookAt(op.SessionId, current, op.TopWait)}";
+        var ended = notice.Ended ? $"; bytes moved again at {Figures.Time(notice.Period.To)}" : string.Empty;
+        return $"{Figures.Time(notice.Period.To)}  {title}  stalled: {what}{ended}; look at the {QuietPeriodText.LookAt(op.SessionId, current, op.TopWait)}";
     }
 
     private static string Share(TimeSpan part, TimeSpan whole) =>
         whole > TimeSpan.Zero ? string.Create(CultureInfo.InvariantCulture, $"{part / whole * 100:0}%") : "?";
 
     private static string Range(OperationProgress op) => op.RemainingRange is { } range
-        ? $" ({Units.Duration(range.Low.TotalSeconds)} to {Units.Duration(range.High.TotalSeconds)})"
+        ? $" ({Figures.Duration(range.Low.TotalSeconds)} to {Figures.Duration(range.High.TotalSeconds)})"
         : string.Empty;
 
     /// <summary>" 45% [#########...........]": a percent from 0 to 100 (callers range-check it), or "?" when unknown.</summary>

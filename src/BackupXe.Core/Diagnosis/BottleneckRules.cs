@@ -1,6 +1,7 @@
 using System.Globalization;
 using BackupXe.Core.Events;
 using BackupXe.Core.Correlation;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -62,8 +63,8 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
 
         var seconds = stalls.Sum(s => s.Seconds);
         var share = measures.DurationSeconds is { } duration && duration > 0 ? Math.Min(1, seconds / duration) : (double?)null;
-        var ofDuration = share is { } s1 ? string.Create(CultureInfo.InvariantCulture, $", {s1:P0} of the operation's {Units.Duration(measures.DurationSeconds)}") : string.Empty;
-        var sentence = (stalls.Count == 1 ? "Stalled: " + QuietPeriodText.Describe(stalls[0]) : string.Create(CultureInfo.InvariantCulture, $"Stalled {stalls.Count} times, {Units.Duration(seconds)} in all; the longest: {QuietPeriodText.Describe(stalls.MaxBy(s => s.Seconds)!)}"))
+        var ofDuration = share is { } s1 ? string.Create(CultureInfo.InvariantCulture, $", {s1:P0} of the operation's {Figures.Duration(measures.DurationSeconds)}") : string.Empty;
+        var sentence = (stalls.Count == 1 ? "Stalled: " + QuietPeriodText.Describe(stalls[0]) : string.Create(CultureInfo.InvariantCulture, $"Stalled {stalls.Count} times, {Figures.Duration(seconds)} in all; the longest: {QuietPeriodText.Describe(stalls.MaxBy(s => s.Seconds)!)}"))
             + ofDuration
             + ". The bottleneck above is of the time bytes moved; what the operation waited on while stalled is the session's current wait then (sys.dm_exec_requests).";
         var confidence = share switch
@@ -278,10 +279,10 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
     /// <summary>A few seconds: fixed steps (media, checkpoint, metadata) weigh as much as the data (S05: 190 MB in 0.7-1.4 s).</summary>
     private Verdict NotAThroughputProblem(OperationMeasures measures, double duration)
     {
-        var size = measures.Operation.BytesProcessed is { } bytes ? $" for {Figures.Size(bytes)}" : "";
+        var size = measures.Operation.BytesProcessed is { } bytes ? $" for {Figures.Memory(bytes)}" : "";
         var evidence = new List<string>
         {
-            $"The {measures.Noun} took {Figures.Duration(duration)}{size}: below {Figures.Seconds(settings.QuickOperationSeconds)}, too quick for tuning to matter; "
+            $"The {measures.Noun} took {Figures.PreciseSeconds(duration)}{size}: below {Figures.Seconds(settings.QuickOperationSeconds)}, too quick for tuning to matter; "
                 + "its fixed steps (opening the media, checkpoint, metadata) weigh as much as the data it moves.",
         };
         evidence.AddIfNotNull(Throughput(measures));
@@ -467,7 +468,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             var evidence = new List<string> { waits.BufferSentence! };
             evidence.Add(bufferSentence is null
                 ? MissingBufferConfig
-                : $"{bufferSentence[..^1]}: small, below {Figures.Size(settings.SmallBufferMemoryPerDeviceBytes)} per device.");
+                : $"{bufferSentence[..^1]}: small, below {Figures.Memory(settings.SmallBufferMemoryPerDeviceBytes)} per device.");
             evidence.AddIfNotNull(waits.IoSentence);
             evidence.AddRange(context);
             if (BufferPlan.Propose(measures, settings, settings.TargetBuffersPerDevice) is null)

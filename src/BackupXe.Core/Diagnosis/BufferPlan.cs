@@ -1,4 +1,5 @@
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 
 namespace BackupXe.Core.Diagnosis;
 
@@ -32,8 +33,8 @@ internal sealed record BufferPlan(
     /// the proposal is priced at the same ratio: "about 691 MB as the server counts it (2.7x, as it reports today)".
     /// </remarks>
     public string MemorySentence => ReportedRatio > 1
-        ? $"{Figures.Count(BufferCount)} x {Figures.Size(MaxTransferSizeBytes)} = {Figures.Size(Bytes)}, about {Figures.Size(PricedBytes)} of buffer memory as the server counts it ({Figures.Ratio(ReportedRatio)}, the ratio it reports today)"
-        : $"{Figures.Count(BufferCount)} x {Figures.Size(MaxTransferSizeBytes)} = {Figures.Size(Bytes)} of buffer memory";
+        ? $"{Figures.Count(BufferCount)} x {Figures.Memory(MaxTransferSizeBytes)} = {Figures.Memory(Bytes)}, about {Figures.Memory(PricedBytes)} of buffer memory as the server counts it ({Figures.Ratio(ReportedRatio)}, the ratio it reports today)"
+        : $"{Figures.Count(BufferCount)} x {Figures.Memory(MaxTransferSizeBytes)} = {Figures.Memory(Bytes)} of buffer memory";
 
     /// <summary>What the proposal will take by the server's own count.</summary>
     public long PricedBytes => (long)Math.Ceiling(Bytes * ReportedRatio);
@@ -80,9 +81,9 @@ internal sealed record BufferPlan(
 
     private static (long? Cap, string? Description) Cap(long? memoryLimit, long? budget) => (memoryLimit, budget) switch
     {
-        ({ } limit, { } mine) when mine <= limit => (mine, $"the configured budget of {Figures.Size(mine)}"),
-        ({ } limit, _) => (limit, $"the reported memory limit of {Figures.Size(limit)}"),
-        (null, { } mine) => (mine, $"the configured budget of {Figures.Size(mine)}"),
+        ({ } limit, { } mine) when mine <= limit => (mine, $"the configured budget of {Figures.Memory(mine)}"),
+        ({ } limit, _) => (limit, $"the reported memory limit of {Figures.Memory(limit)}"),
+        (null, { } mine) => (mine, $"the configured budget of {Figures.Memory(mine)}"),
         _ => (null, null),
     };
 }

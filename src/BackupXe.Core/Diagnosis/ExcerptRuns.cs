@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 

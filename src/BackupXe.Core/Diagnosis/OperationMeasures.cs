@@ -1,4 +1,5 @@
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -192,25 +193,25 @@ internal sealed class OperationMeasures
         var buffers = BuffersOf(Operation);
         if (Operation.BufferConfig is null && buffers is { BufferCount: { } asked, MaxTransferSizeBytes: { } askedSize })
         {
-            return $"{Figures.Plural(asked, "buffer", "buffers")} x {Figures.Size(askedSize)} = {Figures.Size(ServerRanges.SaturatingMultiply(asked, askedSize))} "
+            return $"{Figures.Plural(asked, "buffer", "buffers")} x {Figures.Memory(askedSize)} = {Figures.Memory(ServerRanges.SaturatingMultiply(asked, askedSize))} "
                 + "of buffer memory as the job's command requested (the server's own figure was not captured).";
         }
 
         if (buffers?.BufferCount is { } count && buffers.MaxTransferSizeBytes is { } size)
         {
-            var configured = $"{Figures.Plural(count, "buffer", "buffers")} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(count, size))}";
+            var configured = $"{Figures.Plural(count, "buffer", "buffers")} x {Figures.Memory(size)} = {Figures.Memory(ServerRanges.SaturatingMultiply(count, size))}";
             if (ReportedBufferRatio is { } ratio && BufferMemoryBytes is { } reported && reported != ServerRanges.SaturatingMultiply(count, size))
             {
-                var perDeviceReported = DeviceThreads > 1 ? $", {Figures.Size(reported / DeviceThreads)} per device" : "";
-                return $"{configured} as configured, but {Figures.Size(reported)} of buffer memory as the server reports it "
+                var perDeviceReported = DeviceThreads > 1 ? $", {Figures.Memory(reported / DeviceThreads)} per device" : "";
+                return $"{configured} as configured, but {Figures.Memory(reported)} of buffer memory as the server reports it "
                     + $"(Total buffer space, {Figures.Ratio(ratio)} BUFFERCOUNT x MAXTRANSFERSIZE{perDeviceReported}).";
             }
 
-            var perDevice = DeviceThreads > 1 ? $" ({Figures.Size(ServerRanges.SaturatingMultiply(count, size) / DeviceThreads)} per device)" : "";
+            var perDevice = DeviceThreads > 1 ? $" ({Figures.Memory(ServerRanges.SaturatingMultiply(count, size) / DeviceThreads)} per device)" : "";
             return $"{configured} of buffer memory{perDevice}.";
         }
 
-        return BufferMemoryBytes is { } total ? $"{Figures.Size(total)} of buffer memory in all." : null;
+        return BufferMemoryBytes is { } total ? $"{Figures.Memory(total)} of buffer memory in all." : null;
     }
 
     /// <summary>Whether the buffers are small per device; null when their memory is unknown.</summary>

@@ -1,5 +1,6 @@
 using System.Globalization;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -48,7 +49,7 @@ internal sealed class OperationRuns(double quickOperationSeconds)
         var later = report.DurationSeconds.Value;
         var ratio = Math.Max(earlier, later) / Math.Min(earlier, later);
         var figures = string.Create(CultureInfo.InvariantCulture,
-            $"Compared with the {noun} before it of the same data ({Pages(previous)} and {Pages(report)}, {Units.Bytes((long)now)}): "
+            $"Compared with the {noun} before it of the same data ({Pages(previous)} and {Pages(report)}, {Figures.Bytes((long)now)}): "
             + $"{later:0.###} s against {earlier:0.###} s ({Rate(report)} against {Rate(previous)}), ");
         if (ratio < SlowerRatio)
         {
@@ -82,7 +83,7 @@ internal sealed class OperationRuns(double quickOperationSeconds)
 
     private static string Pages(OperationReport report) => report.EngineSummary is { } summary
         ? string.Create(CultureInfo.InvariantCulture, $"{summary.Pages} pages")
-        : Figures.Size(report.BytesProcessed ?? 0);
+        : Figures.Memory(report.BytesProcessed ?? 0);
 
     private static string Rate(OperationReport report) => report.ThroughputMBps is { } rate
         ? rate.ToString("0.###", CultureInfo.InvariantCulture) + " MB/s"
@@ -121,7 +122,7 @@ internal sealed class OperationRuns(double quickOperationSeconds)
             second.BufferConfig?.MaxTransferSizeBytes ?? second.Requested?.MaxTransferSizeBytes);
         if (transfer is ({ } e, { } f) && e != f)
         {
-            differed.Add($"MAXTRANSFERSIZE {Figures.Size(e)} then {Figures.Size(f)}");
+            differed.Add($"MAXTRANSFERSIZE {Figures.Memory(e)} then {Figures.Memory(f)}");
         }
 
         return differed;

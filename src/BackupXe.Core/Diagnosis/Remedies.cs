@@ -1,5 +1,6 @@
 using BackupXe.Core.Events;
 using BackupXe.Core.Correlation;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -143,14 +144,14 @@ internal sealed class Remedies(DiagnosisSettings settings)
 
         if (plan.RaisesMaxTransferSize)
         {
-            changes.Add($"MAXTRANSFERSIZE from {Figures.Size(plan.CurrentMaxTransferSizeBytes)}"
+            changes.Add($"MAXTRANSFERSIZE from {Figures.Memory(plan.CurrentMaxTransferSizeBytes)}"
                 + (plan.CurrentMaxTransferSizeAssumed ? " (the default)" : "")
-                + $" to {Figures.Size(plan.MaxTransferSizeBytes)}");
+                + $" to {Figures.Memory(plan.MaxTransferSizeBytes)}");
         }
 
         var text = $"Raise {string.Join(" and ", changes)}: {plan.MemorySentence}";
         text += plan.CurrentBufferCount is { } now
-            ? $" instead of {Figures.Count(now)} x {Figures.Size(plan.CurrentMaxTransferSizeBytes)} = {Figures.Size(ServerRanges.SaturatingMultiply(now, plan.CurrentMaxTransferSizeBytes))}"
+            ? $" instead of {Figures.Count(now)} x {Figures.Memory(plan.CurrentMaxTransferSizeBytes)} = {Figures.Memory(ServerRanges.SaturatingMultiply(now, plan.CurrentMaxTransferSizeBytes))}"
             : "";
         text += ", taken outside the buffer pool.";
         if (plan.CurrentMaxTransferSizeBytes >= BufferPlan.MaxTransferSizeCeiling)
@@ -348,14 +349,14 @@ internal sealed class Remedies(DiagnosisSettings settings)
             }
         }
 
-        var text = $"Restore with MAXTRANSFERSIZE = {Tsql.Number(size)} ({Figures.Size(size)}) instead of "
-            + (current is { } now ? Figures.Size(now) : "the default 1 MB")
+        var text = $"Restore with MAXTRANSFERSIZE = {Tsql.Number(size)} ({Figures.Memory(size)}) instead of "
+            + (current is { } now ? Figures.Memory(now) : "the default 1 MB")
             + ": in a published test a restore run with defaults (6 buffers, 1 MB) took 171 s, with 4 MB 81 s (docs/backup-internals.md, 'A 10 GB database on a SAN').";
         if (count is { } buffers)
         {
             text += ratio > 1
-                ? $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(buffers, size))}, about {Figures.Size((long)Math.Ceiling(ServerRanges.SaturatingMultiply(buffers, size) * ratio))} as the server counts it ({Figures.Ratio(ratio)})."
-                : $" Buffer memory: {Figures.Count(buffers)} x {Figures.Size(size)} = {Figures.Size(ServerRanges.SaturatingMultiply(buffers, size))}.";
+                ? $" Buffer memory: {Figures.Count(buffers)} x {Figures.Memory(size)} = {Figures.Memory(ServerRanges.SaturatingMultiply(buffers, size))}, about {Figures.Memory((long)Math.Ceiling(ServerRanges.SaturatingMultiply(buffers, size) * ratio))} as the server counts it ({Figures.Ratio(ratio)})."
+                : $" Buffer memory: {Figures.Count(buffers)} x {Figures.Memory(size)} = {Figures.Memory(ServerRanges.SaturatingMultiply(buffers, size))}.";
         }
 
         var tsql = BackupStatement.Like(measures.Operation).With($"MAXTRANSFERSIZE = {Tsql.Number(size)}");

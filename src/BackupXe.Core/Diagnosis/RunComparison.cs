@@ -1,4 +1,6 @@
 using System.Globalization;
+using BackupXe.Core.Correlation;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Diagnosis;

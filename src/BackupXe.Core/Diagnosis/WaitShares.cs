@@ -1,3 +1,4 @@
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Diagnosis;
@@ -29,7 +30,7 @@ internal sealed class WaitShares
             var threads = $"{Figures.Plural(measures.BufferThreads, "thread", "threads")}: "
                 + $"{Figures.Plural(measures.DataFileThreads, measures.DataFileThreadRole(false), measures.DataFileThreadRole(true))} + "
                 + Figures.Plural(measures.DeviceThreads, measures.DeviceThreadRole(false), measures.DeviceThreadRole(true));
-            BufferSentence = $"BACKUPBUFFER: {Figures.Count(buffer.Count)} waits averaging {Figures.Milliseconds(BufferAverageMs)}, "
+            BufferSentence = $"BACKUPBUFFER: {Figures.Count(buffer.Count)} waits averaging {Figures.AverageMilliseconds(BufferAverageMs)}, "
                 + $"{Figures.Seconds(buffer.TotalMs / 1000.0)} in all = {Figures.Percent(BufferShare)} of each thread's time ({threads}).";
         }
     }

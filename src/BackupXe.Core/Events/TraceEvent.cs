@@ -140,7 +140,7 @@ public sealed record ClientCommandEvent(
     double ResolutionSeconds,
     string Source,
     bool Succeeded,
-    Reporting.RequestedReport? Requested = null) : TraceEvent(Timestamp, null)
+    RequestedReport? Requested = null) : TraceEvent(Timestamp, null)
 {
     /// <summary>The client's elapsed seconds.</summary>
     public double Seconds => (ClientEnd - ClientStart).TotalSeconds;

@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -151,7 +152,7 @@ public static class HistoryComparer
         return HistoryStatistics.Unranked(current.Record) switch
         {
             "too-short" => "it took under 10 times its timestamps' resolution, so its MB/s is not precise enough",
-            "overhead" => $"it read under {Units.Bytes(HistoryStatistics.OverheadBytes)}: fixed costs dominate its time, so its MB/s is not a transfer speed",
+            "overhead" => $"it read under {Figures.Bytes(HistoryStatistics.OverheadBytes)}: fixed costs dominate its time, so its MB/s is not a transfer speed",
             _ => null,
         };
     }
@@ -215,9 +216,9 @@ public static class HistoryComparer
         [
             ("compression", r => r.Record.Options.Compression is { } c ? (c ? r.Record.Options.CompressionAlgorithm is { } a ? $"COMPRESSION ({a})" : "COMPRESSION" : "NO_COMPRESSION") : null),
             ("BUFFERCOUNT", r => r.Record.Options.BufferCount?.ToString(CultureInfo.InvariantCulture)),
-            ("MAXTRANSFERSIZE", r => r.Record.Options.MaxTransferSizeBytes is { } m ? Units.Bytes(m) : null),
+            ("MAXTRANSFERSIZE", r => r.Record.Options.MaxTransferSizeBytes is { } m ? Figures.Bytes(m) : null),
             ("buffer memory", r => r.Record.Options.BufferCount is { } n && r.Record.Options.MaxTransferSizeBytes is { } m ? HistoryStatistics.BufferMemoryBand(n * m) : null),
-            ("BLOCKSIZE", r => r.Record.Options.BlockSizeBytes is { } b ? Units.Bytes(b) : null),
+            ("BLOCKSIZE", r => r.Record.Options.BlockSizeBytes is { } b ? Figures.Bytes(b) : null),
             ("encryption", r => r.Record.Options.Encryption is { } e ? (e ? "on" : "off") : null),
             ("stripes", r => r.Record.Devices.Count(d => !d.IsMirror) is var n and > 0 ? n.ToString(CultureInfo.InvariantCulture) : null),
             ("target", r => r.Targets.Count > 0 ? string.Join(", ", r.Targets) : null),
@@ -272,8 +273,8 @@ public static class HistoryComparer
         }
 
         return bytes is { } b
-            ? string.Create(CultureInfo.InvariantCulture, $"{Units.Bytes(b)} ({b / median:0.0}x the usual)")
-            : $"{Units.Bytes((long)median)} (median)";
+            ? string.Create(CultureInfo.InvariantCulture, $"{Figures.Bytes(b)} ({b / median:0.0}x the usual)")
+            : $"{Figures.Bytes((long)median)} (median)";
     }
 
     private static LogPartReport? LogPart(ComparableRun current, List<ComparableRun> usual)
@@ -297,7 +298,7 @@ public static class HistoryComparer
                 .ToList();
             var listed = string.Join("; ", onTarget.Take(5).Select(c => string.Create(
                 CultureInfo.InvariantCulture,
-                $"{ComparableRun.Describe(c.Kind, c.Scope)} of [{c.Database ?? "?"}] {Units.Time(c.Start)}-{Units.Time(c.End)} ({Units.Duration(c.OverlapSeconds)} together)")));
+                $"{ComparableRun.Describe(c.Kind, c.Scope)} of [{c.Database ?? "?"}] {Figures.Time(c.Start)}-{Figures.Time(c.End)} ({Figures.Duration(c.OverlapSeconds)} together)")));
             findings.Add(string.Create(
                 CultureInfo.InvariantCulture,
                 $"while it ran, {onTarget.Count} other operation{(onTarget.Count == 1 ? string.Empty : "s")} wrote to {string.Join(", ", report.Targets)}: {listed}; its usual runs shared their target with a median of {HistoryStatistics.Percentile(usualOnTarget, 0.5) ?? 0:0.#}"));
@@ -314,7 +315,7 @@ public static class HistoryComparer
         {
             findings.Add(string.Create(
                 CultureInfo.InvariantCulture,
-                $"its log part was {Units.Bytes(log.Bytes)}, {log.Ratio:0.0}x the usual {Units.Bytes(log.UsualBytes)}: log written while the full backup ran is copied into it"));
+                $"its log part was {Figures.Bytes(log.Bytes)}, {log.Ratio:0.0}x the usual {Figures.Bytes(log.UsualBytes)}: log written while the full backup ran is copied into it"));
         }
 
         return findings;
@@ -324,12 +325,12 @@ public static class HistoryComparer
     {
         var baseline = string.Create(
             CultureInfo.InvariantCulture,
-            $"{Units.Rate(r.ThroughputMBps)} against a median {Units.Rate(r.MedianMBps)} (usually {r.P10MBps:0.#}-{r.P90MBps:0.#} MB/s over {r.UsualRuns} runs)");
+            $"{Figures.Rate(r.ThroughputMBps)} against a median {Figures.Rate(r.MedianMBps)} (usually {r.P10MBps:0.#}-{r.P90MBps:0.#} MB/s over {r.UsualRuns} runs)");
         return r.Verdict switch
         {
             HistoryVerdict.Slower => string.Create(
                 CultureInfo.InvariantCulture,
-                $"{r.Factor:0.0}x slower than usual: {baseline}; slow since {Units.Timestamp(r.Since)} ({r.SlowRuns} run{(r.SlowRuns == 1 ? string.Empty : "s")}){Changed(r)}"),
+                $"{r.Factor:0.0}x slower than usual: {baseline}; slow since {Figures.Timestamp(r.Since)} ({r.SlowRuns} run{(r.SlowRuns == 1 ? string.Empty : "s")}){Changed(r)}"),
             HistoryVerdict.Faster => string.Create(CultureInfo.InvariantCulture, $"{r.Factor:0.0}x faster than usual: {baseline}{Changed(r)}"),
             _ => $"as usual: {baseline}",
         };

@@ -1,5 +1,6 @@
 using System.Globalization;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -193,8 +194,8 @@ public static class HistoryStatistics
         [
             ("compression", r => r.Options.Compression is { } c ? (c ? r.Options.CompressionAlgorithm ?? "COMPRESSION" : "NO_COMPRESSION") : Default(r)),
             ("BUFFERCOUNT", r => r.Options.BufferCount?.ToString(CultureInfo.InvariantCulture) ?? Default(r)),
-            ("MAXTRANSFERSIZE", r => r.Options.MaxTransferSizeBytes is { } m ? Units.Bytes(m) : Default(r)),
-            ("BLOCKSIZE", r => r.Options.BlockSizeBytes is { } b ? Units.Bytes(b) : Default(r)),
+            ("MAXTRANSFERSIZE", r => r.Options.MaxTransferSizeBytes is { } m ? Figures.Bytes(m) : Default(r)),
+            ("BLOCKSIZE", r => r.Options.BlockSizeBytes is { } b ? Figures.Bytes(b) : Default(r)),
             ("stripes", r => r.Devices.Count(d => !d.IsMirror) is var n and > 0 ? n.ToString(CultureInfo.InvariantCulture) : null),
             ("buffer memory", r => r.Options.BufferCount is { } count && r.Options.MaxTransferSizeBytes is { } size ? BufferMemoryBand((long)count * size) : null),
         ];
@@ -232,7 +233,7 @@ public static class HistoryStatistics
         }
 
         var band = 1L << (63 - System.Numerics.BitOperations.LeadingZeroCount((ulong)bytes));
-        return $"{Units.Bytes(band)} to {Units.Bytes(band * 2)}";
+        return $"{Figures.Bytes(band)} to {Figures.Bytes(band * 2)}";
     }
 
     /// <summary>"default" when the run's options come from its command text (which left this one out), else unknown.</summary>
@@ -256,12 +257,12 @@ public static class HistoryStatistics
 
         if (o.MaxTransferSizeBytes is { } transfer)
         {
-            parts.Add($"MAXTRANSFERSIZE {Units.Bytes(transfer)}");
+            parts.Add($"MAXTRANSFERSIZE {Figures.Bytes(transfer)}");
         }
 
         if (o.BlockSizeBytes is { } block)
         {
-            parts.Add($"BLOCKSIZE {Units.Bytes(block)}");
+            parts.Add($"BLOCKSIZE {Figures.Bytes(block)}");
         }
 
         if (o.Encryption is true)
@@ -317,7 +318,7 @@ public static class HistoryStatistics
         {
             notes.Add(string.Create(
                 CultureInfo.InvariantCulture,
-                $"{overhead} runs read under {Units.Bytes(OverheadBytes)}: fixed costs dominate their time, so their MB/s is not a transfer speed and they are not ranked"));
+                $"{overhead} runs read under {Figures.Bytes(OverheadBytes)}: fixed costs dominate their time, so their MB/s is not a transfer speed and they are not ranked"));
         }
 
         var unsized = runs.Count(r => r.Status == OperationStatus.Completed && r.BytesRead is null);

@@ -1,6 +1,7 @@
 using System.Collections.Frozen;
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 

@@ -1,3 +1,5 @@
+using BackupXe.Core.Formatting;
+
 namespace BackupXe.Core.Reporting;
 
 /// <summary>
@@ -29,11 +31,11 @@ public static class QuietPeriodText
     public static string Describe(QuietPeriod quiet)
     {
         var phase = quiet.Phase ?? "no named phase";
-        var span = quiet.Ongoing ? $"since {Units.Time(quiet.From)}" : $"{Units.Time(quiet.From)} to {Units.Time(quiet.To)}";
+        var span = quiet.Ongoing ? $"since {Figures.Time(quiet.From)}" : $"{Figures.Time(quiet.From)} to {Figures.Time(quiet.To)}";
         var what = quiet.Kind == QuietKind.Stall
             ? "a stall: this phase moves bytes and had been moving them"
             : $"expected waiting: {Expected(quiet.Phase)}";
-        return $"no bytes moved for {Units.Duration(quiet.Seconds)} in {phase} ({span}): {what}";
+        return $"no bytes moved for {Figures.Duration(quiet.Seconds)} in {phase} ({span}): {what}";
     }
 
     /// <summary>What to look at for a stall: the current wait (when read) or how to read it, and the trace's top wait.</summary>

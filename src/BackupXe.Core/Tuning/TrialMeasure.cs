@@ -1,4 +1,5 @@
 using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Tuning;
@@ -81,7 +82,7 @@ internal static class TrialMeasure
 
         const string noConfig = "the buffer configuration was not captured";
         Check("BUFFERCOUNT", asked.BufferCount, config?.BufferCount, noConfig, v => Figures.Count(v));
-        Check("MAXTRANSFERSIZE", asked.MaxTransferSizeBytes, config?.MaxTransferSizeBytes, noConfig, v => Figures.Size(v));
+        Check("MAXTRANSFERSIZE", asked.MaxTransferSizeBytes, config?.MaxTransferSizeBytes, noConfig, v => Figures.Memory(v));
         Check("COMPRESSION", asked.Compression, operation.Options?.Compression, "the effective options were not captured", v => v ? "on" : "off");
         Check("BLOCKSIZE", asked.BlockSizeBytes, capture.EffectiveBlockSizeBytes,
             capture.Finished ? "msdb did not record the block size" : "the trial was stopped before msdb recorded its block size", v => Figures.AsPrinted(v));

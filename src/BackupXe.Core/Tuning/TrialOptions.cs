@@ -1,5 +1,6 @@
 using System.Globalization;
 using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Formatting;
 
 namespace BackupXe.Core.Tuning;
 
@@ -26,7 +27,7 @@ public sealed record TrialOptions(
     {
         var parts = new List<string> { Files == 1 ? "1 file" : $"{Files} files" };
         parts.Add(BufferCount is { } count ? $"BUFFERCOUNT {count}" : "default BUFFERCOUNT");
-        parts.Add(MaxTransferSizeBytes is { } size ? $"MAXTRANSFERSIZE {Figures.Size(size)}" : "default MAXTRANSFERSIZE");
+        parts.Add(MaxTransferSizeBytes is { } size ? $"MAXTRANSFERSIZE {Figures.Memory(size)}" : "default MAXTRANSFERSIZE");
         if (BlockSizeBytes is { } block)
         {
             parts.Add($"BLOCKSIZE {block.ToString(CultureInfo.InvariantCulture)}");

@@ -1,4 +1,5 @@
 using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Tuning;
@@ -477,7 +478,7 @@ public sealed class Tuner
 
         if (!Fits(trial.Requested))
         {
-            throw new TuningStopped($"{trial.Requested.Describe()} would take {Figures.Size(PricedMemory(trial.Requested))} of buffer memory, above {Figures.Size(Cap())}.", refused: true);
+            throw new TuningStopped($"{trial.Requested.Describe()} would take {Figures.Memory(PricedMemory(trial.Requested))} of buffer memory, above {Figures.Memory(Cap())}.", refused: true);
         }
 
         if (await _server.BackupOrRestoreRunningAsync(_request.Database, cancellationToken))
@@ -526,7 +527,7 @@ public sealed class Tuner
 
         if (run.BufferMemoryBytes > _request.MemoryBudgetBytes)
         {
-            throw new TuningStopped($"The server reported {Figures.Size(run.BufferMemoryBytes.Value)} of buffer memory for trial {trial.Number}, above the budget of {Figures.Size(_request.MemoryBudgetBytes)}: stopped.", refused: true);
+            throw new TuningStopped($"The server reported {Figures.Memory(run.BufferMemoryBytes.Value)} of buffer memory for trial {trial.Number}, above the budget of {Figures.Memory(_request.MemoryBudgetBytes)}: stopped.", refused: true);
         }
     }
 
@@ -571,7 +572,7 @@ public sealed class Tuner
             {
                 throw new TuningStopped(free.Bytes is null
                     ? $"The free space of {group.Key} cannot be read ({free.Unknown ?? "the server did not say"}): no trial writes there without it."
-                    : $"{group.Key} has {Figures.Size(free.Bytes.Value)} free; a trial may write {Figures.Size(needed)} there.", refused: true);
+                    : $"{group.Key} has {Figures.Memory(free.Bytes.Value)} free; a trial may write {Figures.Memory(needed)} there.", refused: true);
             }
         }
     }

@@ -1,5 +1,6 @@
 using System.Globalization;
 using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Tuning;
@@ -112,7 +113,7 @@ public static class TuningAdvice
         var buffers = result.Trials.Where(t => t.Purpose == TrialPurpose.MoreBufferMemory && !t.OptionsDiffer && t.Runs.Count > 0).ToList();
         if (buffers.Count > 0 && buffers.Max(t => t.RateMBps) < best.RateMBps * (1 + Tuner.MinimumGain) && buffers.Max(t => t.BufferMemoryBytes) >= best.BufferMemoryBytes)
         {
-            evidence.Add($"More buffer memory (up to {Figures.Size(buffers.Max(t => t.BufferMemoryBytes) ?? 0)}) left the rate flat, within {Figures.Percent(Tuner.MinimumGain)}.");
+            evidence.Add($"More buffer memory (up to {Figures.Memory(buffers.Max(t => t.BufferMemoryBytes) ?? 0)}) left the rate flat, within {Figures.Percent(Tuner.MinimumGain)}.");
         }
 
         if (best.Bottleneck == Bottleneck.CompressionCpu)

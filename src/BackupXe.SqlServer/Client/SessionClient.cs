@@ -20,6 +20,17 @@ public sealed record SessionInstallOutcome(
     public bool Installed => Problems.Count == 0 && After is { Exists: true, Running: true };
 }
 
+/// <summary>
+/// The install script failed on the server: the server's error (kept as the inner exception, so failures are still
+/// classified by its numbers), followed by what the failure left of the session.
+/// </summary>
+internal sealed class SessionInstallException(SqlException failure, string left)
+    : InvalidOperationException($"{SqlFailureText.Describe(failure)}; {left}", failure)
+{
+    /// <summary>What is left of the session on the server, as one sentence.</summary>
+    public string Left { get; } = left;
+}
+
 /// <summary>The login or server does not meet <see cref="ServerRequirements"/>: creating the session cannot work.</summary>
 internal sealed class ServerRequirementException(IReadOnlyList<RequirementProblem> problems)
     : Exception(string.Join(" ", problems.Select(p => p.Message)))
@@ -135,9 +146,64 @@ public sealed class SessionClient(SqlConnectionFactory factory, CaptureSessionSe
             return new SessionInstallOutcome(problems, before, null, []);
         }
 
-        var messages = await ExecuteAsync(connection, script, cancellationToken).ConfigureAwait(false);
+        IReadOnlyList<string> messages;
+        try
+        {
+            messages = await ExecuteAsync(connection, script, cancellationToken).ConfigureAwait(false);
+        }
+        catch (SqlException failure)
+        {
+            // Not the caller's token: a cancelled install is cleaned up all the same, within the command timeout.
+            var left = await CleanUpFailedInstallAsync(facts, before, CancellationToken.None).ConfigureAwait(false);
+            throw new SessionInstallException(failure, left);
+        }
+
         var after = await StatusAsync(connection, cancellationToken).ConfigureAwait(false);
         return new SessionInstallOutcome(problems, before, after, messages);
+    }
+
+    /// <summary>
+    /// After the install script failed: what it left of the session, on a new connection (the failure may have
+    /// closed this one). The script drops a session that cannot start; when its own clean-up could not run (the
+    /// batch ended early) or could not drop it, a stopped session is dropped here if the login may.
+    /// </summary>
+    private async Task<string> CleanUpFailedInstallAsync(ServerFacts facts, SessionStatus? before, CancellationToken cancellationToken)
+    {
+        var name = $"[{Settings.SessionName.Replace("]", "]]", StringComparison.Ordinal)}]";
+        var replaced = before is { Exists: true }
+            ? $"; the session {name} that was there before had been dropped to be replaced and is not restored"
+            : string.Empty;
+        SessionStatus left;
+        try
+        {
+            await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+            left = await StatusAsync(connection, cancellationToken).ConfigureAwait(false);
+            if (left is { Exists: true, Running: false } && ServerRequirements.CheckUninstall(facts, running: false).Count == 0)
+            {
+                await ExecuteAsync(connection, SessionScripts.RenderDrop(Settings.SessionName), cancellationToken).ConfigureAwait(false);
+                left = await StatusAsync(connection, cancellationToken).ConfigureAwait(false);
+            }
+        }
+        catch (Exception failure) when (failure is SqlException or InvalidOperationException or IOException)
+        {
+            return $"whether a stopped session {name} was left on the server could not be checked ({SqlFailureText.Describe(failure)}); `backupxe session status` says{replaced}.";
+        }
+
+        if (!left.Exists)
+        {
+            return $"no session {name} was left on the server{replaced}.";
+        }
+
+        if (left.Running)
+        {
+            return $"the session {name} is on the server and running.";
+        }
+
+        var grant = ServerRequirements.CheckUninstall(facts, running: false) is { Count: > 0 } missing
+            ? $" ({string.Join(" ", missing.Select(p => p.Message))})"
+            : string.Empty;
+        return $"a stopped session {name} is left on the server and this login cannot drop it{grant}; "
+            + $"a DBA removes it with DROP EVENT SESSION {name} ON SERVER{replaced}.";
     }
 
     /// <summary>Stops and drops the session; the outcome's Before says whether there was one.</summary>

@@ -26,11 +26,17 @@ public sealed class SqlConnectionFactory
             DataSource = settings.Server,
             InitialCatalog = settings.Database,
             ApplicationName = SqlConnectionSettings.ApplicationName,
-            Encrypt = settings.Encrypt,
+            Encrypt = settings.StrictEncryption ? SqlConnectionEncryptOption.Strict
+                : settings.Encrypt ? SqlConnectionEncryptOption.Mandatory : SqlConnectionEncryptOption.Optional,
             TrustServerCertificate = settings.TrustServerCertificate,
             ConnectTimeout = settings.ConnectTimeoutSeconds,
             CommandTimeout = settings.CommandTimeoutSeconds,
         };
+        if (settings.HostNameInCertificate is not null)
+        {
+            builder.HostNameInCertificate = settings.HostNameInCertificate;
+        }
+
         if (settings.Authentication == SqlAuthentication.Integrated)
         {
             builder.IntegratedSecurity = true;

@@ -12,6 +12,14 @@ namespace BackupXe.SqlServer.Client;
 /// the login in clear text to a peer that claims it cannot encrypt (docs/security.md).
 /// </param>
 /// <param name="TrustServerCertificate">Accept any server certificate; explicit, and warned about.</param>
+/// <param name="StrictEncryption">
+/// Encrypt=Strict: TDS 8.0, TLS before anything else is sent and the certificate always validated (SQL Server 2022+
+/// and Azure SQL); a server without TDS 8.0 refuses the connection.
+/// </param>
+/// <param name="HostNameInCertificate">
+/// The name the server's certificate must carry when it is not the name connected to (an alias, a listener, an IP
+/// address); null: the server name.
+/// </param>
 public sealed record SqlConnectionSettings(
     string Server,
     string Database = SqlConnectionSettings.DefaultDatabase,
@@ -21,7 +29,9 @@ public sealed record SqlConnectionSettings(
     bool Encrypt = true,
     bool TrustServerCertificate = false,
     int ConnectTimeoutSeconds = SqlConnectionSettings.DefaultConnectTimeoutSeconds,
-    int CommandTimeoutSeconds = SqlConnectionSettings.DefaultCommandTimeoutSeconds)
+    int CommandTimeoutSeconds = SqlConnectionSettings.DefaultCommandTimeoutSeconds,
+    bool StrictEncryption = false,
+    string? HostNameInCertificate = null)
 {
     public const string DefaultDatabase = "master";
     public const int DefaultConnectTimeoutSeconds = 15;
@@ -32,6 +42,9 @@ public sealed record SqlConnectionSettings(
 
     /// <summary>Upper bound for both timeouts, in seconds: an hour is already far beyond any preflight.</summary>
     public const int MaxTimeoutSeconds = 3600;
+
+    /// <summary>The longest DNS name (RFC 1035: 253 characters in text form).</summary>
+    public const int MaxHostNameLength = 253;
 
     /// <summary>Every problem with these settings, each naming the setting; empty when valid.</summary>
     public IReadOnlyList<string> Validate()
@@ -58,12 +71,52 @@ public sealed record SqlConnectionSettings(
             problems.Add($"command timeout {CommandTimeoutSeconds} s is out of range 1..{MaxTimeoutSeconds}.");
         }
 
+        problems.AddRange(EncryptionProblems());
+
         if (SqlAuthenticationNames.NeedsSecret(Authentication) && string.IsNullOrEmpty(UserName))
         {
             problems.Add($"{Authentication} needs a user name (--user).");
         }
 
         return problems;
+    }
+
+    /// <summary>
+    /// Combinations that would not do what they say (Microsoft.Data.SqlClient's encryption and certificate validation
+    /// page): Strict always validates the certificate, so trusting any certificate would be ignored; a host name to
+    /// check means nothing without encryption or when any certificate is accepted.
+    /// </summary>
+    private IEnumerable<string> EncryptionProblems()
+    {
+        if (StrictEncryption && !Encrypt)
+        {
+            yield return "--strict-encryption and --no-encryption contradict each other: choose one.";
+        }
+        else if (StrictEncryption && TrustServerCertificate)
+        {
+            yield return "--strict-encryption always validates the server certificate (TDS 8.0), so --trust-server-certificate would be ignored: leave it out, or leave out --strict-encryption.";
+        }
+
+        if (HostNameInCertificate is null)
+        {
+            yield break;
+        }
+
+        if (HostNameInCertificate.Length is 0 or > MaxHostNameLength
+            || !HostNameInCertificate.All(c => char.IsAsciiLetterOrDigit(c) || c is '-' or '.')
+            || HostNameInCertificate.StartsWith('.') || HostNameInCertificate.Contains("..", StringComparison.Ordinal))
+        {
+            // Not repeated: a value that is not a host name may be anything pasted, a secret included.
+            yield return $"--host-name-in-certificate takes a host name (letters, digits, '-' and '.', at most {MaxHostNameLength} characters).";
+        }
+        else if (!Encrypt)
+        {
+            yield return "--host-name-in-certificate needs encryption: there is no certificate to check with --no-encryption.";
+        }
+        else if (TrustServerCertificate && !StrictEncryption)
+        {
+            yield return "--host-name-in-certificate is not checked when --trust-server-certificate accepts any certificate: leave one of them out.";
+        }
     }
 
     /// <summary>Warnings the user must see before connecting; empty for the safe defaults.</summary>

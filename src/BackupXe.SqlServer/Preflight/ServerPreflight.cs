@@ -69,7 +69,7 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
             "platform", PreflightOutcome.Warn,
             "Azure SQL Managed Instance (engine edition 8): the event file must be an https:// blob URL with a credential for its container "
                 + "on the instance; the SQL Server 2022 permissions apply. a database its events name by its physical name (a GUID) is "
-                + "shown by its logical name. Not supported yet: a ring_buffer capture",
+                + "shown by its logical name. Or read a session with a ring_buffer target: watch --transport ring_buffer (daemon: Transport ring_buffer)",
             "--file-path https://<account>.blob.core.windows.net/<container>/BackupXe.xel"),
         var edition => new PreflightCheck(
             "platform", PreflightOutcome.Pass,

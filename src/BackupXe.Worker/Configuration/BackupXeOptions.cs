@@ -51,6 +51,12 @@ internal sealed class InstanceOptions
 
     public bool TrustServerCertificate { get; set; } = BackupXeOptionsDefaults.TrustServerCertificate;
 
+    /// <summary>Encrypt=Strict (TDS 8.0): TLS first and the certificate always validated; SQL Server 2022+ and Azure SQL.</summary>
+    public bool StrictEncryption { get; set; }
+
+    /// <summary>The host name the server's certificate must carry when it is not <see cref="Server"/>; null: the server name.</summary>
+    public string? HostNameInCertificate { get; set; }
+
     /// <summary>Create or alter the event session on start (needs ALTER ANY EVENT SESSION).</summary>
     public bool EnsureSession { get; set; } = BackupXeOptionsDefaults.EnsureSession;
 

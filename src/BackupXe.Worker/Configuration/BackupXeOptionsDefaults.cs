@@ -26,7 +26,7 @@ internal static class BackupXeOptionsDefaults
     public const string SessionName = "BackupXe";
     public const double ReplaySpeed = 0;
 
-    public const string Transport = LiveTransports.File;
+    public const string Transport = LiveTransport.File;
 
     /// <summary>The session flushes every 2 s (MAX_DISPATCH_LATENCY), so a 1 s poll adds at most about a second.</summary>
     public const double PollIntervalSeconds = 1;
@@ -53,13 +53,4 @@ internal static class HistoryProviders
 {
     public const string Sqlite = "sqlite";
     public const string SqlServer = "sqlserver";
-}
-
-internal static class LiveTransports
-{
-    /// <summary>Tail the capture session's event_file target with sys.fn_xe_file_target_read_file; checkpointed.</summary>
-    public const string File = BackupXe.SqlServer.Live.LiveTransport.File;
-
-    /// <summary>Experimental: sys.fn_MSxe_read_event_stream decoded by the .xel decoder; nothing checkpointed, gaps reported.</summary>
-    public const string Stream = BackupXe.SqlServer.Live.LiveTransport.Stream;
 }

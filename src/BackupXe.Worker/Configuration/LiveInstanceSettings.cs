@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using Microsoft.Data.SqlClient;
@@ -16,10 +17,15 @@ internal static class LiveInstanceSettings
     public static IReadOnlyList<string> Problems(InstanceOptions instance, string key)
     {
         var problems = new List<string>();
-        if (!string.Equals(instance.Transport, LiveTransports.File, StringComparison.OrdinalIgnoreCase)
-            && !string.Equals(instance.Transport, LiveTransports.Stream, StringComparison.OrdinalIgnoreCase))
+        if (!string.Equals(instance.Transport, LiveTransport.File, StringComparison.OrdinalIgnoreCase)
+            && !string.Equals(instance.Transport, LiveTransport.Stream, StringComparison.OrdinalIgnoreCase)
+            && !string.Equals(instance.Transport, LiveTransport.RingBuffer, StringComparison.OrdinalIgnoreCase))
         {
-            problems.Add($"{key}:Transport must be '{LiveTransports.File}' or '{LiveTransports.Stream}' (experimental); it is '{instance.Transport}'.");
+            problems.Add($"{key}:Transport must be '{LiveTransport.File}', '{LiveTransport.Stream}' (experimental) or '{LiveTransport.RingBuffer}'; it is '{instance.Transport}'.");
+        }
+        else if (instance.EnsureSession && string.Equals(instance.Transport, LiveTransport.RingBuffer, StringComparison.OrdinalIgnoreCase))
+        {
+            problems.Add($"{key}:EnsureSession creates a session with an event_file target; Transport '{LiveTransport.RingBuffer}' reads an existing session's ring_buffer target. Set one of them only.");
         }
 
         if (!double.IsFinite(instance.PollIntervalSeconds) || instance.PollIntervalSeconds <= 0 || instance.PollIntervalSeconds > 3600)
@@ -93,7 +99,9 @@ internal static class LiveInstanceSettings
                 // The builder of older drivers reports no encryption when the string does not mention the keyword;
                 // BackupXe encrypts unless the string turns it off, as for Server-based instances.
                 !builder.ShouldSerialize("Encrypt") || builder.Encrypt,
-                builder.TrustServerCertificate), null);
+                builder.TrustServerCertificate,
+                StrictEncryption: builder.Encrypt == SqlConnectionEncryptOption.Strict,
+                HostNameInCertificate: string.IsNullOrEmpty(builder.HostNameInCertificate) ? null : builder.HostNameInCertificate), null);
         }
 
         SqlAuthentication mode;
@@ -113,6 +121,8 @@ internal static class LiveInstanceSettings
             UserName: instance.UserName,
             Password: instance.Password,
             Encrypt: instance.Encrypt,
-            TrustServerCertificate: instance.TrustServerCertificate), null);
+            TrustServerCertificate: instance.TrustServerCertificate,
+            StrictEncryption: instance.StrictEncryption,
+            HostNameInCertificate: instance.HostNameInCertificate), null);
     }
 }

@@ -1,5 +1,6 @@
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
@@ -122,7 +123,7 @@ internal sealed class InstanceMonitor(
 
         foreach (var problem in status.Problems)
         {
-            logger.SourceProblem(Name, sourceName, problem.Location, Core.Reporting.TerminalText.Line(problem.Message));
+            logger.SourceProblem(Name, sourceName, problem.Location, Core.Rendering.TerminalText.Line(problem.Message));
         }
 
         if (source.Format == LiveFormat)

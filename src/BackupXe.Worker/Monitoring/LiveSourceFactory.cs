@@ -3,7 +3,6 @@ using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Live.EventFile;
-using BackupXe.SqlServer.Live.EventStream;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.Worker.Configuration;
 
@@ -11,8 +10,8 @@ namespace BackupXe.Worker.Monitoring;
 
 /// <summary>
 /// Opens each instance's source: a replay for ReplayPath, else its transport on a live server through the client
-/// layer: <c>file</c> resuming from the instance's checkpoint in <paramref name="checkpoints"/>, or the experimental
-/// <c>stream</c>, which has no position to keep and reports what it lost while disconnected. Every <c>file</c> instance
+/// layer (<see cref="LiveSources"/>): <c>file</c> resuming from the instance's checkpoint in <paramref name="checkpoints"/>,
+/// the experimental <c>stream</c>, or <c>ring_buffer</c>; the last two keep no position and report what they lost. Every <c>file</c> instance
 /// shares <paramref name="readLimit"/>, the daemon's bound on reads in flight; a <c>stream</c> instance holds its one
 /// connection open for good, so it takes no slot (it would keep it forever).
 /// </summary>
@@ -31,28 +30,21 @@ internal sealed class LiveSourceFactory(
         }
 
         var name = instance.Name!;
-        if (string.Equals(instance.Transport, LiveTransports.Stream, StringComparison.OrdinalIgnoreCase))
-        {
-            return new EventStreamLiveSource(
-                new SqlConnectionFactory(LiveInstanceSettings.Build(instance)),
-                new CaptureSessionSettings(instance.SessionName),
-                instance.EnsureSession,
-                observers(name),
-                time);
-        }
-
-        return new EventFileLiveSource(
-            name,
+        return LiveSources.Open(new LiveSourceSettings(
             new SqlConnectionFactory(LiveInstanceSettings.Build(instance)),
             // Files named after the session: a daemon that creates "Nightly" must not write into the BackupXe.xel files
             // of a default session on the same server (and read them back through its file pattern).
-            new CaptureSessionSettings(instance.SessionName, instance.SessionName + ".xel"),
-            instance.EnsureSession,
-            new EventFileTailOptions { PollInterval = TimeSpan.FromSeconds(instance.PollIntervalSeconds), BatchSize = instance.BatchSize },
-            checkpoints,
-            TimeSpan.FromSeconds(instance.CheckpointIntervalSeconds),
-            observers(name),
-            time,
-            readLimit);
+            new CaptureSessionSettings(instance.SessionName, instance.SessionName + ".xel"))
+        {
+            Transport = instance.Transport,
+            Instance = name,
+            EnsureSession = instance.EnsureSession,
+            TailOptions = new EventFileTailOptions { PollInterval = TimeSpan.FromSeconds(instance.PollIntervalSeconds), BatchSize = instance.BatchSize },
+            Checkpoints = checkpoints,
+            CheckpointInterval = TimeSpan.FromSeconds(instance.CheckpointIntervalSeconds),
+            Observer = observers(name),
+            Time = time,
+            ReadLimit = readLimit,
+        });
     }
 }

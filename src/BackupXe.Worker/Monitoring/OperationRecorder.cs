@@ -1,4 +1,6 @@
 using System.Globalization;
+using BackupXe.Core.Formatting;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.Worker.Logging;

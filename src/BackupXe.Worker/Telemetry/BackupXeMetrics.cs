@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Worker.Telemetry;

@@ -1,6 +1,7 @@
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
 using BackupXe.Tests.Cli;

@@ -1,4 +1,5 @@
 using Xunit;
+using BackupXe.Tests.Support;
 
 namespace BackupXe.Tests.Cli;
 
@@ -33,13 +34,6 @@ public sealed class CliOutputContentTests
         var testOutput = new DirectoryInfo(AppContext.BaseDirectory.TrimEnd(Path.DirectorySeparatorChar));
         var framework = testOutput.Name;
         var configuration = testOutput.Parent!.Name;
-        var root = testOutput;
-        while (root is not null && !File.Exists(Path.Combine(root.FullName, "BackupXe.sln")))
-        {
-            root = root.Parent;
-        }
-
-        Assert.NotNull(root);
-        return Path.Combine(root.FullName, "src", "BackupXe.Cli", "bin", configuration, framework);
+        return Path.Combine(Repository.Root, "src", "BackupXe.Cli", "bin", configuration, framework);
     }
 }

@@ -1,5 +1,5 @@
 using BackupXe.Core.Reporting;
-using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Rendering.Html;
 using BackupXe.History;
 using BackupXe.Tests.Reporting;
 using BackupXe.Tests.Support;

@@ -2,6 +2,7 @@ using System.Text.Json;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using Xunit;
+using BackupXe.Tests.Support;
 
 namespace BackupXe.Tests.Cli;
 
@@ -19,7 +20,7 @@ public class OtherCommandTests
         var lines = run.Output.Split('\n');
         Assert.Contains(lines, l => l.Contains("copy-data", StringComparison.Ordinal) && l.Contains(" 50% [##########", StringComparison.Ordinal) && l.Contains("MB/s", StringComparison.Ordinal));
         Assert.Contains("buffer-starved (high confidence)", run.Output);
-        Assert.True(run.Output.IndexOf(" 50% [", StringComparison.Ordinal) < run.Output.IndexOf("Verdict", StringComparison.Ordinal));
+        Order.Before(run.Output, " 50% [", "Verdict");
     }
 
     [Fact]

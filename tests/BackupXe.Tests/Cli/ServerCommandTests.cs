@@ -335,6 +335,69 @@ public class ServerCommandTests
     }
 
     [Fact]
+    public async Task Strict_encryption_against_a_server_without_TDS_8_sends_no_login_and_fails_in_one_line()
+    {
+        // Given: the double speaks TDS 7.x without TLS, as a server before 2022 does; Strict starts with a TLS handshake
+        var sql = new ScriptedSqlServer();
+        await using var server = Start(sql);
+
+        // When
+        var run = await CliRun.RunAsync("check", "--server", server.Server, "--user", TdsClient.User, "--password-env", TdsClient.PasswordVariable,
+            "--strict-encryption", "--host-name-in-certificate", "sql01.corp.example", "--connect-timeout", "3");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Empty(server.Logins);
+        AssertNoSecrets(run);
+        Assert.StartsWith($"backupxe: ", Assert.Single(Lines(run.Error)), StringComparison.Ordinal);
+        Assert.DoesNotContain("   at ", run.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Strict_encryption_with_no_encryption_is_a_usage_error_before_any_connection()
+    {
+        // Given
+        var sql = new ScriptedSqlServer();
+        await using var server = Start(sql);
+
+        // When
+        var run = await CliRun.RunAsync([.. TdsClient.CliArguments(server).Prepend("check"), "--strict-encryption"]);
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        Assert.Equal("backupxe: --strict-encryption and --no-encryption contradict each other: choose one.", Assert.Single(Lines(run.Error)));
+        Assert.Empty(server.Logins);
+    }
+
+    [Fact]
+    public async Task Install_whose_session_cannot_start_says_in_one_line_that_nothing_was_left()
+    {
+        // Given: CREATE succeeds, START fails on the event_file's folder (25602), and the script drops the session again
+        var sql = new ScriptedSqlServer().FailStart();
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "session", "install");
+
+        // Then
+        Assert.Equal(1, run.ExitCode);
+        var line = Assert.Single(Lines(run.Error));
+        Assert.Contains("encountered a configuration error during initialization", line, StringComparison.Ordinal);
+        Assert.Contains("(error 25602)", line, StringComparison.Ordinal);
+        Assert.EndsWith("no session [BackupXe] was left on the server.", line, StringComparison.Ordinal);
+        Assert.False(sql.SessionExists);
+    }
+
+    [Fact]
+    public async Task Watch_refuses_to_start_a_session_for_the_ring_buffer_transport()
+    {
+        var run = await CliRun.RunAsync("watch", "--server", "127.0.0.1,1", "--transport", "ring_buffer", "--start-session");
+
+        Assert.NotEqual(0, run.ExitCode);
+        Assert.Contains("--transport ring_buffer reads an existing session's ring_buffer target", run.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task There_is_no_password_option()
     {
         // Given / When

@@ -37,7 +37,7 @@ public class WatchServerTests
         Assert.Equal(0, run.ExitCode);
         Assert.Contains(Lines(run.Output), l => l.Contains("copy-data", StringComparison.Ordinal) && l.Contains("MB/s", StringComparison.Ordinal));
         Assert.Contains("buffer-starved (high confidence)", run.Output);
-        Assert.True(run.Output.IndexOf("MB/s", StringComparison.Ordinal) < run.Output.IndexOf("Verdict", StringComparison.Ordinal));
+        Order.Before(run.Output, "MB/s", "Verdict");
         Assert.Equal(@"C:\MSSQL\Log\BackupXe_0_*.xel", server.Requests.First(r => r.Text.Contains("fn_xe_file", StringComparison.Ordinal)).Parameters["@path"]);
         // Two drops, each reported on stderr, none on stdout; the diagnosis appears once (no event read twice)
         Assert.Equal(2, Lines(run.Error).Count(l => l.Contains("disconnected (transient)", StringComparison.Ordinal)));
@@ -331,15 +331,15 @@ public class WatchServerTests
     }
 
     [Fact]
-    public async Task Transport_needs_a_server_and_is_file_or_stream()
+    public async Task Transport_needs_a_server_and_is_file_stream_or_ring_buffer()
     {
         var noServer = await CliRun.RunAsync("watch", "--replay", CliRun.Sample("buffer-starved-backup.xml"), "--transport", "stream");
-        var other = await CliRun.RunAsync("watch", "--server", "127.0.0.1,1", "--transport", "ring_buffer");
+        var other = await CliRun.RunAsync("watch", "--server", "127.0.0.1,1", "--transport", "histogram");
 
         Assert.Equal(1, noServer.ExitCode);
         Assert.Contains("--transport chooses how a server is read", noServer.Error, StringComparison.Ordinal);
         Assert.Equal(1, other.ExitCode);
-        Assert.Contains("ring_buffer", other.Error, StringComparison.Ordinal);
+        Assert.Contains("histogram", other.Error, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -75,7 +75,7 @@ public static class OperationPipelineTests
 
             // Then
             Assert.Equal(phases.Distinct().Count(), phases.Count);
-            Assert.True(phases.IndexOf("estimate") < phases.IndexOf("copy-data"));
+            Order.Before(phases, "estimate", "copy-data");
         }
     }
 

@@ -1,23 +1,14 @@
 using System.Reflection;
 using BackupXe.Core.Diagnosis;
 using Xunit;
+using BackupXe.Tests.Support;
 
 namespace BackupXe.Tests.Diagnosis;
 
 /// <summary>docs/diagnosis.md is what a DBA reads: it fails here when it drifts from the code.</summary>
 public class DiagnosisDocumentationTests
 {
-    private static string Documentation()
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        Assert.NotNull(directory);
-        return File.ReadAllText(Path.Combine(directory.FullName, "docs", "diagnosis.md"));
-    }
+    private static string Documentation() => File.ReadAllText(Path.Combine(Repository.Root, "docs", "diagnosis.md"));
 
     [Fact]
     public void Every_recommendation_id_is_documented()

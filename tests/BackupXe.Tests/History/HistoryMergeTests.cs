@@ -1,4 +1,5 @@
 using BackupXe.Core.History;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using Xunit;
 using static BackupXe.Tests.History.HistoryOperations;

@@ -56,7 +56,7 @@ public class ControlCharacterTests
     public void Given_a_name_with_a_line_break_when_made_safe_for_a_log_line_then_it_stays_one_line()
     {
         // Given / When
-        var line = Core.Reporting.TerminalText.Line("Sales\n[12:00:00 ERR] Instance prod failed");
+        var line = Core.Rendering.TerminalText.Line("Sales\n[12:00:00 ERR] Instance prod failed");
 
         // Then
         Assert.Equal("Sales␊[12:00:00 ERR] Instance prod failed", line);

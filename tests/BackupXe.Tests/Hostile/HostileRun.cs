@@ -5,6 +5,7 @@ using System.Text.RegularExpressions;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
 using BackupXe.Tests.Sources.Support;

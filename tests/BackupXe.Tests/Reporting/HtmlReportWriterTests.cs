@@ -4,9 +4,10 @@ using System.Text.Json;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
-using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Rendering.Html;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Reporting.Support;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Reporting;
@@ -202,7 +203,7 @@ public sealed class HtmlReportWriterTests
     public void The_vendored_chart_library_is_the_tarball_the_lock_file_pins()
     {
         // Given
-        var folder = Path.Combine(Path.GetDirectoryName(Path.GetDirectoryName(CliRun.Sample("x")))!, "src", "BackupXe.Core", "Reporting", "Html");
+        var folder = Path.Combine(Repository.Root, "src", "BackupXe.Core", "Rendering", "Html");
         using var lockFile = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "package-lock.json")));
         var package = lockFile.RootElement.GetProperty("packages").GetProperty("node_modules/uplot");
 

@@ -1,5 +1,6 @@
 using System.Text;
 using System.Text.Json;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.Tests.Reporting.Support;
 using FsCheck;

@@ -1,5 +1,6 @@
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using Xunit;
 

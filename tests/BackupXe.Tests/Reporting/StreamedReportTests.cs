@@ -1,8 +1,10 @@
 using System.Text.Json;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using Xunit;
+using BackupXe.Tests.Support;
 
 namespace BackupXe.Tests.Reporting;
 
@@ -106,7 +108,7 @@ public class StreamedReportTests
         // Then
         Assert.Contains("## BACKUP", first);
         var text = output.ToString();
-        Assert.True(text.IndexOf("## BACKUP", StringComparison.Ordinal) < text.IndexOf("## Summary", StringComparison.Ordinal));
+        Order.Before(text, "## BACKUP", "## Summary");
         Assert.Contains("- **Operations**: 1: 1 completed, 0 failed, 0 incomplete", text);
     }
 }

@@ -3,6 +3,7 @@ using System.Data;
 using System.Diagnostics;
 using BackupXe.Cli;
 using BackupXe.Core.Events;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;

@@ -4,22 +4,13 @@ using BackupXe.SqlServer.Preflight;
 using BackupXe.SqlServer.Requirements;
 using BackupXe.SqlServer.Sessions;
 using Xunit;
+using BackupXe.Tests.Support;
 
 namespace BackupXe.Tests.SqlServer;
 
 public sealed class SessionScriptsTests
 {
-    private static string RepositoryFile(string relative)
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "BackupXe.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        Assert.NotNull(directory);
-        return File.ReadAllText(Path.Combine(directory.FullName, relative));
-    }
+    private static string RepositoryFile(string relative) => File.ReadAllText(Path.Combine(Repository.Root, relative));
 
     public sealed class TheEmbeddedScripts
     {
@@ -75,9 +66,7 @@ public sealed class SessionScriptsTests
         {
             Assert.Contains("DECLARE @SessionName sysname = N'BackupXe';", _script);
             Assert.Contains("DECLARE @FilePath nvarchar(260) = N'BackupXe.xel';", _script);
-            Assert.True(
-                _script.IndexOf("DECLARE @SessionName", StringComparison.Ordinal)
-                < _script.IndexOf("SERVERPROPERTY", StringComparison.Ordinal));
+            Order.Before(_script, "DECLARE @SessionName", "SERVERPROPERTY");
         }
 
         [Fact]
@@ -152,9 +141,7 @@ public sealed class SessionScriptsTests
         [Fact]
         public void Refuses_to_create_an_unfiltered_wait_session()
         {
-            var guard = _script.IndexOf("IF @WaitPredicate IS NULL", StringComparison.Ordinal);
-            Assert.True(guard > 0);
-            Assert.True(guard < _script.IndexOf("EXEC sys.sp_executesql @Drop", StringComparison.Ordinal));
+            Order.Before(_script, "IF @WaitPredicate IS NULL", "EXEC sys.sp_executesql @Drop");
         }
 
         [Fact]
@@ -205,7 +192,7 @@ public sealed class SessionScriptsTests
         {
             var drop = _script.IndexOf("IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = @SessionName)\n    EXEC sys.sp_executesql @Drop;", StringComparison.Ordinal);
             var create = _script.IndexOf("EXEC sys.sp_executesql @Create;", StringComparison.Ordinal);
-            var start = _script.IndexOf("IF NOT EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = @SessionName)\n    EXEC sys.sp_executesql @Start;", StringComparison.Ordinal);
+            var start = _script.IndexOf("    IF NOT EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = @SessionName)\n        EXEC sys.sp_executesql @Start;", StringComparison.Ordinal);
 
             Assert.True(drop > 0 && create > drop && start > create, $"drop {drop}, create {create}, start {start}");
             Assert.Contains("ON SERVER STATE = START;", _script);
@@ -214,9 +201,7 @@ public sealed class SessionScriptsTests
         [Fact]
         public void Builds_everything_before_dropping_the_old_session()
         {
-            Assert.True(
-                _script.IndexOf("DECLARE @Create", StringComparison.Ordinal)
-                < _script.IndexOf("EXEC sys.sp_executesql @Drop", StringComparison.Ordinal));
+            Order.Before(_script, "DECLARE @Create", "EXEC sys.sp_executesql @Drop");
         }
 
         [Fact]

@@ -43,6 +43,56 @@ public class SqlConnectionFactoryTests
     }
 
     [Fact]
+    public void Strict_encryption_and_a_host_name_in_the_certificate_reach_the_driver_and_validate_the_certificate()
+    {
+        // Given
+        var settings = new SqlConnectionSettings("10.0.0.5,1433", StrictEncryption: true, HostNameInCertificate: "sql01.corp.example");
+
+        // When
+        var factory = new SqlConnectionFactory(settings);
+        var built = new SqlConnectionStringBuilder(factory.Create().ConnectionString);
+
+        // Then
+        Assert.Equal(SqlConnectionEncryptOption.Strict, built.Encrypt);
+        Assert.False(built.TrustServerCertificate);
+        Assert.Equal("sql01.corp.example", built.HostNameInCertificate);
+        Assert.Contains("Encrypt=Strict", factory.RedactedConnectionString, StringComparison.Ordinal);
+        Assert.Contains("Host Name In Certificate=sql01.corp.example", factory.RedactedConnectionString, StringComparison.Ordinal);
+        Assert.Empty(settings.SecurityWarnings());
+    }
+
+    [Fact]
+    public void Without_strict_encryption_the_default_stays_mandatory_with_no_host_name_override()
+    {
+        var built = Built(new SqlConnectionSettings("prod01"));
+
+        Assert.Equal(SqlConnectionEncryptOption.Mandatory, built.Encrypt);
+        Assert.True(string.IsNullOrEmpty(built.HostNameInCertificate));
+    }
+
+    [Theory]
+    [InlineData(true, false, true, null, "--strict-encryption and --no-encryption contradict each other")]
+    [InlineData(true, true, true, null, "--trust-server-certificate would be ignored")]
+    [InlineData(false, false, false, "sql01.corp.example", "needs encryption: there is no certificate to check with --no-encryption")]
+    [InlineData(false, true, true, "sql01.corp.example", "is not checked when --trust-server-certificate accepts any certificate")]
+    [InlineData(false, true, false, "sql01;Password=x", "--host-name-in-certificate takes a host name")]
+    [InlineData(false, true, false, "", "--host-name-in-certificate takes a host name")]
+    [InlineData(false, true, false, "a..b", "--host-name-in-certificate takes a host name")]
+    public void Encryption_options_that_would_not_do_what_they_say_are_refused(bool strict, bool encrypt, bool trust, string? hostName, string refusal)
+    {
+        // Given
+        var settings = new SqlConnectionSettings("prod01", Encrypt: encrypt, TrustServerCertificate: trust, StrictEncryption: strict, HostNameInCertificate: hostName);
+
+        // When
+        var problem = Assert.Single(settings.Validate());
+
+        // Then
+        Assert.Contains(refusal, problem, StringComparison.Ordinal);
+        Assert.DoesNotContain("Password=x", problem, StringComparison.Ordinal);
+        Assert.Throws<ArgumentException>(() => new SqlConnectionFactory(settings));
+    }
+
+    [Fact]
     public void Sql_logins_carry_the_password_to_the_driver_but_never_into_text()
     {
         // Given

@@ -45,6 +45,47 @@ public class SqlServerIntegrationTests
         Assert.False(removed.After!.Exists);
     }
 
+    [Fact]
+    public async Task A_session_whose_event_file_folder_does_not_exist_is_not_left_on_a_real_server()
+    {
+        // The event_file target checks its folder when the session starts (25602) or when it is created: either way no
+        // session of that name may be left, which shows that the install script's CATCH drops it again on SQL Server.
+        var factory = Factory();
+        var folder = await IsLinuxAsync(factory) ? "/backupxe-no-such-folder/" : @"C:ackupxe-no-such-folder";
+        var client = new SessionClient(factory, new CaptureSessionSettings("BackupXe_IntegrationTest_NoStart", folder + "BackupXe_IntegrationTest.xel"));
+        try
+        {
+            var outcome = await client.InstallAsync(CancellationToken.None);
+            if (outcome.Problems.Count > 0)
+            {
+                Skipped.Because("the test login or server cannot host the session: " + string.Join(" ", outcome.Problems.Select(p => p.Message)), "grant the login what docs/permissions.md lists for session install, or point BACKUPXE_TEST_SQL at a server that allows it");
+            }
+
+            Assert.Fail($"the session started with its event file in {folder}, a folder that should not exist on the server");
+        }
+        catch (SessionInstallException failure)
+        {
+            Assert.StartsWith("no session [BackupXe_IntegrationTest_NoStart] was left on the server", failure.Left, StringComparison.Ordinal);
+        }
+        finally
+        {
+            if ((await client.StatusAsync(CancellationToken.None)).Exists)
+            {
+                await client.UninstallAsync(CancellationToken.None);
+            }
+        }
+
+        Assert.False((await client.StatusAsync(CancellationToken.None)).Exists);
+    }
+
+    private static async Task<bool> IsLinuxAsync(SqlConnectionFactory factory)
+    {
+        await using var connection = await factory.OpenAsync(CancellationToken.None);
+        // sys.dm_os_host_info exists from 2017, the first release on Linux; 2016 runs on Windows only.
+        await using var command = factory.Command(connection, "SELECT CASE WHEN OBJECT_ID(N'sys.dm_os_host_info') IS NULL THEN N'Windows' ELSE (SELECT TOP (1) host_platform FROM sys.dm_os_host_info) END;");
+        return await command.ExecuteScalarAsync() is string platform && platform.Equals("Linux", StringComparison.OrdinalIgnoreCase);
+    }
+
     internal static SqlConnectionFactory Factory()
     {
         var text = Environment.GetEnvironmentVariable(Variable);

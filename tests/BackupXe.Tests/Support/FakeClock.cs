@@ -62,9 +62,12 @@ public sealed class FakeClock : FakeTimeProvider
 
     public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
     {
+        // The test is told of a timer only once FakeTimeProvider holds it: told earlier, it could advance the clock
+        // past a timer not yet registered, which would then never fire.
         var timer = new RecordedTimer(this);
-        timer.Recorded(dueTime, period);
+        var signal = timer.Record(dueTime, period);
         timer.Inner = base.CreateTimer(s => { timer.Fired(); callback(s); }, state, dueTime, period);
+        signal?.TrySetResult();
         return timer;
     }
 
@@ -120,11 +123,14 @@ public sealed class FakeClock : FakeTimeProvider
 
         public bool Change(TimeSpan dueTime, TimeSpan period)
         {
-            Recorded(dueTime, period);
-            return Inner.Change(dueTime, period);
+            var signal = Record(dueTime, period);
+            var changed = Inner.Change(dueTime, period);
+            signal?.TrySetResult();
+            return changed;
         }
 
-        public void Recorded(TimeSpan dueTime, TimeSpan period)
+        /// <summary>Records the schedule; returns the signal to set once the inner timer holds it, if any.</summary>
+        public TaskCompletionSource? Record(TimeSpan dueTime, TimeSpan period)
         {
             TaskCompletionSource? signal = null;
             lock (owner._gate)
@@ -149,7 +155,7 @@ public sealed class FakeClock : FakeTimeProvider
                 }
             }
 
-            signal?.TrySetResult();
+            return signal;
         }
 
         public void Fired()

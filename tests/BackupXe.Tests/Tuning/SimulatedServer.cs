@@ -1,5 +1,6 @@
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.Core.Tuning;

@@ -198,19 +198,23 @@ public sealed class LiveInstanceTests : IDisposable
     }
 
     [Fact]
-    public void Live_instances_are_accepted_with_the_file_or_stream_transport_and_refused_with_another()
+    public void Live_instances_are_accepted_with_the_file_stream_or_ring_buffer_transport_and_refused_with_another()
     {
         var validator = new BackupXeOptionsValidator();
         BackupXeOptions Options(InstanceOptions instance) => new() { Instances = [instance] };
 
         var ok = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x" }));
         var stream = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "stream" }));
-        var other = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "ring_buffer" }));
+        var other = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "histogram" }));
+        var ring = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "ring_buffer" }));
+        var ringEnsured = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", Transport = "ring_buffer", EnsureSession = true }));
         var batch = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", BatchSize = 0 }));
 
         Assert.True(ok.Succeeded, ok.FailureMessage);
         Assert.True(stream.Succeeded, stream.FailureMessage);
-        Assert.Contains("BackupXe:Instances:0:Transport must be 'file' or 'stream' (experimental); it is 'ring_buffer'", other.FailureMessage, StringComparison.Ordinal);
+        Assert.Contains("BackupXe:Instances:0:Transport must be 'file', 'stream' (experimental) or 'ring_buffer'; it is 'histogram'", other.FailureMessage, StringComparison.Ordinal);
+        Assert.True(ring.Succeeded, ring.FailureMessage);
+        Assert.Contains("BackupXe:Instances:0:EnsureSession creates a session with an event_file target", ringEnsured.FailureMessage, StringComparison.Ordinal);
         Assert.Contains("BackupXe:Instances:0:BatchSize", batch.FailureMessage, StringComparison.Ordinal);
     }
 
@@ -223,6 +227,43 @@ public sealed class LiveInstanceTests : IDisposable
         var settings = LiveInstanceSettings.Build(new InstanceOptions { Name = "prod", ConnectionString = connectionString });
 
         Assert.Equal(encrypted, settings.Encrypt);
+    }
+
+    [Theory]
+    [InlineData("Server=db1;User ID=backupxe;Password=x;Encrypt=Strict;HostNameInCertificate=sql01.corp.example", true, "sql01.corp.example")]
+    [InlineData("Server=db1;User ID=backupxe;Password=x", false, null)]
+    public void A_connection_string_keeps_strict_encryption_and_the_host_name_in_the_certificate(string connectionString, bool strict, string? hostName)
+    {
+        var settings = LiveInstanceSettings.Build(new InstanceOptions { Name = "prod", ConnectionString = connectionString });
+
+        Assert.Equal(strict, settings.StrictEncryption);
+        Assert.Equal(hostName, settings.HostNameInCertificate);
+        Assert.True(settings.Encrypt);
+    }
+
+    [Fact]
+    public void An_instance_with_strict_encryption_and_a_trusted_certificate_is_refused_with_its_key()
+    {
+        var validator = new BackupXeOptionsValidator();
+        BackupXeOptions Options(InstanceOptions instance) => new() { Instances = [instance] };
+
+        var keys = validator.Validate(null, Options(new InstanceOptions
+        {
+            Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", StrictEncryption = true, TrustServerCertificate = true,
+        }));
+        var connectionString = validator.Validate(null, Options(new InstanceOptions
+        {
+            Name = "prod", ConnectionString = "Server=db1;User ID=backupxe;Password=x;Encrypt=false;HostNameInCertificate=sql01.corp.example",
+        }));
+        var strictOk = validator.Validate(null, Options(new InstanceOptions
+        {
+            Name = "prod", Server = "db1", UserName = "backupxe", Password = "x", StrictEncryption = true, HostNameInCertificate = "sql01.corp.example",
+        }));
+
+        Assert.Contains("BackupXe:Instances:0: --strict-encryption always validates the server certificate", keys.FailureMessage, StringComparison.Ordinal);
+        Assert.Contains("BackupXe:Instances:0: --host-name-in-certificate needs encryption", connectionString.FailureMessage, StringComparison.Ordinal);
+        Assert.DoesNotContain("Password=x", connectionString.FailureMessage, StringComparison.Ordinal);
+        Assert.True(strictOk.Succeeded, strictOk.FailureMessage);
     }
 
     [Fact]

@@ -1,4 +1,5 @@
 using BackupXe.Core.Events;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.Tests.Support;

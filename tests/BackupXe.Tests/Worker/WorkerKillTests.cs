@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.SqlServer;

@@ -5,7 +5,7 @@ namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>The capture session was stopped or dropped while its files were being read.</summary>
 internal sealed class CaptureSessionGoneException(string sessionName, bool exists)
-    : Exception($"The event session {sessionName} is {(exists ? "stopped" : "no longer on the server")}: its event_file gets no new events.")
+    : Exception($"The event session {sessionName} is {(exists ? "stopped" : "no longer on the server")}: its target gets no new events.")
 {
     public string SessionName { get; } = sessionName;
 }

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Text;
 using System.Text.Json;
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Tests.Reporting.Support;

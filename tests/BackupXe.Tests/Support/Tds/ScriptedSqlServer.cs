@@ -1,3 +1,4 @@
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.Tests.Support.Tds;
@@ -38,8 +39,19 @@ public sealed class ScriptedSqlServer
             .On("sys.dm_exec_requests", _ => Requests())
             .On("msdb.dbo.backupset", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("backup_sets"), TdsColumn.DateTime("oldest")).Row(HistoryRows, new DateTime(2023, 1, 1))))
             .On("checkpoint_lsn", _ => BackupChain())
-            .On("AS data_pages", _ => Files());
+            .On("AS data_pages", _ => Files())
+            .On("t.target_name = N'ring_buffer'", _ => RingBuffer());
     }
+
+    /// <summary>The session's target as the status query names it (package.name).</summary>
+    public string Target { get; set; } = "package0.event_file";
+
+    /// <summary>
+    /// What successive reads of the session's ring_buffer target return (sys.dm_xe_session_targets.target_data,
+    /// nvarchar(max)): each read takes the next document, and the last one stays. No row while the session is not
+    /// running or <see cref="Target"/> is not the ring_buffer, as the query's join gives.
+    /// </summary>
+    public Queue<string> RingBufferReads { get; } = new();
 
     public TdsScript Script { get; }
 
@@ -99,6 +111,63 @@ public sealed class ScriptedSqlServer
         return this;
     }
 
+    /// <summary>Error 25602's text (Database engine errors 25000 to 25999) as it reads for an event_file target.</summary>
+    public const string TargetConfigurationError =
+        "The target, \"5B2DA06D-898A-43C8-9309-39BBBE93EBBD.package0.event_file\", encountered a configuration error during initialization.  Object cannot be added to the event session. (null)";
+
+    /// <summary>
+    /// The install batch gets past CREATE EVENT SESSION and fails at ALTER EVENT SESSION ... STATE = START with 25602
+    /// (class 17), as for a folder the service account cannot write. The script's CATCH drops the session again and
+    /// THROW raises 25602 unchanged (TRY...CATCH and THROW pages). With <paramref name="dropDenied"/> the drop is refused
+    /// with 15151, as on 2022+ without DROP ANY EVENT SESSION: the script prints that, and the stopped session stays.
+    /// </summary>
+    public ScriptedSqlServer FailStart(bool dropDenied = false)
+    {
+        Script.On("ADD EVENT sqlserver.backup_restore_progress_trace", _ =>
+        {
+            SessionExists = dropDenied;
+            SessionRunning = false;
+            var response = new TdsResponse();
+            if (dropDenied)
+            {
+                response.Info($"BackupXe: the session [{SessionName}] could not start and could not be dropped again: "
+                    + $"Cannot drop the event session '{SessionName}', because it does not exist or you do not have permission.");
+            }
+
+            return response.Error(SqlErrorNumbers.TargetConfigurationError, 17, TargetConfigurationError);
+        });
+        return this;
+    }
+
+    /// <summary>
+    /// The connection is reset while the install batch runs, after CREATE EVENT SESSION and before START: the created
+    /// session stays, stopped, and the script's CATCH never runs (a closed connection ends the batch).
+    /// </summary>
+    public ScriptedSqlServer LoseConnectionAfterCreate()
+    {
+        Script.On("ADD EVENT sqlserver.backup_restore_progress_trace", _ =>
+        {
+            SessionExists = true;
+            SessionRunning = false;
+            return new TdsResponse().Disconnect();
+        });
+        return this;
+    }
+
+    private TdsResponse RingBuffer()
+    {
+        var set = new TdsResultSet(TdsColumn.NVarChar("target_data", null));
+        lock (RingBufferReads)
+        {
+            if (SessionRunning && Target == "package0.ring_buffer" && RingBufferReads.Count > 0)
+            {
+                set.Row(RingBufferReads.Count > 1 ? RingBufferReads.Dequeue() : RingBufferReads.Peek());
+            }
+        }
+
+        return TdsResponse.Of(set);
+    }
+
     private TdsResponse Facts() => TdsResponse.Of(
         new TdsResultSet(TdsColumn.Int("product_major_version"), TdsColumn.NVarChar("edition", 128), TdsColumn.Int("engine_edition"), TdsColumn.NVarChar("login_name", 128))
             .Row(MajorVersion, Edition, EngineEdition, Login),
@@ -111,7 +180,7 @@ public sealed class ScriptedSqlServer
             TdsColumn.NVarChar("targets", null), TdsColumn.BigInt("dropped_event_count"), TdsColumn.BigInt("dropped_buffer_count"),
             TdsColumn.BigInt("buffer_memory_bytes"), TdsColumn.NVarChar("configured_file", 4000), TdsColumn.NVarChar("current_file", 4000));
         return TdsResponse.Of(SessionExists
-            ? set.Row(SessionName, true, SessionRunning, true, "package0.event_file",
+            ? set.Row(SessionName, true, SessionRunning, true, Target,
                 SessionRunning ? DroppedEvents : null, SessionRunning ? 0L : null, SessionRunning ? 4_194_304L : null,
                 "BackupXe.xel", SessionRunning ? @"C:\MSSQL\Log\BackupXe_0_133589000000000000.xel" : null)
             : set.Row(SessionName, false, false, null, null, null, null, null, null, null));

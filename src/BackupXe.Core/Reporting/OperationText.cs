@@ -1,0 +1,34 @@
+using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
+using BackupXe.Core.Parsing;
+
+namespace BackupXe.Core.Reporting;
+
+/// <summary>How an operation is named and timed in every human format.</summary>
+public static class OperationText
+{
+    public static string Title(OperationReport operation)
+        => Title(operation.Kind, operation.Scope, operation.Database, operation.SessionId);
+
+    /// <summary>"BACKUP DATABASE [SalesDB], session 57".</summary>
+    public static string Title(OperationKind kind, OperationScope? operationScope, string? databaseName, int? sessionId)
+    {
+        var verb = kind == OperationKind.Backup ? "BACKUP" : "RESTORE";
+        var scope = operationScope switch
+        {
+            OperationScope.Log => "LOG",
+            OperationScope.Differential => "DATABASE (differential)",
+            OperationScope.File => "DATABASE (file)",
+            _ => "DATABASE",
+        };
+        var database = databaseName is { } d ? $" [{d}]" : string.Empty;
+        var session = sessionId is { } s ? $", session {s}" : string.Empty;
+        return $"{verb} {scope}{database}{session}";
+    }
+
+    /// <summary>The operation's duration, or "at least 19.05 s" when its closing line is not in the input.</summary>
+    public static string Duration(OperationReport operation) =>
+        operation.DurationSeconds is null && operation.MinimumDurationSeconds is { } minimum
+            ? "at least " + Figures.Duration(minimum)
+            : Figures.Duration(operation.DurationSeconds);
+}
