@@ -1,3 +1,4 @@
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Diagnosis;
