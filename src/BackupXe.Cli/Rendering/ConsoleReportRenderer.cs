@@ -141,13 +141,20 @@ internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = t
 
     private void Recommendation(IAnsiConsole console, int number, Recommendation rec, OperationReport op)
     {
+        var gain = rec.ExpectedGain;
         if (_remedies.ShownFor(rec, op) is { } first)
         {
             console.MarkupLine($"[bold]{number}. {Markup.Escape(rec.Id)}[/]: as shown above for {Markup.Escape(TerminalText.Line(first))}.");
+            if (gain.DiffersPerOperation())
+            {
+                console.MarkupLine($"[grey]{Markup.Escape(gain.Heading())}, here:[/] {Markup.Escape(TerminalText.Block(gain.Text))}");
+            }
+
             return;
         }
 
         console.MarkupLine($"[bold]{number}. {Markup.Escape(rec.Id)}[/]: {Markup.Escape(TerminalText.Block(rec.Text))}");
+        console.MarkupLine($"[grey]{Markup.Escape(gain.Heading())}:[/] {Markup.Escape(TerminalText.Block(gain.Text))}");
         console.Write(new Panel(new Text(TerminalText.Block(rec.Tsql.TrimEnd()), new Style(Color.Aqua))).Border(BoxBorder.Square).Expand());
     }
 

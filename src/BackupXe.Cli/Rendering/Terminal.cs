@@ -52,8 +52,10 @@ internal static class Terminal
     {
         var console = AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Out = new AnsiConsoleOutput(new TrailingSpaceTrimmer(output)),
-            Ansi = color ? AnsiSupport.Detect : AnsiSupport.No,
+            // Without colour Spectre still styles, and its legacy (non-ANSI) mode does so through System.Console, which on a
+            // terminal writes reset codes past this writer: so it writes ANSI into the writer, and the writer drops the styles.
+            Out = new AnsiConsoleOutput(new TrailingSpaceTrimmer(output, stripStyles: !color)),
+            Ansi = color ? AnsiSupport.Detect : AnsiSupport.Yes,
             ColorSystem = color ? ColorSystemSupport.Detect : ColorSystemSupport.NoColors,
             Interactive = InteractionSupport.No,
         });
@@ -64,9 +66,9 @@ internal static class Terminal
 
 /// <summary>
 /// Passes text on line by line without the spaces that end a line (table and panel padding), also when colour codes
-/// follow them. Does not own the writer it wraps.
+/// follow them; with <paramref name="stripStyles"/>, without the styles (SGR codes) either. Does not own the writer it wraps.
 /// </summary>
-internal sealed class TrailingSpaceTrimmer(TextWriter inner) : TextWriter
+internal sealed class TrailingSpaceTrimmer(TextWriter inner, bool stripStyles = false) : TextWriter
 {
     private readonly StringBuilder _line = new();
 
@@ -109,6 +111,7 @@ internal sealed class TrailingSpaceTrimmer(TextWriter inner) : TextWriter
     public override void Flush()
     {
         // What is written so far goes out, except spaces that may yet end the line.
+        StripStyles();
         var keep = ContentEnd();
         inner.Write(_line.ToString(0, keep));
         _line.Remove(0, keep);
@@ -127,6 +130,7 @@ internal sealed class TrailingSpaceTrimmer(TextWriter inner) : TextWriter
 
     private void WriteLineOut()
     {
+        StripStyles();
         var end = _line.Length;
         var carriageReturn = end > 0 && _line[end - 1] == '\r';
         if (carriageReturn)
@@ -161,6 +165,38 @@ internal sealed class TrailingSpaceTrimmer(TextWriter inner) : TextWriter
 
         inner.Write(carriageReturn ? "\r\n" : "\n");
         _line.Clear();
+    }
+
+    /// <summary>Removes every complete SGR sequence (ESC [ digits and semicolons m) from the line, when styles are not wanted.</summary>
+    private void StripStyles()
+    {
+        if (!stripStyles)
+        {
+            return;
+        }
+
+        var kept = 0;
+        for (var i = 0; i < _line.Length; i++)
+        {
+            if (_line[i] == '\u001b' && i + 1 < _line.Length && _line[i + 1] == '[')
+            {
+                var j = i + 2;
+                while (j < _line.Length && _line[j] is >= '0' and <= '9' or ';')
+                {
+                    j++;
+                }
+
+                if (j < _line.Length && _line[j] == 'm')
+                {
+                    i = j;
+                    continue;
+                }
+            }
+
+            _line[kept++] = _line[i];
+        }
+
+        _line.Length = kept;
     }
 
     /// <summary>Where an ANSI SGR sequence (ESC [ ... m) ending at <paramref name="end"/> starts, if one does.</summary>

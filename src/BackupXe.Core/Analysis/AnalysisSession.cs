@@ -109,9 +109,9 @@ public sealed class AnalysisSession
                 }
 
                 unfinishedRead = null;
-                var traceEvent = reader.Current.Event;
+                var (traceEvent, input) = reader.Current;
                 arrived.Restart();
-                run.Observe(traceEvent);
+                run.Observe(traceEvent, input);
                 while (run.Completed.TryDequeue(out var report))
                 {
                     yield return report;
@@ -157,7 +157,7 @@ public sealed class AnalysisSession
             while (Next(reader, status))
             {
                 var traceEvent = reader.Current;
-                run.Observe(traceEvent);
+                run.Observe(traceEvent, 0);
                 while (run.Completed.TryDequeue(out var report))
                 {
                     sink.OnOperationCompleted(report);
@@ -195,7 +195,10 @@ public sealed class AnalysisSession
         }
 
         var completed = new Queue<OperationReport>();
-        _pipeline = new OperationPipeline(new QueueSink(completed), _options.Diagnosis, _options.CompareRuns);
+        _pipeline = new OperationPipeline(new QueueSink(completed), _options.Diagnosis, _options.CompareRuns)
+        {
+            ServerOf = input => input >= 0 && input < _inputs.Count ? _inputs[input].Status.Server : null,
+        };
         return new RunState(_pipeline, completed, _options);
     }
 
@@ -212,9 +215,9 @@ public sealed class AnalysisSession
 
         public TraceEvent? Previous { get; private set; }
 
-        public void Observe(TraceEvent traceEvent)
+        public void Observe(TraceEvent traceEvent, int input)
         {
-            pipeline.Observe(traceEvent);
+            pipeline.Observe(traceEvent, input);
             if (options.OnProgress is { } onProgress && traceEvent is ProgressTraceEvent)
             {
                 onProgress(pipeline.InFlight());

@@ -191,6 +191,9 @@ public sealed class BackupOperation
     /// <summary>Order of creation, which the correlator's indexes sort by.</summary>
     internal long Sequence { get; set; }
 
+    /// <summary>The input (its index in the analysis) whose event opened this operation: the server it names is this operation's.</summary>
+    internal int Input { get; set; }
+
     /// <summary>The phase that moves the data: copy-data for a backup, transfer-data for a restore.</summary>
     public OperationPhase DataPhase => Kind == OperationKind.Backup ? OperationPhase.CopyData : OperationPhase.TransferData;
 

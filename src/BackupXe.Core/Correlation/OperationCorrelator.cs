@@ -41,6 +41,9 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
 
     public IEnumerable<BackupOperation> InFlight => _open.InOrder;
 
+    /// <summary>The input the next observed event comes from; an operation it opens is of that input.</summary>
+    public int Input { get; set; }
+
     /// <summary>No operation open or held for its grace period: every event so far belongs to a released one or to none.</summary>
     public bool Idle => _open.Count == 0 && _ended.Count == 0;
 
@@ -258,6 +261,7 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         }
 
         operation.Sequence = ++_created;
+        operation.Input = Input;
         operation.Flow.StallAfter = _stallAfter;
         operation.AmbiguousMark = _ambiguousCount;
         _open.Add(operation);

@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.Core.Events;
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
@@ -156,7 +157,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
 
         if (!measures.HasWaits)
         {
-            return Unknown(measures, MissingWaits);
+            return Unknown(measures, MissingWaitsFor(measures.Operation.Server));
         }
 
         var buffer = measures.Wait(BackupWaitTypes.BackupBuffer);
@@ -440,7 +441,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
                 : $"The engine's figure: {Figures.AsPrinted(summary.Pages)} pages in {Figures.Seconds(summary.Seconds)} ({Figures.Rate(summary.MegabytesPerSecond)}).");
         }
 
-        evidence.Add(CaptureAdvice(measures.IsRestore));
+        evidence.Add(CaptureAdvice(measures.IsRestore, operation.Server));
         return new Verdict(Bottleneck.CannotTell, Confidence.Low, evidence)
         {
             DecidedBy = "totals only",
@@ -449,11 +450,25 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
     }
 
     /// <summary>Exactly what to capture next time (docs/diagnosis.md, evidence rules).</summary>
-    public static string CaptureAdvice(bool restore) => restore
-        ? "Capture the next restore with trace flags 3004 and 3605 (steps and zeroing into the errorlog; add 3213 for the buffer configuration), "
-            + "or with the BackupXe XE session (backupxe session install, SQL Server 2016 and later), which adds the waits (recommendation capture-trace-flags)."
-        : "Capture the next backup with trace flags 3014, 3213 and 3605 (steps and buffer configuration into the errorlog), "
-            + "or with the BackupXe XE session (backupxe session install, SQL Server 2016 and later), which adds the waits (recommendation capture-trace-flags).";
+    /// <param name="server">The input's server when it said it: one before SQL Server 2016 is offered the trace flags alone.</param>
+    public static string CaptureAdvice(bool restore, ServerVersion? server)
+    {
+        var flags = restore
+            ? "Capture the next restore with trace flags 3004 and 3605 (steps and zeroing into the errorlog; add 3213 for the buffer configuration)"
+            : "Capture the next backup with trace flags 3014, 3213 and 3605 (steps and buffer configuration into the errorlog)";
+        return server is { HasProgressTrace: false }
+            ? $"{flags}: {server.Product} has no backup_restore_progress_trace, so BackupXe's XE session cannot run there (recommendation capture-trace-flags)."
+            : $"{flags}, or with the BackupXe XE session (backupxe session install, SQL Server 2016 and later), which adds the waits (recommendation capture-trace-flags).";
+    }
+
+    /// <summary>
+    /// What to say when no waits were captured: install the session, or, for a server before SQL Server 2016, that the
+    /// session cannot run there and what the trace flags give instead.
+    /// </summary>
+    public static string MissingWaitsFor(ServerVersion? server) => server is { HasProgressTrace: false }
+        ? $"No waits were captured for this operation, and its server, {server.Product} (from {server.Evidence}), predates BackupXe's XE session (SQL Server 2016 and later), "
+            + "so no capture BackupXe reads gives its waits: the steps and the buffer configuration (trace flags 3004 or 3014 with 3213 and 3605, recommendation capture-trace-flags) are what can be had."
+        : MissingWaits;
 
     private Verdict Judge(OperationMeasures measures, WaitShares waits)
     {
@@ -616,9 +631,10 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             evidence.Add($"The input ends before the {measures.Noun}'s closing line: it ran at least {Figures.Seconds(measures.DurationSeconds!.Value)}.");
         }
 
-        if (missing != MissingWaits && !measures.HasWaits && !missing.StartsWith("Ambiguous", StringComparison.Ordinal))
+        var missingWaits = MissingWaitsFor(measures.Operation.Server);
+        if (missing != missingWaits && !measures.HasWaits && !missing.StartsWith("Ambiguous", StringComparison.Ordinal))
         {
-            evidence.Add(MissingWaits);
+            evidence.Add(missingWaits);
         }
 
         if (measures.BufferMemorySentence() is { } buffers)

@@ -43,6 +43,9 @@ public sealed class SourceStatus
 {
     private readonly List<InputProblem> _problems = [];
 
+    // Set by a source that may read ahead on a thread of its own, read by the analysis as it diagnoses.
+    private ServerVersion? _server;
+
     /// <summary>The run read nothing at all: every input was unusable (exit code 1).</summary>
     public static bool NoneUsable(IEnumerable<SourceStatus> statuses) => statuses.All(s => s.Unusable);
 
@@ -56,6 +59,16 @@ public sealed class SourceStatus
     public bool Unusable { get; set; }
 
     public IReadOnlyList<InputProblem> Problems => _problems;
+
+    /// <summary>
+    /// The server this input came from, once the input has said it (an ERRORLOG's version banner, a job output's
+    /// Version line); null until then and for inputs that never say. The first one said is kept.
+    /// </summary>
+    public ServerVersion? Server
+    {
+        get => Volatile.Read(ref _server);
+        set => Interlocked.CompareExchange(ref _server, value, null);
+    }
 
     public void Report(string location, string message) => _problems.Add(new InputProblem(location, message));
 

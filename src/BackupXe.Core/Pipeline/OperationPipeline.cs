@@ -44,9 +44,18 @@ public sealed class OperationPipeline
     /// <summary>Nothing was open or held just before the last event: a reader may resume after the event before it.</summary>
     public bool IdleBeforeLast => _correlator.IdleBeforeLast;
 
-    public void Observe(TraceEvent traceEvent)
+    /// <summary>
+    /// The server each input has said it came from, by the input's index (<see cref="Observe"/>'s <c>input</c>); null
+    /// when the inputs are not told apart. Asked when an operation completes, so a banner read before then counts.
+    /// </summary>
+    public Func<int, ServerVersion?>? ServerOf { get; init; }
+
+    /// <param name="traceEvent">The next event in time order.</param>
+    /// <param name="input">Which input it came from (its index), so that an operation it opens knows its server.</param>
+    public void Observe(TraceEvent traceEvent, int input = 0)
     {
         _clock = traceEvent.Timestamp;
+        _correlator.Input = input;
         _correlator.Observe(traceEvent);
     }
 
@@ -66,7 +75,7 @@ public sealed class OperationPipeline
 
     private void Complete(BackupOperation operation)
     {
-        var report = OperationReportBuilder.Build(operation);
+        var report = OperationReportBuilder.Build(operation) with { Server = ServerOf?.Invoke(operation.Input) };
         var diagnosis = _diagnostician.Diagnose(report);
         var verdict = _runs?.Compare(report) is { } comparison
             ? diagnosis.Verdict with { Evidence = [.. diagnosis.Verdict.Evidence, comparison] }

@@ -116,13 +116,20 @@ public sealed class MarkdownReportWriter : IReportStream
 
         foreach (var rec in op.Recommendations)
         {
+            var gain = rec.ExpectedGain;
             if (_remedies.ShownFor(rec, op) is { } first)
             {
                 md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"**{rec.Id}**: as shown above for {first}.");
+                if (gain.DiffersPerOperation())
+                {
+                    md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"*{gain.Heading()}, here:* {gain.Text}");
+                }
+
                 continue;
             }
 
             md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"**{rec.Id}**: {rec.Text}").AppendLine();
+            md.AppendLine(CultureInfo.InvariantCulture, $"*{gain.Heading()}:* {gain.Text}").AppendLine();
             md.AppendLine("```sql").AppendLine(rec.Tsql.TrimEnd()).AppendLine("```");
         }
     }

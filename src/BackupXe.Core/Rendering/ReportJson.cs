@@ -96,6 +96,7 @@ public static class ReportJson
         yield return Spelled<DeviceKind>();
         yield return Spelled<HistorySource>();
         yield return Spelled<CopyStage>();
+        yield return Spelled<GainBasis>();
         yield return Spelled<SnapshotEvent>();
         yield return Spelled<QuietKind>();
         yield return Spelled<HistoryVerdict>();

@@ -302,6 +302,18 @@ internal static class ReportJsonWriter
             writer.WriteEndObject();
         }
 
+        writer.WritePropertyName(Names.Server);
+        if (StartObject(writer, report.Server))
+        {
+            var server = report.Server;
+            writer.WriteNumber(Names.Major, server.Major);
+            writer.WriteNumber(Names.Minor, server.Minor);
+            writer.WriteString(Names.Build, server.Build);
+            writer.WriteString(Names.ServerEvidence, server.Evidence);
+            writer.WriteString(Names.Product, server.Product);
+            writer.WriteEndObject();
+        }
+
         writer.WritePropertyName(Names.Verdict);
         if (StartObject(writer, report.Verdict))
         {
@@ -341,6 +353,13 @@ internal static class ReportJsonWriter
                     writer.WriteString(Names.Id, recommendation.Id);
                     WriteText(writer, Names.Text, recommendation.Text, texts);
                     WriteText(writer, Names.Tsql, recommendation.Tsql, texts);
+                    var gain = recommendation.ExpectedGain;
+                    writer.WritePropertyName(Names.ExpectedGain);
+                    writer.WriteStartObject();
+                    writer.WriteString(Names.Basis, Kebab.Of(gain.Basis));
+                    WriteText(writer, Names.Text, gain.Text, texts);
+                    writer.WriteNumberOrNull(Names.AtMostTimesFaster, gain.AtMostTimesFaster);
+                    writer.WriteEndObject();
                     writer.WriteEndObject();
                 }
             }
@@ -638,6 +657,15 @@ internal static class ReportJsonWriter
         public static readonly JsonEncodedText Id = PropertyName(nameof(Recommendation.Id));
         public static readonly JsonEncodedText Text = PropertyName(nameof(Recommendation.Text));
         public static readonly JsonEncodedText Tsql = PropertyName(nameof(Recommendation.Tsql));
+        public static readonly JsonEncodedText ExpectedGain = PropertyName(nameof(Recommendation.ExpectedGain));
+        public static readonly JsonEncodedText Basis = PropertyName(nameof(Reporting.ExpectedGain.Basis));
+        public static readonly JsonEncodedText AtMostTimesFaster = PropertyName(nameof(Reporting.ExpectedGain.AtMostTimesFaster));
+        public static readonly JsonEncodedText Server = PropertyName(nameof(OperationReport.Server));
+        public static readonly JsonEncodedText Major = PropertyName(nameof(ServerVersion.Major));
+        public static readonly JsonEncodedText Minor = PropertyName(nameof(ServerVersion.Minor));
+        public static readonly JsonEncodedText Build = PropertyName(nameof(ServerVersion.Build));
+        public static readonly JsonEncodedText ServerEvidence = PropertyName(nameof(ServerVersion.Evidence));
+        public static readonly JsonEncodedText Product = PropertyName(nameof(ServerVersion.Product));
         public static readonly JsonEncodedText WaitType = PropertyName(nameof(WaitReport.WaitType));
         public static readonly JsonEncodedText Count = PropertyName(nameof(WaitReport.Count));
         public static readonly JsonEncodedText TotalMs = PropertyName(nameof(WaitReport.TotalMs));

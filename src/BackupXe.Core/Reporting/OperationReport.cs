@@ -136,6 +136,13 @@ public sealed record OperationReport
     /// <summary>The devices and options the command's own text asked for, when an input had it.</summary>
     public RequestedReport? Requested { get; init; }
 
+    /// <summary>
+    /// The server the operation's input says it came from (an ERRORLOG's version banner, a job output's Version line);
+    /// null when the input does not say. Remedies are chosen for it: a server before SQL Server 2016 gets trace flags,
+    /// not an Extended Events session it cannot run.
+    /// </summary>
+    public ServerVersion? Server { get; init; }
+
     public Verdict? Verdict { get; init; }
     public IReadOnlyList<Recommendation> Recommendations { get; init; } = [];
 
@@ -258,4 +265,49 @@ public sealed record Verdict(Bottleneck Bottleneck, Confidence Confidence, IRead
 }
 
 /// <summary>A remedy with a stable kebab-case id (docs/diagnosis.md), a sentence and runnable T-SQL.</summary>
-public sealed record Recommendation(string Id, string Text, string Tsql);
+public sealed record Recommendation(string Id, string Text, string Tsql)
+{
+    /// <summary>What the remedy is expected to gain, and on what that rests (docs/diagnosis.md, "Expected gain").</summary>
+    public ExpectedGain ExpectedGain { get; init; } = ExpectedGain.NotEstimated;
+}
+
+/// <summary>What an expected gain rests on, from the firmest to none.</summary>
+public enum GainBasis
+{
+    /// <summary>A bound computed from this operation's own measures (a wait's share of the copy, the time spent zeroing).</summary>
+    Measured,
+
+    /// <summary>A figure from a published test (docs/backup-internals.md), not measured on this operation.</summary>
+    Published,
+
+    /// <summary>The evidence does not support a figure.</summary>
+    CannotTell,
+
+    /// <summary>The remedy measures or captures; it speeds nothing up by itself, it brings the evidence a next verdict needs.</summary>
+    EvidenceOnly,
+}
+
+/// <summary>
+/// A remedy's expected gain: <paramref name="Text"/> says it in a DBA's words with the numbers it rests on;
+/// <see cref="AtMostTimesFaster"/> is the bound on the whole operation when <paramref name="Basis"/> is measured
+/// (2.0 = at most twice as fast), a ceiling reached only if what it removes vanishes and nothing else takes its place.
+/// </summary>
+public sealed record ExpectedGain(GainBasis Basis, string Text)
+{
+    /// <summary>For a remedy built without an estimate: says so rather than claim one.</summary>
+    public static readonly ExpectedGain NotEstimated = new(GainBasis.CannotTell, "Not estimated.");
+
+    public double? AtMostTimesFaster { get; init; }
+
+    /// <summary>"Expected gain (measured bound)": the label every human format prints before <see cref="Text"/>.</summary>
+    public string Heading() => Basis switch
+    {
+        GainBasis.Measured => "Expected gain (measured bound)",
+        GainBasis.Published => "Expected gain (published figure)",
+        GainBasis.EvidenceOnly => "Expected gain (evidence only)",
+        _ => "Expected gain (cannot tell)",
+    };
+
+    /// <summary>Whether a remedy printed once and referred to after should still print this: only a bound measured on each operation differs.</summary>
+    public bool DiffersPerOperation() => Basis == GainBasis.Measured;
+}

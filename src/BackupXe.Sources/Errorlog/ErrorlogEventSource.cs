@@ -351,6 +351,12 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
 
             var text = new string(_text, 0, _length);
 
+            // The banner a server writes first on each start (@@VERSION's text): which server this log is of.
+            if (_line.SessionId is null && text.StartsWith(ServerVersion.BannerStart, StringComparison.Ordinal) && status.Server is null)
+            {
+                status.Server = ServerVersion.FromBanner(text, $"the ERRORLOG's version banner, line {_lineNumber}");
+            }
+
             // Parsed here, where the line is known, so that a number SQL Server cannot write (an elapsed time of
             // 1e12 s) is reported with its place and dropped with its message; the correlator reuses the result.
             var parsed = _parser.Parse(text);

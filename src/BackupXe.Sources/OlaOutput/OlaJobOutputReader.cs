@@ -39,6 +39,9 @@ internal sealed partial class OlaJobOutputReader
     /// <summary>The server DatabaseBackup names in its header ("Server: name"), when the output has that header.</summary>
     public string? Server { get; private set; }
 
+    /// <summary>The server's version from the header's "Version:" line (SERVERPROPERTY('ProductVersion')), when the output has it.</summary>
+    public Core.Events.ServerVersion? ServerVersion { get; private set; }
+
     /// <summary>True when the prefix holds a CommandExecute block: a "Date and time:" line followed within three lines by "Database context:" or "Command:".</summary>
     public static bool Recognise(TextPrefix prefix)
     {
@@ -148,6 +151,12 @@ internal sealed partial class OlaJobOutputReader
                     if (Server is null && line.StartsWith("Server: ", StringComparison.Ordinal) && line.Length > "Server: ".Length)
                     {
                         Server = line["Server: ".Length..].Trim();
+                    }
+
+                    // "Version: " is printed twice: the server's ProductVersion after "Server:", and the procedure's date later.
+                    if (ServerVersion is null && line.StartsWith("Version: ", StringComparison.Ordinal))
+                    {
+                        ServerVersion = Core.Events.ServerVersion.FromBuild(line["Version: ".Length..], $"the job output's Version line, line {lineNumber}");
                     }
 
                     continue;

@@ -14,17 +14,6 @@ internal static class ProductNames
         _ => For(major),
     };
 
-    public static string For(int major) => major switch
-    {
-        9 => "SQL Server 2005",
-        10 => "SQL Server 2008 / 2008 R2",
-        11 => "SQL Server 2012",
-        12 => "SQL Server 2014",
-        13 => "SQL Server 2016",
-        14 => "SQL Server 2017",
-        15 => "SQL Server 2019",
-        16 => "SQL Server 2022",
-        17 => "SQL Server 2025",
-        _ => "This SQL Server",
-    };
+    /// <summary>One table of names for the project: the one input versions are named by (<see cref="Core.Events.ServerVersion"/>).</summary>
+    public static string For(int major) => major is >= 7 and <= 17 ? Core.Events.ServerVersion.ProductName(major) : "This SQL Server";
 }

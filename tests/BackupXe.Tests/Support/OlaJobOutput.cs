@@ -14,13 +14,14 @@ internal sealed class OlaJobOutput
     private readonly string _sqlState;
 
     /// <param name="agentSuffix">True to end each message with " [SQLSTATE 01000]" as SQL Agent's T-SQL job step output does.</param>
-    public OlaJobOutput(string server = "PROD01", bool agentSuffix = false)
+    /// <param name="version">The header's "Version:" line, SERVERPROPERTY('ProductVersion') of the server the job ran on.</param>
+    public OlaJobOutput(string server = "PROD01", bool agentSuffix = false, string version = "15.0.4360.2")
     {
         _sqlState = agentSuffix ? " [SQLSTATE 01000]" : string.Empty;
         var start = new DateTime(2024, 5, 1, 0, 59, 59);
         Line($"Date and time: {Stamp(start)}");
         Line($"Server: {server}");
-        Line("Version: 15.0.4360.2");
+        Line($"Version: {version}");
         Line("Edition: Enterprise Edition: Core-based Licensing (64-bit)");
         Line("Platform: Windows");
         Line("Procedure: [master].[dbo].[DatabaseBackup]");

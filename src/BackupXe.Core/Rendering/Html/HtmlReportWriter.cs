@@ -245,6 +245,7 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         {
             var code = $"{id}-rec-{++number}";
             Line($"<div class=\"rec\" data-recommendation=\"{E(rec.Id)}\"><p><strong>{number}. {E(rec.Id)}</strong>: {E(rec.Text)}</p>");
+            Line($"<p class=\"gain\" data-gain=\"{Kebab.Of(rec.ExpectedGain.Basis)}\"><em>{E(rec.ExpectedGain.Heading())}:</em> {E(rec.ExpectedGain.Text)}</p>");
             Line($"<div class=\"code\"><button type=\"button\" class=\"copy\" data-copy=\"{code}\">Copy T-SQL</button><pre id=\"{code}\"><code>{E(rec.Tsql.TrimEnd())}</code></pre></div></div>");
         }
 
