@@ -2,19 +2,28 @@ using System.Globalization;
 using System.Text.Json;
 using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Reporting.Html;
 
 namespace BackupXe.Cli.Rendering;
 
-/// <summary>Each database's restore estimate in the three formats (docs/restore-chain.md, "Restore time"), and its one-line summary for check.</summary>
-internal static class RestoreEstimateWriter
+/// <summary>Each database's restore estimate in the formats of the msdb verbs (docs/restore-chain.md, "Restore time"), and its one-line summary for check.</summary>
+internal sealed class RestoreEstimateWriter : IMsdbReportWriter<RestoreEstimateReport>
 {
+    private RestoreEstimateWriter()
+    {
+    }
+
+    public static string Title => "Restore estimate";
+
+    public static string JsonProperty => "restoreEstimates";
+
     public const string Measured = "measured";
     public const string Assumed = "assumed";
     public const string CannotTell = "cannot tell";
 
     public static void Console(TextWriter output, IReadOnlyList<RestoreEstimateReport> estimates, DateTime since)
     {
-        output.WriteLine($"Restore estimate (msdb backups since {Time(since)}, server local time)");
+        output.WriteLine(MsdbSpan.Heading(Title, since));
         if (estimates.Count == 0)
         {
             output.WriteLine("  no full, differential or log backup in msdb since then: nothing to estimate");
@@ -46,7 +55,7 @@ internal static class RestoreEstimateWriter
     /// <summary>check's section: one line per database, the total and what it rests on; `history restore-estimate` has the phases.</summary>
     public static void Summary(TextWriter output, IReadOnlyList<RestoreEstimateReport> estimates, DateTime since)
     {
-        output.WriteLine($"Restore estimate (chain from msdb backups since {Time(since)}, rates from msdb's backups; phases: backupxe history restore-estimate)");
+        output.WriteLine($"Restore estimate (chain from msdb backups since {MsdbSpan.Time(since)}, rates from msdb's backups; phases: backupxe history restore-estimate)");
         if (estimates.Count == 0)
         {
             output.WriteLine("  no full, differential or log backup in msdb since then: nothing to estimate");
@@ -62,7 +71,7 @@ internal static class RestoreEstimateWriter
 
     public static void Markdown(TextWriter output, IReadOnlyList<RestoreEstimateReport> estimates, DateTime since)
     {
-        output.WriteLine($"## Restore estimate (msdb backups since {Time(since)}, server local time)");
+        output.WriteLine("## " + MsdbSpan.Heading(Title, since));
         output.WriteLine();
         if (estimates.Count == 0)
         {
@@ -121,7 +130,7 @@ internal static class RestoreEstimateWriter
             json.WriteEndArray();
             json.WriteNumberOrNull("backupBytes", report.Plan.Bytes() is { } bytes ? bytes.FullBytes + (bytes.DifferentialBytes ?? 0) + bytes.LogBackupBytes.Sum() : null);
             json.WriteNumberOrNull("mediaBytes", report.Plan.MediaBytes());
-            WriteTime(json, "reachesTo", report.Plan.ReachesTo);
+            MsdbSpan.WriteTime(json, "reachesTo", report.Plan.ReachesTo);
             json.WriteEndObject();
             json.WriteNumberOrNull("dataFileBytes", report.Target.DataFileBytes);
             json.WriteNumberOrNull("logFileBytes", report.Target.LogFileBytes);
@@ -155,6 +164,25 @@ internal static class RestoreEstimateWriter
 
         json.WriteEndArray();
     }
+
+    public static HtmlTextSection Html(IReadOnlyList<RestoreEstimateReport> estimates, DateTime since)
+        => new(
+            "restore-estimate",
+            MsdbSpan.Heading(Title, since),
+            estimates.Count == 0 ? ["No full, differential or log backup in msdb since then: nothing to estimate."] : [],
+            estimates.Select(report => new HtmlTextBlock(
+                report.Database + ": " + Total(report),
+                ["chain: " + Chain(report.Plan), "files: " + Files(report.Target)],
+                report.Estimate is not { } estimate ? null : new HtmlTable(
+                    "phases",
+                    [new("phase"), new("bytes", "bytes"), new("from", "lowSeconds"), new("to", "highSeconds"), new("basis"), new("detail")],
+                    estimate.Phases.Select(phase => (IReadOnlyList<HtmlCell>)
+                    [
+                        new(phase.Phase), new(PhaseBytes(phase), phase.LowSeconds is null && phase.Bytes == 0 ? null : phase.Bytes),
+                        new(Units.Duration(phase.LowSeconds), phase.LowSeconds), new(Units.Duration(phase.HighSeconds), phase.HighSeconds),
+                        new(Kind(phase)), new(Detail(phase)),
+                    ]).ToList()),
+                report.Notes)).ToList());
 
     /// <summary>One line: the total interval, or why not, and which phases rest on an assumption.</summary>
     public static string Total(RestoreEstimateReport report)
@@ -191,7 +219,7 @@ internal static class RestoreEstimateWriter
         if (plan.Logs.Count > 0)
         {
             var logBytes = plan.Logs.All(l => l.BackupSize is not null) ? Units.Bytes(plan.Logs.Sum(l => l.BackupSize!.Value)) : "size not known";
-            parts.Add(string.Create(CultureInfo.InvariantCulture, $"{plan.Logs.Count} log backup(s) from {Time(plan.Logs[0].Start)} to {Time(plan.Logs[^1].Finish)} ({logBytes})"));
+            parts.Add(string.Create(CultureInfo.InvariantCulture, $"{plan.Logs.Count} log backup(s) from {MsdbSpan.Time(plan.Logs[0].Start)} to {MsdbSpan.Time(plan.Logs[^1].Finish)} ({logBytes})"));
         }
         else
         {
@@ -205,7 +233,7 @@ internal static class RestoreEstimateWriter
     private static string Set(PlannedBackup set)
     {
         var compressed = set.MediaSize is { } media && set.BackupSize is { } size && media < size ? $", {Units.Bytes(media)} compressed" : string.Empty;
-        return $"{Time(set.Start)} ({Units.Bytes(set.BackupSize)}{compressed})";
+        return $"{MsdbSpan.Time(set.Start)} ({Units.Bytes(set.BackupSize)}{compressed})";
     }
 
     private static string Files(RestoreTarget target)
@@ -260,8 +288,8 @@ internal static class RestoreEstimateWriter
             json.WriteStartObject(name);
         }
 
-        json.WriteString("start", Local(set.Start));
-        json.WriteString("finish", Local(set.Finish));
+        json.WriteString("start", MsdbSpan.Local(set.Start));
+        json.WriteString("finish", MsdbSpan.Local(set.Finish));
         json.WriteNumberOrNull("backupBytes", set.BackupSize);
         json.WriteNumberOrNull("mediaBytes", set.MediaSize);
         json.WriteEndObject();
@@ -278,21 +306,4 @@ internal static class RestoreEstimateWriter
             json.WriteNull(name);
         }
     }
-
-    private static void WriteTime(Utf8JsonWriter json, string name, DateTime? value)
-    {
-        if (value is { } at)
-        {
-            json.WriteString(name, Local(at));
-        }
-        else
-        {
-            json.WriteNull(name);
-        }
-    }
-
-    // msdb keeps server local time without an offset: written as such, never with a Z.
-    private static string Local(DateTime at) => at.ToString("yyyy-MM-dd'T'HH:mm:ss", CultureInfo.InvariantCulture);
-
-    private static string Time(DateTime at) => at.ToString("yyyy-MM-dd HH:mm", CultureInfo.InvariantCulture);
 }
