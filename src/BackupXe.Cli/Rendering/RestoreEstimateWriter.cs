@@ -185,23 +185,7 @@ internal sealed class RestoreEstimateWriter : IMsdbReportWriter<RestoreEstimateR
                 report.Notes)).ToList());
 
     /// <summary>One line: the total interval, or why not, and which phases rest on an assumption.</summary>
-    public static string Total(RestoreEstimateReport report)
-    {
-        if (report.Estimate is not { } estimate)
-        {
-            return "cannot tell (" + (report.Plan.Full is null ? "no full backup to start from" : "a backup of the chain has no size") + ")";
-        }
-
-        if (estimate.LowSeconds is null)
-        {
-            var unknown = estimate.Phases.Where(p => p.LowSeconds is null).Select(p => p.Phase);
-            return "cannot tell: no time for " + string.Join(", ", unknown);
-        }
-
-        var assumed = estimate.Phases.Where(p => !p.Measured).Select(p => p.Phase).ToList();
-        var basis = assumed.Count == 0 ? "every phase measured" : "assumed: " + string.Join(", ", assumed);
-        return $"{Range(estimate.LowSeconds, estimate.HighSeconds)} ({basis})";
-    }
+    public static string Total(RestoreEstimateReport report) => RestoreEstimateText.Total(report);
 
     private static string Chain(RestorePlan plan)
     {
@@ -266,8 +250,7 @@ internal sealed class RestoreEstimateWriter : IMsdbReportWriter<RestoreEstimateR
         return phase.Basis;
     }
 
-    private static string Range(double? low, double? high)
-        => low is null || high is null ? "?" : Math.Abs(high.Value - low.Value) < 0.005 ? Units.Duration(low) : $"{Units.Duration(low)} to {Units.Duration(high)}";
+    private static string Range(double? low, double? high) => RestoreEstimateText.Range(low, high);
 
     private static string Cell(string text) => TerminalText.Line(text).Replace("|", "\\|", StringComparison.Ordinal);
 

@@ -235,3 +235,31 @@ public static class RestoreEstimator
 
     private static string Inv(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }
+
+/// <summary>The estimate's one-line summary, said the same way by the CLI's reports and the daemon's log.</summary>
+public static class RestoreEstimateText
+{
+    /// <summary>The total interval, or why not, and which phases rest on an assumption.</summary>
+    public static string Total(RestoreEstimateReport report)
+    {
+        ArgumentNullException.ThrowIfNull(report);
+        if (report.Estimate is not { } estimate)
+        {
+            return "cannot tell (" + (report.Plan.Full is null ? "no full backup to start from" : "a backup of the chain has no size") + ")";
+        }
+
+        if (estimate.LowSeconds is null)
+        {
+            var unknown = estimate.Phases.Where(p => p.LowSeconds is null).Select(p => p.Phase);
+            return "cannot tell: no time for " + string.Join(", ", unknown);
+        }
+
+        var assumed = estimate.Phases.Where(p => !p.Measured).Select(p => p.Phase).ToList();
+        var basis = assumed.Count == 0 ? "every phase measured" : "assumed: " + string.Join(", ", assumed);
+        return $"{Range(estimate.LowSeconds, estimate.HighSeconds)} ({basis})";
+    }
+
+    /// <summary>"14 min 40 s to 29 min 20 s", one duration when both ends agree, "?" when either is not known.</summary>
+    public static string Range(double? low, double? high)
+        => low is null || high is null ? "?" : Math.Abs(high.Value - low.Value) < 0.005 ? Units.Duration(low) : $"{Units.Duration(low)} to {Units.Duration(high)}";
+}

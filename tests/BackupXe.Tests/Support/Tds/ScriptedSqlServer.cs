@@ -181,13 +181,19 @@ public sealed class ScriptedSqlServer
     /// </summary>
     private TdsResponse Files()
     {
-        var set = new TdsResultSet(TdsColumn.NVarChar("database_name", 128), TdsColumn.BigInt("data_pages"), TdsColumn.BigInt("log_pages"), TdsColumn.Int("product_major_version"));
         lock (DatabaseFiles)
         {
-            foreach (var f in DatabaseFiles)
-            {
-                set.Row(f.Database, f.DataPages, f.LogPages, MajorVersion);
-            }
+            return FilesResponse(DatabaseFiles, MajorVersion);
+        }
+    }
+
+    /// <summary>The restore estimate's file query answered for <paramref name="files"/>, for scripts of other tests.</summary>
+    public static TdsResponse FilesResponse(IEnumerable<ScriptedDatabaseFiles> files, int majorVersion)
+    {
+        var set = new TdsResultSet(TdsColumn.NVarChar("database_name", 128), TdsColumn.BigInt("data_pages"), TdsColumn.BigInt("log_pages"), TdsColumn.Int("product_major_version"));
+        foreach (var f in files)
+        {
+            set.Row(f.Database, f.DataPages, f.LogPages, majorVersion);
         }
 
         return TdsResponse.Of(set);
@@ -209,10 +215,13 @@ public sealed class ScriptedSqlServer
         return TdsResponse.Of(set);
     }
 
-    private TdsResponse InstantFileInitializationRows() => InstantFileInitialization is null
+    private TdsResponse InstantFileInitializationRows() => InstantFileInitializationResponse(InstantFileInitialization);
+
+    /// <summary>The IFI query answered with <paramref name="state"/> (Y, N; null: a build without the column, no row), for scripts of other tests.</summary>
+    public static TdsResponse InstantFileInitializationResponse(string? state) => state is null
         ? TdsResponse.Empty
         : TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("servicename", 256), TdsColumn.NVarChar("service_account", 256), TdsColumn.NVarChar("instant_file_initialization_enabled", 1))
-            .Row("SQL Server (MSSQLSERVER)", @"NT Service\MSSQLSERVER", InstantFileInitialization));
+            .Row("SQL Server (MSSQLSERVER)", @"NT Service\MSSQLSERVER", state));
 }
 
 /// <summary>One row of the scripted sys.dm_exec_requests.</summary>
