@@ -45,6 +45,11 @@ internal sealed class RestoreEstimateWriter : IMsdbReportWriter<RestoreEstimateR
                 }
             }
 
+            foreach (var unknown in report.Estimate?.NotCounted ?? [])
+            {
+                output.WriteLine($"    not counted: {unknown.Part}: {CannotTell}: {unknown.Reason}");
+            }
+
             foreach (var note in report.Notes)
             {
                 output.WriteLine($"    note: {note}");
@@ -98,12 +103,17 @@ internal sealed class RestoreEstimateWriter : IMsdbReportWriter<RestoreEstimateR
                 output.WriteLine();
             }
 
+            foreach (var unknown in report.Estimate?.NotCounted ?? [])
+            {
+                output.WriteLine($"- not counted: {unknown.Part}: {CannotTell}: {unknown.Reason}");
+            }
+
             foreach (var note in report.Notes)
             {
                 output.WriteLine($"- note: {note}");
             }
 
-            if (report.Notes.Count > 0)
+            if (report.Notes.Count > 0 || report.Estimate?.NotCounted.Count > 0)
             {
                 output.WriteLine();
             }
@@ -152,6 +162,16 @@ internal sealed class RestoreEstimateWriter : IMsdbReportWriter<RestoreEstimateR
             json.WriteEndArray();
             WriteSeconds(json, "lowSeconds", report.Estimate?.LowSeconds);
             WriteSeconds(json, "highSeconds", report.Estimate?.HighSeconds);
+            json.WriteStartArray("notCounted");
+            foreach (var unknown in report.Estimate?.NotCounted ?? [])
+            {
+                json.WriteStartObject();
+                json.WriteString("part", unknown.Part);
+                json.WriteString("reason", unknown.Reason);
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
             json.WriteStartArray("notes");
             foreach (var note in report.Notes)
             {
@@ -182,7 +202,7 @@ internal sealed class RestoreEstimateWriter : IMsdbReportWriter<RestoreEstimateR
                         new(Units.Duration(phase.LowSeconds), phase.LowSeconds), new(Units.Duration(phase.HighSeconds), phase.HighSeconds),
                         new(Kind(phase)), new(Detail(phase)),
                     ]).ToList()),
-                report.Notes)).ToList());
+                [.. (report.Estimate?.NotCounted ?? []).Select(u => $"not counted: {u.Part}: {CannotTell}: {u.Reason}"), .. report.Notes])).ToList());
 
     /// <summary>One line: the total interval, or why not, and which phases rest on an assumption.</summary>
     public static string Total(RestoreEstimateReport report) => RestoreEstimateText.Total(report);

@@ -145,6 +145,30 @@ public sealed class RestoreEstimateCommandTests : IDisposable
     }
 
     [Fact]
+    public async Task A_database_encrypted_with_TDE_has_its_data_files_zeroed_despite_IFI_and_says_what_is_not_counted()
+    {
+        // Given: SalesDB as above with IFI enabled, its sys.databases row saying is_encrypted = 1
+        var sql = Server();
+        sql.InstantFileInitialization = "Y";
+        sql.DatabaseFiles.Clear();
+        sql.DatabaseFiles.Add(new("SalesDB", 200 * PagesPerGiB, 20 * PagesPerGiB, Encrypted: true));
+
+        // When
+        var run = await RunAsync(sql, "history", "restore-estimate", "-d", "SalesDB");
+        var json = await RunAsync(sql, "history", "restore-estimate", "-d", "SalesDB", "--format", "json");
+
+        // Then: 200 GiB zeroed at the assumed 64..128 MiB/s, the reason named, and what the total leaves out
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Contains("data-file zeroing         26 min 40 s to 53 min 20 s  assumed      200 GB: TDE: the database is encrypted (sys.databases.is_encrypted), which prevents Instant File Initialization for data files", run.Output, StringComparison.Ordinal);
+        Assert.Contains("; not counted: recovery, reading the backups", run.Output, StringComparison.Ordinal);
+        Assert.Contains("    not counted: recovery: cannot tell: ", run.Output, StringComparison.Ordinal);
+        Assert.Contains("note: encrypted with TDE: a restore on another server needs there the certificate", run.Output, StringComparison.Ordinal);
+        using var document = JsonDocument.Parse(json.Output);
+        var parts = document.RootElement.GetProperty("restoreEstimates")[0].GetProperty("notCounted").EnumerateArray().Select(u => u.GetProperty("part").GetString()).ToList();
+        Assert.Equal(["recovery", "reading the backups"], parts);
+    }
+
+    [Fact]
     public async Task Restores_in_the_history_make_the_copy_measured_and_enabled_IFI_removes_the_data_zeroing()
     {
         // Given: two restores of SalesDB at 256 and 200 MiB/s, one log restore at 64 MiB/s, as instance SQL01.
