@@ -43,6 +43,10 @@ internal sealed class HistoryOptions
     public string? PathOf(ParseResult parse)
         => parse.GetResult(_path) is null ? null : parse.GetValue(_path) ?? SqliteHistoryStore.DefaultPath;
 
+    /// <summary>The same, for a command's validator (which sees the command's result, not the whole parse).</summary>
+    public string? PathOf(System.CommandLine.Parsing.CommandResult result)
+        => result.GetResult(_path) is null ? null : result.GetValue(_path) ?? SqliteHistoryStore.DefaultPath;
+
     /// <summary>
     /// The history read once, or null when none is named or found. A named file that is missing or not a BackupXe
     /// history is said on stderr and ends the command (<paramref name="error"/> set).

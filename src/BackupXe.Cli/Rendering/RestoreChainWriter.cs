@@ -3,15 +3,24 @@ using System.Text.Json;
 using BackupXe.Core.History;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Reporting.Html;
 
 namespace BackupXe.Cli.Rendering;
 
-/// <summary>Each database's restore chain in the three formats (docs/restore-chain.md): console lines, Markdown, JSON.</summary>
-internal static class RestoreChainWriter
+/// <summary>Each database's restore chain in the formats of the msdb verbs (docs/restore-chain.md): console lines, Markdown, JSON, HTML.</summary>
+internal sealed class RestoreChainWriter : IMsdbReportWriter<RestoreChainReport>
 {
+    private RestoreChainWriter()
+    {
+    }
+
+    public static string Title => "Restore chain";
+
+    public static string JsonProperty => "restoreChains";
+
     public static void Console(TextWriter output, IReadOnlyList<RestoreChainReport> chains, DateTime since)
     {
-        output.WriteLine($"Restore chain (msdb backups since {Time(since)}, server local time)");
+        output.WriteLine(MsdbSpan.Heading(Title, since));
         if (chains.Count == 0)
         {
             output.WriteLine("  no full, differential or log backup in msdb since then: nothing can be restored from this history");
@@ -37,7 +46,7 @@ internal static class RestoreChainWriter
 
     public static void Markdown(TextWriter output, IReadOnlyList<RestoreChainReport> chains, DateTime since)
     {
-        output.WriteLine($"## Restore chain (msdb backups since {Time(since)}, server local time)");
+        output.WriteLine("## " + MsdbSpan.Heading(Title, since));
         output.WriteLine();
         if (chains.Count == 0)
         {
@@ -74,8 +83,8 @@ internal static class RestoreChainWriter
             foreach (var gap in chain.Gaps)
             {
                 json.WriteStartObject();
-                json.WriteString("after", Local(gap.After));
-                json.WriteString("before", Local(gap.Before));
+                json.WriteString("after", MsdbSpan.Local(gap.After));
+                json.WriteString("before", MsdbSpan.Local(gap.Before));
                 json.WriteString("fromLsn", gap.FromLsn.ToString(CultureInfo.InvariantCulture));
                 json.WriteString("toLsn", gap.ToLsn.ToString(CultureInfo.InvariantCulture));
                 json.WriteString("reason", gap.Reason);
@@ -83,9 +92,9 @@ internal static class RestoreChainWriter
             }
 
             json.WriteEndArray();
-            WriteTime(json, "oldestRestorePoint", chain.OldestRestorePoint);
-            WriteTime(json, "pointInTimeFrom", chain.PointInTimeFrom);
-            WriteTime(json, "pointInTimeTo", chain.PointInTimeTo);
+            MsdbSpan.WriteTime(json, "oldestRestorePoint", chain.OldestRestorePoint);
+            MsdbSpan.WriteTime(json, "pointInTimeFrom", chain.PointInTimeFrom);
+            MsdbSpan.WriteTime(json, "pointInTimeTo", chain.PointInTimeTo);
             json.WriteStartArray("notes");
             foreach (var note in chain.Notes)
             {
@@ -100,6 +109,21 @@ internal static class RestoreChainWriter
         json.WriteEndArray();
     }
 
+    public static HtmlTextSection Html(IReadOnlyList<RestoreChainReport> chains, DateTime since)
+        => new(
+            "restore-chain",
+            MsdbSpan.Heading(Title, since),
+            chains.Count == 0 ? ["No full, differential or log backup in msdb since then: nothing can be restored from this history."] : [],
+            chains.Select(chain => new HtmlTextBlock(
+                chain.Database + ": " + Summary(chain),
+                [],
+                chain.Gaps.Count == 0 ? null : new HtmlTable(
+                    "gaps",
+                    [new("after"), new("before"), new("from LSN"), new("to LSN"), new("reason")],
+                    chain.Gaps.Select(gap => (IReadOnlyList<HtmlCell>)
+                        [new(MsdbSpan.Time(gap.After)), new(MsdbSpan.Time(gap.Before)), new(gap.FromLsn.ToString(CultureInfo.InvariantCulture)), new(gap.ToLsn.ToString(CultureInfo.InvariantCulture)), new(gap.Reason)]).ToList()),
+                chain.Notes)).ToList());
+
     private static string Summary(RestoreChainReport chain)
     {
         var state = chain.Whole
@@ -107,29 +131,12 @@ internal static class RestoreChainWriter
             : chain.Gaps.Count > 0
                 ? string.Create(CultureInfo.InvariantCulture, $"broken: {chain.Gaps.Count} gap(s)")
                 : "cannot tell whether whole (see the note)";
-        var oldest = chain.OldestRestorePoint is { } o ? $"; oldest restore point {Time(o)}" : "; no full backup, so no restore point";
-        var span = chain.PointInTimeFrom is { } from && chain.PointInTimeTo is { } to ? $"; any moment from {Time(from)} to {Time(to)}" : string.Empty;
+        var oldest = chain.OldestRestorePoint is { } o ? $"; oldest restore point {MsdbSpan.Time(o)}" : "; no full backup, so no restore point";
+        var span = chain.PointInTimeFrom is { } from && chain.PointInTimeTo is { } to ? $"; any moment from {MsdbSpan.Time(from)} to {MsdbSpan.Time(to)}" : string.Empty;
         var model = chain.RecoveryModel is { } m ? $" ({m} recovery)" : string.Empty;
         return $"{state}{model}{oldest}{span}";
     }
 
     private static string Gap(ChainGap gap) => string.Create(CultureInfo.InvariantCulture,
-        $"from {Time(gap.After)} to {Time(gap.Before)} (LSN {gap.FromLsn} to {gap.ToLsn}): {gap.Reason}");
-
-    private static void WriteTime(Utf8JsonWriter json, string name, DateTime? value)
-    {
-        if (value is { } at)
-        {
-            json.WriteString(name, Local(at));
-        }
-        else
-        {
-            json.WriteNull(name);
-        }
-    }
-
-    // msdb keeps server local time without an offset: written as such, never with a Z.
-    private static string Local(DateTime at) => at.ToString("yyyy-MM-dd'T'HH:mm:ss", CultureInfo.InvariantCulture);
-
-    private static string Time(DateTime at) => at.ToString("yyyy-MM-dd HH:mm", CultureInfo.InvariantCulture);
+        $"from {MsdbSpan.Time(gap.After)} to {MsdbSpan.Time(gap.Before)} (LSN {gap.FromLsn} to {gap.ToLsn}): {gap.Reason}");
 }

@@ -4,19 +4,28 @@ using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Reporting.Html;
 
 namespace BackupXe.Cli.Rendering;
 
-/// <summary>Each database's restore estimate in the three formats (docs/restore-chain.md, "Restore time"), and its one-line summary for check.</summary>
-internal static class RestoreEstimateWriter
+/// <summary>Each database's restore estimate in the formats of the msdb verbs (docs/restore-chain.md, "Restore time"), and its one-line summary for check.</summary>
+internal sealed class RestoreEstimateWriter : IMsdbReportWriter<RestoreEstimateReport>
 {
+    private RestoreEstimateWriter()
+    {
+    }
+
+    public static string Title => "Restore estimate";
+
+    public static string JsonProperty => "restoreEstimates";
+
     public const string Measured = "measured";
     public const string Assumed = "assumed";
     public const string CannotTell = "cannot tell";
 
     public static void Console(TextWriter output, IReadOnlyList<RestoreEstimateReport> estimates, DateTime since)
     {
-        output.WriteLine($"Restore estimate (msdb backups since {Time(since)}, server local time)");
+        output.WriteLine(MsdbSpan.Heading(Title, since));
         if (estimates.Count == 0)
         {
             output.WriteLine("  no full, differential or log backup in msdb since then: nothing to estimate");
@@ -38,6 +47,11 @@ internal static class RestoreEstimateWriter
                 }
             }
 
+            foreach (var unknown in report.Estimate?.NotCounted ?? [])
+            {
+                output.WriteLine($"    not counted: {unknown.Part}: {CannotTell}: {unknown.Reason}");
+            }
+
             foreach (var note in report.Notes)
             {
                 output.WriteLine($"    note: {note}");
@@ -48,7 +62,7 @@ internal static class RestoreEstimateWriter
     /// <summary>check's section: one line per database, the total and what it rests on; `history restore-estimate` has the phases.</summary>
     public static void Summary(TextWriter output, IReadOnlyList<RestoreEstimateReport> estimates, DateTime since)
     {
-        output.WriteLine($"Restore estimate (chain from msdb backups since {Time(since)}, rates from msdb's backups; phases: backupxe history restore-estimate)");
+        output.WriteLine($"Restore estimate (chain from msdb backups since {MsdbSpan.Time(since)}, rates from msdb's backups; phases: backupxe history restore-estimate)");
         if (estimates.Count == 0)
         {
             output.WriteLine("  no full, differential or log backup in msdb since then: nothing to estimate");
@@ -64,7 +78,7 @@ internal static class RestoreEstimateWriter
 
     public static void Markdown(TextWriter output, IReadOnlyList<RestoreEstimateReport> estimates, DateTime since)
     {
-        output.WriteLine($"## Restore estimate (msdb backups since {Time(since)}, server local time)");
+        output.WriteLine("## " + MsdbSpan.Heading(Title, since));
         output.WriteLine();
         if (estimates.Count == 0)
         {
@@ -91,12 +105,17 @@ internal static class RestoreEstimateWriter
                 output.WriteLine();
             }
 
+            foreach (var unknown in report.Estimate?.NotCounted ?? [])
+            {
+                output.WriteLine($"- not counted: {unknown.Part}: {CannotTell}: {unknown.Reason}");
+            }
+
             foreach (var note in report.Notes)
             {
                 output.WriteLine($"- note: {note}");
             }
 
-            if (report.Notes.Count > 0)
+            if (report.Notes.Count > 0 || report.Estimate?.NotCounted.Count > 0)
             {
                 output.WriteLine();
             }
@@ -123,7 +142,7 @@ internal static class RestoreEstimateWriter
             json.WriteEndArray();
             json.WriteNumberOrNull("backupBytes", report.Plan.Bytes() is { } bytes ? bytes.FullBytes + (bytes.DifferentialBytes ?? 0) + bytes.LogBackupBytes.Sum() : null);
             json.WriteNumberOrNull("mediaBytes", report.Plan.MediaBytes());
-            WriteTime(json, "reachesTo", report.Plan.ReachesTo);
+            MsdbSpan.WriteTime(json, "reachesTo", report.Plan.ReachesTo);
             json.WriteEndObject();
             json.WriteNumberOrNull("dataFileBytes", report.Target.DataFileBytes);
             json.WriteNumberOrNull("logFileBytes", report.Target.LogFileBytes);
@@ -145,6 +164,16 @@ internal static class RestoreEstimateWriter
             json.WriteEndArray();
             WriteSeconds(json, "lowSeconds", report.Estimate?.LowSeconds);
             WriteSeconds(json, "highSeconds", report.Estimate?.HighSeconds);
+            json.WriteStartArray("notCounted");
+            foreach (var unknown in report.Estimate?.NotCounted ?? [])
+            {
+                json.WriteStartObject();
+                json.WriteString("part", unknown.Part);
+                json.WriteString("reason", unknown.Reason);
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
             json.WriteStartArray("notes");
             foreach (var note in report.Notes)
             {
@@ -158,24 +187,27 @@ internal static class RestoreEstimateWriter
         json.WriteEndArray();
     }
 
+    public static HtmlTextSection Html(IReadOnlyList<RestoreEstimateReport> estimates, DateTime since)
+        => new(
+            "restore-estimate",
+            MsdbSpan.Heading(Title, since),
+            estimates.Count == 0 ? ["No full, differential or log backup in msdb since then: nothing to estimate."] : [],
+            estimates.Select(report => new HtmlTextBlock(
+                report.Database + ": " + Total(report),
+                ["chain: " + Chain(report.Plan), "files: " + Files(report.Target)],
+                report.Estimate is not { } estimate ? null : new HtmlTable(
+                    "phases",
+                    [new("phase"), new("bytes", "bytes"), new("from", "lowSeconds"), new("to", "highSeconds"), new("basis"), new("detail")],
+                    estimate.Phases.Select(phase => (IReadOnlyList<HtmlCell>)
+                    [
+                        new(phase.Phase), new(PhaseBytes(phase), phase.LowSeconds is null && phase.Bytes == 0 ? null : phase.Bytes),
+                        new(Units.Duration(phase.LowSeconds), phase.LowSeconds), new(Units.Duration(phase.HighSeconds), phase.HighSeconds),
+                        new(Kind(phase)), new(Detail(phase)),
+                    ]).ToList()),
+                [.. (report.Estimate?.NotCounted ?? []).Select(u => $"not counted: {u.Part}: {CannotTell}: {u.Reason}"), .. report.Notes])).ToList());
+
     /// <summary>One line: the total interval, or why not, and which phases rest on an assumption.</summary>
-    public static string Total(RestoreEstimateReport report)
-    {
-        if (report.Estimate is not { } estimate)
-        {
-            return "cannot tell (" + (report.Plan.Full is null ? "no full backup to start from" : "a backup of the chain has no size") + ")";
-        }
-
-        if (estimate.LowSeconds is null)
-        {
-            var unknown = estimate.Phases.Where(p => p.LowSeconds is null).Select(p => p.Phase);
-            return "cannot tell: no time for " + string.Join(", ", unknown);
-        }
-
-        var assumed = estimate.Phases.Where(p => !p.Measured).Select(p => p.Phase).ToList();
-        var basis = assumed.Count == 0 ? "every phase measured" : "assumed: " + string.Join(", ", assumed);
-        return $"{Range(estimate.LowSeconds, estimate.HighSeconds)} ({basis})";
-    }
+    public static string Total(RestoreEstimateReport report) => RestoreEstimateText.Total(report);
 
     private static string Chain(RestorePlan plan)
     {
@@ -193,7 +225,7 @@ internal static class RestoreEstimateWriter
         if (plan.Logs.Count > 0)
         {
             var logBytes = plan.Logs.All(l => l.BackupSize is not null) ? Figures.Bytes(plan.Logs.Sum(l => l.BackupSize!.Value)) : "size not known";
-            parts.Add(string.Create(CultureInfo.InvariantCulture, $"{plan.Logs.Count} log backup(s) from {Time(plan.Logs[0].Start)} to {Time(plan.Logs[^1].Finish)} ({logBytes})"));
+            parts.Add(string.Create(CultureInfo.InvariantCulture, $"{plan.Logs.Count} log backup(s) from {MsdbSpan.Time(plan.Logs[0].Start)} to {MsdbSpan.Time(plan.Logs[^1].Finish)} ({logBytes})"));
         }
         else
         {
@@ -207,7 +239,7 @@ internal static class RestoreEstimateWriter
     private static string Set(PlannedBackup set)
     {
         var compressed = set.MediaSize is { } media && set.BackupSize is { } size && media < size ? $", {Figures.Bytes(media)} compressed" : string.Empty;
-        return $"{Time(set.Start)} ({Figures.Bytes(set.BackupSize)}{compressed})";
+        return $"{MsdbSpan.Time(set.Start)} ({Figures.Bytes(set.BackupSize)}{compressed})";
     }
 
     private static string Files(RestoreTarget target)
@@ -240,8 +272,7 @@ internal static class RestoreEstimateWriter
         return phase.Basis;
     }
 
-    private static string Range(double? low, double? high)
-        => low is null || high is null ? "?" : Math.Abs(high.Value - low.Value) < 0.005 ? Figures.Duration(low) : $"{Figures.Duration(low)} to {Figures.Duration(high)}";
+    private static string Range(double? low, double? high) => RestoreEstimateText.Range(low, high);
 
     private static string Cell(string text) => TerminalText.Line(text).Replace("|", "\\|", StringComparison.Ordinal);
 
@@ -262,8 +293,8 @@ internal static class RestoreEstimateWriter
             json.WriteStartObject(name);
         }
 
-        json.WriteString("start", Local(set.Start));
-        json.WriteString("finish", Local(set.Finish));
+        json.WriteString("start", MsdbSpan.Local(set.Start));
+        json.WriteString("finish", MsdbSpan.Local(set.Finish));
         json.WriteNumberOrNull("backupBytes", set.BackupSize);
         json.WriteNumberOrNull("mediaBytes", set.MediaSize);
         json.WriteEndObject();
@@ -280,21 +311,4 @@ internal static class RestoreEstimateWriter
             json.WriteNull(name);
         }
     }
-
-    private static void WriteTime(Utf8JsonWriter json, string name, DateTime? value)
-    {
-        if (value is { } at)
-        {
-            json.WriteString(name, Local(at));
-        }
-        else
-        {
-            json.WriteNull(name);
-        }
-    }
-
-    // msdb keeps server local time without an offset: written as such, never with a Z.
-    private static string Local(DateTime at) => at.ToString("yyyy-MM-dd'T'HH:mm:ss", CultureInfo.InvariantCulture);
-
-    private static string Time(DateTime at) => at.ToString("yyyy-MM-dd HH:mm", CultureInfo.InvariantCulture);
 }

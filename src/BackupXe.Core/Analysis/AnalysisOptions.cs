@@ -50,6 +50,9 @@ public sealed class AnalysisOptions
     /// </summary>
     public TimeSpan? QuietInterval { get; init; }
 
+    /// <summary>The clock the quiet interval is measured on: the system's, a test's fake one.</summary>
+    public TimeProvider Time { get; init; } = TimeProvider.System;
+
     /// <summary>
     /// How much input time passes per second of wall time while the input is quiet: 1 for a live server, the speed
     /// of a paced replay. Moves the clock by <see cref="QuietInterval"/> ticks, and with it the live view's heartbeat.

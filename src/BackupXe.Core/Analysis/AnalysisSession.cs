@@ -74,7 +74,8 @@ public sealed class AnalysisSession
         var merge = new TimeOrderedMerge(_inputs);
         await using var reader = merge.ReadEventsAsync(reading.Token).GetAsyncEnumerator(reading.Token);
         var quiet = _options.QuietInterval;
-        var arrived = System.Diagnostics.Stopwatch.StartNew();
+        var time = _options.Time;
+        var arrived = time.GetTimestamp();
         Task<bool>? unfinishedRead = null;
         try
         {
@@ -87,10 +88,10 @@ public sealed class AnalysisSession
                     unfinishedRead = pending;
                     // On cancellation the pending read is still awaited below: the enumerator cannot be disposed mid-read,
                     // and the source decides how it ends.
-                    while (await Task.WhenAny(pending, Task.Delay(quietFor, cancellationToken)).ConfigureAwait(false) != pending
+                    while (await Task.WhenAny(pending, Task.Delay(quietFor, time, cancellationToken)).ConfigureAwait(false) != pending
                         && !cancellationToken.IsCancellationRequested)
                     {
-                        run.Pipeline.AdvanceClock(previous.Timestamp + arrived.Elapsed * _options.ClockRate);
+                        run.Pipeline.AdvanceClock(previous.Timestamp + time.GetElapsedTime(arrived) * _options.ClockRate);
                         while (run.Completed.TryDequeue(out var settled))
                         {
                             yield return settled;
@@ -110,7 +111,7 @@ public sealed class AnalysisSession
 
                 unfinishedRead = null;
                 var (traceEvent, input) = reader.Current;
-                arrived.Restart();
+                arrived = time.GetTimestamp();
                 run.Observe(traceEvent, input);
                 while (run.Completed.TryDequeue(out var report))
                 {

@@ -11,7 +11,14 @@ public sealed record RestoreChainBytes(long FullBytes, long? DifferentialBytes, 
 /// <summary>The database's files as they would be created by the restore (sys.master_files size x 8 KB).</summary>
 /// <param name="InstantFileInitialization">true or false when the server said (sys.dm_server_services); null when not known.</param>
 /// <param name="MajorVersion">The server's major version (16 for SQL Server 2022); null when not known.</param>
-public sealed record RestoreTarget(long? DataFileBytes, long? LogFileBytes, bool? InstantFileInitialization, int? MajorVersion);
+public sealed record RestoreTarget(long? DataFileBytes, long? LogFileBytes, bool? InstantFileInitialization, int? MajorVersion)
+{
+    /// <summary>TDE: sys.databases.is_encrypted of the database; null when not known.</summary>
+    public bool? Encrypted { get; init; }
+}
+
+/// <summary>A part of the restore's time the estimate leaves out, and why it cannot tell it.</summary>
+public sealed record RestoreUnknown(string Part, string Reason);
 
 /// <summary>A rate interval in bytes per second, and whether it was measured on this server or assumed (the basis says from what).</summary>
 public sealed record RateInterval(double LowBytesPerSecond, double HighBytesPerSecond, bool Measured, string Basis);
@@ -20,7 +27,11 @@ public sealed record RateInterval(double LowBytesPerSecond, double HighBytesPerS
 public sealed record RestorePhaseEstimate(string Phase, long Bytes, double? LowSeconds, double? HighSeconds, bool Measured, string Basis);
 
 /// <summary>The phases and their sum; the total is null (cannot tell) when any phase is.</summary>
-public sealed record RestoreEstimate(IReadOnlyList<RestorePhaseEstimate> Phases, double? LowSeconds, double? HighSeconds, IReadOnlyList<string> Notes);
+public sealed record RestoreEstimate(IReadOnlyList<RestorePhaseEstimate> Phases, double? LowSeconds, double? HighSeconds, IReadOnlyList<string> Notes)
+{
+    /// <summary>What the total leaves out, each with the reason it cannot be told (recovery, reading the backups, TDE not known).</summary>
+    public IReadOnlyList<RestoreUnknown> NotCounted { get; init; } = [];
+}
 
 /// <summary>A database's restore estimate as the verbs report it: the plan, the files and IFI state read, the estimate (null when the plan has no sizes), and notes.</summary>
 public sealed record RestoreEstimateReport(RestorePlan Plan, RestoreTarget Target, RestoreEstimate? Estimate, IReadOnlyList<string> Notes)
@@ -51,6 +62,9 @@ public static class RestoreEstimator
     public const string LogZeroing = "log zeroing";
     public const string Copy = "copy full + differential";
     public const string LogRestore = "log restore";
+    public const string Recovery = "recovery";
+    public const string Reading = "reading the backups";
+    public const string Tde = "TDE";
 
     /// <summary>
     /// The copy rate: the database's completed restores (full or differential) in the history when there are any,
@@ -155,11 +169,41 @@ public static class RestoreEstimator
             phases,
             known ? phases.Sum(p => p.LowSeconds!.Value) : null,
             known ? phases.Sum(p => p.HighSeconds!.Value) : null,
-            notes);
+            notes)
+        {
+            NotCounted = NotCounted(target, copyRate),
+        };
+    }
+
+    /// <summary>What no input here measures: recovery always; reading the backups when no restore measured it; TDE when not known.</summary>
+    private static List<RestoreUnknown> NotCounted(RestoreTarget target, RateInterval? copyRate)
+    {
+        var unknown = new List<RestoreUnknown>
+        {
+            new(Recovery, "the redo of the log each backup holds and the undo of the transactions open at its end depend on the activity when it was taken, which msdb does not record"),
+        };
+        if (copyRate is not { Measured: true })
+        {
+            unknown.Add(new(Reading, "the rates are backups', which measure writing to the backup target; how fast it is read back today (a share, a URL, another disk) is not measured"));
+        }
+
+        if (target.Encrypted is null && target.InstantFileInitialization is true)
+        {
+            unknown.Add(new(Tde, "whether the database is encrypted is not known (no sys.databases row visible); if it is, its data files are zeroed despite Instant File Initialization"));
+        }
+
+        return unknown;
     }
 
     private static RestorePhaseEstimate DataFiles(RestoreTarget target, RateInterval? zeroing)
     {
+        if (target.InstantFileInitialization is true && target.Encrypted is true && target.DataFileBytes is { } encrypted)
+        {
+            // TDE prevents Instant File Initialization for data files (Microsoft's IFI page): zeroed as without it.
+            var tde = Timed(DataZeroing, encrypted, zeroing, "no copy rate to assume a zeroing rate from");
+            return tde.LowSeconds is null ? tde : tde with { Basis = "TDE: the database is encrypted (sys.databases.is_encrypted), which prevents Instant File Initialization for data files; " + tde.Basis };
+        }
+
         if (target.InstantFileInitialization is true)
         {
             return new RestorePhaseEstimate(DataZeroing, target.DataFileBytes ?? 0, 0, 0, Measured: true, "none: Instant File Initialization is enabled (sys.dm_server_services)");
@@ -234,4 +278,33 @@ public static class RestoreEstimator
             .ToList();
 
     private static string Inv(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
+}
+
+/// <summary>The estimate's one-line summary, said the same way by the CLI's reports and the daemon's log.</summary>
+public static class RestoreEstimateText
+{
+    /// <summary>The total interval, or why not, and which phases rest on an assumption.</summary>
+    public static string Total(RestoreEstimateReport report)
+    {
+        ArgumentNullException.ThrowIfNull(report);
+        if (report.Estimate is not { } estimate)
+        {
+            return "cannot tell (" + (report.Plan.Full is null ? "no full backup to start from" : "a backup of the chain has no size") + ")";
+        }
+
+        if (estimate.LowSeconds is null)
+        {
+            var unknown = estimate.Phases.Where(p => p.LowSeconds is null).Select(p => p.Phase);
+            return "cannot tell: no time for " + string.Join(", ", unknown);
+        }
+
+        var assumed = estimate.Phases.Where(p => !p.Measured).Select(p => p.Phase).ToList();
+        var basis = assumed.Count == 0 ? "every phase measured" : "assumed: " + string.Join(", ", assumed);
+        var left = estimate.NotCounted.Count == 0 ? string.Empty : "; not counted: " + string.Join(", ", estimate.NotCounted.Select(u => u.Part));
+        return $"{Range(estimate.LowSeconds, estimate.HighSeconds)} ({basis}){left}";
+    }
+
+    /// <summary>"14 min 40 s to 29 min 20 s", one duration when both ends agree, "?" when either is not known.</summary>
+    public static string Range(double? low, double? high)
+        => low is null || high is null ? "?" : Math.Abs(high.Value - low.Value) < 0.005 ? Units.Duration(low) : $"{Units.Duration(low)} to {Units.Duration(high)}";
 }

@@ -20,15 +20,18 @@ public sealed class ServerRestoreEstimate(SqlConnectionFactory factory)
     private const long PageBytes = 8192;
 
     /// <summary>
-    /// Each database's data (type 0, ROWS) and log (type 1) files in 8 KB pages, summed, and the server's major version.
+    /// Each database's data (type 0, ROWS) and log (type 1) files in 8 KB pages, summed, the server's major version, and
+    /// whether the database is encrypted with TDE (sys.databases.is_encrypted; NULL when its row is not visible).
     /// A login without CREATE DATABASE, ALTER ANY DATABASE or VIEW ANY DEFINITION sees no row (no error).
     /// </summary>
     public const string Query = """
         SELECT DB_NAME(mf.database_id) AS database_name,
                SUM(CASE WHEN mf.type = 0 THEN CAST(mf.size AS bigint) ELSE 0 END) AS data_pages,
                SUM(CASE WHEN mf.type = 1 THEN CAST(mf.size AS bigint) ELSE 0 END) AS log_pages,
-               CAST(SERVERPROPERTY('ProductMajorVersion') AS int) AS product_major_version
+               CAST(SERVERPROPERTY('ProductMajorVersion') AS int) AS product_major_version,
+               MAX(CAST(d.is_encrypted AS int)) AS is_encrypted
         FROM sys.master_files AS mf
+        LEFT JOIN sys.databases AS d ON d.database_id = mf.database_id
         GROUP BY mf.database_id;
         """;
 
@@ -57,24 +60,29 @@ public sealed class ServerRestoreEstimate(SqlConnectionFactory factory)
 
             long? data = null;
             long? log = null;
+            bool? encrypted = null;
             if (files.TryGetValue(plan.Database, out var pages))
             {
-                (data, log) = (pages.Data * PageBytes, pages.Log * PageBytes);
+                (data, log, encrypted) = (pages.Data * PageBytes, pages.Log * PageBytes, pages.Encrypted);
+                if (encrypted is true)
+                {
+                    notes.Add("encrypted with TDE: a restore on another server needs there the certificate that protects its database encryption key");
+                }
             }
             else
             {
                 notes.Add("sys.master_files shows no file of this database: the database is not on this server, or the login lacks VIEW ANY DEFINITION (or CREATE DATABASE, ALTER ANY DATABASE)");
             }
 
-            reports.Add(RestoreEstimator.Report(plan, new RestoreTarget(data, log, ifi, major), measured, notes));
+            reports.Add(RestoreEstimator.Report(plan, new RestoreTarget(data, log, ifi, major) { Encrypted = encrypted }, measured, notes));
         }
 
         return reports;
     }
 
-    private async Task<(Dictionary<string, (long Data, long Log)> Files, int? Major)> FilesAsync(SqlConnection connection, CancellationToken cancellationToken)
+    private async Task<(Dictionary<string, (long Data, long Log, bool? Encrypted)> Files, int? Major)> FilesAsync(SqlConnection connection, CancellationToken cancellationToken)
     {
-        var files = new Dictionary<string, (long Data, long Log)>(StringComparer.OrdinalIgnoreCase);
+        var files = new Dictionary<string, (long Data, long Log, bool? Encrypted)>(StringComparer.OrdinalIgnoreCase);
         int? major = null;
         await using var command = factory.Command(connection, Query);
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
@@ -85,7 +93,7 @@ public sealed class ServerRestoreEstimate(SqlConnectionFactory factory)
                 && SqlRows.Number(reader, "data_pages") is { } data and >= 0
                 && SqlRows.Number(reader, "log_pages") is { } log and >= 0)
             {
-                files[name] = (data, log);
+                files[name] = (data, log, SqlRows.Number(reader, "is_encrypted") switch { 1 => true, 0 => false, _ => null });
             }
         }
 

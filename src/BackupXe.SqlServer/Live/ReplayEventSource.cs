@@ -19,6 +19,8 @@ public sealed class ReplayEventSource : ITraceEventSource
     // Task.Delay's limit is uint.MaxValue - 1 milliseconds (about 49 days).
     private static readonly TimeSpan MaxDelay = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
 
+    private const double MinWaitSeconds = 0.001;
+
     private readonly ITraceEventSource _recording;
     private readonly double _speed;
     private readonly TimeProvider _time;
@@ -88,7 +90,9 @@ public sealed class ReplayEventSource : ITraceEventSource
                         // and Task.Delay takes at most MaxDelay at a time.
                         var due = (traceEvent.Timestamp - firstRecorded.Value).TotalSeconds / _speed;
                         double wait;
-                        while ((wait = due - _time.GetElapsedTime(replayStarted).TotalSeconds) > 0)
+                        // Timers count whole milliseconds: a shorter wait fires at once without the clock moving, so on a
+                        // clock that moves only when told (a test's) the loop would spin for ever. Such an event is due.
+                        while ((wait = due - _time.GetElapsedTime(replayStarted).TotalSeconds) >= MinWaitSeconds)
                         {
                             if (!await DelayAsync(TimeSpan.FromSeconds(Math.Min(wait, MaxDelay.TotalSeconds)), cancellationToken).ConfigureAwait(false))
                             {

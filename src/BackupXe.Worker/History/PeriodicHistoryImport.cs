@@ -18,7 +18,8 @@ namespace BackupXe.Worker.History;
 /// <see cref="HistoryImportOptions.IntervalMinutes"/>: msdb and CommandLog rows of the lookback window are merged
 /// into the SQLite history under the instance's configured name (so they merge with its captures), and each
 /// newly added row gets the regression check, warning and metrics a captured operation gets. After each import the
-/// restore chain of the last <see cref="ChainDays"/> is checked (docs/restore-chain.md) and each gap logged once.
+/// restore chain of the last <see cref="ChainDays"/> is checked (docs/restore-chain.md) and each gap logged once, and
+/// each database's restore time estimated with the rates this instance's history measured.
 /// </summary>
 internal sealed class PeriodicHistoryImport(
     SqliteImportedHistory history, RegressionDetector regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger)
@@ -28,6 +29,9 @@ internal sealed class PeriodicHistoryImport(
 
     // Gaps already logged, per instance, database and LSN: a gap stays in msdb for as long as its backups do.
     private readonly HashSet<(string Instance, string Database, decimal FromLsn, decimal ToLsn)> _gapsLogged = [];
+
+    // The base each database's estimate was last logged for: logged again when its full or differential backup changes.
+    private readonly Dictionary<(string Instance, string Database), (DateTime? Full, DateTime? Differential, bool Known)> _estimatesLogged = [];
 
     /// <summary>
     /// Imports after each interval until cancelled; a failed import is logged and the next one still runs, except
@@ -89,6 +93,7 @@ internal sealed class PeriodicHistoryImport(
         }
 
         await CheckChainAsync(instance, server, cancellationToken);
+        await EstimateRestoresAsync(instance, server, cancellationToken);
         return imported;
     }
 
@@ -117,6 +122,46 @@ internal sealed class PeriodicHistoryImport(
                         gap.FromLsn.ToString(System.Globalization.CultureInfo.InvariantCulture), gap.ToLsn.ToString(System.Globalization.CultureInfo.InvariantCulture), gap.Reason);
                 }
             }
+        }
+    }
+
+    /// <summary>
+    /// Each database's restore estimate (docs/restore-chain.md, "Restore time"), with the rates of this instance's runs in
+    /// the history: logged (event 192) the first time and whenever the full or differential backup it rests on changes,
+    /// not with every log backup; the longest is a gauge. An estimate that cannot be made is one warning (event 193), and
+    /// the import stands; an unusable history file still stops the daemon.
+    /// </summary>
+    private async Task EstimateRestoresAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)
+    {
+        var measured = (await history.ReadAsync(instance, null, cancellationToken)).Select(r => r.Record).ToList();
+        IReadOnlyList<RestoreEstimateReport> reports;
+        try
+        {
+            reports = await new ServerRestoreEstimate(server).EstimateAsync(time.GetLocalNow().DateTime - TimeSpan.FromDays(ChainDays), [], measured, cancellationToken);
+        }
+        catch (Exception exception) when (exception is not (OperationCanceledException or HistoryStoreException))
+        {
+            logger.RestoreEstimateFailed(instance, exception.GetType().Name, ConnectionStringRedactor.RedactMessage(exception.Message));
+            return;
+        }
+
+        foreach (var report in reports)
+        {
+            var logged = (report.Plan.Full?.Start, report.Plan.Differential?.Start, report.Estimate?.LowSeconds is not null);
+            if (_estimatesLogged.TryGetValue((instance, report.Database.ToUpperInvariant()), out var before) && before == logged)
+            {
+                continue;
+            }
+
+            _estimatesLogged[(instance, report.Database.ToUpperInvariant())] = logged;
+            logger.RestoreEstimated(
+                instance, TerminalText.Line(report.Database), RestoreEstimateText.Total(report), report.Estimate?.LowSeconds, report.Estimate?.HighSeconds,
+                report.Plan.Full?.Start, report.Plan.Differential?.Start, report.Plan.Logs.Count, report.Notes.Count);
+        }
+
+        if (reports.Where(r => r.Estimate?.HighSeconds is not null).MaxBy(r => r.Estimate!.HighSeconds) is { Estimate: { LowSeconds: { } low, HighSeconds: { } high } })
+        {
+            metrics.RecordLongestRestoreEstimate(instance, low, high);
         }
     }
 }

@@ -82,6 +82,12 @@ internal static partial class MonitorLog
     [LoggerMessage(EventId = 191, Level = LogLevel.Warning, Message = "Instance {Instance}: the restore chain could not be checked ({ErrorType}: {Error}); next try with the next import")]
     public static partial void RestoreChainFailed(this ILogger logger, string instance, string errorType, string error);
 
+    [LoggerMessage(EventId = 192, Level = LogLevel.Information, Message = "Instance {Instance}: restoring [{Database}] now would take {RestoreEstimate} (fastest {LowSeconds:0} s, slowest {HighSeconds:0} s); chain from the full backup of {FullBackupStart:yyyy-MM-dd HH:mm}, differential {DifferentialStart:yyyy-MM-dd HH:mm}, {LogBackups} log backup(s); {Notes} note(s)")]
+    public static partial void RestoreEstimated(this ILogger logger, string instance, string database, string restoreEstimate, double? lowSeconds, double? highSeconds, DateTime? fullBackupStart, DateTime? differentialStart, int logBackups, int notes);
+
+    [LoggerMessage(EventId = 193, Level = LogLevel.Warning, Message = "Instance {Instance}: the restore estimate could not be made ({ErrorType}: {Error}); next try with the next import")]
+    public static partial void RestoreEstimateFailed(this ILogger logger, string instance, string errorType, string error);
+
     [LoggerMessage(EventId = 182, Level = LogLevel.Warning, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}) stalled in {Phase}: current wait {WaitType} for {WaitMs} ms, last wait {LastWaitType} (sys.dm_exec_requests at {ServerUtc:O})")]
     public static partial void StallCurrentWait(this ILogger logger, string kind, string? database, string instance, int sessionId, string? phase, string? waitType, long waitMs, string? lastWaitType, DateTime serverUtc);
 

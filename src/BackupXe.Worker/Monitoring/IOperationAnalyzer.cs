@@ -28,5 +28,8 @@ internal interface IOperationAnalyzer
         => AnalyzeAsync(source, status, hooks.OnIdle, cancellationToken);
 }
 
-/// <summary>What the monitor wants to hear while an instance's events are analysed.</summary>
-internal sealed record LiveHooks(Action<TraceEvent>? OnIdle, Action<IReadOnlyList<OperationProgress>>? OnProgress, TimeSpan StallAfter);
+/// <summary>What the monitor wants to hear while an instance's events are analysed, and the clock a quiet live source is timed on.</summary>
+internal sealed record LiveHooks(Action<TraceEvent>? OnIdle, Action<IReadOnlyList<OperationProgress>>? OnProgress, TimeSpan StallAfter)
+{
+    public TimeProvider Time { get; init; } = TimeProvider.System;
+}

@@ -115,7 +115,7 @@ internal sealed class InstanceMonitor(
         // A checkpointing live source saves its position where the analysis is idle (docs/history.md).
         var onIdle = source is IIdleCheckpoint checkpointed ? checkpointed.MarkIdle : (Action<TraceEvent>?)null;
         var stalls = new StallWatch();
-        var hooks = new LiveHooks(onIdle, running => Announce(stalls.Update(running)), stallAfter ?? ByteFlow.DefaultStallAfter);
+        var hooks = new LiveHooks(onIdle, running => Announce(stalls.Update(running)), stallAfter ?? ByteFlow.DefaultStallAfter) { Time = time };
         await foreach (var report in analyzer.AnalyzeAsync(counted, status, hooks, cancellationToken))
         {
             await recorder.RecordAsync(Name, report, cancellationToken);

@@ -30,6 +30,7 @@ internal sealed class SessionOperationAnalyzer : IOperationAnalyzer
                 OnProgress = hooks.OnProgress,
                 Diagnosis = new DiagnosisSettings { StallAfter = hooks.StallAfter },
                 QuietInterval = source.Format == LiveFormat ? AnalysisOptions.LiveQuietInterval : null,
+                Time = hooks.Time,
             })
             .ReadOperationsAsync(cancellationToken);
 }

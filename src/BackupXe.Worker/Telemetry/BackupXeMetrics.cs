@@ -22,6 +22,7 @@ internal sealed class BackupXeMetrics : IDisposable
     private readonly Counter<long> _eventsDropped;
     private readonly Counter<long> _regressions;
     private readonly Counter<long> _quietPeriods;
+    private readonly Gauge<double> _longestRestore;
 
     public BackupXeMetrics()
     {
@@ -36,6 +37,7 @@ internal sealed class BackupXeMetrics : IDisposable
         _eventsDropped = Meter.CreateCounter<long>("backupxe.events.dropped", "{event}", "Events a source reported it had to drop.");
         _quietPeriods = Meter.CreateCounter<long>("backupxe.live.quiet_periods", "{period}", "Running operations that moved no bytes for the stall limit: stalls and expected waits.");
         _regressions = Meter.CreateCounter<long>("backupxe.regressions", "{operation}", "Operations below their recent median throughput.");
+        _longestRestore = Meter.CreateGauge<double>("backupxe.restore.estimate.longest", "s", "The longest restore estimate of an instance's databases, fastest and slowest bound.");
     }
 
     public Meter Meter { get; }
@@ -87,6 +89,13 @@ internal sealed class BackupXeMetrics : IDisposable
     /// <summary>Once per quiet period of a running operation (docs/live.md): kind stall or expected-wait, and the phase.</summary>
     public void RecordQuietPeriod(string instance, QuietPeriod quiet)
         => _quietPeriods.Add(1, new TagList { { "instance", instance }, { "kind", Kebab.Of(quiet.Kind) }, { "phase", quiet.Phase ?? "none" } });
+
+    /// <summary>After each history import: the instance's longest restore estimate (docs/restore-chain.md), as its two bounds.</summary>
+    public void RecordLongestRestoreEstimate(string instance, double lowSeconds, double highSeconds)
+    {
+        _longestRestore.Record(lowSeconds, new TagList { { "instance", instance }, { "bound", "low" } });
+        _longestRestore.Record(highSeconds, new TagList { { "instance", instance }, { "bound", "high" } });
+    }
 
     public void Dispose() => Meter.Dispose();
 }

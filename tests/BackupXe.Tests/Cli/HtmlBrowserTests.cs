@@ -1,3 +1,4 @@
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.Core.Rendering.Html;
 using BackupXe.History;

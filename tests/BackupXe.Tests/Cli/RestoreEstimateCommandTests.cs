@@ -111,6 +111,64 @@ public sealed class RestoreEstimateCommandTests : IDisposable
     }
 
     [Fact]
+    public async Task The_html_page_carries_the_same_phases_with_every_input_text_escaped_under_the_reports_policy()
+    {
+        // Given: SalesDB as above, and a database whose name tries to close its element and run script
+        const string Attack = "</script><script>alert(1)</script><img src=x onerror=alert(2)>\"'&";
+        var sql = Server();
+        sql.BackupSets.Add(new(Attack, "D", false, "61000000004000037", "61000000005600001", "61000000000800001", "61000000004000037", "FULL", Night, Night.AddSeconds(60), GiB));
+        var file = _directory.File("estimate.html");
+
+        // When
+        var run = await RunAsync(sql, "history", "restore-estimate", "--format", "html", "-o", file);
+        var json = await RunAsync(Server(), "history", "restore-estimate", "--format", "json", "-d", "SalesDB");
+
+        // Then: one page, no element the attack added, its text read back intact, the two scripts the policy names
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Equal(string.Empty, run.Output);
+        var page = Reporting.Support.HtmlPage.Parse(File.ReadAllText(file));
+        Assert.Empty(page.All("img"));
+        Assert.Equal(2, page.Scripts.Count);
+        Assert.DoesNotContain("<script>alert", page.Html, StringComparison.Ordinal);
+        Assert.Contains(page.All("h3"), h => h.Value.StartsWith(Attack + ": ", StringComparison.Ordinal));
+        var policy = (string)page.All("meta").Single(m => (string?)m.Attribute("http-equiv") == "Content-Security-Policy").Attribute("content")!;
+        Assert.StartsWith("default-src 'none';", policy, StringComparison.Ordinal);
+
+        // and SalesDB's phase table holds the JSON's bytes and seconds as raw values
+        var section = page.Section("restore-estimate");
+        var sales = section.Descendants("div").Single(d => d.Element("h3")?.Value.StartsWith("SalesDB: 44 min 24 s to 1 h 28 min", StringComparison.Ordinal) == true);
+        var table = Reporting.Support.HtmlPage.Table(sales, "phases");
+        using var document = JsonDocument.Parse(json.Output);
+        var phases = document.RootElement.GetProperty("restoreEstimates")[0].GetProperty("phases").EnumerateArray().ToList();
+        Assert.Equal(phases.Select(p => p.GetProperty("bytes").GetInt64().ToString(CultureInfo.InvariantCulture)), Reporting.Support.HtmlPage.Column(table, "bytes"));
+        Assert.Equal(phases.Select(p => p.GetProperty("lowSeconds").GetDouble()), Reporting.Support.HtmlPage.Column(table, "lowSeconds").Select(v => Math.Round(double.Parse(v, CultureInfo.InvariantCulture), 3)));
+    }
+
+    [Fact]
+    public async Task A_database_encrypted_with_TDE_has_its_data_files_zeroed_despite_IFI_and_says_what_is_not_counted()
+    {
+        // Given: SalesDB as above with IFI enabled, its sys.databases row saying is_encrypted = 1
+        var sql = Server();
+        sql.InstantFileInitialization = "Y";
+        sql.DatabaseFiles.Clear();
+        sql.DatabaseFiles.Add(new("SalesDB", 200 * PagesPerGiB, 20 * PagesPerGiB, Encrypted: true));
+
+        // When
+        var run = await RunAsync(sql, "history", "restore-estimate", "-d", "SalesDB");
+        var json = await RunAsync(sql, "history", "restore-estimate", "-d", "SalesDB", "--format", "json");
+
+        // Then: 200 GiB zeroed at the assumed 64..128 MiB/s, the reason named, and what the total leaves out
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Contains("data-file zeroing         26 min 40 s to 53 min 20 s  assumed      200 GB: TDE: the database is encrypted (sys.databases.is_encrypted), which prevents Instant File Initialization for data files", run.Output, StringComparison.Ordinal);
+        Assert.Contains("; not counted: recovery, reading the backups", run.Output, StringComparison.Ordinal);
+        Assert.Contains("    not counted: recovery: cannot tell: ", run.Output, StringComparison.Ordinal);
+        Assert.Contains("note: encrypted with TDE: a restore on another server needs there the certificate", run.Output, StringComparison.Ordinal);
+        using var document = JsonDocument.Parse(json.Output);
+        var parts = document.RootElement.GetProperty("restoreEstimates")[0].GetProperty("notCounted").EnumerateArray().Select(u => u.GetProperty("part").GetString()).ToList();
+        Assert.Equal(["recovery", "reading the backups"], parts);
+    }
+
+    [Fact]
     public async Task Restores_in_the_history_make_the_copy_measured_and_enabled_IFI_removes_the_data_zeroing()
     {
         // Given: two restores of SalesDB at 256 and 200 MiB/s, one log restore at 64 MiB/s, as instance SQL01.

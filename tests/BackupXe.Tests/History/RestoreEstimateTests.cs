@@ -179,4 +179,43 @@ public sealed class RestoreEstimateTests
         Assert.Null(RestoreEstimator.ChainFrom(history.Where(o => o.Scope != OperationScope.Database), "SalesDB"));
         Assert.Null(RestoreEstimator.ChainFrom([.. history, Backup(33, OperationScope.Log, 0) with { BytesRead = null }], "SalesDB"));
     }
+
+    [Fact]
+    public void An_encrypted_database_has_its_data_files_zeroed_despite_instant_file_initialization()
+    {
+        // Given: restores measured at 64..128 MiB/s, IFI enabled, the same database with and without TDE
+        var rate = new RateInterval(64 * MiB, 128 * MiB, Measured: true, "restores");
+
+        // When
+        var plain = RestoreEstimator.Estimate(Chain, new RestoreTarget(200 * GiB, 20 * GiB, true, 16) { Encrypted = false }, rate, rate);
+        var encrypted = RestoreEstimator.Estimate(Chain, new RestoreTarget(200 * GiB, 20 * GiB, true, 16) { Encrypted = true }, rate, rate);
+
+        // Then: TDE prevents IFI for data files, so its 200 GiB are zeroed at the copy rate (1600..3200 s)
+        var none = plain.Phases.Single(p => p.Phase == RestoreEstimator.DataZeroing);
+        Assert.Equal(0, none.HighSeconds);
+        var zeroed = encrypted.Phases.Single(p => p.Phase == RestoreEstimator.DataZeroing);
+        Assert.Equal(1600, zeroed.LowSeconds!.Value, 3);
+        Assert.Equal(3200, zeroed.HighSeconds!.Value, 3);
+        Assert.StartsWith("TDE: the database is encrypted", zeroed.Basis, StringComparison.Ordinal);
+        Assert.Equal(plain.HighSeconds!.Value + 3200, encrypted.HighSeconds!.Value, 3);
+
+        // and with restores measured, only recovery is left uncounted
+        Assert.Equal([RestoreEstimator.Recovery], encrypted.NotCounted.Select(u => u.Part));
+    }
+
+    [Fact]
+    public void Rates_from_backups_leave_the_read_path_uncounted_and_an_unknown_TDE_state_says_what_it_would_change()
+    {
+        // Given: rates assumed from backups, IFI enabled, the TDE state not known
+        var assumed = new RateInterval(64 * MiB, 128 * MiB, Measured: false, "assumed: from backups");
+
+        // When
+        var estimate = RestoreEstimator.Estimate(Chain, new RestoreTarget(200 * GiB, 20 * GiB, true, 16), assumed, null);
+
+        // Then: each part the total leaves out, with its reason
+        Assert.Equal([RestoreEstimator.Recovery, RestoreEstimator.Reading, RestoreEstimator.Tde], estimate.NotCounted.Select(u => u.Part));
+        Assert.Contains("msdb does not record", estimate.NotCounted[0].Reason, StringComparison.Ordinal);
+        Assert.Contains("writing to the backup target", estimate.NotCounted[1].Reason, StringComparison.Ordinal);
+        Assert.Contains("zeroed despite Instant File Initialization", estimate.NotCounted[2].Reason, StringComparison.Ordinal);
+    }
 }

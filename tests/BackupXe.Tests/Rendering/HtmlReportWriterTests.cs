@@ -3,6 +3,7 @@ using System.Security.Cryptography;
 using System.Text.Json;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.Core.Rendering.Html;
 using BackupXe.Tests.Cli;

@@ -116,6 +116,60 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
         output.Flush();
     }
 
+    /// <summary>A section of text and tables (<see cref="HtmlTextSection"/>): every text escaped, numeric cells with their raw value.</summary>
+    public void WriteTextSection(HtmlTextSection section)
+    {
+        ArgumentNullException.ThrowIfNull(section);
+        Start();
+        Line($"<section class=\"block\" id=\"{E(section.Id)}\" data-section=\"{E(section.Id)}\" aria-labelledby=\"{E(section.Id)}-title\">");
+        Line($"<h2 id=\"{E(section.Id)}-title\">{E(section.Title)}</h2>");
+        foreach (var line in section.Lines)
+        {
+            Line($"<p>{E(line)}</p>");
+        }
+
+        var number = 0;
+        foreach (var block in section.Blocks)
+        {
+            Line($"<div data-item=\"{E(section.Id)}-{++number}\"><h3>{E(block.Heading)}</h3>");
+            if (block.Lines.Count > 0)
+            {
+                Line("<ul>" + string.Concat(block.Lines.Select(l => $"<li>{E(l)}</li>")) + "</ul>");
+            }
+
+            if (block.Table is { } table)
+            {
+                WriteTable(table);
+            }
+
+            if (block.Notes.Count > 0)
+            {
+                Line("<ul class=\"notes\">" + string.Concat(block.Notes.Select(n => $"<li>note: {E(n)}</li>")) + "</ul>");
+            }
+
+            Line("</div>");
+        }
+
+        Line("</section>");
+        output.Flush();
+    }
+
+    private void WriteTable(HtmlTable table)
+    {
+        Line($"<table data-table=\"{E(table.Field)}\"><thead><tr>"
+            + string.Concat(table.Columns.Select(c => c.NumericField is null ? $"<th>{E(c.Header)}</th>" : $"<th class=\"num\">{E(c.Header)}</th>"))
+            + "</tr></thead><tbody>");
+        foreach (var row in table.Rows)
+        {
+            var cells = row.Select((cell, i) => i < table.Columns.Count && table.Columns[i].NumericField is { } field
+                ? Num(E(field), cell.Value, cell.Text)
+                : $"<td>{E(cell.Text)}</td>");
+            Line("<tr>" + string.Concat(cells) + "</tr>");
+        }
+
+        Line("</tbody></table>");
+    }
+
     /// <summary>
     /// The inputs and the summary of every operation written, linking to each, then the scripts. Null inputs:
     /// the page was not built from input files (history).

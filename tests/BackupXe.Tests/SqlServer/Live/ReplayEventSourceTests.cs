@@ -110,6 +110,23 @@ public sealed class ReplayEventSourceTests
         }
 
         [Fact]
+        public async Task Hands_out_an_event_due_within_a_millisecond_at_once_on_a_clock_that_only_moves_when_told()
+        {
+            // Given events 0.1 s apart replayed at 3x: the second is due at 0.0333... s
+            var time = new FakeClock();
+            var replay = new ReplayEventSource(Recording(0, 0.1), 3, time);
+            await using var events = replay.ReadEventsAsync(new SourceStatus(), CancellationToken.None).GetAsyncEnumerator();
+            Assert.True(await events.MoveNextAsync());
+            var second = events.MoveNextAsync().AsTask();
+
+            // When the clock is less than a millisecond short of it
+            time.Advance(TimeSpan.FromTicks(333_000));
+
+            // Then it is handed out, not held by a timer shorter than a millisecond (which fires at once, for ever, on this clock)
+            Assert.True(await second.WaitAsync(SafetyTimeout));
+        }
+
+        [Fact]
         public async Task Does_not_drift_when_the_consumer_is_slow()
         {
             var time = new FakeClock();

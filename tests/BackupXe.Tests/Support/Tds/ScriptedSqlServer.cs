@@ -246,17 +246,24 @@ public sealed class ScriptedSqlServer
 
     /// <summary>
     /// The restore estimate's file query: DB_NAME() nvarchar(128), the sums of sys.master_files.size (int, 8 KB pages)
-    /// cast to bigint, SERVERPROPERTY('ProductMajorVersion') cast to int.
+    /// cast to bigint, SERVERPROPERTY('ProductMajorVersion') cast to int, sys.databases.is_encrypted (bit) cast to int, NULL
+    /// when the database's row is not visible.
     /// </summary>
     private TdsResponse Files()
     {
-        var set = new TdsResultSet(TdsColumn.NVarChar("database_name", 128), TdsColumn.BigInt("data_pages"), TdsColumn.BigInt("log_pages"), TdsColumn.Int("product_major_version"));
         lock (DatabaseFiles)
         {
-            foreach (var f in DatabaseFiles)
-            {
-                set.Row(f.Database, f.DataPages, f.LogPages, MajorVersion);
-            }
+            return FilesResponse(DatabaseFiles, MajorVersion);
+        }
+    }
+
+    /// <summary>The restore estimate's file query answered for <paramref name="files"/>, for scripts of other tests.</summary>
+    public static TdsResponse FilesResponse(IEnumerable<ScriptedDatabaseFiles> files, int majorVersion)
+    {
+        var set = new TdsResultSet(TdsColumn.NVarChar("database_name", 128), TdsColumn.BigInt("data_pages"), TdsColumn.BigInt("log_pages"), TdsColumn.Int("product_major_version"), TdsColumn.Int("is_encrypted"));
+        foreach (var f in files)
+        {
+            set.Row(f.Database, f.DataPages, f.LogPages, majorVersion, f.Encrypted is { } encrypted ? (encrypted ? 1 : 0) : null);
         }
 
         return TdsResponse.Of(set);
@@ -278,10 +285,13 @@ public sealed class ScriptedSqlServer
         return TdsResponse.Of(set);
     }
 
-    private TdsResponse InstantFileInitializationRows() => InstantFileInitialization is null
+    private TdsResponse InstantFileInitializationRows() => InstantFileInitializationResponse(InstantFileInitialization);
+
+    /// <summary>The IFI query answered with <paramref name="state"/> (Y, N; null: a build without the column, no row), for scripts of other tests.</summary>
+    public static TdsResponse InstantFileInitializationResponse(string? state) => state is null
         ? TdsResponse.Empty
         : TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("servicename", 256), TdsColumn.NVarChar("service_account", 256), TdsColumn.NVarChar("instant_file_initialization_enabled", 1))
-            .Row("SQL Server (MSSQLSERVER)", @"NT Service\MSSQLSERVER", InstantFileInitialization));
+            .Row("SQL Server (MSSQLSERVER)", @"NT Service\MSSQLSERVER", state));
 }
 
 /// <summary>One row of the scripted sys.dm_exec_requests.</summary>
@@ -302,4 +312,4 @@ public sealed record ScriptedBackupSet(
     string RecoveryModel, DateTime Start, DateTime Finish, long BackupSize = 1L << 30, long? CompressedSize = null);
 
 /// <summary>One database's files in the scripted sys.master_files: data (ROWS) and log pages of 8 KB.</summary>
-public sealed record ScriptedDatabaseFiles(string Database, long DataPages, long LogPages);
+public sealed record ScriptedDatabaseFiles(string Database, long DataPages, long LogPages, bool? Encrypted = false);

@@ -218,4 +218,89 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         await stop.CancelAsync();
         await run;
     }
+
+    [Fact]
+    public async Task Each_databases_restore_estimate_is_logged_once_per_chain_base_and_the_longest_is_a_gauge()
+    {
+        // Given: msdb's chain for Sales (a 100 GiB full, then two 1 GiB log backups), its files (200 GiB data, 20 GiB log)
+        // and IFI enabled, as the server's documented columns hold them
+        var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
+        var sets = new List<ScriptedBackupSet>
+        {
+            new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddSeconds(800), 100 * GiB),
+            new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1), GiB),
+            new("Sales", "L", false, "41000000018400001", "41000000019200001", "41000000016000037", "41000000019200001", "FULL", chainNight.AddHours(2), chainNight.AddHours(2).AddMinutes(1), GiB),
+        };
+        var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
+            .On("checkpoint_lsn", _ => { lock (sets) { return ScriptedSqlServer.ChainResponse([.. sets]); } })
+            .On("AS data_pages", _ => ScriptedSqlServer.FilesResponse([new("Sales", 200 * GiB / 8192, 20 * GiB / 8192)], 16))
+            .On("instant_file_initialization_enabled", _ => ScriptedSqlServer.InstantFileInitializationResponse("Y"));
+        var gauge = new List<(string Bound, double Seconds)>();
+        using var listener = new System.Diagnostics.Metrics.MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter == _metrics.Meter && instrument.Name == "backupxe.restore.estimate.longest")
+            {
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        listener.SetMeasurementEventCallback<double>((_, value, tags, _) =>
+        {
+            foreach (var tag in tags)
+            {
+                if (tag.Key == "bound")
+                {
+                    lock (gauge)
+                    {
+                        gauge.Add(((string)tag.Value!, value));
+                    }
+                }
+            }
+        });
+        listener.Start();
+        await using var server = TdsServerDouble.Start(script);
+        using var stop = new CancellationTokenSource();
+        var run = _import.RunAsync("prod", new SqlConnectionFactory(TdsClient.Settings(server)), Hourly, stop.Token);
+        await _time.NextTimerAsync();
+
+        // When: two imports, then a new full backup, then a third import
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await _time.NextTimerAsync();
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await _time.NextTimerAsync();
+        lock (sets)
+        {
+            sets.Add(new("Sales", "D", false, "41000000020000037", "41000000020800001", "41000000016000037", "41000000020000037", "FULL", chainNight.AddHours(3), chainNight.AddHours(3).AddSeconds(800), 100 * GiB));
+        }
+
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await _time.NextTimerAsync();
+
+        // Then: logged once for the first full (the second import changed nothing), once more for the new one
+        Assert.Equal(3, _log.WithEventId(170).Count);
+        Assert.Empty(_log.WithEventId(193));
+        var estimates = _log.WithEventId(192);
+        Assert.Equal(2, estimates.Count);
+        var first = estimates[0];
+        Assert.Equal(LogEventLevel.Information, first.Level);
+        Assert.Equal("Sales", first.Scalar("Database"));
+        Assert.Equal("prod", first.Scalar("Instance"));
+        Assert.Equal(chainNight, first.Scalar("FullBackupStart"));
+        Assert.Equal(2, first.Scalar("LogBackups"));
+        var low = (double)first.Scalar("LowSeconds")!;
+        var high = (double)first.Scalar("HighSeconds")!;
+        Assert.InRange(low, 1, high);
+        Assert.Contains(" to ", (string)first.Scalar("RestoreEstimate")!, StringComparison.Ordinal);
+        Assert.Equal(chainNight.AddHours(3), estimates[1].Scalar("FullBackupStart"));
+        Assert.Equal(0, estimates[1].Scalar("LogBackups"));
+        lock (gauge)
+        {
+            Assert.Equal(6, gauge.Count);
+            Assert.Equal(("low", low), gauge[0]);
+            Assert.Equal(("high", high), gauge[1]);
+        }
+
+        await stop.CancelAsync();
+        await run;
+    }
 }

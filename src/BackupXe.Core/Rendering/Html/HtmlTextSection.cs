@@ -1,0 +1,20 @@
+namespace BackupXe.Core.Reporting.Html;
+
+/// <summary>
+/// A section of text and tables for a page that is not an operation's (the restore estimate, the restore chain):
+/// the caller gives plain text, <see cref="HtmlReportWriter.WriteTextSection"/> escapes every piece of it.
+/// </summary>
+/// <param name="Id">The section's element id, from the caller's own vocabulary (never input text).</param>
+public sealed record HtmlTextSection(string Id, string Title, IReadOnlyList<string> Lines, IReadOnlyList<HtmlTextBlock> Blocks);
+
+/// <summary>One item of a section (a database): its heading, its lines, and a table when it has one.</summary>
+public sealed record HtmlTextBlock(string Heading, IReadOnlyList<string> Lines, HtmlTable? Table, IReadOnlyList<string> Notes);
+
+/// <summary>A table; <paramref name="Field"/> names what it holds (data-table), each column's name is its header text.</summary>
+public sealed record HtmlTable(string Field, IReadOnlyList<HtmlColumn> Columns, IReadOnlyList<IReadOnlyList<HtmlCell>> Rows);
+
+/// <summary>A column: its header, and its field (data-field of its cells) when it is numeric.</summary>
+public sealed record HtmlColumn(string Header, string? NumericField = null);
+
+/// <summary>A cell's text for people and, in a numeric column, its raw value for tools (data-value; empty when null).</summary>
+public sealed record HtmlCell(string Text, double? Value = null);

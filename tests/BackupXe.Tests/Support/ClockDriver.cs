@@ -1,0 +1,27 @@
+namespace BackupXe.Tests.Support;
+
+/// <summary>Moves a <see cref="FakeClock"/> on in steps, letting the code it drives catch up between them.</summary>
+internal static class ClockDriver
+{
+    /// <summary>
+    /// Advances <paramref name="clock"/> by <paramref name="step"/> until <paramref name="done"/> or <paramref name="limit"/>
+    /// of fake time. After each step it waits (briefly, in real time) until <paramref name="settled"/> holds, so a reader
+    /// waiting on the clock has armed its timers before the clock moves again.
+    /// </summary>
+    public static async Task RunAsync(FakeClock clock, TimeSpan step, TimeSpan limit, Func<bool> done, Func<bool> settled, Func<string>? state = null)
+    {
+        while (!done())
+        {
+            if (clock.Elapsed > limit)
+            {
+                throw new TimeoutException($"Not done after {limit} of fake time: {state?.Invoke()}");
+            }
+
+            clock.Advance(step);
+            for (var spins = 0; spins < 50 && !settled() && !done(); spins++)
+            {
+                await Task.Delay(1);
+            }
+        }
+    }
+}
