@@ -45,6 +45,16 @@ internal abstract class EventListWriter
 
     public abstract void Write(XeEvent xeEvent);
 
+    /// <summary>Takes over what <paramref name="part"/>, a writer of the same format that listed a later part apart, noted.</summary>
+    public virtual void Absorb(EventListWriter part)
+    {
+    }
+
+    /// <summary>Forgets what was noted, for the next part.</summary>
+    public virtual void Clear()
+    {
+    }
+
     /// <summary>
     /// The event's timestamp: round-trip ISO 8601 with all seven fractional digits, <c>Z</c> for UTC and no zone
     /// for an ERRORLOG's local time.
@@ -159,6 +169,21 @@ internal sealed class CsvEventListWriter : EventListWriter
 
     /// <summary>Names an event carried that had no column (met after the header was written): their values are not in the output.</summary>
     public IReadOnlyCollection<string> Unplaced => _unplaced;
+
+    public override void Absorb(EventListWriter part)
+    {
+        foreach (var name in ((CsvEventListWriter)part)._unplaced)
+        {
+            if (_unplaced.Count >= XeNames.MaxNames)
+            {
+                break;
+            }
+
+            _unplaced.Add(name);
+        }
+    }
+
+    public override void Clear() => _unplaced.Clear();
 
     public static string ActionColumn(string package, string name) => package.Length == 0 ? name : package + "." + name;
 
