@@ -11,7 +11,7 @@ namespace BackupXe.Cli.Rendering;
 /// </summary>
 internal sealed class EventListBatches(string format, XeNames columns, HashSet<string>? wanted)
 {
-    // A wait_info log buffer of 64 KB lists as about 300 KB of JSON; a part grows past this when it must.
+    // A log buffer's listing is a few times its size (docs/performance.md); a part grows past this when it must.
     private const int PartCapacity = 256 * 1024;
 
     private readonly ConcurrentBag<EventListPart> _free = [];
