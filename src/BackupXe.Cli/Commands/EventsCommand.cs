@@ -54,7 +54,15 @@ internal static class EventsCommand
                 {
                     var status = new SourceStatus();
                     statuses.Add(status);
-                    await ListAsync(source, status, wanted, list, seen, cancellationToken);
+                    if (source is IXeEventBatchSource batches)
+                    {
+                        List(batches, status, list, buffer, new EventListBatches(parse.GetValue(format)!, columns, wanted), seen, cancellationToken);
+                    }
+                    else
+                    {
+                        await ListAsync(source, status, wanted, list, seen, cancellationToken);
+                    }
+
                     await buffer.FlushAsync(cancellationToken);
                     foreach (var problem in status.Problems)
                     {
@@ -110,6 +118,15 @@ internal static class EventsCommand
         },
         cancellationToken);
 
+    /// <summary>A source decoded in batches: each batch listed where it was decoded, the parts copied out in order.</summary>
+    private static void List(IXeEventBatchSource source, SourceStatus status, EventListWriter list, OutputBuffer output, EventListBatches batches, EventNames seen, CancellationToken cancellationToken)
+    {
+        foreach (var part in source.ReadXeEventBatches(status, batches.Format, cancellationToken))
+        {
+            batches.CopyOut(part, output, seen, list);
+        }
+    }
+
     private static async Task ListAsync(ITraceEventSource source, SourceStatus status, HashSet<string>? wanted, EventListWriter list, EventNames seen, CancellationToken cancellationToken)
     {
         if (source is not IXeEventSource listing)
@@ -147,6 +164,23 @@ internal sealed class EventNames
     {
         _counts[name] = _counts.GetValueOrDefault(name) + 1;
         Listed += listed ? 1 : 0;
+    }
+
+    /// <summary>Adds the counts of a part of the inputs, counted apart (on another thread).</summary>
+    public void Add(EventNames part)
+    {
+        foreach (var (name, count) in part._counts)
+        {
+            _counts[name] = _counts.GetValueOrDefault(name) + count;
+        }
+
+        Listed += part.Listed;
+    }
+
+    public void Clear()
+    {
+        _counts.Clear();
+        Listed = 0;
     }
 
     /// <summary>"wait_info (7,001), backup_restore_progress_trace (149)": most frequent first.</summary>

@@ -22,7 +22,14 @@ internal abstract class EventListWriter
     private static readonly JsonEncodedText FieldsName = JsonEncodedText.Encode("fields");
     private static readonly JsonEncodedText ActionsName = JsonEncodedText.Encode("actions");
 
+    // Names and map texts encoded once: a capture has a handful of event, field and action names and of map texts
+    // (wait types, opcodes), and encoding one for every value (transcoding it and checking it for escapes) costs more
+    // than looking it up (docs/performance.md). Bounded, so that input of endless distinct texts costs no memory.
+    private const int MaxEncodedNames = 1024;
+    private const int MaxEncodedLength = 64;
+
     private readonly Utf8JsonWriter _json;
+    private readonly Dictionary<string, JsonEncodedText> _names = new(StringComparer.Ordinal);
 
     protected EventListWriter(OutputBuffer output, IBufferWriter<byte> jsonTarget)
     {
@@ -45,6 +52,16 @@ internal abstract class EventListWriter
 
     public abstract void Write(XeEvent xeEvent);
 
+    /// <summary>Takes over what <paramref name="part"/>, a writer of the same format that listed a later part apart, noted.</summary>
+    public virtual void Absorb(EventListWriter part)
+    {
+    }
+
+    /// <summary>Forgets what was noted, for the next part.</summary>
+    public virtual void Clear()
+    {
+    }
+
     /// <summary>
     /// The event's timestamp: round-trip ISO 8601 with all seven fractional digits, <c>Z</c> for UTC and no zone
     /// for an ERRORLOG's local time.
@@ -62,8 +79,8 @@ internal abstract class EventListWriter
         Span<byte> timestamp = stackalloc byte[40];
         _json.WriteStartObject();
         _json.WriteString(TimestampName, timestamp[..Timestamp(xeEvent, timestamp)]);
-        _json.WriteString(NameName, xeEvent.Name);
-        _json.WriteString(PackageName, xeEvent.Package);
+        _json.WriteString(NameName, Encoded(xeEvent.Name));
+        _json.WriteString(PackageName, Encoded(xeEvent.Package));
         _json.WritePropertyName(FieldsName);
         WriteObject(xeEvent.Fields);
         _json.WritePropertyName(ActionsName);
@@ -72,22 +89,43 @@ internal abstract class EventListWriter
         _json.Flush();
     }
 
+    private JsonEncodedText Encoded(string name)
+    {
+        if (!_names.TryGetValue(name, out var encoded))
+        {
+            encoded = JsonEncodedText.Encode(name, Options.Encoder);
+            if (_names.Count < MaxEncodedNames && name.Length <= MaxEncodedLength)
+            {
+                _names.Add(name, encoded);
+            }
+        }
+
+        return encoded;
+    }
+
     /// <summary>A JSON object of name: value, numbers and booleans typed, map fields by their text.</summary>
     private void WriteObject(IReadOnlyList<XeValue> values)
     {
         var json = _json;
+        Span<byte> hex = stackalloc byte[18];
         json.WriteStartObject();
         for (var i = 0; i < values.Count; i++)
         {
             var value = values[i];
-            json.WritePropertyName(value.Name);
+            json.WritePropertyName(Encoded(value.Name));
             switch (value)
             {
                 case { Text: { } text }:
-                    json.WriteStringValue(text);
+                    json.WriteStringValue(Encoded(text));
                     break;
                 case { Value: ulong u } when value.Type != "ptr":
                     json.WriteNumberValue(u);
+                    break;
+                case { Value: ulong pointer }:
+                    // As XeValue.Display gives it, without a string per value.
+                    "0x"u8.CopyTo(hex);
+                    pointer.TryFormat(hex[2..], out _, "X16", CultureInfo.InvariantCulture);
+                    json.WriteStringValue(hex);
                     break;
                 case { Value: long l }:
                     json.WriteNumberValue(l);
@@ -159,6 +197,21 @@ internal sealed class CsvEventListWriter : EventListWriter
 
     /// <summary>Names an event carried that had no column (met after the header was written): their values are not in the output.</summary>
     public IReadOnlyCollection<string> Unplaced => _unplaced;
+
+    public override void Absorb(EventListWriter part)
+    {
+        foreach (var name in ((CsvEventListWriter)part)._unplaced)
+        {
+            if (_unplaced.Count >= XeNames.MaxNames)
+            {
+                break;
+            }
+
+            _unplaced.Add(name);
+        }
+    }
+
+    public override void Clear() => _unplaced.Clear();
 
     public static string ActionColumn(string package, string name) => package.Length == 0 ? name : package + "." + name;
 

@@ -4,15 +4,35 @@ namespace BackupXe.Cli.Rendering;
 
 /// <summary>
 /// UTF-8 output gathered in one large block and handed to its stream a block at a time: a listing of millions of
-/// events makes one system call per megabyte instead of one per field, to a file and a pipe alike.
+/// events makes one system call per megabyte instead of one per field, to a file and a pipe alike. Without a stream
+/// it only gathers, growing as it must: the part of a listing formatted on another thread, copied out in order.
 /// </summary>
-internal sealed class OutputBuffer(Stream stream) : IBufferWriter<byte>
+internal sealed class OutputBuffer : IBufferWriter<byte>
 {
     /// <summary>Bytes gathered before they go to the stream.</summary>
     public const int BlockSize = 1 << 20;
 
-    private byte[] _block = new byte[BlockSize + (BlockSize / 4)];
+    private readonly Stream? _stream;
+    private byte[] _block;
     private int _count;
+
+    public OutputBuffer(Stream stream)
+    {
+        _stream = stream;
+        _block = new byte[BlockSize + (BlockSize / 4)];
+    }
+
+    /// <summary>Gathers only; starts at <paramref name="capacity"/> bytes (a decoded log buffer's listing is a few hundred KB).</summary>
+    public OutputBuffer(int capacity)
+    {
+        _block = new byte[capacity];
+    }
+
+    /// <summary>What is gathered and not sent yet.</summary>
+    public ReadOnlySpan<byte> Gathered => _block.AsSpan(0, _count);
+
+    /// <summary>Forgets what is gathered (once copied out), keeping the memory for the next part.</summary>
+    public void Clear() => _count = 0;
 
     public void Advance(int count)
     {
@@ -44,7 +64,7 @@ internal sealed class OutputBuffer(Stream stream) : IBufferWriter<byte>
     /// <summary>Sends the block once it is full; called between events, so a block ends on a whole line.</summary>
     public void WriteIfFull()
     {
-        if (_count >= BlockSize)
+        if (_stream is not null && _count >= BlockSize)
         {
             Send();
         }
@@ -54,14 +74,17 @@ internal sealed class OutputBuffer(Stream stream) : IBufferWriter<byte>
     public async Task FlushAsync(CancellationToken cancellationToken)
     {
         Send();
-        await stream.FlushAsync(cancellationToken);
+        if (_stream is not null)
+        {
+            await _stream.FlushAsync(cancellationToken);
+        }
     }
 
     private void Send()
     {
-        if (_count > 0)
+        if (_stream is not null && _count > 0)
         {
-            stream.Write(_block, 0, _count);
+            _stream.Write(_block, 0, _count);
             _count = 0;
         }
     }
@@ -71,6 +94,12 @@ internal sealed class OutputBuffer(Stream stream) : IBufferWriter<byte>
         var wanted = Math.Max(sizeHint, 1);
         if (_block.Length - _count < wanted)
         {
+            if (_stream is null)
+            {
+                Array.Resize(ref _block, Math.Max(_block.Length * 2, _count + wanted));
+                return _block.Length - _count;
+            }
+
             Send();
             if (_block.Length < wanted)
             {

@@ -11,7 +11,7 @@ namespace BackupXe.Sources.Xel;
 /// (memory does not grow with the files), and handed on in file order: events, problems and counts are exactly
 /// those of one buffer decoded after the other.
 /// </summary>
-internal sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSource
+internal sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSource, IXeEventBatchSource
 {
     private readonly IReadOnlyList<(string Label, Func<Stream> Open)> _inputs;
     private readonly IReadOnlyList<(string File, string Problem)> _skipped = [];
@@ -57,7 +57,7 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSour
 
     public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
     {
-        foreach (var buffer in Decoded(status, whole: false, cancellationToken))
+        foreach (var buffer in Decoded(status, whole: false, null, cancellationToken))
         {
             foreach (var traceEvent in buffer.Analysed!)
             {
@@ -72,11 +72,23 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSour
     /// <summary>Every event whole, every field and action kept (for <c>backupxe events</c>).</summary>
     public IEnumerable<XeEvent> ReadXeEvents(SourceStatus status, CancellationToken cancellationToken)
     {
-        foreach (var buffer in Decoded(status, whole: true, cancellationToken))
+        foreach (var buffer in Decoded(status, whole: true, null, cancellationToken))
         {
             foreach (var xeEvent in buffer.Whole!)
             {
                 yield return xeEvent;
+            }
+        }
+    }
+
+    public IEnumerable<T> ReadXeEventBatches<T>(SourceStatus status, Func<IReadOnlyList<XeEvent>, T> prepare, CancellationToken cancellationToken)
+        where T : class
+    {
+        foreach (var step in Decoded(status, whole: true, events => prepare(events), cancellationToken))
+        {
+            if (step.Prepared is T prepared)
+            {
+                yield return prepared;
             }
         }
     }
@@ -141,12 +153,13 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSour
     /// The steps of the read in file order, each decoded and its problems and counts applied to the status just before
     /// it is handed on. Up to <see cref="BuffersInFlight"/> steps are read ahead, their buffers decoding meanwhile.
     /// </summary>
-    private IEnumerable<XelStep> Decoded(SourceStatus status, bool whole, CancellationToken cancellationToken)
+    /// <param name="prepare">Run on each buffer's whole events where they were decoded (null: none).</param>
+    private IEnumerable<XelStep> Decoded(SourceStatus status, bool whole, Func<List<XeEvent>, object>? prepare, CancellationToken cancellationToken)
     {
         var window = new Queue<XelStep>();
         var here = new XelBufferDecoder();
         ExceptionDispatchInfo? failure = null;
-        using (var steps = Steps(status, whole, owned: BuffersInFlight > 0).GetEnumerator())
+        using (var steps = Steps(status, whole, owned: BuffersInFlight > 0, prepare).GetEnumerator())
         {
             while (true)
             {
@@ -198,7 +211,7 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSour
     /// carried by the next step, so that they reach the status in file order with the decoders' own.
     /// </summary>
     /// <param name="owned">Each step gets its own copy of its buffer (decoded later, on another thread).</param>
-    private IEnumerable<XelStep> Steps(SourceStatus status, bool whole, bool owned)
+    private IEnumerable<XelStep> Steps(SourceStatus status, bool whole, bool owned, Func<List<XeEvent>, object>? prepare)
     {
         var pending = new List<Action>();
         foreach (var (file, problem) in _skipped)
@@ -252,7 +265,7 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSour
                             pending.Add(() => file.Report(before, "event buffer before any metadata: its events cannot be decoded; skipped"));
                             break;
                         case XelLayout.EventBuffer:
-                            yield return new XelStep(Take(pending), file, decoder.Plans, buffer, whole, owned);
+                            yield return new XelStep(Take(pending), file, decoder.Plans, buffer, whole, owned, prepare);
                             break;
                         case XelLayout.HeaderBuffer:
                             // A stream header belongs to the event stream, not to a file: here it is a damaged type word,

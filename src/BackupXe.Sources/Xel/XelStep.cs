@@ -16,6 +16,7 @@ internal sealed class XelStep
     private readonly byte[]? _bytes;
     private readonly XelLogBuffer _buffer;
     private readonly bool _owned;
+    private readonly Func<List<XeEvent>, object>? _prepare;
     private readonly List<XelFinding> _findings = [];
     private Task? _decoding;
     private long _decoded;
@@ -29,8 +30,10 @@ internal sealed class XelStep
     }
 
     /// <param name="owned">The buffer is copied: the walk reuses its bytes while this one waits to be decoded.</param>
-    public XelStep(Action[] before, XelFileProblems file, XelPlans plans, XelLogBuffer buffer, bool whole, bool owned)
+    /// <param name="prepare">Made of the whole events where they were decoded (null: none); see <see cref="Prepared"/>.</param>
+    public XelStep(Action[] before, XelFileProblems file, XelPlans plans, XelLogBuffer buffer, bool whole, bool owned, Func<List<XeEvent>, object>? prepare = null)
     {
+        _prepare = prepare;
         _before = before;
         _file = file;
         _plans = plans;
@@ -62,6 +65,9 @@ internal sealed class XelStep
     /// <summary>The buffer's events as BackupXe analyses them; null when whole events were asked for.</summary>
     public List<TraceEvent>? Analysed { get; }
 
+    /// <summary>What the preparation made of <see cref="Whole"/> on the decoding thread; null for a step without a buffer.</summary>
+    public object? Prepared { get; private set; }
+
     /// <summary>Decodes the buffer on the thread pool, with working state of its own (a few small objects per buffer).</summary>
     public void Start()
     {
@@ -89,6 +95,14 @@ internal sealed class XelStep
             {
                 ArrayPool<byte>.Shared.Return(_bytes!);
             }
+        }
+
+        if (_prepare is not null)
+        {
+            Prepared = _prepare(Whole!);
+
+            // The prepared form replaces the events: only it stays in memory while the step waits its turn.
+            Whole!.Clear();
         }
     }
 

@@ -54,9 +54,12 @@ public sealed class XelParallelDecodingTests
                 var sequential = new XelFileSource("set", paths) { BuffersInFlight = 0 };
                 var parallel = new XelFileSource("set", paths) { BuffersInFlight = setUp.InFlight };
 
-                // Then the analysis and the listing get the same from both
+                // Then the analysis and the listing get the same from both, and so does a listing prepared batch by batch
+                // on the decoding threads
                 Assert.Equal(Analysed(sequential), Analysed(parallel));
                 Assert.Equal(Listed(sequential), Listed(parallel));
+                Assert.Equal(Listed(sequential), Batched(parallel));
+                Assert.Equal(Listed(sequential), Batched(sequential));
             }
             finally
             {
@@ -142,11 +145,28 @@ public sealed class XelParallelDecodingTests
     private static Read Listed(XelFileSource source)
     {
         var status = new SourceStatus();
-        var events = source.ReadXeEvents(status, CancellationToken.None)
-            .Select(e => $"{e.Timestamp:O} {e.Name} {e.Package} {string.Join(";", e.Fields.Select(f => $"{f.Name}={f.Display}"))} {string.Join(";", e.Actions.Select(a => $"{a.Name}={a.Display}"))}")
-            .ToList();
+        var events = source.ReadXeEvents(status, CancellationToken.None).Select(Describe).ToList();
         return Of(events, status);
     }
+
+    /// <summary>Listed through the batches, each described where it was decoded; the status is checked as each is handed on.</summary>
+    private static Read Batched(XelFileSource source)
+    {
+        var status = new SourceStatus();
+        var events = new List<string>();
+        foreach (var batch in source.ReadXeEventBatches(status, batch => batch.Select(Describe).ToList(), CancellationToken.None))
+        {
+            events.AddRange(batch);
+
+            // A batch's events are counted when it is handed on, not before or after.
+            Assert.Equal(events.Count, status.Events);
+        }
+
+        return Of(events, status);
+    }
+
+    private static string Describe(XeEvent e) =>
+        $"{e.Timestamp:O} {e.Name} {e.Package} {string.Join(";", e.Fields.Select(f => $"{f.Name}={f.Display}"))} {string.Join(";", e.Actions.Select(a => $"{a.Name}={a.Display}"))}";
 
     private static Read Of(List<string> events, SourceStatus status) =>
         new(events, status.Problems.Select(p => $"{p.Location}: {p.Message}").ToList(), status.Events, status.Unusable);
