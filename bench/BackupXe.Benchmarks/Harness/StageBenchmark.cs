@@ -4,6 +4,7 @@ using System.Text;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
 using BackupXe.Sources.Errorlog;
