@@ -1,5 +1,5 @@
 using System.Text.Json;
-using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Rendering.Html;
 
 namespace BackupXe.Cli.Rendering;
 

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.Json;
-using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Rendering.Html;
+using BackupXe.Core.Rendering;
 
 namespace BackupXe.Cli.Rendering;
 

@@ -3,7 +3,7 @@ using System.Text.Json;
 using BackupXe.Core.History;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
-using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Rendering.Html;
 
 namespace BackupXe.Cli.Rendering;
 

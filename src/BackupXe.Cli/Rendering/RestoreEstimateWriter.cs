@@ -4,7 +4,7 @@ using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
-using BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Rendering.Html;
 
 namespace BackupXe.Cli.Rendering;
 
@@ -201,7 +201,7 @@ internal sealed class RestoreEstimateWriter : IMsdbReportWriter<RestoreEstimateR
                     estimate.Phases.Select(phase => (IReadOnlyList<HtmlCell>)
                     [
                         new(phase.Phase), new(PhaseBytes(phase), phase.LowSeconds is null && phase.Bytes == 0 ? null : phase.Bytes),
-                        new(Units.Duration(phase.LowSeconds), phase.LowSeconds), new(Units.Duration(phase.HighSeconds), phase.HighSeconds),
+                        new(Figures.Duration(phase.LowSeconds), phase.LowSeconds), new(Figures.Duration(phase.HighSeconds), phase.HighSeconds),
                         new(Kind(phase)), new(Detail(phase)),
                     ]).ToList()),
                 [.. (report.Estimate?.NotCounted ?? []).Select(u => $"not counted: {u.Part}: {CannotTell}: {u.Reason}"), .. report.Notes])).ToList());

@@ -1,5 +1,6 @@
 using System.Globalization;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -306,5 +307,5 @@ public static class RestoreEstimateText
 
     /// <summary>"14 min 40 s to 29 min 20 s", one duration when both ends agree, "?" when either is not known.</summary>
     public static string Range(double? low, double? high)
-        => low is null || high is null ? "?" : Math.Abs(high.Value - low.Value) < 0.005 ? Units.Duration(low) : $"{Units.Duration(low)} to {Units.Duration(high)}";
+        => low is null || high is null ? "?" : Math.Abs(high.Value - low.Value) < 0.005 ? Figures.Duration(low) : $"{Figures.Duration(low)} to {Figures.Duration(high)}";
 }

@@ -15,11 +15,10 @@ namespace BackupXe.Core.Rendering;
 /// written, compare the two (tests/BackupXe.Tests/Rendering/ReportJsonWriterTests.cs).
 /// </summary>
 /// <remarks>
-/// Why not the serializer: its generic instantiations over value types (<c>DateTime?</c>, <c>double</c>, the report
-/// enums), which ReadyToRun cannot precompile, were most of what the JIT compiled at start-up, and it was a large share
-/// of the CPU of <c>analyze --format json</c> (docs/performance.md, "Choices in the code and the figures behind them").
-/// Only <see cref="Utf8JsonWriter"/>'s non-generic methods run here. Names come from the CLR property names through
-/// the contract's naming policy, so a renamed property is renamed in both.
+/// Why not the serializer: with the source-generated metadata it still takes about 1.3 times the CPU of a large
+/// <c>analyze --format json</c> on the native build (docs/performance.md, "The JSON report"). Only
+/// <see cref="Utf8JsonWriter"/>'s non-generic methods run here. Names come from the CLR property names through the
+/// contract's naming policy, so a renamed property is renamed in both.
 /// </remarks>
 internal static class ReportJsonWriter
 {

@@ -1,4 +1,6 @@
-namespace BackupXe.Core.Reporting.Html;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Rendering.Html;
 
 /// <summary>
 /// A section of text and tables for a page that is not an operation's (the restore estimate, the restore chain):
