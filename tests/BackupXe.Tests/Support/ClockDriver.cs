@@ -5,11 +5,12 @@ internal static class ClockDriver
 {
     /// <summary>
     /// Advances <paramref name="clock"/> by <paramref name="step"/> until <paramref name="done"/> or <paramref name="limit"/>
-    /// of fake time. After each step it waits (briefly, in real time) until <paramref name="settled"/> holds, so a reader
-    /// waiting on the clock has armed its timers before the clock moves again.
+    /// of fake time. After each step it waits (in real time, at most <paramref name="settleWithin"/>, 50 ms unless given)
+    /// until <paramref name="settled"/> holds, so a reader waiting on the clock has armed its timers before the clock moves again.
     /// </summary>
-    public static async Task RunAsync(FakeClock clock, TimeSpan step, TimeSpan limit, Func<bool> done, Func<bool> settled, Func<string>? state = null)
+    public static async Task RunAsync(FakeClock clock, TimeSpan step, TimeSpan limit, Func<bool> done, Func<bool> settled, Func<string>? state = null, TimeSpan? settleWithin = null)
     {
+        var spinsAllowed = (int)((settleWithin ?? TimeSpan.FromMilliseconds(50)).TotalMilliseconds);
         while (!done())
         {
             if (clock.Elapsed > limit)
@@ -18,7 +19,7 @@ internal static class ClockDriver
             }
 
             clock.Advance(step);
-            for (var spins = 0; spins < 50 && !settled() && !done(); spins++)
+            for (var spins = 0; spins < spinsAllowed && !settled() && !done(); spins++)
             {
                 await Task.Delay(1);
             }

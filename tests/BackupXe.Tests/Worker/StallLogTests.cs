@@ -1,4 +1,3 @@
-using System.Diagnostics.Metrics;
 using BackupXe.History;
 using BackupXe.Sources;
 using BackupXe.Tests.Cli;
@@ -20,39 +19,18 @@ public sealed class StallLogTests : IDisposable
     private readonly CollectingSink _log = new();
     private readonly SerilogLoggerFactory _loggers;
     private readonly BackupXeMetrics _metrics = new();
-    private readonly MeterListener _listener = new();
-    private readonly List<string> _counted = [];
+    private readonly QuietPeriodCounts _counts;
     private readonly FakeClock _time = new();
 
     public StallLogTests()
     {
         _loggers = new SerilogLoggerFactory(_log.CreateLogger(), dispose: true);
-        _listener.InstrumentPublished = (instrument, listener) =>
-        {
-            if (instrument.Meter == _metrics.Meter && instrument.Name == "backupxe.live.quiet_periods")
-            {
-                listener.EnableMeasurementEvents(instrument);
-            }
-        };
-        _listener.SetMeasurementEventCallback<long>((_, _, tags, _) =>
-        {
-            var found = new Dictionary<string, object?>();
-            foreach (var tag in tags)
-            {
-                found[tag.Key] = tag.Value;
-            }
-
-            lock (_counted)
-            {
-                _counted.Add($"{found["kind"]} {found["phase"]}");
-            }
-        });
-        _listener.Start();
+        _counts = new QuietPeriodCounts(_metrics);
     }
 
     public void Dispose()
     {
-        _listener.Dispose();
+        _counts.Dispose();
         _loggers.Dispose();
         _metrics.Dispose();
         _directory.Dispose();
@@ -84,7 +62,7 @@ public sealed class StallLogTests : IDisposable
         Assert.Equal("copy-data", stall.Scalar("Phase"));
         Assert.Equal("prod", stall.Scalar("Instance"));
         Assert.Empty(_log.WithEventId(181));
-        Assert.Equal(["stall copy-data"], _counted);
+        Assert.Equal(["stall copy-data"], _counts.Counted);
     }
 
     [Fact]
@@ -100,6 +78,6 @@ public sealed class StallLogTests : IDisposable
         var wait = Assert.Single(_log.WithEventId(181));
         Assert.Equal("wait-log-zero", wait.Scalar("Phase"));
         Assert.Empty(_log.WithEventId(180));
-        Assert.Equal(["expected-wait wait-log-zero"], _counted);
+        Assert.Equal(["expected-wait wait-log-zero"], _counts.Counted);
     }
 }
