@@ -150,7 +150,7 @@ public sealed class AnalysisSession
     private void Run(ISynchronousTraceEventSource source, SourceStatus status, IOperationSink sink, CancellationToken cancellationToken)
     {
         var run = Start();
-        var events = _options.ReadAhead && ReadAhead.Pays && source.ReadAheadPays
+        var events = _options.ReadAhead && ReadAhead.Pays && (source is not IReadAheadAdvice advice || advice.ReadAheadPays)
             ? ReadAhead.Events(source, status, cancellationToken)
             : source.ReadEvents(status, cancellationToken);
         using (var reader = events.GetEnumerator())

@@ -29,13 +29,6 @@ public interface ISynchronousTraceEventSource : ITraceEventSource
 {
     /// <inheritdoc cref="ITraceEventSource.ReadEventsAsync"/>
     IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken);
-
-    /// <summary>
-    /// Whether reading this source on a thread of its own, ahead of the analysis, shortens a run: true when the
-    /// analysis of its events is a large share of the work (an ERRORLOG's), false when reading is nearly all of it and
-    /// a second thread would only add hand-overs and CPU.
-    /// </summary>
-    bool ReadAheadPays => true;
 }
 
 /// <summary>What one source yielded: how many events, and the problems it met.</summary>

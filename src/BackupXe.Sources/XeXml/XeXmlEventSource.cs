@@ -1,4 +1,5 @@
 using System.Xml;
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Sources.Formats;
 using BackupXe.Sources.IO;
@@ -11,7 +12,7 @@ namespace BackupXe.Sources.XeXml;
 /// <c>event_data</c> rows of <c>sys.fn_xe_file_target_read_file</c> saved one after another with no root,
 /// or the same events wrapped in any root element. Read as a stream: memory does not grow with the file.
 /// </summary>
-internal sealed class XeXmlEventSource : ISynchronousTraceEventSource, IXeEventSource
+internal sealed class XeXmlEventSource : ISynchronousTraceEventSource, IReadAheadAdvice, IXeEventSource
 {
     private readonly Func<Stream> _open;
 

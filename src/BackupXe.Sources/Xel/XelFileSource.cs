@@ -1,4 +1,5 @@
 using System.Runtime.ExceptionServices;
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Sources.XeEvents;
 
@@ -11,7 +12,7 @@ namespace BackupXe.Sources.Xel;
 /// (memory does not grow with the files), and handed on in file order: events, problems and counts are exactly
 /// those of one buffer decoded after the other.
 /// </summary>
-internal sealed class XelFileSource : ISynchronousTraceEventSource, IXeEventSource, IXeEventBatchSource
+internal sealed class XelFileSource : ISynchronousTraceEventSource, IReadAheadAdvice, IXeEventSource, IXeEventBatchSource
 {
     private readonly IReadOnlyList<(string Label, Func<Stream> Open)> _inputs;
     private readonly IReadOnlyList<(string File, string Problem)> _skipped = [];
