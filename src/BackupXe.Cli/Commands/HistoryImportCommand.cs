@@ -2,7 +2,7 @@ using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.Core.History;
 using BackupXe.History;
-using BackupXe.Sources.OlaOutput;
+using BackupXe.Sources;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.History;

@@ -1,5 +1,5 @@
 using System.Text;
-using BackupXe.Sources.OlaOutput;
+using BackupXe.Sources;
 using BackupXe.Tests.Sources.Support;
 using BackupXe.Tests.Support;
 using Xunit;

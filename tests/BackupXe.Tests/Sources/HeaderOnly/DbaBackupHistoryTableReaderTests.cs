@@ -3,7 +3,6 @@ using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
-using BackupXe.Sources.OlaOutput;
 using BackupXe.Tests.Sources.Support;
 using Xunit;
 

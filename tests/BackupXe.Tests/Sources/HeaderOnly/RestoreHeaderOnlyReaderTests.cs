@@ -4,7 +4,7 @@ using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources.Formats;
 using BackupXe.Sources.HeaderOnly;
-using BackupXe.Sources.OlaOutput;
+using BackupXe.Sources;
 using BackupXe.Tests.Sources.Support;
 using BackupXe.Tests.Support;
 using Xunit;

@@ -3,8 +3,9 @@ using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Sources.Formats;
 using BackupXe.Sources.HeaderOnly;
+using BackupXe.Sources.OlaOutput;
 
-namespace BackupXe.Sources.OlaOutput;
+namespace BackupXe.Sources;
 
 /// <summary>What one file gave the history: its records, the server it names (if any), what was wrong with it.</summary>
 public sealed record HistoryFileResult(
