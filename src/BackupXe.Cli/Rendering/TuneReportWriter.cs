@@ -114,7 +114,7 @@ internal static class TuneReportWriter
         text.AppendLine(string.Create(Invariant, $"Run-to-run noise: {result.RelativeNoise * 100:0.0}%; {result.Trials.Sum(t => t.Runs.Count)} runs, {Minutes(result.SpentSeconds)}."));
         if (result.Best is { } best && result.Gain is { } gain)
         {
-            text.AppendLine(string.Create(Invariant, $"Best: trial {best.Number}, {best.Requested.Describe()}: {best.RateMBps:0.#} MB/s, {Signed(gain)} ± {result.GainUncertainty * 100:0}% over the baseline ({result.Baseline!.RateMBps:0.#} MB/s)."));
+            text.AppendLine(string.Create(Invariant, $"Best: trial {best.Number}, {best.Requested.Describe()}: {Figures.Rate(best.RateMBps)}, {Signed(gain)} ± {result.GainUncertainty * 100:0}% over the baseline ({result.Baseline!.RateMBps:0.#} MB/s)."));
             text.AppendLine();
             Block(text, markdown, "Recommended BACKUP statement (for production: no COPY_ONLY; edit the file names)", TuningAdvice.RecommendedSql(result)!, "sql");
             Block(text, markdown, "The same with Ola Hallengren's DatabaseBackup", TuningAdvice.OlaCommand(result)!, "sql");
@@ -153,13 +153,13 @@ internal static class TuneReportWriter
                 ? string.Create(Invariant, $"zeroing {seconds:0.0} s ({string.Join(", ", trial.Zeroing.Select(z => TerminalText.Line(z.Path)))})")
                 : "no zeroing seen";
             text.AppendLine(string.Create(Invariant,
-                $"{(markdown ? "- " : "  ")}{trial.Number}. {trial.Options}: {trial.RateMBps:0.#} MB/s over {trial.WindowSeconds:0.0} s{(trial.Finished ? " (finished)" : "")}; {zeroing}; {(trial.Bottleneck is { } b ? Kebab.Of(b) : "?")}; scratch database [{TerminalText.Line(trial.ScratchDatabase)}]"));
+                $"{(markdown ? "- " : "  ")}{trial.Number}. {trial.Options}: {Figures.Rate(trial.RateMBps)} over {trial.WindowSeconds:0.0} s{(trial.Finished ? " (finished)" : "")}; {zeroing}; {(trial.Bottleneck is { } b ? Kebab.Of(b) : "?")}; scratch database [{TerminalText.Line(trial.ScratchDatabase)}]"));
         }
 
         text.AppendLine($"{(restore.Refused ? "Refused" : "Stopped")}: {TerminalText.Line(restore.StopReason)}");
         if (restore.Best is { } best)
         {
-            text.AppendLine(string.Create(Invariant, $"Best restore: trial {best.Number}, {best.Options}: {best.RateMBps:0.#} MB/s{(restore.Gain is { } g ? $", {Signed(g)} over the server's defaults" : "")}."));
+            text.AppendLine(string.Create(Invariant, $"Best restore: trial {best.Number}, {best.Options}: {Figures.Rate(best.RateMBps)}{(restore.Gain is { } g ? $", {Signed(g)} over the server's defaults" : "")}."));
         }
 
         text.AppendLine(restore.InstantFileInitialization switch

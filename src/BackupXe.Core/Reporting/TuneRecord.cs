@@ -1,4 +1,6 @@
 using System.Globalization;
+using BackupXe.Core.Formatting;
+
 namespace BackupXe.Core.Reporting;
 
 /// <summary>
@@ -63,11 +65,11 @@ public sealed record TuneRecord
         }
 
         var gain = Gain is { } g && BaselineMBps is { } baseline
-            ? string.Create(CultureInfo.InvariantCulture, $" ({(g >= 0 ? "+" : "")}{g * 100:0}%{(GainUncertainty is { } u ? $" ± {u * 100:0}%" : "")} over its {baseline:0.#} MB/s baseline)")
+            ? string.Create(CultureInfo.InvariantCulture, $" ({(g >= 0 ? "+" : "")}{g * 100:0}%{(GainUncertainty is { } u ? $" ± {u * 100:0}%" : "")} over its {Figures.Rate(baseline)} baseline)")
             : string.Empty;
         var run = runMBps is { } rate && best > 0
-            ? string.Create(CultureInfo.InvariantCulture, $"; this run: {rate:0.#} MB/s, {rate / best * 100:0}% of the tuned rate")
+            ? string.Create(CultureInfo.InvariantCulture, $"; this run: {Figures.Rate(rate)}, {rate / best * 100:0}% of the tuned rate")
             : string.Empty;
-        return string.Create(CultureInfo.InvariantCulture, $"last tuned {when}: best {BestOptions} at {best:0.#} MB/s{gain}{run}");
+        return string.Create(CultureInfo.InvariantCulture, $"last tuned {when}: best {BestOptions} at {Figures.Rate(best)}{gain}{run}");
     }
 }
