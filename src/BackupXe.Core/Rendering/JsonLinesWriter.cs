@@ -15,19 +15,19 @@ public sealed class JsonLinesWriter : IDisposable
     private readonly Stream _output;
     private readonly ArrayBufferWriter<byte> _buffer = new(16 * 1024);
     private readonly Utf8JsonWriter _json;
-    private readonly RecurringJsonText _texts = new();
+    private readonly EscapedJsonCache _texts = new();
     private readonly byte[] _newLine = Encoding.UTF8.GetBytes(Environment.NewLine);
 
     /// <param name="output">Receives the lines; flushed after each, not closed.</param>
     public JsonLinesWriter(Stream output)
     {
         _output = output;
-        _json = new Utf8JsonWriter(_buffer, ReportJsonWriter.WriterOptions(indented: false));
+        _json = new Utf8JsonWriter(_buffer, ReportJsonFields.WriterOptions(indented: false));
     }
 
     public void Write(OperationReport report)
     {
-        ReportJsonWriter.Write(_json, report, _texts);
+        ReportJsonFields.Write(_json, report, _texts);
         _json.Flush();
         _buffer.Write(_newLine);
         _output.Write(_buffer.WrittenSpan);

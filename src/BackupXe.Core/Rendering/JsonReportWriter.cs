@@ -24,14 +24,14 @@ public sealed class JsonReportWriter : IReportStream, IDisposable
     private readonly Stream _output;
     private readonly ArrayBufferWriter<byte> _buffer = new(BlockBytes * 2);
     private readonly Utf8JsonWriter _json;
-    private readonly RecurringJsonText _texts = new();
+    private readonly EscapedJsonCache _texts = new();
     private readonly ReportSummary _summary = new();
 
     /// <param name="output">Receives the UTF-8 bytes (ASCII, as the contract escapes everything else); flushed at the end, not closed.</param>
     public JsonReportWriter(Stream output)
     {
         _output = output;
-        _json = new Utf8JsonWriter(_buffer, ReportJsonWriter.WriterOptions(indented: true));
+        _json = new Utf8JsonWriter(_buffer, ReportJsonFields.WriterOptions(indented: true));
         _json.WriteStartObject();
         _json.WriteNumber("schemaVersion", ReportJson.SchemaVersion);
         _json.WriteStartArray("operations");
@@ -40,7 +40,7 @@ public sealed class JsonReportWriter : IReportStream, IDisposable
     public void OnOperationCompleted(OperationReport report)
     {
         _summary.Add(report);
-        ReportJsonWriter.Write(_json, report, _texts);
+        ReportJsonFields.Write(_json, report, _texts);
         if (_json.BytesPending + _buffer.WrittenCount >= BlockBytes)
         {
             Drain();
@@ -51,9 +51,9 @@ public sealed class JsonReportWriter : IReportStream, IDisposable
     {
         _json.WriteEndArray();
         _json.WritePropertyName("inputs");
-        ReportJsonWriter.Write(_json, findings.Inputs);
+        ReportJsonFields.Write(_json, findings.Inputs);
         _json.WritePropertyName("summary");
-        ReportJsonWriter.Write(_json, _summary.ToReport(findings));
+        ReportJsonFields.Write(_json, _summary.ToReport(findings));
         _json.WriteEndObject();
         _json.Flush();
         _buffer.Write(Encoding.UTF8.GetBytes(Environment.NewLine));

@@ -18,7 +18,7 @@ namespace BackupXe.Core.Rendering;
 /// trimmed again, each token through the writer's state checks (docs/performance.md, "Choices in the code and the
 /// figures behind them"). Tests hold
 /// the block to the writer's token-by-token bytes at every depth, indented and not (ProgressPointsJsonTests), and
-/// every report to the serializer's (ReportJsonWriterTests).
+/// every report to the serializer's (ReportJsonFieldsTests).
 /// </remarks>
 internal static class ProgressPointsJson
 {
@@ -108,11 +108,11 @@ internal static class ProgressPointsJson
         // made once; any other writer gets its layout made on the spot.
         private const int DepthsMadeOnce = 8;
 
-        private static readonly JsonWriterOptions ReportIndented = ReportJsonWriter.WriterOptions(indented: true);
+        private static readonly JsonWriterOptions ReportIndented = ReportJsonFields.WriterOptions(indented: true);
 
         private static readonly ImmutableArray<Layout> IndentedLayouts = [.. Enumerable.Range(0, DepthsMadeOnce).Select(depth => Make(depth, ReportIndented))];
 
-        private static readonly ImmutableArray<Layout> CompactLayouts = [.. Enumerable.Range(0, DepthsMadeOnce).Select(depth => Make(depth, ReportJsonWriter.WriterOptions(indented: false)))];
+        private static readonly ImmutableArray<Layout> CompactLayouts = [.. Enumerable.Range(0, DepthsMadeOnce).Select(depth => Make(depth, ReportJsonFields.WriterOptions(indented: false)))];
 
         private Layout(byte[] newLine, byte[] elementIndent, byte[] fieldIndent, byte[] closeIndent, byte[] atName, byte[] bytesName)
         {
@@ -171,8 +171,8 @@ internal static class ProgressPointsJson
                 Indent(depth + 1),
                 Indent(depth + 2),
                 Indent(depth),
-                [(byte)'"', .. ReportJsonWriter.Names.At.EncodedUtf8Bytes, .. separator],
-                [(byte)'"', .. ReportJsonWriter.Names.Bytes.EncodedUtf8Bytes, .. separator]);
+                [(byte)'"', .. ReportJsonFields.Names.At.EncodedUtf8Bytes, .. separator],
+                [(byte)'"', .. ReportJsonFields.Names.Bytes.EncodedUtf8Bytes, .. separator]);
         }
     }
 }

@@ -15,7 +15,7 @@ namespace BackupXe.Core.Rendering;
 /// How reports become JSON, shared by the CLI's JSON output and the daemon's history (report_json column):
 /// camelCase names, enums as kebab-case strings, nulls written so that a reader can tell "not in the input" from
 /// "field unknown to this version". The serializer with these options reads reports back and is the definition;
-/// the report types are written by <see cref="ReportJsonWriter"/>, which the tests hold to the serializer's bytes.
+/// the report types are written by <see cref="ReportJsonFields"/>, which the tests hold to the serializer's bytes.
 /// </summary>
 public static class ReportJson
 {
@@ -34,13 +34,13 @@ public static class ReportJson
     public static string Serialize<T>(T value, bool indented = false)
         => JsonSerializer.Serialize(value, TypeInfo<T>(indented ? IndentedOptions : Options));
 
-    /// <summary>One operation, written by <see cref="ReportJsonWriter"/>: the same text as the generic overload, without the serializer.</summary>
+    /// <summary>One operation, written by <see cref="ReportJsonFields"/>: the same text as the generic overload, without the serializer.</summary>
     public static string Serialize(OperationReport report, bool indented = false)
     {
         var buffer = new ArrayBufferWriter<byte>(indented ? 8192 : 4096);
-        using (var writer = new Utf8JsonWriter(buffer, ReportJsonWriter.WriterOptions(indented)))
+        using (var writer = new Utf8JsonWriter(buffer, ReportJsonFields.WriterOptions(indented)))
         {
-            ReportJsonWriter.Write(writer, report);
+            ReportJsonFields.Write(writer, report);
         }
 
         return Encoding.UTF8.GetString(buffer.WrittenSpan);
@@ -58,8 +58,8 @@ public static class ReportJson
     {
         var options = new JsonSerializerOptions
         {
-            PropertyNamingPolicy = ReportJsonWriter.PropertyNaming,
-            Encoder = ReportJsonWriter.Encoder,
+            PropertyNamingPolicy = ReportJsonFields.PropertyNaming,
+            Encoder = ReportJsonFields.Encoder,
             DefaultIgnoreCondition = JsonIgnoreCondition.Never,
             WriteIndented = indented,
 
@@ -106,5 +106,5 @@ public static class ReportJson
 
     private static JsonStringEnumConverter<T> Spelled<T>()
         where T : struct, Enum
-        => new(ReportJsonWriter.EnumNaming, allowIntegerValues: false);
+        => new(ReportJsonFields.EnumNaming, allowIntegerValues: false);
 }

@@ -11,7 +11,7 @@ namespace BackupXe.Sources.XeXml;
 public sealed class XeEventDataReader
 {
     private readonly XmlReaderSettings _settings;
-    private readonly RecurringText _texts = new();
+    private readonly StringPool _texts = new();
 
     public XeEventDataReader()
     {

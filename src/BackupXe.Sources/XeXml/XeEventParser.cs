@@ -57,7 +57,7 @@ internal sealed class XeEventParser
 
     // Nearly every value (a number, a name, a line of text) fits, and is read here without a string of its own.
     private readonly char[] _chunk = new char[4096];
-    private readonly RecurringText _texts;
+    private readonly StringPool _texts;
 
     private bool _started;
 
@@ -67,10 +67,10 @@ internal sealed class XeEventParser
     private bool _truncated;
 
     /// <param name="texts">Recurring texts to share with other parsers (one per row of a live read); by default its own.</param>
-    public XeEventParser(XmlReader reader, RecurringText? texts = null)
+    public XeEventParser(XmlReader reader, StringPool? texts = null)
     {
         _reader = reader;
-        _texts = texts ?? new RecurringText();
+        _texts = texts ?? new StringPool();
         var names = reader.NameTable;
         _event = names.Add("event");
         _data = names.Add("data");

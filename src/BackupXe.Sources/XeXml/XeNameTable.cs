@@ -11,7 +11,7 @@ namespace BackupXe.Sources.XeXml;
 /// comparison; anything else goes to the framework's table, whose atom is then kept in the slot.
 /// </summary>
 /// <remarks>
-/// Safe on hostile input for the same reason <see cref="RecurringText"/> is: a slot holds one name and a name that
+/// Safe on hostile input for the same reason <see cref="StringPool"/> is: a slot holds one name and a name that
 /// lands on an occupied slot replaces it, so crafted collisions cost one comparison more per name and nothing
 /// grows. Every atom comes from the inner table, so atoms stay unique and compare by reference as the reader and
 /// <see cref="XeEventParser"/> expect.

@@ -139,7 +139,7 @@ public sealed class ProgressPointsJsonTests
     private static string Document(IReadOnlyList<ProgressPointReport> points, int depth, bool indented, bool block)
     {
         using var stream = new MemoryStream();
-        using (var writer = new Utf8JsonWriter(stream, ReportJsonWriter.WriterOptions(indented)))
+        using (var writer = new Utf8JsonWriter(stream, ReportJsonFields.WriterOptions(indented)))
         {
             writer.WriteStartObject();
             for (var level = 1; level <= depth; level++)

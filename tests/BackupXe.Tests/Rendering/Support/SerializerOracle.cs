@@ -46,7 +46,7 @@ internal static class SerializerOracle
     public static string Written(Action<Utf8JsonWriter> write, bool indented)
     {
         var buffer = new ArrayBufferWriter<byte>();
-        using (var json = new Utf8JsonWriter(buffer, ReportJsonWriter.WriterOptions(indented)))
+        using (var json = new Utf8JsonWriter(buffer, ReportJsonFields.WriterOptions(indented)))
         {
             write(json);
         }

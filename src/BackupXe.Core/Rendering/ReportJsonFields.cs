@@ -12,7 +12,7 @@ namespace BackupXe.Core.Rendering;
 /// <see cref="JsonSerializer"/> writes with <see cref="ReportJson.Options"/> (names, order, nulls, enum spellings,
 /// number and date formats, escaping). The serializer stays the reader and the tests' oracle: every report of the
 /// samples and fixtures, generated reports covering every property, and a check that every public property is
-/// written, compare the two (tests/BackupXe.Tests/Rendering/ReportJsonWriterTests.cs).
+/// written, compare the two (tests/BackupXe.Tests/Rendering/ReportJsonFieldsTests.cs).
 /// </summary>
 /// <remarks>
 /// Why not the serializer: with the source-generated metadata it still takes about 1.3 times the CPU of a large
@@ -20,7 +20,7 @@ namespace BackupXe.Core.Rendering;
 /// <see cref="Utf8JsonWriter"/>'s non-generic methods run here. Names come from the CLR property names through the
 /// contract's naming policy, so a renamed property is renamed in both.
 /// </remarks>
-internal static class ReportJsonWriter
+internal static class ReportJsonFields
 {
     /// <summary>
     /// The contract's escaping, shared with <see cref="ReportJson.Options"/>: null is System.Text.Json's default,
@@ -47,7 +47,7 @@ internal static class ReportJsonWriter
 
     /// <summary>One operation object, as <c>JsonSerializer.Serialize(writer, report, ReportJson.Options)</c> writes it.</summary>
     /// <param name="texts">The run's escaped long texts, when it writes many operations; null escapes them here.</param>
-    public static void Write(Utf8JsonWriter writer, OperationReport? report, RecurringJsonText? texts = null)
+    public static void Write(Utf8JsonWriter writer, OperationReport? report, EscapedJsonCache? texts = null)
     {
         if (report is null)
         {
@@ -540,7 +540,7 @@ internal static class ReportJsonWriter
         }
     }
 
-    private static void WriteText(Utf8JsonWriter writer, JsonEncodedText name, string? value, RecurringJsonText? texts)
+    private static void WriteText(Utf8JsonWriter writer, JsonEncodedText name, string? value, EscapedJsonCache? texts)
     {
         if (texts?.Escaped(value) is { } escaped)
         {

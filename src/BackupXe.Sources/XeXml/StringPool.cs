@@ -8,7 +8,7 @@ namespace BackupXe.Sources.XeXml;
 /// collisions to lengthen), and memory is bounded: at most <see cref="Slots"/> texts of at most
 /// <see cref="MaxLength"/> characters.
 /// </summary>
-internal sealed class RecurringText
+internal sealed class StringPool
 {
     // A capture holds a few dozen event, wait and map names, one database name per database and ~200 distinct
     // fixed trace phrases; 1,024 slots hold them with room for collisions, at most 256 KB of text.

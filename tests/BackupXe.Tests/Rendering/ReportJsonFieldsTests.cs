@@ -15,11 +15,11 @@ using Xunit;
 namespace BackupXe.Tests.Rendering;
 
 /// <summary>
-/// The hand-written JSON writer (<see cref="ReportJsonWriter"/>) against the serializer with the contract's options,
+/// The hand-written JSON writer (<see cref="ReportJsonFields"/>) against the serializer with the contract's options,
 /// which stays the definition and the reader: same bytes for every real report, every generated one, and a check
 /// that no public property of a report type is left out.
 /// </summary>
-public sealed class ReportJsonWriterTests
+public sealed class ReportJsonFieldsTests
 {
     // Enough to meet every enum value and odd string many times over; a second or two of the suite.
     private const int Cases = 300;
@@ -137,9 +137,9 @@ public sealed class ReportJsonWriterTests
         // Given a value with every property of every nested type set (found by reflection, so a new property is set too)
         (string Serialized, string Written) json = root switch
         {
-            nameof(OperationReport) => Both(FullyPopulated.Of<OperationReport>(), (writer, report) => ReportJsonWriter.Write(writer, report, new RecurringJsonText())),
-            nameof(InputReport) => Both(FullyPopulated.Of<IReadOnlyList<InputReport>>(), ReportJsonWriter.Write),
-            _ => Both(FullyPopulated.Of<SummaryReport>(), ReportJsonWriter.Write),
+            nameof(OperationReport) => Both(FullyPopulated.Of<OperationReport>(), (writer, report) => ReportJsonFields.Write(writer, report, new EscapedJsonCache())),
+            nameof(InputReport) => Both(FullyPopulated.Of<IReadOnlyList<InputReport>>(), ReportJsonFields.Write),
+            _ => Both(FullyPopulated.Of<SummaryReport>(), ReportJsonFields.Write),
         };
 
         // When the property names each writes are listed by where they sit
@@ -149,8 +149,8 @@ public sealed class ReportJsonWriterTests
         // Then the same names, none left null by the population, and the same bytes
         var missing = serialized.Except(written).ToList();
         var extra = written.Except(serialized).ToList();
-        Assert.True(missing.Count == 0, $"ReportJsonWriter does not write {string.Join(", ", missing)}: add it where the serializer writes it");
-        Assert.True(extra.Count == 0, $"ReportJsonWriter writes {string.Join(", ", extra)}, which the serializer does not");
+        Assert.True(missing.Count == 0, $"ReportJsonFields does not write {string.Join(", ", missing)}: add it where the serializer writes it");
+        Assert.True(extra.Count == 0, $"ReportJsonFields writes {string.Join(", ", extra)}, which the serializer does not");
         Assert.DoesNotContain("null", json.Serialized, StringComparison.Ordinal);
         Assert.Equal(json.Serialized, json.Written);
     }

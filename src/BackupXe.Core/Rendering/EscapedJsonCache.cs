@@ -18,7 +18,7 @@ namespace BackupXe.Core.Rendering;
 /// <see cref="JsonEncodedText.Encode(string, System.Text.Encodings.Web.JavaScriptEncoder?)"/> with the contract's
 /// encoder, the same the writer applies to a plain string (tests hold the two to the same bytes).
 /// </remarks>
-internal sealed class RecurringJsonText
+internal sealed class EscapedJsonCache
 {
     /// <summary>Shorter texts are escaped where they are written: for them a lookup costs about what escaping does.</summary>
     public const int MinChars = 64;
@@ -61,7 +61,7 @@ internal sealed class RecurringJsonText
             _chars = 0;
         }
 
-        encoded = JsonEncodedText.Encode(value, ReportJsonWriter.Encoder);
+        encoded = JsonEncodedText.Encode(value, ReportJsonFields.Encoder);
         _encoded.Add(value, encoded);
         _chars += value.Length;
         return encoded;

@@ -3,12 +3,12 @@ using Xunit;
 
 namespace BackupXe.Tests.Sources;
 
-public sealed class RecurringTextTests
+public sealed class StringPoolTests
 {
     [Fact]
     public void A_text_seen_again_is_the_same_string()
     {
-        var texts = new RecurringText();
+        var texts = new StringPool();
 
         var first = texts.Get("BACKUPBUFFER".AsSpan());
         var again = texts.Get("BACKUPBUFFER".ToCharArray());
@@ -20,8 +20,8 @@ public sealed class RecurringTextTests
     [Fact]
     public void A_text_longer_than_the_limit_is_returned_but_not_kept()
     {
-        var texts = new RecurringText();
-        var longText = new string('x', RecurringText.MaxLength + 1);
+        var texts = new StringPool();
+        var longText = new string('x', StringPool.MaxLength + 1);
 
         var first = texts.Get(longText);
         var again = texts.Get(longText);
@@ -34,8 +34,8 @@ public sealed class RecurringTextTests
     public void Texts_that_share_a_slot_take_it_over_and_are_still_given_back_whole()
     {
         // Given more distinct texts than there are slots, so that some share one
-        var texts = new RecurringText();
-        var written = Enumerable.Range(0, RecurringText.Slots * 4).Select(i => $"db{i}").ToList();
+        var texts = new StringPool();
+        var written = Enumerable.Range(0, StringPool.Slots * 4).Select(i => $"db{i}").ToList();
 
         // When each is asked for twice in a row
         var pairs = written.Select(w => (First: texts.Get(w), Again: texts.Get(w))).ToList();

@@ -9,8 +9,8 @@ using Xunit;
 
 namespace BackupXe.Tests.Rendering;
 
-/// <summary>Long texts escaped once per run (<see cref="RecurringJsonText"/>) against the writer escaping them each time.</summary>
-public sealed class RecurringJsonTextTests
+/// <summary>Long texts escaped once per run (<see cref="EscapedJsonCache"/>) against the writer escaping them each time.</summary>
+public sealed class EscapedJsonCacheTests
 {
     [Fact]
     public void Recurring_and_new_texts_of_any_content_are_the_bytes_the_writer_writes()
@@ -19,12 +19,12 @@ public sealed class RecurringJsonTextTests
         var longText =
             from parts in GeneratedReports.Text.ListOf()
             from tail in Gen.Elements("", "\uD800", "x\uDC00", "😀")
-            select string.Concat(parts) + new string('.', RecurringJsonText.MinChars) + tail;
+            select string.Concat(parts) + new string('.', EscapedJsonCache.MinChars) + tail;
         var runs = Gen.OneOf(GeneratedReports.Text, longText).ListOf().Select(texts => texts.Concat(texts).ToList());
 
         // Then each run written through one cache gives what the writer gives, or fails where it fails
         Prop.ForAll(runs.ToArbitrary(), texts =>
-            Assert.Equal(Written(texts, cache: null), Written(texts, new RecurringJsonText())))
+            Assert.Equal(Written(texts, cache: null), Written(texts, new EscapedJsonCache())))
             .Check(Config.QuickThrowOnFailure.WithMaxTest(300).WithReplay(20261122UL, 0x9E3779B97F4A7C15UL));
     }
 
@@ -36,15 +36,15 @@ public sealed class RecurringJsonTextTests
         texts.AddRange(texts);
 
         // Then
-        Assert.Equal(Written(texts, cache: null), Written(texts, new RecurringJsonText()));
+        Assert.Equal(Written(texts, cache: null), Written(texts, new EscapedJsonCache()));
     }
 
-    private static string Written(IReadOnlyList<string> texts, RecurringJsonText? cache)
+    private static string Written(IReadOnlyList<string> texts, EscapedJsonCache? cache)
     {
         using var stream = new MemoryStream();
         try
         {
-            using var writer = new Utf8JsonWriter(stream, ReportJsonWriter.WriterOptions(indented: true));
+            using var writer = new Utf8JsonWriter(stream, ReportJsonFields.WriterOptions(indented: true));
             var name = JsonEncodedText.Encode("text");
             writer.WriteStartArray();
             foreach (var text in texts)
