@@ -1,5 +1,5 @@
 using System.Text.Json;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;

@@ -4,7 +4,7 @@ using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.History;
 using BackupXe.Tests.History;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using BackupXe.Tests.Worker;
 using Xunit;
 

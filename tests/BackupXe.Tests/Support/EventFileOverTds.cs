@@ -1,6 +1,6 @@
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Live.EventFile;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 
 namespace BackupXe.Tests.Support;
 

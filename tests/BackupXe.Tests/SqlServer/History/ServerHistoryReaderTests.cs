@@ -6,7 +6,7 @@ using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.History;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Microsoft.Data.Sqlite;
 using Xunit;
 

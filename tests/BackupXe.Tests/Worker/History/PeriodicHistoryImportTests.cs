@@ -5,7 +5,7 @@ using BackupXe.SqlServer.Client;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.SqlServer.History;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
 using BackupXe.Worker.Telemetry;

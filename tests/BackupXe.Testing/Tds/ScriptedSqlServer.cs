@@ -1,7 +1,7 @@
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Sessions;
 
-namespace BackupXe.Tests.Support.Tds;
+namespace BackupXe.Testing.Tds;
 
 /// <summary>
 /// A <see cref="TdsScript"/> that answers BackupXe's own queries (sessions/*.sql and the preflight queries) the
