@@ -1,4 +1,6 @@
+using System.Text.Json.Serialization;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -67,6 +69,17 @@ public sealed record HistoryOperation
     /// (a whole database in 0 s, or 0 pages) is no transfer speed. Set when a capture saw the snapshot.
     /// </summary>
     public bool Snapshot { get; init; }
+
+    /// <summary>
+    /// A restore's redo (rolling the log it holds forward), in seconds, from a capture's phases; null when no source
+    /// measured it (msdb, CommandLog and job output do not). Left out of the stored JSON when null.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? RedoSeconds { get; init; }
+
+    /// <summary>A restore's recovery (undo of the open transactions, bringing the database online), in seconds, from a capture's phases; null when not measured.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? RecoverySeconds { get; init; }
 
     /// <summary>The server's local time minus UTC when the source says (msdb backupset.time_zone), so local times can meet UTC captures.</summary>
     public TimeSpan? UtcOffset { get; init; }
@@ -144,8 +157,22 @@ public sealed record HistoryOperation
             },
             ErrorMessage = report.FailureReason,
             Snapshot = report.Snapshot is not null,
+            RedoSeconds = PhaseSeconds(report, OperationPhase.Redo),
+            RecoverySeconds = PhaseSeconds(report, OperationPhase.Recovery),
             Sources = [HistorySource.Capture],
         };
+    }
+
+    /// <summary>A restore's time in <paramref name="phase"/> as its report timed it; null for a backup or a phase not timed.</summary>
+    private static double? PhaseSeconds(OperationReport report, OperationPhase phase)
+    {
+        if (report.Kind != OperationKind.Restore)
+        {
+            return null;
+        }
+
+        var name = Kebab.Of(phase);
+        return report.Phases.FirstOrDefault(p => p.Name == name)?.Seconds is { } seconds and >= 0 ? seconds : null;
     }
 }
 

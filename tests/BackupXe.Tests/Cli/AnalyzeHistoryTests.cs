@@ -33,6 +33,13 @@ public sealed class AnalyzeHistoryTests : IDisposable
     private async Task<string> HistoryAsync()
     {
         var path = _directory.File("history.db");
+        await WriteHistoryAsync(path);
+        return path;
+    }
+
+    /// <summary>The generated history of instance SQL01 described above, written to <paramref name="path"/>.</summary>
+    internal static async Task WriteHistoryAsync(string path)
+    {
         var history = new SqliteImportedHistory(path, TimeProvider.System);
         await history.InitializeAsync(CancellationToken.None);
         var first = new DateTime(2024, 4, 20, 1, 30, 0, DateTimeKind.Utc);
@@ -43,7 +50,6 @@ public sealed class AnalyzeHistoryTests : IDisposable
             Backup("Orders", new DateTime(2024, 5, 1, 1, 29, 55, DateTimeKind.Utc), 60, 50, bytes: 4L << 30),
         ];
         await history.ImportAsync("SQL01", records, CancellationToken.None);
-        return path;
     }
 
     private static async Task<CliRun> InRepositoryAsync(params string[] args)
@@ -151,6 +157,35 @@ public sealed class AnalyzeHistoryTests : IDisposable
         var line = run.Output.Split('\n').First(l => l.StartsWith('{'));
         using var document = JsonDocument.Parse(line);
         Assert.Equal("slower", document.RootElement.GetProperty("history").GetProperty("verdict").GetString());
+    }
+
+    [Fact]
+    public async Task Watch_with_a_history_gives_an_ETA_from_the_usual_rates_before_its_own_progress_can_and_says_which_it_used()
+    {
+        var history = await HistoryAsync();
+
+        var run = await InRepositoryAsync("watch", "--replay", "samples/buffer-starved-backup.xml", "--speed", "0", "--history", history, "--no-color");
+
+        // Then: before three percent readings the interval is the size at the usual 10 nights' rates (490 to 515 MB/s),
+        // and once the backup's own readings give one, that is used and said
+        Assert.Equal(0, run.ExitCode);
+        var lines = run.Output.Split('\n');
+        var fromHistory = lines.First(l => l.Contains("from history: its size at the usual 10 runs, 49", StringComparison.Ordinal));
+        Assert.Contains("BACKUP DATABASE [SalesDB]", fromHistory, StringComparison.Ordinal);
+        Assert.Contains("MB/s)", fromHistory, StringComparison.Ordinal);
+        var own = lines.First(l => l.Contains(", from its progress)", StringComparison.Ordinal));
+        Assert.True(Array.IndexOf(lines, fromHistory) < Array.IndexOf(lines, own), run.Output);
+        Assert.Contains("3.0x slower than usual", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Watch_without_a_history_says_nothing_of_where_its_ETA_comes_from()
+    {
+        var run = await InRepositoryAsync("watch", "--replay", "samples/buffer-starved-backup.xml", "--speed", "0", "--no-color");
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.DoesNotContain("from history", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain("from its progress", run.Output, StringComparison.Ordinal);
     }
 
     [Fact]
