@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
 using BackupXe.Core.Pipeline;
 
@@ -58,14 +59,14 @@ internal sealed class HistoryEta(HistoryContext history)
             return op;
         }
 
-        var by = op.EstimatedBytes is > 0 ? "its size at the usual" : "the usual durations of";
+        var basis = op.EstimatedBytes is > 0
+            ? string.Create(CultureInfo.InvariantCulture, $"from history: its size at the usual {pace.LowMBps:0} to {pace.HighMBps:0} MB/s of {pace.Runs} runs")
+            : $"from history: the usual {Figures.Duration(pace.LowSeconds)} to {Figures.Duration(pace.HighSeconds)} of {pace.Runs} runs, less the time run";
         return op with
         {
             Remaining = left.Usual,
             RemainingRange = (left.Low, left.High),
-            EtaBasis = string.Create(
-                CultureInfo.InvariantCulture,
-                $"from history: {by} {pace.Runs} runs, {pace.LowMBps:0} to {pace.HighMBps:0} MB/s"),
+            EtaBasis = basis,
         };
     }
 

@@ -188,6 +188,17 @@ public sealed record HistoryOptions
     public bool? Checksum { get; init; }
     public bool? Encryption { get; init; }
 
+    /// <summary>An encrypted backup's algorithm (msdb key_algorithm, RESTORE HEADERONLY KeyAlgorithm: AES_256...); null when not encrypted or not known.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? EncryptionAlgorithm { get; init; }
+
+    /// <summary>
+    /// What protects an encrypted backup's key (msdb encryptor_type, RESTORE HEADERONLY EncryptorType: a certificate or an
+    /// asymmetric key), which a restore needs on its server; null when not encrypted or not known.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Encryptor { get; init; }
+
     /// <summary>The options a command text states (what it leaves out stays null: the server default applied).</summary>
     public static HistoryOptions From(BackupCommand command) => new()
     {
@@ -212,6 +223,8 @@ public sealed record HistoryOptions
         CopyOnly = CopyOnly ?? other.CopyOnly,
         Checksum = Checksum ?? other.Checksum,
         Encryption = Encryption ?? other.Encryption,
+        EncryptionAlgorithm = EncryptionAlgorithm ?? other.EncryptionAlgorithm,
+        Encryptor = Encryptor ?? other.Encryptor,
     };
 }
 
