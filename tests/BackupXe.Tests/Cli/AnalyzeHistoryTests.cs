@@ -201,6 +201,37 @@ public sealed class AnalyzeHistoryTests : IDisposable
     }
 
     [Fact]
+    public async Task History_alone_reads_the_file_the_daemons_setting_names_and_names_every_place_looked_when_none_is_there()
+    {
+        // Given: the daemon's History:Path in the environment, as the systemd unit sets it, naming the generated history
+        var history = await HistoryAsync();
+        var previous = Environment.GetEnvironmentVariable("BackupXe__History__Path");
+        Environment.SetEnvironmentVariable("BackupXe__History__Path", history);
+        try
+        {
+            // When
+            var run = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--history", "--format", "json");
+
+            // Then: the verdict comes from that file
+            Assert.True(run.ExitCode == 0, run.Error);
+            using var document = JsonDocument.Parse(run.Output);
+            Assert.Equal("slower", document.RootElement.GetProperty("operations")[0].GetProperty("history").GetProperty("verdict").GetString());
+
+            // And with the setting naming a file that is not there (and none in the folder): one line, every place looked, exit 1
+            Environment.SetEnvironmentVariable("BackupXe__History__Path", _directory.File("gone.db"));
+            var missing = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--history");
+            Assert.Equal(1, missing.ExitCode);
+            Assert.StartsWith($"backupxe: no daemon history found (looked at '{_directory.File("gone.db")}', 'backupxe-history.db', ", missing.Error.Trim(), StringComparison.Ordinal);
+            Assert.Single(missing.Error.Trim().Split('\n'));
+            Assert.Equal(string.Empty, missing.Output);
+        }
+        finally
+        {
+            Environment.SetEnvironmentVariable("BackupXe__History__Path", previous);
+        }
+    }
+
+    [Fact]
     public async Task Without_a_history_the_report_has_no_comparison()
     {
         var run = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--format", "json");
