@@ -235,6 +235,7 @@ public static class HistoryComparer
             ("BLOCKSIZE", r => r.Record.Options.BlockSizeBytes is { } b ? Figures.Bytes(b) : null),
             ("encryption", r => r.Record.Options.Encryption is { } e ? (e ? "on" : "off") : null),
             ("encryption algorithm", r => r.Record.Options.EncryptionAlgorithm),
+            ("server version", r => r.Record.ServerBuild),
             ("stripes", r => r.Record.Devices.Count(d => !d.IsMirror) is var n and > 0 ? n.ToString(CultureInfo.InvariantCulture) : null),
             ("target", r => r.Targets.Count > 0 ? string.Join(", ", r.Targets) : null),
             ("size", r => r.Record.BytesRead is { } b && usualBytes is > 0 and var u ? Band(b / u) : null),

@@ -69,6 +69,7 @@ public static class HistoryMerge
             RedoSeconds = a.RedoSeconds ?? b.RedoSeconds,
             RecoverySeconds = a.RecoverySeconds ?? b.RecoverySeconds,
             UtcOffset = a.UtcOffset ?? b.UtcOffset,
+            ServerBuild = a.ServerBuild ?? b.ServerBuild,
             Sources = a.Sources.Union(b.Sources).Order().ToList(),
         };
     }

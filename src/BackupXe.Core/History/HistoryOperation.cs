@@ -81,6 +81,13 @@ public sealed record HistoryOperation
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? RecoverySeconds { get; init; }
 
+    /// <summary>
+    /// The version of SQL Server that ran it, as major.minor.build ("16.0.4135"): msdb's software_*_version, RESTORE
+    /// HEADERONLY's SoftwareVersion*, a capture's version banner; null when no source said. A "what changed" factor.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? ServerBuild { get; init; }
+
     /// <summary>The server's local time minus UTC when the source says (msdb backupset.time_zone), so local times can meet UTC captures.</summary>
     public TimeSpan? UtcOffset { get; init; }
 
@@ -157,10 +164,18 @@ public sealed record HistoryOperation
             },
             ErrorMessage = report.FailureReason,
             Snapshot = report.Snapshot is not null,
+            ServerBuild = report.Server is { } server ? Build(server.Build) : null,
             RedoSeconds = PhaseSeconds(report, OperationPhase.Redo),
             RecoverySeconds = PhaseSeconds(report, OperationPhase.Recovery),
             Sources = [HistorySource.Capture],
         };
+    }
+
+    /// <summary>"16.0.4135" from a product version's first three numbers ("16.0.4135.4"); null when it has fewer.</summary>
+    public static string? Build(string version)
+    {
+        var parts = version.Split('.');
+        return parts.Length >= 3 ? string.Join('.', parts.Take(3)) : null;
     }
 
     /// <summary>A restore's time in <paramref name="phase"/> as its report timed it; null for a backup or a phase not timed.</summary>

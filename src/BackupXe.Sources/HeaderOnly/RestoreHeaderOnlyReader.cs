@@ -167,6 +167,10 @@ internal sealed class RestoreHeaderOnlyReader
                 EncryptionAlgorithm = encrypted is true ? Cell("KeyAlgorithm") : null,
                 Encryptor = encrypted is true ? Cell("EncryptorType") : null,
             },
+            ServerBuild = Number("SoftwareVersionMajor") is { } major and > 0 && Number("SoftwareVersionMinor") is { } minor
+                && Number("SoftwareVersionBuild") is { } build
+                ? string.Create(CultureInfo.InvariantCulture, $"{major}.{minor}.{build}")
+                : null,
             // IsSnapshot 1: a snapshot backup, whose size over its time is no transfer speed (counted apart).
             Snapshot = Flag("IsSnapshot") is true,
             Sources = [HistorySource.BackupHeader],

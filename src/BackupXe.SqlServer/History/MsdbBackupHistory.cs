@@ -85,8 +85,11 @@ internal static class MsdbBackupHistory
                    CAST(ISNULL(mf.mirror, 0) AS int) AS mirror,
 
             """);
-        sql.Append(columns.EncryptorType ? "       CAST(bs.encryptor_type AS nvarchar(32))" : "       CAST(NULL AS nvarchar(32))").Append(" AS encryptor_type\n");
+        sql.Append(columns.EncryptorType ? "       CAST(bs.encryptor_type AS nvarchar(32))" : "       CAST(NULL AS nvarchar(32))").Append(" AS encryptor_type,\n");
         sql.Append("""
+                   CAST(bs.software_major_version AS int) AS software_major_version,
+                   CAST(bs.software_minor_version AS int) AS software_minor_version,
+                   CAST(bs.software_build_version AS int) AS software_build_version
             FROM msdb.dbo.backupset AS bs
             JOIN msdb.dbo.backupmediafamily AS mf ON mf.media_set_id = bs.media_set_id
             WHERE bs.backup_start_date >= @since
@@ -180,6 +183,10 @@ internal static class MsdbBackupHistory
                 EncryptionAlgorithm = encrypted is true ? Text(reader, "key_algorithm")?.Trim() : null,
                 Encryptor = encrypted is true && columns.EncryptorType ? Text(reader, "encryptor_type")?.Trim() : null,
             },
+            ServerBuild = Int(reader, "software_major_version") is { } major and > 0 && Int(reader, "software_minor_version") is { } minor and >= 0
+                && Int(reader, "software_build_version") is { } build and >= 0
+                ? string.Create(CultureInfo.InvariantCulture, $"{major}.{minor}.{build}")
+                : null,
             UtcOffset = zone is >= -48 and <= 48 ? TimeSpan.FromMinutes(zone.Value * 15) : null,
             // Taken WITH SNAPSHOT (VSS or T-SQL snapshot): its size over its time is no transfer speed, so it is counted apart.
             Snapshot = Bool(reader, "is_snapshot") is true,

@@ -38,7 +38,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
         TdsColumn.DateTime("backup_start_date"), TdsColumn.DateTime("backup_finish_date"), TdsColumn.BigInt("backup_size"),
         TdsColumn.BigInt("compressed_backup_size"), TdsColumn.NVarChar("key_algorithm", 32), TdsColumn.NVarChar("compression_algorithm", 32),
         TdsColumn.Int("time_zone"), TdsColumn.NVarChar("physical_device_name", 260), TdsColumn.Int("device_type"), TdsColumn.Int("mirror"),
-        TdsColumn.NVarChar("encryptor_type", 32));
+        TdsColumn.NVarChar("encryptor_type", 32), TdsColumn.Int("software_major_version"), TdsColumn.Int("software_minor_version"),
+        TdsColumn.Int("software_build_version"));
 
     internal static TdsResultSet CommandLogRows() => new(
         TdsColumn.Int("ID"), TdsColumn.NVarChar("DatabaseName", 128), TdsColumn.NVarChar("CommandType", 60), TdsColumn.NVarChar("Command", null),
@@ -86,12 +87,12 @@ public sealed class ServerHistoryReaderTests : IDisposable
     {
         // Given: backup sets as msdb holds them (one row per media family)
         var msdb = MsdbRows()
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"X:\b\Sales_1.bak", 2, 0, null)
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"Y:\b\Sales_2.bak", 2, 0, null)
-            .Row(2, "Sales", null, "D", true, false, false, Night.AddHours(2), Night.AddHours(2).AddSeconds(90), 20 * GiB, 20 * GiB, "AES_256", null, 8, "https://acct.blob.core.windows.net/c/Sales.bak", 9, 0, "Certificate")
-            .Row(3, "Sales", null, "I", false, false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(5), GiB, GiB / 4, null, "MS_XPRESS", 8, @"X:\b\Sales_DIFF.bak", 2, 0, null)
-            .Row(4, "Sales", null, "L", false, false, true, Night.AddDays(1).AddMinutes(15), Night.AddDays(1).AddMinutes(15).AddSeconds(1), 64L << 20, null, null, null, 127, @"X:\b\Sales.trn", 2, 0, null)
-            .Row(5, "Sales_2019", SalesGuid, "D", false, false, true, Night.AddDays(-30), Night.AddDays(-30).AddSeconds(55), 19 * GiB, 19 * GiB, null, null, 8, @"X:\b\old.bak", 102, 0, null);
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"X:\b\Sales_1.bak", 2, 0, null, 16, 0, 4135)
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"Y:\b\Sales_2.bak", 2, 0, null, 16, 0, 4135)
+            .Row(2, "Sales", null, "D", true, false, false, Night.AddHours(2), Night.AddHours(2).AddSeconds(90), 20 * GiB, 20 * GiB, "AES_256", null, 8, "https://acct.blob.core.windows.net/c/Sales.bak", 9, 0, "Certificate", null, null, null)
+            .Row(3, "Sales", null, "I", false, false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(5), GiB, GiB / 4, null, "MS_XPRESS", 8, @"X:\b\Sales_DIFF.bak", 2, 0, null, null, null, null)
+            .Row(4, "Sales", null, "L", false, false, true, Night.AddDays(1).AddMinutes(15), Night.AddDays(1).AddMinutes(15).AddSeconds(1), 64L << 20, null, null, null, 127, @"X:\b\Sales.trn", 2, 0, null, null, null, null)
+            .Row(5, "Sales_2019", SalesGuid, "D", false, false, true, Night.AddDays(-30), Night.AddDays(-30).AddSeconds(55), 19 * GiB, 19 * GiB, null, null, 8, @"X:\b\old.bak", 102, 0, null, null, null, null);
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
         var reader = new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)));
 
@@ -110,6 +111,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
         Assert.True(ops[1].Options.CopyOnly);
         Assert.True(ops[1].Options.Encryption);
         Assert.Equal("AES_256", ops[1].Options.EncryptionAlgorithm);
+        Assert.Equal("16.0.4135", ops[0].ServerBuild);
+        Assert.Null(ops[1].ServerBuild);
         Assert.Equal("Certificate", ops[1].Options.Encryptor);
         Assert.Null(ops[0].Options.EncryptionAlgorithm);
         Assert.False(ops[1].Options.Compression);
@@ -136,8 +139,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
     {
         // Given: key_algorithm NO_Encryption (not encrypted) and device_type 105 and 102 (permanent devices, backupmediafamily)
         var msdb = MsdbRows()
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 20 * GiB, "NO_Encryption", null, 8, "SalesTape", 105, 0, null)
-            .Row(2, "Sales", null, "D", false, false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(60), 20 * GiB, 20 * GiB, "AES_256", null, 8, "SalesDisk", 102, 0, null);
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 20 * GiB, "NO_Encryption", null, 8, "SalesTape", 105, 0, null, null, null, null)
+            .Row(2, "Sales", null, "D", false, false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(60), 20 * GiB, 20 * GiB, "AES_256", null, 8, "SalesDisk", 102, 0, null, null, null, null);
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
 
         // When
@@ -157,9 +160,9 @@ public sealed class ServerHistoryReaderTests : IDisposable
         // Given: a snapshot backup (is_snapshot 1, backupset page) whose 12 GB in 10 s would otherwise be the series' fastest
         // run, between two ordinary full backups of the same database
         var msdb = MsdbRows()
-            .Row(1, "TPCC100", null, "D", false, false, true, Night, Night.AddSeconds(120), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100_1.bak", 2, 0, null)
-            .Row(2, "TPCC100", null, "D", false, true, false, Night.AddDays(1), Night.AddDays(1).AddSeconds(10), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100.bkm", 2, 0, null)
-            .Row(3, "TPCC100", null, "D", false, false, true, Night.AddDays(2), Night.AddDays(2).AddSeconds(118), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100_3.bak", 2, 0, null);
+            .Row(1, "TPCC100", null, "D", false, false, true, Night, Night.AddSeconds(120), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100_1.bak", 2, 0, null, null, null, null)
+            .Row(2, "TPCC100", null, "D", false, true, false, Night.AddDays(1), Night.AddDays(1).AddSeconds(10), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100.bkm", 2, 0, null, null, null, null)
+            .Row(3, "TPCC100", null, "D", false, false, true, Night.AddDays(2), Night.AddDays(2).AddSeconds(118), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100_3.bak", 2, 0, null, null, null, null);
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
 
         // When
@@ -178,7 +181,7 @@ public sealed class ServerHistoryReaderTests : IDisposable
     public async Task On_a_server_without_the_newer_columns_asks_for_nulls_and_counts_nothing_as_compressed()
     {
         var columns = new TdsResultSet(TdsColumn.Int("compressed_backup_size"), TdsColumn.Int("key_algorithm"), TdsColumn.Int("compression_algorithm"), TdsColumn.Int("encryptor_type")).Row(null, null, null, null);
-        var msdb = MsdbRows().Row(1, "Sales", null, "D", false, false, false, Night, Night.AddSeconds(60), 20 * GiB, null, null, null, 4, @"X:\b\s.bak", 2, 0, null);
+        var msdb = MsdbRows().Row(1, "Sales", null, "D", false, false, false, Night, Night.AddSeconds(60), 20 * GiB, null, null, null, 4, @"X:\b\s.bak", 2, 0, null, null, null, null);
         await using var server = TdsServerDouble.Start(Server(columns, msdb, commandLog: null));
 
         var history = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
@@ -200,8 +203,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
     {
         // Given: one full backup seen by msdb and by CommandLog (which starts 0.4 s earlier), and a failed log backup only CommandLog saw
         var msdb = MsdbRows()
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null)
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"Y:\b\Sales_2.bak", 2, 0, null);
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null, null, null, null)
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"Y:\b\Sales_2.bak", 2, 0, null, null, null, null);
         var log = CommandLogRows()
             .Row(10, "Sales", "BACKUP_DATABASE", @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak', DISK = N'Y:\b\Sales_2.bak' WITH CHECKSUM, COMPRESSION, BUFFERCOUNT = 50, MAXTRANSFERSIZE = 4194304",
                 Night.AddMilliseconds(-400), Night.AddSeconds(60.3), 0, null)
@@ -235,7 +238,7 @@ public sealed class ServerHistoryReaderTests : IDisposable
             .Command(Night, TimeSpan.FromSeconds(60), @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak' WITH CHECKSUM, COMPRESSION, BUFFERCOUNT = 50", pages: 2_621_440, engineSeconds: 59.3)
             .WriteTo(_folder, "job.txt");
         var msdb = MsdbRows()
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null);
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null, null, null, null);
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
         var db = Path.Combine(_folder, "history.db");
 
@@ -257,8 +260,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
     {
         // Given: Archive has AUTO_CLOSE on (reading its row of sys.database_recovery_status would start it)
         var msdb = MsdbRows()
-            .Row(1, "Sales_2019", SalesGuid, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales.bak", 2, 0, null)
-            .Row(2, "Archive", "00000000-0000-0000-0000-000000000009", "D", false, false, true, Night, Night.AddSeconds(60), GiB, GiB, null, null, 8, @"X:\b\Archive.bak", 2, 0, null);
+            .Row(1, "Sales_2019", SalesGuid, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales.bak", 2, 0, null, null, null, null)
+            .Row(2, "Archive", "00000000-0000-0000-0000-000000000009", "D", false, false, true, Night, Night.AddSeconds(60), GiB, GiB, null, null, 8, @"X:\b\Archive.bak", 2, 0, null, null, null, null);
         var databases = Databases((1, "master", false), (5, "Sales", false), (9, "Archive", true));
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null, databases));
 
@@ -280,7 +283,7 @@ public sealed class ServerHistoryReaderTests : IDisposable
     public async Task A_commandlog_this_replica_cannot_read_is_a_note_and_the_rest_is_imported()
     {
         // Given: DBA has a CommandLog; AGDB is a non-readable availability-group secondary (error 976 on any read)
-        var msdb = MsdbRows().Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null);
+        var msdb = MsdbRows().Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null, null, null, null);
         var log = CommandLogRows().Row(10, "Sales", "BACKUP_DATABASE", @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak'", Night.AddMilliseconds(-400), Night.AddSeconds(60.3), 0, null);
         const string notReadable = "The target database, 'AGDB', is participating in an availability group and is currently not accessible for queries.";
         var script = Server(Columns2022(), msdb, log, Databases((1, "master", false), (7, "DBA", false), (8, "AGDB", false), (10, "AGDB2", false)))
