@@ -210,6 +210,68 @@ public sealed class TuneServerTests
         Assert.Contains("GRANT CREATE ANY DATABASE TO <login>;", run.Output, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task The_central_tune_table_is_created_only_after_its_permissions_are_read_before_any_trial_and_takes_the_result()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories);
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m",
+            "--history-server", server.Server, "--history-database", "BackupXe History", "--instance", "PROD]01");
+
+        Assert.True(run.ExitCode == 0, run.Error + run.Output);
+        Assert.Equal(["ready", "create"], tds.Order.Take(2));
+        Assert.Equal("insert", tds.Order[^1]);
+        Assert.Contains("backup", tds.Order);
+        var ddl = Assert.Single(tds.TuneTableDdl);
+        var fragment = new Microsoft.SqlServer.TransactSql.ScriptDom.TSql150Parser(true).Parse(new StringReader(ddl), out var errors);
+        Assert.Empty(errors);
+        Assert.NotNull(fragment);
+        var row = Assert.Single(tds.TuneRows);
+        Assert.Equal("PROD]01", row["@instance"]);
+        Assert.Equal("Sales", row["@database"]);
+        Assert.Contains("Sales", (string)row["@json"]!, StringComparison.Ordinal);
+        Assert.Contains("stored in the central history", run.Error, StringComparison.Ordinal);
+        Assert.DoesNotContain(TdsClient.Password, run.Output + run.Error, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(false, "CREATE TABLE", "GRANT CREATE TABLE TO [tuner]]x]; GRANT ALTER ON SCHEMA::[dbo] TO [tuner]]x];")]
+    [InlineData(false, "ALTER", "GRANT CREATE TABLE TO [tuner]]x]; GRANT ALTER ON SCHEMA::[dbo] TO [tuner]]x];")]
+    [InlineData(true, "INSERT", "GRANT INSERT, SELECT ON [dbo].[tune_runs] TO [tuner]]x];")]
+    public async Task Without_the_permission_the_central_table_needs_nothing_runs_and_the_grant_is_named(bool tableExists, string missing, string grant)
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories) { TuneTableExists = tableExists };
+        tds.RepositoryGrants.Remove(missing);
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m",
+            "--history-server", server.Server, "--history-database", "BackupXe History");
+
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+        Assert.Equal(["ready"], tds.Order);
+        Assert.Empty(tds.TuneTableDdl);
+        Assert.Empty(tds.Backups);
+        Assert.Contains(grant, run.Error, StringComparison.Ordinal);
+        Assert.Contains("[BackupXe History]", run.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task History_server_without_history_database_is_a_usage_error()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories);
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--history-server", server.Server);
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Empty(tds.Order);
+        Assert.Contains("--history-server and --history-database go together", run.Error, StringComparison.Ordinal);
+    }
+
     private static async Task<CliRun> TuneAsync(TdsServerDouble server, CancellationToken cancellationToken, params string[] extra)
     {
         var (stdout, stderr) = (Console.Out, Console.Error);

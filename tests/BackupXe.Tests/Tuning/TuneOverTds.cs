@@ -74,6 +74,42 @@ internal sealed partial class TuneOverTds
                 }
             })
             .On(r => r.Text.StartsWith("RESTORE DATABASE", StringComparison.Ordinal), Restore)
+            .On("AS table_exists", _ =>
+            {
+                lock (_gate)
+                {
+                    // HAS_PERMS_BY_NAME: NULL (here 0) on an object that does not exist; USER_NAME() and DB_NAME() of the repository.
+                    Order.Add("ready");
+                    int Has(string permission, bool onTable = false) => (!onTable || TuneTableExists) && RepositoryGrants.Contains(permission) ? 1 : 0;
+                    return TdsResponse.Of(new TdsResultSet(
+                            TdsColumn.Int("table_exists"), TdsColumn.Int("can_insert"), TdsColumn.Int("can_select"), TdsColumn.Int("can_create_table"),
+                            TdsColumn.Int("can_alter_schema"), TdsColumn.NVarChar("user_name", 128), TdsColumn.NVarChar("database_name", 128))
+                        .Row(TuneTableExists ? 1 : 0, Has("INSERT", onTable: true), Has("SELECT", onTable: true), Has("CREATE TABLE"), Has("ALTER"), "tuner]x", "BackupXe History"));
+                }
+            })
+            .On("CREATE TABLE [dbo].[tune_runs]", request =>
+            {
+                lock (_gate)
+                {
+                    Order.Add("create");
+                    TuneTableDdl.Add(request.Text);
+                    TuneTableExists = true;
+                    return TdsResponse.Empty;
+                }
+            })
+            .On("INSERT INTO dbo.tune_runs", request =>
+            {
+                lock (_gate)
+                {
+                    Order.Add("insert");
+                    if (TuneTableExists)
+                    {
+                        TuneRows.Add(request.Parameters);
+                    }
+
+                    return TdsResponse.Of(new TdsResultSet(TdsColumn.Int("inserted")).Row(TuneTableExists ? 1 : -1));
+                }
+            })
             .On(r => r.Text.StartsWith("DROP DATABASE", StringComparison.Ordinal), request =>
             {
                 lock (_gate)
@@ -85,6 +121,21 @@ internal sealed partial class TuneOverTds
                 }
             });
     }
+
+    /// <summary>Whether the central repository holds dbo.tune_runs (its CREATE TABLE makes it so).</summary>
+    public bool TuneTableExists { get; set; }
+
+    /// <summary>The repository login's permissions as HAS_PERMS_BY_NAME answers them: INSERT, SELECT (on the table), CREATE TABLE, ALTER (schema dbo).</summary>
+    public HashSet<string> RepositoryGrants { get; } = new(StringComparer.Ordinal) { "INSERT", "SELECT", "CREATE TABLE", "ALTER" };
+
+    /// <summary>The repository's DDL as received.</summary>
+    public List<string> TuneTableDdl { get; } = [];
+
+    /// <summary>The parameters of each tune row inserted.</summary>
+    public List<IReadOnlyDictionary<string, object?>> TuneRows { get; } = [];
+
+    /// <summary>What the double received, in order: "ready", "create", "insert", "backup".</summary>
+    public List<string> Order { get; } = [];
 
     /// <summary>RESTORE's CREATE DATABASE permission, as the double's HAS_PERMS_BY_NAME answers it.</summary>
     public bool RestorePermission { get; set; } = true;
@@ -179,8 +230,8 @@ internal sealed partial class TuneOverTds
         switch (limit)
         {
             case "buffers":
-                // 120 waits of 5 ms: 30% of each of the two threads' time, each wait short.
-                return Enumerable.Range(0, 120).Select(i => Wait(at.AddMilliseconds(i * 4), session, 187, "BACKUPBUFFER", 5, 0));
+                // 150 waits of 5 ms: 37% of each of the two threads' time, each wait short.
+                return Enumerable.Range(0, 150).Select(i => Wait(at.AddMilliseconds(i * 3), session, 187, "BACKUPBUFFER", 5, 0));
             case "data-file-write":
                 return [Wait(at, session, 187, "BACKUPBUFFER", 1100, 50), Wait(at, session, 188, "BACKUPIO", 50, 2)];
             default:
@@ -225,6 +276,7 @@ internal sealed partial class TuneOverTds
         {
             session = _sessionId;
             Backups.Add(sql);
+            Order.Add("backup");
             if (!toNul)
             {
                 FilesWritten.AddRange(devices);
