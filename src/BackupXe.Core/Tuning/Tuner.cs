@@ -8,7 +8,7 @@ namespace BackupXe.Core.Tuning;
 /// The trial-and-measure method, guided by the diagnosis: read ceilings first (COPY_ONLY to NUL, without and with
 /// compression), a baseline at the server's defaults run twice to learn the noise, then one move at a time chosen
 /// from the bottleneck the diagnosis finds in the last best trial, in the order of its remedies. A candidate is
-/// repeated (order alternated) while the noise is larger than the gain. The search stops at the source's limit,
+/// repeated (order alternated; a restore's drawn) while the noise is larger than the gain. The search stops at the source's limit,
 /// after two steps that gain under <see cref="MinimumGain"/>, when nothing is left to try, or at the time budget.
 /// </summary>
 public sealed class Tuner
@@ -135,7 +135,7 @@ public sealed class Tuner
 
         if (request.Restore is { } restore)
         {
-            notes.Add($"Then up to {RestoreTuneRequest.MaxTrials} restore trials of {(restore.From.Count > 0 ? string.Join(", ", restore.From) : "the last trial backup that finished")}: "
+            notes.Add($"Then up to {RestoreTuneRequest.MaxTrials} restore option sets (each run again while the noise hides its gain) of {(restore.From.Count > 0 ? string.Join(", ", restore.From) : "the last trial backup that finished")}: "
                 + $"each RESTOREs into a new scratch database (backupxe_tune_{request.RunId}_rNN, checked unused first) with every file moved under {restore.ScratchDirectory}, never WITH REPLACE, "
                 + "and DROPs it after, Ctrl-C included (its files go with it); each writes a row to msdb restore history. The login needs CREATE DATABASE, checked first.");
         }
@@ -338,7 +338,8 @@ public sealed class Tuner
                 return gain;
             }
 
-            // Alternated, so that a drift in the server's load does not always favour the same side.
+            // Alternated, so that a drift in the server's load does not always favour the same side (a drawn order lost
+            // the 5% shape bound on 2 of 30 shape runs: docs/tuning.md, "Repeats").
             if ((candidate.Runs.Count + incumbent.Runs.Count) % 2 == 0)
             {
                 await RunAgainAsync(candidate, cancellationToken);

@@ -106,6 +106,27 @@ public class RestoreTuningTests
         Assert.Contains("No waits were captured", limit.Evidence, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task Cancelling_during_a_restore_trial_stops_it_then_drops_its_scratch_database_and_runs_no_other()
+    {
+        using var cancel = new CancellationTokenSource();
+        var (host, request) = Setup(server => new SimulatedRestoreHost(server));
+        host.OnRestoreStarted = number =>
+        {
+            if (number == 3)
+            {
+                cancel.Cancel();
+            }
+        };
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => new Tuner(host, request).RunAsync(cancel.Token));
+
+        Assert.Equal(3, host.Restores.Count);
+        var third = host.Restores[2].Database;
+        Assert.Equal(["restore " + third, "stop", "drop " + third], host.Calls.TakeLast(3));
+        Assert.Equal(host.Restores.Select(r => r.Database), host.Dropped);
+    }
+
     [Theory]
     [InlineData(1.0)]
     [InlineData(2.5)]

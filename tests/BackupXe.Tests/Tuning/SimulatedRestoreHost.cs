@@ -69,9 +69,24 @@ internal sealed class SimulatedRestoreHost(SimulatedServer backups, int seed = 7
 
     public Task<bool?> InstantFileInitializationAsync(CancellationToken cancellationToken) => Task.FromResult<bool?>(true);
 
+    /// <summary>Called as a restore run starts (its number, 1-based); a test cancels here to stop one midway.</summary>
+    public Action<int>? OnRestoreStarted { get; set; }
+
+    /// <summary>"restore NAME", "stop", "drop NAME", in order.</summary>
+    public List<string> Calls { get; } = [];
+
     public Task<TrialCapture> RunRestoreAsync(RestoreTrialStatement statement, TimeSpan window, CancellationToken cancellationToken)
     {
         Restores.Add(statement);
+        Calls.Add("restore " + statement.Database);
+        OnRestoreStarted?.Invoke(Restores.Count);
+        if (cancellationToken.IsCancellationRequested)
+        {
+            // As the live server does: the restore is stopped before the call returns.
+            Calls.Add("stop");
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+
         var count = statement.BufferCount ?? 6;
         var size = statement.MaxTransferSizeBytes ?? ServerModel.MB;
         var bound = 150 * Math.Sqrt(count * size / (6.0 * ServerModel.MB));
@@ -121,6 +136,7 @@ internal sealed class SimulatedRestoreHost(SimulatedServer backups, int seed = 7
     public Task<string?> DropAsync(RestoreTrialStatement statement, CancellationToken cancellationToken)
     {
         Dropped.Add(statement.Database);
+        Calls.Add("drop " + statement.Database);
         return Task.FromResult<string?>(null);
     }
 
