@@ -159,6 +159,11 @@ internal static class TuneReportWriter
             {
                 text.AppendLine($"{(markdown ? "  " : "     ")}{TerminalText.Line(why.Evidence)}");
             }
+
+            if (trial.Differences.Count > 0)
+            {
+                text.AppendLine($"{(markdown ? "  " : "     ")}{(trial.OptionsDiffer ? "(effective options differ: not recommended): " : "")}{TerminalText.Line(string.Join("; ", trial.Differences))}");
+            }
         }
 
         text.AppendLine($"{(restore.Refused ? "Refused" : "Stopped")}: {TerminalText.Line(restore.StopReason)}");
@@ -342,6 +347,10 @@ internal static class TuneReportWriter
             json.WriteStringOrNull("bottleneck", trial.Bottleneck is { } b ? Kebab.Of(b) : null);
             json.WriteStringOrNull("limit", trial.Limit is { } limit ? Kebab.Of(limit.Side) : null);
             json.WriteStringOrNull("limitEvidence", trial.Limit?.Evidence);
+            json.WriteBoolean("optionsDiffer", trial.OptionsDiffer);
+            json.WriteStartArray("differences");
+            trial.Differences.ToList().ForEach(json.WriteStringValue);
+            json.WriteEndArray();
             json.WriteEndObject();
         }
 

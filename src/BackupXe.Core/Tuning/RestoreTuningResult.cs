@@ -58,6 +58,12 @@ public sealed class RestoreTrial
     /// <summary>What limited the last run, from its phases and waits.</summary>
     public RestoreLimit? Limit => _runs.Count == 0 ? null : _runs[^1].Limit;
 
+    /// <summary>Options the server did not apply as asked, or could not be confirmed, in the last run.</summary>
+    public IReadOnlyList<string> Differences => _runs.Count == 0 ? [] : _runs[^1].Differences;
+
+    /// <summary>True when a run used other options than asked: the trial measured something else, and is never the best.</summary>
+    public bool OptionsDiffer => _runs.Any(r => r.OptionsDiffer);
+
     /// <summary>The buffer memory the server reported for the last run (Total buffer space), or null.</summary>
     public long? BufferMemoryBytes => _runs.Count == 0 ? null : _runs[^1].BufferMemoryBytes;
 
@@ -82,7 +88,13 @@ public sealed record RestoreRun(
     IReadOnlyList<ZeroingReport> Zeroing,
     Bottleneck? Bottleneck,
     RestoreLimit Limit,
-    long? BufferMemoryBytes);
+    long? BufferMemoryBytes)
+{
+    /// <summary>BUFFERCOUNT or MAXTRANSFERSIZE asked for and not what the server reported, or not confirmed.</summary>
+    public IReadOnlyList<string> Differences { get; init; } = [];
+
+    public bool OptionsDiffer { get; init; }
+}
 
 /// <summary>
 /// The restore trials of a tune: each trial, the best, Instant File Initialization as the server reports it, why they

@@ -684,7 +684,7 @@ public sealed class Tuner
             }
 
             var gain = await CompareRestoresAsync(context, trial, best, cancellationToken);
-            if (gain > 0)
+            if (gain > 0 && !trial.OptionsDiffer)
             {
                 adopt(trial);
             }
@@ -710,7 +710,7 @@ public sealed class Tuner
         while (true)
         {
             var gain = candidate.RateMBps / incumbent.RateMBps - 1;
-            if (Math.Abs(gain) > 2 * RestoreNoiseOfDifference(candidate, incumbent, context.Trials) || candidate.Runs.Count >= MaxRunsPerTrial || !TimeForAnotherRun())
+            if (Math.Abs(gain) > 2 * RestoreNoiseOfDifference(candidate, incumbent, context.Trials) || candidate.Runs.Count >= MaxRunsPerTrial || candidate.OptionsDiffer || !TimeForAnotherRun())
             {
                 return gain;
             }
@@ -779,8 +779,13 @@ public sealed class Tuner
         var (rate, window, _, _) = TrialMeasure.Rate(operation);
         var verdict = _diagnostician.Diagnose(operation).Verdict;
         var measures = OperationMeasures.Of(operation);
+        var (differences, differ) = TrialMeasure.BufferDifferences(trial.BufferCount, trial.MaxTransferSizeBytes, operation.BufferConfig);
         trial.Add(new RestoreRun(statement.Database, rate, window, capture.Finished, operation.Zeroing, verdict?.Bottleneck,
-            RestoreLimit.Of(operation, verdict, _diagnostician.Settings), measures.BufferMemoryBytes));
+            RestoreLimit.Of(operation, verdict, _diagnostician.Settings), measures.BufferMemoryBytes)
+        {
+            Differences = differences,
+            OptionsDiffer = differ,
+        });
         if ((measures.ReportedBufferRatio ?? operation.BufferConfig?.SetsOfBuffers) is { } ratio)
         {
             _pricing.Learn(BufferKind.Restore, ratio);

@@ -73,6 +73,21 @@ public class RestoreTuningTests
     }
 
     [Fact]
+    public async Task A_restore_trial_whose_buffer_count_the_server_did_not_apply_is_marked_and_never_the_best()
+    {
+        var (host, request) = Setup(server => new SimulatedRestoreHost(server) { IgnoredOption = "BUFFERCOUNT" });
+
+        var result = await new Tuner(host, request).RunAsync(CancellationToken.None);
+
+        var restore = result.Restore!;
+        var counted = Assert.Single(restore.Trials, t => t.BufferCount is not null);
+        Assert.True(counted.OptionsDiffer);
+        Assert.Contains("BUFFERCOUNT asked 32, the server used 6", counted.Differences);
+        Assert.NotSame(counted, restore.Best);
+        Assert.All(restore.Trials.Where(t => t.BufferCount is null), t => Assert.False(t.OptionsDiffer));
+    }
+
+    [Fact]
     public async Task Zeroing_that_takes_most_of_the_restore_is_the_limit()
     {
         var (host, request) = Setup(server => new SimulatedRestoreHost(server) { ZeroingSeconds = 90 });

@@ -32,6 +32,9 @@ internal sealed class SimulatedRestoreHost(SimulatedServer backups, int seed = 7
     /// <summary>False: the capture holds no waits (a session without wait_info).</summary>
     public bool CapturesWaits { get; init; } = true;
 
+    /// <summary>"BUFFERCOUNT": the server silently uses its default count (6) whatever the restore asks for.</summary>
+    public string? IgnoredOption { get; init; }
+
     /// <summary>Reported Total buffer space over BUFFERCOUNT x MAXTRANSFERSIZE.</summary>
     public double BufferRatio { get; init; } = 1;
 
@@ -87,7 +90,7 @@ internal sealed class SimulatedRestoreHost(SimulatedServer backups, int seed = 7
             cancellationToken.ThrowIfCancellationRequested();
         }
 
-        var count = statement.BufferCount ?? 6;
+        var count = IgnoredOption == "BUFFERCOUNT" ? 6 : statement.BufferCount ?? 6;
         var size = statement.MaxTransferSizeBytes ?? ServerModel.MB;
         var bound = 150 * Math.Sqrt(count * size / (6.0 * ServerModel.MB));
         var rate = Math.Min(CeilingMBps, bound) * Math.Max(0.5, 1 + (backups.Model.Noise * Gaussian()));
