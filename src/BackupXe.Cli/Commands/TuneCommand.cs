@@ -48,6 +48,11 @@ internal static class TuneCommand
             Description = $"With --execute, store the result in this history file (the daemon's SQLite file; created or migrated if needed), where `history tunes` lists it and later backups of the database are set against it; --history alone uses {SqliteHistoryStore.DefaultPath}.",
             Arity = ArgumentArity.ZeroOrOne,
         };
+        var historyServer = new Option<string?>("--history-server")
+        {
+            Description = "With --execute and --history-database, also store the result in the central history repository on this server (dbo.tune_runs, signed in as the tuned server is); the login's INSERT and SELECT on it, or CREATE TABLE and ALTER on schema dbo to create it when missing, are checked before any trial.",
+        };
+        var historyDatabase = new Option<string?>("--history-database") { Description = "With --history-server: the central history repository database." };
         var instance = new Option<string?>("--instance", "-i") { Description = "The instance name the stored result gets in the history (as the daemon names it); default: the --server value." };
         var restore = new Option<bool>("--restore")
         {
@@ -60,7 +65,7 @@ internal static class TuneCommand
         format.AcceptOnlyFromAmong("console", "json", "markdown");
         var command = new Command("tune", "Find the fastest BACKUP options for a database by guided COPY_ONLY trials (a dry run unless --execute).")
         {
-            database, to, budget, timeBudget, window, freeSpace, acceptUnknown, restore, restoreFrom, scratch, history, instance, execute, format, CommonOptions.NoColor(),
+            database, to, budget, timeBudget, window, freeSpace, acceptUnknown, restore, restoreFrom, scratch, history, historyServer, historyDatabase, instance, execute, format, CommonOptions.NoColor(),
         };
         connection.AddTo(command);
         command.SetAction(async (parse, cancellationToken) =>
@@ -79,6 +84,13 @@ internal static class TuneCommand
             if (!parse.GetValue(restore) && (parse.GetResult(restoreFrom) is not null || parse.GetResult(scratch) is not null))
             {
                 await Console.Error.WriteLineAsync("backupxe: --restore-from and --scratch-dir go with --restore, which runs the restore trials.");
+                return ExitCodes.NothingUsable;
+            }
+
+            var central = (Server: parse.GetValue(historyServer), Database: parse.GetValue(historyDatabase));
+            if ((central.Server is null) != (central.Database is null) || central.Server?.Trim().Length == 0 || central.Database?.Trim().Length == 0)
+            {
+                await Console.Error.WriteLineAsync("backupxe: --history-server and --history-database go together, each with a name: the central repository's server and database.");
                 return ExitCodes.NothingUsable;
             }
 
@@ -138,13 +150,24 @@ internal static class TuneCommand
                     return Refused;
                 }
 
+                // The central repository is made ready (least privilege read first, the table created only then) before any trial.
+                var repository = central.Server is { } repositoryServer
+                    ? new SqlConnectionFactory(factory.Settings with { Server = repositoryServer, Database = central.Database!, HostNameInCertificate = null })
+                    : null;
+                if (repository is not null && await PrepareCentralAsync(repository, cancellationToken) is { } exit)
+                {
+                    return exit;
+                }
+
                 var tuner = new Tuner(host, request);
                 try
                 {
                     var result = await tuner.RunAsync(cancellationToken);
                     await Console.Out.WriteAsync(TuneReportWriter.Result(result, outputFormat));
-                    if (historyFile is not null && result.Trials.Count > 0
-                        && !await StoreAsync(historyFile, TuneRecords.Of(result, parse.GetValue(instance) ?? factory.Settings.Server, DateTime.UtcNow)))
+                    var record = TuneRecords.Of(result, parse.GetValue(instance) ?? factory.Settings.Server, DateTime.UtcNow);
+                    var stored = historyFile is null || result.Trials.Count == 0 || await StoreAsync(historyFile, record);
+                    stored &= repository is null || result.Trials.Count == 0 || await StoreCentralAsync(repository, record);
+                    if (!stored)
                     {
                         return ExitCodes.NothingUsable;
                     }
@@ -177,6 +200,45 @@ internal static class TuneCommand
         catch (HistoryStoreException exception)
         {
             await Console.Error.WriteLineAsync($"backupxe: the tune ran but its result was not stored: {exception.Message}");
+            return false;
+        }
+    }
+
+    /// <summary>Null when the central repository can take the tune (its table created if it was missing); else the exit code, the reason on stderr.</summary>
+    private static async Task<int?> PrepareCentralAsync(SqlConnectionFactory repository, CancellationToken cancellationToken)
+    {
+        try
+        {
+            if (await new SqlServerTuneRepository(repository).PrepareAsync(cancellationToken) is { } missing)
+            {
+                await Console.Error.WriteLineAsync($"backupxe: {TerminalText.Line(missing)} Nothing ran.");
+                return Refused;
+            }
+
+            return null;
+        }
+        catch (HistoryStoreException exception)
+        {
+            await Console.Error.WriteLineAsync($"backupxe: {TerminalText.Line(exception.Message)} Nothing ran.");
+            return ExitCodes.NothingUsable;
+        }
+    }
+
+    /// <summary>The result into the central repository, said on stderr; false, with the reason, when it could not be stored.</summary>
+    private static async Task<bool> StoreCentralAsync(SqlConnectionFactory repository, TuneRecord record)
+    {
+        var where = $"{TerminalText.Line(repository.Settings.Server)}, database [{TerminalText.Line(repository.Settings.Database)}]";
+        try
+        {
+            var added = await new SqlServerHistoryStore(repository).SaveTuneAsync(record, CancellationToken.None);
+            await Console.Error.WriteLineAsync(added
+                ? $"backupxe: the tune of [{TerminalText.Line(record.Database)}] is stored in the central history ({where}) as instance {TerminalText.Line(record.Instance)}."
+                : $"backupxe: the central history ({where}) already holds this tune.");
+            return true;
+        }
+        catch (Exception exception) when (exception is HistoryStoreException or Microsoft.Data.SqlClient.SqlException)
+        {
+            await Console.Error.WriteLineAsync($"backupxe: the tune ran but its result was not stored in the central history: {TerminalText.Line(BackupXe.SqlServer.ConnectionStringRedactor.RedactMessage(exception.Message))}");
             return false;
         }
     }

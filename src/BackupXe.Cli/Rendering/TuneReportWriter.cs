@@ -152,8 +152,18 @@ internal static class TuneReportWriter
             var zeroing = trial.ZeroingSeconds is { } seconds
                 ? string.Create(Invariant, $"zeroing {seconds:0.0} s ({string.Join(", ", trial.Zeroing.Select(z => TerminalText.Line(z.Path)))})")
                 : "no zeroing seen";
+            var runs = trial.Runs.Count == 1 ? string.Empty : string.Create(Invariant, $" (mean of {trial.Runs.Count} runs)");
             text.AppendLine(string.Create(Invariant,
-                $"{(markdown ? "- " : "  ")}{trial.Number}. {trial.Options}: {Figures.Rate(trial.RateMBps)} over {trial.WindowSeconds:0.0} s{(trial.Finished ? " (finished)" : "")}; {zeroing}; {(trial.Bottleneck is { } b ? Kebab.Of(b) : "?")}; scratch database [{TerminalText.Line(trial.ScratchDatabase)}]"));
+                $"{(markdown ? "- " : "  ")}{trial.Number}. {trial.Options}: {Figures.Rate(trial.RateMBps)}{runs} over {trial.WindowSeconds:0.0} s{(trial.Finished ? " (finished)" : "")}; {zeroing}; limited by {(trial.Limit is { } limit ? Kebab.Of(limit.Side) : "?")}; scratch database{(trial.Runs.Count == 1 ? "" : "s")} {string.Join(", ", trial.Runs.Select(r => $"[{TerminalText.Line(r.ScratchDatabase)}]"))}"));
+            if (trial.Limit is { } why)
+            {
+                text.AppendLine($"{(markdown ? "  " : "     ")}{TerminalText.Line(why.Evidence)}");
+            }
+
+            if (trial.Differences.Count > 0)
+            {
+                text.AppendLine($"{(markdown ? "  " : "     ")}{(trial.OptionsDiffer ? "(effective options differ: not recommended): " : "")}{TerminalText.Line(string.Join("; ", trial.Differences))}");
+            }
         }
 
         text.AppendLine($"{(restore.Refused ? "Refused" : "Stopped")}: {TerminalText.Line(restore.StopReason)}");
@@ -324,13 +334,23 @@ internal static class TuneReportWriter
             json.WriteNumberOrNull("bufferCount", trial.BufferCount);
             json.WriteNumberOrNull("maxTransferSizeBytes", trial.MaxTransferSizeBytes);
             json.WriteNumber("mbPerSecond", Math.Round(trial.RateMBps, 2));
+            json.WriteStartArray("runs");
+            trial.Runs.Select(r => Math.Round(r.RateMBps, 2)).ToList().ForEach(json.WriteNumberValue);
+            json.WriteEndArray();
             json.WriteNumber("windowSeconds", Math.Round(trial.WindowSeconds, 2));
             json.WriteBoolean("finished", trial.Finished);
+            json.WriteNumberOrNull("bufferMemoryBytes", trial.BufferMemoryBytes);
             json.WriteNumberOrNull("zeroingSeconds", trial.ZeroingSeconds is { } z ? Math.Round(z, 3) : null);
             json.WriteStartArray("zeroedFiles");
             trial.Zeroing.Select(f => f.Path).ToList().ForEach(json.WriteStringValue);
             json.WriteEndArray();
             json.WriteStringOrNull("bottleneck", trial.Bottleneck is { } b ? Kebab.Of(b) : null);
+            json.WriteStringOrNull("limit", trial.Limit is { } limit ? Kebab.Of(limit.Side) : null);
+            json.WriteStringOrNull("limitEvidence", trial.Limit?.Evidence);
+            json.WriteBoolean("optionsDiffer", trial.OptionsDiffer);
+            json.WriteStartArray("differences");
+            trial.Differences.ToList().ForEach(json.WriteStringValue);
+            json.WriteEndArray();
             json.WriteEndObject();
         }
 

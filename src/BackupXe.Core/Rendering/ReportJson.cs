@@ -102,6 +102,7 @@ public static class ReportJson
         yield return Spelled<HistoryVerdict>();
         yield return Spelled<Tuning.TrialPurpose>();
         yield return Spelled<Tuning.LimitingSide>();
+        yield return Spelled<Tuning.RestoreSide>();
     }
 
     private static JsonStringEnumConverter<T> Spelled<T>()

@@ -38,14 +38,16 @@ public sealed class RestoreTrialStatement
 
     public long? MaxTransferSizeBytes { get; }
 
-    /// <summary>"backupxe_tune_1a2b3c4d_r01": unique to the run and the trial.</summary>
-    public static string ScratchName(string runId, int trial) => string.Create(CultureInfo.InvariantCulture, $"backupxe_tune_{runId}_r{trial:00}");
+    /// <summary>"backupxe_tune_1a2b3c4d_r01" (the first run of a trial), "backupxe_tune_1a2b3c4d_r01_2" (its repeats): unique to the run, the trial and the repeat.</summary>
+    public static string ScratchName(string runId, int trial, int run = 1) => run == 1
+        ? string.Create(CultureInfo.InvariantCulture, $"backupxe_tune_{runId}_r{trial:00}")
+        : string.Create(CultureInfo.InvariantCulture, $"backupxe_tune_{runId}_r{trial:00}_{run}");
 
     /// <summary>The trial's statement: every file of <paramref name="files"/> moved under <paramref name="scratchDirectory"/> with a name of its own.</summary>
-    public static RestoreTrialStatement Of(IReadOnlyList<string> from, IReadOnlyList<BackupFileEntry> files, string scratchDirectory, string runId, int trial, int? bufferCount, long? maxTransferSizeBytes)
+    public static RestoreTrialStatement Of(IReadOnlyList<string> from, IReadOnlyList<BackupFileEntry> files, string scratchDirectory, string runId, int trial, int? bufferCount, long? maxTransferSizeBytes, int run = 1)
     {
         ArgumentNullException.ThrowIfNull(files);
-        var name = ScratchName(runId, trial);
+        var name = ScratchName(runId, trial, run);
         var moves = files.Select((file, i) => (file.LogicalName, TrialStatement.Join(scratchDirectory, string.Create(CultureInfo.InvariantCulture, $"{name}_{i + 1}{Extension(file.Type, i)}"))))
             .ToList();
         return new RestoreTrialStatement(name, from, moves, bufferCount, maxTransferSizeBytes);

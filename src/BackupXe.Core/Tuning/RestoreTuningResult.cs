@@ -19,25 +19,81 @@ public sealed record RestoreTuneRequest(IReadOnlyList<string> From, string Scrat
 }
 
 /// <summary>
-/// One restore trial as it ran: its options, the restore's rate over its window (stopped there, or finished), the data
-/// and log files zeroed and the time the zeroing took, the diagnosis, and whether its scratch database was dropped.
+/// One set of restore options, run once or more (repeated, as backup trials are, while the noise is larger than the
+/// gain): each run restores into a scratch database of its own. Its rate is the mean of the runs' rates over their
+/// windows; the zeroing, the diagnosis and the limit are the last run's.
 /// </summary>
-public sealed record RestoreTrial(
-    int Number,
-    string ScratchDatabase,
-    int? BufferCount,
-    long? MaxTransferSizeBytes,
-    double RateMBps,
-    double WindowSeconds,
-    bool Finished,
-    IReadOnlyList<ZeroingReport> Zeroing,
-    Bottleneck? Bottleneck)
+public sealed class RestoreTrial
 {
+    private readonly List<RestoreRun> _runs = [];
+
+    internal RestoreTrial(int number, int? bufferCount, long? maxTransferSizeBytes)
+    {
+        Number = number;
+        BufferCount = bufferCount;
+        MaxTransferSizeBytes = maxTransferSizeBytes;
+    }
+
+    public int Number { get; }
+
+    public int? BufferCount { get; }
+
+    public long? MaxTransferSizeBytes { get; }
+
+    public IReadOnlyList<RestoreRun> Runs => _runs;
+
+    /// <summary>Mean of the runs' rates, MB/s.</summary>
+    public double RateMBps => _runs.Count == 0 ? 0 : _runs.Average(r => r.RateMBps);
+
+    public string ScratchDatabase => _runs.Count == 0 ? string.Empty : _runs[^1].ScratchDatabase;
+
+    public double WindowSeconds => _runs.Count == 0 ? 0 : _runs[^1].WindowSeconds;
+
+    public bool Finished => _runs.Count > 0 && _runs[^1].Finished;
+
+    public IReadOnlyList<ZeroingReport> Zeroing => _runs.Count == 0 ? [] : _runs[^1].Zeroing;
+
+    public Bottleneck? Bottleneck => _runs.Count == 0 ? null : _runs[^1].Bottleneck;
+
+    /// <summary>What limited the last run, from its phases and waits.</summary>
+    public RestoreLimit? Limit => _runs.Count == 0 ? null : _runs[^1].Limit;
+
+    /// <summary>Options the server did not apply as asked, or could not be confirmed, in the last run.</summary>
+    public IReadOnlyList<string> Differences => _runs.Count == 0 ? [] : _runs[^1].Differences;
+
+    /// <summary>True when a run used other options than asked: the trial measured something else, and is never the best.</summary>
+    public bool OptionsDiffer => _runs.Any(r => r.OptionsDiffer);
+
+    /// <summary>The buffer memory the server reported for the last run (Total buffer space), or null.</summary>
+    public long? BufferMemoryBytes => _runs.Count == 0 ? null : _runs[^1].BufferMemoryBytes;
+
     /// <summary>Seconds spent zeroing files, as the capture measured them; null when no zeroing was seen.</summary>
     public double? ZeroingSeconds => Zeroing.Count == 0 ? null : Zeroing.Sum(z => z.Seconds ?? 0);
 
     /// <summary>"BUFFERCOUNT 64, default MAXTRANSFERSIZE".</summary>
     public string Options => $"{(BufferCount is { } count ? $"BUFFERCOUNT {count}" : "default BUFFERCOUNT")}, {(MaxTransferSizeBytes is { } size ? $"MAXTRANSFERSIZE {size / 1024} KB" : "default MAXTRANSFERSIZE")}";
+
+    internal void Add(RestoreRun run) => _runs.Add(run);
+}
+
+/// <summary>
+/// One run of a restore trial: its scratch database, its rate over its window (stopped there, or finished), the files
+/// it zeroed, the diagnosis, what limited it, and the buffer memory the server reported.
+/// </summary>
+public sealed record RestoreRun(
+    string ScratchDatabase,
+    double RateMBps,
+    double WindowSeconds,
+    bool Finished,
+    IReadOnlyList<ZeroingReport> Zeroing,
+    Bottleneck? Bottleneck,
+    RestoreLimit Limit,
+    long? BufferMemoryBytes)
+{
+    /// <summary>BUFFERCOUNT or MAXTRANSFERSIZE asked for and not what the server reported, or not confirmed.</summary>
+    public IReadOnlyList<string> Differences { get; init; } = [];
+
+    public bool OptionsDiffer { get; init; }
 }
 
 /// <summary>

@@ -53,6 +53,44 @@ internal static class TrialMeasure
         return (duration > 0 ? total / duration / DiagnosisSettings.MegaByte : 0, duration, 0, total);
     }
 
+    /// <summary>
+    /// BUFFERCOUNT and MAXTRANSFERSIZE asked for against the buffer configuration the server reported (a backup's or a
+    /// restore's): one line per option that differs (<c>Differ</c> set) or cannot be confirmed.
+    /// </summary>
+    internal static (IReadOnlyList<string> Differences, bool Differ) BufferDifferences(int? bufferCount, long? maxTransferSizeBytes, BufferConfigReport? config)
+    {
+        const string noConfig = "the buffer configuration was not captured";
+        var lines = new List<string>();
+        var differ = false;
+        if (bufferCount is { } count)
+        {
+            if (config?.BufferCount is not { } used)
+            {
+                lines.Add($"BUFFERCOUNT {Figures.Count(count)} not confirmed: {noConfig}");
+            }
+            else if (used != count)
+            {
+                lines.Add($"BUFFERCOUNT asked {Figures.Count(count)}, the server used {Figures.Count(used)}");
+                differ = true;
+            }
+        }
+
+        if (maxTransferSizeBytes is { } size)
+        {
+            if (config?.MaxTransferSizeBytes is not { } used)
+            {
+                lines.Add($"MAXTRANSFERSIZE {Figures.Memory(size)} not confirmed: {noConfig}");
+            }
+            else if (used != size)
+            {
+                lines.Add($"MAXTRANSFERSIZE asked {Figures.Memory(size)}, the server used {Figures.Memory(used)}");
+                differ = true;
+            }
+        }
+
+        return (lines, differ);
+    }
+
     private static (IReadOnlyList<string> Differences, bool Differ) Differences(TrialStatement statement, TrialCapture capture)
     {
         var asked = statement.Options;
@@ -80,9 +118,9 @@ internal static class TrialMeasure
             }
         }
 
-        const string noConfig = "the buffer configuration was not captured";
-        Check("BUFFERCOUNT", asked.BufferCount, config?.BufferCount, noConfig, v => Figures.Count(v));
-        Check("MAXTRANSFERSIZE", asked.MaxTransferSizeBytes, config?.MaxTransferSizeBytes, noConfig, v => Figures.Memory(v));
+        var (buffers, buffersDiffer) = BufferDifferences(asked.BufferCount, asked.MaxTransferSizeBytes, config);
+        lines.AddRange(buffers);
+        differ |= buffersDiffer;
         Check("COMPRESSION", asked.Compression, operation.Options?.Compression, "the effective options were not captured", v => v ? "on" : "off");
         Check("BLOCKSIZE", asked.BlockSizeBytes, capture.EffectiveBlockSizeBytes,
             capture.Finished ? "msdb did not record the block size" : "the trial was stopped before msdb recorded its block size", v => Figures.AsPrinted(v));

@@ -8,7 +8,7 @@ namespace BackupXe.Core.Tuning;
 /// The trial-and-measure method, guided by the diagnosis: read ceilings first (COPY_ONLY to NUL, without and with
 /// compression), a baseline at the server's defaults run twice to learn the noise, then one move at a time chosen
 /// from the bottleneck the diagnosis finds in the last best trial, in the order of its remedies. A candidate is
-/// repeated (order alternated) while the noise is larger than the gain. The search stops at the source's limit,
+/// repeated (order alternated; a restore's drawn) while the noise is larger than the gain. The search stops at the source's limit,
 /// after two steps that gain under <see cref="MinimumGain"/>, when nothing is left to try, or at the time budget.
 /// </summary>
 public sealed class Tuner
@@ -53,7 +53,10 @@ public sealed class Tuner
     private readonly Dictionary<string, string> _overrides = new(StringComparer.Ordinal);
     private TuningFacts _facts = null!;
     private double _spent;
-    private double _ratio = 1;
+    private readonly BufferPricing _pricing = new();
+
+    /// <summary>Draws which of two restore trials runs first in a round of repeats; seeded by the run id, so a run replays.</summary>
+    private readonly Random _order;
     private long? _memoryLimit;
     private IReadOnlyList<string>? _finishedBackup;
 
@@ -64,6 +67,7 @@ public sealed class Tuner
         _server = server;
         _request = request;
         _diagnostician = new BackupDiagnostician(new DiagnosisSettings { MemoryBudgetBytes = request.MemoryBudgetBytes });
+        _order = new Random(request.RunId.Aggregate(17, (hash, c) => unchecked((hash * 31) + c)));
     }
 
     /// <summary>The dry run, the default: asks the server for its facts and nothing else; no trial runs, no file is touched.</summary>
@@ -131,7 +135,7 @@ public sealed class Tuner
 
         if (request.Restore is { } restore)
         {
-            notes.Add($"Then up to {RestoreTuneRequest.MaxTrials} restore trials of {(restore.From.Count > 0 ? string.Join(", ", restore.From) : "the last trial backup that finished")}: "
+            notes.Add($"Then up to {RestoreTuneRequest.MaxTrials} restore option sets (each run again while the noise hides its gain) of {(restore.From.Count > 0 ? string.Join(", ", restore.From) : "the last trial backup that finished")}: "
                 + $"each RESTOREs into a new scratch database (backupxe_tune_{request.RunId}_rNN, checked unused first) with every file moved under {restore.ScratchDirectory}, never WITH REPLACE, "
                 + "and DROPs it after, Ctrl-C included (its files go with it); each writes a row to msdb restore history. The login needs CREATE DATABASE, checked first.");
         }
@@ -201,7 +205,15 @@ public sealed class Tuner
 
             if (_facts.CompressionAvailable)
             {
-                compressed = await RunNewAsync(TrialPurpose.ReadCeilingCompressed, bufferedOptions with { Compression = true }, toNul: true, cancellationToken);
+                // A compressed backup takes more buffer memory than an uncompressed one of the same options (BufferPricing):
+                // when the same buffers do not fit, the most that does.
+                var compressedOptions = bufferedOptions with { Compression = true };
+                if (!Fits(compressedOptions))
+                {
+                    compressedOptions = BufferMove(plain, TrialPurpose.ReadCeilingCompressed, compressed: true) ?? plain.Requested with { Compression = true };
+                }
+
+                compressed = await RunNewAsync(TrialPurpose.ReadCeilingCompressed, compressedOptions, toNul: true, cancellationToken);
             }
 
             baseline = await RunNewAsync(TrialPurpose.Baseline, TrialOptions.Defaults, toNul: false, cancellationToken);
@@ -326,7 +338,8 @@ public sealed class Tuner
                 return gain;
             }
 
-            // Alternated, so that a drift in the server's load does not always favour the same side.
+            // Alternated, so that a drift in the server's load does not always favour the same side (a drawn order lost
+            // the 5% shape bound on 2 of 30 shape runs: docs/tuning.md, "Repeats").
             if ((candidate.Runs.Count + incumbent.Runs.Count) % 2 == 0)
             {
                 await RunAgainAsync(candidate, cancellationToken);
@@ -438,7 +451,7 @@ public sealed class Tuner
     /// (priced at the ratio the server reports, capped by its memory limit and the budget), doubled while the
     /// proposal was already tried.
     /// </summary>
-    private TrialOptions? BufferMove(Trial from, TrialPurpose purpose)
+    private TrialOptions? BufferMove(Trial from, TrialPurpose purpose, bool? compressed = null)
     {
         if (from.Runs.LastOrDefault()?.Operation is not { } operation)
         {
@@ -447,14 +460,20 @@ public sealed class Tuner
 
         var measures = OperationMeasures.Of(operation);
         var toNul = purpose is TrialPurpose.ReadCeiling or TrialPurpose.ReadCeilingCompressed;
+        var requested = compressed is { } on ? from.Requested with { Compression = on } : from.Requested;
+
+        // The proposal prices at the ratio the measured trial reported; the cap is scaled so that it fits at the ratio
+        // the new options will take (a compressed backup's, when it was measured uncompressed).
+        var measured = measures.ReportedBufferRatio is > 1 and var r ? r : 1;
+        var cap = (long)(Cap() * measured / _pricing.Ratio(KindOf(requested)));
         for (var target = _diagnostician.Settings.TargetBuffersPerDevice; target <= 4096; target *= 2)
         {
-            if (BufferPlan.Propose(measures, _diagnostician.Settings with { MemoryBudgetBytes = Cap() }, target) is not { } plan)
+            if (BufferPlan.Propose(measures, _diagnostician.Settings with { MemoryBudgetBytes = cap }, target) is not { } plan)
             {
                 continue;
             }
 
-            var options = from.Requested with { BufferCount = plan.BufferCount, MaxTransferSizeBytes = plan.MaxTransferSizeBytes };
+            var options = requested with { BufferCount = plan.BufferCount, MaxTransferSizeBytes = plan.MaxTransferSizeBytes };
             if (!Fits(options))
             {
                 return null;
@@ -477,15 +496,18 @@ public sealed class Tuner
     private long Cap() => _memoryLimit is { } limit ? Math.Min(limit, _request.MemoryBudgetBytes) : _request.MemoryBudgetBytes;
 
     /// <summary>
-    /// The buffer memory a trial will take as the server counts it, at the highest ratio of Total buffer space to
-    /// BUFFERCOUNT x MAXTRANSFERSIZE seen so far; the defaults priced by the published default formula with 4 volumes.
+    /// The buffer memory a trial will take as the server counts it (<see cref="BufferPricing"/>): BUFFERCOUNT x
+    /// MAXTRANSFERSIZE at the ratio of Total buffer space the server reported for its kind; the default count by the
+    /// published formula (5 per file and 2 per volume, 4 volumes assumed).
     /// </summary>
     internal long PricedMemory(TrialOptions options)
     {
         var bytes = options.RequestedBufferBytes
             ?? ((options.BufferCount ?? (options.Files * 5) + 8) * (options.MaxTransferSizeBytes ?? OperationMeasures.DefaultMaxTransferSize));
-        return (long)Math.Ceiling(bytes * _ratio);
+        return _pricing.Price(bytes, KindOf(options));
     }
+
+    private BufferKind KindOf(TrialOptions options) => options.Compression ?? _facts.CompressionDefault ? BufferKind.CompressedBackup : BufferKind.Backup;
 
     private bool Fits(TrialOptions options) => PricedMemory(options) <= Cap();
 
@@ -550,9 +572,9 @@ public sealed class Tuner
         var verdict = _diagnostician.Diagnose(capture.Operation).Verdict;
         var run = TrialMeasure.Of(statement, capture, verdict);
         trial.Add(run);
-        if (run.ReportedBufferRatio is > 1 and var ratio)
+        if ((run.ReportedBufferRatio ?? capture.Operation.BufferConfig?.SetsOfBuffers) is { } ratio)
         {
-            _ratio = Math.Max(_ratio, ratio);
+            _pricing.Learn(KindOf(trial.Requested), ratio);
         }
 
         if (run.MemoryLimitBytes is { } limit)
@@ -615,6 +637,7 @@ public sealed class Tuner
         IRestoreTrialHost host, RestoreTuneRequest request, IReadOnlyList<string> from, IReadOnlyList<BackupFileEntry> files,
         List<RestoreTrial> trials, List<string> notDropped, Action<RestoreTrial> adopt, Func<RestoreTrial?> incumbent, CancellationToken cancellationToken)
     {
+        var context = new RestoreContext(host, request, from, files, notDropped, trials);
         var steps = new List<(int? Count, long? Size)> { (null, null), (null, RestoreTuneRequest.LargeTransferSize) };
         var next = 0;
         while (trials.Count < RestoreTuneRequest.MaxTrials)
@@ -622,10 +645,10 @@ public sealed class Tuner
             var best = incumbent();
             if (next >= steps.Count)
             {
-                // Larger buffer counts at the best transfer size so far, as long as they fit the budget.
+                // Larger buffer counts at the best transfer size so far, as long as they fit the budget as the server counts them.
                 var size = best?.MaxTransferSizeBytes;
                 var count = RestoreTuneRequest.BufferCounts.FirstOrDefault(c => (best?.BufferCount is not { } b || c > b)
-                    && c * (size ?? OperationMeasures.DefaultMaxTransferSize) <= _request.MemoryBudgetBytes);
+                    && RestoreFits(c, size));
                 if (count == 0)
                 {
                     return "No larger buffer count fits the memory budget.";
@@ -635,20 +658,39 @@ public sealed class Tuner
             }
 
             var (bufferCount, transferSize) = steps[next++];
-            if (_spent + _request.Window.TotalSeconds + TrialOverheadSeconds > _request.TimeBudget.TotalSeconds)
+            if (!RestoreFits(bufferCount, transferSize))
+            {
+                continue;
+            }
+
+            if (!TimeForAnotherRun())
             {
                 return $"The time budget ({Figures.Seconds(_request.TimeBudget.TotalSeconds)}) leaves no room for another restore trial.";
             }
 
-            var trial = await RestoreOnceAsync(host, request, from, files, trials.Count + 1, bufferCount, transferSize, notDropped, cancellationToken);
+            var trial = new RestoreTrial(trials.Count + 1, bufferCount, transferSize);
             trials.Add(trial);
-            if (best is null || trial.RateMBps > best.RateMBps)
+            await RestoreRunAsync(context, trial, cancellationToken);
+            if (best is null)
+            {
+                // The server's defaults run twice, as the backup baseline does: the first measure of the restores' noise.
+                if (TimeForAnotherRun())
+                {
+                    await RestoreRunAsync(context, trial, cancellationToken);
+                }
+
+                adopt(trial);
+                continue;
+            }
+
+            var gain = await CompareRestoresAsync(context, trial, best, cancellationToken);
+            if (gain > 0 && !trial.OptionsDiffer)
             {
                 adopt(trial);
             }
 
             // After the defaults and the transfer size, a buffer step that gains under a few percent ends the search.
-            if (best is not null && next > 2 && trial.RateMBps < best.RateMBps * (1 + MinimumGain))
+            if (next > 2 && gain < MinimumGain)
             {
                 return $"The last buffer step gained under {Figures.Percent(MinimumGain)}: the best restore trial is the optimum within reach.";
             }
@@ -657,18 +699,63 @@ public sealed class Tuner
         return $"{RestoreTuneRequest.MaxTrials} restore trials ran, the most a tune runs.";
     }
 
-    private async Task<RestoreTrial> RestoreOnceAsync(
-        IRestoreTrialHost host, RestoreTuneRequest request, IReadOnlyList<string> from, IReadOnlyList<BackupFileEntry> files,
-        int number, int? bufferCount, long? transferSize, List<string> notDropped, CancellationToken cancellationToken)
+    /// <summary>
+    /// The relative gain of <paramref name="candidate"/> over <paramref name="incumbent"/> after repeating both while the
+    /// noise is larger than the gain: the backup trials' rule (<see cref="CompareAsync"/>). Which of the two runs first
+    /// in each round is drawn at random (seeded by the run id), since a restore right after another may find the backup's
+    /// files in the server's cache.
+    /// </summary>
+    private async Task<double> CompareRestoresAsync(RestoreContext context, RestoreTrial candidate, RestoreTrial incumbent, CancellationToken cancellationToken)
     {
-        var statement = RestoreTrialStatement.Of(from, files, request.ScratchDirectory, _request.RunId, number, bufferCount, transferSize);
+        while (true)
+        {
+            var gain = candidate.RateMBps / incumbent.RateMBps - 1;
+            if (Math.Abs(gain) > 2 * RestoreNoiseOfDifference(candidate, incumbent, context.Trials) || candidate.Runs.Count >= MaxRunsPerTrial || candidate.OptionsDiffer || !TimeForAnotherRun())
+            {
+                return gain;
+            }
+
+            RestoreTrial[] round = _order.Next(2) == 0 ? [candidate, incumbent] : [incumbent, candidate];
+            foreach (var trial in round.Where(t => t == candidate || t.Runs.Count < MaxRunsOfBest))
+            {
+                if (!TimeForAnotherRun())
+                {
+                    break;
+                }
+
+                await RestoreRunAsync(context, trial, cancellationToken);
+            }
+        }
+    }
+
+    private static double RestoreNoiseOfDifference(RestoreTrial a, RestoreTrial b, IReadOnlyList<RestoreTrial> trials)
+        => Math.Max(MinimumNoise, PooledNoise(trials.Select(t => (t.RateMBps, (IReadOnlyList<double>)[.. t.Runs.Select(r => r.RateMBps)])))) * Math.Sqrt(1.0 / a.Runs.Count + 1.0 / b.Runs.Count);
+
+    /// <summary>Relative run-to-run deviation pooled over every option set run more than once.</summary>
+    private static double PooledNoise(IEnumerable<(double Mean, IReadOnlyList<double> Rates)> sets)
+    {
+        var repeated = sets.Where(s => s.Rates.Count >= 2 && s.Mean > 0).ToList();
+        var degrees = repeated.Sum(s => s.Rates.Count - 1);
+        var squares = repeated.Sum(s => s.Rates.Sum(r => (r - s.Mean) / s.Mean * ((r - s.Mean) / s.Mean)));
+        return degrees == 0 ? 0 : Math.Sqrt(squares / degrees);
+    }
+
+    /// <summary>Restore buffers priced as the server counts them (<see cref="BufferPricing"/>), within the budget and the reported limit.</summary>
+    private bool RestoreFits(int? count, long? size) =>
+        count is not { } c || _pricing.Price(c * (size ?? OperationMeasures.DefaultMaxTransferSize), BufferKind.Restore) <= Cap();
+
+    /// <summary>One run of a restore trial into a scratch database of its own, dropped after it whatever happens.</summary>
+    private async Task RestoreRunAsync(RestoreContext context, RestoreTrial trial, CancellationToken cancellationToken)
+    {
+        var host = context.Host;
+        var statement = RestoreTrialStatement.Of(context.From, context.Files, context.Request.ScratchDirectory, _request.RunId, trial.Number, trial.BufferCount, trial.MaxTransferSizeBytes, trial.Runs.Count + 1);
         if (await host.DatabaseExistsAsync(statement.Database, cancellationToken))
         {
             throw new TuningStopped($"A database named {statement.Database} exists: a restore trial never restores over a database.", refused: true);
         }
 
         // The restore creates every file at its full size before it copies.
-        await CheckFreeAsync(request.ScratchDirectory, files.Sum(f => f.SizeBytes), "a restore trial", cancellationToken);
+        await CheckFreeAsync(context.Request.ScratchDirectory, context.Files.Sum(f => f.SizeBytes), "a restore trial", cancellationToken);
         TrialCapture capture;
         try
         {
@@ -676,22 +763,48 @@ public sealed class Tuner
         }
         catch (TrialFailedException failure)
         {
-            throw new TuningStopped($"Restore trial {number} failed: {failure.Message}", refused: true);
+            throw new TuningStopped($"Restore trial {trial.Number} failed: {failure.Message}", refused: true);
         }
         finally
         {
             // Dropped whatever happened, Ctrl-C included: a scratch database left behind is listed with its DROP.
             if (await host.DropAsync(statement, CancellationToken.None) is { } problem)
             {
-                notDropped.Add($"{statement.DropSql} -- {problem}");
+                context.NotDropped.Add($"{statement.DropSql} -- {problem}");
             }
         }
 
         _spent += capture.WallSeconds;
-        var (rate, window, _, _) = TrialMeasure.Rate(capture.Operation);
-        return new RestoreTrial(number, statement.Database, bufferCount, transferSize, rate, window, capture.Finished, capture.Operation.Zeroing,
-            _diagnostician.Diagnose(capture.Operation).Verdict?.Bottleneck);
+        var operation = capture.Operation;
+        var (rate, window, _, _) = TrialMeasure.Rate(operation);
+        var verdict = _diagnostician.Diagnose(operation).Verdict;
+        var measures = OperationMeasures.Of(operation);
+        var (differences, differ) = TrialMeasure.BufferDifferences(trial.BufferCount, trial.MaxTransferSizeBytes, operation.BufferConfig);
+        trial.Add(new RestoreRun(statement.Database, rate, window, capture.Finished, operation.Zeroing, verdict?.Bottleneck,
+            RestoreLimit.Of(operation, verdict, _diagnostician.Settings), measures.BufferMemoryBytes)
+        {
+            Differences = differences,
+            OptionsDiffer = differ,
+        });
+        if ((measures.ReportedBufferRatio ?? operation.BufferConfig?.SetsOfBuffers) is { } ratio)
+        {
+            _pricing.Learn(BufferKind.Restore, ratio);
+        }
+
+        if (operation.BufferConfig?.MemoryLimitBytes is { } limit)
+        {
+            _memoryLimit = _memoryLimit is { } known ? Math.Min(known, limit) : limit;
+        }
+
+        if (measures.BufferMemoryBytes > _request.MemoryBudgetBytes)
+        {
+            throw new TuningStopped($"The server reported {Figures.Memory(measures.BufferMemoryBytes.Value)} of buffer memory for restore trial {trial.Number}, above the budget of {Figures.Memory(_request.MemoryBudgetBytes)}: stopped.", refused: true);
+        }
     }
+
+    /// <summary>What every restore run of one tune shares.</summary>
+    private sealed record RestoreContext(
+        IRestoreTrialHost Host, RestoreTuneRequest Request, IReadOnlyList<string> From, IReadOnlyList<BackupFileEntry> Files, List<string> NotDropped, List<RestoreTrial> Trials);
 
     /// <summary>
     /// The files are this trial's own (checked absent, or refused by the server through MEDIANAME, before it ran):

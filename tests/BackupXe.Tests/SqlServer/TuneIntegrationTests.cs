@@ -71,6 +71,77 @@ public class TuneIntegrationTests(ITestOutputHelper output)
         }
     }
 
+    /// <summary>
+    /// A small whole tune on a real server, only with BACKUPXE_TEST_SQL, BACKUPXE_TEST_BACKUP_DIR and
+    /// BACKUPXE_TEST_SCRATCH_DIR (a directory on the server for the scratch database's files): the read ceilings to NUL
+    /// as tune takes them, the baseline and guided trials into the backup directory, then restore trials of the first
+    /// trial backup that finished, each into a new scratch database that is dropped after it. 5 s windows, a 3 minute
+    /// budget; BACKUPXE_TEST_DATABASE (model when unset) is small enough for a trial to finish.
+    /// </summary>
+    [Fact]
+    public async Task A_small_tune_with_restore_trials_runs_and_cleans_up_on_a_real_server()
+    {
+        var factory = SqlServerIntegrationTests.Factory();
+        var directory = Environment.GetEnvironmentVariable("BACKUPXE_TEST_BACKUP_DIR");
+        var scratch = Environment.GetEnvironmentVariable("BACKUPXE_TEST_SCRATCH_DIR");
+        if (string.IsNullOrWhiteSpace(directory) || string.IsNullOrWhiteSpace(scratch))
+        {
+            Skipped.Because("BACKUPXE_TEST_BACKUP_DIR or BACKUPXE_TEST_SCRATCH_DIR is not set: no directories on the server for the trial files and the scratch database",
+                "set both to directories the server can write (docs/development.md, Against a real SQL Server)");
+        }
+
+        var database = Environment.GetEnvironmentVariable("BACKUPXE_TEST_DATABASE") is { Length: > 0 } name ? name : "model";
+        var session = new CaptureSessionSettings("BackupXe_TuneTest", "BackupXe_TuneTest.xel");
+        var client = new SessionClient(factory, session);
+        var installed = await client.InstallAsync(CancellationToken.None);
+        if (installed.Problems.Count > 0)
+        {
+            Skipped.Because("the test login or server cannot host the session: " + string.Join(" ", installed.Problems.Select(p => p.Message)),
+                "grant the login what docs/permissions.md lists for session install, or point BACKUPXE_TEST_SQL at a server that allows it");
+        }
+
+        try
+        {
+            var source = new EventFileLiveSource(factory.Settings.Server, factory, session, ensureSession: false, new EventFileTailOptions(), new MemoryCheckpoints(), TimeSpan.Zero);
+            await using var capture = new TrialOperationCapture(source, new DiagnosisSettings());
+            var host = new LiveTrialHost(factory, session, capture);
+            var request = new TuneRequest(database, [directory], 256L * 1024 * 1024, TimeSpan.FromMinutes(3), TimeSpan.FromSeconds(5), Convert.ToHexStringLower(Guid.NewGuid().ToByteArray()[..4]))
+            {
+                AcceptUnknownFreeSpace = true,
+                Restore = new RestoreTuneRequest([], scratch),
+            };
+
+            var result = await new Tuner(host, request).RunAsync(CancellationToken.None);
+            foreach (var file in result.KeptFiles)
+            {
+                output.WriteLine($"Trial file kept on the server (remove it): {file.Path}");
+            }
+
+            output.WriteLine(result.StopReason);
+            Assert.False(result.Refused, result.StopReason);
+            Assert.NotNull(result.ReadCeiling);
+            Assert.NotNull(result.Baseline);
+            Assert.All(result.Trials.SelectMany(t => t.Runs), run => Assert.True(run.BufferMemoryBytes is null or <= 256L * 1024 * 1024));
+            Assert.All(result.Trials, t => Assert.False(t.OptionsDiffer, string.Join("; ", t.Differences)));
+
+            var restore = Assert.IsType<RestoreTuningResult>(result.Restore);
+            output.WriteLine(restore.StopReason);
+            Assert.NotEmpty(restore.Trials);
+            Assert.Empty(restore.NotDropped);
+            Assert.All(restore.Trials, t => Assert.NotNull(t.Limit));
+            foreach (var run in restore.Trials.SelectMany(t => t.Runs))
+            {
+                Assert.False(await host.DatabaseExistsAsync(run.ScratchDatabase, CancellationToken.None), $"{run.ScratchDatabase} was not dropped");
+            }
+
+            Assert.False(await host.BackupOrRestoreRunningAsync(database, CancellationToken.None));
+        }
+        finally
+        {
+            await client.UninstallAsync(CancellationToken.None);
+        }
+    }
+
     private sealed class MemoryCheckpoints : IEventFileCheckpointStore
     {
         private EventFileCheckpoint? _saved;

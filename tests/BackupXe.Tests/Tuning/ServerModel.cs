@@ -42,6 +42,15 @@ internal sealed record ServerModel
     /// <summary>The server's Total buffer space over BUFFERCOUNT x MAXTRANSFERSIZE (S03 of the real-world fixtures: 2.7).</summary>
     public double ReportedBufferRatio { get; init; } = 1;
 
+    /// <summary>
+    /// The same ratio for a compressed backup, when it differs: the engine reported three sets of buffers and 3x the
+    /// product for compressed backups (S01, S02); null for the same as <see cref="ReportedBufferRatio"/>.
+    /// </summary>
+    public double? CompressedBufferRatio { get; init; }
+
+    /// <summary>The ratio a backup with <paramref name="compression"/> reports.</summary>
+    public double RatioFor(bool compression) => compression ? CompressedBufferRatio ?? ReportedBufferRatio : ReportedBufferRatio;
+
     public long MemoryLimitBytes { get; init; } = 3325 * MB;
 
     /// <summary>Run-to-run noise, relative standard deviation.</summary>

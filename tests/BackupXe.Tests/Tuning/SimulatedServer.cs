@@ -105,7 +105,7 @@ internal sealed class SimulatedServer(ServerModel model, IReadOnlyList<string> d
         var start = Epoch.AddSeconds(_clock);
         _clock += seconds + 2;
         WallSeconds += seconds + 2;
-        var total = (long)(effective.BufferCount * effective.MaxTransferSize * model.ReportedBufferRatio);
+        var total = (long)(effective.BufferCount * effective.MaxTransferSize * model.RatioFor(effective.Compression));
         MaxBufferBytes = Math.Max(MaxBufferBytes, total);
         var devices = statement.Devices.Count;
         var operation = new OperationReport

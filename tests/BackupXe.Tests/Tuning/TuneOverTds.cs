@@ -74,6 +74,42 @@ internal sealed partial class TuneOverTds
                 }
             })
             .On(r => r.Text.StartsWith("RESTORE DATABASE", StringComparison.Ordinal), Restore)
+            .On("AS table_exists", _ =>
+            {
+                lock (_gate)
+                {
+                    // HAS_PERMS_BY_NAME: NULL (here 0) on an object that does not exist; USER_NAME() and DB_NAME() of the repository.
+                    Order.Add("ready");
+                    int Has(string permission, bool onTable = false) => (!onTable || TuneTableExists) && RepositoryGrants.Contains(permission) ? 1 : 0;
+                    return TdsResponse.Of(new TdsResultSet(
+                            TdsColumn.Int("table_exists"), TdsColumn.Int("can_insert"), TdsColumn.Int("can_select"), TdsColumn.Int("can_create_table"),
+                            TdsColumn.Int("can_alter_schema"), TdsColumn.NVarChar("user_name", 128), TdsColumn.NVarChar("database_name", 128))
+                        .Row(TuneTableExists ? 1 : 0, Has("INSERT", onTable: true), Has("SELECT", onTable: true), Has("CREATE TABLE"), Has("ALTER"), "tuner]x", "BackupXe History"));
+                }
+            })
+            .On("CREATE TABLE [dbo].[tune_runs]", request =>
+            {
+                lock (_gate)
+                {
+                    Order.Add("create");
+                    TuneTableDdl.Add(request.Text);
+                    TuneTableExists = true;
+                    return TdsResponse.Empty;
+                }
+            })
+            .On("INSERT INTO dbo.tune_runs", request =>
+            {
+                lock (_gate)
+                {
+                    Order.Add("insert");
+                    if (TuneTableExists)
+                    {
+                        TuneRows.Add(request.Parameters);
+                    }
+
+                    return TdsResponse.Of(new TdsResultSet(TdsColumn.Int("inserted")).Row(TuneTableExists ? 1 : -1));
+                }
+            })
             .On(r => r.Text.StartsWith("DROP DATABASE", StringComparison.Ordinal), request =>
             {
                 lock (_gate)
@@ -85,6 +121,21 @@ internal sealed partial class TuneOverTds
                 }
             });
     }
+
+    /// <summary>Whether the central repository holds dbo.tune_runs (its CREATE TABLE makes it so).</summary>
+    public bool TuneTableExists { get; set; }
+
+    /// <summary>The repository login's permissions as HAS_PERMS_BY_NAME answers them: INSERT, SELECT (on the table), CREATE TABLE, ALTER (schema dbo).</summary>
+    public HashSet<string> RepositoryGrants { get; } = new(StringComparer.Ordinal) { "INSERT", "SELECT", "CREATE TABLE", "ALTER" };
+
+    /// <summary>The repository's DDL as received.</summary>
+    public List<string> TuneTableDdl { get; } = [];
+
+    /// <summary>The parameters of each tune row inserted.</summary>
+    public List<IReadOnlyDictionary<string, object?>> TuneRows { get; } = [];
+
+    /// <summary>What the double received, in order: "ready", "create", "insert", "backup".</summary>
+    public List<string> Order { get; } = [];
 
     /// <summary>RESTORE's CREATE DATABASE permission, as the double's HAS_PERMS_BY_NAME answers it.</summary>
     public bool RestorePermission { get; set; } = true;
@@ -103,17 +154,22 @@ internal sealed partial class TuneOverTds
     public List<string> Dropped { get; } = [];
 
     /// <summary>
-    /// A restore trial: its scratch database created, its capture written (zeroing of the log, and of the data file
-    /// without Instant File Initialization, then the copy at a rate that grows with buffer memory up to a ceiling),
-    /// then nothing until the cancel, as a long restore does.
+    /// A restore trial: its scratch database created, its capture written (the buffer configuration with its Total
+    /// buffer space and memory limit, zeroing of the log, and of the data file without Instant File Initialization,
+    /// then the copy at a rate that grows with buffer memory up to a ceiling, with the waits of what limits it), then
+    /// nothing until the cancel, as a long restore does.
     /// </summary>
     public TdsResponse Restore(TdsRequest request)
     {
         var sql = request.Text;
         var database = NamePattern().Match(sql).Groups[1].Value.Replace("]]", "]", StringComparison.Ordinal);
         var moves = MovePattern().Matches(sql).Select(m => m.Groups[1].Value.Replace("''", "'", StringComparison.Ordinal)).ToList();
-        var memory = (Number(sql, "BUFFERCOUNT") ?? 6) * (Number(sql, "MAXTRANSFERSIZE") ?? ServerModel.MB);
-        var rate = Math.Min(RestoreCeilingMBps, 150 * Math.Sqrt(memory / (6.0 * ServerModel.MB)));
+        var count = Number(sql, "BUFFERCOUNT") ?? 6;
+        var size = Number(sql, "MAXTRANSFERSIZE") ?? ServerModel.MB;
+        var memory = count * size;
+        var bound = 150 * Math.Sqrt(memory / (6.0 * ServerModel.MB));
+        var rate = Math.Min(RestoreCeilingMBps, bound) * Math.Max(0.5, 1 + (_model.Noise * Gaussian()));
+        var limit = bound < RestoreCeilingMBps ? "buffers" : RestoreCeilingSide;
         int session;
         lock (_gate)
         {
@@ -127,8 +183,10 @@ internal sealed partial class TuneOverTds
         void Message(double seconds, string text) => events.Add(Trace(at.AddSeconds(seconds), session, text, database, restore: true));
         Message(0, "RESTORE DATABASE started");
         Message(0.01, "Backup/Restore buffer configuration parameters");
-        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"BufferCount:                {Number(sql, "BUFFERCOUNT") ?? 6}"));
-        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"MaxTransferSize:            {(Number(sql, "MAXTRANSFERSIZE") ?? ServerModel.MB) / 1024} KB"));
+        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"Memory limit: {_model.MemoryLimitBytes / ServerModel.MB} MB"));
+        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"BufferCount:                {count}"));
+        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"MaxTransferSize:            {size / 1024} KB"));
+        Message(0.01, string.Create(CultureInfo.InvariantCulture, $"Total buffer space:         {(long)(memory * RestoreBufferRatio) / ServerModel.MB} MB"));
         var zeroAt = 0.05;
         foreach (var path in moves.Where(p => p.EndsWith(".ldf", StringComparison.Ordinal) || Sql.InstantFileInitialization != "Y"))
         {
@@ -144,6 +202,7 @@ internal sealed partial class TuneOverTds
             bytes += rate * ServerModel.MB * Math.Max(0.5, 1 + (0.02 * Gaussian()));
             var done = Math.Min((long)bytes, _model.DatabaseBytes - 1);
             Message(zeroAt + second, string.Create(CultureInfo.InvariantCulture, $"{done * 100 / _model.DatabaseBytes} percent ({done}/{_model.DatabaseBytes} bytes) processed"));
+            events.AddRange(RestoreWaits(at.AddSeconds(zeroAt + second - 0.5), session, limit));
         }
 
         Events.Append(events);
@@ -152,6 +211,33 @@ internal sealed partial class TuneOverTds
 
     /// <summary>The restore's copy rate at most, MB/s: where buffer memory stops helping.</summary>
     public double RestoreCeilingMBps { get; init; } = 800;
+
+    /// <summary>
+    /// What limits a restore at its ceiling: "backup-read" (the device reader waits on the backup, BACKUPIO) or
+    /// "data-file-write" (the reader idles while the buffers wait for the data file writer, BACKUPBUFFER).
+    /// </summary>
+    public string RestoreCeilingSide { get; init; } = "backup-read";
+
+    /// <summary>A restore's Total buffer space over BUFFERCOUNT x MAXTRANSFERSIZE.</summary>
+    public double RestoreBufferRatio { get; init; } = 1;
+
+    /// <summary>
+    /// One second of a restore's waits over its two threads (one device reader, one data file writer): below its ceiling
+    /// many short BACKUPBUFFER waits (the buffers cycle, too few), at it the side that limits it.
+    /// </summary>
+    private static IEnumerable<string> RestoreWaits(DateTime at, int session, string limit)
+    {
+        switch (limit)
+        {
+            case "buffers":
+                // 150 waits of 5 ms: 37% of each of the two threads' time, each wait short.
+                return Enumerable.Range(0, 150).Select(i => Wait(at.AddMilliseconds(i * 3), session, 187, "BACKUPBUFFER", 5, 0));
+            case "data-file-write":
+                return [Wait(at, session, 187, "BACKUPBUFFER", 1100, 50), Wait(at, session, 188, "BACKUPIO", 50, 2)];
+            default:
+                return [Wait(at, session, 188, "BACKUPIO", 650, 30), Wait(at, session, 187, "BACKUPBUFFER", 300, 15)];
+        }
+    }
 
     public ScriptedSqlServer Sql { get; } = new();
 
@@ -190,6 +276,7 @@ internal sealed partial class TuneOverTds
         {
             session = _sessionId;
             Backups.Add(sql);
+            Order.Add("backup");
             if (!toNul)
             {
                 FilesWritten.AddRange(devices);

@@ -94,6 +94,43 @@ public class TunerTests
         Assert.Contains(result.Trials, t => t.Purpose == TrialPurpose.MoreBufferMemory);
     }
 
+    [Theory]
+    [InlineData("compression-cpu")]
+    [InlineData("s08-buffer-starved")]
+    public async Task A_compressed_trial_is_priced_at_the_three_sets_of_buffers_the_engine_reports_for_compression_before_one_ran(string shape)
+    {
+        // The uncompressed ceilings report 1x BUFFERCOUNT x MAXTRANSFERSIZE; a compressed backup reports 3x (S01, S02).
+        // Priced at the uncompressed ratio, the compressed ceiling would ask for the same buffers and get three times them.
+        var (model, directories) = Shapes.Get(shape);
+        var server = new SimulatedServer(model with { ReportedBufferRatio = 1, CompressedBufferRatio = 3 }, directories);
+
+        var result = await new Tuner(server, Request(directories, 256)).RunAsync(CancellationToken.None);
+
+        Assert.True(server.MaxBufferBytes <= 256 * MB, $"{server.MaxBufferBytes / MB} MB for a budget of 256 MB");
+        Assert.NotNull(result.CompressedCeiling);
+        Assert.False(result.Refused, result.StopReason);
+        Assert.All(result.Trials.SelectMany(t => t.Runs), run => Assert.True(run.BufferMemoryBytes <= 256 * MB));
+    }
+
+    [Fact]
+    public void Buffer_pricing_learns_each_kind_and_keeps_the_highest_ratio_seen()
+    {
+        var pricing = new BufferPricing();
+        Assert.Equal(100, pricing.Price(100, BufferKind.Backup));
+        Assert.Equal(300, pricing.Price(100, BufferKind.CompressedBackup));
+
+        pricing.Learn(BufferKind.Backup, 1.2);
+        pricing.Learn(BufferKind.Backup, 1.1);
+        Assert.Equal(120, pricing.Price(100, BufferKind.Backup));
+        Assert.Equal(120, pricing.Price(100, BufferKind.Restore));
+        Assert.Equal(300, pricing.Price(100, BufferKind.CompressedBackup));
+
+        // S03: 345 MB reported for 64 x 2 MB, compressed to 3 files.
+        pricing.Learn(BufferKind.CompressedBackup, 345.0 / 128);
+        Assert.Equal(270, pricing.Price(100, BufferKind.CompressedBackup));
+        Assert.Equal(270, pricing.Price(100, BufferKind.Restore));
+    }
+
     [Fact]
     public async Task The_memory_limit_the_server_reports_caps_the_buffers_below_the_budget()
     {
