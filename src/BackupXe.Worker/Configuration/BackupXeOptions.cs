@@ -140,8 +140,8 @@ internal sealed class CaptureWindowOptions
     /// <summary>A five-field cron rule (minute hour day-of-month month day-of-week), e.g. "0 22 * * 1-5".</summary>
     public string? Start { get; set; }
 
-    /// <summary>How long the window lasts, in minutes.</summary>
-    public double? DurationMinutes { get; set; }
+    /// <summary>How long the window lasts, in minutes; required (0, the unset value, is refused).</summary>
+    public double DurationMinutes { get; set; }
 }
 
 /// <summary>Where completed operations are kept.</summary>

@@ -78,10 +78,10 @@ internal sealed class CaptureSchedule
                 }
             }
 
-            if (window.DurationMinutes is not { } minutes || !double.IsFinite(minutes) || minutes < 1 || minutes > MaxDurationMinutes)
+            var minutes = window.DurationMinutes;
+            if (!double.IsFinite(minutes) || minutes < 1 || minutes > MaxDurationMinutes)
             {
-                problems.Add($"{at}:DurationMinutes is required, from 1 to {MaxDurationMinutes.ToString(CultureInfo.InvariantCulture)} (a week)"
-                    + (window.DurationMinutes is { } given ? $"; it is {given.ToString(CultureInfo.InvariantCulture)}." : "."));
+                problems.Add($"{at}:DurationMinutes is required, from 1 to {MaxDurationMinutes.ToString(CultureInfo.InvariantCulture)} (a week); it is {minutes.ToString(CultureInfo.InvariantCulture)}.");
             }
             else if (start is not null)
             {
@@ -128,14 +128,13 @@ internal sealed class CaptureSchedule
         return next;
     }
 
-    // Windows whose armed period [opens - lead, opens + duration) holds the instant: they opened in (at + lead - duration, at + lead].
+    // Windows whose armed period [opens - lead, opens + duration) holds the instant: they open in (at - duration, at + lead].
     private DateTimeOffset? EndOfWindowsArmedAt(DateTimeOffset at)
     {
         DateTimeOffset? until = null;
         foreach (var (start, duration) in _windows)
         {
-            var to = (at + Lead).UtcDateTime;
-            foreach (var opens in start.GetOccurrences(to - duration, to, Zone, fromInclusive: false, toInclusive: true))
+            foreach (var opens in start.GetOccurrences((at - duration).UtcDateTime, (at + Lead).UtcDateTime, Zone, fromInclusive: false, toInclusive: true))
             {
                 var end = new DateTimeOffset(opens, TimeSpan.Zero) + duration;
                 until = until is null || end > until ? end : until;
