@@ -126,24 +126,31 @@ internal sealed class CaptureWindowMonitor(
         var reader = Task.Run(() => read(reading.Token), CancellationToken.None);
         try
         {
-            await DelayUntilAsync(until, cancellationToken);
-            await WhileBackupsRunAsync(until, cancellationToken);
+            await WaitAsync(until - time.GetUtcNow(), reader, cancellationToken);
+            await WhileBackupsRunAsync(until, reader, cancellationToken);
             await DisarmAsync(armedAt, cancellationToken);
-            await Task.Delay(DrainTime, time, cancellationToken);
+            await WaitAsync(DrainTime, reader, cancellationToken);
         }
         finally
         {
             await reading.CancelAsync();
-            await reader;
-            if (cancellationToken.IsCancellationRequested && arming.StartedHere)
+            try
             {
-                await StopAtShutdownAsync();
+                await reader;
+            }
+            finally
+            {
+                // The daemon stops (asked to, or on a history failure) while the session it started runs.
+                if ((cancellationToken.IsCancellationRequested || reader.IsFaulted) && arming.StartedHere)
+                {
+                    await StopAtShutdownAsync();
+                }
             }
         }
     }
 
     /// <summary>After the window: waits while sys.dm_exec_requests shows a BACKUP or RESTORE, or cannot be read.</summary>
-    private async Task WhileBackupsRunAsync(DateTimeOffset windowEnd, CancellationToken cancellationToken)
+    private async Task WhileBackupsRunAsync(DateTimeOffset windowEnd, Task reader, CancellationToken cancellationToken)
     {
         var said = false;
         while (true)
@@ -165,7 +172,7 @@ internal sealed class CaptureWindowMonitor(
                 said = true;
             }
 
-            await Task.Delay(RunningCheckInterval, time, cancellationToken);
+            await WaitAsync(RunningCheckInterval, reader, cancellationToken);
         }
     }
 
@@ -220,6 +227,21 @@ internal sealed class CaptureWindowMonitor(
         {
             logger.CaptureLeftAtShutdown(instance, SessionName, "stopping it failed: " + ConnectionStringRedactor.RedactMessage(failure.Message));
         }
+    }
+
+    /// <summary>
+    /// Waits, but a reader that failed ends the wait with its error: the history store failing stops the daemon now,
+    /// not at the window's end.
+    /// </summary>
+    private async Task WaitAsync(TimeSpan wait, Task reader, CancellationToken cancellationToken)
+    {
+        var delay = wait > TimeSpan.Zero ? Task.Delay(wait, time, cancellationToken) : Task.CompletedTask;
+        if (await Task.WhenAny(delay, reader) == reader && reader.IsFaulted)
+        {
+            await reader;
+        }
+
+        await delay;
     }
 
     private async Task DelayUntilAsync(DateTimeOffset until, CancellationToken cancellationToken)

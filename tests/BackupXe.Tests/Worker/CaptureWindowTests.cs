@@ -32,14 +32,14 @@ public sealed class CaptureWindowTests : IDisposable
     private static ScriptedSqlServer StoppedSession() => new() { SessionExists = true, SessionRunning = false, StartsWithServer = false };
 
     /// <summary>The monitor over the double, reading with a reader that records when it read; returns it running.</summary>
-    private (Task Run, CancellationTokenSource Stop) Monitor(TdsServerDouble server, bool createWhenMissing = true)
+    private (Task Run, CancellationTokenSource Stop) Monitor(TdsServerDouble server, bool createWhenMissing = true, Func<CancellationToken, Task>? read = null)
     {
         var (schedule, problems) = CaptureSchedule.From(
             new CaptureWindowsOptions { TimeZone = "UTC", LeadMinutes = 5, Windows = [new CaptureWindowOptions { Start = "0 3 * * *", DurationMinutes = 60 }] },
             "BackupXe:Instances:0:CaptureWindows");
         Assert.Empty(problems);
         var arming = new SessionArming(new SqlConnectionFactory(TdsClient.Settings(server)), new CaptureSessionSettings(StartWithServer: false), createWhenMissing);
-        var monitor = new CaptureWindowMonitor("prod", schedule!, arming, ReadAsync, _clock, TimeSpan.FromSeconds(30), _loggers.CreateLogger("capture"));
+        var monitor = new CaptureWindowMonitor("prod", schedule!, arming, read ?? ReadAsync, _clock, TimeSpan.FromSeconds(30), _loggers.CreateLogger("capture"));
         var stop = new CancellationTokenSource();
         return (Task.Run(() => monitor.RunAsync(stop.Token)), stop);
     }
@@ -247,5 +247,24 @@ public sealed class CaptureWindowTests : IDisposable
 
         Assert.False(sql.SessionRunning);
         Assert.Equal(2, Ddl(server).Count);
+    }
+
+    [Fact]
+    public async Task A_history_failure_while_armed_stops_the_monitor_at_once_and_the_session_it_started()
+    {
+        // Given a reader whose history store fails as soon as the window's reading begins
+        var sql = StoppedSession();
+        await using var server = TdsServerDouble.Start(sql.Script);
+        var monitor = Monitor(server, read: _ => Task.FromException(new BackupXe.History.HistoryStoreException("the history file is damaged")));
+
+        // When the window opens
+        await AdvanceToAsync(Armed);
+
+        // Then the failure ends the monitor without waiting for the window's end (the daemon stops on it), and the
+        // session it had started is stopped again
+        await Assert.ThrowsAsync<BackupXe.History.HistoryStoreException>(() => monitor.Run.WaitAsync(TimeSpan.FromSeconds(20)));
+        Assert.False(sql.SessionRunning);
+        Assert.Equal(2, Ddl(server).Count);
+        monitor.Stop.Dispose();
     }
 }
