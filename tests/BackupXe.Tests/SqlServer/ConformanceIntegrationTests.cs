@@ -85,6 +85,20 @@ public sealed class ConformanceIntegrationTests
     }
 
     [Fact]
+    public async Task The_in_memory_recovery_wait_the_session_filters_on_is_in_the_servers_wait_map_on_a_real_server()
+    {
+        // The session lists XTP_RECOVERY and WAIT_XTP_RECOVERY; a name a build lacks matches nothing, so at least one
+        // must be there, or in-memory restores would never be captured.
+        var factory = SqlServerIntegrationTests.Factory();
+        await using var connection = await factory.OpenAsync(None);
+        await using var command = factory.Command(connection,
+            "SELECT COUNT(*) FROM sys.dm_xe_map_values WHERE name = N'wait_types' AND map_value IN (N'XTP_RECOVERY', N'WAIT_XTP_RECOVERY');");
+
+        Assert.True(Convert.ToInt32(await command.ExecuteScalarAsync(None), System.Globalization.CultureInfo.InvariantCulture) > 0,
+            "neither XTP_RECOVERY nor WAIT_XTP_RECOVERY is a wait_types map value on this server");
+    }
+
+    [Fact]
     public async Task The_read_functions_errors_are_the_numbers_BackupXe_handles_on_a_real_server()
     {
         // Given a running test session with an event file
