@@ -152,6 +152,51 @@ internal static class ServerRequirements
         return problems;
     }
 
+    /// <summary>
+    /// What arming an existing session around capture windows needs, checked before the first START: starting and
+    /// stopping it (ALTER ANY EVENT SESSION, or on SQL Server 2022+ both ALTER ANY EVENT SESSION ENABLE and DISABLE, so
+    /// that a session started here can always be stopped again), and seeing every session's requests in
+    /// sys.dm_exec_requests (VIEW SERVER STATE, 2022+ VIEW SERVER PERFORMANCE STATE), without which a running backup
+    /// would look like none and the session would be stopped under it.
+    /// </summary>
+    public static IReadOnlyList<RequirementProblem> CheckArming(ServerFacts facts)
+    {
+        ArgumentNullException.ThrowIfNull(facts);
+        var held = new HashSet<string>(facts.Permissions, StringComparer.OrdinalIgnoreCase);
+        var granular = HasGranularPermissions(facts);
+        var problems = new List<RequirementProblem>();
+        if (!held.Contains(AlterAnyEventSession))
+        {
+            if (!granular)
+            {
+                problems.Add(Missing(AlterAnyEventSession, null, "to start the capture session before a window and stop it after", facts.LoginName));
+            }
+            else
+            {
+                if (!held.Contains(AlterAnyEventSessionEnable))
+                {
+                    problems.Add(Missing(AlterAnyEventSessionEnable, AlterAnyEventSession, "to start the capture session before a window", facts.LoginName));
+                }
+
+                if (!held.Contains(AlterAnyEventSessionDisable))
+                {
+                    problems.Add(Missing(AlterAnyEventSessionDisable, AlterAnyEventSession, "to stop the capture session after a window (a session it could not stop would run on)", facts.LoginName));
+                }
+            }
+        }
+
+        if (!held.Contains(ViewServerState) && !(granular && held.Contains(ViewServerPerformanceState)))
+        {
+            problems.Add(Missing(
+                granular ? ViewServerPerformanceState : ViewServerState,
+                granular ? ViewServerState : null,
+                "to read the session and to see every backup in sys.dm_exec_requests before stopping it",
+                facts.LoginName));
+        }
+
+        return problems;
+    }
+
     private static string TooOld(ServerFacts facts)
     {
         var product = ProductNames.For(facts.ProductMajorVersion);

@@ -92,6 +92,9 @@ internal sealed class InstanceOptions
     /// <summary>Periodic import of msdb and CommandLog history from this live instance; off unless IntervalMinutes is set.</summary>
     public HistoryImportOptions HistoryImport { get; set; } = new();
 
+    /// <summary>Backup windows around which the daemon starts and stops the session (docs/configuration.md); none: read at all times.</summary>
+    public CaptureWindowsOptions CaptureWindows { get; set; } = new();
+
     public bool HasLiveConnection
         => !string.IsNullOrWhiteSpace(ConnectionString) || !string.IsNullOrWhiteSpace(Server);
 
@@ -111,6 +114,34 @@ internal sealed class HistoryImportOptions
     public string? CommandLogDatabase { get; set; }
 
     public bool Enabled => IntervalMinutes > 0;
+}
+
+/// <summary>
+/// The capture windows of one live instance: the session is started <see cref="LeadMinutes"/> before each window, read
+/// during it and stopped after it once no backup or restore runs (docs/live.md, "Capturing around backup windows").
+/// </summary>
+internal sealed class CaptureWindowsOptions
+{
+    /// <summary>The windows; empty turns arming off.</summary>
+    public List<CaptureWindowOptions> Windows { get; set; } = [];
+
+    /// <summary>An IANA or Windows time zone id the rules are read in; null: the daemon machine's local time zone.</summary>
+    public string? TimeZone { get; set; }
+
+    /// <summary>Minutes before each window that the session is started.</summary>
+    public double LeadMinutes { get; set; } = BackupXeOptionsDefaults.CaptureLeadMinutes;
+
+    public bool Enabled => Windows.Count > 0;
+}
+
+/// <summary>One backup window: when it opens (a cron rule) and how long it lasts.</summary>
+internal sealed class CaptureWindowOptions
+{
+    /// <summary>A five-field cron rule (minute hour day-of-month month day-of-week), e.g. "0 22 * * 1-5".</summary>
+    public string? Start { get; set; }
+
+    /// <summary>How long the window lasts, in minutes; required (0, the unset value, is refused).</summary>
+    public double DurationMinutes { get; set; }
 }
 
 /// <summary>Where completed operations are kept.</summary>

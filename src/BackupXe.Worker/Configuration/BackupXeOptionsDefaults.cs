@@ -41,6 +41,9 @@ internal static class BackupXeOptionsDefaults
     /// <summary>Two days: a daily import overlaps the previous one, and the overlap merges (a re-import adds no rows).</summary>
     public const double HistoryImportLookbackDays = 2;
 
+    /// <summary>Five minutes: a job that starts a little early is still captured from its first event.</summary>
+    public const double CaptureLeadMinutes = 5;
+
     public const string HistoryProvider = HistoryProviders.Sqlite;
     public const string HistoryPath = SqliteHistoryStore.DefaultPath;
 

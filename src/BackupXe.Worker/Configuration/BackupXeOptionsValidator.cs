@@ -110,7 +110,34 @@ internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = n
             {
                 ValidateReplayPath(key, instance.ReplayPath!, failures);
             }
+
+            ValidateCaptureWindows(instance, key, failures);
         }
+    }
+
+    /// <summary>
+    /// Arming starts and stops the session on the server: a write, so it needs the same opt-in as creating the
+    /// session (EnsureSession), and a live instance whose transport reads a session BackupXe may start.
+    /// </summary>
+    private static void ValidateCaptureWindows(InstanceOptions instance, string key, List<string> failures)
+    {
+        var windows = instance.CaptureWindows;
+        var at = $"{key}:CaptureWindows";
+        if (!windows.Enabled)
+        {
+            return;
+        }
+
+        if (!instance.HasLiveConnection)
+        {
+            failures.Add($"{at} starts and stops a live server's session: it needs {key}:Server (or ConnectionString), not a replay.");
+        }
+        else if (!instance.EnsureSession)
+        {
+            failures.Add($"{at} starts and stops the session on the server, a change: allow it with {key}:EnsureSession true (the daemon's opt-in to changing the session).");
+        }
+
+        failures.AddRange(Monitoring.CaptureSchedule.From(windows, at).Problems);
     }
 
     private static void ValidateHistoryImports(BackupXeOptions options, List<string> failures)

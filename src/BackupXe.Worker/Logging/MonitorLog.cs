@@ -93,4 +93,31 @@ internal static partial class MonitorLog
 
     [LoggerMessage(EventId = 183, Level = LogLevel.Information, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}) stalled in {Phase}; its current wait could not be read: {Reason}")]
     public static partial void StallWaitUnknown(this ILogger logger, string kind, string? database, string instance, int sessionId, string? phase, string reason);
+
+    [LoggerMessage(EventId = 200, Level = LogLevel.Information, Message = "Instance {Instance}: capture window until {ArmedUntil:O}: session {SessionName} {Armed}")]
+    public static partial void CaptureArmed(this ILogger logger, string instance, DateTimeOffset armedUntil, string sessionName, string armed);
+
+    [LoggerMessage(EventId = 201, Level = LogLevel.Warning, Message = "Instance {Instance}: session {SessionName} not started for the capture window until {ArmedUntil:O}, nothing changed on the server: {Problem}")]
+    public static partial void CaptureRefused(this ILogger logger, string instance, string sessionName, DateTimeOffset armedUntil, string problem);
+
+    [LoggerMessage(EventId = 202, Level = LogLevel.Information, Message = "Instance {Instance}: the capture window ended at {WindowEnd:O} but {Running} backup or restore request(s) still run (session {SessionId}: {Command} of [{Database}]); session {SessionName} stays armed and is read until none runs")]
+    public static partial void CaptureKeptArmed(this ILogger logger, string instance, DateTimeOffset windowEnd, int running, int sessionId, string command, string? database, string sessionName);
+
+    [LoggerMessage(EventId = 203, Level = LogLevel.Warning, Message = "Instance {Instance}: the capture window ended but whether a backup still runs could not be read ({Reason}); session {SessionName} stays armed, checked again in {CheckSeconds} s")]
+    public static partial void CaptureRunningUnknown(this ILogger logger, string instance, string reason, string sessionName, double checkSeconds);
+
+    [LoggerMessage(EventId = 204, Level = LogLevel.Information, Message = "Instance {Instance}: session {SessionName} stopped after its capture window ({ArmedMinutes:0.#} min armed); next window armed at {NextArm:O}")]
+    public static partial void CaptureDisarmed(this ILogger logger, string instance, string sessionName, double armedMinutes, DateTimeOffset? nextArm);
+
+    [LoggerMessage(EventId = 205, Level = LogLevel.Information, Message = "Instance {Instance}: session {SessionName} left running after its capture window: BackupXe did not start it")]
+    public static partial void CaptureLeftRunning(this ILogger logger, string instance, string sessionName);
+
+    [LoggerMessage(EventId = 206, Level = LogLevel.Warning, Message = "Instance {Instance}: session {SessionName} runs outside its capture windows and was not started by this daemon: left alone, and not read before the next window at {NextArm:O}")]
+    public static partial void CaptureRunningOutsideWindow(this ILogger logger, string instance, string sessionName, DateTimeOffset? nextArm);
+
+    [LoggerMessage(EventId = 207, Level = LogLevel.Warning, Message = "Instance {Instance}: the capture window's session {SessionName} could not be {Step} ({ErrorType}: {Error}); next try in {RetrySeconds} s")]
+    public static partial void CaptureFailed(this ILogger logger, string instance, string sessionName, string step, string errorType, string error, double retrySeconds);
+
+    [LoggerMessage(EventId = 208, Level = LogLevel.Warning, Message = "Instance {Instance}: the daemon is stopping while its capture window's session {SessionName} runs and {Reason}: left running; a DBA stops it with ALTER EVENT SESSION [{SessionName}] ON SERVER STATE = STOP;")]
+    public static partial void CaptureLeftAtShutdown(this ILogger logger, string instance, string sessionName, string reason);
 }

@@ -30,15 +30,12 @@ internal sealed class LiveSourceFactory(
         }
 
         var name = instance.Name!;
-        return LiveSources.Open(new LiveSourceSettings(
-            new SqlConnectionFactory(LiveInstanceSettings.Build(instance)),
-            // Files named after the session: a daemon that creates "Nightly" must not write into the BackupXe.xel files
-            // of a default session on the same server (and read them back through its file pattern).
-            new CaptureSessionSettings(instance.SessionName, instance.SessionName + ".xel"))
+        return LiveSources.Open(new LiveSourceSettings(new SqlConnectionFactory(LiveInstanceSettings.Build(instance)), SessionOf(instance))
         {
             Transport = instance.Transport,
             Instance = name,
-            EnsureSession = instance.EnsureSession,
+            // With capture windows the arming starts the session; the source only reads it, and never re-creates it.
+            EnsureSession = instance.EnsureSession && !instance.CaptureWindows.Enabled,
             TailOptions = new EventFileTailOptions { PollInterval = TimeSpan.FromSeconds(instance.PollIntervalSeconds), BatchSize = instance.BatchSize },
             Checkpoints = checkpoints,
             CheckpointInterval = TimeSpan.FromSeconds(instance.CheckpointIntervalSeconds),
@@ -47,4 +44,12 @@ internal sealed class LiveSourceFactory(
             ReadLimit = readLimit,
         });
     }
+
+    /// <summary>
+    /// The session an instance reads (and creates with EnsureSession). Files named after the session: a daemon that
+    /// creates "Nightly" must not write into the BackupXe.xel files of a default session on the same server (and read
+    /// them back through its file pattern).
+    /// </summary>
+    public static CaptureSessionSettings SessionOf(InstanceOptions instance)
+        => new(instance.SessionName, instance.SessionName + ".xel", StartWithServer: !instance.CaptureWindows.Enabled);
 }

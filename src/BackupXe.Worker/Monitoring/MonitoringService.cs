@@ -48,6 +48,21 @@ internal sealed class MonitoringService(
         }
     }
 
+    /// <summary>An instance with capture windows reads only around them (<see cref="CaptureWindowMonitor"/>); any other reads at all times.</summary>
+    private Func<CancellationToken, Task> Runner(InstanceOptions instance, InstanceMonitor monitor, TimeSpan retryDelay)
+    {
+        if (!instance.CaptureWindows.Enabled || !instance.HasLiveConnection)
+        {
+            return monitor.RunAsync;
+        }
+
+        var schedule = CaptureSchedule.From(instance.CaptureWindows, instance.Name!).Schedule
+            ?? throw new InvalidOperationException($"Instance '{instance.Name}': capture windows the validation should have refused.");
+        var arming = new SqlServer.Sessions.SessionArming(
+            new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance)), LiveSourceFactory.SessionOf(instance), createWhenMissing: instance.EnsureSession);
+        return new CaptureWindowMonitor(monitor.Name, schedule, arming, monitor.RunAsync, time, retryDelay, loggers.CreateLogger<CaptureWindowMonitor>()).RunAsync;
+    }
+
     private async Task MonitorAllAsync(CancellationToken stoppingToken)
     {
         var settings = options.Value;
@@ -61,8 +76,10 @@ internal sealed class MonitoringService(
                     : new StallWaits(new SqlServer.Live.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>())))
             .ToList();
 
+        var runs = settings.Instances.Zip(monitors, (instance, monitor) => Runner(instance, monitor, retryDelay));
+
         // Task.Run: a source that blocks before its first await must not hold up the instances after it.
-        await Task.WhenAll(monitors.Select(monitor => Task.Run(() => monitor.RunAsync(stoppingToken), CancellationToken.None)));
+        await Task.WhenAll(runs.Select(run => Task.Run(() => run(stoppingToken), CancellationToken.None)));
         if (!stoppingToken.IsCancellationRequested)
         {
             loggers.CreateLogger<MonitoringService>().AllInstancesFinished();

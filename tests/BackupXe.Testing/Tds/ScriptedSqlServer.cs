@@ -19,12 +19,16 @@ public sealed class ScriptedSqlServer
         Script = new TdsScript()
             .On("fn_my_permissions", _ => Facts())
             .On("dm_xe_session_targets", _ => Status())
-            .On("ADD EVENT sqlserver.backup_restore_progress_trace", _ =>
+            .On("ADD EVENT sqlserver.backup_restore_progress_trace", r =>
             {
                 SessionExists = true;
                 SessionRunning = true;
+                // STARTUP_STATE as the rendered script declares it.
+                StartsWithServer = !r.Text.Contains("DECLARE @StartWithServer bit = 0;", StringComparison.Ordinal);
                 return new TdsResponse().Info($"BackupXe: session [{SessionName}] created and running.");
             })
+            .On("QUOTENAME(@session) + N' ON SERVER STATE = START;'", r => ChangeState(r, start: true))
+            .On("QUOTENAME(@session) + N' ON SERVER STATE = STOP;'", r => ChangeState(r, start: false))
             .On(r => r.Text.Contains("DROP EVENT SESSION", StringComparison.Ordinal) && !r.Text.Contains("CREATE EVENT SESSION", StringComparison.Ordinal), _ =>
             {
                 SessionExists = false;
@@ -81,6 +85,9 @@ public sealed class ScriptedSqlServer
     public bool SessionExists { get; set; }
 
     public bool SessionRunning { get; set; }
+
+    /// <summary>STARTUP_STATE of the session (sys.server_event_sessions.startup_state); set by the install script's declaration.</summary>
+    public bool StartsWithServer { get; set; } = true;
 
     public long DroppedEvents { get; set; }
 
@@ -164,6 +171,34 @@ public sealed class ScriptedSqlServer
         return this;
     }
 
+    /// <summary>
+    /// ALTER EVENT SESSION ... STATE = START / STOP as the ALTER EVENT SESSION page gives them: ALTER ANY EVENT SESSION,
+    /// or on SQL Server 2022+ ALTER ANY EVENT SESSION ENABLE (start) / DISABLE (stop); without it, or for a session that is
+    /// not there, 15151; 25705 for a session already started, 25704 for one already stopped (errors 25000 to 25999).
+    /// </summary>
+    private TdsResponse ChangeState(TdsRequest request, bool start)
+    {
+        var name = request.Parameters.TryGetValue("@session", out var value) ? value as string : null;
+        var granular = MajorVersion >= 16 || EngineEdition == 8;
+        var allowed = Permissions.Contains("ALTER ANY EVENT SESSION")
+            || (granular && Permissions.Contains(start ? "ALTER ANY EVENT SESSION ENABLE" : "ALTER ANY EVENT SESSION DISABLE"));
+        if (!allowed || !SessionExists || name != SessionName)
+        {
+            return new TdsResponse().Error(SqlErrorNumbers.DoesNotExistOrNoPermission, 16,
+                $"Cannot alter the event session '{name}', because it does not exist or you do not have permission.");
+        }
+
+        if (SessionRunning == start)
+        {
+            return start
+                ? new TdsResponse().Error(SqlErrorNumbers.EventSessionAlreadyStarted, 16, "The event session has already been started.")
+                : new TdsResponse().Error(SqlErrorNumbers.EventSessionAlreadyStopped, 16, "The event session has already been stopped.");
+        }
+
+        SessionRunning = start;
+        return TdsResponse.Empty;
+    }
+
     private TdsResponse RingBuffer()
     {
         var set = new TdsResultSet(TdsColumn.NVarChar("target_data", null));
@@ -190,7 +225,7 @@ public sealed class ScriptedSqlServer
             TdsColumn.NVarChar("targets", null), TdsColumn.BigInt("dropped_event_count"), TdsColumn.BigInt("dropped_buffer_count"),
             TdsColumn.BigInt("buffer_memory_bytes"), TdsColumn.NVarChar("configured_file", 4000), TdsColumn.NVarChar("current_file", 4000));
         return TdsResponse.Of(SessionExists
-            ? set.Row(SessionName, true, SessionRunning, true, Target,
+            ? set.Row(SessionName, true, SessionRunning, StartsWithServer, Target,
                 SessionRunning ? DroppedEvents : null, SessionRunning ? 0L : null, SessionRunning ? 4_194_304L : null,
                 "BackupXe.xel", SessionRunning ? @"C:\MSSQL\Log\BackupXe_0_133589000000000000.xel" : null)
             : set.Row(SessionName, false, false, null, null, null, null, null, null, null));

@@ -185,7 +185,7 @@ public sealed class LiveServerIntegrationTests : IDisposable
     }
 
     /// <summary>The server, backup folder and database the environment names; skips the test when they are not set.</summary>
-    private sealed record TestServer(string ConnectionString, SqlConnectionStringBuilder Builder, string BackupDirectory, string Database)
+    internal sealed record TestServer(string ConnectionString, SqlConnectionStringBuilder Builder, string BackupDirectory, string Database)
     {
         public string? Password => Builder.IntegratedSecurity ? null : Builder.Password;
 

@@ -2,6 +2,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.Tests.Support;
+using BackupXe.Tests.Support.Tds;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Monitoring;
 using BackupXe.Worker.Telemetry;
@@ -126,5 +127,45 @@ public sealed class MonitoringServiceTests : IDisposable
         Assert.NotNull(service.ExecuteTask);
         Assert.True(service.ExecuteTask.IsCompletedSuccessfully);
         Assert.Empty(_log.WithEventId(150));
+    }
+
+    [Fact]
+    public async Task An_instance_with_capture_windows_is_read_only_once_the_daemon_has_armed_its_session()
+    {
+        // Given a live instance whose stopped session (STARTUP_STATE OFF) has a window at 03:00 UTC, the clock at 02:00
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = false, StartsWithServer = false };
+        await using var server = TdsServerDouble.Start(sql.Script);
+        var sources = new ScriptedSourceFactory((instance, _) => new ScriptedSource($"{instance.Name}.xml", SomeEvents));
+        var options = Options.Create(new BackupXeOptions
+        {
+            RetryDelaySeconds = 30,
+            Instances =
+            [
+                new InstanceOptions
+                {
+                    Name = "prod", Server = server.Server, UserName = TdsClient.User, Password = TdsClient.Password,
+                    Encrypt = false, // test-only: the double speaks no TLS
+                    EnsureSession = true,
+                    CaptureWindows = new CaptureWindowsOptions { TimeZone = "UTC", Windows = [new CaptureWindowOptions { Start = "0 3 * * *", DurationMinutes = 60 }] },
+                },
+            ],
+        });
+        var recorder = new OperationRecorder(_history, new RegressionDetector(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
+        var service = new MonitoringService(options, sources, new ScriptedAnalyzer(new Dictionary<string, IReadOnlyList<OperationReport>>()), _history, recorder, _metrics, _time, _loggers);
+
+        // When the daemon starts, and the clock reaches the lead before the window
+        await service.StartAsync(CancellationToken.None);
+        var wait = await _time.NextTimerAsync();
+        var openedBefore = sources.OpenedCount("prod");
+        _time.Advance(wait);
+        await Eventually.TrueAsync(() => sources.OpenedCount("prod") == 1, "the instance read in its window");
+        var runningInWindow = sql.SessionRunning;
+        await service.StopAsync(CancellationToken.None);
+
+        // Then nothing was read before 02:55, the session was started for the window, and stopped when the daemon stopped
+        Assert.Equal(TimeSpan.FromMinutes(55), wait);
+        Assert.Equal(0, openedBefore);
+        Assert.True(runningInWindow);
+        Assert.False(sql.SessionRunning);
     }
 }

@@ -142,6 +142,17 @@ public sealed class OptionsValidationTests
     ];
 
     [Fact]
+    public void Capture_windows_need_the_daemons_opt_in_to_changing_the_session()
+    {
+        (string, string?)[] windows = [("BackupXe:Instances:0:CaptureWindows:Windows:0:Start", "0 22 * * *"), ("BackupXe:Instances:0:CaptureWindows:Windows:0:DurationMinutes", "180")];
+
+        Assert.Empty(Failures([.. LiveProd, .. windows, ("BackupXe:Instances:0:EnsureSession", "true")]));
+        Assert.Equal(
+            ["BackupXe:Instances:0:CaptureWindows starts and stops the session on the server, a change: allow it with BackupXe:Instances:0:EnsureSession true (the daemon's opt-in to changing the session)."],
+            Failures([.. LiveProd, .. windows]));
+    }
+
+    [Fact]
     public void A_periodic_history_import_on_a_live_instance_is_valid()
     {
         Assert.Empty(Failures([.. LiveProd, ("BackupXe:Instances:0:HistoryImport:IntervalMinutes", "60"), ("BackupXe:Instances:0:HistoryImport:LookbackDays", "7")]));
