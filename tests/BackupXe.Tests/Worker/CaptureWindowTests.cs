@@ -1,7 +1,7 @@
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Monitoring;
 using Serilog.Extensions.Logging;

@@ -2,7 +2,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Monitoring;
 using BackupXe.Worker.Telemetry;
