@@ -31,8 +31,19 @@ internal sealed class OutputBuffer : IBufferWriter<byte>
     /// <summary>What is gathered and not sent yet.</summary>
     public ReadOnlySpan<byte> Gathered => _block.AsSpan(0, _count);
 
+    /// <summary>How many bytes are gathered and not sent yet.</summary>
+    public int Length => _count;
+
     /// <summary>Forgets what is gathered (once copied out), keeping the memory for the next part.</summary>
     public void Clear() => _count = 0;
+
+    /// <summary>Forgets what was gathered after the first <paramref name="length"/> bytes (not sent yet).</summary>
+    public void TruncateTo(int length)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(length, _count);
+        _count = length;
+    }
 
     public void Advance(int count)
     {
@@ -45,9 +56,18 @@ internal sealed class OutputBuffer : IBufferWriter<byte>
         _count += count;
     }
 
-    public Memory<byte> GetMemory(int sizeHint = 0) => _block.AsMemory(_count, Room(sizeHint));
+    // Room first: it may replace the block.
+    public Memory<byte> GetMemory(int sizeHint = 0)
+    {
+        var room = Room(sizeHint);
+        return _block.AsMemory(_count, room);
+    }
 
-    public Span<byte> GetSpan(int sizeHint = 0) => _block.AsSpan(_count, Room(sizeHint));
+    public Span<byte> GetSpan(int sizeHint = 0)
+    {
+        var room = Room(sizeHint);
+        return _block.AsSpan(_count, room);
+    }
 
     public void Write(ReadOnlySpan<byte> bytes)
     {
