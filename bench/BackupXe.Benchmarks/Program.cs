@@ -41,6 +41,17 @@ public static class Program
                     args.Length > 4 ? args[4].Split(',').Select(f => double.Parse(f, CultureInfo.InvariantCulture)).ToArray() : [0.1, 1, 10],
                     args.Length > 5 && args[5] != "-" ? args[5] : null,
                     args.Length > 6 ? args[6].Split(',').Where(c => c != "none").Select(c => int.Parse(c, CultureInfo.InvariantCulture)).ToArray() : [100, 1000]).ConfigureAwait(false);
+            case "xel-set":
+                // CLI (executable or dll, or "publish"), kind (wait-info|genuine), 1x in MB, MB per member file, pairs,
+                // factors (comma-separated), directory to keep the sets in (- for a temporary one).
+                return await XelSetBenchmark.RunAsync(
+                    args[1],
+                    args.Length > 2 ? args[2] : "wait-info",
+                    args.Length > 3 ? long.Parse(args[3], CultureInfo.InvariantCulture) : 128,
+                    args.Length > 4 ? long.Parse(args[4], CultureInfo.InvariantCulture) : 128,
+                    args.Length > 5 ? int.Parse(args[5], CultureInfo.InvariantCulture) : 3,
+                    args.Length > 6 ? args[6].Split(',').Select(f => double.Parse(f, CultureInfo.InvariantCulture)).ToArray() : [1, 10],
+                    args.Length > 7 && args[7] != "-" ? args[7] : null).ConfigureAwait(false);
             case "daemon":
                 // Instance counts (comma-separated), events per minute per instance, seconds measured, poll interval in
                 // seconds, the capture whose rows are played (docs/performance.md, "Live: one daemon, many instances").
@@ -69,7 +80,7 @@ public static class Program
             case "bare-xml" or "bare-lines":
                 return ProcessBenchmark.Bare(args[0], args[1]);
             default:
-                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | xel-file wait-info|genuine MB PATH [FIXTURE] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | stages ERRORLOG [RUNS] [STAGE...] | allocations ERRORLOG [STAGE] | bare-xml FILE | bare-lines FILE");
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | xel-file wait-info|genuine MB PATH [FIXTURE] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | xel-set CLI|publish [wait-info|genuine] [MB] [MEMBER-MB] [PAIRS] [FACTORS] [KEEP-DIR|-] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | stages ERRORLOG [RUNS] [STAGE...] | allocations ERRORLOG [STAGE] | bare-xml FILE | bare-lines FILE");
                 return 1;
         }
     }

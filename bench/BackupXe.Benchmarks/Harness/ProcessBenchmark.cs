@@ -114,7 +114,7 @@ public static class ProcessBenchmark
     /// What users install: the CLI published for this machine's runtime and self-contained, which the project compiles
     /// ahead of time into one native executable (docs/installation.md). Returns its path.
     /// </summary>
-    private static async Task<string> PublishAsync(string output)
+    internal static async Task<string> PublishAsync(string output)
     {
         var repository = AppContext.BaseDirectory;
         while (!File.Exists(Path.Combine(repository, "BackupXe.sln")))
@@ -173,10 +173,10 @@ public static class ProcessBenchmark
         return 0;
     }
 
-    private sealed record Child(string File, string[] Arguments);
+    internal sealed record Child(string File, string[] Arguments);
 
     /// <summary>Wall time, CPU time (user + system: on a shared machine the steadier of the two), peak resident set.</summary>
-    private sealed record Measured(double Seconds, double CpuSeconds, double PeakMegabytes);
+    internal sealed record Measured(double Seconds, double CpuSeconds, double PeakMegabytes);
 
     private static Child Self(string verb, string path)
     {
@@ -186,10 +186,10 @@ public static class ProcessBenchmark
             : new Child(process, [verb, path]);
     }
 
-    private static Child Cli(string cli, params string[] arguments)
+    internal static Child Cli(string cli, params string[] arguments)
         => cli.EndsWith(".dll", StringComparison.Ordinal) ? new Child("dotnet", [cli, .. arguments]) : new Child(cli, arguments);
 
-    private static async Task<(Ratios Ratio, Measured A, Measured B)> PairsAsync(int pairs, Child a, Child b)
+    internal static async Task<(Ratios Ratio, Measured A, Measured B)> PairsAsync(int pairs, Child a, Child b)
     {
         await MeasureAsync(a).ConfigureAwait(false); // warm the file cache and the runtime's own files
         var ratios = new List<double>();
@@ -220,7 +220,7 @@ public static class ProcessBenchmark
         return (new Ratios(Median(ratios), Median(cpuRatios)), Median(aRuns), Median(bRuns));
     }
 
-    private sealed record Ratios(double Wall, double Cpu);
+    internal sealed record Ratios(double Wall, double Cpu);
 
     private static Measured Median(List<Measured> runs)
         => new(Median(runs.Select(r => r.Seconds)), Median(runs.Select(r => r.CpuSeconds)), Median(runs.Select(r => r.PeakMegabytes)));

@@ -69,6 +69,19 @@ public static class XelBenchmark
     /// </summary>
     public static int Write(string kind, long megabytes, string path, string fixture)
     {
+        if (WriteFile(kind, megabytes, path, fixture) is not { } events)
+        {
+            Console.Error.WriteLine("xel-file: kind is wait-info or genuine");
+            return 1;
+        }
+
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{path}: {new FileInfo(path).Length / 1_048_576.0:F0} MB, {events} events"));
+        return 0;
+    }
+
+    /// <summary>Writes a .xel of about <paramref name="megabytes"/>; its event count, or null for a kind not known.</summary>
+    internal static long? WriteFile(string kind, long megabytes, string path, string fixture)
+    {
         var target = megabytes * 1_048_576;
         long events;
         switch (kind)
@@ -92,12 +105,10 @@ public static class XelBenchmark
 
                 break;
             default:
-                Console.Error.WriteLine("xel-file: kind is wait-info or genuine");
-                return 1;
+                return null;
         }
 
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{path}: {new FileInfo(path).Length / 1_048_576.0:F0} MB, {events} events"));
-        return 0;
+        return events;
     }
 
     /// <summary>Writes the header and metadata once, then the backup's event buffers until the file reaches its size.</summary>

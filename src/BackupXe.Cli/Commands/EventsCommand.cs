@@ -121,7 +121,7 @@ internal static class EventsCommand
     /// <summary>A source decoded in batches: each batch listed where it was decoded, the parts copied out in order.</summary>
     private static void List(IXeEventBatchSource source, SourceStatus status, EventListWriter list, OutputBuffer output, EventListBatches batches, EventNames seen, CancellationToken cancellationToken)
     {
-        foreach (var part in source.ReadXeEventBatches(status, batches.Format, cancellationToken))
+        foreach (var part in source.ReadXeEventBatches(status, batches.Start, cancellationToken))
         {
             batches.CopyOut(part, output, seen, list);
         }
@@ -160,10 +160,13 @@ internal sealed class EventNames
 
     public bool Any => _counts.Count > 0;
 
-    public void Add(string name, bool listed)
+    public void Add(string name, bool listed) => Add(name, 1, listed ? 1 : 0);
+
+    /// <summary>Adds <paramref name="count"/> events of one name, <paramref name="listed"/> of them listed.</summary>
+    public void Add(string name, long count, long listed)
     {
-        _counts[name] = _counts.GetValueOrDefault(name) + 1;
-        Listed += listed ? 1 : 0;
+        _counts[name] = _counts.GetValueOrDefault(name) + count;
+        Listed += listed;
     }
 
     /// <summary>Adds the counts of a part of the inputs, counted apart (on another thread).</summary>

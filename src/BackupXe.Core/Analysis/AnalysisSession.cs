@@ -71,7 +71,7 @@ public sealed class AnalysisSession
         // the quiet clock is waiting on a read, that read is cancelled and awaited before the reader is disposed, which
         // a read in progress does not allow.
         using var reading = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var merge = new TimeOrderedMerge(_inputs);
+        var merge = new TimeOrderedMerge(_inputs, _options.ReadAhead);
         await using var reader = merge.ReadEventsAsync(reading.Token).GetAsyncEnumerator(reading.Token);
         var quiet = _options.QuietInterval;
         var time = _options.Time;

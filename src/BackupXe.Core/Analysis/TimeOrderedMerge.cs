@@ -12,14 +12,21 @@ namespace BackupXe.Core.Analysis;
 /// Timestamps are compared by ticks: an ERRORLOG's local times (Unspecified) and XE's UTC times share no zone,
 /// and converting either would invent one. Aligning the two clocks is the caller's decision, not the merge's.
 /// Equal timestamps keep source order, and each source keeps its own order.
+/// With <c>readAhead</c> and a second core, each file that is read and parsed on the calling thread (a month of
+/// ERRORLOGs) is read on a thread of its own, a few batches ahead (<see cref="ReadAhead"/>): the files are parsed in
+/// parallel while the merge and the analysis run, and the events, their order and each input's problems are those of
+/// the sequential read. Memory grows with the number of inputs (a few thousand events each at most), not their length.
 /// </remarks>
 internal sealed class TimeOrderedMerge
 {
     private readonly IReadOnlyList<AnalysisInput> _inputs;
+    private readonly bool _readAhead;
 
-    public TimeOrderedMerge(IReadOnlyList<AnalysisInput> inputs)
+    /// <param name="readAhead">Read each file that pays for it ahead on a thread of its own, when there are several inputs and cores.</param>
+    public TimeOrderedMerge(IReadOnlyList<AnalysisInput> inputs, bool readAhead = false)
     {
         _inputs = inputs;
+        _readAhead = readAhead && inputs.Count > 1 && ReadAhead.Pays;
     }
 
     public TimeOrderedMerge(IReadOnlyList<ITraceEventSource> sources)
@@ -40,7 +47,7 @@ internal sealed class TimeOrderedMerge
         {
             for (var i = 0; i < readers.Length; i++)
             {
-                readers[i] = _inputs[i].Source.ReadEventsAsync(_inputs[i].Status, cancellationToken).GetAsyncEnumerator(cancellationToken);
+                readers[i] = Events(_inputs[i], cancellationToken).GetAsyncEnumerator(cancellationToken);
                 await PullAsync(readers, i, pending).ConfigureAwait(false);
             }
 
@@ -62,6 +69,12 @@ internal sealed class TimeOrderedMerge
             }
         }
     }
+
+    /// <summary>One input's events: read ahead on a thread of its own when that pays, else where the merge pulls them.</summary>
+    private IAsyncEnumerable<TraceEvent> Events(AnalysisInput input, CancellationToken cancellationToken) =>
+        _readAhead && input.Source is ISynchronousTraceEventSource source && (source is not IReadAheadAdvice advice || advice.ReadAheadPays)
+            ? ReadAhead.Events(source, input.Status, cancellationToken).ToAsyncEnumerable()
+            : input.Source.ReadEventsAsync(input.Status, cancellationToken);
 
     private async ValueTask PullAsync(IAsyncEnumerator<TraceEvent>?[] readers, int index, PriorityQueue<int, (long, int)> pending)
     {

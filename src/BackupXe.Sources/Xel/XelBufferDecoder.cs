@@ -31,10 +31,16 @@ internal sealed class XelPlans
 
     private XelPlans(XelCatalogue catalogue)
     {
+        Shapes = new XeShapes();
         _eventIds = [.. catalogue.Events.Keys];
-        _events = [.. catalogue.Events.Values.Select(e => new XelEventPlan(e, catalogue))];
+        _events = [.. catalogue.Events.Values.Select(e => new XelEventPlan(e, catalogue, Shapes))];
         _actionIds = [.. catalogue.Actions.Keys];
-        _actions = [.. catalogue.Actions.Values.Select(a => XelValuePlan.For(catalogue, a.Name, a.Package, a.TypeId, isAction: true))];
+        _actions = [.. catalogue.Actions.Values.Select((a, i) => XelValuePlan.For(catalogue, a.Name, a.Package, a.TypeId, i, isAction: true))];
+        foreach (var action in _actions)
+        {
+            Shapes.AddAction(action.Shape);
+        }
+
         Session = catalogue.SessionGuid;
         Clock = catalogue.Clock;
     }
@@ -44,6 +50,9 @@ internal sealed class XelPlans
     public Guid Session { get; }
 
     public XelClock Clock { get; }
+
+    /// <summary>The events and actions as a listing names them.</summary>
+    public XeShapes Shapes { get; }
 
     public static XelPlans Of(XelCatalogue catalogue) => new(catalogue);
 
@@ -76,8 +85,9 @@ internal sealed class XelBufferDecoder
     private readonly HashSet<long> _onceSaid = [];
 
     /// <summary>
-    /// Decodes the records of one event buffer. Events are added to <paramref name="whole"/> (every field and action)
-    /// or mapped to <paramref name="analysed"/> (BackupXe's events); damage ends the buffer, reported where it is.
+    /// Decodes the records of one event buffer. Events are added to <paramref name="whole"/> (every field and action),
+    /// told value by value to <paramref name="listing"/> (every field and action, from the buffer's bytes) or mapped to
+    /// <paramref name="analysed"/> (BackupXe's events); damage ends the buffer, reported where it is.
     /// <paramref name="cut"/> says the buffer ends where its file was cut, which its caller reports.
     /// </summary>
     /// <returns>How many records were decoded, analysed or not.</returns>
@@ -91,7 +101,8 @@ internal sealed class XelBufferDecoder
         List<XelFinding> findings,
         List<XeEvent>? whole,
         List<TraceEvent>? analysed,
-        bool cut = false)
+        bool cut = false,
+        IXeEventListing? listing = null)
     {
         _onceSaid.Clear();
         if (bufferSession != Guid.Empty && bufferSession != plans.Session)
@@ -173,7 +184,12 @@ internal sealed class XelBufferDecoder
             var actions = data[actionsStart..position];
             try
             {
-                if (whole is not null)
+                if (listing is not null)
+                {
+                    DecodeListed(plans, plan, timestamp, payload, actions, bufferOffset + actionsStart, findings, listing);
+                    decoded++;
+                }
+                else if (whole is not null)
                 {
                     whole.Add(DecodeWhole(plans, plan, timestamp, payload, actions, bufferOffset + actionsStart, findings));
                     decoded++;
@@ -218,6 +234,52 @@ internal sealed class XelBufferDecoder
         }
 
         return new XeEvent(plan.Class.Name, plan.Class.Package, timestamp, fields, list);
+    }
+
+    /// <summary>
+    /// What <see cref="DecodeWhole"/> makes of a record, told to <paramref name="listing"/> as it is read: the same
+    /// values, problems and damage, with no object per event or value.
+    /// </summary>
+    private void DecodeListed(XelPlans plans, XelEventPlan plan, DateTime timestamp, ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, long actionsOffset, List<XelFinding> findings, IXeEventListing listing)
+    {
+        var listed = listing.Begin(plan.Shape, timestamp);
+        try
+        {
+            var fixedEnd = -1;
+            foreach (var column in plan.Columns)
+            {
+                var bytes = ColumnBytes(column, payload, ref fixedEnd, plan.Columns);
+                if (listed)
+                {
+                    column.List(listing, bytes);
+                }
+            }
+        }
+        catch (XelDamageException)
+        {
+            listing.Abandon();
+            throw;
+        }
+
+        foreach (var (id, bytes, offset) in new XelActionWalk(actions))
+        {
+            if (ActionPlan(plans, id, bytes.Length, actionsOffset + offset, findings) is not { } action || !listed)
+            {
+                continue;
+            }
+
+            // A value whose length does not match its type's size is kept as its bytes rather than misread.
+            if (action.Fits(bytes.Length))
+            {
+                action.List(listing, bytes);
+            }
+            else
+            {
+                listing.Binary(action.Shape, bytes);
+            }
+        }
+
+        listing.End();
     }
 
     private bool DecodeAnalysed(XelPlans plans, XelEventPlan plan, DateTime timestamp, ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, long recordOffset, List<XelFinding> findings, List<TraceEvent> analysed)

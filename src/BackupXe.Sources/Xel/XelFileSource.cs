@@ -82,10 +82,10 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IReadAheadAd
         }
     }
 
-    public IEnumerable<T> ReadXeEventBatches<T>(SourceStatus status, Func<IReadOnlyList<XeEvent>, T> prepare, CancellationToken cancellationToken)
-        where T : class
+    public IEnumerable<T> ReadXeEventBatches<T>(SourceStatus status, Func<T> listing, CancellationToken cancellationToken)
+        where T : class, IXeEventListing
     {
-        foreach (var step in Decoded(status, whole: true, events => prepare(events), cancellationToken))
+        foreach (var step in Decoded(status, whole: true, listing, cancellationToken))
         {
             if (step.Prepared is T prepared)
             {
@@ -154,13 +154,13 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IReadAheadAd
     /// The steps of the read in file order, each decoded and its problems and counts applied to the status just before
     /// it is handed on. Up to <see cref="BuffersInFlight"/> steps are read ahead, their buffers decoding meanwhile.
     /// </summary>
-    /// <param name="prepare">Run on each buffer's whole events where they were decoded (null: none).</param>
-    private IEnumerable<XelStep> Decoded(SourceStatus status, bool whole, Func<List<XeEvent>, object>? prepare, CancellationToken cancellationToken)
+    /// <param name="listing">Gives the listing each buffer's events are told to where they are decoded (null: none).</param>
+    private IEnumerable<XelStep> Decoded(SourceStatus status, bool whole, Func<IXeEventListing>? listing, CancellationToken cancellationToken)
     {
         var window = new Queue<XelStep>();
         var here = new XelBufferDecoder();
         ExceptionDispatchInfo? failure = null;
-        using (var steps = Steps(status, whole, owned: BuffersInFlight > 0, prepare).GetEnumerator())
+        using (var steps = Steps(status, whole, owned: BuffersInFlight > 0, listing).GetEnumerator())
         {
             while (true)
             {
@@ -212,7 +212,7 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IReadAheadAd
     /// carried by the next step, so that they reach the status in file order with the decoders' own.
     /// </summary>
     /// <param name="owned">Each step gets its own copy of its buffer (decoded later, on another thread).</param>
-    private IEnumerable<XelStep> Steps(SourceStatus status, bool whole, bool owned, Func<List<XeEvent>, object>? prepare)
+    private IEnumerable<XelStep> Steps(SourceStatus status, bool whole, bool owned, Func<IXeEventListing>? listing)
     {
         var pending = new List<Action>();
         foreach (var (file, problem) in _skipped)
@@ -266,7 +266,7 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IReadAheadAd
                             pending.Add(() => file.Report(before, "event buffer before any metadata: its events cannot be decoded; skipped"));
                             break;
                         case XelLayout.EventBuffer:
-                            yield return new XelStep(Take(pending), file, decoder.Plans, buffer, whole, owned, prepare);
+                            yield return new XelStep(Take(pending), file, decoder.Plans, buffer, whole, owned, listing);
                             break;
                         case XelLayout.HeaderBuffer:
                             // A stream header belongs to the event stream, not to a file: here it is a damaged type word,

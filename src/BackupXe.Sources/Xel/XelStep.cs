@@ -16,7 +16,7 @@ internal sealed class XelStep
     private readonly byte[]? _bytes;
     private readonly XelLogBuffer _buffer;
     private readonly bool _owned;
-    private readonly Func<List<XeEvent>, object>? _prepare;
+    private readonly Func<IXeEventListing>? _listing;
     private readonly List<XelFinding> _findings = [];
     private Task? _decoding;
     private long _decoded;
@@ -30,10 +30,10 @@ internal sealed class XelStep
     }
 
     /// <param name="owned">The buffer is copied: the walk reuses its bytes while this one waits to be decoded.</param>
-    /// <param name="prepare">Made of the whole events where they were decoded (null: none); see <see cref="Prepared"/>.</param>
-    public XelStep(Action[] before, XelFileProblems file, XelPlans plans, XelLogBuffer buffer, bool whole, bool owned, Func<List<XeEvent>, object>? prepare = null)
+    /// <param name="listing">Gives the listing each event is told to where it is decoded (null: events are kept); see <see cref="Prepared"/>.</param>
+    public XelStep(Action[] before, XelFileProblems file, XelPlans plans, XelLogBuffer buffer, bool whole, bool owned, Func<IXeEventListing>? listing = null)
     {
-        _prepare = prepare;
+        _listing = listing;
         _before = before;
         _file = file;
         _plans = plans;
@@ -49,6 +49,11 @@ internal sealed class XelStep
             _bytes = buffer.Bytes;
         }
 
+        if (listing is not null)
+        {
+            return;
+        }
+
         if (whole)
         {
             Whole = [];
@@ -59,14 +64,14 @@ internal sealed class XelStep
         }
     }
 
-    /// <summary>The buffer's events, every field kept (listing); null when analysed events were asked for.</summary>
+    /// <summary>The buffer's events, every field kept (listing); null when analysed events or a listing were asked for.</summary>
     public List<XeEvent>? Whole { get; }
 
-    /// <summary>The buffer's events as BackupXe analyses them; null when whole events were asked for.</summary>
+    /// <summary>The buffer's events as BackupXe analyses them; null when whole events or a listing were asked for.</summary>
     public List<TraceEvent>? Analysed { get; }
 
-    /// <summary>What the preparation made of <see cref="Whole"/> on the decoding thread; null for a step without a buffer.</summary>
-    public object? Prepared { get; private set; }
+    /// <summary>The listing the buffer's events were told to, on the decoding thread; null for a step without a buffer or listing.</summary>
+    public IXeEventListing? Prepared { get; private set; }
 
     /// <summary>Decodes the buffer on the thread pool, with working state of its own (a few small objects per buffer).</summary>
     public void Start()
@@ -85,9 +90,10 @@ internal sealed class XelStep
             return;
         }
 
+        var listing = _listing?.Invoke();
         try
         {
-            _decoded = decoder.Decode(_plans, _bytes, _buffer.Start, _buffer.End, _buffer.Session, _buffer.Offset, _findings, Whole, Analysed, _buffer.Cut);
+            _decoded = decoder.Decode(_plans, _bytes, _buffer.Start, _buffer.End, _buffer.Session, _buffer.Offset, _findings, Whole, Analysed, _buffer.Cut, listing);
         }
         finally
         {
@@ -97,13 +103,7 @@ internal sealed class XelStep
             }
         }
 
-        if (_prepare is not null)
-        {
-            Prepared = _prepare(Whole!);
-
-            // The prepared form replaces the events: only it stays in memory while the step waits its turn.
-            Whole!.Clear();
-        }
+        Prepared = listing;
     }
 
     /// <summary>Waits for the decoding started by <see cref="Start"/>, then applies the step to the status.</summary>

@@ -1,6 +1,7 @@
 using System.Collections.Immutable;
 using System.Buffers.Binary;
 using System.Globalization;
+using System.Runtime.InteropServices;
 using System.Text;
 using BackupXe.Sources.XeEvents;
 
@@ -33,8 +34,9 @@ internal sealed class XelValuePlan
 {
     private static readonly ImmutableArray<string> SmallNumbers = [.. Enumerable.Range(0, 1024).Select(i => i.ToString(CultureInfo.InvariantCulture))];
 
-    private XelValuePlan(string name, string package, string typeName, XelValueKind kind, int size, int offset, IReadOnlyDictionary<uint, string>? map, bool isAction)
+    private XelValuePlan(string name, string package, string typeName, XelValueKind kind, int size, int offset, IReadOnlyDictionary<uint, string>? map, bool isAction, int index)
     {
+        Shape = new XeColumnShape(index, name, package, typeName, isAction);
         Name = name;
         Package = package;
         TypeName = typeName;
@@ -63,6 +65,9 @@ internal sealed class XelValuePlan
 
     public XeField Field { get; }
 
+    /// <summary>The column as a listing names it.</summary>
+    public XeColumnShape Shape { get; }
+
     public bool IsVariable => Size == 0;
 
     /// <summary><see cref="Size"/> of a column of unknown type that is last in the fixed area.</summary>
@@ -71,7 +76,8 @@ internal sealed class XelValuePlan
     /// <summary>Whether an action value of <paramref name="length"/> bytes can be read as this type.</summary>
     public bool Fits(int length) => Size <= 0 || length == Size;
 
-    public static XelValuePlan For(XelCatalogue catalogue, string name, string package, uint typeId, int offset = 0, int unknownSize = 0, bool isAction = false)
+    /// <param name="index">Where the column is among its event's fields, or the action among the file's actions.</param>
+    public static XelValuePlan For(XelCatalogue catalogue, string name, string package, uint typeId, int index, int offset = 0, int unknownSize = 0, bool isAction = false)
     {
         if (catalogue.Maps.TryGetValue(typeId, out var map))
         {
@@ -82,17 +88,17 @@ internal sealed class XelValuePlan
             }
 
             var kind = map.KeySize is 1 or 2 or 4 or 8 ? XelValueKind.Map : XelValueKind.Raw;
-            return new XelValuePlan(name, package, map.Name, kind, Math.Max((int)map.KeySize, 1), offset, entries, isAction);
+            return new XelValuePlan(name, package, map.Name, kind, Math.Max((int)map.KeySize, 1), offset, entries, isAction, index);
         }
 
         if (!catalogue.Types.TryGetValue(typeId, out var type))
         {
             // Not described by this file: its width comes from the column layout (or the action's length); the last
             // fixed column runs to where the variable data starts (RunsToFixedEnd).
-            return new XelValuePlan(name, package, $"0x{typeId:X8}", XelValueKind.Raw, unknownSize > 0 ? unknownSize : RunsToFixedEnd, offset, null, isAction);
+            return new XelValuePlan(name, package, $"0x{typeId:X8}", XelValueKind.Raw, unknownSize > 0 ? unknownSize : RunsToFixedEnd, offset, null, isAction, index);
         }
 
-        return new XelValuePlan(name, package, type.Name, KindOf(type.Name, type.Size), type.Size, offset, null, isAction);
+        return new XelValuePlan(name, package, type.Name, KindOf(type.Name, type.Size), type.Size, offset, null, isAction, index);
     }
 
     private static XelValueKind KindOf(string typeName, int size)
@@ -148,6 +154,91 @@ internal sealed class XelValuePlan
             default:
                 return bytes.ToArray();
         }
+    }
+
+    /// <summary>Tells <paramref name="listing"/> the value of <paramref name="bytes"/> as <see cref="Decode"/> would give it.</summary>
+    public void List(IXeEventListing listing, ReadOnlySpan<byte> bytes)
+    {
+        switch (Kind)
+        {
+            case XelValueKind.Map:
+                var key = Unsigned(bytes);
+                if (key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name))
+                {
+                    listing.Text(Shape, name);
+                }
+                else if (TypeName == "ptr")
+                {
+                    listing.Pointer(Shape, key);
+                }
+                else
+                {
+                    listing.Unsigned(Shape, key);
+                }
+
+                break;
+            case XelValueKind.Unsigned:
+                listing.Unsigned(Shape, Unsigned(bytes));
+                break;
+            case XelValueKind.Pointer:
+                listing.Pointer(Shape, Unsigned(bytes));
+                break;
+            case XelValueKind.Signed:
+                listing.Signed(Shape, Signed(bytes));
+                break;
+            case XelValueKind.Boolean:
+                listing.Boolean(Shape, Unsigned(bytes) != 0);
+                break;
+            case XelValueKind.Float:
+                listing.Float(Shape, bytes.Length == 4 ? BinaryPrimitives.ReadSingleLittleEndian(bytes) : BinaryPrimitives.ReadDoubleLittleEndian(bytes));
+                break;
+            case XelValueKind.Guid:
+                listing.Guid(Shape, new Guid(bytes), null);
+                break;
+            case XelValueKind.ActivityId:
+                listing.Guid(Shape, new Guid(bytes[..16]), BinaryPrimitives.ReadUInt32LittleEndian(bytes[16..]));
+                break;
+            case XelValueKind.UnicodeString:
+                ListUnicode(listing, bytes);
+                break;
+            case XelValueKind.AnsiString:
+                ListLatin1(listing, bytes);
+                break;
+            default:
+                listing.Binary(Shape, bytes);
+                break;
+        }
+    }
+
+    /// <summary>
+    /// UTF-16LE text handed on as the buffer's own characters when they are what decoding would give (whole
+    /// characters, no surrogate to repair), else decoded as <see cref="Decode"/> decodes it.
+    /// </summary>
+    private void ListUnicode(IXeEventListing listing, ReadOnlySpan<byte> bytes)
+    {
+        if (BitConverter.IsLittleEndian && bytes.Length % 2 == 0)
+        {
+            var chars = MemoryMarshal.Cast<byte, char>(bytes);
+            if (!chars.ContainsAnyInRange('\uD800', '\uDFFF'))
+            {
+                listing.Text(Shape, chars);
+                return;
+            }
+        }
+
+        listing.Text(Shape, Encoding.Unicode.GetString(bytes));
+    }
+
+    private void ListLatin1(IXeEventListing listing, ReadOnlySpan<byte> bytes)
+    {
+        if (bytes.Length > 512)
+        {
+            listing.Text(Shape, Encoding.Latin1.GetString(bytes));
+            return;
+        }
+
+        Span<char> chars = stackalloc char[bytes.Length];
+        listing.Text(Shape, chars[..Encoding.Latin1.GetChars(bytes, chars)]);
     }
 
     /// <summary>The value as XE XML's <c>&lt;value&gt;</c> text would carry it, for the analysed fields only.</summary>
@@ -235,7 +326,7 @@ internal sealed class XelValuePlan
 /// <summary>An event's columns resolved against its file's metadata, in payload order.</summary>
 internal sealed class XelEventPlan
 {
-    public XelEventPlan(XelEventClass eventClass, XelCatalogue catalogue)
+    public XelEventPlan(XelEventClass eventClass, XelCatalogue catalogue, XeShapes shapes)
     {
         Class = eventClass;
         var columns = eventClass.DataColumns;
@@ -246,10 +337,11 @@ internal sealed class XelEventPlan
             // A type the file does not describe is as wide as the gap to the next column that starts after it.
             var next = columns.Where(c => c.PayloadOffset > column.PayloadOffset).Select(c => (int)c.PayloadOffset).DefaultIfEmpty(-1).Min();
             var gap = next < 0 ? 0 : next - column.PayloadOffset;
-            plans[i] = XelValuePlan.For(catalogue, column.Name, eventClass.Package, column.TypeId, column.PayloadOffset, gap);
+            plans[i] = XelValuePlan.For(catalogue, column.Name, eventClass.Package, column.TypeId, i, column.PayloadOffset, gap);
         }
 
         Columns = plans;
+        Shape = shapes.AddEvent(eventClass.Name, eventClass.Package, [.. plans.Select(p => p.Shape)]);
 
         // An event that becomes no more than its time and session needs no other column: its payload is not read.
         Analysed = XeEventMapping.ReadsFields(eventClass.Name)
@@ -260,6 +352,9 @@ internal sealed class XelEventPlan
     public XelEventClass Class { get; }
 
     public XelValuePlan[] Columns { get; }
+
+    /// <summary>The event class as a listing names it.</summary>
+    public XeEventShape Shape { get; }
 
     /// <summary>The columns BackupXe reads for analysis; the rest are decoded only when listing.</summary>
     public XelValuePlan[] Analysed { get; }

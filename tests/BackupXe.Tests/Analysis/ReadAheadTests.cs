@@ -11,8 +11,9 @@ using Xunit;
 namespace BackupXe.Tests.Analysis;
 
 /// <summary>
-/// A single file read on a thread of its own ahead of the analysis (<see cref="ReadAhead"/>): the same events in the
-/// same order, a failure at the same place, a bounded lead, and a reader that stops when the analysis does.
+/// A file read on a thread of its own ahead of the analysis (<see cref="ReadAhead"/>), alone or each of several
+/// inputs before the merge: the same events in the same order, a failure at the same place, a bounded lead, and a
+/// reader that stops when the analysis does.
 /// </summary>
 public sealed class ReadAheadTests
 {
@@ -130,6 +131,54 @@ public sealed class ReadAheadTests
         Assert.Equal(ReportJson.Serialize(inlineFindings), ReportJson.Serialize(aheadFindings));
     }
 
+    [Fact]
+    public async Task Several_inputs_each_read_ahead_give_the_reports_and_findings_of_one_read_after_the_other()
+    {
+        // Given a set of ERRORLOGs and client outputs of different servers and years, with an XE XML capture beside them
+        string[] inputs =
+        [
+            CliRun.Sample("log-zeroing-restore.log"), CliRun.Sample("buffer-starved-backup.xml"),
+            Fixture("errorlog", "tf3014-backup-sql2014.log"), Fixture("errorlog", "tf3213-buffers-sql2005sp2.txt"),
+            Fixture("realworld", "S12_psssql_2008_restore_errorlog_default_logging.txt"), Fixture("realworld", "S14_sqlservercentral_2012_tf3004_restore_partial.txt"),
+            Fixture("realworld", "S15_mssqltrek_2008r2_tf3014_backup.txt"), Fixture("realworld", "S13_sqlworkday_2012_restore_stats_output.txt"),
+        ];
+        var ahead = new Reports();
+        var inline = new Reports();
+
+        // When they are analysed together with each file read ahead on a thread of its own, and all on the calling thread
+        var aheadFindings = await new AnalysisSession([.. inputs.Select(InputSources.Open)], new AnalysisOptions { ReadAhead = true }).RunAsync(ahead, CancellationToken.None);
+        var inlineFindings = await new AnalysisSession([.. inputs.Select(InputSources.Open)], new AnalysisOptions { ReadAhead = false }).RunAsync(inline, CancellationToken.None);
+
+        // Then the reports, their order, the inputs' counts and problems are the same
+        Assert.True(inline.Json.Count > 5, $"{inline.Json.Count} operations");
+        Assert.Equal(inline.Json, ahead.Json);
+        Assert.Equal(ReportJson.Serialize(inlineFindings), ReportJson.Serialize(aheadFindings));
+    }
+
+    [Fact]
+    public async Task In_a_merge_each_input_for_which_it_pays_is_read_on_a_thread_of_its_own()
+    {
+        Skipped.Unless(ReadAhead.Pays, "read-ahead needs a second core and this machine has one", "run the tests on a machine with two or more cores");
+
+        // Given three sources of interleaved times, across batch boundaries
+        NumberedSource[] sources = [new(ReadAhead.BatchEvents * 3), new((ReadAhead.BatchEvents * 2) + 1), new(5)];
+        var caller = Environment.CurrentManagedThreadId;
+        var merge = new TimeOrderedMerge([.. sources.Select(s => new AnalysisInput(s))], readAhead: true);
+
+        // When they are merged
+        var merged = new List<(int Number, int Source)>();
+        await foreach (var (traceEvent, source) in merge.ReadEventsAsync(CancellationToken.None))
+        {
+            merged.Add((NumberedSource.NumberOf(traceEvent), source));
+        }
+
+        // Then each was read on a thread of its own, and the merge is in time order, ties in input order
+        Assert.DoesNotContain(caller, sources.Select(s => s.ReadOnThread));
+        Assert.Equal(3, sources.Select(s => s.ReadOnThread).Distinct().Count());
+        var expected = sources.SelectMany((s, index) => Enumerable.Range(0, s.Length).Select(n => (Number: n, Source: index))).OrderBy(e => e.Number).ThenBy(e => e.Source);
+        Assert.Equal(expected, merged);
+    }
+
     [Theory]
     [InlineData(true)]
     [InlineData(false)]
@@ -156,6 +205,8 @@ public sealed class ReadAheadTests
         Assert.IsNotAssignableFrom<IReadAheadAdvice>(InputSources.Open(CliRun.Sample("log-zeroing-restore.log")));
     }
 
+    private static string Fixture(string folder, string name) => Path.Combine(AppContext.BaseDirectory, "Fixtures", folder, name);
+
     private sealed class Reports : IOperationSink
     {
         public List<string> Json { get; } = [];
@@ -167,6 +218,8 @@ public sealed class ReadAheadTests
     private sealed class NumberedSource(int length, Exception? thenThrow = null) : ISynchronousTraceEventSource, IReadAheadAdvice
     {
         private int _yielded;
+
+        public int Length => length;
 
         public int Yielded => Volatile.Read(ref _yielded);
 

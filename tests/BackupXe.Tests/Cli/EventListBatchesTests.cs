@@ -128,7 +128,7 @@ public sealed class EventListBatchesTests
     {
         var (status, bytes, output, list) = Start(source, format);
         var batches = new EventListBatches(format, Names(source), null);
-        foreach (var part in source.ReadXeEventBatches(status, batches.Format, CancellationToken.None))
+        foreach (var part in source.ReadXeEventBatches(status, batches.Start, CancellationToken.None))
         {
             batches.CopyOut(part, output, new EventNames(), list);
         }

@@ -150,14 +150,14 @@ public sealed class XelParallelDecodingTests
         return Of(events, status);
     }
 
-    /// <summary>Listed through the batches, each described where it was decoded; the status is checked as each is handed on.</summary>
+    /// <summary>Listed through the batches, each told value by value to a listing where it was decoded; the status is checked as each is handed on.</summary>
     private static Read Batched(XelFileSource source)
     {
         var status = new SourceStatus();
         var events = new List<string>();
-        foreach (var batch in source.ReadXeEventBatches(status, batch => batch.Select(Describe).ToList(), CancellationToken.None))
+        foreach (var batch in source.ReadXeEventBatches(status, () => new DescribedListing(), CancellationToken.None))
         {
-            events.AddRange(batch);
+            events.AddRange(batch.Events);
 
             // A batch's events are counted when it is handed on, not before or after.
             Assert.Equal(events.Count, status.Events);
