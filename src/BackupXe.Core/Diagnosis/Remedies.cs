@@ -21,6 +21,9 @@ internal sealed class Remedies(DiagnosisSettings settings)
         var server = measures.Operation.Server;
         var beforeProgressTrace = server is { HasProgressTrace: false };
         var hasCompression = server is not { Major: < ServerVersion.FirstWithCompression };
+
+        // A backup to NUL is harmless only with COPY_ONLY (SQL Server 2005 on): without it, it resets the differential base.
+        var hasCopyOnly = server is not { Major: < ServerVersion.FirstWithCopyOnly };
         switch (verdict.Bottleneck)
         {
             case Bottleneck.BufferStarved:
@@ -37,13 +40,13 @@ internal sealed class Remedies(DiagnosisSettings settings)
                     list.Add(StripeDevices(measures));
                     list.Add(measures.Operation.Options?.Compression == true || !hasCompression ? null : EnableCompression(measures));
                     list.Add(BlockSize(measures));
-                    list.Add(verdict.Confidence == Confidence.High ? null : MeasureReadCeiling(measures));
+                    list.Add(verdict.Confidence == Confidence.High || !hasCopyOnly ? null : MeasureReadCeiling(measures));
                 }
 
                 break;
             case Bottleneck.DataFileRead:
                 list.Add(SpreadDataFiles(measures));
-                list.Add(restore || measures.IsNulBackup ? null : MeasureReadCeiling(measures));
+                list.Add(restore || measures.IsNulBackup || !hasCopyOnly ? null : MeasureReadCeiling(measures));
                 list.Add(!restore && hasCompression && measures.Operation.Options?.Compression != false ? TestWithoutCompression(measures) : null);
                 break;
             case Bottleneck.CompressionCpu:
@@ -58,7 +61,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
             case Bottleneck.Unknown:
                 // Before 2016 nothing BackupXe reads gives the waits: the flags are offered only for what this input lacks.
                 list.Add(!NeedsWaits(measures) ? null : !beforeProgressTrace ? CaptureWaits() : LacksTraceFlagOutput(measures) ? CaptureTraceFlags(measures) : null);
-                list.Add(restore || measures.IsNulBackup || measures.KindUnknown ? null : MeasureReadCeiling(measures));
+                list.Add(restore || measures.IsNulBackup || measures.KindUnknown || !hasCopyOnly ? null : MeasureReadCeiling(measures));
                 break;
             case Bottleneck.CannotTell:
                 list.Add(CaptureTraceFlags(measures));
@@ -297,11 +300,12 @@ internal sealed class Remedies(DiagnosisSettings settings)
             + "(SQL Server 2022 relaxes this only for small growths): right-size or shrink the log of the source database "
             + "so that the restore has less to zero.";
         var database = measures.Operation.Database;
+        var literal = Tsql.Literal(database ?? Tsql.UnknownDatabase);
         var tsql = "-- on the source server: how full each log is\n"
             + "DBCC SQLPERF(LOGSPACE);\n"
-            + $"SELECT name, physical_name, size / 128 AS size_mb\n"
-            + "FROM sys.master_files\n"
-            + $"WHERE database_id = DB_ID({Tsql.Literal(database ?? Tsql.UnknownDatabase)}) AND type = 1;\n"
+            + (measures.Operation.Server is { Major: < ServerVersion.FirstWithCatalogViews }
+                ? $"SELECT name, filename, size / 128 AS size_mb\nFROM master.dbo.sysaltfiles\nWHERE dbid = DB_ID({literal}) AND groupid = 0;\n"
+                : $"SELECT name, physical_name, size / 128 AS size_mb\nFROM sys.master_files\nWHERE database_id = DB_ID({literal}) AND type = 1;\n")
             + $"-- then: USE {Tsql.Name(database)}; DBCC SHRINKFILE (N'<log file name>', <target size in MB>);";
         return new Recommendation(RecommendationIds.RightSizeLog, text, tsql)
         {

@@ -92,7 +92,7 @@ internal static class ServerChecks
             + "DBCC TRACEON (3004, 3605, -1);\n"
             + $"CREATE DATABASE {scratch};\n"
             + "DBCC TRACEOFF (3004, 3605, -1);\n"
-            + (server.Major >= 9
+            + (server.Major >= ServerVersion.FirstWithCatalogViews
                 ? "EXEC sys.xp_readerrorlog 0, 1, N'Zeroing';    -- 'Zeroing ...mdf' : IFI off; only the .ldf: IFI on\n"
                 : "EXEC master.dbo.xp_readerrorlog;    -- look for 'Zeroing' lines: an .mdf zeroed means IFI is off\n")
             + $"DROP DATABASE {scratch};");
@@ -106,7 +106,7 @@ internal static class ServerChecks
             + "FROM sys.master_files AS f\n"
             + "CROSS APPLY sys.dm_os_volume_stats(f.database_id, f.file_id) AS v\n"
             + $"WHERE f.database_id = DB_ID({literal}) AND f.type = 0;";
-        var byPath = server is { Major: < 9 }
+        var byPath = server is { Major: < ServerVersion.FirstWithCatalogViews }
             ? $"SELECT name, filename, size / 128 AS size_mb\nFROM master.dbo.sysaltfiles\nWHERE dbid = DB_ID({literal}) AND groupid <> 0;"
             : $"SELECT name, physical_name, size / 128 AS size_mb\nFROM sys.master_files\nWHERE database_id = DB_ID({literal}) AND type = 0;";
         const string drives = "EXEC master.dbo.xp_fixeddrives;    -- free MB per drive letter (mount points are not listed)";

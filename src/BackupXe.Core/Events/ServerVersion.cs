@@ -18,6 +18,12 @@ public sealed partial record ServerVersion(int Major, int Minor, string? Build, 
     /// <summary>backup_restore_progress_trace, which BackupXe's session captures, arrived in SQL Server 2016 (13.x).</summary>
     public const int FirstWithProgressTrace = 13;
 
+    /// <summary>BACKUP ... WITH COPY_ONLY arrived in SQL Server 2005 (9.x).</summary>
+    public const int FirstWithCopyOnly = 9;
+
+    /// <summary>The catalog views (sys.master_files) replaced SQL Server 2000's system tables (sysaltfiles) in 2005 (9.x).</summary>
+    public const int FirstWithCatalogViews = 9;
+
     /// <summary>BACKUP ... WITH COMPRESSION arrived in SQL Server 2008 (10.x).</summary>
     public const int FirstWithCompression = 10;
 
