@@ -53,6 +53,17 @@ public sealed class ClientOutputServerTests
     }
 
     [Fact]
+    public async Task The_console_report_says_which_server_its_remedies_are_for()
+    {
+        using var input = TempInput.WithText(Fixture(T09b), Encodings.Utf8WithoutBom, "restore.txt");
+
+        var run = await CliRun.RunAsync(["analyze", input.Path, "--no-color"]);
+
+        var line = Assert.Single(run.Output.Split('\n'), l => l.StartsWith("Server ", StringComparison.Ordinal));
+        Assert.EndsWith("SQL Server 2012 (from database version 706 in the 'Converting database' message, line 1)", line.TrimEnd(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task A_version_banner_in_the_output_gives_the_build_and_wins_over_the_database_version()
     {
         // Given: the T03 restore, then a SELECT @@VERSION run in the same sqlcmd session
