@@ -93,8 +93,8 @@ internal static class ServerChecks
             + $"CREATE DATABASE {scratch};\n"
             + "DBCC TRACEOFF (3004, 3605, -1);\n"
             + (server.Major >= ServerVersion.FirstWithCatalogViews
-                ? "EXEC sys.xp_readerrorlog 0, 1, N'Zeroing';    -- 'Zeroing ...mdf' : IFI off; only the .ldf: IFI on\n"
-                : "EXEC master.dbo.xp_readerrorlog;    -- look for 'Zeroing' lines: an .mdf zeroed means IFI is off\n")
+                ? "EXEC sys.xp_readerrorlog 0, 1, N'Zeroing', N'BackupXe_ifi_check';    -- its .mdf zeroed: IFI off; only its _log.ldf: IFI on\n"
+                : "EXEC master.dbo.xp_readerrorlog;    -- its 'Zeroing' lines: the .mdf zeroed means IFI is off\n")
             + $"DROP DATABASE {scratch};");
     }
 
