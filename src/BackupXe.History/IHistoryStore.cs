@@ -35,6 +35,7 @@ public interface IHistoryStore
     Task<TuneRecord?> LastTuneAsync(string instance, string database, DateTime before, CancellationToken cancellationToken);
 }
 
+/// <summary>What storing an operation in the history did.</summary>
 public enum HistoryWrite
 {
     Added,

@@ -3,7 +3,7 @@ using System.Globalization;
 using System.Runtime;
 using BackupXe.Core.Events;
 using BackupXe.Sources.Xel;
-using BackupXe.Tests.Sources.Xel;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Benchmarks.Harness;
 

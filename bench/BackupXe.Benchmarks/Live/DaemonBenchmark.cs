@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 
 namespace BackupXe.Benchmarks.Live;
 

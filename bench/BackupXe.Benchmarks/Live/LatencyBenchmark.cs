@@ -6,7 +6,7 @@ using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.SqlServer.Sessions;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 
 namespace BackupXe.Benchmarks.Live;
 

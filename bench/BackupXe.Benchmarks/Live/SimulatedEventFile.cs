@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text.RegularExpressions;
 using System.Xml;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 
 namespace BackupXe.Benchmarks.Live;
 

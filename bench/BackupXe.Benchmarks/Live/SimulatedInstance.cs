@@ -1,4 +1,4 @@
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 
 namespace BackupXe.Benchmarks.Live;
 

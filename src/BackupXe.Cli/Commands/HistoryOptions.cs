@@ -12,7 +12,7 @@ internal sealed class HistoryOptions
 {
     private readonly Option<string?> _path = new("--history")
     {
-        Description = $"Set each operation against its own series in this history file (the daemon's SQLite file); --history alone reads the daemon's default, {SqliteHistoryStore.DefaultPath}.",
+        Description = $"Set each operation against its own series in this history file (the daemon's SQLite file); --history alone reads the daemon's: {DaemonHistory.Variable}, else {SqliteHistoryStore.DefaultPath} here, else the service's data folder.",
         Arity = ArgumentArity.ZeroOrOne,
     };
 
@@ -37,15 +37,18 @@ internal sealed class HistoryOptions
     }
 
     /// <summary>
-    /// The history file named; the daemon's default file for <c>--history</c> alone; null without the option. Never
-    /// picked up unasked: an analysis must not change with the folder it is run from.
+    /// The history file named; the daemon's file for <c>--history</c> alone (<see cref="DaemonHistory"/>); null without
+    /// the option. Never picked up unasked: an analysis must not change with the folder it is run from.
     /// </summary>
     public string? PathOf(ParseResult parse)
-        => parse.GetResult(_path) is null ? null : parse.GetValue(_path) ?? SqliteHistoryStore.DefaultPath;
+        => parse.GetResult(_path) is null ? null : parse.GetValue(_path) ?? DaemonHistory.Path();
 
     /// <summary>The same, for a command's validator (which sees the command's result, not the whole parse).</summary>
     public string? PathOf(System.CommandLine.Parsing.CommandResult result)
-        => result.GetResult(_path) is null ? null : result.GetValue(_path) ?? SqliteHistoryStore.DefaultPath;
+        => result.GetResult(_path) is null ? null : result.GetValue(_path) ?? DaemonHistory.Path();
+
+    /// <summary>Whether <c>--history</c> was given without a file: a missing one is then said with every place looked.</summary>
+    private bool Defaulted(ParseResult parse) => parse.GetResult(_path) is not null && parse.GetValue(_path) is null;
 
     /// <summary>
     /// The history read once, or null when none is named or found. A named file that is missing or not a BackupXe
@@ -89,7 +92,9 @@ internal sealed class HistoryOptions
 
         if (!File.Exists(file))
         {
-            return (null, $"backupxe: no history at '{file}': the daemon writes it (History:Path); name it with --history.");
+            return (null, Defaulted(parse)
+                ? $"backupxe: no daemon history found (looked at {string.Join(", ", DaemonHistory.Candidates().Select(c => $"'{c}'"))}): name the file with --history FILE."
+                : $"backupxe: no history at '{file}': the daemon writes it (History:Path); name it with --history.");
         }
 
         try

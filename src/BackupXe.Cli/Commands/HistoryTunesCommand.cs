@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Globalization;
 using System.Text;
 using BackupXe.Cli.Analysis;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.Core.Tuning;
@@ -93,7 +94,7 @@ internal static class HistoryTunesCommand
             {
                 var bullet = markdown ? "- " : "  ";
                 text.AppendLine(string.Create(CultureInfo.InvariantCulture,
-                    $"{bullet}{tune.TunedAt:yyyy-MM-dd HH:mm} UTC: {(tune.BestOptions is { } best ? $"best {TerminalText.Line(best)} at {tune.BestMBps:0.#} MB/s" : "no best trial")}; baseline {Rate(tune.BaselineMBps)}, read ceiling {Rate(tune.ReadCeilingMBps)}{Gain(tune)}; {tune.Trials} trials, {tune.Runs} runs; limited by {tune.LimitingSide}"));
+                    $"{bullet}{tune.TunedAt:yyyy-MM-dd HH:mm} UTC: {(tune.BestOptions is { } best ? $"best {TerminalText.Line(best)} at {Rate(tune.BestMBps)}" : "no best trial")}; baseline {Rate(tune.BaselineMBps)}, read ceiling {Rate(tune.ReadCeilingMBps)}{Gain(tune)}; {tune.Trials} trials, {tune.Runs} runs; limited by {tune.LimitingSide}"));
                 text.AppendLine($"{(markdown ? "  " : "    ")}stopped: {TerminalText.Line(tune.StopReason)}");
                 foreach (var difference in tune.Differences)
                 {
@@ -107,7 +108,7 @@ internal static class HistoryTunesCommand
         return text.ToString();
     }
 
-    private static string Rate(double? mbps) => mbps is { } value ? value.ToString("0.# 'MB/s'", CultureInfo.InvariantCulture) : "not measured";
+    private static string Rate(double? mbps) => mbps is null ? "not measured" : Figures.Rate(mbps);
 
     private static string Gain(TuneRecord tune) => tune.Gain is { } gain
         ? string.Create(CultureInfo.InvariantCulture, $"; gain {(gain >= 0 ? "+" : "")}{gain * 100:0}%{(tune.GainUncertainty is { } u ? $" ± {u * 100:0}%" : "")}")

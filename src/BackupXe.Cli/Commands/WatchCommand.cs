@@ -262,16 +262,20 @@ internal static class WatchCommand
             // JSON Lines go out as UTF-8 bytes, after whatever the console holds as text.
             await using var jsonOutput = json ? new ReportOutput(null, standardOutput) : null;
             using var jsonLines = jsonOutput is null ? null : new JsonLinesWriter(jsonOutput.Bytes);
-            var view = new WatchView(
-                Console.Out, renderer, OperationFilter.Names(parse.GetValue(database)), jsonLines, html is null ? null : html.WriteOperation,
-                inPlace: !json && !Console.IsOutputRedirected, width: Terminal.Width(toFile: false));
-            var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes, StallAfter = TimeSpan.FromSeconds(parse.GetValue(stallAfter)) };
             var (past, historyError) = await history.LoadAsync(parse, cancellationToken);
             if (historyError is not null)
             {
                 await Console.Error.WriteLineAsync(historyError);
                 return ExitCodes.NothingUsable;
             }
+
+            var view = new WatchView(
+                Console.Out, renderer, OperationFilter.Names(parse.GetValue(database)), jsonLines, html is null ? null : html.WriteOperation,
+                inPlace: !json && !Console.IsOutputRedirected, width: Terminal.Width(toFile: false))
+            {
+                Eta = past is null ? null : new HistoryEta(past),
+            };
+            var settings = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes, StallAfter = TimeSpan.FromSeconds(parse.GetValue(stallAfter)) };
 
             using var compared = past is null ? null : new HistoryComparingStream(view, past);
             AnalysisFindings findings;

@@ -115,6 +115,9 @@ internal sealed class WatchView(
     /// <summary>False for JSON Lines, which carry completed operations only.</summary>
     public bool WantsProgress => jsonLines is null;
 
+    /// <summary>With a history (<c>watch --history</c>): the ETA from its series' usual pace until the operation's own progress gives one.</summary>
+    public HistoryEta? Eta { get; init; }
+
     public void ShowProgress(IReadOnlyList<OperationProgress> running)
     {
         if (jsonLines is not null)
@@ -124,7 +127,7 @@ internal sealed class WatchView(
 
         lock (_gate)
         {
-            Progress(running);
+            Progress(Eta?.Apply(running) ?? running);
         }
     }
 
@@ -247,7 +250,7 @@ internal sealed class WatchView(
         whole > TimeSpan.Zero ? string.Create(CultureInfo.InvariantCulture, $"{part / whole * 100:0}%") : "?";
 
     private static string Range(OperationProgress op) => op.RemainingRange is { } range
-        ? $" ({Figures.Duration(range.Low.TotalSeconds)} to {Figures.Duration(range.High.TotalSeconds)})"
+        ? $" ({Figures.Duration(range.Low.TotalSeconds)} to {Figures.Duration(range.High.TotalSeconds)}{(op.EtaBasis is { } basis ? ", " + basis : string.Empty)})"
         : string.Empty;
 
     /// <summary>" 45% [#########...........]": a percent from 0 to 100 (callers range-check it), or "?" when unknown.</summary>

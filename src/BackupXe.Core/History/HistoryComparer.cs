@@ -69,22 +69,10 @@ public static class HistoryComparer
             return CannotTell(blank, unjudged);
         }
 
-        var series = others.Where(r => r.SameSeries(current) && r.Start < current.Start).OrderBy(r => r.Start).ToList();
-        var ranked = series.Where(r => r.Ranked).TakeLast(settings.Window * 3).ToList();
-        if (ranked.Count < settings.MinimumRuns)
+        var (ranked, streakStart, usual, tooFew) = Baseline(current, others, settings);
+        if (tooFew is not null)
         {
-            return CannotTell(blank, string.Create(
-                CultureInfo.InvariantCulture,
-                $"too few runs: {ranked.Count} earlier ranked runs of this series in the history ({series.Count} in all), {settings.MinimumRuns} needed"));
-        }
-
-        var streakStart = SlowStreakStart(ranked, settings);
-        var usual = ranked.Skip(Math.Max(0, streakStart - settings.Window)).Take(Math.Min(streakStart, settings.Window)).ToList();
-        if (usual.Count < settings.MinimumRuns)
-        {
-            return CannotTell(blank, string.Create(
-                CultureInfo.InvariantCulture,
-                $"too few usual runs: the last {ranked.Count - streakStart} runs were all slow and only {usual.Count} came before them, {settings.MinimumRuns} needed"));
+            return CannotTell(blank, tooFew);
         }
 
         var rates = usual.Select(r => r.ThroughputMBps!.Value).ToList();
@@ -123,6 +111,32 @@ public static class HistoryComparer
             Summary = Summary(report),
             Findings = verdict == HistoryVerdict.Slower ? Findings(report, usual, counts, others) : [],
         };
+    }
+
+    /// <summary>
+    /// The usual runs <paramref name="current"/> is set against: the ranked runs of its series that started before it
+    /// (the last <see cref="HistoryComparisonSettings.Window"/> x 3), where the newest slow streak begins, and the usual
+    /// runs before that streak; <c>TooFew</c> says why not when there are fewer than the minimum.
+    /// </summary>
+    internal static (List<ComparableRun> Ranked, int StreakStart, List<ComparableRun> Usual, string? TooFew) Baseline(
+        ComparableRun current, IEnumerable<ComparableRun> others, HistoryComparisonSettings settings)
+    {
+        var series = others.Where(r => r.SameSeries(current) && r.Start < current.Start).OrderBy(r => r.Start).ToList();
+        var ranked = series.Where(r => r.Ranked).TakeLast(settings.Window * 3).ToList();
+        if (ranked.Count < settings.MinimumRuns)
+        {
+            return (ranked, ranked.Count, [], string.Create(
+                CultureInfo.InvariantCulture,
+                $"too few runs: {ranked.Count} earlier ranked runs of this series in the history ({series.Count} in all), {settings.MinimumRuns} needed"));
+        }
+
+        var streakStart = SlowStreakStart(ranked, settings);
+        var usual = ranked.Skip(Math.Max(0, streakStart - settings.Window)).Take(Math.Min(streakStart, settings.Window)).ToList();
+        return usual.Count < settings.MinimumRuns
+            ? (ranked, streakStart, usual, string.Create(
+                CultureInfo.InvariantCulture,
+                $"too few usual runs: the last {ranked.Count - streakStart} runs were all slow and only {usual.Count} came before them, {settings.MinimumRuns} needed"))
+            : (ranked, streakStart, usual, null);
     }
 
     /// <summary>"full backup of [Sales] to disk".</summary>
@@ -220,6 +234,8 @@ public static class HistoryComparer
             ("buffer memory", r => r.Record.Options.BufferCount is { } n && r.Record.Options.MaxTransferSizeBytes is { } m ? HistoryStatistics.BufferMemoryBand(n * m) : null),
             ("BLOCKSIZE", r => r.Record.Options.BlockSizeBytes is { } b ? Figures.Bytes(b) : null),
             ("encryption", r => r.Record.Options.Encryption is { } e ? (e ? "on" : "off") : null),
+            ("encryption algorithm", r => r.Record.Options.EncryptionAlgorithm),
+            ("server version", r => r.Record.ServerBuild),
             ("stripes", r => r.Record.Devices.Count(d => !d.IsMirror) is var n and > 0 ? n.ToString(CultureInfo.InvariantCulture) : null),
             ("target", r => r.Targets.Count > 0 ? string.Join(", ", r.Targets) : null),
             ("size", r => r.Record.BytesRead is { } b && usualBytes is > 0 and var u ? Band(b / u) : null),

@@ -39,6 +39,28 @@ public sealed class HistoryContext
         return report with { History = LastTune(report, history.Instance) is { } tune ? history with { LastTune = tune } : history };
     }
 
+    /// <summary>
+    /// How a running operation's series usually goes on its instance (the one named, else the one instance holding the
+    /// series); null when no single instance holds it or its usual runs are too few.
+    /// </summary>
+    public UsualPace? Pace(Events.OperationKind kind, Parsing.OperationScope? scope, string? database, DateTime start, IReadOnlyList<string> devices)
+    {
+        var current = ComparableRun.Of(new HistoryOperation
+        {
+            Kind = kind,
+            Scope = scope ?? Parsing.OperationScope.Database,
+            Database = database,
+            Start = start,
+            TimeResolutionSeconds = 0.001,
+            Status = OperationStatus.Incomplete,
+            Devices = devices.Select(d => new BackupDevice(DeviceKinds.FromPath(d), d)).ToList(),
+        });
+        List<string> holding = _instance is { } named
+            ? (_byInstance.ContainsKey(named) ? [named] : [])
+            : _byInstance.Where(pair => pair.Value.Any(r => r.SameSeries(current))).Select(pair => pair.Key).ToList();
+        return holding.Count == 1 ? UsualPace.Of(current, _byInstance[holding[0]], _settings) : null;
+    }
+
     /// <summary>The latest tune of a full backup's database on its instance that finished before the backup started.</summary>
     private TuneRecord? LastTune(OperationReport report, string? instance)
         => report is { Kind: Events.OperationKind.Backup, Scope: Parsing.OperationScope.Database, Database: { } database, Start: { } start } && instance is not null

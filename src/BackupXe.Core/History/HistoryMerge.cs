@@ -65,7 +65,11 @@ public static class HistoryMerge
             Status = PreferNot(HistorySource.Msdb, a, b, r => (OperationStatus?)r.Status)!.Value,
             ErrorMessage = a.ErrorMessage ?? b.ErrorMessage,
             Snapshot = a.Snapshot || b.Snapshot,
+            // Only a capture times a restore's phases: whichever record has them keeps them.
+            RedoSeconds = a.RedoSeconds ?? b.RedoSeconds,
+            RecoverySeconds = a.RecoverySeconds ?? b.RecoverySeconds,
             UtcOffset = a.UtcOffset ?? b.UtcOffset,
+            ServerBuild = a.ServerBuild ?? b.ServerBuild,
             Sources = a.Sources.Union(b.Sources).Order().ToList(),
         };
     }

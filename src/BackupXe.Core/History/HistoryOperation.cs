@@ -1,4 +1,6 @@
+using System.Text.Json.Serialization;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
@@ -67,6 +69,24 @@ public sealed record HistoryOperation
     /// (a whole database in 0 s, or 0 pages) is no transfer speed. Set when a capture saw the snapshot.
     /// </summary>
     public bool Snapshot { get; init; }
+
+    /// <summary>
+    /// A restore's redo (rolling the log it holds forward), in seconds, from a capture's phases; null when no source
+    /// measured it (msdb, CommandLog and job output do not). Left out of the stored JSON when null.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? RedoSeconds { get; init; }
+
+    /// <summary>A restore's recovery (undo of the open transactions, bringing the database online), in seconds, from a capture's phases; null when not measured.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? RecoverySeconds { get; init; }
+
+    /// <summary>
+    /// The version of SQL Server that ran it, as major.minor.build ("16.0.4135"): msdb's software_*_version, RESTORE
+    /// HEADERONLY's SoftwareVersion*, a capture's version banner; null when no source said. A "what changed" factor.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? ServerBuild { get; init; }
 
     /// <summary>The server's local time minus UTC when the source says (msdb backupset.time_zone), so local times can meet UTC captures.</summary>
     public TimeSpan? UtcOffset { get; init; }
@@ -144,8 +164,30 @@ public sealed record HistoryOperation
             },
             ErrorMessage = report.FailureReason,
             Snapshot = report.Snapshot is not null,
+            ServerBuild = report.Server is { } server ? Build(server.Build) : null,
+            RedoSeconds = PhaseSeconds(report, OperationPhase.Redo),
+            RecoverySeconds = PhaseSeconds(report, OperationPhase.Recovery),
             Sources = [HistorySource.Capture],
         };
+    }
+
+    /// <summary>"16.0.4135" from a product version's first three numbers ("16.0.4135.4"); null when it has fewer.</summary>
+    public static string? Build(string version)
+    {
+        var parts = version.Split('.');
+        return parts.Length >= 3 ? string.Join('.', parts.Take(3)) : null;
+    }
+
+    /// <summary>A restore's time in <paramref name="phase"/> as its report timed it; null for a backup or a phase not timed.</summary>
+    private static double? PhaseSeconds(OperationReport report, OperationPhase phase)
+    {
+        if (report.Kind != OperationKind.Restore)
+        {
+            return null;
+        }
+
+        var name = Kebab.Of(phase);
+        return report.Phases.FirstOrDefault(p => p.Name == name)?.Seconds is { } seconds and >= 0 ? seconds : null;
     }
 }
 
@@ -160,6 +202,17 @@ public sealed record HistoryOptions
     public bool? CopyOnly { get; init; }
     public bool? Checksum { get; init; }
     public bool? Encryption { get; init; }
+
+    /// <summary>An encrypted backup's algorithm (msdb key_algorithm, RESTORE HEADERONLY KeyAlgorithm: AES_256...); null when not encrypted or not known.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? EncryptionAlgorithm { get; init; }
+
+    /// <summary>
+    /// What protects an encrypted backup's key (msdb encryptor_type, RESTORE HEADERONLY EncryptorType: a certificate or an
+    /// asymmetric key), which a restore needs on its server; null when not encrypted or not known.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Encryptor { get; init; }
 
     /// <summary>The options a command text states (what it leaves out stays null: the server default applied).</summary>
     public static HistoryOptions From(BackupCommand command) => new()
@@ -185,6 +238,8 @@ public sealed record HistoryOptions
         CopyOnly = CopyOnly ?? other.CopyOnly,
         Checksum = Checksum ?? other.Checksum,
         Encryption = Encryption ?? other.Encryption,
+        EncryptionAlgorithm = EncryptionAlgorithm ?? other.EncryptionAlgorithm,
+        Encryptor = Encryptor ?? other.Encryptor,
     };
 }
 

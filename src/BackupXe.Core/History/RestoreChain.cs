@@ -21,7 +21,61 @@ public sealed record BackupSetRow(
     DateTime Start,
     DateTime Finish,
     long? BackupSize = null,
-    long? CompressedSize = null);
+    long? CompressedSize = null)
+{
+    /// <summary>key_algorithm: the algorithm of an encrypted backup, NO_Encryption for none; null before backup encryption (2014) or when not read.</summary>
+    public string? KeyAlgorithm { get; init; }
+
+    /// <summary>encryptor_type: what protects an encrypted backup's key (a certificate or an asymmetric key); null when not encrypted or not read.</summary>
+    public string? EncryptorType { get; init; }
+
+    /// <summary>The medium of its media families (backupmediafamily.device_type); null when not read.</summary>
+    public DeviceKind? Device { get; init; }
+
+    /// <summary>Whether key_algorithm names an algorithm (NO_Encryption: not encrypted, as the backupset page defines it).</summary>
+    public bool Encrypted => KeyAlgorithm is { } value && !string.IsNullOrWhiteSpace(value)
+        && !string.Equals(value.Trim(), "NO_Encryption", StringComparison.OrdinalIgnoreCase);
+}
+
+/// <summary>What the backup sets a restore reads say beyond their LSNs: their encryption and the media they are on.</summary>
+public static class BackupSetNotes
+{
+    /// <summary>
+    /// A note per fact a restore of <paramref name="sets"/> depends on: encrypted backups need their certificate or
+    /// asymmetric key on the restoring server (Microsoft's backup encryption page), and backups not on disk are read
+    /// from that medium. None when every set is an unencrypted disk backup or nothing was read.
+    /// </summary>
+    public static IEnumerable<string> For(IReadOnlyCollection<BackupSetRow> sets, string what)
+    {
+        var encrypted = sets.Where(s => s.Encrypted).ToList();
+        if (encrypted.Count > 0)
+        {
+            var how = string.Join(", ", encrypted
+                .GroupBy(s => (Algorithm: s.KeyAlgorithm!.Trim(), Encryptor: s.EncryptorType?.Trim()))
+                .Select(g => g.Key.Encryptor is { } by ? $"{g.Key.Algorithm} by a {by.ToLowerInvariant()}" : g.Key.Algorithm));
+            yield return string.Create(CultureInfo.InvariantCulture,
+                $"{encrypted.Count} of {sets.Count} backup(s) of {what} are encrypted ({how}): the server that restores them needs that certificate or asymmetric key, with its private key, and VIEW DEFINITION on it");
+        }
+
+        var media = sets.Where(s => s.Device is { } kind && kind != DeviceKind.Disk)
+            .GroupBy(s => s.Device!.Value)
+            .Select(g => string.Create(CultureInfo.InvariantCulture, $"{g.Count()} on {Kebab(g.Key)}"))
+            .ToList();
+        if (media.Count > 0)
+        {
+            yield return $"backups of {what} not on disk: {string.Join(", ", media)}; a restore reads them from there";
+        }
+    }
+
+    private static string Kebab(DeviceKind kind) => kind switch
+    {
+        DeviceKind.Url => "URL",
+        DeviceKind.Tape => "tape",
+        DeviceKind.Virtual => "a virtual device (a backup tool's VDI)",
+        DeviceKind.Logical => "a permanent backup device",
+        _ => "disk",
+    };
+}
 
 /// <summary>A break in a database's log chain: no log backup covers the LSNs between two that exist.</summary>
 /// <param name="After">The finish of the last log backup before the break.</param>
@@ -111,6 +165,7 @@ public static class RestoreChain
         }
 
         NoteForeignBases(sets, fulls, notes);
+        notes.AddRange(BackupSetNotes.For(sets, "the history read"));
         var oldest = fulls.Count > 0 ? fulls.Min(f => f.Finish) : (DateTime?)null;
         return new RestoreChainReport(database, recovery, gaps.Count == 0 && (logs.Count == 0 || basis is not null), gaps, oldest, pitFrom, pitTo, notes, sets.Count);
     }

@@ -24,6 +24,9 @@ public sealed record RestoreUnknown(string Part, string Reason);
 /// <summary>A rate interval in bytes per second, and whether it was measured on this server or assumed (the basis says from what).</summary>
 public sealed record RateInterval(double LowBytesPerSecond, double HighBytesPerSecond, bool Measured, string Basis);
 
+/// <summary>Seconds measured on this server, from the fewest to the most, and from what.</summary>
+public sealed record SecondsInterval(double Low, double High, string Basis);
+
 /// <summary>One phase of the restore: its time as an interval in seconds, or null (cannot tell) with the reason in the basis.</summary>
 public sealed record RestorePhaseEstimate(string Phase, long Bytes, double? LowSeconds, double? HighSeconds, bool Measured, string Basis);
 
@@ -98,6 +101,26 @@ public static class RestoreEstimator
     }
 
     /// <summary>
+    /// The recovery at the end of a restore, as past restores of the database measured it: each completed full or
+    /// differential restore whose capture timed its recovery phase gives its redo plus recovery seconds (the redo of
+    /// the log the backup holds, the undo of the transactions open at its end, bringing the database online). Null
+    /// when no restore of it in the history was captured that closely: msdb does not record it.
+    /// </summary>
+    public static SecondsInterval? RecoveryTime(IEnumerable<HistoryOperation> history, string database)
+    {
+        var measured = history
+            .Where(o => o.Kind == OperationKind.Restore && o.Status == OperationStatus.Completed && o.RecoverySeconds is not null
+                && o.Scope is OperationScope.Database or OperationScope.Differential
+                && string.Equals(o.Database, database, StringComparison.OrdinalIgnoreCase))
+            .Select(o => (o.RedoSeconds ?? 0) + o.RecoverySeconds!.Value)
+            .ToList();
+        return measured.Count == 0
+            ? null
+            : new SecondsInterval(measured.Min(), measured.Max(),
+                Inv($"redo and recovery of {measured.Count} captured restore(s) of this database in the history"));
+    }
+
+    /// <summary>
     /// The chain a restore would use now, from the history's completed backups of the database: the last full that is
     /// not COPY_ONLY, the last differential after it, the log backups (not COPY_ONLY) after the later of the two. By
     /// time, as the history has no LSNs: a broken chain is <see cref="RestoreChain"/>'s to find. Null without such a
@@ -145,12 +168,13 @@ public static class RestoreEstimator
             return new RestoreEstimateReport(plan, target, null, all);
         }
 
-        var estimate = Estimate(bytes, target, CopyRate(history, plan.Database), LogRestoreRate(history, plan.Database));
+        var estimate = Estimate(bytes, target, CopyRate(history, plan.Database), LogRestoreRate(history, plan.Database), RecoveryTime(history, plan.Database));
         all.AddRange(estimate.Notes);
         return new RestoreEstimateReport(plan, target, estimate, all);
     }
 
-    public static RestoreEstimate Estimate(RestoreChainBytes chain, RestoreTarget target, RateInterval? copyRate, RateInterval? logRestoreRate)
+    /// <param name="recovery">The recovery measured by past restores (<see cref="RecoveryTime"/>): a phase when given, else "not counted".</param>
+    public static RestoreEstimate Estimate(RestoreChainBytes chain, RestoreTarget target, RateInterval? copyRate, RateInterval? logRestoreRate, SecondsInterval? recovery = null)
     {
         ArgumentNullException.ThrowIfNull(chain);
         ArgumentNullException.ThrowIfNull(target);
@@ -164,6 +188,10 @@ public static class RestoreEstimator
             Timed(Copy, chain.FullBytes + (chain.DifferentialBytes ?? 0), copyRate, "no restore or backup of this database with a size and a duration in the history"),
             LogBackups(chain.LogBackupBytes, copyRate, logRestoreRate),
         };
+        if (recovery is not null)
+        {
+            phases.Add(new RestorePhaseEstimate(Recovery, 0, recovery.Low, recovery.High, Measured: true, recovery.Basis));
+        }
 
         var known = phases.All(p => p.LowSeconds is not null);
         return new RestoreEstimate(
@@ -172,17 +200,19 @@ public static class RestoreEstimator
             known ? phases.Sum(p => p.HighSeconds!.Value) : null,
             notes)
         {
-            NotCounted = NotCounted(target, copyRate),
+            NotCounted = NotCounted(target, copyRate, recovery is not null),
         };
     }
 
-    /// <summary>What no input here measures: recovery always; reading the backups when no restore measured it; TDE when not known.</summary>
-    private static List<RestoreUnknown> NotCounted(RestoreTarget target, RateInterval? copyRate)
+    /// <summary>What no input here measures: recovery unless a captured restore timed it; reading the backups when no restore measured it; TDE when not known.</summary>
+    private static List<RestoreUnknown> NotCounted(RestoreTarget target, RateInterval? copyRate, bool recoveryMeasured)
     {
-        var unknown = new List<RestoreUnknown>
+        var unknown = new List<RestoreUnknown>();
+        if (!recoveryMeasured)
         {
-            new(Recovery, "the redo of the log each backup holds and the undo of the transactions open at its end depend on the activity when it was taken, which msdb does not record"),
-        };
+            unknown.Add(new(Recovery, "the redo of the log each backup holds and the undo of the transactions open at its end depend on the activity when it was taken, which msdb does not record, and no captured restore of this database in the history timed them"));
+        }
+
         if (copyRate is not { Measured: true })
         {
             unknown.Add(new(Reading, "the rates are backups', which measure writing to the backup target; how fast it is read back today (a share, a URL, another disk) is not measured"));
@@ -274,9 +304,18 @@ public static class RestoreEstimator
             .Where(o => o.Kind == kind && o.Status == OperationStatus.Completed
                 && string.Equals(o.Database, database, StringComparison.OrdinalIgnoreCase)
                 && (o.Scope == OperationScope.Log) == log && o.Scope != OperationScope.File)
-            .Select(o => o.BytesRead is { } b && o.DurationSeconds is { } s && s > 0 && b > 0 ? b / s : 0)
+            .Select(o => o.BytesRead is { } b && CopySeconds(o, log) is { } s && s > 0 && b > 0 ? b / s : 0)
             .Where(rate => rate > 0)
             .ToList();
+
+    /// <summary>
+    /// The time a restore spent copying: a full or differential restore's measured redo and recovery are left out, since
+    /// the estimate times them as their own phase; a log restore keeps its redo, which its rate then includes.
+    /// </summary>
+    private static double? CopySeconds(HistoryOperation operation, bool log)
+        => operation.DurationSeconds is { } seconds && operation.Kind == OperationKind.Restore && !log
+            ? seconds - (operation.RedoSeconds ?? 0) - (operation.RecoverySeconds ?? 0)
+            : operation.DurationSeconds;
 
     private static string Inv(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

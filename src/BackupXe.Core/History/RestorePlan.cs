@@ -92,6 +92,14 @@ public static class RestorePlanner
             notes.Add("no log backup in the span read: the restore ends at the last full or differential backup");
         }
 
+        var used = new List<BackupSetRow> { full };
+        if (differential is not null)
+        {
+            used.Add(differential);
+        }
+
+        used.AddRange(logs);
+        notes.AddRange(BackupSetNotes.For(used, "the chain"));
         return new RestorePlan(database, Planned(full), differential is null ? null : Planned(differential), logs.Select(Planned).ToList(), notes);
     }
 

@@ -5,7 +5,7 @@ namespace BackupXe.Core.Parsing;
 /// another on their own (real-world S01-S03) are told apart only by the next one's header or by a parameter repeated.
 /// The client transcript groups its lines by this rule and the correlator its events.
 /// </summary>
-public static class BufferBlock
+internal static class BufferBlock
 {
     /// <summary>A line of the block: its header or one of its parameters.</summary>
     public static bool IsLine(TraceMessage message) => message is BufferParameterLine or BufferConfigurationHeader;

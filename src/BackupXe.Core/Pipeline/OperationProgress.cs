@@ -31,6 +31,15 @@ public sealed record OperationProgress(
     /// </summary>
     public (TimeSpan Low, TimeSpan High)? RemainingRange { get; init; }
 
+    /// <summary>The device paths the operation named so far, for its series' target type.</summary>
+    public IReadOnlyList<string> Devices { get; init; } = [];
+
+    /// <summary>
+    /// What the ETA rests on when not the operation's own progress alone: the usual pace of its series in a history
+    /// (<c>watch --history</c>), in words; null when the ETA is its own progress or there is none.
+    /// </summary>
+    public string? EtaBasis { get; init; }
+
     /// <summary>The quiet period the operation is in now, once long enough to name (docs/live.md).</summary>
     public QuietPeriod? Quiet { get; init; }
 
@@ -90,6 +99,7 @@ public sealed record OperationProgress(
                 : null)
         {
             RemainingRange = range,
+            Devices = operation.Devices,
             Quiet = operation.HasClock ? operation.Flow.Ongoing(now) : null,
             EndedQuiet = operation.Flow.Periods,
         };

@@ -58,4 +58,5 @@ public sealed record SummaryReport(
     IReadOnlyList<WaitReport> AmbiguousWaits,
     long OrphanMessages);
 
+/// <summary>How many operations a bottleneck was named for.</summary>
 public sealed record BottleneckCount(Bottleneck Bottleneck, int Operations);

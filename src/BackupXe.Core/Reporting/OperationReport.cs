@@ -6,6 +6,7 @@ namespace BackupXe.Core.Reporting;
 /// <summary>One input as read: its format, how many events, what was wrong with it.</summary>
 public sealed record InputReport(string Path, string Format, long Events, IReadOnlyList<InputProblem> Problems);
 
+/// <summary>How an operation ended in the input: completed, failed, or its end is not in the input.</summary>
 public enum OperationStatus
 {
     Completed,
@@ -156,6 +157,7 @@ public sealed record OperationReport
 /// </summary>
 public sealed record ClientCommandReport(DateTime Start, DateTime End, double Seconds, double ResolutionSeconds, string Source);
 
+/// <summary>One backup device (stripe) the operation read or wrote.</summary>
 public sealed record DeviceReport(string Path);
 
 /// <summary>The completion line as the engine wrote it: pages (8 KB), its own elapsed seconds and its MB/sec.</summary>
@@ -193,6 +195,7 @@ public sealed record BufferConfigReport
     public int? FilesystemIoAlignment { get; init; }
 }
 
+/// <summary>The "Effective options" the server reported; null where it did not say.</summary>
 public sealed record OptionsReport(bool? Checksum, bool? Compression, bool? Encryption);
 
 /// <summary>One data file's read, from "Reading the data file" to "Completed reading the data file".</summary>
@@ -247,6 +250,7 @@ public enum Bottleneck
     InMemoryLoad,
 }
 
+/// <summary>How firmly the evidence supports a verdict.</summary>
 public enum Confidence
 {
     Low,

@@ -12,6 +12,7 @@ public sealed record QuietPeriod(DateTime From, DateTime To, string? Phase, Quie
     public double Seconds => (To - From).TotalSeconds;
 }
 
+/// <summary>Whether a quiet period is a stall or the waiting its phase is expected to do.</summary>
 public enum QuietKind
 {
     /// <summary>No bytes moved in a phase that moves them, in an input that reports bytes: the operation stalled.</summary>

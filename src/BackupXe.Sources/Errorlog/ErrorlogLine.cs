@@ -36,7 +36,7 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
             || line.ContainsAnyInRange('\u0080', '\u009F');
 
     /// <summary>
-    /// True when <paramref name="line"/> starts with digits laid out as an ERRORLOG timestamp, valid or not: a line
+    /// True when <paramref name="s"/> starts with digits laid out as an ERRORLOG timestamp, valid or not: a line
     /// dated 2024-02-30 or at hour 25 is a damaged message start, not continuation text.
     /// </summary>
     /// <remarks>

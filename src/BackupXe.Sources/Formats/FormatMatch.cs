@@ -17,6 +17,7 @@ public enum MatchStrength
     Certain,
 }
 
+/// <summary>How well an input's first bytes match a format, and the text encoding they were found in.</summary>
 /// <param name="TextEncoding">For text formats, the encoding the prefix was found in (used when there is no BOM).</param>
 public readonly record struct FormatMatch(MatchStrength Strength, Encoding? TextEncoding = null)
 {

@@ -15,7 +15,7 @@ namespace BackupXe.Sources.HeaderOnly;
 /// and its dashed underline, which gives each column's place. Start and End are msdb's whole seconds, TotalSize is rounded
 /// by dbatools to two decimals of its unit. Several tables may follow each other (each with its heading). Streams.
 /// </summary>
-public sealed class DbaBackupHistoryTableReader
+internal sealed class DbaBackupHistoryTableReader
 {
     private static readonly ImmutableArray<string> Required = ["SqlInstance", "Database", "Type", "TotalSize", "Start", "End"];
 

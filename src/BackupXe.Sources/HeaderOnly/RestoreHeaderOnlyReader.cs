@@ -144,6 +144,7 @@ internal sealed class RestoreHeaderOnlyReader
             return null;
         }
 
+        var encrypted = Encryption(Cell("KeyAlgorithm"), Cell("EncryptorThumbprint"));
         return new HistoryOperation
         {
             Kind = OperationKind.Backup,
@@ -162,8 +163,14 @@ internal sealed class RestoreHeaderOnlyReader
                 Compression = Flag("Compressed"),
                 CopyOnly = Flag("IsCopyOnly"),
                 Checksum = Flag("HasBackupChecksums"),
-                Encryption = Encryption(Cell("KeyAlgorithm"), Cell("EncryptorThumbprint")),
+                Encryption = encrypted,
+                EncryptionAlgorithm = encrypted is true ? Cell("KeyAlgorithm") : null,
+                Encryptor = encrypted is true ? Cell("EncryptorType") : null,
             },
+            ServerBuild = Number("SoftwareVersionMajor") is { } major and > 0 && Number("SoftwareVersionMinor") is { } minor
+                && Number("SoftwareVersionBuild") is { } build
+                ? string.Create(CultureInfo.InvariantCulture, $"{major}.{minor}.{build}")
+                : null,
             // IsSnapshot 1: a snapshot backup, whose size over its time is no transfer speed (counted apart).
             Snapshot = Flag("IsSnapshot") is true,
             Sources = [HistorySource.BackupHeader],

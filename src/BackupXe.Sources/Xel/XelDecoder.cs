@@ -51,7 +51,7 @@ public sealed class XelDecoder
     /// <summary>
     /// Decodes one log buffer given whole, as <c>sys.fn_MSxe_read_event_stream</c> returns one per row: the buffer's own
     /// header (docs/xel-format.md section 3) says what it is. Events are mapped to <paramref name="events"/> through the
-    /// shared <see cref="XeEventMapping"/>; every problem goes to <paramref name="report"/> with its offset inside the
+    /// shared <see cref="XeEvents.XeEventMapping"/>; every problem goes to <paramref name="report"/> with its offset inside the
     /// buffer plus <paramref name="offset"/>, never as an exception.
     /// </summary>
     public XelBufferKind ReadBuffer(ReadOnlySpan<byte> buffer, long offset, Action<long, string> report, List<TraceEvent> events)

@@ -6,7 +6,7 @@ using Microsoft.Data.SqlClient;
 
 namespace BackupXe.SqlServer.Client;
 
-/// <summary>What <see cref="SessionClient.InstallAsync(CaptureSessionSettings, CancellationToken)"/> did.</summary>
+/// <summary>What <see cref="SessionClient.InstallAsync(CancellationToken)"/> did.</summary>
 /// <param name="Problems">Unmet requirements; when any, nothing was changed on the server.</param>
 /// <param name="Before">The session before the script ran (whether one was replaced).</param>
 /// <param name="After">The session after; null when nothing ran.</param>

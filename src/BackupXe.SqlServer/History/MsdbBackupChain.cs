@@ -13,8 +13,12 @@ namespace BackupXe.SqlServer.History;
 /// </summary>
 public sealed class MsdbBackupChain(SqlConnectionFactory factory)
 {
-    /// <summary>Database (D), differential (I) and log (L) backups since <c>@since</c> (server local time), in order.</summary>
-    public const string Query = """
+    /// <summary>
+    /// Database (D), differential (I) and log (L) backups since <c>@since</c> (server local time), in order, with their
+    /// encryption where the server has the columns (<paramref name="encryptionColumns"/>: key_algorithm and
+    /// encryptor_type, from SQL Server 2014) and the device type of their media families.
+    /// </summary>
+    public static string Query(bool encryptionColumns) => $"""
         SELECT bs.database_name,
                CAST(bs.type AS nvarchar(1)) AS backup_type,
                bs.is_copy_only,
@@ -26,7 +30,10 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
                bs.backup_start_date,
                bs.backup_finish_date,
                CAST(bs.backup_size AS bigint) AS backup_size,
-               CAST(bs.compressed_backup_size AS bigint) AS compressed_backup_size
+               CAST(bs.compressed_backup_size AS bigint) AS compressed_backup_size,
+               {(encryptionColumns ? "CAST(bs.key_algorithm AS nvarchar(32))" : "CAST(NULL AS nvarchar(32))")} AS key_algorithm,
+               {(encryptionColumns ? "CAST(bs.encryptor_type AS nvarchar(32))" : "CAST(NULL AS nvarchar(32))")} AS encryptor_type,
+               (SELECT MIN(CAST(mf.device_type AS int)) FROM msdb.dbo.backupmediafamily AS mf WHERE mf.media_set_id = bs.media_set_id) AS device_type
         FROM msdb.dbo.backupset AS bs
         WHERE bs.backup_start_date >= @since AND bs.type IN ('D', 'I', 'L')
         ORDER BY bs.database_name, bs.backup_start_date, bs.first_lsn;
@@ -41,7 +48,8 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
     /// <summary>The backup sets of <paramref name="databases"/> (all when empty) since <paramref name="since"/>, on an open connection.</summary>
     public async Task<IReadOnlyList<BackupSetRow>> ReadAsync(SqlConnection connection, DateTime since, IReadOnlyCollection<string> databases, CancellationToken cancellationToken)
     {
-        await using var command = factory.Command(connection, Query);
+        var encryption = await EncryptionColumnsAsync(connection, cancellationToken).ConfigureAwait(false);
+        await using var command = factory.Command(connection, Query(encryption));
         command.Parameters.Add("@since", SqlDbType.DateTime).Value = since;
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         var rows = new List<BackupSetRow>();
@@ -54,6 +62,14 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
         }
 
         return rows;
+    }
+
+    /// <summary>Whether backupset has key_algorithm and encryptor_type (<see cref="MsdbBackupHistory.ColumnsQuery"/>): not before backup encryption.</summary>
+    private async Task<bool> EncryptionColumnsAsync(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        await using var command = factory.Command(connection, MsdbBackupHistory.ColumnsQuery);
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        return await reader.ReadAsync(cancellationToken).ConfigureAwait(false) && !reader.IsDBNull(1) && !reader.IsDBNull(3);
     }
 
     /// <summary>One backup set, or null for a row whose LSNs or dates are missing (msdb keeps them for every completed backup).</summary>
@@ -73,7 +89,13 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
             database, char.ToUpperInvariant(type[0]), SqlRows.Flag(reader, "is_copy_only") ?? false, first.Value, last.Value,
             Lsn(SqlRows.Text(reader, "database_backup_lsn")), Lsn(SqlRows.Text(reader, "checkpoint_lsn")),
             SqlRows.Text(reader, "recovery_model"), start.Value, finish.Value,
-            Size(reader, "backup_size"), Size(reader, "compressed_backup_size"));
+            Size(reader, "backup_size"), Size(reader, "compressed_backup_size"))
+        {
+            KeyAlgorithm = SqlRows.Text(reader, "key_algorithm"),
+            EncryptorType = SqlRows.Text(reader, "encryptor_type"),
+            // tinyint on the server: anything else is no device type.
+            Device = SqlRows.Number(reader, "device_type") is { } deviceType and >= 0 and <= 255 ? MsdbBackupHistory.DeviceKindOf((int)deviceType) : null,
+        };
     }
 
     // numeric(20,0) cast to bigint; a negative size is no size.

@@ -12,7 +12,8 @@ namespace BackupXe.SqlServer.History;
 /// <param name="CompressedSize">compressed_backup_size, SQL Server 2008+ (backup compression arrived with it).</param>
 /// <param name="KeyAlgorithm">key_algorithm, 2014+ (backup encryption).</param>
 /// <param name="CompressionAlgorithm">compression_algorithm, 2022+.</param>
-internal sealed record MsdbColumns(bool CompressedSize, bool KeyAlgorithm, bool CompressionAlgorithm);
+/// <param name="EncryptorType">encryptor_type, with backup encryption (2014; RESTORE HEADERONLY's EncryptorType from 2014 CU1).</param>
+internal sealed record MsdbColumns(bool CompressedSize, bool KeyAlgorithm, bool CompressionAlgorithm, bool EncryptorType = false);
 
 /// <summary>
 /// Backups from msdb.dbo.backupset and backupmediafamily: one operation per backup set, one device per media
@@ -20,7 +21,8 @@ internal sealed record MsdbColumns(bool CompressedSize, bool KeyAlgorithm, bool 
 /// backup_finish_date are datetime in whole seconds of server local time; time_zone is the offset from UTC in
 /// 15-minute steps (127 unknown); type D database, I differential, L log, F file/filegroup, G differential
 /// file, P partial, Q differential partial; device_type 2 disk, 5 tape, 7 virtual device, 9 URL, 105 a permanent
-/// backup device (102 too on older pages); key_algorithm NO_Encryption = not encrypted; compressed_backup_size NULL
+/// backup device (102 too on older pages); key_algorithm NO_Encryption = not encrypted, encryptor_type (a certificate or
+/// an asymmetric key) NULL when not encrypted; compressed_backup_size NULL
 /// after an msdb upgrade = not compressed; is_snapshot 1 = taken with the SNAPSHOT option. msdb keeps successful backups only.
 /// </summary>
 internal static class MsdbBackupHistory
@@ -29,7 +31,8 @@ internal static class MsdbBackupHistory
     public const string ColumnsQuery = """
         SELECT CAST(COL_LENGTH(N'msdb.dbo.backupset', N'compressed_backup_size') AS int) AS compressed_backup_size,
                CAST(COL_LENGTH(N'msdb.dbo.backupset', N'key_algorithm') AS int) AS key_algorithm,
-               CAST(COL_LENGTH(N'msdb.dbo.backupset', N'compression_algorithm') AS int) AS compression_algorithm;
+               CAST(COL_LENGTH(N'msdb.dbo.backupset', N'compression_algorithm') AS int) AS compression_algorithm,
+               CAST(COL_LENGTH(N'msdb.dbo.backupset', N'encryptor_type') AS int) AS encryptor_type;
         """;
 
     /// <summary>
@@ -79,7 +82,14 @@ internal static class MsdbBackupHistory
                    CAST(bs.time_zone AS int) AS time_zone,
                    mf.physical_device_name,
                    CAST(mf.device_type AS int) AS device_type,
-                   CAST(ISNULL(mf.mirror, 0) AS int) AS mirror
+                   CAST(ISNULL(mf.mirror, 0) AS int) AS mirror,
+
+            """);
+        sql.Append(columns.EncryptorType ? "       CAST(bs.encryptor_type AS nvarchar(32))" : "       CAST(NULL AS nvarchar(32))").Append(" AS encryptor_type,\n");
+        sql.Append("""
+                   CAST(bs.software_major_version AS int) AS software_major_version,
+                   CAST(bs.software_minor_version AS int) AS software_minor_version,
+                   CAST(bs.software_build_version AS int) AS software_build_version
             FROM msdb.dbo.backupset AS bs
             JOIN msdb.dbo.backupmediafamily AS mf ON mf.media_set_id = bs.media_set_id
             WHERE bs.backup_start_date >= @since
@@ -151,6 +161,7 @@ internal static class MsdbBackupHistory
         var algorithm = Text(reader, "compression_algorithm");
         bool? compressed = size is { } s && written is { } w ? w < s : null;
         var zone = Int(reader, "time_zone");
+        bool? encrypted = columns.KeyAlgorithm ? IsEncrypted(Text(reader, "key_algorithm")) : null;
         return new HistoryOperation
         {
             Kind = OperationKind.Backup,
@@ -168,8 +179,14 @@ internal static class MsdbBackupHistory
                 CompressionAlgorithm = compressed is true ? algorithm : null,
                 CopyOnly = Bool(reader, "is_copy_only"),
                 Checksum = Bool(reader, "has_backup_checksums"),
-                Encryption = columns.KeyAlgorithm ? IsEncrypted(Text(reader, "key_algorithm")) : null,
+                Encryption = encrypted,
+                EncryptionAlgorithm = encrypted is true ? Text(reader, "key_algorithm")?.Trim() : null,
+                Encryptor = encrypted is true && columns.EncryptorType ? Text(reader, "encryptor_type")?.Trim() : null,
             },
+            ServerBuild = Int(reader, "software_major_version") is { } major and > 0 && Int(reader, "software_minor_version") is { } minor and >= 0
+                && Int(reader, "software_build_version") is { } build and >= 0
+                ? string.Create(CultureInfo.InvariantCulture, $"{major}.{minor}.{build}")
+                : null,
             UtcOffset = zone is >= -48 and <= 48 ? TimeSpan.FromMinutes(zone.Value * 15) : null,
             // Taken WITH SNAPSHOT (VSS or T-SQL snapshot): its size over its time is no transfer speed, so it is counted apart.
             Snapshot = Bool(reader, "is_snapshot") is true,
@@ -194,7 +211,7 @@ internal static class MsdbBackupHistory
     public const string NoEncryption = "NO_Encryption";
 
     // A permanent device (sys.backup_devices) is named by its logical name, whatever its medium.
-    private static DeviceKind DeviceKindOf(int type) => type switch
+    internal static DeviceKind DeviceKindOf(int type) => type switch
     {
         >= 100 => DeviceKind.Logical,
         5 => DeviceKind.Tape,

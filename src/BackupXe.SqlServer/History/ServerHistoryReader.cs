@@ -148,7 +148,7 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
             return new MsdbColumns(false, false, false);
         }
 
-        return new MsdbColumns(!reader.IsDBNull(0), !reader.IsDBNull(1), !reader.IsDBNull(2));
+        return new MsdbColumns(!reader.IsDBNull(0), !reader.IsDBNull(1), !reader.IsDBNull(2), !reader.IsDBNull(3));
     }
 
     private async Task<IReadOnlyList<string>> CommandLogDatabasesAsync(

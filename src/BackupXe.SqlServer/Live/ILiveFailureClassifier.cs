@@ -15,14 +15,14 @@ public enum LiveFailureKind
 
 /// <summary>
 /// Sorts exceptions from <see cref="ILiveEventStream"/> or <see cref="ISessionInstaller"/>.
-/// <see cref="SqlFailureClassifier"/> decides from SqlException numbers and classes.
+/// <see cref="Client.SqlFailureClassifier"/> decides from SqlException numbers and classes.
 /// </summary>
 public interface ILiveFailureClassifier
 {
     LiveFailureKind Classify(Exception failure);
 }
 
-/// <summary>Creates the capture session again, e.g. by running <see cref="SessionScripts.RenderInstall"/>.</summary>
+/// <summary>Creates the capture session again, e.g. by running <see cref="Sessions.SessionScripts.RenderInstall"/>.</summary>
 public interface ISessionInstaller
 {
     Task InstallAsync(CancellationToken cancellationToken);

@@ -11,7 +11,7 @@ namespace BackupXe.SqlServer.Live;
 /// SQL Server sends nothing more; a GUID no database has as its physical name (or a build without the column) stays
 /// as it is.
 /// </summary>
-public sealed class PhysicalDatabaseNames(SqlConnectionFactory connections)
+internal sealed class PhysicalDatabaseNames(SqlConnectionFactory connections)
 {
     public const string Query = """
         SELECT TOP (1) name

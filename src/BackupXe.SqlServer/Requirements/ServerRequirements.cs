@@ -2,7 +2,7 @@ namespace BackupXe.SqlServer.Requirements;
 
 /// <summary>
 /// The rules a server and login must meet before BackupXe creates or streams its session (docs/permissions.md,
-/// docs/server-conformance.md). Pure: a client gathers <see cref="ServerFacts"/> with <see cref="SessionScripts.ServerFacts"/>.
+/// docs/server-conformance.md). Pure: a client gathers <see cref="ServerFacts"/> with <see cref="Sessions.SessionScripts.ServerFacts"/>.
 /// </summary>
 internal static class ServerRequirements
 {

@@ -1,7 +1,7 @@
 namespace BackupXe.SqlServer.Sessions;
 
 /// <summary>The values a DBA would edit at the top of <c>backupxe-session.sql</c>.</summary>
-/// <param name="SessionName">A regular identifier (see <see cref="SqlServer.SessionName"/>).</param>
+/// <param name="SessionName">A regular identifier (see <see cref="Sessions.SessionName"/>).</param>
 /// <param name="FilePath">
 /// The event_file target's file name, ending in .xel. A bare name lands in the instance's LOG directory.
 /// </param>

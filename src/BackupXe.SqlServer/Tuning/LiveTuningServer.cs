@@ -12,7 +12,7 @@ namespace BackupXe.SqlServer.Tuning;
 /// SERVER PERFORMANCE STATE on 2022 and later (what sys.dm_exec_requests and sys.dm_os_volume_stats document; VIEW
 /// SERVER STATE covers it), and VIEW ANY DEFINITION, checked first.
 /// </summary>
-public sealed class LiveTuningServer(SqlConnectionFactory factory) : ITuningServer
+internal sealed class LiveTuningServer(SqlConnectionFactory factory) : ITuningServer
 {
     /// <summary>
     /// SERVERPROPERTY returns NULL for a property an older build does not know (PathSeparator is 2017+), so one

@@ -33,6 +33,13 @@ public sealed class AnalyzeHistoryTests : IDisposable
     private async Task<string> HistoryAsync()
     {
         var path = _directory.File("history.db");
+        await WriteHistoryAsync(path);
+        return path;
+    }
+
+    /// <summary>The generated history of instance SQL01 described above, written to <paramref name="path"/>.</summary>
+    internal static async Task WriteHistoryAsync(string path)
+    {
         var history = new SqliteImportedHistory(path, TimeProvider.System);
         await history.InitializeAsync(CancellationToken.None);
         var first = new DateTime(2024, 4, 20, 1, 30, 0, DateTimeKind.Utc);
@@ -43,7 +50,6 @@ public sealed class AnalyzeHistoryTests : IDisposable
             Backup("Orders", new DateTime(2024, 5, 1, 1, 29, 55, DateTimeKind.Utc), 60, 50, bytes: 4L << 30),
         ];
         await history.ImportAsync("SQL01", records, CancellationToken.None);
-        return path;
     }
 
     private static async Task<CliRun> InRepositoryAsync(params string[] args)
@@ -154,6 +160,37 @@ public sealed class AnalyzeHistoryTests : IDisposable
     }
 
     [Fact]
+    public async Task Watch_with_a_history_gives_an_ETA_from_the_usual_rates_before_its_own_progress_can_and_says_which_it_used()
+    {
+        var history = await HistoryAsync();
+
+        var run = await InRepositoryAsync("watch", "--replay", "samples/buffer-starved-backup.xml", "--speed", "0", "--history", history, "--no-color");
+
+        // Then: before three percent readings the interval is the size at the usual 10 nights' rates (490 to 515 MB/s),
+        // and once the backup's own readings give one, that is used and said
+        Assert.Equal(0, run.ExitCode);
+        var lines = run.Output.Split('\n');
+        var fromHistory = lines.First(l => l.Contains("from history: its size at the usual 49", StringComparison.Ordinal));
+        Assert.Contains("BACKUP DATABASE [SalesDB]", fromHistory, StringComparison.Ordinal);
+        Assert.Contains("MB/s of 10 runs)", fromHistory, StringComparison.Ordinal);
+        // (before the size is known, the usual durations less the time run)
+        Assert.Contains(lines, l => l.Contains(" of 10 runs, less the time run)", StringComparison.Ordinal));
+        var own = lines.First(l => l.Contains(", from its progress)", StringComparison.Ordinal));
+        Assert.True(Array.IndexOf(lines, fromHistory) < Array.IndexOf(lines, own), run.Output);
+        Assert.Contains("3.0x slower than usual", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Watch_without_a_history_says_nothing_of_where_its_ETA_comes_from()
+    {
+        var run = await InRepositoryAsync("watch", "--replay", "samples/buffer-starved-backup.xml", "--speed", "0", "--no-color");
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.DoesNotContain("from history", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain("from its progress", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task A_history_file_that_is_not_there_is_one_line_and_exit_code_1()
     {
         var run = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--history", _directory.File("missing.db"));
@@ -161,6 +198,37 @@ public sealed class AnalyzeHistoryTests : IDisposable
         Assert.Equal(1, run.ExitCode);
         Assert.Equal($"backupxe: no history at '{_directory.File("missing.db")}': the daemon writes it (History:Path); name it with --history.", run.Error.Trim());
         Assert.Equal(string.Empty, run.Output);
+    }
+
+    [Fact]
+    public async Task History_alone_reads_the_file_the_daemons_setting_names_and_names_every_place_looked_when_none_is_there()
+    {
+        // Given: the daemon's History:Path in the environment, as the systemd unit sets it, naming the generated history
+        var history = await HistoryAsync();
+        var previous = Environment.GetEnvironmentVariable("BackupXe__History__Path");
+        Environment.SetEnvironmentVariable("BackupXe__History__Path", history);
+        try
+        {
+            // When
+            var run = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--history", "--format", "json");
+
+            // Then: the verdict comes from that file
+            Assert.True(run.ExitCode == 0, run.Error);
+            using var document = JsonDocument.Parse(run.Output);
+            Assert.Equal("slower", document.RootElement.GetProperty("operations")[0].GetProperty("history").GetProperty("verdict").GetString());
+
+            // And with the setting naming a file that is not there (and none in the folder): one line, every place looked, exit 1
+            Environment.SetEnvironmentVariable("BackupXe__History__Path", _directory.File("gone.db"));
+            var missing = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--history");
+            Assert.Equal(1, missing.ExitCode);
+            Assert.StartsWith($"backupxe: no daemon history found (looked at '{_directory.File("gone.db")}', 'backupxe-history.db', ", missing.Error.Trim(), StringComparison.Ordinal);
+            Assert.Single(missing.Error.Trim().Split('\n'));
+            Assert.Equal(string.Empty, missing.Output);
+        }
+        finally
+        {
+            Environment.SetEnvironmentVariable("BackupXe__History__Path", previous);
+        }
     }
 
     [Fact]

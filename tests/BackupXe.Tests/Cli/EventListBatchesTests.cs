@@ -5,6 +5,7 @@ using BackupXe.Sources.Xel;
 using BackupXe.Sources.XeEvents;
 using BackupXe.Tests.Sources.Xel;
 using Xunit;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.Cli;
 

@@ -1,6 +1,6 @@
 using BackupXe.Tests.Hostile;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Microsoft.Data.Sqlite;
 using Xunit;
 

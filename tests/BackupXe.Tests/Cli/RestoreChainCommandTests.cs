@@ -1,5 +1,5 @@
 using System.Text.Json;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;
@@ -53,6 +53,40 @@ public sealed class RestoreChainCommandTests
         Assert.Contains("  SalesDB  broken: 1 gap(s) (FULL recovery); oldest restore point " + At(10), run.Output, StringComparison.Ordinal);
         Assert.Contains($"gap: from {At(61)} to {At(180)} (LSN 41000000018400001 to 41000000020000001): a log backup is missing", run.Output, StringComparison.Ordinal);
         Assert.Contains("note: 1 COPY_ONLY log backup(s) left out", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task An_encrypted_backup_and_one_on_url_are_named_in_the_chain_and_the_estimate_and_not_asked_of_a_server_before_2014()
+    {
+        // Given: HR's full encrypted with AES_256 by a certificate and its log backup on URL (backupset key_algorithm and
+        // encryptor_type, backupmediafamily device_type 9)
+        static ScriptedSqlServer Encrypted(int major)
+        {
+            var sql = Server();
+            sql.MajorVersion = major;
+            var hr = sql.BackupSets.Where(b => b.Database == "HR").ToList();
+            sql.BackupSets.RemoveAll(b => b.Database == "HR");
+            sql.BackupSets.Add(hr[0] with { KeyAlgorithm = "AES_256", EncryptorType = "CERTIFICATE" });
+            sql.BackupSets.Add(hr[1] with { DeviceType = 9 });
+            return sql;
+        }
+
+        // When
+        var chain = await RunAsync(Encrypted(15), "history", "chain", "-d", "HR");
+        var estimate = await RunAsync(Encrypted(15), "history", "restore-estimate", "-d", "HR");
+        var before2014 = await RunAsync(Encrypted(11), "history", "chain", "-d", "HR");
+
+        // Then: what a restore needs and reads, in the chain check and in the restore estimate
+        Assert.True(chain.ExitCode == 0, chain.Error);
+        Assert.Contains("1 of 2 backup(s) of the history read are encrypted (AES_256 by a certificate): the server that restores them needs that certificate or asymmetric key", chain.Output, StringComparison.Ordinal);
+        Assert.Contains("backups of the history read not on disk: 1 on URL", chain.Output, StringComparison.Ordinal);
+        Assert.True(estimate.ExitCode == 0, estimate.Error);
+        Assert.Contains("1 of 2 backup(s) of the chain are encrypted (AES_256 by a certificate)", estimate.Output, StringComparison.Ordinal);
+        Assert.Contains("backups of the chain not on disk: 1 on URL", estimate.Output, StringComparison.Ordinal);
+        // and SQL Server 2012's backupset has no key_algorithm: the query asks for NULL, so nothing is said of encryption
+        Assert.True(before2014.ExitCode == 0, before2014.Error);
+        Assert.DoesNotContain("encrypted", before2014.Output, StringComparison.Ordinal);
+        Assert.Contains("1 on URL", before2014.Output, StringComparison.Ordinal);
     }
 
     [Fact]

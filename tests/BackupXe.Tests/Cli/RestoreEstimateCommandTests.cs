@@ -4,7 +4,7 @@ using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.History;
 using BackupXe.Tests.History;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using BackupXe.Tests.Worker;
 using Xunit;
 
@@ -201,6 +201,35 @@ public sealed class RestoreEstimateCommandTests : IDisposable
         Assert.Equal(0, phases[RestoreEstimator.DataZeroing].GetProperty("highSeconds").GetDouble());
         Assert.Equal("assumed", phases[RestoreEstimator.LogZeroing].GetProperty("basis").GetString());
         Assert.Equal(568, document.RootElement.GetProperty("restoreEstimates")[0].GetProperty("lowSeconds").GetDouble(), 3);
+    }
+
+    [Fact]
+    public async Task A_restore_captured_by_the_daemon_times_the_recovery_of_the_estimate_as_measured()
+    {
+        // Given: the sample restore of [SalesArchive] (ERRORLOG with trace flags 3004/3014: redo from 06:37:01.86 to 05.21,
+        // recovery from 05.23 to 05.54) analysed and stored as the daemon stores a capture, and a full backup of it in msdb.
+        var analyzed = await CliRun.RunAsync("analyze", CliRun.Sample("log-zeroing-restore.log"), "--format", "json");
+        using var analysis = JsonDocument.Parse(analyzed.Output);
+        var report = Core.Rendering.ReportJson.Deserialize<Core.Reporting.OperationReport>(analysis.RootElement.GetProperty("operations")[0].GetRawText());
+        var path = _directory.File("history.db");
+        var store = new SqliteHistoryStore(path, TimeProvider.System);
+        await store.InitializeAsync(CancellationToken.None);
+        await store.SaveAsync("SQL01", report, CancellationToken.None);
+        var sql = Server();
+        sql.BackupSets.Add(new("SalesArchive", "D", false, "88123000000041200001", "88123000000046000001", "88123000000000000001", "88123000000041200001", "FULL", Night, Night.AddSeconds(600), 20 * GiB));
+
+        // When
+        var run = await RunAsync(sql, "history", "restore-estimate", "--history", path, "-d", "SalesArchive", "--format", "json");
+
+        // Then: recovery is a measured phase of 3.35 + 0.31 s, and no longer among what the total leaves out
+        Assert.True(run.ExitCode == 0, run.Error);
+        using var document = JsonDocument.Parse(run.Output);
+        var estimate = document.RootElement.GetProperty("restoreEstimates")[0];
+        var recovery = estimate.GetProperty("phases").EnumerateArray().Single(p => p.GetProperty("phase").GetString() == RestoreEstimator.Recovery);
+        Assert.Equal("measured", recovery.GetProperty("basis").GetString());
+        Assert.Equal(3.66, recovery.GetProperty("lowSeconds").GetDouble(), 2);
+        Assert.Contains("1 captured restore(s)", recovery.GetProperty("detail").GetString(), StringComparison.Ordinal);
+        Assert.DoesNotContain(estimate.GetProperty("notCounted").EnumerateArray(), u => u.GetProperty("part").GetString() == RestoreEstimator.Recovery);
     }
 
     [Fact]

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Text.Json;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;

@@ -1,7 +1,7 @@
 using System.CommandLine;
 using BackupXe.Cli.Commands;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using BackupXe.Tests.Tuning;
 using BackupXe.Tests.Worker;
 using Xunit;

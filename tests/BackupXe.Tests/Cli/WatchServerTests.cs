@@ -6,8 +6,10 @@ using BackupXe.SqlServer;
 using BackupXe.SqlServer.Live.EventStream;
 using BackupXe.Tests.Sources.Xel;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
+using BackupXe.Tests.Worker;
 using Xunit;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.Cli;
 
@@ -370,6 +372,36 @@ public class WatchServerTests
 
         Assert.Equal(1, run.ExitCode);
         Assert.Contains("--poll-requests reads a server's sys.dm_exec_requests", run.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task History_alone_reads_the_daemons_default_file_and_the_regression_verdict_comes_live()
+    {
+        // Given: the generated history of SQL01 (ten usual nights of [SalesDB] at about 500 MB/s) in the daemon's default
+        // file of the folder the watch runs from, and the server's session holding the sample buffer-starved backup
+        using var folder = new TempDirectory();
+        await AnalyzeHistoryTests.WriteHistoryAsync(Path.Combine(folder.Path, BackupXe.History.SqliteHistoryStore.DefaultPath));
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40)));
+        var previous = Directory.GetCurrentDirectory();
+        Directory.SetCurrentDirectory(folder.Path);
+        WatchRun run;
+        try
+        {
+            // When: watch --server with --history and no file, until the diagnosis is out
+            run = await WatchAsync(server, output => output.Contains("Verdict", StringComparison.Ordinal) && output.Contains("Against its history", StringComparison.Ordinal), "--no-color", "--history");
+        }
+        finally
+        {
+            Directory.SetCurrentDirectory(previous);
+        }
+
+        // Then: the verdict against the default file's series came while the watch was running, and the early ETA from it
+        Assert.True(run.ReachedBeforeCtrlC, run.Output + run.Error);
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("3.0x slower than usual", run.Output, StringComparison.Ordinal);
+        Assert.Contains("full backup of [SalesDB] to disk on SQL01", run.Output, StringComparison.Ordinal);
+        Assert.Contains("from history: its size at the usual ", run.Output, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -82,6 +82,28 @@ public sealed class HistoryComparerTests
     }
 
     [Fact]
+    public void A_new_server_version_and_encryption_algorithm_are_named_among_what_changed()
+    {
+        // Given: the usual nights on SQL Server 2019 CU (15.0.4316) without an algorithm named, then a night on 2022 (16.0.4135),
+        // encrypted with AES_256, as msdb's software_*_version and key_algorithm record them
+        var history = Usual.Select((rate, i) => ComparableRun.Of(Run(Night.AddDays(i), rate) with { ServerBuild = "15.0.4316" })).ToList();
+        var current = Run(Night.AddDays(10), 130) with
+        {
+            ServerBuild = "16.0.4135",
+            Options = new HistoryOptions { BufferCount = 50, MaxTransferSizeBytes = 4 << 20, Compression = true, Encryption = true, EncryptionAlgorithm = "AES_256" },
+        };
+
+        // When
+        var result = Compare(current, history);
+
+        // Then: the version is a change (the algorithm is not: no usual run recorded one to compare with)
+        Assert.Equal(HistoryVerdict.Slower, result.Verdict);
+        var change = Assert.Single(result.Changes, c => c.Factor == "server version");
+        Assert.Equal(("15.0.4316", "16.0.4135", 1.0), (change.Usual, change.This, change.Separation));
+        Assert.DoesNotContain(result.Changes, c => c.Factor == "encryption algorithm");
+    }
+
+    [Fact]
     public void A_run_within_the_usual_spread_is_as_usual_with_nothing_changed()
     {
         var result = Compare(Run(Night.AddDays(10), 385), Nights(Usual));

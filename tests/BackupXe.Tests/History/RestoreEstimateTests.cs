@@ -218,4 +218,41 @@ public sealed class RestoreEstimateTests
         Assert.Contains("writing to the backup target", estimate.NotCounted[1].Reason, StringComparison.Ordinal);
         Assert.Contains("zeroed despite Instant File Initialization", estimate.NotCounted[2].Reason, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public void A_restore_whose_capture_timed_its_recovery_makes_recovery_a_measured_phase_and_the_copy_rate_leaves_it_out()
+    {
+        // Given: two captured full restores of 100 GiB, each 512 s long of which 10 s and 30 s were redo plus recovery,
+        // a NORECOVERY restore with redo only (no recovery run, so not counted), and another database's restore.
+        var history = new[]
+        {
+            Restore(512, 100 * GiB) with { RedoSeconds = 8, RecoverySeconds = 2 },
+            Restore(512, 100 * GiB) with { RedoSeconds = 25, RecoverySeconds = 5 },
+            Restore(50, 10 * GiB, OperationScope.Differential) with { RedoSeconds = 1 },
+            Restore(512, 100 * GiB) with { Database = "Other", RedoSeconds = 900, RecoverySeconds = 900 },
+        };
+        var recovery = RestoreEstimator.RecoveryTime(history, "salesdb");
+        var rate = RestoreEstimator.CopyRate(history, "SalesDB");
+
+        // When
+        var estimate = RestoreEstimator.Estimate(Chain, new RestoreTarget(200 * GiB, 20 * GiB, true, 16), rate, null, recovery);
+
+        // Then: recovery from 10 to 30 s, measured, and no longer among what the total leaves out
+        var phase = estimate.Phases.Single(p => p.Phase == RestoreEstimator.Recovery);
+        Assert.True(phase.Measured);
+        Assert.Equal(10, phase.LowSeconds);
+        Assert.Equal(30, phase.HighSeconds);
+        Assert.Contains("2 captured restore(s)", phase.Basis, StringComparison.Ordinal);
+        Assert.DoesNotContain(RestoreEstimator.Recovery, estimate.NotCounted.Select(u => u.Part));
+        // and the copy rate is the bytes over the time left once redo and recovery are taken out: 100 GiB in 502 s and 482 s
+        Assert.NotNull(rate);
+        Assert.Equal(100 * GiB / 502.0, rate.LowBytesPerSecond, 3);
+        Assert.Equal(100 * GiB / 482.0, rate.HighBytesPerSecond, 3);
+        Assert.Equal(estimate.Phases.Sum(p => p.HighSeconds!.Value), estimate.HighSeconds!.Value, 6);
+
+        // And without a captured recovery it stays "not counted", with the reason
+        var unmeasured = RestoreEstimator.Estimate(Chain, new RestoreTarget(200 * GiB, 20 * GiB, true, 16), rate, null, RestoreEstimator.RecoveryTime(history.Take(0), "SalesDB"));
+        Assert.DoesNotContain(unmeasured.Phases, p => p.Phase == RestoreEstimator.Recovery);
+        Assert.Contains("no captured restore of this database", unmeasured.NotCounted.Single(u => u.Part == RestoreEstimator.Recovery).Reason, StringComparison.Ordinal);
+    }
 }

@@ -5,6 +5,7 @@ using BackupXe.Tests.Cli;
 using BackupXe.Tests.Sources.Xel;
 using BackupXe.Tests.Support;
 using Xunit;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.SqlServer;
 

@@ -2,7 +2,7 @@ using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Requirements;
 using BackupXe.SqlServer.Sessions;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Xunit;
 
 namespace BackupXe.Tests.SqlServer;

@@ -2,7 +2,7 @@ using System.Data;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Microsoft.Data.SqlClient;
 using Xunit;
 

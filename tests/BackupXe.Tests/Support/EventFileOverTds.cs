@@ -1,6 +1,6 @@
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Live.EventFile;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 
 namespace BackupXe.Tests.Support;
 
@@ -10,7 +10,7 @@ namespace BackupXe.Tests.Support;
 /// Before each queued drop point the answer is cut off mid-result and the connection reset. <c>whileReading</c>
 /// runs on the double's side of every read before it answers (a test's stand-in for the server's own work).
 /// </summary>
-public static class EventFileOverTds
+internal static class EventFileOverTds
 {
     public static TdsScript Serve(this TdsScript script, ScriptedEventFile file, Queue<int>? dropAfterRows = null, Action? whileReading = null)
     {

@@ -12,7 +12,7 @@ namespace BackupXe.Tests.Support;
 /// <c>event_data</c> XML of a capture. Files can be appended (the server writing), deleted (rollover), and a
 /// read can be made to fail after a given number of rows (the connection dropping).
 /// </summary>
-public sealed class ScriptedEventFile : IEventFileReader
+internal sealed class ScriptedEventFile : IEventFileReader
 {
     private readonly List<(string Name, List<EventFileRow> Rows)> _files = [];
     private readonly Lock _gate = new();

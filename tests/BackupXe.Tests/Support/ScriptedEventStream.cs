@@ -3,7 +3,8 @@ using BackupXe.Sources.Xel;
 using BackupXe.Sources.XeEvents;
 using BackupXe.SqlServer;
 using BackupXe.Tests.Sources.Xel;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.Support;
 

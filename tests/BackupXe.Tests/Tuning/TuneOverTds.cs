@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Text.RegularExpressions;
 using BackupXe.Core.Tuning;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 
 namespace BackupXe.Tests.Tuning;
 

@@ -9,10 +9,11 @@ using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.SqlServer.Live.EventStream;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Monitoring;
 using Xunit;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.Worker;
 
@@ -303,8 +304,8 @@ public sealed class LiveInstanceTests : IDisposable
         // then the same backup an hour later (whose events release the first one's diagnosis)
         var stream = new ScriptedEventStream();
         await using var server = TdsServerDouble.Start(stream.Serve(new ScriptedSqlServer { SessionExists = true, SessionRunning = true }.Script));
-        var backup = BackupXe.Tests.Sources.Xel.BuiltBackupScenario.BufferStarved();
-        var built = XelStreamRows.Of(BackupXe.Tests.Sources.Xel.BuiltBackupCatalogue.Create(), [.. backup, .. backup.Select(e => e with { Timestamp = e.Timestamp.AddHours(1) })]);
+        var backup = BackupXe.Testing.Xel.BuiltBackupScenario.BufferStarved();
+        var built = XelStreamRows.Of(BackupXe.Testing.Xel.BuiltBackupCatalogue.Create(), [.. backup, .. backup.Select(e => e with { Timestamp = e.Timestamp.AddHours(1) })]);
         var feed = stream.Feed(0);
         feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Header, built.Header));
         feed.TryWrite(XelStreamRows.Row(EventStreamRowTypes.Metadata, built.Metadata));

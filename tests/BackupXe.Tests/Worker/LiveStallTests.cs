@@ -4,7 +4,7 @@ using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live.Requests;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Monitoring;
 using BackupXe.Worker.Telemetry;

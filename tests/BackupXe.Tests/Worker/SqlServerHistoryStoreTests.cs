@@ -4,7 +4,7 @@ using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Xunit;
 
 namespace BackupXe.Tests.Worker;

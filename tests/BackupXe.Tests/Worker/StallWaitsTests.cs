@@ -2,7 +2,7 @@ using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live.Requests;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using BackupXe.Worker.Monitoring;
 using Serilog.Events;
 using Serilog.Extensions.Logging;

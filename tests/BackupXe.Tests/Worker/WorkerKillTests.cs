@@ -7,7 +7,7 @@ using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Microsoft.Data.Sqlite;
 using Xunit;
 

@@ -3,7 +3,7 @@ using System.Globalization;
 namespace BackupXe.SqlServer.Live.EventFile;
 
 /// <summary>Why events were never read.</summary>
-public enum EventFileGapCause
+internal enum EventFileGapCause
 {
     /// <summary>The file a tail was to resume in had been rolled over and deleted; reading went on at the oldest file still there.</summary>
     RolledOver,

@@ -14,7 +14,7 @@ namespace BackupXe.SqlServer.Live.EventFile;
 /// <paramref name="readLimit"/> (the daemon's, shared by all its instances) every round trip to the server, the
 /// session check and each poll, waits for a slot first.
 /// </summary>
-public sealed class EventFileLiveSource(
+internal sealed class EventFileLiveSource(
     string instance,
     SqlConnectionFactory connections,
     CaptureSessionSettings session,

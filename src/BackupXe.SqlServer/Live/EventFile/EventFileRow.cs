@@ -4,7 +4,7 @@ namespace BackupXe.SqlServer.Live.EventFile;
 /// One row of <c>sys.fn_xe_file_target_read_file</c>: the event as XML, the file it is in and the offset of
 /// the buffer that holds it. Many events share one offset (a buffer is written whole).
 /// </summary>
-public sealed record EventFileRow(string EventData, string FileName, long FileOffset)
+internal sealed record EventFileRow(string EventData, string FileName, long FileOffset)
 {
     public EventFilePosition Position => new(FileName, FileOffset);
 }

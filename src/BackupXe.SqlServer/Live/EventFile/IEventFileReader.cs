@@ -32,7 +32,7 @@ internal sealed class EventFileMissingException(string fileName, Exception? inne
 /// The server found a damaged buffer in an event file (error 25736) and reads no further events from that file.
 /// </summary>
 /// <param name="fileName">The file being read when it failed (null: the oldest, nothing read yet).</param>
-public sealed class EventFileDamagedException(string? fileName, Exception inner)
+internal sealed class EventFileDamagedException(string? fileName, Exception inner)
     : Exception($"A damaged buffer was found in the event file {fileName ?? "(the oldest file)"}.", inner)
 {
     public string? FileName { get; } = fileName;

@@ -10,7 +10,7 @@ namespace BackupXe.SqlServer.Live.EventStream;
 /// <param name="DisconnectedUtc">When the previous connection ended (this machine's clock).</param>
 /// <param name="ReconnectedUtc">When the new stream was accepted.</param>
 /// <param name="LastEventUtc">Timestamp of the last event received before the drop, when there was one.</param>
-public sealed record EventStreamGap(DateTime DisconnectedUtc, DateTime ReconnectedUtc, DateTime? LastEventUtc)
+internal sealed record EventStreamGap(DateTime DisconnectedUtc, DateTime ReconnectedUtc, DateTime? LastEventUtc)
 {
     public TimeSpan Length => ReconnectedUtc > DisconnectedUtc ? ReconnectedUtc - DisconnectedUtc : TimeSpan.Zero;
 

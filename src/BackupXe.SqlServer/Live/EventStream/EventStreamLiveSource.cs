@@ -13,7 +13,7 @@ namespace BackupXe.SqlServer.Live.EventStream;
 /// disconnected are lost, and each such gap is reported (<see cref="Gaps"/>, and the observer). Failures before the
 /// stream starts are reported in the status, not thrown.
 /// </summary>
-public sealed class EventStreamLiveSource(
+internal sealed class EventStreamLiveSource(
     SqlConnectionFactory connections,
     CaptureSessionSettings session,
     bool ensureSession,

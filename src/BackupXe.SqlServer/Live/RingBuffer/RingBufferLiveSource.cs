@@ -14,7 +14,7 @@ namespace BackupXe.SqlServer.Live.RingBuffer;
 /// (<see cref="ResilientLiveSource"/>). Nothing is checkpointed: the buffer is in the server's memory only. Events the
 /// target discarded before a read, and a restart or failover that emptied it, are reported as lost.
 /// </summary>
-public sealed class RingBufferLiveSource(
+internal sealed class RingBufferLiveSource(
     SqlConnectionFactory connections,
     CaptureSessionSettings session,
     TimeSpan pollInterval,

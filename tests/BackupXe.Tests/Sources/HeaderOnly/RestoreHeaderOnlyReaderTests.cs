@@ -33,6 +33,8 @@ public sealed class RestoreHeaderOnlyReaderTests
         Assert.Equal(new DateTime(2022, 8, 4, 17, 10, 57), backup.End);
         Assert.Equal(1, backup.TimeResolutionSeconds);
         Assert.Equal(519_838_720, backup.BytesRead);
+        // SoftwareVersionMajor, Minor and Build of the header: the server that wrote the backup
+        Assert.Equal("16.0.700", backup.ServerBuild);
         Assert.Equal(519_838_720, backup.BytesWritten);
         Assert.False(backup.Options.Compression);
         Assert.False(backup.Options.CopyOnly);

@@ -5,6 +5,7 @@ using BackupXe.Tests.Cli;
 using BackupXe.Tests.Sources.Support;
 using BackupXe.Tests.Sources.Xel;
 using Xunit;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.Sources.XeEvents;
 

@@ -3,6 +3,7 @@ using BackupXe.Core.Events;
 using BackupXe.Sources.Xel;
 using BackupXe.Tests.Sources.Support;
 using Xunit;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.Sources.Xel;
 

@@ -4,6 +4,7 @@ using BackupXe.Sources.Xel;
 using BackupXe.Sources.XeEvents;
 using BackupXe.Tests.Sources.Support;
 using Xunit;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.Sources.Xel;
 

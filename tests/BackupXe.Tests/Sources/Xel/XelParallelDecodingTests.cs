@@ -4,6 +4,7 @@ using BackupXe.Sources.XeEvents;
 using FsCheck;
 using FsCheck.Fluent;
 using Xunit;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.Sources.Xel;
 

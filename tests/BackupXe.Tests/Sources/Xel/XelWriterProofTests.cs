@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using System.Text.Json;
 using BackupXe.Tests.Sources.Support;
 using Xunit;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.Sources.Xel;
 

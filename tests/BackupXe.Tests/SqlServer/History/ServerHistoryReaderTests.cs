@@ -6,7 +6,7 @@ using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.History;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Microsoft.Data.Sqlite;
 using Xunit;
 
@@ -37,7 +37,9 @@ public sealed class ServerHistoryReaderTests : IDisposable
         TdsColumn.NVarChar("backup_type", 1), TdsColumn.Bit("is_copy_only"), TdsColumn.Bit("is_snapshot"), TdsColumn.Bit("has_backup_checksums"),
         TdsColumn.DateTime("backup_start_date"), TdsColumn.DateTime("backup_finish_date"), TdsColumn.BigInt("backup_size"),
         TdsColumn.BigInt("compressed_backup_size"), TdsColumn.NVarChar("key_algorithm", 32), TdsColumn.NVarChar("compression_algorithm", 32),
-        TdsColumn.Int("time_zone"), TdsColumn.NVarChar("physical_device_name", 260), TdsColumn.Int("device_type"), TdsColumn.Int("mirror"));
+        TdsColumn.Int("time_zone"), TdsColumn.NVarChar("physical_device_name", 260), TdsColumn.Int("device_type"), TdsColumn.Int("mirror"),
+        TdsColumn.NVarChar("encryptor_type", 32), TdsColumn.Int("software_major_version"), TdsColumn.Int("software_minor_version"),
+        TdsColumn.Int("software_build_version"));
 
     internal static TdsResultSet CommandLogRows() => new(
         TdsColumn.Int("ID"), TdsColumn.NVarChar("DatabaseName", 128), TdsColumn.NVarChar("CommandType", 60), TdsColumn.NVarChar("Command", null),
@@ -78,19 +80,19 @@ public sealed class ServerHistoryReaderTests : IDisposable
     }
 
     internal static TdsResultSet Columns2022() =>
-        new TdsResultSet(TdsColumn.Int("compressed_backup_size"), TdsColumn.Int("key_algorithm"), TdsColumn.Int("compression_algorithm")).Row(9, 64, 64);
+        new TdsResultSet(TdsColumn.Int("compressed_backup_size"), TdsColumn.Int("key_algorithm"), TdsColumn.Int("compression_algorithm"), TdsColumn.Int("encryptor_type")).Row(9, 64, 64, 64);
 
     [Fact]
     public async Task Reads_striped_copy_only_differential_log_url_renamed_and_pre_upgrade_compressed_size_rows()
     {
         // Given: backup sets as msdb holds them (one row per media family)
         var msdb = MsdbRows()
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"X:\b\Sales_1.bak", 2, 0)
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"Y:\b\Sales_2.bak", 2, 0)
-            .Row(2, "Sales", null, "D", true, false, false, Night.AddHours(2), Night.AddHours(2).AddSeconds(90), 20 * GiB, 20 * GiB, "AES_256", null, 8, "https://acct.blob.core.windows.net/c/Sales.bak", 9, 0)
-            .Row(3, "Sales", null, "I", false, false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(5), GiB, GiB / 4, null, "MS_XPRESS", 8, @"X:\b\Sales_DIFF.bak", 2, 0)
-            .Row(4, "Sales", null, "L", false, false, true, Night.AddDays(1).AddMinutes(15), Night.AddDays(1).AddMinutes(15).AddSeconds(1), 64L << 20, null, null, null, 127, @"X:\b\Sales.trn", 2, 0)
-            .Row(5, "Sales_2019", SalesGuid, "D", false, false, true, Night.AddDays(-30), Night.AddDays(-30).AddSeconds(55), 19 * GiB, 19 * GiB, null, null, 8, @"X:\b\old.bak", 102, 0);
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"X:\b\Sales_1.bak", 2, 0, null, 16, 0, 4135)
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, "MS_XPRESS", 8, @"Y:\b\Sales_2.bak", 2, 0, null, 16, 0, 4135)
+            .Row(2, "Sales", null, "D", true, false, false, Night.AddHours(2), Night.AddHours(2).AddSeconds(90), 20 * GiB, 20 * GiB, "AES_256", null, 8, "https://acct.blob.core.windows.net/c/Sales.bak", 9, 0, "Certificate", null, null, null)
+            .Row(3, "Sales", null, "I", false, false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(5), GiB, GiB / 4, null, "MS_XPRESS", 8, @"X:\b\Sales_DIFF.bak", 2, 0, null, null, null, null)
+            .Row(4, "Sales", null, "L", false, false, true, Night.AddDays(1).AddMinutes(15), Night.AddDays(1).AddMinutes(15).AddSeconds(1), 64L << 20, null, null, null, 127, @"X:\b\Sales.trn", 2, 0, null, null, null, null)
+            .Row(5, "Sales_2019", SalesGuid, "D", false, false, true, Night.AddDays(-30), Night.AddDays(-30).AddSeconds(55), 19 * GiB, 19 * GiB, null, null, 8, @"X:\b\old.bak", 102, 0, null, null, null, null);
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
         var reader = new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)));
 
@@ -108,6 +110,11 @@ public sealed class ServerHistoryReaderTests : IDisposable
         Assert.Equal(TimeSpan.FromHours(2), ops[0].UtcOffset);
         Assert.True(ops[1].Options.CopyOnly);
         Assert.True(ops[1].Options.Encryption);
+        Assert.Equal("AES_256", ops[1].Options.EncryptionAlgorithm);
+        Assert.Equal("16.0.4135", ops[0].ServerBuild);
+        Assert.Null(ops[1].ServerBuild);
+        Assert.Equal("Certificate", ops[1].Options.Encryptor);
+        Assert.Null(ops[0].Options.EncryptionAlgorithm);
         Assert.False(ops[1].Options.Compression);
         Assert.Equal(DeviceKind.Url, Assert.Single(ops[1].Devices).Kind);
         Assert.Equal(OperationScope.Differential, ops[2].Scope);
@@ -124,6 +131,7 @@ public sealed class ServerHistoryReaderTests : IDisposable
         // backup_start_date is datetime: a datetime2 parameter would convert the column instead of seeking on it
         Assert.Matches(@"@since datetime(,|$)", query.Declarations);
         Assert.Contains("CAST(bs.compression_algorithm AS nvarchar(32))", query.Text);
+        Assert.Contains("CAST(bs.encryptor_type AS nvarchar(32)) AS encryptor_type", query.Text);
     }
 
     [Fact]
@@ -131,8 +139,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
     {
         // Given: key_algorithm NO_Encryption (not encrypted) and device_type 105 and 102 (permanent devices, backupmediafamily)
         var msdb = MsdbRows()
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 20 * GiB, "NO_Encryption", null, 8, "SalesTape", 105, 0)
-            .Row(2, "Sales", null, "D", false, false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(60), 20 * GiB, 20 * GiB, "AES_256", null, 8, "SalesDisk", 102, 0);
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 20 * GiB, "NO_Encryption", null, 8, "SalesTape", 105, 0, null, null, null, null)
+            .Row(2, "Sales", null, "D", false, false, true, Night.AddDays(1), Night.AddDays(1).AddSeconds(60), 20 * GiB, 20 * GiB, "AES_256", null, 8, "SalesDisk", 102, 0, null, null, null, null);
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
 
         // When
@@ -152,9 +160,9 @@ public sealed class ServerHistoryReaderTests : IDisposable
         // Given: a snapshot backup (is_snapshot 1, backupset page) whose 12 GB in 10 s would otherwise be the series' fastest
         // run, between two ordinary full backups of the same database
         var msdb = MsdbRows()
-            .Row(1, "TPCC100", null, "D", false, false, true, Night, Night.AddSeconds(120), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100_1.bak", 2, 0)
-            .Row(2, "TPCC100", null, "D", false, true, false, Night.AddDays(1), Night.AddDays(1).AddSeconds(10), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100.bkm", 2, 0)
-            .Row(3, "TPCC100", null, "D", false, false, true, Night.AddDays(2), Night.AddDays(2).AddSeconds(118), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100_3.bak", 2, 0);
+            .Row(1, "TPCC100", null, "D", false, false, true, Night, Night.AddSeconds(120), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100_1.bak", 2, 0, null, null, null, null)
+            .Row(2, "TPCC100", null, "D", false, true, false, Night.AddDays(1), Night.AddDays(1).AddSeconds(10), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100.bkm", 2, 0, null, null, null, null)
+            .Row(3, "TPCC100", null, "D", false, false, true, Night.AddDays(2), Night.AddDays(2).AddSeconds(118), 12 * GiB, 12 * GiB, null, null, 8, @"X:\TPCC100_3.bak", 2, 0, null, null, null, null);
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
 
         // When
@@ -172,8 +180,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
     [Fact]
     public async Task On_a_server_without_the_newer_columns_asks_for_nulls_and_counts_nothing_as_compressed()
     {
-        var columns = new TdsResultSet(TdsColumn.Int("compressed_backup_size"), TdsColumn.Int("key_algorithm"), TdsColumn.Int("compression_algorithm")).Row(null, null, null);
-        var msdb = MsdbRows().Row(1, "Sales", null, "D", false, false, false, Night, Night.AddSeconds(60), 20 * GiB, null, null, null, 4, @"X:\b\s.bak", 2, 0);
+        var columns = new TdsResultSet(TdsColumn.Int("compressed_backup_size"), TdsColumn.Int("key_algorithm"), TdsColumn.Int("compression_algorithm"), TdsColumn.Int("encryptor_type")).Row(null, null, null, null);
+        var msdb = MsdbRows().Row(1, "Sales", null, "D", false, false, false, Night, Night.AddSeconds(60), 20 * GiB, null, null, null, 4, @"X:\b\s.bak", 2, 0, null, null, null, null);
         await using var server = TdsServerDouble.Start(Server(columns, msdb, commandLog: null));
 
         var history = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
@@ -185,6 +193,7 @@ public sealed class ServerHistoryReaderTests : IDisposable
         Assert.Null(operation.Options.Encryption);
         var query = server.Requests.Single(r => r.Text.Contains("FROM msdb.dbo.backupset AS bs", StringComparison.Ordinal)).Text;
         Assert.Contains("CAST(NULL AS bigint) AS compressed_backup_size", query);
+        Assert.Contains("CAST(NULL AS nvarchar(32)) AS encryptor_type", query);
         Assert.DoesNotContain("@d0", query);
         Assert.Contains("no dbo.CommandLog in any database", Assert.Single(history.Notes));
     }
@@ -194,8 +203,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
     {
         // Given: one full backup seen by msdb and by CommandLog (which starts 0.4 s earlier), and a failed log backup only CommandLog saw
         var msdb = MsdbRows()
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0)
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"Y:\b\Sales_2.bak", 2, 0);
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null, null, null, null)
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"Y:\b\Sales_2.bak", 2, 0, null, null, null, null);
         var log = CommandLogRows()
             .Row(10, "Sales", "BACKUP_DATABASE", @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak', DISK = N'Y:\b\Sales_2.bak' WITH CHECKSUM, COMPRESSION, BUFFERCOUNT = 50, MAXTRANSFERSIZE = 4194304",
                 Night.AddMilliseconds(-400), Night.AddSeconds(60.3), 0, null)
@@ -229,7 +238,7 @@ public sealed class ServerHistoryReaderTests : IDisposable
             .Command(Night, TimeSpan.FromSeconds(60), @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak' WITH CHECKSUM, COMPRESSION, BUFFERCOUNT = 50", pages: 2_621_440, engineSeconds: 59.3)
             .WriteTo(_folder, "job.txt");
         var msdb = MsdbRows()
-            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0);
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null, null, null, null);
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
         var db = Path.Combine(_folder, "history.db");
 
@@ -251,8 +260,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
     {
         // Given: Archive has AUTO_CLOSE on (reading its row of sys.database_recovery_status would start it)
         var msdb = MsdbRows()
-            .Row(1, "Sales_2019", SalesGuid, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales.bak", 2, 0)
-            .Row(2, "Archive", "00000000-0000-0000-0000-000000000009", "D", false, false, true, Night, Night.AddSeconds(60), GiB, GiB, null, null, 8, @"X:\b\Archive.bak", 2, 0);
+            .Row(1, "Sales_2019", SalesGuid, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales.bak", 2, 0, null, null, null, null)
+            .Row(2, "Archive", "00000000-0000-0000-0000-000000000009", "D", false, false, true, Night, Night.AddSeconds(60), GiB, GiB, null, null, 8, @"X:\b\Archive.bak", 2, 0, null, null, null, null);
         var databases = Databases((1, "master", false), (5, "Sales", false), (9, "Archive", true));
         await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null, databases));
 
@@ -274,7 +283,7 @@ public sealed class ServerHistoryReaderTests : IDisposable
     public async Task A_commandlog_this_replica_cannot_read_is_a_note_and_the_rest_is_imported()
     {
         // Given: DBA has a CommandLog; AGDB is a non-readable availability-group secondary (error 976 on any read)
-        var msdb = MsdbRows().Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0);
+        var msdb = MsdbRows().Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null, null, null, null);
         var log = CommandLogRows().Row(10, "Sales", "BACKUP_DATABASE", @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak'", Night.AddMilliseconds(-400), Night.AddSeconds(60.3), 0, null);
         const string notReadable = "The target database, 'AGDB', is participating in an availability group and is currently not accessible for queries.";
         var script = Server(Columns2022(), msdb, log, Databases((1, "master", false), (7, "DBA", false), (8, "AGDB", false), (10, "AGDB2", false)))

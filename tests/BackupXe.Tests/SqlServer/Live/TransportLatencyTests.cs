@@ -10,8 +10,9 @@ using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.SqlServer.Live.EventStream;
 using BackupXe.Tests.Sources.Xel;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Xunit;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.SqlServer.Live;
 

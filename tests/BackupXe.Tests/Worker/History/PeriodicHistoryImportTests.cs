@@ -5,7 +5,7 @@ using BackupXe.SqlServer.Client;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.SqlServer.History;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
 using BackupXe.Worker.Telemetry;
@@ -66,7 +66,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         for (var night = 0; night < seconds.Length; night++)
         {
             var start = Night.AddDays(night);
-            rows.Row(night + 1, "Sales", null, "D", false, false, true, start, start.AddSeconds(seconds[night]), 10 * GiB, 4 * GiB, null, "MS_XPRESS", 8, $@"X:\b\Sales_{night}.bak", 2, 0);
+            rows.Row(night + 1, "Sales", null, "D", false, false, true, start, start.AddSeconds(seconds[night]), 10 * GiB, 4 * GiB, null, "MS_XPRESS", 8, $@"X:\b\Sales_{night}.bak", 2, 0, null, null, null, null);
         }
 
         return rows;

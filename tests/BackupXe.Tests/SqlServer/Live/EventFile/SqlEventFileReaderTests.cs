@@ -5,7 +5,7 @@ using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Xunit;
 
 namespace BackupXe.Tests.SqlServer.Live.EventFile;

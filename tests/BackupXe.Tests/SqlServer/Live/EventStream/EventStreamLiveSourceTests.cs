@@ -6,8 +6,9 @@ using BackupXe.SqlServer.Live.EventStream;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Sources.Xel;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Xunit;
+using BackupXe.Testing.Xel;
 
 namespace BackupXe.Tests.SqlServer.Live.EventStream;
 

@@ -5,7 +5,7 @@ using BackupXe.SqlServer.Live.RingBuffer;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Sources.Support;
 using BackupXe.Tests.Support;
-using BackupXe.Tests.Support.Tds;
+using BackupXe.Testing.Tds;
 using Xunit;
 
 namespace BackupXe.Tests.SqlServer.Live.RingBuffer;

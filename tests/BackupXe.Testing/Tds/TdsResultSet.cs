@@ -1,4 +1,4 @@
-namespace BackupXe.Tests.Support.Tds;
+namespace BackupXe.Testing.Tds;
 
 /// <summary>Columns and rows the double sends for one SELECT.</summary>
 public sealed class TdsResultSet(params TdsColumn[] columns)

@@ -1,7 +1,7 @@
 using System.Globalization;
 using BackupXe.Sources.XeEvents;
 
-namespace BackupXe.Tests.Sources.Xel;
+namespace BackupXe.Testing.Xel;
 
 /// <summary>
 /// BUILT, NOT CAPTURED: a buffer-starved full backup as XE would record it (message vocabulary of

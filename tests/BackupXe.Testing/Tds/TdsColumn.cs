@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace BackupXe.Tests.Support.Tds;
+namespace BackupXe.Testing.Tds;
 
 /// <summary>
 /// A result column of the double, written with the nullable TDS types a real server uses for these SQL types

@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
 
-namespace BackupXe.Tests.Support.Tds;
+namespace BackupXe.Testing.Tds;
 
 /// <summary>TDS packet types and the 8-byte packet header ([MS-TDS] 2.2.3.1).</summary>
 internal static class TdsPacketType

@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using System.Text;
 
-namespace BackupXe.Tests.Support.Tds;
+namespace BackupXe.Testing.Tds;
 
 /// <summary>What the client sent in LOGIN7 ([MS-TDS] 2.2.6.4). The password is kept so tests can prove it arrived.</summary>
 public sealed record TdsLogin(string HostName, string UserName, string Password, string ApplicationName, string ServerName, string Database, int PacketSize)

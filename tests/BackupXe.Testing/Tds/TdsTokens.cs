@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using System.Text;
 
-namespace BackupXe.Tests.Support.Tds;
+namespace BackupXe.Testing.Tds;
 
 /// <summary>
 /// Builds a server token stream ([MS-TDS] 2.2.7): little-endian integers, B_VARCHAR / US_VARCHAR strings in

@@ -1,7 +1,7 @@
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Sessions;
 
-namespace BackupXe.Tests.Support.Tds;
+namespace BackupXe.Testing.Tds;
 
 /// <summary>
 /// A <see cref="TdsScript"/> that answers BackupXe's own queries (sessions/*.sql and the preflight queries) the
@@ -38,10 +38,20 @@ public sealed class ScriptedSqlServer
             .On("dm_os_sys_memory", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("available_physical_memory_kb"), TdsColumn.BigInt("total_physical_memory_kb")).Row(AvailableMemoryKb, 16L * 1024 * 1024)))
             .On("sys.dm_exec_requests", _ => Requests())
             .On("msdb.dbo.backupset", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("backup_sets"), TdsColumn.DateTime("oldest")).Row(HistoryRows, new DateTime(2023, 1, 1))))
-            .On("checkpoint_lsn", _ => BackupChain())
+            .On("checkpoint_lsn", BackupChain)
             .On("AS data_pages", _ => Files())
-            .On("t.target_name = N'ring_buffer'", _ => RingBuffer());
+            .On("t.target_name = N'ring_buffer'", _ => RingBuffer())
+            .On("COL_LENGTH(N'msdb.dbo.backupset'", _ => ColumnLengths(MajorVersion));
     }
+
+    /// <summary>
+    /// MsdbBackupHistory.ColumnsQuery answered as COL_LENGTH does for <paramref name="majorVersion"/>: the column's length in
+    /// bytes, NULL for a column that version's backupset lacks (compressed_backup_size from 2008, key_algorithm and
+    /// encryptor_type nvarchar(32) from 2014, compression_algorithm from 2022).
+    /// </summary>
+    public static TdsResponse ColumnLengths(int majorVersion) => TdsResponse.Of(
+        new TdsResultSet(TdsColumn.Int("compressed_backup_size"), TdsColumn.Int("key_algorithm"), TdsColumn.Int("compression_algorithm"), TdsColumn.Int("encryptor_type"))
+            .Row(majorVersion >= 10 ? 9 : null, majorVersion >= 12 ? 64 : null, majorVersion >= 16 ? 64 : null, majorVersion >= 12 ? 64 : null));
 
     /// <summary>The session's target as the status query names it (package.name).</summary>
     public string Target { get; set; } = "package0.event_file";
@@ -215,27 +225,31 @@ public sealed class ScriptedSqlServer
     /// The restore chain query's rows with the types the backupset page documents: database_name nvarchar(128), type
     /// char(1) (sent as nvarchar(1), as the query casts it), is_copy_only bit, the four LSNs numeric(25,0) (sent as
     /// nvarchar(25), as the query converts them), recovery_model nvarchar(60), backup_start_date and backup_finish_date datetime,
-    /// backup_size and compressed_backup_size numeric(20,0) (sent as bigint, as the query casts them; compressed NULL when not set).
+    /// backup_size and compressed_backup_size numeric(20,0) (sent as bigint, as the query casts them; compressed NULL when not set),
+    /// key_algorithm and encryptor_type nvarchar(32) (NULL when the query asks for NULL, on a server before 2014), and the
+    /// media families' device_type (tinyint, sent as int: 2 disk, 9 URL...).
     /// </summary>
-    private TdsResponse BackupChain()
+    private TdsResponse BackupChain(TdsRequest request)
     {
         lock (BackupSets)
         {
-            return ChainResponse(BackupSets);
+            return ChainResponse(BackupSets, !request.Text.Contains("CAST(NULL AS nvarchar(32)) AS key_algorithm", StringComparison.Ordinal));
         }
     }
 
     /// <summary>The restore chain query's answer for <paramref name="sets"/>, for scripts of other tests.</summary>
-    public static TdsResponse ChainResponse(IEnumerable<ScriptedBackupSet> sets)
+    public static TdsResponse ChainResponse(IEnumerable<ScriptedBackupSet> sets, bool encryptionColumns = true)
     {
         var set = new TdsResultSet(
             TdsColumn.NVarChar("database_name", 128), TdsColumn.NVarChar("backup_type", 1), TdsColumn.Bit("is_copy_only"),
             TdsColumn.NVarChar("first_lsn", 25), TdsColumn.NVarChar("last_lsn", 25), TdsColumn.NVarChar("database_backup_lsn", 25),
             TdsColumn.NVarChar("checkpoint_lsn", 25), TdsColumn.NVarChar("recovery_model", 60), TdsColumn.DateTime("backup_start_date"),
-            TdsColumn.DateTime("backup_finish_date"), TdsColumn.BigInt("backup_size"), TdsColumn.BigInt("compressed_backup_size"));
+            TdsColumn.DateTime("backup_finish_date"), TdsColumn.BigInt("backup_size"), TdsColumn.BigInt("compressed_backup_size"),
+            TdsColumn.NVarChar("key_algorithm", 32), TdsColumn.NVarChar("encryptor_type", 32), TdsColumn.Int("device_type"));
         foreach (var b in sets)
         {
-            set.Row(b.Database, b.Type, b.IsCopyOnly, b.FirstLsn, b.LastLsn, b.DatabaseBackupLsn, b.CheckpointLsn, b.RecoveryModel, b.Start, b.Finish, b.BackupSize, b.CompressedSize);
+            set.Row(b.Database, b.Type, b.IsCopyOnly, b.FirstLsn, b.LastLsn, b.DatabaseBackupLsn, b.CheckpointLsn, b.RecoveryModel, b.Start, b.Finish, b.BackupSize, b.CompressedSize,
+                encryptionColumns ? b.KeyAlgorithm : null, encryptionColumns ? b.EncryptorType : null, b.DeviceType);
         }
 
         return TdsResponse.Of(set);
@@ -309,7 +323,17 @@ public sealed record ScriptedRequest(
 /// <summary>One backupset row for the restore chain query (LSNs as the digits the server's CONVERT gives).</summary>
 public sealed record ScriptedBackupSet(
     string Database, string Type, bool IsCopyOnly, string FirstLsn, string LastLsn, string? DatabaseBackupLsn, string? CheckpointLsn,
-    string RecoveryModel, DateTime Start, DateTime Finish, long BackupSize = 1L << 30, long? CompressedSize = null);
+    string RecoveryModel, DateTime Start, DateTime Finish, long BackupSize = 1L << 30, long? CompressedSize = null)
+{
+    /// <summary>backupset.key_algorithm: NO_Encryption for an unencrypted backup (the backupset page), as msdb writes it from 2014.</summary>
+    public string? KeyAlgorithm { get; init; } = "NO_Encryption";
+
+    /// <summary>backupset.encryptor_type: NULL when not encrypted.</summary>
+    public string? EncryptorType { get; init; }
+
+    /// <summary>backupmediafamily.device_type: 2 disk.</summary>
+    public int? DeviceType { get; init; } = 2;
+}
 
 /// <summary>One database's files in the scripted sys.master_files: data (ROWS) and log pages of 8 KB.</summary>
 public sealed record ScriptedDatabaseFiles(string Database, long DataPages, long LogPages, bool? Encrypted = false);

@@ -3,7 +3,7 @@ using System.Text;
 using BackupXe.Sources.Xel;
 using BackupXe.Sources.XeEvents;
 
-namespace BackupXe.Tests.Sources.Xel;
+namespace BackupXe.Testing.Xel;
 
 /// <summary>Where the writer put each buffer and record of a built file, for tests that cut or damage it.</summary>
 internal sealed record XelLayoutMap(IReadOnlyList<XelBufferSpan> EventBuffers, int MetadataOffset);

@@ -1,4 +1,4 @@
-namespace BackupXe.Tests.Support.Tds;
+namespace BackupXe.Testing.Tds;
 
 /// <summary>
 /// What the double answers to one request, as steps in order: result sets, server messages, a stalled or endless

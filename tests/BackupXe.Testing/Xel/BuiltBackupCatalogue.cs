@@ -4,7 +4,7 @@ using System.Text;
 using BackupXe.Sources.Xel;
 using BackupXe.Sources.XeEvents;
 
-namespace BackupXe.Tests.Sources.Xel;
+namespace BackupXe.Testing.Xel;
 
 /// <summary>
 /// BUILT, NOT CAPTURED: the metadata a BackupXe capture session would write, made from the rules of docs/xel-format.md

@@ -1,4 +1,4 @@
-namespace BackupXe.Tests.Support.Tds;
+namespace BackupXe.Testing.Tds;
 
 /// <summary>
 /// The double's answers, matched on the text of each request. Rules are tried newest first, so a scenario can

@@ -1,7 +1,7 @@
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 
-namespace BackupXe.Tests.Support.Tds;
+namespace BackupXe.Testing.Tds;
 
 /// <summary>
 /// How tests reach the <see cref="TdsServerDouble"/>. TEST-ONLY CHOICE: Encrypt=false, because the double has no

@@ -3,7 +3,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Threading.Channels;
 
-namespace BackupXe.Tests.Support.Tds;
+namespace BackupXe.Testing.Tds;
 
 /// <summary>Where the double cuts a connection before any query runs.</summary>
 public enum TdsLoginDrop

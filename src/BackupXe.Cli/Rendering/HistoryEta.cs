@@ -1,0 +1,74 @@
+using System.Globalization;
+using BackupXe.Core.Formatting;
+using BackupXe.Core.History;
+using BackupXe.Core.Pipeline;
+
+namespace BackupXe.Cli.Rendering;
+
+/// <summary>
+/// The live ETA from the history (<c>watch --history</c>) while the operation's own progress gives no interval yet
+/// (fewer than three readings, or none): the bytes left at its series' usual rates, else its usual durations less the
+/// time run (docs/live.md, "The ETA"). Each running operation's series is looked up once, not at every event.
+/// </summary>
+internal sealed class HistoryEta(HistoryContext history)
+{
+    /// <summary>What <see cref="OperationProgress.EtaBasis"/> says when the operation's own readings give the interval.</summary>
+    public const string OwnProgress = "from its progress";
+
+    private readonly Dictionary<(int?, string?, DateTime), (UsualPace? Pace, int Devices)> _paces = [];
+
+    public IReadOnlyList<OperationProgress> Apply(IReadOnlyList<OperationProgress> running)
+    {
+        if (_paces.Count > running.Count)
+        {
+            var keys = running.Select(Key).ToHashSet();
+            foreach (var gone in _paces.Keys.Where(k => !keys.Contains(k)).ToList())
+            {
+                _paces.Remove(gone);
+            }
+        }
+
+        return running.Select(With).ToList();
+    }
+
+    private OperationProgress With(OperationProgress op)
+    {
+        if (op.RemainingRange is not null)
+        {
+            return op with { EtaBasis = OwnProgress };
+        }
+
+        if (OperationProgress.IsPhaseWithoutProgress(op.Phase))
+        {
+            // A phase that moves no bytes shows its time in the phase, not an ETA.
+            return op;
+        }
+
+        var key = Key(op);
+        // Devices arrive with the first events, and the target type is part of the series: looked up again when they change.
+        if (!_paces.TryGetValue(key, out var known) || known.Devices != op.Devices.Count)
+        {
+            known = (history.Pace(op.Kind, op.Scope, op.Database, op.Since, op.Devices), op.Devices.Count);
+            _paces[key] = known;
+        }
+
+        var pace = known.Pace;
+
+        if (pace?.Remaining(op.EstimatedBytes, op.BytesProcessed, op.Elapsed) is not { } left)
+        {
+            return op;
+        }
+
+        var basis = op.EstimatedBytes is > 0
+            ? string.Create(CultureInfo.InvariantCulture, $"from history: its size at the usual {pace.LowMBps:0} to {pace.HighMBps:0} MB/s of {pace.Runs} runs")
+            : $"from history: the usual {Figures.Duration(pace.LowSeconds)} to {Figures.Duration(pace.HighSeconds)} of {pace.Runs} runs, less the time run";
+        return op with
+        {
+            Remaining = left.Usual,
+            RemainingRange = (left.Low, left.High),
+            EtaBasis = basis,
+        };
+    }
+
+    private static (int?, string?, DateTime) Key(OperationProgress op) => (op.SessionId, op.Database, op.Since);
+}
