@@ -1,3 +1,4 @@
+using System.Globalization;
 using BackupXe.Core.Events;
 using BackupXe.SqlServer.Client;
 
@@ -16,7 +17,16 @@ internal static class ConnectedServer
     {
         if (connections.ConnectedServerVersion is { } version)
         {
-            status.Server = ServerVersion.FromBuild(version, Evidence);
+            status.Server = ServerVersion.FromBuild(Plain(version), Evidence);
         }
+    }
+
+    // "15.00.2000" as SERVERPROPERTY('ProductVersion') writes it, "15.0.2000", so that the history compares like with like.
+    private static string Plain(string version)
+    {
+        var parts = version.Split('.');
+        return parts.All(p => int.TryParse(p, NumberStyles.None, CultureInfo.InvariantCulture, out _))
+            ? string.Join('.', parts.Select(p => int.Parse(p, NumberStyles.None, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture)))
+            : version;
     }
 }

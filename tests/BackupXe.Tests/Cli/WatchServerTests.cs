@@ -63,7 +63,7 @@ public class WatchServerTests
         using var report = System.Text.Json.JsonDocument.Parse(Lines(run.Output).First(l => l.Contains("\"verdict\"", StringComparison.Ordinal)));
         var version = report.RootElement.GetProperty("server");
         Assert.Equal(13, version.GetProperty("major").GetInt32());
-        Assert.Equal("13.00.2000", version.GetProperty("build").GetString());
+        Assert.Equal("13.0.2000", version.GetProperty("build").GetString());
         Assert.Equal("SQL Server 2016", version.GetProperty("product").GetString());
         Assert.Equal("the connected server's login response", version.GetProperty("evidence").GetString());
     }

@@ -115,7 +115,7 @@ public sealed class LiveInstanceTests : IDisposable
         // Then its server is the one the connection reached, as its login response said
         Assert.NotNull(report.Server);
         Assert.Equal(15, report.Server.Major);
-        Assert.Equal("15.00.2000", report.Server.Build);
+        Assert.Equal("15.0.2000", report.Server.Build);
         Assert.Equal("the connected server's login response", report.Server.Evidence);
     }
 
@@ -335,7 +335,7 @@ public sealed class LiveInstanceTests : IDisposable
         Assert.All(reports, r => Assert.True(r.Verdict?.Bottleneck == Bottleneck.BufferStarved, $"{r.Start} {r.End} {string.Join(" / ", r.Verdict?.Evidence ?? [])}"));
         Assert.Null(await checkpoints.LoadAsync("prod", CancellationToken.None));
         Assert.Empty(observer.Of<LiveSourceChange.EventsLost>());
-        Assert.All(reports, r => Assert.Equal("15.00.2000 from the connected server's login response", $"{r.Server?.Build} from {r.Server?.Evidence}"));
+        Assert.All(reports, r => Assert.Equal("15.0.2000 from the connected server's login response", $"{r.Server?.Build} from {r.Server?.Evidence}"));
     }
 
     /// <summary>Cancels <paramref name="stop"/> once <paramref name="count"/> events went by (the same instances are yielded).</summary>

@@ -89,7 +89,7 @@ public sealed class WorkerKillTests(ITestOutputHelper output) : IDisposable
             .ReadOperationsAsync(CancellationToken.None).ToListAsync();
         Assert.Equal(Operations + 1, reports.Count);
         // The worker's live source names its server from the double's login response (major 15, build 2000).
-        var server = ServerVersion.FromBuild("15.00.2000", "the connected server's login response");
+        var server = ServerVersion.FromBuild("15.0.2000", "the connected server's login response");
         return reports.OrderBy(r => r.Start).Take(Operations).Select(r => ReportJson.Serialize(r with { Server = server })).ToList();
     }
 
