@@ -21,6 +21,9 @@ internal sealed class Remedies(DiagnosisSettings settings)
         var server = measures.Operation.Server;
         var beforeProgressTrace = server is { HasProgressTrace: false };
         var hasCompression = server is not { Major: < ServerVersion.FirstWithCompression };
+
+        // A backup to NUL is harmless only with COPY_ONLY (SQL Server 2005 on): without it, it resets the differential base.
+        var hasCopyOnly = server is not { Major: < ServerVersion.FirstWithCopyOnly };
         switch (verdict.Bottleneck)
         {
             case Bottleneck.BufferStarved:
@@ -37,13 +40,13 @@ internal sealed class Remedies(DiagnosisSettings settings)
                     list.Add(StripeDevices(measures));
                     list.Add(measures.Operation.Options?.Compression == true || !hasCompression ? null : EnableCompression(measures));
                     list.Add(BlockSize(measures));
-                    list.Add(verdict.Confidence == Confidence.High ? null : MeasureReadCeiling(measures));
+                    list.Add(verdict.Confidence == Confidence.High || !hasCopyOnly ? null : MeasureReadCeiling(measures));
                 }
 
                 break;
             case Bottleneck.DataFileRead:
                 list.Add(SpreadDataFiles(measures));
-                list.Add(restore || measures.IsNulBackup ? null : MeasureReadCeiling(measures));
+                list.Add(restore || measures.IsNulBackup || !hasCopyOnly ? null : MeasureReadCeiling(measures));
                 list.Add(!restore && hasCompression && measures.Operation.Options?.Compression != false ? TestWithoutCompression(measures) : null);
                 break;
             case Bottleneck.CompressionCpu:
@@ -58,7 +61,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
             case Bottleneck.Unknown:
                 // Before 2016 nothing BackupXe reads gives the waits: the flags are offered only for what this input lacks.
                 list.Add(!NeedsWaits(measures) ? null : !beforeProgressTrace ? CaptureWaits() : LacksTraceFlagOutput(measures) ? CaptureTraceFlags(measures) : null);
-                list.Add(restore || measures.IsNulBackup || measures.KindUnknown ? null : MeasureReadCeiling(measures));
+                list.Add(restore || measures.IsNulBackup || measures.KindUnknown || !hasCopyOnly ? null : MeasureReadCeiling(measures));
                 break;
             case Bottleneck.CannotTell:
                 list.Add(CaptureTraceFlags(measures));
@@ -94,7 +97,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
         string text;
         if (server is { HasProgressTrace: false })
         {
-            text = $"This server is {server.Product} ({server.Build}, from {server.Evidence}), older than SQL Server 2016: it has no backup_restore_progress_trace event, "
+            text = $"This server is {server.Described}, older than SQL Server 2016: it has no backup_restore_progress_trace event, "
                 + $"so BackupXe's session cannot run there. Capture the next {measures.Noun} with trace flags {flags}: "
                 + (measures.IsRestore ? "3004 writes the restore's steps and file zeroing, " : "3014 writes the backup's steps, ")
                 + "3213 the buffer configuration, and 3605 sends them to the errorlog with their times, which backupxe analyze reads. "
@@ -250,15 +253,12 @@ internal sealed class Remedies(DiagnosisSettings settings)
     {
         var operation = measures.Operation;
         var readers = measures.DataFileThreadsAssumed ? "an unknown number of" : Figures.Count(measures.DataFileThreads);
+        var (sentence, volumes) = ServerChecks.DataFileVolumes(operation.Server, operation.Database);
         var text = $"Spread the data files over more volumes: a backup runs about one reader per volume ({readers} here), "
             + "so files on separate volumes read in parallel; faster storage is the other remedy. "
-            + "New data goes to new files; existing data moves only when its indexes are rebuilt.";
-        var database = Tsql.Literal(operation.Database ?? Tsql.UnknownDatabase);
-        var tsql = "-- the data files and the volume each one is on\n"
-            + "SELECT f.name, f.physical_name, v.volume_mount_point, f.size / 128 AS size_mb\n"
-            + "FROM sys.master_files AS f\n"
-            + "CROSS APPLY sys.dm_os_volume_stats(f.database_id, f.file_id) AS v\n"
-            + $"WHERE f.database_id = DB_ID({database}) AND f.type = 0;\n"
+            + "New data goes to new files; existing data moves only when its indexes are rebuilt."
+            + sentence;
+        var tsql = volumes + "\n"
             + "-- then, on another volume:\n"
             + $"-- ALTER DATABASE {Tsql.Name(operation.Database)} ADD FILE (NAME = N'<name>', FILENAME = N'<other volume>\\<file>.ndf', SIZE = <size>MB);";
         return new Recommendation(RecommendationIds.SpreadDataFiles, text, tsql)
@@ -282,11 +282,11 @@ internal sealed class Remedies(DiagnosisSettings settings)
 
     private static Recommendation InstantFileInitialization(OperationMeasures measures, FileZeroing zeroing)
     {
-        const string text = "Enable Instant File Initialization so that data files are not zeroed before the restore writes them: "
+        var (sentence, tsql) = ServerChecks.InstantFileInitialization(measures.Operation.Server, zeroing.DataZeroed);
+        var text = "Enable Instant File Initialization so that data files are not zeroed before the restore writes them: "
             + "grant the SQL Server service account \"Perform volume maintenance tasks\" and restart the service. "
-            + "It does not apply to log files, which are always zeroed.";
-        const string tsql = "SELECT servicename, service_account, instant_file_initialization_enabled\n"
-            + "FROM sys.dm_server_services;";
+            + "It does not apply to log files, which are always zeroed."
+            + sentence;
         return new Recommendation(RecommendationIds.InstantFileInitialization, text, tsql)
         {
             ExpectedGain = ExpectedGains.FromZeroing(measures, zeroing, "Instant File Initialization",
@@ -300,11 +300,12 @@ internal sealed class Remedies(DiagnosisSettings settings)
             + "(SQL Server 2022 relaxes this only for small growths): right-size or shrink the log of the source database "
             + "so that the restore has less to zero.";
         var database = measures.Operation.Database;
+        var literal = Tsql.Literal(database ?? Tsql.UnknownDatabase);
         var tsql = "-- on the source server: how full each log is\n"
             + "DBCC SQLPERF(LOGSPACE);\n"
-            + $"SELECT name, physical_name, size / 128 AS size_mb\n"
-            + "FROM sys.master_files\n"
-            + $"WHERE database_id = DB_ID({Tsql.Literal(database ?? Tsql.UnknownDatabase)}) AND type = 1;\n"
+            + (measures.Operation.Server is { Major: < ServerVersion.FirstWithCatalogViews }
+                ? $"SELECT name, filename, size / 128 AS size_mb\nFROM master.dbo.sysaltfiles\nWHERE dbid = DB_ID({literal}) AND groupid = 0;\n"
+                : $"SELECT name, physical_name, size / 128 AS size_mb\nFROM sys.master_files\nWHERE database_id = DB_ID({literal}) AND type = 1;\n")
             + $"-- then: USE {Tsql.Name(database)}; DBCC SHRINKFILE (N'<log file name>', <target size in MB>);";
         return new Recommendation(RecommendationIds.RightSizeLog, text, tsql)
         {

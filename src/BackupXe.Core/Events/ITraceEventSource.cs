@@ -55,12 +55,27 @@ public sealed class SourceStatus
 
     /// <summary>
     /// The server this input came from, once the input has said it (an ERRORLOG's version banner, a job output's
-    /// Version line); null until then and for inputs that never say. The first one said is kept.
+    /// Version line, a live connection's login response, a restore's database version); null until then and for
+    /// inputs that never say. The first one said is kept, except that a version with its build replaces one known
+    /// only by its release.
     /// </summary>
     public ServerVersion? Server
     {
         get => Volatile.Read(ref _server);
-        set => Interlocked.CompareExchange(ref _server, value, null);
+        set
+        {
+            var current = Volatile.Read(ref _server);
+            while (value is not null && (current is null || (current.Build is null && value.Build is not null)))
+            {
+                var seen = Interlocked.CompareExchange(ref _server, value, current);
+                if (ReferenceEquals(seen, current))
+                {
+                    return;
+                }
+
+                current = seen;
+            }
+        }
     }
 
     public void Report(string location, string message) => _problems.Add(new InputProblem(location, message));

@@ -6,16 +6,23 @@ namespace BackupXe.Core.Events;
 /// <summary>
 /// The SQL Server an input came from, as the input itself says: the version banner an ERRORLOG begins with (the first
 /// line of @@VERSION, "Microsoft SQL Server 2014 - 12.0.2000.8 (X64)"), or the "Version: 12.0.4100.1" line
-/// (SERVERPROPERTY('ProductVersion')) that Ola Hallengren's DatabaseBackup prints in its header.
+/// (SERVERPROPERTY('ProductVersion')) that Ola Hallengren's DatabaseBackup prints in its header, the version a live
+/// connection's login response carries, or, with the release alone, the database version a restore converted to.
 /// </summary>
 /// <param name="Major">The product major version: 9 for SQL Server 2005 ... 16 for 2022.</param>
 /// <param name="Minor">The minor version: 50 tells SQL Server 2008 R2 from 2008.</param>
-/// <param name="Build">The version as printed ("12.0.2000.8").</param>
+/// <param name="Build">The version as printed ("12.0.2000.8"); null when only the release is known (a database version).</param>
 /// <param name="Evidence">Where the input says it ("the ERRORLOG's version banner, line 1").</param>
-public sealed partial record ServerVersion(int Major, int Minor, string Build, string Evidence)
+public sealed partial record ServerVersion(int Major, int Minor, string? Build, string Evidence)
 {
     /// <summary>backup_restore_progress_trace, which BackupXe's session captures, arrived in SQL Server 2016 (13.x).</summary>
     public const int FirstWithProgressTrace = 13;
+
+    /// <summary>BACKUP ... WITH COPY_ONLY arrived in SQL Server 2005 (9.x).</summary>
+    public const int FirstWithCopyOnly = 9;
+
+    /// <summary>The catalog views (sys.master_files) replaced SQL Server 2000's system tables (sysaltfiles) in 2005 (9.x).</summary>
+    public const int FirstWithCatalogViews = 9;
 
     /// <summary>BACKUP ... WITH COMPRESSION arrived in SQL Server 2008 (10.x).</summary>
     public const int FirstWithCompression = 10;
@@ -33,6 +40,32 @@ public sealed partial record ServerVersion(int Major, int Minor, string Build, s
 
     /// <summary>"SQL Server 2014", "SQL Server 2008 R2".</summary>
     public string Product => ProductName(Major, Minor);
+
+    /// <summary>"SQL Server 2014 (12.0.2000.8, from the ERRORLOG's version banner, line 1)", or without the build when it is not known.</summary>
+    [System.Text.Json.Serialization.JsonIgnore]
+    public string Described => Build is null ? $"{Product} (from {Evidence})" : $"{Product} ({Build}, from {Evidence})";
+
+    /// <summary>
+    /// Whether this server is at least <paramref name="major"/>.<paramref name="minor"/>.<paramref name="build"/>
+    /// (a service pack's first build); null when only the release is known and the build alone would tell.
+    /// </summary>
+    public bool? IsAtLeast(int major, int minor, int build)
+    {
+        if (Major != major)
+        {
+            return Major > major;
+        }
+
+        if (Minor != minor)
+        {
+            return Minor > minor;
+        }
+
+        var parts = Build?.Split('.');
+        return parts is { Length: >= 3 } && int.TryParse(parts[2], NumberStyles.None, CultureInfo.InvariantCulture, out var number)
+            ? number >= build
+            : null;
+    }
 
     /// <summary>The marketing name of a major (and minor) version; "SQL Server 13.x" for one this table does not know.</summary>
     public static string ProductName(int major, int? minor = null) => major switch
@@ -73,6 +106,34 @@ public sealed partial record ServerVersion(int Major, int Minor, string Build, s
         }
 
         return new ServerVersion(major, minor, match.Value, evidence);
+    }
+
+    /// <summary>
+    /// The release whose "current version" a restore converted a database to ("Converting database 'D' from version 661
+    /// to the current version 706."): 706 is SQL Server 2012. Only release numbers are known (docs/diagnosis.md,
+    /// "Remedies for the input's server", gives the table and its sources), so the build stays unknown; null for any
+    /// other number (a pre-release build's, or a release this table does not know).
+    /// </summary>
+    public static ServerVersion? FromDatabaseVersion(int databaseVersion, string where)
+    {
+        (int Major, int Minor)? release = databaseVersion switch
+        {
+            515 => (7, 0),
+            539 => (8, 0),
+            611 or 612 => (9, 0),
+            655 => (10, 0),
+            660 or 661 => (10, 50),
+            706 => (11, 0),
+            782 => (12, 0),
+            852 => (13, 0),
+            868 or 869 => (14, 0),
+            904 => (15, 0),
+            957 => (16, 0),
+            _ => null,
+        };
+        return release is { } known
+            ? new ServerVersion(known.Major, known.Minor, null, $"database version {databaseVersion.ToString(CultureInfo.InvariantCulture)} in the 'Converting database' message, {where}")
+            : null;
     }
 
     [GeneratedRegex(@"^Microsoft SQL Server [^\r\n]{0,120}? - (?<build>\d{1,2}\.\d{1,2}\.\d{1,5}(?:\.\d{1,5})?)\b", RegexOptions.CultureInvariant)]

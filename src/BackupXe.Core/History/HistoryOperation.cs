@@ -164,7 +164,7 @@ public sealed record HistoryOperation
             },
             ErrorMessage = report.FailureReason,
             Snapshot = report.Snapshot is not null,
-            ServerBuild = report.Server is { } server ? Build(server.Build) : null,
+            ServerBuild = report.Server is { Build: { } build } ? Build(build) : null,
             RedoSeconds = PhaseSeconds(report, OperationPhase.Redo),
             RecoverySeconds = PhaseSeconds(report, OperationPhase.Recovery),
             Sources = [HistorySource.Capture],

@@ -108,6 +108,12 @@ public static class ReportFacts
             facts.Add(new("Options", $"checksum {OnOff(options.Checksum)}, compression {OnOff(options.Compression)}, encryption {OnOff(options.Encryption)}"));
         }
 
+        if (op.Server is { } server)
+        {
+            // Why its remedies are the ones shown: they are chosen for this server.
+            facts.Add(new("Server", server.Described));
+        }
+
         foreach (var file in op.Files)
         {
             facts.Add(new("Read", $"{file.Path} in {Figures.Duration(file.Seconds)}"));

@@ -79,6 +79,7 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 }
 
                 var closedOperations = transcript.Add(line);
+                NoteServer(line, transcript.LastMessage, lineNumber, status);
                 if (transcript.Rejected is { } rejected)
                 {
                     status.Report($"line {lineNumber}", $"{rejected.Reason}; line skipped");
@@ -130,6 +131,27 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 status.Unusable = true;
                 status.Report("file", "no backup or restore message found");
             }
+        }
+    }
+
+    // Which server ran these commands, where the output says it: a SELECT @@VERSION printed by sqlcmd or SSMS (its
+    // first line is the banner an ERRORLOG opens with), else the database version a restore converted to, which names
+    // the release only and gives way to a banner further on.
+    private static void NoteServer(string line, TraceMessage? message, int lineNumber, SourceStatus status)
+    {
+        if (status.Server?.Build is not null)
+        {
+            return;
+        }
+
+        var text = line.TrimStart();
+        if (text.StartsWith(ServerVersion.BannerStart, StringComparison.Ordinal))
+        {
+            status.Server = ServerVersion.FromBanner(text, $"the @@VERSION text in the output, line {lineNumber}");
+        }
+        else if (message is DatabaseUpgrade { IsStep: false } upgrade)
+        {
+            status.Server = ServerVersion.FromDatabaseVersion(upgrade.ToVersion, $"line {lineNumber}");
         }
     }
 

@@ -352,7 +352,7 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
             var text = new string(_text, 0, _length);
 
             // The banner a server writes first on each start (@@VERSION's text): which server this log is of.
-            if (_line.SessionId is null && text.StartsWith(ServerVersion.BannerStart, StringComparison.Ordinal) && status.Server is null)
+            if (_line.SessionId is null && text.StartsWith(ServerVersion.BannerStart, StringComparison.Ordinal) && status.Server?.Build is null)
             {
                 status.Server = ServerVersion.FromBanner(text, $"the ERRORLOG's version banner, line {_lineNumber}");
             }
@@ -364,6 +364,11 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
             {
                 status.Report($"line {_lineNumber}", $"{implausible.Reason}; message skipped");
                 return null;
+            }
+
+            if (parsed.Message is DatabaseUpgrade { IsStep: false } upgrade && status.Server is null)
+            {
+                status.Server = ServerVersion.FromDatabaseVersion(upgrade.ToVersion, $"line {_lineNumber}");
             }
 
             return new ProgressTraceEvent(_line.Timestamp, _line.SessionId, Kind: null, DatabaseName: null, text)

@@ -55,7 +55,7 @@ internal sealed class OlaOutputEventSource : ITraceEventSource
                 }
 
                 commands++;
-                status.Server ??= reader.ServerVersion;
+                status.Server = reader.ServerVersion;
                 var (operation, messages, command) = lines.Current;
                 foreach (var message in messages)
                 {

@@ -10,6 +10,7 @@ namespace BackupXe.SqlServer.Client;
 public sealed class SqlConnectionFactory
 {
     private readonly string connectionString;
+    private string? connectedServerVersion;
 
     public SqlConnectionFactory(SqlConnectionSettings settings)
     {
@@ -63,6 +64,16 @@ public sealed class SqlConnectionFactory
     /// <summary>The connection string with secrets masked, parsed by the driver's own builder.</summary>
     public string RedactedConnectionString => ConnectionStringRedactor.RedactWithBuilder(connectionString);
 
+    /// <summary>
+    /// The version the server gave in its login response to the last connection opened ("15.00.2000":
+    /// SqlConnection.ServerVersion, from the LOGINACK token's program version); null before one is opened.
+    /// </summary>
+    public string? ConnectedServerVersion
+    {
+        get => Volatile.Read(ref connectedServerVersion);
+        private set => Volatile.Write(ref connectedServerVersion, value);
+    }
+
     /// <summary>A closed connection; the caller opens and disposes it.</summary>
     public SqlConnection Create() => new(connectionString);
 
@@ -73,6 +84,7 @@ public sealed class SqlConnectionFactory
         try
         {
             await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
+            ConnectedServerVersion = connection.ServerVersion;
             return connection;
         }
         catch

@@ -48,6 +48,27 @@ public class WatchServerTests
     }
 
     [Fact]
+    public async Task A_live_report_names_the_server_it_was_read_from_so_its_remedies_fit_it()
+    {
+        // Given a SQL Server 2016 before SP1 (13.00.2000 in its login response) whose session holds the sample backup
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true, MajorVersion = 13 };
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40)));
+        server.MajorVersion = 13;
+
+        // When watch writes its report as JSON
+        var run = await WatchAsync(server, output => output.Contains("\"verdict\"", StringComparison.Ordinal), "--format", "json");
+
+        // Then the report carries the connected server's version, and where it came from
+        Assert.True(run.ReachedBeforeCtrlC, run.Error);
+        using var report = System.Text.Json.JsonDocument.Parse(Lines(run.Output).First(l => l.Contains("\"verdict\"", StringComparison.Ordinal)));
+        var version = report.RootElement.GetProperty("server");
+        Assert.Equal(13, version.GetProperty("major").GetInt32());
+        Assert.Equal("13.0.2000", version.GetProperty("build").GetString());
+        Assert.Equal("SQL Server 2016", version.GetProperty("product").GetString());
+        Assert.Equal("the connected server's login response", version.GetProperty("evidence").GetString());
+    }
+
+    [Fact]
     public async Task Start_session_creates_the_session_for_the_watch_only_and_drops_it_after_ctrl_c()
     {
         // Given no session on the server, and a login that may create, start, stop and drop one
@@ -407,7 +428,7 @@ public class WatchServerTests
         try
         {
             string[] args = ["watch", .. TdsClient.CliArguments(server), .. extra];
-            var running = Program.BuildRoot().Parse(args).InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false }, ctrlC.Token);
+            var running = Program.BuildRoot(() => new DecodingStream(output)).Parse(args).InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false }, ctrlC.Token);
             var reached = false;
             while (!running.IsCompleted && !(reached = until(output.Text)))
             {

@@ -164,6 +164,35 @@ public sealed class RemediesForTheInputsServerTests
         Assert.Contains("enable-compression", without);
     }
 
+    [Fact]
+    public void A_2000_server_is_not_told_to_back_up_to_NUL_which_without_COPY_ONLY_would_reset_its_differential_base()
+    {
+        // Given: a backup bound by reading its data files, on SQL Server 2000 (no COPY_ONLY) and on 2005
+        var operation = DiagnosisOperations.Backup(DiagnosisOperations.Wait("BACKUPBUFFER", 3000, 150000), DiagnosisOperations.Wait("BACKUPIO", 500, 5000));
+
+        // When
+        var on2000 = new BackupXe.Core.Diagnosis.BackupDiagnostician().Diagnose(operation with { Server = ServerVersion.FromBuild("8.00.2039", "a test") });
+        var on2005 = new BackupXe.Core.Diagnosis.BackupDiagnostician().Diagnose(operation with { Server = ServerVersion.FromBuild("9.00.3282.00", "a test") });
+
+        // Then
+        Assert.Equal(["spread-data-files"], on2000.Recommendations.Select(r => r.Id));
+        Assert.Equal(["spread-data-files", "measure-read-ceiling"], on2005.Recommendations.Select(r => r.Id));
+    }
+
+    [Fact]
+    public void A_2000_restore_lists_its_log_files_from_sysaltfiles()
+    {
+        var restore = DiagnosisOperations.Restore() with
+        {
+            Zeroing = [new BackupXe.Core.Reporting.ZeroingReport(@"L:\log\Sales_log.ldf", null, null, null, 120)],
+            Server = ServerVersion.FromBuild("8.00.2039", "a test"),
+        };
+
+        var log = new BackupXe.Core.Diagnosis.BackupDiagnostician().Diagnose(restore).Recommendations.Single(r => r.Id == "right-size-log");
+
+        Assert.Contains("FROM master.dbo.sysaltfiles\nWHERE dbid = DB_ID(N'Sales') AND groupid = 0;", log.Tsql, StringComparison.Ordinal);
+    }
+
     [Theory]
     [InlineData("Microsoft SQL Server 2005 - 9.00.3282.00 (Intel X86)", 9, "SQL Server 2005")]
     [InlineData("Microsoft SQL Server 2008 R2 (SP2) - 10.50.4266.0 (X64)", 10, "SQL Server 2008 R2")]

@@ -90,6 +90,36 @@ public sealed class LiveInstanceTests : IDisposable
     }
 
     [Fact]
+    public async Task The_daemons_reports_name_the_server_they_were_read_from()
+    {
+        // Given a SQL Server 2019 whose running session holds the sample backup, read as the daemon opens an instance
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40)));
+        server.MajorVersion = 15;
+        var factory = new LiveSourceFactory(
+            new ReplaySourceFactory(_directory, TimeProvider.System),
+            new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System),
+            _ => new RecordingLiveObserver(),
+            TimeProvider.System);
+        var source = factory.Open(new InstanceOptions
+        {
+            Name = "prod", Server = server.Server, UserName = TdsClient.User, Password = TdsClient.Password,
+            Encrypt = false, // test-only: the double speaks no TLS
+        });
+        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+
+        // When the daemon's analyzer reports the backup
+        var report = await new SessionOperationAnalyzer().AnalyzeAsync(source, new SourceStatus(), stop.Token).FirstAsync(stop.Token);
+        await stop.CancelAsync();
+
+        // Then its server is the one the connection reached, as its login response said
+        Assert.NotNull(report.Server);
+        Assert.Equal(15, report.Server.Major);
+        Assert.Equal("15.0.2000", report.Server.Build);
+        Assert.Equal("the connected server's login response", report.Server.Evidence);
+    }
+
+    [Fact]
     public async Task A_session_the_daemon_creates_writes_event_files_named_after_it()
     {
         // Given a server without the session, and an instance that asks for "Nightly" to be created
@@ -305,6 +335,7 @@ public sealed class LiveInstanceTests : IDisposable
         Assert.All(reports, r => Assert.True(r.Verdict?.Bottleneck == Bottleneck.BufferStarved, $"{r.Start} {r.End} {string.Join(" / ", r.Verdict?.Evidence ?? [])}"));
         Assert.Null(await checkpoints.LoadAsync("prod", CancellationToken.None));
         Assert.Empty(observer.Of<LiveSourceChange.EventsLost>());
+        Assert.All(reports, r => Assert.Equal("15.0.2000 from the connected server's login response", $"{r.Server?.Build} from {r.Server?.Evidence}"));
     }
 
     /// <summary>Cancels <paramref name="stop"/> once <paramref name="count"/> events went by (the same instances are yielded).</summary>

@@ -88,7 +88,9 @@ public sealed class WorkerKillTests(ITestOutputHelper output) : IDisposable
         var reports = await new AnalysisSession([new RecordedEventSource("capture", "xe-xml", events)])
             .ReadOperationsAsync(CancellationToken.None).ToListAsync();
         Assert.Equal(Operations + 1, reports.Count);
-        return reports.OrderBy(r => r.Start).Take(Operations).Select(r => ReportJson.Serialize(r)).ToList();
+        // The worker's live source names its server from the double's login response (major 15, build 2000).
+        var server = ServerVersion.FromBuild("15.0.2000", "the connected server's login response");
+        return reports.OrderBy(r => r.Start).Take(Operations).Select(r => ReportJson.Serialize(r with { Server = server })).ToList();
     }
 
     private static long WaitEvents(string reportJson) => ReportJson.Deserialize<OperationReport>(reportJson).Waits.Sum(w => w.Count);

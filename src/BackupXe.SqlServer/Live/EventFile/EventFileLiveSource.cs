@@ -50,6 +50,7 @@ internal sealed class EventFileLiveSource(
             yield break;
         }
 
+        ConnectedServer.Note(connections, status);
         var start = await checkpoints.LoadAsync(instance, cancellationToken).ConfigureAwait(false);
         IEventFileReader reader = new SqlEventFileReader(connections, pattern);
         var tail = new EventFileTail(readLimit is null ? reader : new LimitedEventFileReader(reader, readLimit), start, tailOptions, timeProvider, observer,

@@ -40,6 +40,7 @@ internal sealed class EventStreamLiveSource(
             yield break;
         }
 
+        ConnectedServer.Note(connections, status);
         _streams = new EventStreamConnections(connections, client, observer, timeProvider);
         var resilient = new ResilientLiveSource(
             Name,

@@ -51,6 +51,7 @@ internal sealed class RingBufferLiveSource(
             yield break;
         }
 
+        ConnectedServer.Note(connections, status);
         _reads = new RingBufferConnections(connections, session.SessionName, pollInterval, observer, timeProvider);
         var resilient = new ResilientLiveSource(
             Name,

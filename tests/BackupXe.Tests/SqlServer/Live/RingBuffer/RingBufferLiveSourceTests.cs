@@ -43,6 +43,7 @@ public class RingBufferLiveSourceTests
         Assert.Contains("1 event was discarded by the ring_buffer target of BackupXe before being read", lost.Describe(), StringComparison.Ordinal);
         var read = server.Requests.First(r => r.Text.Contains("N'ring_buffer'", StringComparison.Ordinal));
         Assert.Equal("BackupXe", read.Parameters["@session"]);
+        Assert.Equal("15.0.2000 (the connected server's login response)", $"{status.Server?.Build} ({status.Server?.Evidence})");
     }
 
     [Fact]
