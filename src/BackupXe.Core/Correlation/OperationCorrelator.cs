@@ -59,8 +59,11 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         IdleBeforeLast = Idle;
         switch (traceEvent)
         {
+            case ParsedProgressTraceEvent parsed:
+                ObserveProgress(parsed, parsed.Parsed);
+                break;
             case ProgressTraceEvent progress:
-                ObserveProgress(progress, progress.Parsed ?? _parser.Parse(progress.Message));
+                ObserveProgress(progress, _parser.Parse(progress.Message));
                 break;
             case WaitEvent wait:
                 ObserveWait(wait);
