@@ -37,7 +37,7 @@ public sealed class RegressionDetector(IHistoryStore history, HistoryComparisonS
             new HistoryQuery(instance, Limit: ConcurrentLimit) { Since = from, Until = report.End ?? start },
             cancellationToken);
 
-        var seen = new HashSet<(string?, Core.Events.OperationKind, Core.Parsing.OperationScope?, DateTime?)>();
+        var seen = new HashSet<(string?, Core.Events.OperationKind, Core.Events.OperationScope?, DateTime?)>();
         var runs = new List<ComparableRun>();
         foreach (var stored in series.Concat(around))
         {
@@ -51,7 +51,7 @@ public sealed class RegressionDetector(IHistoryStore history, HistoryComparisonS
         var comparison = HistoryComparer.Compare(current, instance, runs, settings);
 
         // Whether production got what the last tune found: its result beside this run's rate.
-        return report is { Kind: Core.Events.OperationKind.Backup, Scope: Core.Parsing.OperationScope.Database, Database: { } database }
+        return report is { Kind: Core.Events.OperationKind.Backup, Scope: Core.Events.OperationScope.Database, Database: { } database }
             && await history.LastTuneAsync(instance, database, start, cancellationToken) is { } tune
             ? comparison with { LastTune = tune }
             : comparison;

@@ -43,14 +43,6 @@ public sealed class AnalysisSession
     /// <summary>Runs to the end of every input, handing each operation to <paramref name="sink"/> as it completes.</summary>
     public async Task<AnalysisFindings> RunAsync(IOperationSink sink, CancellationToken cancellationToken)
     {
-        if (_inputs is [{ Source: ISynchronousTraceEventSource source } input] && _options.QuietInterval is null)
-        {
-            // One file: no merge to run and nothing to wait for, so no await per event (ERRORLOG, 1M lines:
-            // docs/performance.md).
-            Run(source, input.Status, sink, cancellationToken);
-            return Findings;
-        }
-
         await foreach (var report in ReadOperationsAsync(cancellationToken).ConfigureAwait(false))
         {
             sink.OnOperationCompleted(report);
@@ -67,12 +59,11 @@ public sealed class AnalysisSession
     {
         var run = Start();
 
-        // The merge reads under a token of its own: when a consumer stops early (the daemon's history write failed) while
+        // The reader reads under a token of its own: when a consumer stops early (the daemon's history write failed) while
         // the quiet clock is waiting on a read, that read is cancelled and awaited before the reader is disposed, which
         // a read in progress does not allow.
         using var reading = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var merge = new TimeOrderedMerge(_inputs, _options.ReadAhead);
-        await using var reader = merge.ReadEventsAsync(reading.Token).GetAsyncEnumerator(reading.Token);
+        await using var reader = OpenReader(reading.Token);
         var quiet = _options.QuietInterval;
         var time = _options.Time;
         var arrived = time.GetTimestamp();
@@ -110,9 +101,13 @@ public sealed class AnalysisSession
                 }
 
                 unfinishedRead = null;
-                var (traceEvent, input) = reader.Current;
-                arrived = time.GetTimestamp();
-                run.Observe(traceEvent, input);
+                var traceEvent = reader.Current;
+                if (quiet is not null)
+                {
+                    arrived = time.GetTimestamp();
+                }
+
+                run.Observe(traceEvent, reader.SourceIndex);
                 while (run.Completed.TryDequeue(out var report))
                 {
                     yield return report;
@@ -145,47 +140,19 @@ public sealed class AnalysisSession
         }
     }
 
-    // The loop of ReadOperationsAsync over one synchronous source, handing reports straight to the sink. A source
-    // that throws loses its events from there on, as in TimeOrderedMerge, and the run goes on to the end.
-    private void Run(ISynchronousTraceEventSource source, SourceStatus status, IOperationSink sink, CancellationToken cancellationToken)
+    // The choice under the one loop: a single file needs no merge and is never waited for, so its reads complete at once
+    // and the loop does not suspend; anything else, or a live run with its quiet clock, goes through the merge.
+    private EventReader OpenReader(CancellationToken cancellationToken)
     {
-        var run = Start();
-        var events = _options.ReadAhead && ReadAhead.Pays && (source is not IReadAheadAdvice advice || advice.ReadAheadPays)
-            ? ReadAhead.Events(source, status, cancellationToken)
-            : source.ReadEvents(status, cancellationToken);
-        using (var reader = events.GetEnumerator())
+        if (_inputs is [{ Source: ISynchronousTraceEventSource source } input] && _options.QuietInterval is null)
         {
-            while (Next(reader, status))
-            {
-                var traceEvent = reader.Current;
-                run.Observe(traceEvent, 0);
-                while (run.Completed.TryDequeue(out var report))
-                {
-                    sink.OnOperationCompleted(report);
-                }
-
-                run.HandedOn(traceEvent);
-            }
+            var events = _options.ReadAhead && ReadAhead.Pays && (source is not IReadAheadAdvice advice || advice.ReadAheadPays)
+                ? ReadAhead.Events(source, input.Status, cancellationToken)
+                : source.ReadEvents(input.Status, cancellationToken);
+            return new SynchronousEventReader(events.GetEnumerator(), input.Status);
         }
 
-        run.Pipeline.Flush();
-        while (run.Completed.TryDequeue(out var report))
-        {
-            sink.OnOperationCompleted(report);
-        }
-    }
-
-    private static bool Next(IEnumerator<TraceEvent> reader, SourceStatus status)
-    {
-        try
-        {
-            return reader.MoveNext();
-        }
-        catch (Exception e) when (e is not OperationCanceledException)
-        {
-            status.ReadingStopped(e);
-            return false;
-        }
+        return new MergedEventReader(new TimeOrderedMerge(_inputs, _options.ReadAhead), cancellationToken);
     }
 
     private RunState Start()

@@ -59,8 +59,8 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         IdleBeforeLast = Idle;
         switch (traceEvent)
         {
-            case ProgressTraceEvent progress:
-                ObserveProgress(progress, progress.Parsed ?? _parser.Parse(progress.Message));
+            case ParsedProgressTraceEvent parsed:
+                ObserveProgress(parsed, parsed.Parsed);
                 break;
             case WaitEvent wait:
                 ObserveWait(wait);
@@ -78,6 +78,11 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
                     Adopt(unfinished.Kind, unfinished.Scope, unfinished.Database, null, unfinished.Timestamp);
                 }
 
+                break;
+
+            // Last: the one open type, whose test walks the base types where the sealed ones above compare one.
+            case ProgressTraceEvent progress:
+                ObserveProgress(progress, _parser.Parse(progress.Message));
                 break;
         }
     }

@@ -22,8 +22,8 @@ public interface ITraceEventSource
 
 /// <summary>
 /// A source whose events are ready without waiting (a file read block by block). <see cref="Analysis.AnalysisSession"/>
-/// reads a single such input through <see cref="ReadEvents"/>, without an await per event; both methods yield
-/// the same events, problems and counts.
+/// reads a single such input through <see cref="ReadEvents"/>, without the merge and without suspending for any
+/// event; both methods yield the same events, problems and counts.
 /// </summary>
 public interface ISynchronousTraceEventSource : ITraceEventSource
 {

@@ -40,7 +40,11 @@ public enum OperationKind
 /// <param name="DatabaseName">The database_name field; null when the source does not carry it.</param>
 /// <param name="Message">The trace_message (or the log text) as written, prefix and all.</param>
 /// <param name="TraceLevel">0 major steps, 1 verbose I/O; null when unknown.</param>
-public sealed record ProgressTraceEvent(
+/// <remarks>
+/// Open to one kind of subtype: a reader that has already parsed the message adds its parsed form in a record of
+/// its own, so that events know nothing of how messages are read.
+/// </remarks>
+public record ProgressTraceEvent(
     DateTime Timestamp,
     int? SessionId,
     OperationKind? Kind,
@@ -48,52 +52,30 @@ public sealed record ProgressTraceEvent(
     string Message,
     int? TraceLevel = null) : TraceEvent(Timestamp, SessionId)
 {
-    // Set instead of the text when the message is a progress line in the server's exact wording: the text is then
-    // written back from the prefix and the numbers only if something asks for it, which in an analysis nothing
-    // does. Two in three lines of a trace flag 3014 log are such lines (docs/performance.md, "Choices in the code and
-    // the figures behind them").
-    private readonly string? _messagePrefix;
     private string? _message = Message;
 
     /// <summary>
-    /// A progress line known by its parts: <paramref name="prefix"/> (the "Backup(db): " text before the numbers,
-    /// as written) and <paramref name="parsed"/>, whose <see cref="Parsing.PercentProcessed"/> writes the rest back
-    /// character for character (<see cref="Parsing.PercentProcessed.ServerText"/>). Only a parser that has checked
-    /// the line has exactly that form may build one.
+    /// An event whose text is known by its parts and written back by <see cref="WriteMessage"/> only if something
+    /// asks for it, which in an analysis nothing does.
     /// </summary>
-    internal ProgressTraceEvent(DateTime timestamp, int? sessionId, string prefix, Parsing.ParsedTraceMessage parsed)
+    protected ProgressTraceEvent(DateTime timestamp, int? sessionId)
         : this(timestamp, sessionId, null, null, null!)
     {
-        _messagePrefix = prefix;
-        Parsed = parsed;
-    }
-
-    // A copy (a `with` expression) carries the text itself, so that a copy given another Parsed keeps its Message.
-    private ProgressTraceEvent(ProgressTraceEvent original)
-        : base(original)
-    {
-        Kind = original.Kind;
-        DatabaseName = original.DatabaseName;
-        TraceLevel = original.TraceLevel;
-        Parsed = original.Parsed;
-        _message = original.Message;
     }
 
     /// <summary>The trace_message (or the log text) as written, prefix and all.</summary>
     public string Message
     {
-        get => _message ??= _messagePrefix + ((Parsing.PercentProcessed)Parsed!.Value.Message).ServerText();
+        get => _message ??= WriteMessage();
         init => _message = value;
     }
 
-    /// <summary>
-    /// The message already parsed by a file source, which parses it to range-check its numbers where the line is
-    /// known; null for sources that leave parsing to the correlator.
-    /// </summary>
-    public Parsing.ParsedTraceMessage? Parsed { get; init; }
+    /// <summary>The text of an event built from its parts; an event built with its text never asks.</summary>
+    protected virtual string WriteMessage() =>
+        throw new InvalidOperationException("A progress event built without its text must write it back.");
 
-    // Parsed follows from Message: two events are equal when what was captured is, parsed or not.
-    public bool Equals(ProgressTraceEvent? other) =>
+    // Equal when what was captured is: the text, however it is held.
+    public virtual bool Equals(ProgressTraceEvent? other) =>
         other is not null && base.Equals(other) && Kind == other.Kind && DatabaseName == other.DatabaseName
         && Message == other.Message && TraceLevel == other.TraceLevel;
 
@@ -139,7 +121,7 @@ public sealed record ThroughputEvent(
 public sealed record ClientCommandEvent(
     DateTime Timestamp,
     OperationKind Kind,
-    Parsing.OperationScope Scope,
+    OperationScope Scope,
     string? Database,
     DateTime ClientStart,
     DateTime ClientEnd,
@@ -163,5 +145,5 @@ public sealed record OtherEvent(DateTime Timestamp, int? SessionId, string Name)
 public sealed record ClientCommandUnfinishedEvent(
     DateTime Timestamp,
     OperationKind Kind,
-    Parsing.OperationScope Scope,
+    OperationScope Scope,
     string? Database) : TraceEvent(Timestamp, null);

@@ -63,7 +63,7 @@ public sealed class HistoryContext
 
     /// <summary>The latest tune of a full backup's database on its instance that finished before the backup started.</summary>
     private TuneRecord? LastTune(OperationReport report, string? instance)
-        => report is { Kind: Events.OperationKind.Backup, Scope: Parsing.OperationScope.Database, Database: { } database, Start: { } start } && instance is not null
+        => report is { Kind: Events.OperationKind.Backup, Scope: Events.OperationScope.Database, Database: { } database, Start: { } start } && instance is not null
             ? _tunes
                 .Where(t => t.Instance.Equals(instance, StringComparison.OrdinalIgnoreCase) && t.Database.Equals(database, StringComparison.OrdinalIgnoreCase) && t.TunedAt < start)
                 .MaxBy(t => t.TunedAt)

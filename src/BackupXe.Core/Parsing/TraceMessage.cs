@@ -3,15 +3,6 @@ using BackupXe.Core.Events;
 
 namespace BackupXe.Core.Parsing;
 
-/// <summary>What a backup/restore is of: BACKUP DATABASE / LOG / DIFFERENTIAL / FILE (same for RESTORE).</summary>
-public enum OperationScope
-{
-    Database,
-    Log,
-    Differential,
-    File,
-}
-
 /// <summary>The named steps of an operation; reported in kebab-case (copy-data, wait-log-zero...).</summary>
 public enum OperationPhase
 {

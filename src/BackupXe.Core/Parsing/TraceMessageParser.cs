@@ -80,13 +80,13 @@ public sealed class TraceMessageParser
     /// for any other text, which the caller then makes a string of and gives to <see cref="Parse"/>.
     /// </summary>
     /// <remarks>
-    /// The event's <see cref="ProgressTraceEvent.Parsed"/> is what <see cref="Parse"/> gives for the same text, and
+    /// The event's <see cref="ParsedProgressTraceEvent.Parsed"/> is what <see cref="Parse"/> gives for the same text, and
     /// its <see cref="ProgressTraceEvent.Message"/>, written back only if asked for, is the text character for
     /// character: only a line with no white space around it and no leading zero in its numbers is taken, and
     /// those are exactly the lines that the prefix and the three numbers write back.
     /// </remarks>
     public bool TryServerProgress(
-        ReadOnlySpan<char> text, DateTime timestamp, int? sessionId, [NotNullWhen(true)] out ProgressTraceEvent? progress)
+        ReadOnlySpan<char> text, DateTime timestamp, int? sessionId, [NotNullWhen(true)] out ParsedProgressTraceEvent? progress)
     {
         progress = null;
 
@@ -117,7 +117,7 @@ public sealed class TraceMessageParser
             _lastProgressPrefix = (start == 0 ? string.Empty : text[..start].ToString(), database);
         }
 
-        progress = new ProgressTraceEvent(timestamp, sessionId, _lastProgressPrefix.Text, new ParsedTraceMessage(database, message));
+        progress = new ParsedProgressTraceEvent(timestamp, sessionId, _lastProgressPrefix.Text, new ParsedTraceMessage(database, message));
         return true;
     }
 

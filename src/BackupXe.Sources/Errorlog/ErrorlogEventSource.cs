@@ -371,10 +371,7 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                 status.Server = ServerVersion.FromDatabaseVersion(upgrade.ToVersion, $"line {_lineNumber}");
             }
 
-            return new ProgressTraceEvent(_line.Timestamp, _line.SessionId, Kind: null, DatabaseName: null, text)
-            {
-                Parsed = parsed,
-            };
+            return new ParsedProgressTraceEvent(_line.Timestamp, _line.SessionId, kind: null, databaseName: null, text, traceLevel: null, parsed);
         }
     }
 }

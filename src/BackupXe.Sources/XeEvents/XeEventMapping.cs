@@ -59,16 +59,14 @@ internal static class XeEventMapping
                     return XeMappingOutcome.Invalid;
                 }
 
-                traceEvent = new ProgressTraceEvent(
+                traceEvent = new ParsedProgressTraceEvent(
                     timestamp,
                     sessionId,
                     fields.OperationKind,
                     fields.DatabaseName,
                     fields.TraceMessage,
-                    fields.TraceLevel.AsInt32)
-                {
-                    Parsed = parsed,
-                };
+                    fields.TraceLevel.AsInt32,
+                    parsed);
                 return XeMappingOutcome.Event;
 
             case "wait_info":

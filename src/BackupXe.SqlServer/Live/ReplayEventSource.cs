@@ -43,7 +43,7 @@ public sealed class ReplayEventSource : ITraceEventSource
     /// <summary>
     /// What a replay at <paramref name="speed"/> reads. Unpaced (0 or infinity) nothing waits, so a recording the
     /// analysis can read synchronously is handed over as it is: <c>watch --replay F --speed 0</c> then reads the file the
-    /// way <c>analyze F</c> does, without an await per event (ERRORLOG, 1M lines: 1.19x the CPU of analyze through
+    /// way <c>analyze F</c> does, without the merge or a suspension per event (ERRORLOG, 1M lines: 1.19x the CPU of analyze through
     /// this wrapper; docs/performance.md).
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">Speed is negative or not a number.</exception>

@@ -57,7 +57,7 @@ public sealed class HtmlHistoryTests
             var start = new DateTime(2024, 5, day, 1, 0, 0, DateTimeKind.Utc);
             await store.SaveAsync("prod01", new OperationReport
             {
-                Kind = Core.Events.OperationKind.Backup, Scope = Core.Parsing.OperationScope.Database, Database = database, SessionId = 61,
+                Kind = Core.Events.OperationKind.Backup, Scope = Core.Events.OperationScope.Database, Database = database, SessionId = 61,
                 Start = start, End = start.AddMinutes(10), Status = OperationStatus.Completed, DurationSeconds = 600, ThroughputMBps = rate,
             }, CancellationToken.None);
         }

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.Json;
 using BackupXe.Core.History;
+using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.History;
 using BackupXe.Tests.History;

@@ -1,5 +1,6 @@
 using System.Text.RegularExpressions;
 using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using Xunit;

@@ -51,7 +51,7 @@ public sealed class HistoryMergeTests
         Assert.False(HistoryMerge.SameOperation(sales, Msdb("HR", Night, 60, GiB)));
         Assert.False(HistoryMerge.SameOperation(sales, Msdb("Sales", Night.AddMinutes(5), 60, 20 * GiB)));
         Assert.False(HistoryMerge.SameOperation(sales, CommandLog("Sales", Night, 60, path: @"Y:\other.bak")));
-        Assert.False(HistoryMerge.SameOperation(sales, sales with { Scope = Core.Parsing.OperationScope.Log }));
+        Assert.False(HistoryMerge.SameOperation(sales, sales with { Scope = Core.Events.OperationScope.Log }));
         Assert.True(HistoryMerge.SameOperation(sales, Msdb("SALES", Night.AddSeconds(1), 59, 20 * GiB)));
     }
 

@@ -800,24 +800,39 @@ public static class TraceMessageParserTests
             Assert.True(read);
             Assert.Equal(new TraceMessageParser().Parse(text), progress!.Parsed);
             Assert.Equal(text, progress.Message);
-            Assert.Equal(new ProgressTraceEvent(At, 51, null, null, text), progress);
+            Assert.Equal(new ParsedProgressTraceEvent(At, 51, null, null, text, null, progress.Parsed), progress);
         }
 
         [Fact]
-        public void A_copy_of_such_an_event_keeps_its_text_whatever_it_is_given()
+        public void A_copy_of_such_an_event_keeps_its_text_unless_given_another()
         {
             // Given an event read off a line, its text not yet written back
             const string text = "Backup(Db00): 1 percent (20971520/2147483648 bytes) processed";
             Assert.True(new TraceMessageParser().TryServerProgress(text, At, 51, out var progress));
 
-            // When copies are made with another parse and another text
-            var reparsed = progress with { Parsed = new ParsedTraceMessage(null, new UnknownMessage("other")) };
+            // When copies are made with another session and another text
+            var moved = progress with { SessionId = 52 };
             var retexted = progress with { Message = "other text" };
 
             // Then
-            Assert.Equal(text, reparsed.Message);
+            Assert.Equal(text, moved.Message);
+            Assert.Equal(progress.Parsed, moved.Parsed);
             Assert.Equal("other text", retexted.Message);
             Assert.Equal(text, progress.Message);
+        }
+
+        [Fact]
+        public void An_event_parsed_by_its_reader_is_not_equal_to_the_same_text_unparsed()
+        {
+            // Given one line, read by a parser and given as text
+            const string text = "Backup(Db00): 1 percent (20971520/2147483648 bytes) processed";
+            Assert.True(new TraceMessageParser().TryServerProgress(text, At, 51, out var parsed));
+            var plain = new ProgressTraceEvent(At, 51, null, null, text);
+
+            // Then equality is symmetric: the two are different records of one capture
+            Assert.False(plain.Equals(parsed));
+            Assert.False(parsed.Equals(plain));
+            Assert.False(((object)parsed).Equals(plain));
         }
 
         [Theory]

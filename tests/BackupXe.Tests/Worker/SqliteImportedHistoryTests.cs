@@ -79,7 +79,7 @@ public sealed class SqliteImportedHistoryTests : IDisposable
         await store.InitializeAsync(CancellationToken.None);
         var captured = new OperationReport
         {
-            Kind = Core.Events.OperationKind.Backup, Scope = Core.Parsing.OperationScope.Database, Database = "Sales", SessionId = 61,
+            Kind = Core.Events.OperationKind.Backup, Scope = Core.Events.OperationScope.Database, Database = "Sales", SessionId = 61,
             Start = Night, End = Night.AddSeconds(60), Status = OperationStatus.Completed, DurationSeconds = 60, BytesProcessed = 20 * GiB, ThroughputMBps = 341.3,
         };
         await store.SaveAsync("PROD01", captured, CancellationToken.None);

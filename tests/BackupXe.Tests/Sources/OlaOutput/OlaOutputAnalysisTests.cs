@@ -235,9 +235,9 @@ public sealed class OlaExcerptTests
         // Then: the log backup from its engine lines (no client span), the full backup with its span
         Assert.Equal("ola-output", source.Format);
         Assert.Equal(2, reports.Count);
-        var log = Assert.Single(reports, r => r.Scope == Core.Parsing.OperationScope.Log);
+        var log = Assert.Single(reports, r => r.Scope == Core.Events.OperationScope.Log);
         Assert.Equal(("Sales", 1.562), (log.Database, log.ThroughputMBps!.Value));
         Assert.Null(log.ClientCommand);
-        Assert.NotNull(Assert.Single(reports, r => r.Scope == Core.Parsing.OperationScope.Database).ClientCommand);
+        Assert.NotNull(Assert.Single(reports, r => r.Scope == Core.Events.OperationScope.Database).ClientCommand);
     }
 }

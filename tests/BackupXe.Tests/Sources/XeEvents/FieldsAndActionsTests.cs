@@ -94,7 +94,7 @@ public sealed class FieldsAndActionsTests
 
         // Then
         Assert.Empty(status.Problems);
-        var progress = Assert.IsType<ProgressTraceEvent>(traceEvent);
+        var progress = Assert.IsType<ProgressTraceEvent>(traceEvent, exactMatch: false);
         Assert.Equal("SalesDB", progress.DatabaseName);
         Assert.Equal(61, progress.SessionId);
     }

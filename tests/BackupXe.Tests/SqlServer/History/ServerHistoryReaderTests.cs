@@ -1,4 +1,5 @@
 using BackupXe.Core.History;
+using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
