@@ -43,12 +43,12 @@ public sealed class HistoryContext
     /// How a running operation's series usually goes on its instance (the one named, else the one instance holding the
     /// series); null when no single instance holds it or its usual runs are too few.
     /// </summary>
-    public UsualPace? Pace(Events.OperationKind kind, Parsing.OperationScope? scope, string? database, DateTime start, IReadOnlyList<string> devices)
+    public UsualPace? Pace(Events.OperationKind kind, Events.OperationScope? scope, string? database, DateTime start, IReadOnlyList<string> devices)
     {
         var current = ComparableRun.Of(new HistoryOperation
         {
             Kind = kind,
-            Scope = scope ?? Parsing.OperationScope.Database,
+            Scope = scope ?? Events.OperationScope.Database,
             Database = database,
             Start = start,
             TimeResolutionSeconds = 0.001,
