@@ -5,7 +5,7 @@ using Microsoft.Data.Sqlite;
 using Xunit;
 using static BackupXe.Tests.History.HistoryOperations;
 
-namespace BackupXe.Tests.Worker;
+namespace BackupXe.Tests.History;
 
 public sealed class SqliteImportedHistoryTests : IDisposable
 {

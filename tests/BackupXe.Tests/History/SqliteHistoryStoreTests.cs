@@ -4,10 +4,11 @@ using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.Tests.Support;
 using Microsoft.Data.Sqlite;
+using BackupXe.Tests.Worker;
 using Xunit;
 using static BackupXe.Tests.Worker.Operations;
 
-namespace BackupXe.Tests.Worker;
+namespace BackupXe.Tests.History;
 
 public sealed class SqliteHistoryStoreTests : IDisposable
 {

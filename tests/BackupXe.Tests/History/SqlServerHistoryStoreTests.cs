@@ -7,7 +7,7 @@ using BackupXe.SqlServer.Client;
 using BackupXe.Testing.Tds;
 using Xunit;
 
-namespace BackupXe.Tests.Worker;
+namespace BackupXe.Tests.History;
 
 /// <summary>
 /// The central history writer through Microsoft.Data.SqlClient 2.1.4 against the TDS double. The double
