@@ -209,7 +209,8 @@ internal sealed class Remedies(DiagnosisSettings settings)
     {
         var known = measures.Operation.Options?.Compression is not null;
         var text = (known ? "Compression is off: turn it on" : "Turn compression on if it is not already")
-            + " to cut the bytes written to the device, at the cost of CPU (docs/backup-internals.md, 'A 10 GB database on a SAN': 69 s to 51 s).";
+            + " to cut the bytes written to the device, at the cost of CPU (docs/backup-internals.md, 'A 10 GB database on a SAN': 69 s to 51 s). "
+            + CompressionEditions(measures.Operation.Server);
         var tsql = BackupStatement.Like(measures.Operation with { Options = (measures.Operation.Options ?? new OptionsReport(null, null, null)) with { Compression = true } });
         return new Recommendation(RecommendationIds.EnableCompression, text, tsql.ToString())
         {
@@ -217,6 +218,11 @@ internal sealed class Remedies(DiagnosisSettings settings)
             ExpectedGain = DeviceWaitGain(measures, "writing fewer bytes"),
         };
     }
+
+    // No input here names the edition, and BACKUP ... WITH COMPRESSION fails on one that cannot compress (docs/diagnosis.md, "Sources and calibration").
+    private static string CompressionEditions(ServerVersion? server) => server is { Major: ServerVersion.FirstWithCompression, Minor: 0 }
+        ? "SQL Server 2008 creates compressed backups in Enterprise and Developer editions only (Standard from 2008 R2): check SERVERPROPERTY('Edition') first."
+        : "Only Enterprise, Standard and Developer editions create compressed backups (SQL Server 2008: Enterprise and Developer): check SERVERPROPERTY('Edition') first.";
 
     private static Recommendation BlockSize(OperationMeasures measures)
     {

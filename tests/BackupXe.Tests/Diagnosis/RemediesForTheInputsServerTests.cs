@@ -165,6 +165,26 @@ public sealed class RemediesForTheInputsServerTests
     }
 
     [Fact]
+    public void The_compression_remedy_names_the_editions_that_can_compress_for_its_server()
+    {
+        // Given: the same device-bound backup on SQL Server 2008, 2008 R2 and an unknown server
+        var operation = DiagnosisOperations.Backup(DiagnosisOperations.Wait("BACKUPIO", 1000, 100_000));
+        string Text(ServerVersion? server) => new BackupXe.Core.Diagnosis.BackupDiagnostician().Diagnose(operation with { Server = server })
+            .Recommendations.Single(r => r.Id == "enable-compression").Text;
+
+        // When
+        var on2008 = Text(ServerVersion.FromBuild("10.0.6000.29", "a test"));
+        var on2008R2 = Text(ServerVersion.FromBuild("10.50.6000.34", "a test"));
+        var unknown = Text(null);
+
+        // Then: 2008 is Enterprise-only; later releases add Standard; every text says how to check
+        Assert.Contains("SQL Server 2008 creates compressed backups in Enterprise and Developer editions only", on2008);
+        Assert.Contains("Only Enterprise, Standard and Developer editions", on2008R2);
+        Assert.Contains("Only Enterprise, Standard and Developer editions", unknown);
+        Assert.All([on2008, on2008R2, unknown], text => Assert.Contains("SERVERPROPERTY('Edition')", text));
+    }
+
+    [Fact]
     public void A_2000_server_is_not_told_to_back_up_to_NUL_which_without_COPY_ONLY_would_reset_its_differential_base()
     {
         // Given: a backup bound by reading its data files, on SQL Server 2000 (no COPY_ONLY) and on 2005
