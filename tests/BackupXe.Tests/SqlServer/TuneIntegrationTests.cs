@@ -30,15 +30,8 @@ public class TuneIntegrationTests(ITestOutputHelper output)
                 "set BACKUPXE_TEST_BACKUP_DIR to a directory the server can write (docs/development.md, Against a real SQL Server)");
         }
 
-        var database = Environment.GetEnvironmentVariable("BACKUPXE_TEST_DATABASE") is { Length: > 0 } name ? name : "model";
-        var session = new CaptureSessionSettings("BackupXe_TuneTest", "BackupXe_TuneTest.xel");
-        var client = new SessionClient(factory, session);
-        var installed = await client.InstallAsync(CancellationToken.None);
-        if (installed.Problems.Count > 0)
-        {
-            Skipped.Because("the test login or server cannot host the session: " + string.Join(" ", installed.Problems.Select(p => p.Message)),
-                "grant the login what docs/permissions.md lists for session install, or point BACKUPXE_TEST_SQL at a server that allows it");
-        }
+        var database = TestDatabase();
+        var (session, client) = await InstallTuneSessionAsync(factory);
 
         try
         {
@@ -90,15 +83,8 @@ public class TuneIntegrationTests(ITestOutputHelper output)
                 "set both to directories the server can write (docs/development.md, Against a real SQL Server)");
         }
 
-        var database = Environment.GetEnvironmentVariable("BACKUPXE_TEST_DATABASE") is { Length: > 0 } name ? name : "model";
-        var session = new CaptureSessionSettings("BackupXe_TuneTest", "BackupXe_TuneTest.xel");
-        var client = new SessionClient(factory, session);
-        var installed = await client.InstallAsync(CancellationToken.None);
-        if (installed.Problems.Count > 0)
-        {
-            Skipped.Because("the test login or server cannot host the session: " + string.Join(" ", installed.Problems.Select(p => p.Message)),
-                "grant the login what docs/permissions.md lists for session install, or point BACKUPXE_TEST_SQL at a server that allows it");
-        }
+        var database = TestDatabase();
+        var (session, client) = await InstallTuneSessionAsync(factory);
 
         try
         {
@@ -140,6 +126,25 @@ public class TuneIntegrationTests(ITestOutputHelper output)
         {
             await client.UninstallAsync(CancellationToken.None);
         }
+    }
+
+    /// <summary>BACKUPXE_TEST_DATABASE, or model when unset.</summary>
+    private static string TestDatabase()
+        => Environment.GetEnvironmentVariable("BACKUPXE_TEST_DATABASE") is { Length: > 0 } name ? name : "model";
+
+    /// <summary>Creates the trials' capture session, or skips the test, visibly, when the login or server cannot host it.</summary>
+    private static async Task<(CaptureSessionSettings Session, SessionClient Client)> InstallTuneSessionAsync(SqlConnectionFactory factory)
+    {
+        var session = new CaptureSessionSettings("BackupXe_TuneTest", "BackupXe_TuneTest.xel");
+        var client = new SessionClient(factory, session);
+        var installed = await client.InstallAsync(CancellationToken.None);
+        if (installed.Problems.Count > 0)
+        {
+            Skipped.Because("the test login or server cannot host the session: " + string.Join(" ", installed.Problems.Select(p => p.Message)),
+                "grant the login what docs/permissions.md lists for session install, or point BACKUPXE_TEST_SQL at a server that allows it");
+        }
+
+        return (session, client);
     }
 
     private sealed class MemoryCheckpoints : IEventFileCheckpointStore
