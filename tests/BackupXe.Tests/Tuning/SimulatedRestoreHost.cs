@@ -93,7 +93,7 @@ internal sealed class SimulatedRestoreHost(SimulatedServer backups, int seed = 7
         var count = IgnoredOption == "BUFFERCOUNT" ? 6 : statement.BufferCount ?? 6;
         var size = statement.MaxTransferSizeBytes ?? ServerModel.MB;
         var bound = 150 * Math.Sqrt(count * size / (6.0 * ServerModel.MB));
-        var rate = Math.Min(CeilingMBps, bound) * Math.Max(0.5, 1 + (backups.Model.Noise * Gaussian()));
+        var rate = Math.Min(CeilingMBps, bound) * Math.Max(0.5, 1 + (backups.Model.Noise * _random.Gaussian()));
         var limit = bound < CeilingMBps ? "buffers" : CeilingSide;
         var copy = window.TotalSeconds;
         var start = new DateTime(2026, 1, 1, 3, 0, 0, DateTimeKind.Utc).AddSeconds(_clock);
@@ -131,7 +131,7 @@ internal sealed class SimulatedRestoreHost(SimulatedServer backups, int seed = 7
             Zeroing = [new ZeroingReport(statement.Moves[^1].Path, 131072, start, copyStart, ZeroingSeconds)],
             Phases = phases,
             Waits = CapturesWaits ? Waits(limit, copy) : [],
-            Progress = Progress(copyStart, copy, rate),
+            Progress = _random.WobblingProgress(copyStart, copy, rate, "percent"),
         };
         return Task.FromResult(new TrialCapture(operation, null, seconds + 2, Finished: false));
     }
@@ -159,25 +159,5 @@ internal sealed class SimulatedRestoreHost(SimulatedServer backups, int seed = 7
             new WaitReport(BackupWaitTypes.BackupBuffer, Math.Max(1, (long)(bufferMs / bufferAverageMs)), bufferMs, (long)(bufferAverageMs * 20), bufferMs / 20),
             new WaitReport(BackupWaitTypes.BackupIo, Math.Max(1, ioMs / 5), ioMs, 200, ioMs / 20),
         ];
-    }
-
-    private ProgressReport Progress(DateTime start, double seconds, double rate)
-    {
-        var points = new List<ProgressPointReport> { new(start, 0) };
-        var bytes = 0.0;
-        for (var t = 1.0; t <= seconds; t += 1)
-        {
-            bytes += rate * ServerModel.MB * Math.Max(0.5, 1 + (0.02 * Gaussian()));
-            points.Add(new ProgressPointReport(start.AddSeconds(t), (long)bytes));
-        }
-
-        return new ProgressReport("percent", points);
-    }
-
-    private double Gaussian()
-    {
-        var u1 = 1.0 - _random.NextDouble();
-        var u2 = _random.NextDouble();
-        return Math.Sqrt(-2.0 * Math.Log(u1)) * Math.Cos(2.0 * Math.PI * u2);
     }
 }

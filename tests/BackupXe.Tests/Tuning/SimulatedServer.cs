@@ -97,7 +97,7 @@ internal sealed class SimulatedServer(ServerModel model, IReadOnlyList<string> d
 
         var toNul = statement.ToNul;
         var (rate, limit) = model.Rate(statement.Options, directories, toNul);
-        rate *= Math.Max(0.5, 1 + (model.Noise * Gaussian()));
+        rate *= Math.Max(0.5, 1 + (model.Noise * _random.Gaussian()));
         var effective = model.Effective(statement.Options, toNul);
         var fullSeconds = model.DatabaseBytes / (rate * ServerModel.MB);
         var finished = fullSeconds <= window.TotalSeconds;
@@ -133,7 +133,7 @@ internal sealed class SimulatedServer(ServerModel model, IReadOnlyList<string> d
             Options = new OptionsReport(Checksum: false, Compression: effective.Compression, Encryption: false),
             Phases = [new PhaseReport(Kebab.Of(OperationPhase.CopyData), start, start.AddSeconds(seconds), seconds)],
             Waits = Waits(limit, seconds, devices, statement.Options.Compression ?? model.CompressionDefault),
-            Progress = Progress(start, seconds, rate),
+            Progress = _random.WobblingProgress(start, seconds, rate, "throughput-event"),
         };
         if (finished)
         {
@@ -170,26 +170,5 @@ internal sealed class SimulatedServer(ServerModel model, IReadOnlyList<string> d
             new WaitReport(BackupWaitTypes.BackupBuffer, Math.Max(1, (long)(bufferMs / bufferAverageMs)), bufferMs, (long)(bufferAverageMs * 20), (long)(bufferMs * signal)),
             new WaitReport(BackupWaitTypes.BackupIo, Math.Max(1, ioMs / 5), ioMs, 200, (long)(ioMs * signal)),
         ];
-    }
-
-    private ProgressReport Progress(DateTime start, double seconds, double rate)
-    {
-        var points = new List<ProgressPointReport> { new(start, 0) };
-        var bytes = 0.0;
-        for (var t = 1.0; t <= seconds; t += 1)
-        {
-            // Within a run the rate wobbles around its mean a little (2%).
-            bytes += rate * ServerModel.MB * Math.Max(0.5, 1 + (0.02 * Gaussian()));
-            points.Add(new ProgressPointReport(start.AddSeconds(t), (long)bytes));
-        }
-
-        return new ProgressReport("throughput-event", points);
-    }
-
-    private double Gaussian()
-    {
-        var u1 = 1.0 - _random.NextDouble();
-        var u2 = _random.NextDouble();
-        return Math.Sqrt(-2.0 * Math.Log(u1)) * Math.Cos(2.0 * Math.PI * u2);
     }
 }
