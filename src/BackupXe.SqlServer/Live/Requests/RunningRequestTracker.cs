@@ -1,3 +1,4 @@
+using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 
@@ -6,9 +7,10 @@ namespace BackupXe.SqlServer.Live.Requests;
 /// <summary>
 /// The backups and restores <c>sys.dm_exec_requests</c> showed running (at a watch's start or a later poll), tied to
 /// the operations of the trace as their events arrive. One entry per session: a session runs one backup or restore
-/// at a time. A request is tied to an operation by session and database, and only to one seen at or after the
-/// request's start_time, so an older operation of the same session (read back from the event file) is never taken
-/// for it.
+/// at a time. A request is tied to an operation by session and kind (BACKUP or RESTORE), and only to one seen at or
+/// after the request's start_time, so an older operation of the same session (read back from the event file) is never
+/// taken for it. The database is not compared: the view's database_id is the database the request executes in, which
+/// for a backup run from a job in master need not be the database backed up.
 /// </summary>
 public sealed class RunningRequestTracker
 {
@@ -75,7 +77,7 @@ public sealed class RunningRequestTracker
     public RequestTie? Follow(OperationProgress op)
     {
         var now = op.Since + op.Elapsed;
-        if (Find(op.SessionId, op.Database, now) is not { } entry)
+        if (Find(op.SessionId, op.Kind, now) is not { } entry)
         {
             return null;
         }
@@ -106,7 +108,7 @@ public sealed class RunningRequestTracker
     public (RunningRequest Request, DateTime? FirstEvent)? Complete(OperationReport report)
     {
         var seen = report.End ?? report.Start;
-        if (seen is null || Find(report.SessionId, report.Database, seen.Value) is not { } entry)
+        if (seen is null || Find(report.SessionId, report.Kind, seen.Value) is not { } entry)
         {
             return null;
         }
@@ -126,7 +128,7 @@ public sealed class RunningRequestTracker
             ? entry.Request
             : null;
 
-    private Entry? Find(int? sessionId, string? database, DateTime seenAt)
+    private Entry? Find(int? sessionId, OperationKind kind, DateTime seenAt)
     {
         if (sessionId is not { } session || !_entries.TryGetValue(session, out var entry))
         {
@@ -134,9 +136,13 @@ public sealed class RunningRequestTracker
         }
 
         var request = entry.Request;
-        var sameDatabase = database is null || request.Database is null
-            || string.Equals(database, request.Database, StringComparison.OrdinalIgnoreCase);
-        return sameDatabase && seenAt >= request.StartUtc - StartSlack ? entry : null;
+        var sameKind = kind switch
+        {
+            OperationKind.Backup => !request.IsRestore,
+            OperationKind.Restore => request.IsRestore,
+            _ => true,
+        };
+        return sameKind && seenAt >= request.StartUtc - StartSlack ? entry : null;
     }
 
     /// <summary>The same request in a later read: same session, same start.</summary>

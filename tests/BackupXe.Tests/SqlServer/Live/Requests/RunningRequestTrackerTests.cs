@@ -68,12 +68,25 @@ public sealed class RunningRequestTrackerTests
     }
 
     [Fact]
-    public void Another_database_of_the_same_session_is_not_tied()
+    public void A_backup_whose_request_runs_in_another_database_is_still_tied()
+    {
+        // A job's backup runs from master: the view names the database it executes in, not the one backed up.
+        var tracker = new RunningRequestTracker();
+        tracker.Update([Request(percent: 40) with { Database = "master" }], _ => true);
+
+        var tie = tracker.Follow(Progress(Start.AddMinutes(1), startObserved: false));
+
+        Assert.NotNull(tie);
+        Assert.Equal(Start, tie.Progress.Since);
+    }
+
+    [Fact]
+    public void A_restore_of_the_same_session_is_not_tied_to_a_backup_request()
     {
         var tracker = new RunningRequestTracker();
         tracker.Update([Request(percent: 40)], _ => true);
 
-        var tie = tracker.Follow(Progress(Start.AddMinutes(1), startObserved: false) with { Database = "HR" });
+        var tie = tracker.Follow(Progress(Start.AddMinutes(1), startObserved: false) with { Kind = OperationKind.Restore });
 
         Assert.Null(tie);
     }
