@@ -33,14 +33,11 @@ public sealed partial class ConformanceIntegrationTests
     private const string GrantSessionRights = "grant the login what docs/permissions.md lists for session install, or point BACKUPXE_TEST_SQL at a server that allows it";
 
     [Fact]
-    public async Task On_managed_instance_a_local_event_file_is_refused_with_40538_and_a_physical_database_name_reads_as_its_logical_name_on_a_real_server()
+    public async Task On_managed_instance_a_local_event_file_is_refused_with_40538_and_the_platform_is_named_by_its_engine_edition_on_a_real_server()
     {
         // Given a server that says by its engine edition that it is Azure SQL Managed Instance
         var factory = SqlServerIntegrationTests.Factory();
-        var facts = await new SessionClient(factory, new CaptureSessionSettings()).ReadServerFactsAsync(None);
-        Skipped.Unless(facts.EngineEdition == ServerRequirements.ManagedInstanceEngineEdition,
-            $"the server is not Azure SQL Managed Instance (SERVERPROPERTY('EngineEdition') is {facts.EngineEdition?.ToString(CultureInfo.InvariantCulture) ?? "NULL"}; Managed Instance is 8), and only Managed Instance requires https:// event files and names databases by a GUID",
-            "point BACKUPXE_TEST_SQL at an Azure SQL Managed Instance");
+        var facts = await ManagedInstanceFactsAsync(factory);
 
         // Then BackupXe names it by its engine edition, whatever Azure's version number, and refuses a local file before any DDL
         Assert.Equal("Azure SQL Managed Instance", ProductNames.For(facts.ProductMajorVersion, facts.EngineEdition));
@@ -54,8 +51,15 @@ public sealed partial class ConformanceIntegrationTests
             var refused = await Assert.ThrowsAsync<SqlException>(() => local.ExecuteScalarAsync(None));
             Assert.Equal(ManagedInstanceNeedsHttpsPath, refused.Number);
         }
+    }
 
-        // And a user database's physical name is a GUID that BackupXe's lookup turns back into its name
+    [Fact]
+    public async Task On_managed_instance_a_database_named_by_its_physical_name_reads_as_its_logical_name_on_a_real_server()
+    {
+        // Given a Managed Instance user database and its physical name, the name its backup events may carry
+        var factory = SqlServerIntegrationTests.Factory();
+        await ManagedInstanceFactsAsync(factory);
+        await using var connection = await factory.OpenAsync(None);
         string? name = null;
         string? physical = null;
         await using (var names = factory.Command(connection,
@@ -71,7 +75,10 @@ public sealed partial class ConformanceIntegrationTests
 
         Skipped.Unless(name is not null, "the instance has no online user database whose physical name could be looked up",
             "create a database on the instance (any size) and run the test again");
-        Assert.True(Guid.TryParse(physical, out _), $"physical_database_name of [{name}] is '{physical}', not a GUID as the Managed Instance backup-monitoring page shows");
+        Skipped.Unless(Guid.TryParse(physical, out _), $"physical_database_name of [{name}] is '{physical}', not a GUID: Microsoft's Managed Instance known-issues page says the GUIDs are to be replaced by the real names, so there is nothing to map here",
+            "run it on an instance whose sys.databases.physical_database_name holds GUIDs");
+
+        // When BackupXe's lookup is given an event that names it by that GUID, then the event carries its logical name
         var named = await new PhysicalDatabaseNames(factory).LogicalAsync(
             new ProgressTraceEvent(DateTime.UtcNow, null, OperationKind.Backup, physical, "BACKUP DATABASE started"), None);
         Assert.Equal(name, Assert.IsType<ProgressTraceEvent>(named).DatabaseName);
@@ -426,6 +433,15 @@ public sealed partial class ConformanceIntegrationTests
         {
             await permanent.UninstallAsync(None);
         }
+    }
+
+    private static async Task<ServerFacts> ManagedInstanceFactsAsync(SqlConnectionFactory factory)
+    {
+        var facts = await new SessionClient(factory, new CaptureSessionSettings()).ReadServerFactsAsync(None);
+        Skipped.Unless(facts.EngineEdition == ServerRequirements.ManagedInstanceEngineEdition,
+            $"the server is not Azure SQL Managed Instance (SERVERPROPERTY('EngineEdition') is {facts.EngineEdition?.ToString(CultureInfo.InvariantCulture) ?? "NULL"}; Managed Instance is 8), and only Managed Instance requires https:// event files and names databases by a GUID",
+            "point BACKUPXE_TEST_SQL at an Azure SQL Managed Instance");
+        return facts;
     }
 
     /// <summary>A name no other run uses, so a test never touches a session or database it did not create.</summary>
