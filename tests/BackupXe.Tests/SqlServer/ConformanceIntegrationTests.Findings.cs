@@ -171,7 +171,11 @@ public sealed partial class ConformanceIntegrationTests
         var reader = new RunningRequestReader(factory);
         var backup = BackupOnAsync(factory, connection, server);
         var seen = await WhileRunningAsync(backup, async () =>
-            (await reader.ReadVisibleAsync(None)).Requests.FirstOrDefault(r => r.SessionId == spid));
+        {
+            var snapshot = await reader.ReadVisibleAsync(None);
+            Assert.Null(snapshot.Limitation);
+            return snapshot.Requests.FirstOrDefault(r => r.SessionId == spid);
+        });
         await backup;
         var after = ServerUtc(await ScalarAsync(factory, connection, "SELECT SYSUTCDATETIME();"));
         Skipped.Unless(seen is not null, $"the backup of [{server.Database}] ended before sys.dm_exec_requests showed it",
