@@ -20,7 +20,7 @@ namespace BackupXe.Tests.SqlServer;
 /// server can show (the rest are named in docs/development.md). Skipped, visibly, unless BACKUPXE_TEST_SQL is set; the
 /// backup checks also need BACKUPXE_TEST_BACKUP_DIR. Sessions are named BackupXe_IntegrationTest_* and dropped again.
 /// </summary>
-public sealed class ConformanceIntegrationTests
+public sealed partial class ConformanceIntegrationTests
 {
     private static readonly CancellationToken None = CancellationToken.None;
 
