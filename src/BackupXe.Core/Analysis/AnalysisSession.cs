@@ -146,7 +146,7 @@ public sealed class AnalysisSession
     {
         if (_inputs is [{ Source: ISynchronousTraceEventSource source } input] && _options.QuietInterval is null)
         {
-            var events = _options.ReadAhead && ReadAhead.Pays && (source is not IReadAheadAdvice advice || advice.ReadAheadPays)
+            var events = _options.ReadAhead && ReadAhead.Pays && ReadAhead.PaysFor(source)
                 ? ReadAhead.Events(source, input.Status, cancellationToken)
                 : source.ReadEvents(input.Status, cancellationToken);
             return new SynchronousEventReader(events.GetEnumerator(), input.Status);

@@ -36,6 +36,9 @@ internal static class ReadAhead
     /// <summary>True when a second core is there to read on; with one, read-ahead only adds hand-overs.</summary>
     public static bool Pays => Environment.ProcessorCount > 1;
 
+    /// <summary>Whether <paramref name="source"/> gains from a reader thread: yes unless its <see cref="IReadAheadAdvice"/> says no.</summary>
+    public static bool PaysFor(ISynchronousTraceEventSource source) => source is not IReadAheadAdvice advice || advice.ReadAheadPays;
+
     public static IEnumerable<TraceEvent> Events(ISynchronousTraceEventSource source, SourceStatus status, CancellationToken cancellationToken)
     {
         var reading = new Reading(source, status, cancellationToken);

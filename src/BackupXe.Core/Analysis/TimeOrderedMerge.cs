@@ -72,7 +72,7 @@ internal sealed class TimeOrderedMerge
 
     /// <summary>One input's events: read ahead on a thread of its own when that pays, else where the merge pulls them.</summary>
     private IAsyncEnumerable<TraceEvent> Events(AnalysisInput input, CancellationToken cancellationToken) =>
-        _readAhead && input.Source is ISynchronousTraceEventSource source && (source is not IReadAheadAdvice advice || advice.ReadAheadPays)
+        _readAhead && input.Source is ISynchronousTraceEventSource source && ReadAhead.PaysFor(source)
             ? ReadAhead.Events(source, input.Status, cancellationToken).ToAsyncEnumerable()
             : input.Source.ReadEventsAsync(input.Status, cancellationToken);
 

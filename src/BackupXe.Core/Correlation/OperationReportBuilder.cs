@@ -25,7 +25,10 @@ internal static class OperationReportBuilder
         var phases = clock ? operation.Phases.ToReports(start, end ?? operation.LastSeen, operation.Kind) : [];
         if (clock && operation.InMemoryLoadBegan is { } loadBegan && operation.InMemoryLoadEnded is { } loadEnded)
         {
-            phases = [.. phases, new PhaseReport(Kebab.Of(Parsing.OperationPhase.InMemoryLoad), loadBegan, loadEnded, (loadEnded - loadBegan).TotalSeconds)];
+            // In time order, as the overlapping wait-log-zero sits inside transfer-data: the load runs inside redo or recovery.
+            var load = new PhaseReport(Kebab.Of(Parsing.OperationPhase.InMemoryLoad), loadBegan, loadEnded, (loadEnded - loadBegan).TotalSeconds);
+            var before = phases.TakeWhile(p => !(p.Start > loadBegan)).Count();
+            phases = [.. phases.Take(before), load, .. phases.Skip(before)];
         }
 
         // A restore of 0 pages copied nothing, and a snapshot backup's copy is the storage's: neither has a copy rate. With

@@ -553,7 +553,9 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
     {
         var evidence = new List<string>
         {
-            $"The {measures.DeviceThreadRole(true)} are mostly idle: BACKUPIO took {Figures.Percent(waits.IoShare)} of each one's time.",
+            measures.DeviceThreads == 1
+                ? $"The {measures.DeviceThreadRole(false)} is mostly idle: BACKUPIO took {Figures.Percent(waits.IoShare)} of its time."
+                : $"The {measures.DeviceThreadRole(true)} are mostly idle: BACKUPIO took {Figures.Percent(waits.IoShare)} of each one's time.",
             waits.BufferSentence!,
         };
         evidence.AddIfNotNull(Throughput(measures));

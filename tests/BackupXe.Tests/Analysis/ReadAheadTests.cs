@@ -201,8 +201,8 @@ public sealed class ReadAheadTests
     public void An_errorlog_is_read_ahead_and_an_xe_xml_file_is_not()
     {
         // XmlReader is nearly all of an XE XML run; an ERRORLOG's analysis is about half (docs/performance.md).
-        Assert.False(Assert.IsAssignableFrom<IReadAheadAdvice>(InputSources.Open(CliRun.Sample("buffer-starved-backup.xml"))).ReadAheadPays);
-        Assert.IsNotAssignableFrom<IReadAheadAdvice>(InputSources.Open(CliRun.Sample("log-zeroing-restore.log")));
+        Assert.False(ReadAhead.PaysFor(Assert.IsAssignableFrom<ISynchronousTraceEventSource>(InputSources.Open(CliRun.Sample("buffer-starved-backup.xml")))));
+        Assert.True(ReadAhead.PaysFor(Assert.IsAssignableFrom<ISynchronousTraceEventSource>(InputSources.Open(CliRun.Sample("log-zeroing-restore.log")))));
     }
 
     private static string Fixture(string folder, string name) => Path.Combine(AppContext.BaseDirectory, "Fixtures", folder, name);

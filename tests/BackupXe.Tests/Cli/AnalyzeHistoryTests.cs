@@ -4,7 +4,9 @@ using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
+using BackupXe.Tests.Cli.Rendering;
 using BackupXe.Tests.History;
+using BackupXe.Tests.Support;
 using BackupXe.Tests.Worker;
 using Xunit;
 
@@ -52,23 +54,7 @@ public sealed class AnalyzeHistoryTests : IDisposable
         await history.ImportAsync("SQL01", records, CancellationToken.None);
     }
 
-    private static async Task<CliRun> InRepositoryAsync(params string[] args)
-    {
-        var repository = Path.GetDirectoryName(Path.GetDirectoryName(CliRun.Sample("x")))!;
-        var previous = Directory.GetCurrentDirectory();
-        var previousColumns = Environment.GetEnvironmentVariable("COLUMNS");
-        Directory.SetCurrentDirectory(repository);
-        Environment.SetEnvironmentVariable("COLUMNS", "120");
-        try
-        {
-            return await CliRun.RunAsync(args);
-        }
-        finally
-        {
-            Directory.SetCurrentDirectory(previous);
-            Environment.SetEnvironmentVariable("COLUMNS", previousColumns);
-        }
-    }
+    private static Task<CliRun> InRepositoryAsync(params string[] args) => CliRun.RunInAsync(Repository.Root, 120, args);
 
     [Theory]
     [InlineData("console")]
@@ -238,22 +224,5 @@ public sealed class AnalyzeHistoryTests : IDisposable
 
         using var document = JsonDocument.Parse(run.Output);
         Assert.Equal(JsonValueKind.Null, document.RootElement.GetProperty("operations")[0].GetProperty("history").ValueKind);
-    }
-}
-
-/// <summary>Rendered output against tests/BackupXe.Tests/Snapshots; a difference writes <c>*.received.txt</c> beside it.</summary>
-internal static class Snapshot
-{
-    public static async Task MatchAsync(string name, string output)
-    {
-        var actual = output.Replace("\r\n", "\n", StringComparison.Ordinal);
-        var path = Path.Combine(Path.GetDirectoryName(CliRun.Sample("x"))!, "..", "tests", "BackupXe.Tests", "Snapshots", name);
-        var expected = File.Exists(path) ? (await File.ReadAllTextAsync(path)).Replace("\r\n", "\n", StringComparison.Ordinal) : null;
-        if (expected != actual)
-        {
-            await File.WriteAllTextAsync(Path.ChangeExtension(path, ".received.txt"), actual);
-        }
-
-        Assert.Equal(expected, actual);
     }
 }

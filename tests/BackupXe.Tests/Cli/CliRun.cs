@@ -33,6 +33,27 @@ internal sealed record CliRun(int ExitCode, string Output, string Error)
         }
     }
 
+    /// <summary>
+    /// The CLI run from <paramref name="directory"/> (inputs named relatively, as a user types them: the report's column
+    /// widths follow a path's length) on a terminal <paramref name="columns"/> wide; for tests in the console collection.
+    /// </summary>
+    public static async Task<CliRun> RunInAsync(string directory, int columns, params string[] args)
+    {
+        var previous = Directory.GetCurrentDirectory();
+        var previousColumns = Environment.GetEnvironmentVariable("COLUMNS");
+        Directory.SetCurrentDirectory(directory);
+        Environment.SetEnvironmentVariable("COLUMNS", columns.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        try
+        {
+            return await RunAsync(args);
+        }
+        finally
+        {
+            Directory.SetCurrentDirectory(previous);
+            Environment.SetEnvironmentVariable("COLUMNS", previousColumns);
+        }
+    }
+
     /// <summary>The repository's samples/ folder, found from the test's output folder.</summary>
     public static string Sample(string name) => Path.Combine(Repository.Root, "samples", name);
 }

@@ -101,11 +101,11 @@ public sealed class RestoreChainCommandTests
 
             // Then: a page under the reports' policy, SalesDB's gap as one row of its table, HR without one
             Assert.True(run.ExitCode == 0, run.Error);
-            var page = Rendering.Support.HtmlPage.Parse(File.ReadAllText(file));
+            var page = Tests.Rendering.Support.HtmlPage.Parse(File.ReadAllText(file));
             Assert.Equal(2, page.Scripts.Count);
             var section = page.Section("restore-chain");
             var sales = section.Descendants("div").Single(d => d.Element("h3")?.Value.StartsWith("SalesDB: broken: 1 gap(s)", StringComparison.Ordinal) == true);
-            var row = Assert.Single(Rendering.Support.HtmlPage.Table(sales, "gaps").Descendants("tbody").Single().Elements("tr"));
+            var row = Assert.Single(Tests.Rendering.Support.HtmlPage.Table(sales, "gaps").Descendants("tbody").Single().Elements("tr"));
             Assert.Equal([At(61), At(180), "41000000018400001", "41000000020000001"], row.Elements("td").Take(4).Select(td => td.Value));
             Assert.StartsWith("a log backup is missing", row.Elements("td").Last().Value, StringComparison.Ordinal);
             var hr = section.Descendants("div").Single(d => d.Element("h3")?.Value.StartsWith("HR: whole", StringComparison.Ordinal) == true);

@@ -127,7 +127,7 @@ public sealed class RestoreEstimateCommandTests : IDisposable
         // Then: one page, no element the attack added, its text read back intact, the two scripts the policy names
         Assert.True(run.ExitCode == 0, run.Error);
         Assert.Equal(string.Empty, run.Output);
-        var page = Rendering.Support.HtmlPage.Parse(File.ReadAllText(file));
+        var page = Tests.Rendering.Support.HtmlPage.Parse(File.ReadAllText(file));
         Assert.Empty(page.All("img"));
         Assert.Equal(2, page.Scripts.Count);
         Assert.DoesNotContain("<script>alert", page.Html, StringComparison.Ordinal);
@@ -138,11 +138,11 @@ public sealed class RestoreEstimateCommandTests : IDisposable
         // and SalesDB's phase table holds the JSON's bytes and seconds as raw values
         var section = page.Section("restore-estimate");
         var sales = section.Descendants("div").Single(d => d.Element("h3")?.Value.StartsWith("SalesDB: 44 min 24 s to 1 h 28 min", StringComparison.Ordinal) == true);
-        var table = Rendering.Support.HtmlPage.Table(sales, "phases");
+        var table = Tests.Rendering.Support.HtmlPage.Table(sales, "phases");
         using var document = JsonDocument.Parse(json.Output);
         var phases = document.RootElement.GetProperty("restoreEstimates")[0].GetProperty("phases").EnumerateArray().ToList();
-        Assert.Equal(phases.Select(p => p.GetProperty("bytes").GetInt64().ToString(CultureInfo.InvariantCulture)), Rendering.Support.HtmlPage.Column(table, "bytes"));
-        Assert.Equal(phases.Select(p => p.GetProperty("lowSeconds").GetDouble()), Rendering.Support.HtmlPage.Column(table, "lowSeconds").Select(v => Math.Round(double.Parse(v, CultureInfo.InvariantCulture), 3)));
+        Assert.Equal(phases.Select(p => p.GetProperty("bytes").GetInt64().ToString(CultureInfo.InvariantCulture)), Tests.Rendering.Support.HtmlPage.Column(table, "bytes"));
+        Assert.Equal(phases.Select(p => p.GetProperty("lowSeconds").GetDouble()), Tests.Rendering.Support.HtmlPage.Column(table, "lowSeconds").Select(v => Math.Round(double.Parse(v, CultureInfo.InvariantCulture), 3)));
     }
 
     [Fact]

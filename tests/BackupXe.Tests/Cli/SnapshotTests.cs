@@ -1,11 +1,10 @@
+using BackupXe.Tests.Cli.Rendering;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Cli;
 
-/// <summary>
-/// Rendered output compared with committed snapshots. A difference writes <c>*.received.txt</c> beside the
-/// snapshot in the source tree so that a reviewer can diff and accept it deliberately.
-/// </summary>
+/// <summary>The samples' report (buffer-starved and file-zeroing) compared with committed snapshots (<see cref="Snapshot"/>), and its layout.</summary>
 [Collection(ConsoleCollection.Name)]
 public class SnapshotTests
 {
@@ -19,34 +18,12 @@ public class SnapshotTests
         // Given: relative paths, as a user types them; the table's column widths follow the path's length,
         // so an absolute path would tie the snapshot to one checkout folder.
         var args = new[] { "analyze", "samples/buffer-starved-backup.xml", "samples/log-zeroing-restore.log", "--format", format, "--no-color" };
-        var repository = Path.GetDirectoryName(Path.GetDirectoryName(CliRun.Sample("x")))!;
-        var previous = Directory.GetCurrentDirectory();
-        var previousColumns = Environment.GetEnvironmentVariable("COLUMNS");
 
         // When
-        CliRun run;
-        Directory.SetCurrentDirectory(repository);
-        Environment.SetEnvironmentVariable("COLUMNS", columns.ToString(System.Globalization.CultureInfo.InvariantCulture));
-        try
-        {
-            run = await CliRun.RunAsync(args);
-        }
-        finally
-        {
-            Directory.SetCurrentDirectory(previous);
-            Environment.SetEnvironmentVariable("COLUMNS", previousColumns);
-        }
+        var run = await CliRun.RunInAsync(Repository.Root, columns, args);
 
         // Then
-        var actual = Normalise(run.Output);
-        var path = Path.Combine(Path.GetDirectoryName(CliRun.Sample("x"))!, "..", "tests", "BackupXe.Tests", "Snapshots", snapshot);
-        var expected = File.Exists(path) ? Normalise(await File.ReadAllTextAsync(path)) : null;
-        if (expected != actual)
-        {
-            await File.WriteAllTextAsync(Path.ChangeExtension(path, ".received.txt"), actual);
-        }
-
-        Assert.Equal(expected, actual);
+        await Snapshot.MatchAsync(snapshot, run.Output);
     }
 
     [Theory]
@@ -80,7 +57,4 @@ public class SnapshotTests
             Assert.InRange(verdict - title, 1, 23);
         }
     }
-
-    // Line ends only: the renderers write none of their own padding, and a Windows checkout may add carriage returns.
-    private static string Normalise(string text) => text.Replace("\r\n", "\n", StringComparison.Ordinal);
 }

@@ -77,48 +77,40 @@ public sealed class TuneServerTests
     [Fact]
     public async Task Without_backup_permission_nothing_runs_and_the_grant_is_named()
     {
-        var (model, directories) = Shapes.Get("read-bound");
-        var tds = new TuneOverTds(model, directories) { BackupPermission = false };
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        await using var readBound = ReadBound.Start(tds => tds.BackupPermission = false);
 
-        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0]);
+        var run = await readBound.TuneAsync();
 
         Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
-        Assert.Empty(tds.Backups);
+        Assert.Empty(readBound.Tds.Backups);
         Assert.Contains("The login lacks BACKUP DATABASE on [Sales]", run.Output, StringComparison.Ordinal);
     }
 
     [Fact]
     public async Task A_directory_on_a_volume_without_database_files_is_refused_with_the_reason()
     {
-        var (model, directories) = Shapes.Get("read-bound");
-        var tds = new TuneOverTds(model, directories);
-        tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\");
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        await using var readBound = ReadBound.Start(tds => tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\"));
 
-        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s");
+        var run = await readBound.TuneAsync("--window", "5s");
 
         Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
-        Assert.All(tds.Backups, sql => Assert.Contains("TO DISK = N'NUL'", sql, StringComparison.Ordinal));
+        Assert.All(readBound.Tds.Backups, sql => Assert.Contains("TO DISK = N'NUL'", sql, StringComparison.Ordinal));
         Assert.Contains("no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
     }
 
     [Fact]
     public async Task A_stated_free_space_overrides_the_refusal_says_so_and_the_result_goes_to_the_history()
     {
-        var (model, directories) = Shapes.Get("read-bound");
-        var tds = new TuneOverTds(model, directories);
-        tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\");
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        await using var readBound = ReadBound.Start(tds => tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\"));
         using var folder = new TempDirectory();
         var history = folder.File("history.db");
 
-        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m",
-            "--free-space-mb", directories[0] + "=104857600", "--history", history, "--instance", "SQL01");
+        var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
+            "--free-space-mb", readBound.Directory + "=104857600", "--history", history, "--instance", "SQL01");
 
         Assert.True(run.ExitCode == 0, run.Error + run.Output);
-        Assert.NotEmpty(tds.FilesWritten);
-        Assert.Contains($"Free-space check overridden: {directories[0]}: the server cannot report its free space (no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
+        Assert.NotEmpty(readBound.Tds.FilesWritten);
+        Assert.Contains($"Free-space check overridden: {readBound.Directory}: the server cannot report its free space (no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
         Assert.Contains("is stored in the history", run.Error, StringComparison.Ordinal);
 
         var listed = await CliRun.RunAsync("history", "tunes", "--path", history, "--database", "sales");
@@ -130,9 +122,7 @@ public sealed class TuneServerTests
     [Fact]
     public async Task A_history_that_cannot_take_the_result_stops_the_tune_before_any_trial()
     {
-        var (model, directories) = Shapes.Get("read-bound");
-        var tds = new TuneOverTds(model, directories);
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        await using var readBound = ReadBound.Start();
         using var folder = new TempDirectory();
         var foreign = folder.File("other.db");
         await using (var connection = new Microsoft.Data.Sqlite.SqliteConnection($"Data Source={foreign};Pooling=False"))
@@ -143,22 +133,24 @@ public sealed class TuneServerTests
             await command.ExecuteNonQueryAsync();
         }
 
-        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--history", foreign);
+        var run = await readBound.TuneAsync("--history", foreign);
 
         Assert.Equal(1, run.ExitCode);
-        Assert.Empty(tds.Backups);
+        Assert.Empty(readBound.Tds.Backups);
         Assert.Contains("another program's SQLite database", run.Error, StringComparison.Ordinal);
     }
 
     [Fact]
     public async Task Restore_trials_restore_into_new_scratch_databases_drop_each_report_zeroing_and_never_reuse_a_taken_name()
     {
-        var (model, directories) = Shapes.Get("read-bound");
-        var tds = new TuneOverTds(model, directories) { TakenScratchTrial = 4 };
-        tds.Sql.InstantFileInitialization = "N";
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        await using var readBound = ReadBound.Start(tds =>
+        {
+            tds.TakenScratchTrial = 4;
+            tds.Sql.InstantFileInitialization = "N";
+        });
+        var tds = readBound.Tds;
 
-        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "3m",
+        var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "3m",
             "--restore", "--restore-from", @"Z:\Nightly\Sales'full.bak", "--scratch-dir", @"X:\Scratch");
 
         // Three trials ran (defaults twice, to learn the noise, then 4 MB transfers, then 32 buffers, each gaining far
@@ -197,11 +189,10 @@ public sealed class TuneServerTests
     [Fact]
     public async Task Without_create_database_no_trial_runs_and_the_grant_is_named()
     {
-        var (model, directories) = Shapes.Get("read-bound");
-        var tds = new TuneOverTds(model, directories) { RestorePermission = false };
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        await using var readBound = ReadBound.Start(tds => tds.RestorePermission = false);
+        var tds = readBound.Tds;
 
-        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m",
+        var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
             "--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch");
 
         Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
@@ -213,12 +204,11 @@ public sealed class TuneServerTests
     [Fact]
     public async Task The_central_tune_table_is_created_only_after_its_permissions_are_read_before_any_trial_and_takes_the_result()
     {
-        var (model, directories) = Shapes.Get("read-bound");
-        var tds = new TuneOverTds(model, directories);
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        await using var readBound = ReadBound.Start();
+        var tds = readBound.Tds;
 
-        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m",
-            "--history-server", server.Server, "--history-database", "BackupXe History", "--instance", "PROD]01");
+        var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
+            "--history-server", readBound.Server.Server, "--history-database", "BackupXe History", "--instance", "PROD]01");
 
         Assert.True(run.ExitCode == 0, run.Error + run.Output);
         Assert.Equal(["ready", "create"], tds.Order.Take(2));
@@ -242,13 +232,15 @@ public sealed class TuneServerTests
     [InlineData(true, "INSERT", "GRANT INSERT, SELECT ON [dbo].[tune_runs] TO [tuner]]x];")]
     public async Task Without_the_permission_the_central_table_needs_nothing_runs_and_the_grant_is_named(bool tableExists, string missing, string grant)
     {
-        var (model, directories) = Shapes.Get("read-bound");
-        var tds = new TuneOverTds(model, directories) { TuneTableExists = tableExists };
-        tds.RepositoryGrants.Remove(missing);
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        await using var readBound = ReadBound.Start(tds =>
+        {
+            tds.TuneTableExists = tableExists;
+            tds.RepositoryGrants.Remove(missing);
+        });
+        var tds = readBound.Tds;
 
-        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m",
-            "--history-server", server.Server, "--history-database", "BackupXe History");
+        var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
+            "--history-server", readBound.Server.Server, "--history-database", "BackupXe History");
 
         Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
         Assert.Equal(["ready"], tds.Order);
@@ -261,15 +253,42 @@ public sealed class TuneServerTests
     [Fact]
     public async Task History_server_without_history_database_is_a_usage_error()
     {
-        var (model, directories) = Shapes.Get("read-bound");
-        var tds = new TuneOverTds(model, directories);
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        await using var readBound = ReadBound.Start();
 
-        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--history-server", server.Server);
+        var run = await readBound.TuneAsync("--history-server", readBound.Server.Server);
 
         Assert.Equal(1, run.ExitCode);
-        Assert.Empty(tds.Order);
+        Assert.Empty(readBound.Tds.Order);
         Assert.Contains("--history-server and --history-database go together", run.Error, StringComparison.Ordinal);
+    }
+
+    /// <summary>The read-bound shape's double, changed by the test before it starts, and tune --execute run to its one directory.</summary>
+    private sealed class ReadBound : IAsyncDisposable
+    {
+        private ReadBound(TuneOverTds tds, string directory)
+        {
+            Tds = tds;
+            Directory = directory;
+            Server = TdsServerDouble.Start(tds.Sql.Script);
+        }
+
+        public TuneOverTds Tds { get; }
+
+        public string Directory { get; }
+
+        public TdsServerDouble Server { get; }
+
+        public static ReadBound Start(Action<TuneOverTds>? arrange = null)
+        {
+            var (model, directories) = Shapes.Get("read-bound");
+            var tds = new TuneOverTds(model, directories);
+            arrange?.Invoke(tds);
+            return new ReadBound(tds, directories[0]);
+        }
+
+        public Task<CliRun> TuneAsync(params string[] extra) => TuneServerTests.TuneAsync(Server, CancellationToken.None, ["--to", Directory, .. extra]);
+
+        public ValueTask DisposeAsync() => Server.DisposeAsync();
     }
 
     private static async Task<CliRun> TuneAsync(TdsServerDouble server, CancellationToken cancellationToken, params string[] extra)

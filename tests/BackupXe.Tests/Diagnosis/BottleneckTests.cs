@@ -211,8 +211,25 @@ public class BottleneckTests
             // Then
             Assert.Equal(Bottleneck.DataFileRead, diagnosis.Verdict.Bottleneck);
             Assert.Equal(Confidence.Medium, diagnosis.Verdict.Confidence);
-            Assert.Contains("BACKUPIO took 4% of each one's time", AllEvidence(diagnosis));
+            Assert.Contains("The writer is mostly idle: BACKUPIO took 4% of its time.", diagnosis.Verdict.Evidence);
             Assert.Contains("COPY_ONLY backup to NUL", AllEvidence(diagnosis));
+        }
+
+        [Fact]
+        public void The_idle_writers_of_a_striped_backup_are_read_per_writer()
+        {
+            // Given: two files; BACKUPIO 5 s over 2 writers in 120 s = 2% of each one's time
+            var operation = Backup(Wait("BACKUPBUFFER", 3000, 150000), Wait("BACKUPIO", 500, 5000)) with
+            {
+                Devices = [new DeviceReport(@"D:\b\Sales_1.bak"), new DeviceReport(@"E:\b\Sales_2.bak")],
+            };
+
+            // When
+            var diagnosis = Diagnose(operation);
+
+            // Then
+            Assert.Equal(Bottleneck.DataFileRead, diagnosis.Verdict.Bottleneck);
+            Assert.Contains("The writers are mostly idle: BACKUPIO took 2% of each one's time.", diagnosis.Verdict.Evidence);
         }
 
         [Fact]

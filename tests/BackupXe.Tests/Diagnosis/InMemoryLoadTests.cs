@@ -57,6 +57,28 @@ public sealed class InMemoryLoadTests
     }
 
     [Fact]
+    public void The_load_is_listed_in_time_order_inside_the_recovery_it_held_not_after_the_restore()
+    {
+        // Given: recovery from 10 s to 58 s holding a 47 s load (10 s to 57 s), then the history records
+        var events = new XeScript()
+            .Restore(0, 60, "Hk", "RESTORE DATABASE started")
+            .Restore(0.5, 60, "Hk", "Transferring data to Hk")
+            .Restore(8, 60, "Hk", "Data transfer complete on Hk")
+            .Restore(10, 60, "Hk", "Recovery begins")
+            .Wait(57, 12, BackupWaitTypes.XtpRecovery, 47_000)
+            .Restore(58, 60, "Hk", "Recovery is complete")
+            .Restore(59, 60, "Hk", "Writing history records")
+            .Restore(60, 60, "Hk", "RESTORE DATABASE finished")
+            .Events;
+
+        // When
+        var restore = Assert.Single(PipelineRun.Of(events).Reports);
+
+        // Then: the timeline reads in time order, as wait-log-zero sits after the transfer-data it overlaps
+        Assert.Equal(["transfer-data", "recovery", "in-memory-load", "finalize"], restore.Phases.Select(p => p.Name));
+    }
+
+    [Fact]
     public void A_short_load_leaves_the_verdict_to_the_rest_of_the_restore()
     {
         // Given: 5 s of a 60 s restore (8%)

@@ -62,7 +62,6 @@ public sealed class CaptureWindowTests : IDisposable
         [.. server.Requests.Select(r => r.Text).Where(t => t.Contains("ALTER EVENT SESSION", StringComparison.Ordinal)
             || t.Contains("CREATE EVENT SESSION", StringComparison.Ordinal) || t.Contains("DROP EVENT SESSION", StringComparison.Ordinal))];
 
-    /// <summary>Moves the clock to the monitor's next timer, which must be due at <paramref name="at"/>.</summary>
     /// <summary>Waits (in real time) until the reader the monitor started on the thread pool has begun.</summary>
     private async Task ReadingStartedAsync()
     {
@@ -72,6 +71,7 @@ public sealed class CaptureWindowTests : IDisposable
         }
     }
 
+    /// <summary>Moves the clock to the monitor's next timer, which must be due at <paramref name="at"/>.</summary>
     /// <remarks><paramref name="meanwhile"/> runs once the timer is set, so the monitor is waiting and cannot race it.</remarks>
     private async Task AdvanceToAsync(DateTimeOffset at, Action? meanwhile = null)
     {
@@ -86,6 +86,23 @@ public sealed class CaptureWindowTests : IDisposable
         await monitor.Stop.CancelAsync();
         await monitor.Run.WaitAsync(TimeSpan.FromSeconds(20));
         monitor.Stop.Dispose();
+    }
+
+    /// <summary>
+    /// The monitor over <paramref name="sql"/> with the clock moved to each of <paramref name="timers"/> in turn, then
+    /// stopped; returns the session DDL the server received.
+    /// </summary>
+    private async Task<IReadOnlyList<string>> RunThroughAsync(ScriptedSqlServer sql, params DateTimeOffset[] timers)
+    {
+        await using var server = TdsServerDouble.Start(sql.Script);
+        var monitor = Monitor(server);
+        foreach (var at in timers)
+        {
+            await AdvanceToAsync(at);
+        }
+
+        await StopAsync(monitor);
+        return Ddl(server);
     }
 
     [Fact]
@@ -156,16 +173,12 @@ public sealed class CaptureWindowTests : IDisposable
         sql.MajorVersion = 16;
         sql.Permissions.Clear();
         sql.Permissions.AddRange(["CREATE ANY EVENT SESSION", "ALTER ANY EVENT SESSION ENABLE", "VIEW SERVER PERFORMANCE STATE", "CONNECT SQL"]);
-        await using var server = TdsServerDouble.Start(sql.Script);
-        var monitor = Monitor(server);
 
         // When the window comes
-        await AdvanceToAsync(Armed);
-        await AdvanceToAsync(WindowEnd);
-        await StopAsync(monitor);
+        var ddl = await RunThroughAsync(sql, Armed, WindowEnd);
 
         // Then nothing was changed or read, and one line names the GRANT
-        Assert.Empty(Ddl(server));
+        Assert.Empty(ddl);
         Assert.False(sql.SessionRunning);
         Assert.Empty(_reads);
         var refused = Assert.Single(_log.WithEventId(201));
@@ -177,14 +190,10 @@ public sealed class CaptureWindowTests : IDisposable
     {
         var sql = StoppedSession();
         sql.StartsWithServer = true;
-        await using var server = TdsServerDouble.Start(sql.Script);
-        var monitor = Monitor(server);
 
-        await AdvanceToAsync(Armed);
-        await AdvanceToAsync(WindowEnd);
-        await StopAsync(monitor);
+        var ddl = await RunThroughAsync(sql, Armed, WindowEnd);
 
-        Assert.Empty(Ddl(server));
+        Assert.Empty(ddl);
         Assert.Empty(_reads);
         Assert.Contains("STARTUP_STATE = OFF", Assert.Single(_log.WithEventId(201)).RenderMessage(), StringComparison.Ordinal);
     }
@@ -195,19 +204,14 @@ public sealed class CaptureWindowTests : IDisposable
         // Given a session someone else started before the daemon did anything
         var sql = StoppedSession();
         sql.SessionRunning = true;
-        await using var server = TdsServerDouble.Start(sql.Script);
-        var monitor = Monitor(server);
 
         // When a whole window goes by
-        await AdvanceToAsync(Armed);
-        await AdvanceToAsync(WindowEnd);
-        await AdvanceToAsync(WindowEnd + CaptureWindowMonitor.DrainTime);
-        await StopAsync(monitor);
+        var ddl = await RunThroughAsync(sql, Armed, WindowEnd, WindowEnd + CaptureWindowMonitor.DrainTime);
 
         // Then it was said to run outside the windows, read during the window, and never started or stopped here
         Assert.Single(_log.WithEventId(206));
         Assert.Single(_reads);
-        Assert.Empty(Ddl(server));
+        Assert.Empty(ddl);
         Assert.True(sql.SessionRunning);
         Assert.Single(_log.WithEventId(205));
     }
