@@ -64,7 +64,9 @@ public static class ReportFacts
         var facts = new List<ReportFact>
         {
             new("Status", op.FailureReason is { } reason ? $"{Kebab.Of(op.Status)}: {reason}" : Kebab.Of(op.Status)),
-            new("Time", $"{Figures.Timestamp(op.Start)} to {Figures.Timestamp(op.End)} ({OperationText.Duration(op)})"),
+            new("Time", op.Start is null && op.End is null
+                ? $"not in the input ({OperationText.Duration(op)})"
+                : $"{Figures.Timestamp(op.Start)} to {Figures.Timestamp(op.End)} ({OperationText.Duration(op)})"),
             new("Throughput", Throughput(op)),
         };
 
