@@ -50,11 +50,15 @@ public sealed record RestorePlan(string Database, PlannedBackup? Full, PlannedBa
 /// </summary>
 public static class RestorePlanner
 {
-    public static IReadOnlyList<RestorePlan> Plan(IEnumerable<BackupSetRow> rows)
-        => rows.GroupBy(row => row.Database, StringComparer.OrdinalIgnoreCase)
+    /// <param name="restores">Full database restores (msdb restorehistory): a plan uses only the chain its database is on now (<see cref="RestoreChain.Current"/>).</param>
+    public static IReadOnlyList<RestorePlan> Plan(IEnumerable<BackupSetRow> rows, IEnumerable<DatabaseRestore>? restores = null)
+    {
+        var byDatabase = RestoreChain.RestoresByDatabase(restores);
+        return rows.GroupBy(row => row.Database, StringComparer.OrdinalIgnoreCase)
             .OrderBy(group => group.Key, StringComparer.OrdinalIgnoreCase)
-            .Select(group => PlanOne(group.Key, group.ToList()))
+            .Select(group => PlanOne(group.Key, RestoreChain.Current(group.Key, group.ToList(), byDatabase.GetValueOrDefault(group.Key) ?? [])))
             .ToList();
+    }
 
     private static RestorePlan PlanOne(string database, List<BackupSetRow> sets)
     {

@@ -192,7 +192,8 @@ public sealed class PeriodicHistoryImportTests : IDisposable
                 new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
                 new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
                 new("Sales", "L", false, "41000000020000001", "41000000021600001", "41000000016000037", "41000000021600001", "FULL", chainNight.AddHours(3), chainNight.AddHours(3).AddMinutes(1)),
-            ]));
+            ]))
+            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]));
         await using var server = TdsServerDouble.Start(script);
         using var stop = new CancellationTokenSource();
         var run = _import.RunAsync("prod", new SqlConnectionFactory(TdsClient.Settings(server)), Hourly, stop.Token);
@@ -233,6 +234,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         };
         var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
             .On("checkpoint_lsn", _ => { lock (sets) { return ScriptedSqlServer.ChainResponse([.. sets]); } })
+            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]))
             .On("AS data_pages", _ => ScriptedSqlServer.FilesResponse([new("Sales", 200 * GiB / 8192, 20 * GiB / 8192)], 16))
             .On("instant_file_initialization_enabled", _ => ScriptedSqlServer.InstantFileInitializationResponse("Y"));
         var gauge = new List<(string Bound, double Seconds)>();
