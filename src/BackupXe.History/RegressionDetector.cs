@@ -22,6 +22,22 @@ public sealed class RegressionDetector(IHistoryStore history, HistoryComparisonS
             ? new ThroughputRegression(OperationSeries.Of(instance, report), rate, median, comparison.UsualRuns)
             : null;
 
+    /// <summary>
+    /// How a running operation's series usually goes on <paramref name="instance"/>, from the same earlier runs a
+    /// comparison reads (<see cref="UsualPace"/>); null when they hold too few usual runs.
+    /// </summary>
+    public async Task<UsualPace?> PaceAsync(
+        string instance, Core.Events.OperationKind kind, Core.Events.OperationScope? scope, string? database, DateTime start, IReadOnlyList<string> devices,
+        CancellationToken cancellationToken)
+    {
+        var series = await history.RecentCompletedAsync(new OperationSeries(instance, database, kind, scope ?? Core.Events.OperationScope.Database), start, settings.Window * 3, cancellationToken);
+        var runs = series.Select(s => ComparableRun.Of(s.Report)).OfType<ComparableRun>().ToList();
+        return UsualPace.Of(ComparableRun.Running(kind, scope, database, start, devices), runs, settings);
+    }
+
+    /// <summary>The usual paces of one instance's series, for its live ETA (<see cref="HistoryEta"/>).</summary>
+    public IUsualPaces PacesOf(string instance, CancellationToken cancellationToken) => new InstancePaces(this, instance, cancellationToken);
+
     /// <summary>The operation against its series; null when it has no start time (nothing places it in a series).</summary>
     public async Task<HistoryComparisonReport?> CompareAsync(string instance, OperationReport report, CancellationToken cancellationToken)
     {
@@ -56,6 +72,13 @@ public sealed class RegressionDetector(IHistoryStore history, HistoryComparisonS
             ? comparison with { LastTune = tune }
             : comparison;
     }
+}
+
+/// <summary>One instance's usual paces in the store, read under the monitor's token.</summary>
+internal sealed class InstancePaces(RegressionDetector detector, string instance, CancellationToken cancellationToken) : IUsualPaces
+{
+    public Task<UsualPace?> PaceAsync(Core.Events.OperationKind kind, Core.Events.OperationScope? scope, string? database, DateTime start, IReadOnlyList<string> devices)
+        => detector.PaceAsync(instance, kind, scope, database, start, devices, cancellationToken);
 }
 
 /// <summary>An operation that ran well below its series' recent median throughput.</summary>

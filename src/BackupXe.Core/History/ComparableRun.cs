@@ -17,6 +17,19 @@ public sealed record ComparableRun(HistoryOperation Record, double? ThroughputMB
     public static ComparableRun? Of(OperationReport report)
         => HistoryOperation.FromReport(report) is { } record ? new(record, report.ThroughputMBps ?? record.ThroughputMBps) : null;
 
+    /// <summary>A running operation as a run of its series: no end, rate or size yet, only what places it in a series.</summary>
+    public static ComparableRun Running(OperationKind kind, OperationScope? scope, string? database, DateTime start, IReadOnlyList<string> devices)
+        => Of(new HistoryOperation
+        {
+            Kind = kind,
+            Scope = scope ?? OperationScope.Database,
+            Database = database,
+            Start = start,
+            TimeResolutionSeconds = 0.001,
+            Status = OperationStatus.Incomplete,
+            Devices = devices.Select(d => new BackupDevice(DeviceKinds.FromPath(d), d)).ToList(),
+        });
+
     public DateTime Start => Record.Start;
 
     /// <summary>The end, else start + duration; null when neither is known.</summary>

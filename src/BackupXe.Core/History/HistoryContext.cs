@@ -8,7 +8,7 @@ namespace BackupXe.Core.History;
 /// A history read once (every stored run, imported and captured, folded per instance) that analysed operations are
 /// set against as they complete. Memory follows the history's rows, which the file already bounds.
 /// </summary>
-public sealed class HistoryContext
+public sealed class HistoryContext : IUsualPaces
 {
     private readonly Dictionary<string, List<ComparableRun>> _byInstance;
     private readonly string? _instance;
@@ -45,21 +45,16 @@ public sealed class HistoryContext
     /// </summary>
     public UsualPace? Pace(Events.OperationKind kind, Events.OperationScope? scope, string? database, DateTime start, IReadOnlyList<string> devices)
     {
-        var current = ComparableRun.Of(new HistoryOperation
-        {
-            Kind = kind,
-            Scope = scope ?? Events.OperationScope.Database,
-            Database = database,
-            Start = start,
-            TimeResolutionSeconds = 0.001,
-            Status = OperationStatus.Incomplete,
-            Devices = devices.Select(d => new BackupDevice(DeviceKinds.FromPath(d), d)).ToList(),
-        });
+        var current = ComparableRun.Running(kind, scope, database, start, devices);
         List<string> holding = _instance is { } named
             ? (_byInstance.ContainsKey(named) ? [named] : [])
             : _byInstance.Where(pair => pair.Value.Any(r => r.SameSeries(current))).Select(pair => pair.Key).ToList();
         return holding.Count == 1 ? UsualPace.Of(current, _byInstance[holding[0]], _settings) : null;
     }
+
+    /// <inheritdoc/>
+    public Task<UsualPace?> PaceAsync(Events.OperationKind kind, Events.OperationScope? scope, string? database, DateTime start, IReadOnlyList<string> devices)
+        => Task.FromResult(Pace(kind, scope, database, start, devices));
 
     /// <summary>The latest tune of a full backup's database on its instance that finished before the backup started.</summary>
     private TuneRecord? LastTune(OperationReport report, string? instance)

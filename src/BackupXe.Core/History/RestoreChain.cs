@@ -77,6 +77,17 @@ public static class BackupSetNotes
     };
 }
 
+/// <summary>
+/// A full database restore into <paramref name="Database"/> (msdb.dbo.restorehistory, restore_type D): when it was
+/// restored (restore_date, server local time), whether REPLACE was given, and the backup set it read (backupset by
+/// backup_set_id). Whatever the database was before, its log chain starts anew there, from that backup.
+/// </summary>
+public sealed record DatabaseRestore(string Database, DateTime RestoredAt, bool? Replace, BackupSetRow Source)
+{
+    /// <summary>Restored from a backup of a database of the same name: over itself, from its own earlier chain.</summary>
+    public bool OverItself => string.Equals(Database, Source.Database, StringComparison.OrdinalIgnoreCase);
+}
+
 /// <summary>A break in a database's log chain: no log backup covers the LSNs between two that exist.</summary>
 /// <param name="After">The finish of the last log backup before the break.</param>
 /// <param name="Before">The start of the first log backup after it.</param>
@@ -110,37 +121,76 @@ public static class RestoreChain
 {
     public const string Simple = "SIMPLE";
 
-    public static IReadOnlyList<RestoreChainReport> Check(IEnumerable<BackupSetRow> rows)
-        => rows.GroupBy(row => row.Database, StringComparer.OrdinalIgnoreCase)
+    /// <param name="restores">
+    /// Full database restores read from msdb.dbo.restorehistory: each starts its database's chain anew, so log backups
+    /// on either side of it are never linked (docs/restore-chain.md, "A database restored over itself").
+    /// </param>
+    /// <param name="restoresUnread">Why restorehistory could not be read, said on every database; null when it was.</param>
+    public static IReadOnlyList<RestoreChainReport> Check(IEnumerable<BackupSetRow> rows, IEnumerable<DatabaseRestore>? restores = null, string? restoresUnread = null)
+    {
+        var byDatabase = RestoresByDatabase(restores);
+        return rows.GroupBy(row => row.Database, StringComparer.OrdinalIgnoreCase)
             .OrderBy(group => group.Key, StringComparer.OrdinalIgnoreCase)
-            .Select(group => CheckOne(group.Key, group.ToList()))
+            .Select(group => CheckOne(group.Key, group.ToList(), byDatabase.GetValueOrDefault(group.Key) ?? [], restoresUnread))
             .ToList();
+    }
 
-    private static RestoreChainReport CheckOne(string database, List<BackupSetRow> sets)
+    /// <summary>
+    /// The backup sets of the chain the database is on now: after its latest full restore (<paramref name="restores"/>),
+    /// the backup that restore read and the sets taken since; without one, all of them.
+    /// </summary>
+    public static List<BackupSetRow> Current(string database, IReadOnlyList<BackupSetRow> sets, IReadOnlyList<DatabaseRestore> restores)
+        => Segments(database, sets, restores)[^1].Sets;
+
+    /// <summary>The restores per destination database, oldest first.</summary>
+    public static Dictionary<string, IReadOnlyList<DatabaseRestore>> RestoresByDatabase(IEnumerable<DatabaseRestore>? restores)
+        => (restores ?? [])
+            .GroupBy(r => r.Database, StringComparer.OrdinalIgnoreCase)
+            .ToDictionary(g => g.Key, g => (IReadOnlyList<DatabaseRestore>)g.OrderBy(r => r.RestoredAt).ToList(), StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>
+    /// The database's chains, oldest first: the sets before its first full restore, then for each restore the backup
+    /// it read (a full of this or another database, named as this one) and the sets that started after it. A backup
+    /// cannot start while its database is being restored, so a set's start places it on one side of the restore.
+    /// </summary>
+    private static List<(DatabaseRestore? StartedBy, List<BackupSetRow> Sets)> Segments(string database, IReadOnlyList<BackupSetRow> sets, IReadOnlyList<DatabaseRestore> restores)
+    {
+        var segments = new List<(DatabaseRestore?, List<BackupSetRow>)> { (null, sets.Where(s => restores.Count == 0 || s.Start <= restores[0].RestoredAt).ToList()) };
+        for (var i = 0; i < restores.Count; i++)
+        {
+            var restore = restores[i];
+            var until = i + 1 < restores.Count ? restores[i + 1].RestoredAt : DateTime.MaxValue;
+            List<BackupSetRow> chain = restore.Source.Type == 'D' ? [restore.Source with { Database = database, IsCopyOnly = false }] : [];
+            chain.AddRange(sets.Where(s => s.Start > restore.RestoredAt && s.Start <= until));
+            segments.Add((restore, chain));
+        }
+
+        return segments;
+    }
+
+    private static RestoreChainReport CheckOne(string database, List<BackupSetRow> sets, IReadOnlyList<DatabaseRestore> restores, string? restoresUnread)
     {
         sets.Sort((a, b) => a.Start != b.Start ? a.Start.CompareTo(b.Start) : a.FirstLsn.CompareTo(b.FirstLsn));
-        var fulls = sets.Where(s => s.Type == 'D').ToList();
-        var logs = sets.Where(s => s.Type == 'L' && !s.IsCopyOnly).OrderBy(s => s.FirstLsn).ToList();
         var notes = new List<string>();
         var gaps = new List<ChainGap>();
         var recovery = sets[^1].RecoveryModel;
-
-        for (var i = 1; i < logs.Count; i++)
+        var segments = Segments(database, sets, restores);
+        for (var i = 0; i < segments.Count - 1; i++)
         {
-            var (previous, next) = (logs[i - 1], logs[i]);
-            if (next.FirstLsn > previous.LastLsn)
-            {
-                var simple = sets.FirstOrDefault(s => string.Equals(s.RecoveryModel, Simple, StringComparison.OrdinalIgnoreCase)
-                    && s.Start >= previous.Start && s.Start <= next.Start);
-                var reason = simple is null
-                    ? "a log backup is missing (LSN break: the next log backup does not start where the previous one ended)"
-                    : $"the recovery model was SIMPLE (backup of {Time(simple.Start)}), which ends the log chain";
-                gaps.Add(new ChainGap(previous.Finish, next.Start, previous.LastLsn, next.FirstLsn, reason));
-            }
+            // An earlier chain's breaks are still breaks of the backups it holds, said as such.
+            var next = segments[i + 1].StartedBy!;
+            gaps.AddRange(Gaps(segments[i].Sets, Logs(segments[i].Sets))
+                .Select(g => g with { Reason = $"in the chain before the restore of {Time(next.RestoredAt)}: {g.Reason}" }));
         }
 
+        var current = segments[^1].Sets;
+        var logs = Logs(current);
+        var currentGaps = Gaps(current, logs);
+        gaps.AddRange(currentGaps);
+        var fulls = current.Where(s => s.Type == 'D').ToList();
+
         // The span a restore can reach any moment of: from the latest full the logs after the last break continue.
-        var chainStart = gaps.Count == 0 ? 0 : logs.FindIndex(l => l.FirstLsn == gaps[^1].ToLsn);
+        var chainStart = currentGaps.Count == 0 ? 0 : logs.FindIndex(l => l.FirstLsn == currentGaps[^1].ToLsn);
         var tail = logs.Skip(chainStart).ToList();
         // The oldest full whose end a log backup after the break covers: the earliest moment of the span.
         var basis = tail.Count == 0 ? null : fulls.FirstOrDefault(f => f.LastLsn >= tail[0].FirstLsn && f.LastLsn <= tail[^1].LastLsn);
@@ -158,17 +208,62 @@ public static class RestoreChain
                 : "no log backups in the history read: only the moments of the full and differential backups can be restored");
         }
 
+        foreach (var restore in restores)
+        {
+            var before = sets.Count(s => s.Start <= restore.RestoredAt);
+            var from = restore.OverItself ? "its own" : $"a [{restore.Source.Database}]";
+            notes.Add(string.Create(CultureInfo.InvariantCulture,
+                $"restored at {Time(restore.RestoredAt)}{(restore.Replace is true ? " WITH REPLACE" : string.Empty)} from {from} {Kind(restore.Source.Type)} backup of {Time(restore.Source.Start)} (msdb restorehistory): its chain starts anew there, from that backup; the {before} backup set(s) before it are an earlier chain, which no log backup after the restore continues"));
+        }
+
+        if (restoresUnread is not null)
+        {
+            notes.Add($"msdb.dbo.restorehistory could not be read ({restoresUnread}): a restore of this database would not be seen, and log backups on either side of one would be taken for one chain");
+        }
+
         var copyOnlyLogs = sets.Count(s => s.Type == 'L' && s.IsCopyOnly);
         if (copyOnlyLogs > 0)
         {
             notes.Add(string.Create(CultureInfo.InvariantCulture, $"{copyOnlyLogs} COPY_ONLY log backup(s) left out: they neither break nor extend the log chain"));
         }
 
-        NoteForeignBases(sets, fulls, notes);
+        NoteForeignBases(sets, sets.Where(s => s.Type == 'D').Concat(restores.Where(r => r.Source.Type == 'D').Select(r => r.Source with { IsCopyOnly = false })).ToList(), notes);
         notes.AddRange(BackupSetNotes.For(sets, "the history read"));
-        var oldest = fulls.Count > 0 ? fulls.Min(f => f.Finish) : (DateTime?)null;
-        return new RestoreChainReport(database, recovery, gaps.Count == 0 && (logs.Count == 0 || basis is not null), gaps, oldest, pitFrom, pitTo, notes, sets.Count);
+        var allFulls = sets.Where(s => s.Type == 'D').ToList();
+        var oldest = allFulls.Count > 0 ? allFulls.Min(f => f.Finish) : (DateTime?)null;
+        return new RestoreChainReport(database, recovery, currentGaps.Count == 0 && (logs.Count == 0 || basis is not null), gaps, oldest, pitFrom, pitTo, notes, sets.Count);
     }
+
+    /// <summary>The regular log backups of a chain in LSN order: COPY_ONLY ones neither break nor extend it.</summary>
+    private static List<BackupSetRow> Logs(List<BackupSetRow> sets) => sets.Where(s => s.Type == 'L' && !s.IsCopyOnly).OrderBy(s => s.FirstLsn).ToList();
+
+    private static List<ChainGap> Gaps(List<BackupSetRow> sets, List<BackupSetRow> logs)
+    {
+        var gaps = new List<ChainGap>();
+        for (var i = 1; i < logs.Count; i++)
+        {
+            var (previous, next) = (logs[i - 1], logs[i]);
+            if (next.FirstLsn > previous.LastLsn)
+            {
+                var simple = sets.FirstOrDefault(s => string.Equals(s.RecoveryModel, Simple, StringComparison.OrdinalIgnoreCase)
+                    && s.Start >= previous.Start && s.Start <= next.Start);
+                var reason = simple is null
+                    ? "a log backup is missing (LSN break: the next log backup does not start where the previous one ended)"
+                    : $"the recovery model was SIMPLE (backup of {Time(simple.Start)}), which ends the log chain";
+                gaps.Add(new ChainGap(previous.Finish, next.Start, previous.LastLsn, next.FirstLsn, reason));
+            }
+        }
+
+        return gaps;
+    }
+
+    private static string Kind(char type) => type switch
+    {
+        'D' => "full",
+        'I' => "differential",
+        'L' => "log",
+        _ => "database",
+    };
 
     // A full taken elsewhere (another tool, another server's job) does not break the log chain, but differentials after
     // it rest on it, and restoring them needs that full.

@@ -5,7 +5,11 @@ namespace BackupXe.Core.History;
 /// <summary>One backup set a restore would read: its type (D, I, L), times (server local) and sizes from msdb.</summary>
 /// <param name="BackupSize">backup_size: the database's bytes in the backup; null when msdb has none.</param>
 /// <param name="MediaSize">compressed_backup_size, or backup_size when that is NULL (not compressed): the bytes read from the media.</param>
-public sealed record PlannedBackup(char Type, DateTime Start, DateTime Finish, long? BackupSize, long? MediaSize);
+public sealed record PlannedBackup(char Type, DateTime Start, DateTime Finish, long? BackupSize, long? MediaSize)
+{
+    /// <summary>Encrypted with backup encryption (backupset key_algorithm names an algorithm).</summary>
+    public bool Encrypted { get; init; }
+}
 
 /// <summary>
 /// The backup sets a restore of <see cref="Database"/> would use now: the last regular full, the last differential
@@ -22,7 +26,10 @@ public sealed record RestorePlan(string Database, PlannedBackup? Full, PlannedBa
             return null;
         }
 
-        return new RestoreChainBytes(full, Differential?.BackupSize, Logs.Select(l => l.BackupSize!.Value).ToList());
+        return new RestoreChainBytes(full, Differential?.BackupSize, Logs.Select(l => l.BackupSize!.Value).ToList())
+        {
+            EncryptedBackups = new[] { Full, Differential }.OfType<PlannedBackup>().Concat(Logs).Count(s => s.Encrypted),
+        };
     }
 
     /// <summary>The bytes read from the media (compressed where the backups are); null when a size is missing.</summary>
@@ -43,11 +50,15 @@ public sealed record RestorePlan(string Database, PlannedBackup? Full, PlannedBa
 /// </summary>
 public static class RestorePlanner
 {
-    public static IReadOnlyList<RestorePlan> Plan(IEnumerable<BackupSetRow> rows)
-        => rows.GroupBy(row => row.Database, StringComparer.OrdinalIgnoreCase)
+    /// <param name="restores">Full database restores (msdb restorehistory): a plan uses only the chain its database is on now (<see cref="RestoreChain.Current"/>).</param>
+    public static IReadOnlyList<RestorePlan> Plan(IEnumerable<BackupSetRow> rows, IEnumerable<DatabaseRestore>? restores = null)
+    {
+        var byDatabase = RestoreChain.RestoresByDatabase(restores);
+        return rows.GroupBy(row => row.Database, StringComparer.OrdinalIgnoreCase)
             .OrderBy(group => group.Key, StringComparer.OrdinalIgnoreCase)
-            .Select(group => PlanOne(group.Key, group.ToList()))
+            .Select(group => PlanOne(group.Key, RestoreChain.Current(group.Key, group.ToList(), byDatabase.GetValueOrDefault(group.Key) ?? [])))
             .ToList();
+    }
 
     private static RestorePlan PlanOne(string database, List<BackupSetRow> sets)
     {
@@ -104,7 +115,7 @@ public static class RestorePlanner
     }
 
     private static PlannedBackup Planned(BackupSetRow row)
-        => new(row.Type, row.Start, row.Finish, row.BackupSize, row.CompressedSize ?? row.BackupSize);
+        => new(row.Type, row.Start, row.Finish, row.BackupSize, row.CompressedSize ?? row.BackupSize) { Encrypted = row.Encrypted };
 
     private static string Time(DateTime at) => at.ToString("yyyy-MM-dd HH:mm", CultureInfo.InvariantCulture);
 }

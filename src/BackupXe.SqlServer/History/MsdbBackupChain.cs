@@ -39,10 +39,73 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
         ORDER BY bs.database_name, bs.backup_start_date, bs.first_lsn;
         """;
 
+    /// <summary>
+    /// Full database restores (restore_type D) since <c>@since</c> (restore_date, server local time) with the backup set
+    /// each read, in the columns <see cref="Query"/> reads (encryption and media not asked: the chain needs the LSNs): a
+    /// restore starts its destination's chain anew (docs/restore-chain.md).
+    /// </summary>
+    public const string RestoresQuery = """
+        SELECT rh.destination_database_name,
+               rh.restore_date,
+               rh.[replace],
+               bs.database_name,
+               CAST(bs.type AS nvarchar(1)) AS backup_type,
+               bs.is_copy_only,
+               CONVERT(nvarchar(25), bs.first_lsn) AS first_lsn,
+               CONVERT(nvarchar(25), bs.last_lsn) AS last_lsn,
+               CONVERT(nvarchar(25), bs.database_backup_lsn) AS database_backup_lsn,
+               CONVERT(nvarchar(25), bs.checkpoint_lsn) AS checkpoint_lsn,
+               bs.recovery_model,
+               bs.backup_start_date,
+               bs.backup_finish_date,
+               CAST(bs.backup_size AS bigint) AS backup_size,
+               CAST(bs.compressed_backup_size AS bigint) AS compressed_backup_size,
+               CAST(NULL AS nvarchar(32)) AS key_algorithm,
+               CAST(NULL AS nvarchar(32)) AS encryptor_type,
+               CAST(NULL AS int) AS device_type
+        FROM msdb.dbo.restorehistory AS rh
+        JOIN msdb.dbo.backupset AS bs ON bs.backup_set_id = rh.backup_set_id
+        WHERE rh.restore_date >= @since AND rh.restore_type = 'D'
+        ORDER BY rh.destination_database_name, rh.restore_date;
+        """;
+
     public async Task<IReadOnlyList<RestoreChainReport>> CheckAsync(DateTime since, IReadOnlyCollection<string> databases, CancellationToken cancellationToken)
     {
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
-        return RestoreChain.Check(await ReadAsync(connection, since, databases, cancellationToken).ConfigureAwait(false));
+        var sets = await ReadAsync(connection, since, databases, cancellationToken).ConfigureAwait(false);
+        var (restores, unread) = await ReadRestoresAsync(connection, since, databases, cancellationToken).ConfigureAwait(false);
+        return RestoreChain.Check(sets, restores, unread);
+    }
+
+    /// <summary>
+    /// The full database restores into <paramref name="databases"/> (all when empty) since <paramref name="since"/>; when
+    /// restorehistory cannot be read (a login with SELECT on backupset alone), none and why, so the chain is still checked.
+    /// </summary>
+    public async Task<(IReadOnlyList<DatabaseRestore> Restores, string? Unread)> ReadRestoresAsync(
+        SqlConnection connection, DateTime since, IReadOnlyCollection<string> databases, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await using var command = factory.Command(connection, RestoresQuery);
+            command.Parameters.Add("@since", SqlDbType.DateTime).Value = since;
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            var restores = new List<DatabaseRestore>();
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                var at = reader.GetOrdinal("restore_date");
+                if (SqlRows.Text(reader, "destination_database_name") is { } destination && !reader.IsDBNull(at) && Row(reader) is { } source
+                    && (databases.Count == 0 || databases.Contains(destination, StringComparer.OrdinalIgnoreCase)))
+                {
+                    restores.Add(new DatabaseRestore(destination, reader.GetDateTime(at), SqlRows.Flag(reader, "replace"), source));
+                }
+            }
+
+            return (restores, null);
+        }
+        catch (SqlException failure)
+        {
+            return ([], ConnectionStringRedactor.RedactMessage(failure.Message));
+        }
     }
 
     /// <summary>The backup sets of <paramref name="databases"/> (all when empty) since <paramref name="since"/>, on an open connection.</summary>

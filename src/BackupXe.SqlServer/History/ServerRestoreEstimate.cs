@@ -40,7 +40,10 @@ public sealed class ServerRestoreEstimate(SqlConnectionFactory factory)
         DateTime since, IReadOnlyCollection<string> databases, IReadOnlyList<HistoryOperation> history, CancellationToken cancellationToken)
     {
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
-        var sets = await new MsdbBackupChain(factory).ReadAsync(connection, since, databases, cancellationToken).ConfigureAwait(false);
+        var chain = new MsdbBackupChain(factory);
+        var sets = await chain.ReadAsync(connection, since, databases, cancellationToken).ConfigureAwait(false);
+        // A database restored since has its plan from the chain it is on now; unread, the plan is made from all its sets.
+        var (restores, restoresUnread) = await chain.ReadRestoresAsync(connection, since, databases, cancellationToken).ConfigureAwait(false);
         var (files, major) = await FilesAsync(connection, cancellationToken).ConfigureAwait(false);
         var (ifi, ifiNote) = await InstantFileInitializationAsync(connection, cancellationToken).ConfigureAwait(false);
 
@@ -50,9 +53,14 @@ public sealed class ServerRestoreEstimate(SqlConnectionFactory factory)
             .Select(o => (o.Database?.ToUpperInvariant(), o.Scope, o.Start)).ToHashSet();
         var measured = history.Concat(sets.Select(AsOperation).Where(o => !known.Contains((o.Database?.ToUpperInvariant(), o.Scope, o.Start)))).ToList();
         var reports = new List<RestoreEstimateReport>();
-        foreach (var plan in RestorePlanner.Plan(sets))
+        foreach (var plan in RestorePlanner.Plan(sets, restores))
         {
             var notes = new List<string>();
+            if (restoresUnread is not null)
+            {
+                notes.Add($"msdb.dbo.restorehistory could not be read ({restoresUnread}): had this database been restored since, the plan could mix its earlier chain with the current one");
+            }
+
             if (ifiNote is not null)
             {
                 notes.Add(ifiNote);

@@ -36,10 +36,16 @@ internal static partial class MonitorLog
         this ILogger logger, string kind, string? database, string instance, string historyVerdict, double? historyFactor,
         DateTime? slowSince, double? medianThroughputMBps, int usualRuns, string? topChange, int overlapsOnTarget, string historySummary);
 
-    [LoggerMessage(EventId = 180, Level = LogLevel.Warning, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}) stalled: no bytes moved for {QuietSeconds:0} s in {Phase} since {QuietSince:O} (seen after the bytes moved again: {SeenAfterwards}); {LookAt}")]
+    // The ETA when the stall is named: while it lasts that is the ETA from before it, which the stall pushes back.
+    [LoggerMessage(EventId = 180, Level = LogLevel.Warning, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}) stalled: no bytes moved for {QuietSeconds:0} s in {Phase} since {QuietSince:O} (seen after the bytes moved again: {SeenAfterwards}); {LookAt}; ETA {Eta}")]
     public static partial void OperationStalled(
         this ILogger logger, string kind, string? database, string instance, int? sessionId, double quietSeconds, string? phase,
-        DateTime quietSince, bool seenAfterwards, string lookAt);
+        DateTime quietSince, bool seenAfterwards, string lookAt, string eta);
+
+    [LoggerMessage(EventId = 184, Level = LogLevel.Information, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}): {Percent}% done at {ThroughputMBps} MB/s, ETA {RemainingLowSeconds:0} s to {RemainingHighSeconds:0} s ({EtaBasis})")]
+    public static partial void OperationEta(
+        this ILogger logger, string kind, string? database, string instance, int? sessionId, int? percent, double? throughputMBps,
+        double remainingLowSeconds, double remainingHighSeconds, string etaBasis);
 
     [LoggerMessage(EventId = 181, Level = LogLevel.Information, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}) has moved no bytes for {QuietSeconds:0} s in {Phase} since {QuietSince:O}, as expected: {Reason}")]
     public static partial void ExpectedWait(

@@ -1,6 +1,7 @@
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Events;
 using BackupXe.Core.Formatting;
+using BackupXe.Core.History;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
@@ -29,7 +30,8 @@ internal sealed class InstanceMonitor(
     TimeSpan retryDelay,
     ILogger<InstanceMonitor> logger,
     TimeSpan? stallAfter = null,
-    StallWaits? stallWaits = null)
+    StallWaits? stallWaits = null,
+    RegressionDetector? paces = null)
 {
     // The token of the current run, for the current-wait reads a stall starts from the analysis' callback.
     private CancellationToken _running;
@@ -77,6 +79,26 @@ internal sealed class InstanceMonitor(
         }
     }
 
+    /// <summary>
+    /// Each progress update: the running operations' ETAs (their own, else their series' usual pace in the history) to
+    /// the gauge and, when first known or newly based, to the log; then their quiet periods.
+    /// </summary>
+    private void OnRunning(IReadOnlyList<OperationProgress> running, HistoryEta? eta, EtaWatch etas, StallWatch stalls)
+    {
+        var shown = eta?.Apply(running) ?? running;
+        metrics.RecordRunning(Name, shown);
+        foreach (var op in etas.Update(shown))
+        {
+            var (low, high) = op.RemainingRange!.Value;
+            logger.OperationEta(Kebab.Of(op.Kind), Line(op.Database), Name, op.SessionId, op.Percent, op.MegabytesPerSecond, low.TotalSeconds, high.TotalSeconds, EtaWatch.Basis(op));
+        }
+
+        Announce(stalls.Update(shown));
+    }
+
+    /// <summary>A name from an input is written into log lines: a line break in it must not forge a line of its own.</summary>
+    private static string? Line(string? text) => text is null ? null : Core.Rendering.TerminalText.Line(text);
+
     /// <summary>Each quiet period once: a warning for a stall, information for a phase expected to move no bytes, and a count.</summary>
     private void Announce(IReadOnlyList<StallNotice> notices)
     {
@@ -87,9 +109,21 @@ internal sealed class InstanceMonitor(
             metrics.RecordQuietPeriod(Name, quiet);
             if (quiet.Kind == QuietKind.Stall)
             {
+                // The ETA's bounds as numbers beside the text, for a log query.
+                using var eta = op.RemainingRange is { } range
+                    ? logger.BeginScope(new Dictionary<string, object?>
+                    {
+                        ["RemainingLowSeconds"] = range.Low.TotalSeconds,
+                        ["RemainingHighSeconds"] = range.High.TotalSeconds,
+                        ["EtaBasis"] = EtaWatch.Basis(op),
+                    })
+                    : null;
                 logger.OperationStalled(
                     Kebab.Of(op.Kind), op.Database, Name, op.SessionId, quiet.Seconds, quiet.Phase, quiet.From, notice.Ended,
-                    QuietPeriodText.LookAt(op.SessionId, null, op.TopWait));
+                    QuietPeriodText.LookAt(op.SessionId, null, op.TopWait),
+                    op.RemainingRange is { } r
+                        ? $"{Figures.Duration(r.Low.TotalSeconds)} to {Figures.Duration(r.High.TotalSeconds)} ({EtaWatch.Basis(op)})"
+                        : "unknown");
                 // Only while it lasts: once bytes move again, the session's wait says nothing about the stall.
                 if (!notice.Ended && stallWaits is not null && op.SessionId is { } session)
                 {
@@ -115,10 +149,19 @@ internal sealed class InstanceMonitor(
         // A checkpointing live source saves its position where the analysis is idle (docs/history.md).
         var onIdle = source is IIdleCheckpoint checkpointed ? checkpointed.MarkIdle : (Action<TraceEvent>?)null;
         var stalls = new StallWatch();
-        var hooks = new LiveHooks(onIdle, running => Announce(stalls.Update(running)), stallAfter ?? ByteFlow.DefaultStallAfter) { Time = time };
-        await foreach (var report in analyzer.AnalyzeAsync(counted, status, hooks, cancellationToken))
+        var etas = new EtaWatch();
+        var eta = paces is null ? null : new HistoryEta(paces.PacesOf(Name, cancellationToken));
+        var hooks = new LiveHooks(onIdle, running => OnRunning(running, eta, etas, stalls), stallAfter ?? ByteFlow.DefaultStallAfter) { Time = time };
+        try
         {
-            await recorder.RecordAsync(Name, report, cancellationToken);
+            await foreach (var report in analyzer.AnalyzeAsync(counted, status, hooks, cancellationToken))
+            {
+                await recorder.RecordAsync(Name, report, cancellationToken);
+            }
+        }
+        finally
+        {
+            metrics.ForgetRunning(Name);
         }
 
         foreach (var problem in status.Problems)

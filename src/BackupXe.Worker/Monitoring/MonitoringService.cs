@@ -18,7 +18,8 @@ internal sealed class MonitoringService(
     BackupXeMetrics metrics,
     TimeProvider time,
     ILoggerFactory loggers,
-    IHostApplicationLifetime? lifetime = null) : BackgroundService
+    IHostApplicationLifetime? lifetime = null,
+    RegressionDetector? paces = null) : BackgroundService
 {
     /// <summary>The error that stopped the daemon, if one did; Program turns it into a non-zero exit code.</summary>
     public Exception? Fault { get; private set; }
@@ -73,7 +74,8 @@ internal sealed class MonitoringService(
                 TimeSpan.FromSeconds(settings.StallAfterSeconds),
                 instance.HasReplay
                     ? null
-                    : new StallWaits(new SqlServer.Live.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>())))
+                    : new StallWaits(new SqlServer.Live.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>()),
+                paces))
             .ToList();
 
         var runs = settings.Instances.Zip(monitors, (instance, monitor) => Runner(instance, monitor, retryDelay));

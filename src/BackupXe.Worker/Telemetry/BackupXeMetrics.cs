@@ -1,6 +1,8 @@
+using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using BackupXe.Core.Formatting;
+using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Worker.Telemetry;
@@ -24,6 +26,9 @@ internal sealed class BackupXeMetrics : IDisposable
     private readonly Counter<long> _quietPeriods;
     private readonly Gauge<double> _longestRestore;
 
+    // Per instance, the running operations' ETAs as the last progress update left them; read when a listener collects.
+    private readonly ConcurrentDictionary<string, IReadOnlyList<(string Kind, double Low, double High)>> _remaining = new(StringComparer.Ordinal);
+
     public BackupXeMetrics()
     {
         Meter = new Meter(MeterName);
@@ -37,6 +42,7 @@ internal sealed class BackupXeMetrics : IDisposable
         _eventsDropped = Meter.CreateCounter<long>("backupxe.events.dropped", "{event}", "Events a source reported it had to drop.");
         _quietPeriods = Meter.CreateCounter<long>("backupxe.live.quiet_periods", "{period}", "Running operations that moved no bytes for the stall limit: stalls and expected waits.");
         _regressions = Meter.CreateCounter<long>("backupxe.regressions", "{operation}", "Operations below their recent median throughput.");
+        Meter.CreateObservableGauge("backupxe.live.remaining.longest", ObserveRemaining, "s", "The longest ETA of an instance's running operations of a kind, fastest and slowest bound.");
         _longestRestore = Meter.CreateGauge<double>("backupxe.restore.estimate.longest", "s", "The longest restore estimate of an instance's databases, fastest and slowest bound.");
     }
 
@@ -95,6 +101,32 @@ internal sealed class BackupXeMetrics : IDisposable
     {
         _longestRestore.Record(lowSeconds, new TagList { { "instance", instance }, { "bound", "low" } });
         _longestRestore.Record(highSeconds, new TagList { { "instance", instance }, { "bound", "high" } });
+    }
+
+    /// <summary>
+    /// After each progress update of an instance: the ETA interval of each running operation that has one (docs/live.md,
+    /// "The ETA"), of which <c>backupxe.live.remaining.longest</c> reports, per kind, the operation with the slowest bound.
+    /// </summary>
+    public void RecordRunning(string instance, IReadOnlyList<OperationProgress> running)
+        => _remaining[instance] = running
+            .Where(op => op.RemainingRange is not null)
+            .Select(op => (Kebab.Of(op.Kind), op.RemainingRange!.Value.Low.TotalSeconds, op.RemainingRange.Value.High.TotalSeconds))
+            .ToList();
+
+    /// <summary>The instance's source has ended: its operations run no more as far as the daemon can tell.</summary>
+    public void ForgetRunning(string instance) => _remaining.TryRemove(instance, out _);
+
+    private IEnumerable<Measurement<double>> ObserveRemaining()
+    {
+        foreach (var (instance, running) in _remaining)
+        {
+            foreach (var kind in running.GroupBy(op => op.Kind, StringComparer.Ordinal))
+            {
+                var longest = kind.MaxBy(op => op.High);
+                yield return new Measurement<double>(longest.Low, new TagList { { "instance", instance }, { "kind", kind.Key }, { "bound", "low" } });
+                yield return new Measurement<double>(longest.High, new TagList { { "instance", instance }, { "kind", kind.Key }, { "bound", "high" } });
+            }
+        }
     }
 
     public void Dispose() => Meter.Dispose();

@@ -45,7 +45,8 @@ public sealed class ScriptedSqlServer
             .On("checkpoint_lsn", BackupChain)
             .On("AS data_pages", _ => Files())
             .On("t.target_name = N'ring_buffer'", _ => RingBuffer())
-            .On("COL_LENGTH(N'msdb.dbo.backupset'", _ => ColumnLengths(MajorVersion));
+            .On("COL_LENGTH(N'msdb.dbo.backupset'", _ => ColumnLengths(MajorVersion))
+            .On("msdb.dbo.restorehistory", _ => { lock (Restores) { return RestoresResponse(Restores); } });
     }
 
     /// <summary>
@@ -290,6 +291,33 @@ public sealed class ScriptedSqlServer
         return TdsResponse.Of(set);
     }
 
+    /// <summary>What msdb.dbo.restorehistory holds (full database restores), with the backup set each read; read anew on every query.</summary>
+    public List<ScriptedRestore> Restores { get; } = [];
+
+    /// <summary>
+    /// The restores query's answer for <paramref name="restores"/> (also for scripts of other tests), with the types the restorehistory page documents: destination_database_name
+    /// nvarchar(128), restore_date datetime, replace bit; then the backup set it read (restorehistory.backup_set_id to
+    /// backupset) in the chain query's columns and types, the encryption and device columns NULL as the query asks.
+    /// </summary>
+    public static TdsResponse RestoresResponse(IEnumerable<ScriptedRestore> restores)
+    {
+        var set = new TdsResultSet(
+            TdsColumn.NVarChar("destination_database_name", 128), TdsColumn.DateTime("restore_date"), TdsColumn.Bit("replace"),
+            TdsColumn.NVarChar("database_name", 128), TdsColumn.NVarChar("backup_type", 1), TdsColumn.Bit("is_copy_only"),
+            TdsColumn.NVarChar("first_lsn", 25), TdsColumn.NVarChar("last_lsn", 25), TdsColumn.NVarChar("database_backup_lsn", 25),
+            TdsColumn.NVarChar("checkpoint_lsn", 25), TdsColumn.NVarChar("recovery_model", 60), TdsColumn.DateTime("backup_start_date"),
+            TdsColumn.DateTime("backup_finish_date"), TdsColumn.BigInt("backup_size"), TdsColumn.BigInt("compressed_backup_size"),
+            TdsColumn.NVarChar("key_algorithm", 32), TdsColumn.NVarChar("encryptor_type", 32), TdsColumn.Int("device_type"));
+        foreach (var r in restores)
+        {
+            var b = r.Source;
+            set.Row(r.Destination, r.RestoreDate, r.Replace, b.Database, b.Type, b.IsCopyOnly, b.FirstLsn, b.LastLsn, b.DatabaseBackupLsn, b.CheckpointLsn,
+                b.RecoveryModel, b.Start, b.Finish, b.BackupSize, b.CompressedSize, null, null, null);
+        }
+
+        return TdsResponse.Of(set);
+    }
+
     /// <summary>What sys.master_files holds per database, in 8 KB pages (a login without VIEW ANY DEFINITION sees none).</summary>
     public List<ScriptedDatabaseFiles> DatabaseFiles { get; } = [];
 
@@ -369,6 +397,9 @@ public sealed record ScriptedBackupSet(
     /// <summary>backupmediafamily.device_type: 2 disk.</summary>
     public int? DeviceType { get; init; } = 2;
 }
+
+/// <summary>One full database restore in the scripted msdb.dbo.restorehistory, and the backupset row it read.</summary>
+public sealed record ScriptedRestore(string Destination, DateTime RestoreDate, bool? Replace, ScriptedBackupSet Source);
 
 /// <summary>One database's files in the scripted sys.master_files: data (ROWS) and log pages of 8 KB.</summary>
 public sealed record ScriptedDatabaseFiles(string Database, long DataPages, long LogPages, bool? Encrypted = false);

@@ -56,6 +56,63 @@ public sealed class RestoreChainCommandTests
     }
 
     [Fact]
+    public async Task A_database_restored_over_itself_has_its_chain_start_anew_at_the_restore_in_the_chain_and_the_estimate()
+    {
+        // Given: SalesDB's full of 01:00 and three log backups, then restored over itself at 05:00 WITH REPLACE from that
+        // full (restorehistory restore_type D, its backup_set_id the full's), and two log backups after it that continue
+        // from the full's end over LSNs the earlier ones used
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true, InstantFileInitialization = "Y", MajorVersion = 16 };
+        ScriptedBackupSet full = new("SalesDB", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", Night, Night.AddMinutes(10));
+        sql.BackupSets.AddRange(
+        [
+            full,
+            new("SalesDB", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", Night.AddHours(1), Night.AddHours(1).AddMinutes(1)),
+            new("SalesDB", "L", false, "41000000018400001", "41000000020000001", "41000000016000037", "41000000020000001", "FULL", Night.AddHours(2), Night.AddHours(2).AddMinutes(1)),
+            new("SalesDB", "L", false, "41000000020000001", "41000000021600001", "41000000016000037", "41000000021600001", "FULL", Night.AddHours(3), Night.AddHours(3).AddMinutes(1)),
+            new("SalesDB", "L", false, "41000000017600001", "41000000019000001", "41000000016000037", "41000000019000001", "FULL", Night.AddHours(6), Night.AddHours(6).AddMinutes(1)),
+            new("SalesDB", "L", false, "41000000019000001", "41000000019500001", "41000000016000037", "41000000019500001", "FULL", Night.AddHours(7), Night.AddHours(7).AddMinutes(1)),
+        ]);
+        sql.Restores.Add(new ScriptedRestore("SalesDB", Night.AddHours(5), true, full));
+        sql.DatabaseFiles.Add(new("SalesDB", 131072, 13107));
+
+        // When
+        var console = await RunAsync(sql, "history", "chain");
+        var json = await RunAsync(sql, "history", "chain", "--format", "json");
+        var estimate = await RunAsync(sql, "history", "restore-estimate", "--format", "json");
+
+        // Then: whole, from the full to the last log backup after the restore, and the restore named
+        Assert.True(console.ExitCode == 0, console.Error);
+        Assert.Contains("  SalesDB  whole (FULL recovery); oldest restore point " + At(10), console.Output, StringComparison.Ordinal);
+        Assert.Contains($"note: restored at {At(300)} WITH REPLACE from its own full backup of {At(0)} (msdb restorehistory): its chain starts anew there, from that backup; the 4 backup set(s) before it are an earlier chain", console.Output, StringComparison.Ordinal);
+        using var document = JsonDocument.Parse(json.Output);
+        var chain = document.RootElement.GetProperty("restoreChains")[0];
+        Assert.True(chain.GetProperty("whole").GetBoolean());
+        Assert.Equal(0, chain.GetProperty("gaps").GetArrayLength());
+        Assert.Equal(Night.AddHours(7).AddMinutes(1), chain.GetProperty("pointInTimeTo").GetDateTime());
+
+        // and the estimate restores the full and the two log backups after the restore, not the earlier chain's
+        using var planned = JsonDocument.Parse(estimate.Output);
+        var logs = planned.RootElement.GetProperty("restoreEstimates")[0].GetProperty("chain").GetProperty("logs");
+        Assert.Equal([Night.AddHours(6), Night.AddHours(7)], logs.EnumerateArray().Select(l => l.GetProperty("start").GetDateTime()));
+    }
+
+    [Fact]
+    public async Task A_login_that_may_not_read_restorehistory_gets_the_chain_from_backupset_and_a_note_saying_so()
+    {
+        // Given: the server refuses the restorehistory query (error 229, as for a login without SELECT on it)
+        var sql = Server();
+        sql.Script.On("msdb.dbo.restorehistory", _ => new TdsResponse().Error(229, 14, "The SELECT permission was denied on the object 'restorehistory', database 'msdb', schema 'dbo'."));
+
+        // When
+        var run = await RunAsync(sql, "history", "chain");
+
+        // Then
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Contains("  SalesDB  broken: 1 gap(s) (FULL recovery)", run.Output, StringComparison.Ordinal);
+        Assert.Contains("note: msdb.dbo.restorehistory could not be read (The SELECT permission was denied on the object 'restorehistory', database 'msdb', schema 'dbo'.): a restore of this database would not be seen", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task An_encrypted_backup_and_one_on_url_are_named_in_the_chain_and_the_estimate_and_not_asked_of_a_server_before_2014()
     {
         // Given: HR's full encrypted with AES_256 by a certificate and its log backup on URL (backupset key_algorithm and

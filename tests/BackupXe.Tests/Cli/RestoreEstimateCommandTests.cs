@@ -170,6 +170,40 @@ public sealed class RestoreEstimateCommandTests : IDisposable
     }
 
     [Fact]
+    public async Task A_chain_with_encrypted_backups_says_in_every_format_that_their_decryption_is_not_counted()
+    {
+        // Given: SalesDB as above, its full and first log backup after the differential encrypted (backupset
+        // key_algorithm AES_256 by a certificate): no input measures decrypting them and no rate is published
+        var sql = Server();
+        sql.BackupSets[1] = sql.BackupSets[1] with { KeyAlgorithm = "AES_256", EncryptorType = "CERTIFICATE" };
+        sql.BackupSets[3] = sql.BackupSets[3] with { KeyAlgorithm = "AES_256", EncryptorType = "CERTIFICATE" };
+        const string Reason = "not counted: decryption: cannot tell: 2 of the chain's 5 backup(s) are encrypted (backup encryption): how long decrypting them takes is measured by no input here";
+        var file = _directory.File("estimate.html");
+
+        // When
+        var console = await RunAsync(sql, "history", "restore-estimate", "-d", "SalesDB");
+        var markdown = await RunAsync(sql, "history", "restore-estimate", "-d", "SalesDB", "--format", "markdown");
+        var json = await RunAsync(sql, "history", "restore-estimate", "-d", "SalesDB", "--format", "json");
+        var html = await RunAsync(sql, "history", "restore-estimate", "-d", "SalesDB", "--format", "html", "-o", file);
+        var check = await RunAsync(sql, "check");
+
+        // Then: the total is unchanged (no rate invented) and says what it leaves out
+        Assert.True(console.ExitCode == 0, console.Error);
+        Assert.Contains("  SalesDB: 44 min 24 s to 1 h 28 min (assumed: data-file zeroing, log zeroing, copy full + differential, log restore); not counted: recovery, reading the backups, decryption", console.Output, StringComparison.Ordinal);
+        Assert.Contains("    " + Reason, console.Output, StringComparison.Ordinal);
+        Assert.Contains("- " + Reason, markdown.Output, StringComparison.Ordinal);
+        using var document = JsonDocument.Parse(json.Output);
+        var sales = document.RootElement.GetProperty("restoreEstimates")[0];
+        Assert.Equal(2664, sales.GetProperty("lowSeconds").GetDouble(), 3);
+        var decryption = sales.GetProperty("notCounted").EnumerateArray().Single(u => u.GetProperty("part").GetString() == "decryption");
+        Assert.StartsWith("2 of the chain's 5 backup(s) are encrypted", decryption.GetProperty("reason").GetString(), StringComparison.Ordinal);
+        Assert.True(html.ExitCode == 0, html.Error);
+        var section = Rendering.Support.HtmlPage.Parse(File.ReadAllText(file)).Section("restore-estimate");
+        Assert.Contains(section.Descendants("li"), li => li.Value.Contains(Reason, StringComparison.Ordinal));
+        Assert.Contains("  SalesDB  44 min 24 s to 1 h 28 min (assumed: data-file zeroing, log zeroing, copy full + differential, log restore); not counted: recovery, reading the backups, decryption", check.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Restores_in_the_history_make_the_copy_measured_and_enabled_IFI_removes_the_data_zeroing()
     {
         // Given: two restores of SalesDB at 256 and 200 MiB/s, one log restore at 64 MiB/s, as instance SQL01.

@@ -36,6 +36,57 @@ public sealed class RestoreChainTests
         Assert.Equal(Log3.Finish, chain.PointInTimeTo);
     }
 
+    // SalesDB restored over itself at 04:00 WITH REPLACE from TheFull (msdb restorehistory, restore_type D, its
+    // backup_set_id TheFull's); its log backups after it continue from TheFull's end, over LSNs Log1 to Log3 already used.
+    private static readonly DatabaseRestore OverItself = new("SalesDB", Night.AddHours(4), Replace: true, TheFull);
+    private static readonly BackupSetRow NewLog1 = Log(41000000017600001m, 41000000019000001m, 5);
+    private static readonly BackupSetRow NewLog2 = Log(41000000019000001m, 41000000019500001m, 6);
+
+    [Fact]
+    public void A_database_restored_over_itself_starts_its_chain_anew_at_the_restore()
+    {
+        // Given
+        BackupSetRow[] sets = [TheFull, Log1, Log2, Log3, NewLog1, NewLog2];
+
+        // When
+        var chain = Assert.Single(RestoreChain.Check(sets, [OverItself]));
+        var unaware = Assert.Single(RestoreChain.Check(sets));
+
+        // Then: the chain it is on now is TheFull and the two log backups after the restore, whole to the last of them
+        Assert.True(chain.Whole);
+        Assert.Empty(chain.Gaps);
+        Assert.Equal(TheFull.Finish, chain.PointInTimeFrom);
+        Assert.Equal(NewLog2.Finish, chain.PointInTimeTo);
+        Assert.Equal(TheFull.Finish, chain.OldestRestorePoint);
+        Assert.Contains($"restored at {Night.AddHours(4):yyyy-MM-dd HH:mm} WITH REPLACE from its own full backup of {Night:yyyy-MM-dd HH:mm} (msdb restorehistory): its chain starts anew there, from that backup; the 4 backup set(s) before it are an earlier chain", chain.Notes[0], StringComparison.Ordinal);
+
+        // while matched by LSN alone the two paths interleave: a false gap, after which no full is covered, so no span
+        Assert.Equal(NewLog2.LastLsn, Assert.Single(unaware.Gaps).FromLsn);
+        Assert.False(unaware.Whole);
+        Assert.Null(unaware.PointInTimeTo);
+    }
+
+    [Fact]
+    public void After_a_restore_a_gap_of_the_earlier_chain_is_named_as_such_and_only_the_current_chain_decides_whole()
+    {
+        // When: Log2 missing before the restore; then NewLog1 missing after it
+        var earlierBroken = Assert.Single(RestoreChain.Check([TheFull, Log1, Log3, NewLog1, NewLog2], [OverItself]));
+        var currentBroken = Assert.Single(RestoreChain.Check([TheFull, Log1, Log2, Log3, NewLog2], [OverItself]));
+
+        // Then
+        Assert.True(earlierBroken.Whole);
+        var gap = Assert.Single(earlierBroken.Gaps);
+        Assert.Equal((Log1.LastLsn, Log3.FirstLsn), (gap.FromLsn, gap.ToLsn));
+        Assert.StartsWith($"in the chain before the restore of {Night.AddHours(4):yyyy-MM-dd HH:mm}: a log backup is missing", gap.Reason, StringComparison.Ordinal);
+        Assert.Equal(NewLog2.Finish, earlierBroken.PointInTimeTo);
+
+        // (the restored full's end is not covered by the one log backup left after the restore)
+        Assert.False(currentBroken.Whole);
+        Assert.Empty(currentBroken.Gaps);
+        Assert.Null(currentBroken.PointInTimeTo);
+        Assert.Contains(currentBroken.Notes, n => n.StartsWith("no full backup in the history read is covered by the log backups from ", StringComparison.Ordinal));
+    }
+
     [Fact]
     public void A_missing_log_backup_names_the_gap_from_when_to_when_and_why()
     {

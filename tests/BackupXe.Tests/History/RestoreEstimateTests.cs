@@ -181,6 +181,28 @@ public sealed class RestoreEstimateTests
     }
 
     [Fact]
+    public void A_history_chain_with_an_encrypted_backup_leaves_its_decryption_out_of_the_total_and_says_so()
+    {
+        // Given: a full and a log backup of SalesDB, the log encrypted (the history's options, as msdb key_algorithm gives them)
+        var full = HistoryOperations.Msdb("SalesDB", Night, 800, 100 * GiB) with { Options = new HistoryOptions { CopyOnly = false, Encryption = false } };
+        var log = HistoryOperations.Msdb("SalesDB", Night.AddHours(1), 10, GiB) with { Scope = OperationScope.Log, Options = new HistoryOptions { CopyOnly = false, Encryption = true } };
+        var target = new RestoreTarget(200 * GiB, 20 * GiB, InstantFileInitialization: true, MajorVersion: 16) { Encrypted = false };
+
+        // When
+        var chain = RestoreEstimator.ChainFrom([full, log], "SalesDB")!;
+        var estimate = RestoreEstimator.Estimate(chain, target, RestoreEstimator.CopyRate([full, log], "SalesDB"), null);
+        var plain = RestoreEstimator.Estimate(chain with { EncryptedBackups = 0 }, target, RestoreEstimator.CopyRate([full, log], "SalesDB"), null);
+
+        // Then: the same total, no rate invented for the decryption, and the part named with the count
+        Assert.Equal(1, chain.EncryptedBackups);
+        Assert.Equal(plain.LowSeconds, estimate.LowSeconds);
+        Assert.Equal(plain.HighSeconds, estimate.HighSeconds);
+        var decryption = Assert.Single(estimate.NotCounted, u => u.Part == RestoreEstimator.Decryption);
+        Assert.StartsWith("1 of the chain's 2 backup(s) are encrypted", decryption.Reason, StringComparison.Ordinal);
+        Assert.DoesNotContain(plain.NotCounted, u => u.Part == RestoreEstimator.Decryption);
+    }
+
+    [Fact]
     public void An_encrypted_database_has_its_data_files_zeroed_despite_instant_file_initialization()
     {
         // Given: restores measured at 64..128 MiB/s, IFI enabled, the same database with and without TDE

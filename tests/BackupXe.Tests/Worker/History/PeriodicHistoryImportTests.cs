@@ -192,7 +192,8 @@ public sealed class PeriodicHistoryImportTests : IDisposable
                 new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
                 new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
                 new("Sales", "L", false, "41000000020000001", "41000000021600001", "41000000016000037", "41000000021600001", "FULL", chainNight.AddHours(3), chainNight.AddHours(3).AddMinutes(1)),
-            ]));
+            ]))
+            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]));
         await using var server = TdsServerDouble.Start(script);
         using var stop = new CancellationTokenSource();
         var run = _import.RunAsync("prod", new SqlConnectionFactory(TdsClient.Settings(server)), Hourly, stop.Token);
@@ -220,6 +221,44 @@ public sealed class PeriodicHistoryImportTests : IDisposable
     }
 
     [Fact]
+    public async Task A_database_restored_over_itself_logs_no_gap_where_its_two_chains_cross()
+    {
+        // Given: Sales' full of 01:00 and three log backups, restored over itself at 05:00 WITH REPLACE from that full
+        // (restorehistory joined to its backupset row), then two log backups continuing from the full's end over LSNs
+        // the earlier ones used; matched by LSN alone the two chains interleave and the 07:00 one seems to break off
+        var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
+        ScriptedBackupSet full = new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10));
+        var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
+            .On("checkpoint_lsn", _ => ScriptedSqlServer.ChainResponse(
+            [
+                full,
+                new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
+                new("Sales", "L", false, "41000000018400001", "41000000020000001", "41000000016000037", "41000000020000001", "FULL", chainNight.AddHours(2), chainNight.AddHours(2).AddMinutes(1)),
+                new("Sales", "L", false, "41000000020000001", "41000000021600001", "41000000016000037", "41000000021600001", "FULL", chainNight.AddHours(3), chainNight.AddHours(3).AddMinutes(1)),
+                new("Sales", "L", false, "41000000017600001", "41000000019000001", "41000000016000037", "41000000019000001", "FULL", chainNight.AddHours(6), chainNight.AddHours(6).AddMinutes(1)),
+                new("Sales", "L", false, "41000000019000001", "41000000019500001", "41000000016000037", "41000000019500001", "FULL", chainNight.AddHours(7), chainNight.AddHours(7).AddMinutes(1)),
+            ]))
+            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([new ScriptedRestore("Sales", chainNight.AddHours(5), true, full)]));
+        await using var server = TdsServerDouble.Start(script);
+        using var stop = new CancellationTokenSource();
+        var run = _import.RunAsync("prod", new SqlConnectionFactory(TdsClient.Settings(server)), Hourly, stop.Token);
+        await _time.NextTimerAsync();
+
+        // When: an import
+        _time.Advance(TimeSpan.FromMinutes(60));
+        await _time.NextTimerAsync();
+
+        // Then: no gap (unaware of the restore, the 07:00 log backup, ending at ...19500001, would be followed by the 03:00 one,
+        // starting at ...20000001: event 190)
+        Assert.Single(_log.WithEventId(170));
+        Assert.Empty(_log.WithEventId(190));
+        Assert.Empty(_log.WithEventId(191));
+
+        await stop.CancelAsync();
+        await run;
+    }
+
+    [Fact]
     public async Task Each_databases_restore_estimate_is_logged_once_per_chain_base_and_the_longest_is_a_gauge()
     {
         // Given: msdb's chain for Sales (a 100 GiB full, then two 1 GiB log backups), its files (200 GiB data, 20 GiB log)
@@ -233,6 +272,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         };
         var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
             .On("checkpoint_lsn", _ => { lock (sets) { return ScriptedSqlServer.ChainResponse([.. sets]); } })
+            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]))
             .On("AS data_pages", _ => ScriptedSqlServer.FilesResponse([new("Sales", 200 * GiB / 8192, 20 * GiB / 8192)], 16))
             .On("instant_file_initialization_enabled", _ => ScriptedSqlServer.InstantFileInitializationResponse("Y"));
         var gauge = new List<(string Bound, double Seconds)>();

@@ -1,21 +1,21 @@
 using System.Globalization;
 using BackupXe.Core.Formatting;
-using BackupXe.Core.History;
 using BackupXe.Core.Pipeline;
 
-namespace BackupXe.Cli.Rendering;
+namespace BackupXe.Core.History;
 
 /// <summary>
-/// The live ETA from the history (<c>watch --history</c>) while the operation's own progress gives no interval yet
-/// (fewer than three readings, or none): the bytes left at its series' usual rates, else its usual durations less the
-/// time run (docs/live.md, "The ETA"). Each running operation's series is looked up once, not at every event.
+/// The live ETA of running operations, for <c>watch</c> and the daemon alike: the operation's own interval once its
+/// readings give one, before that the history's (docs/live.md, "The ETA"): the bytes left at its series' usual rates,
+/// else its usual durations less the time run. Each running operation's series is looked up once, not at every event;
+/// a lookup that has not answered yet, or failed, gives no ETA from the history.
 /// </summary>
-internal sealed class HistoryEta(HistoryContext history)
+public sealed class HistoryEta(IUsualPaces history)
 {
     /// <summary>What <see cref="OperationProgress.EtaBasis"/> says when the operation's own readings give the interval.</summary>
     public const string OwnProgress = "from its progress";
 
-    private readonly Dictionary<(int?, string?, DateTime), (UsualPace? Pace, int Devices)> _paces = [];
+    private readonly Dictionary<(int?, string?, DateTime), (Task<UsualPace?> Pace, int Devices)> _paces = [];
 
     public IReadOnlyList<OperationProgress> Apply(IReadOnlyList<OperationProgress> running)
     {
@@ -48,13 +48,18 @@ internal sealed class HistoryEta(HistoryContext history)
         // Devices arrive with the first events, and the target type is part of the series: looked up again when they change.
         if (!_paces.TryGetValue(key, out var known) || known.Devices != op.Devices.Count)
         {
-            known = (history.Pace(op.Kind, op.Scope, op.Database, op.Since, op.Devices), op.Devices.Count);
+            known = (history.PaceAsync(op.Kind, op.Scope, op.Database, op.Since, op.Devices), op.Devices.Count);
             _paces[key] = known;
         }
 
-        var pace = known.Pace;
+        if (known.Pace.IsFaulted)
+        {
+            // Observed, so that it is not rethrown as unobserved: the store's own writes report a failing history.
+            _ = known.Pace.Exception;
+        }
 
-        if (pace?.Remaining(op.EstimatedBytes, op.BytesProcessed, op.Elapsed) is not { } left)
+        if (!known.Pace.IsCompletedSuccessfully || known.Pace.Result is not { } pace
+            || pace.Remaining(op.EstimatedBytes, op.BytesProcessed, op.Elapsed) is not { } left)
         {
             return op;
         }
