@@ -198,7 +198,7 @@ public sealed class RestoreEstimateCommandTests : IDisposable
         var decryption = sales.GetProperty("notCounted").EnumerateArray().Single(u => u.GetProperty("part").GetString() == "decryption");
         Assert.StartsWith("2 of the chain's 5 backup(s) are encrypted", decryption.GetProperty("reason").GetString(), StringComparison.Ordinal);
         Assert.True(html.ExitCode == 0, html.Error);
-        var section = Rendering.Support.HtmlPage.Parse(File.ReadAllText(file)).Section("restore-estimate");
+        var section = Tests.Rendering.Support.HtmlPage.Parse(File.ReadAllText(file)).Section("restore-estimate");
         Assert.Contains(section.Descendants("li"), li => li.Value.Contains(Reason, StringComparison.Ordinal));
         Assert.Contains("  SalesDB  44 min 24 s to 1 h 28 min (assumed: data-file zeroing, log zeroing, copy full + differential, log restore); not counted: recovery, reading the backups, decryption", check.Output, StringComparison.Ordinal);
     }
