@@ -237,19 +237,26 @@ internal sealed class Remedies(DiagnosisSettings settings)
         };
     }
 
-    private static Recommendation MeasureReadCeiling(OperationMeasures measures)
+    /// <summary>A COPY_ONLY backup to NUL with this backup's buffers, so that only what is being tested differs.</summary>
+    private static BackupStatement NulBackupLikeThisOne(OperationMeasures measures, bool? compression)
     {
-        var compression = measures.Operation.Options?.Compression;
-        const string text = "Measure the read ceiling: a COPY_ONLY backup to NUL reads everything and writes nothing. "
-            + "If its throughput is close to this one, the data files are the limit; if much higher, the destination is. "
-            + "COPY_ONLY leaves the differential base and log chain alone, but it still writes a row to msdb backup history.";
         var tsql = BackupStatement.ToNul(measures.Operation, compression);
         if (measures.Buffers is { BufferCount: { } count, MaxTransferSizeBytes: { } size })
         {
             tsql.With($"BUFFERCOUNT = {Tsql.Number(count)}").With($"MAXTRANSFERSIZE = {Tsql.Number(size)}");
         }
 
-        return new Recommendation(RecommendationIds.MeasureReadCeiling, text, tsql.Comment("same options as the real backup, to compare like with like").ToString())
+        return tsql;
+    }
+
+    private static Recommendation MeasureReadCeiling(OperationMeasures measures)
+    {
+        var compression = measures.Operation.Options?.Compression;
+        const string text = "Measure the read ceiling: a COPY_ONLY backup to NUL reads everything and writes nothing. "
+            + "If its throughput is close to this one, the data files are the limit; if much higher, the destination is. "
+            + "COPY_ONLY leaves the differential base and log chain alone, but it still writes a row to msdb backup history.";
+        return new Recommendation(RecommendationIds.MeasureReadCeiling, text,
+            NulBackupLikeThisOne(measures, compression).Comment("same options as the real backup, to compare like with like").ToString())
         {
             ExpectedGain = ExpectedGains.EvidenceOnly("No speed-up by itself: it measures how fast the data files can be read, which tells whether the source or the destination is the limit."),
         };
@@ -278,8 +285,13 @@ internal sealed class Remedies(DiagnosisSettings settings)
         const string text = "Compare two COPY_ONLY backups to NUL, with and without compression. If the compressed one is much slower "
             + "(docs/backup-internals.md, 'Compression CPU and the read ceiling': 765 MB/s with CPU at 98% against 1.42 GB/s without), compression CPU is the limit: "
             + "back up without compression to a fast target, match the stripes to the cores, or accept it. Both still write msdb history.";
-        var tsql = BackupStatement.ToNul(measures.Operation, true) + "\n"
-            + BackupStatement.ToNul(measures.Operation, false);
+        var compressed = NulBackupLikeThisOne(measures, true);
+        if (measures.Buffers is { BufferCount: not null, MaxTransferSizeBytes: not null })
+        {
+            compressed.Comment("the real backup's buffers in both, so that only compression differs");
+        }
+
+        var tsql = compressed + "\n" + NulBackupLikeThisOne(measures, false);
         return new Recommendation(RecommendationIds.TestWithoutCompression, text, tsql)
         {
             ExpectedGain = ExpectedGains.EvidenceOnly("No speed-up by itself: the two NUL backups show what compression costs here (in one published test 765 MB/s with it against 1.42 GB/s without, 1.9x; not measured on this backup)."),
