@@ -259,6 +259,65 @@ public sealed class TuneServerTests
     }
 
     [Fact]
+    public async Task With_restore_trials_a_central_table_from_before_them_gets_its_columns_after_alter_is_checked_and_keeps_the_restore_trials()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories) { TuneTableExists = true, TuneTableRestoreColumns = false };
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "2m",
+            "--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch",
+            "--history-server", server.Server, "--history-database", "BackupXe History");
+
+        Assert.True(run.ExitCode == 0, run.Error + run.Output);
+        Assert.Equal(["ready", "alter"], tds.Order.Take(2));
+        Assert.Equal("insert", tds.Order[^1]);
+        var ddl = Assert.Single(tds.TuneTableDdl);
+        Assert.Contains("ALTER TABLE [dbo].[tune_runs] ADD [restore_best_mbps] float NULL;", ddl, StringComparison.Ordinal);
+        new Microsoft.SqlServer.TransactSql.ScriptDom.TSql150Parser(true).Parse(new StringReader(ddl), out var errors);
+        Assert.Empty(errors);
+        var row = Assert.Single(tds.TuneRows);
+        Assert.IsType<double>(row["@restoreBest"]);
+        Assert.IsType<double>(row["@restoreDefaults"]);
+        using var json = System.Text.Json.JsonDocument.Parse((string)row["@json"]!);
+        var trials = json.RootElement.GetProperty("restore").GetProperty("trials");
+        Assert.Equal(tds.Restores.Count, trials.EnumerateArray().Sum(t => t.GetProperty("runs").GetInt32()));
+        Assert.Contains("stored in the central history", run.Error, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task A_central_table_from_before_the_restore_columns_without_alter_refuses_a_restore_tune_and_takes_a_backup_tune_as_it_is(bool restore)
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories) { TuneTableExists = true, TuneTableRestoreColumns = false };
+        tds.RepositoryGrants.Remove("ALTER TABLE");
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        string[] restoreArguments = restore ? ["--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch"] : [];
+
+        var run = await TuneAsync(server, CancellationToken.None, ["--to", directories[0], "--window", "5s", "--time-budget", "1m",
+            .. restoreArguments, "--history-server", server.Server, "--history-database", "BackupXe History"]);
+
+        Assert.Empty(tds.TuneTableDdl);
+        Assert.DoesNotContain("alter", tds.Order);
+        if (restore)
+        {
+            Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+            Assert.Equal(["ready"], tds.Order);
+            Assert.Empty(tds.Backups);
+            Assert.Contains("predates the restore trials' columns (migration 3)", run.Error, StringComparison.Ordinal);
+            Assert.Contains("GRANT ALTER ON [dbo].[tune_runs] TO [tuner]]x];", run.Error, StringComparison.Ordinal);
+        }
+        else
+        {
+            Assert.True(run.ExitCode == 0, run.Error + run.Output);
+            var row = Assert.Single(tds.TuneRows);
+            Assert.False(row.ContainsKey("@restoreBest"));
+        }
+    }
+
+    [Fact]
     public async Task History_server_without_history_database_is_a_usage_error()
     {
         var (model, directories) = Shapes.Get("read-bound");

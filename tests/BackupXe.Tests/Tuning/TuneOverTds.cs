@@ -83,8 +83,10 @@ internal sealed partial class TuneOverTds
                     int Has(string permission, bool onTable = false) => (!onTable || TuneTableExists) && RepositoryGrants.Contains(permission) ? 1 : 0;
                     return TdsResponse.Of(new TdsResultSet(
                             TdsColumn.Int("table_exists"), TdsColumn.Int("can_insert"), TdsColumn.Int("can_select"), TdsColumn.Int("can_create_table"),
-                            TdsColumn.Int("can_alter_schema"), TdsColumn.NVarChar("user_name", 128), TdsColumn.NVarChar("database_name", 128))
-                        .Row(TuneTableExists ? 1 : 0, Has("INSERT", onTable: true), Has("SELECT", onTable: true), Has("CREATE TABLE"), Has("ALTER"), "tuner]x", "BackupXe History"));
+                            TdsColumn.Int("can_alter_schema"), TdsColumn.NVarChar("user_name", 128), TdsColumn.NVarChar("database_name", 128),
+                            TdsColumn.Int("restore_columns"), TdsColumn.Int("can_alter_table"))
+                        .Row(TuneTableExists ? 1 : 0, Has("INSERT", onTable: true), Has("SELECT", onTable: true), Has("CREATE TABLE"), Has("ALTER"), "tuner]x", "BackupXe History",
+                            TuneTableExists && TuneTableRestoreColumns ? 1 : 0, Has("ALTER TABLE", onTable: true)));
                 }
             })
             .On("CREATE TABLE [dbo].[tune_runs]", request =>
@@ -94,6 +96,18 @@ internal sealed partial class TuneOverTds
                     Order.Add("create");
                     TuneTableDdl.Add(request.Text);
                     TuneTableExists = true;
+                    TuneTableRestoreColumns = request.Text.Contains("[restore_best_mbps]", StringComparison.Ordinal) && request.Text.Contains("[restore_defaults_mbps]", StringComparison.Ordinal);
+                    return TdsResponse.Empty;
+                }
+            })
+            .On("ALTER TABLE [dbo].[tune_runs] ADD", request =>
+            {
+                lock (_gate)
+                {
+                    // Migration 3 on an existing table: ALTER TABLE ... ADD of the two nullable columns, each while missing (COL_LENGTH).
+                    Order.Add("alter");
+                    TuneTableDdl.Add(request.Text);
+                    TuneTableRestoreColumns = true;
                     return TdsResponse.Empty;
                 }
             })
@@ -102,6 +116,12 @@ internal sealed partial class TuneOverTds
                 lock (_gate)
                 {
                     Order.Add("insert");
+                    if (TuneTableExists && !TuneTableRestoreColumns && request.Text.Contains("restore_best_mbps", StringComparison.Ordinal))
+                    {
+                        // A batch naming a column the table lacks fails to compile: error 207, nothing inserted.
+                        return new TdsResponse().Error(207, 16, "Invalid column name 'restore_best_mbps'.");
+                    }
+
                     if (TuneTableExists)
                     {
                         TuneRows.Add(request.Parameters);
@@ -125,8 +145,14 @@ internal sealed partial class TuneOverTds
     /// <summary>Whether the central repository holds dbo.tune_runs (its CREATE TABLE makes it so).</summary>
     public bool TuneTableExists { get; set; }
 
-    /// <summary>The repository login's permissions as HAS_PERMS_BY_NAME answers them: INSERT, SELECT (on the table), CREATE TABLE, ALTER (schema dbo).</summary>
-    public HashSet<string> RepositoryGrants { get; } = new(StringComparer.Ordinal) { "INSERT", "SELECT", "CREATE TABLE", "ALTER" };
+    /// <summary>Whether dbo.tune_runs has migration 3's restore columns (a table from before them has not; CREATE TABLE and ALTER TABLE ADD give them).</summary>
+    public bool TuneTableRestoreColumns { get; set; } = true;
+
+    /// <summary>
+    /// The repository login's permissions as HAS_PERMS_BY_NAME answers them: INSERT, SELECT, "ALTER TABLE" (ALTER on the
+    /// table), CREATE TABLE, ALTER (schema dbo).
+    /// </summary>
+    public HashSet<string> RepositoryGrants { get; } = new(StringComparer.Ordinal) { "INSERT", "SELECT", "ALTER TABLE", "CREATE TABLE", "ALTER" };
 
     /// <summary>The repository's DDL as received.</summary>
     public List<string> TuneTableDdl { get; } = [];
@@ -134,7 +160,7 @@ internal sealed partial class TuneOverTds
     /// <summary>The parameters of each tune row inserted.</summary>
     public List<IReadOnlyDictionary<string, object?>> TuneRows { get; } = [];
 
-    /// <summary>What the double received, in order: "ready", "create", "insert", "backup".</summary>
+    /// <summary>What the double received, in order: "ready", "create", "alter", "insert", "backup".</summary>
     public List<string> Order { get; } = [];
 
     /// <summary>RESTORE's CREATE DATABASE permission, as the double's HAS_PERMS_BY_NAME answers it.</summary>
