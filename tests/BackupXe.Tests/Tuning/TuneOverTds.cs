@@ -190,12 +190,11 @@ internal sealed partial class TuneOverTds
         var sql = request.Text;
         var database = NamePattern().Match(sql).Groups[1].Value.Replace("]]", "]", StringComparison.Ordinal);
         var moves = MovePattern().Matches(sql).Select(m => m.Groups[1].Value.Replace("''", "'", StringComparison.Ordinal)).ToList();
-        var count = Number(sql, "BUFFERCOUNT") ?? 6;
+        var count = Number(sql, "BUFFERCOUNT") ?? RestoreModel.DefaultBufferCount;
         var size = Number(sql, "MAXTRANSFERSIZE") ?? ServerModel.MB;
         var memory = count * size;
-        var bound = 150 * Math.Sqrt(memory / (6.0 * ServerModel.MB));
-        var rate = Math.Min(RestoreCeilingMBps, bound) * Math.Max(0.5, 1 + (_model.Noise * Gaussian()));
-        var limit = bound < RestoreCeilingMBps ? "buffers" : RestoreCeilingSide;
+        var (rate, limit) = RestoreCurve.Rate((int)count, size);
+        rate *= Math.Max(0.5, 1 + (_model.Noise * Gaussian()));
         int session;
         lock (_gate)
         {
@@ -235,14 +234,12 @@ internal sealed partial class TuneOverTds
         return new TdsResponse().Stall();
     }
 
-    /// <summary>The restore's copy rate at most, MB/s: where buffer memory stops helping.</summary>
-    public double RestoreCeilingMBps { get; init; } = 800;
-
     /// <summary>
-    /// What limits a restore at its ceiling: "backup-read" (the device reader waits on the backup, BACKUPIO) or
-    /// "data-file-write" (the reader idles while the buffers wait for the data file writer, BACKUPBUFFER).
+    /// A restore's copy rate against its buffers, up to its ceiling, and what limits it there: "backup-read" (the device
+    /// reader waits on the backup, BACKUPIO) or "data-file-write" (the reader idles while the buffers wait for the data
+    /// file writer, BACKUPBUFFER).
     /// </summary>
-    public string RestoreCeilingSide { get; init; } = "backup-read";
+    public RestoreModel RestoreCurve { get; init; } = new();
 
     /// <summary>A restore's Total buffer space over BUFFERCOUNT x MAXTRANSFERSIZE.</summary>
     public double RestoreBufferRatio { get; init; } = 1;
