@@ -32,7 +32,7 @@ internal static class TuneCommand
     {
         var connection = new ConnectionOptions();
         var database = new Option<string>("--database", "-d") { Description = "The database whose backup is tuned.", Required = true };
-        var to = new Option<string[]>("--to") { Description = "A directory on the server for the trial files; repeat for several volumes.", Required = true, AllowMultipleArgumentsPerToken = false };
+        var to = new Option<string[]>("--to") { Description = "A directory on the server for the trial files, or a URL prefix for trial blobs (https://account.blob.core.windows.net/container[/path], s3://endpoint/bucket[/path]); repeat for several volumes or URLs.", Required = true, AllowMultipleArgumentsPerToken = false };
         var budget = CommonOptions.MemoryBudget();
         budget.Description = "Largest buffer memory a trial may take, as the server reports it (Total buffer space), in MB; default 1024.";
         var timeBudget = Duration("--time-budget", "How long the trials may take in all (30m, 1h, 90s); default 30m.", TuneRequest.DefaultTimeBudget);

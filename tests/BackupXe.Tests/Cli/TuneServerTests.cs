@@ -318,6 +318,46 @@ public sealed class TuneServerTests
     }
 
     [Fact]
+    public async Task A_url_without_its_credential_refuses_the_tune_before_any_trial_naming_the_create_credential()
+    {
+        var tds = new TuneOverTds(Shapes.UrlBlockBlob(), Shapes.BlobContainers);
+        tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials", "SHARED ACCESS SIGNATURE"));
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", Shapes.BlobContainers[0], "--to", Shapes.BlobContainers[1], "--window", "5s", "--time-budget", "2m");
+
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+        Assert.Empty(tds.Backups);
+        Assert.Contains("No credential for https://backupxe.blob.core.windows.net/trials2 in sys.credentials", run.Output, StringComparison.Ordinal);
+        Assert.Contains("CREATE CREDENTIAL [https://backupxe.blob.core.windows.net/trials2] WITH IDENTITY = 'SHARED ACCESS SIGNATURE'", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain("No credential for https://backupxe.blob.core.windows.net/trials/sql01", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Trials_to_url_run_through_the_driver_striped_over_enough_blobs_and_every_blob_is_listed_not_deleted()
+    {
+        var tds = new TuneOverTds(Shapes.UrlBlockBlob(), Shapes.BlobContainers);
+        tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials", "SHARED ACCESS SIGNATURE"));
+        tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials2", "SHARED ACCESS SIGNATURE"));
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", Shapes.BlobContainers[0], "--to", Shapes.BlobContainers[1], "--window", "5s", "--time-budget", "2m");
+
+        Assert.True(run.ExitCode == 0, run.Error + run.Output);
+        var toUrl = tds.Backups.Where(sql => !sql.Contains("N'NUL'", StringComparison.Ordinal)).ToList();
+        Assert.NotEmpty(toUrl);
+        Assert.All(toUrl, sql =>
+        {
+            Assert.Contains("TO URL = N'https://backupxe.blob.core.windows.net/trials", sql, StringComparison.Ordinal);
+            Assert.True(System.Text.RegularExpressions.Regex.Count(sql, "URL = N'") >= 7, sql);
+            Assert.DoesNotContain("NOINIT", sql, StringComparison.Ordinal);
+        });
+        Assert.Contains("Trial blobs left in storage: " + tds.FilesWritten.Count, run.Output, StringComparison.Ordinal);
+        Assert.All(tds.FilesWritten, blob => Assert.Contains(blob, run.Output, StringComparison.Ordinal));
+        Assert.DoesNotContain("Remove-Item", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task History_server_without_history_database_is_a_usage_error()
     {
         var (model, directories) = Shapes.Get("read-bound");

@@ -39,6 +39,15 @@ internal sealed partial class TuneOverTds
                     TdsColumn.Int("view_any_definition"), TdsColumn.BigInt("data_bytes"), TdsColumn.Int("compression_default"), TdsColumn.Int("is_encrypted"))
                 .Row(15, 3, "\\", 1, 1, model.DatabaseBytes, model.CompressionDefault ? 1 : 0, model.Encrypted ? 1 : 0)))
             .On("r.command LIKE N'RESTORE%'", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("running")).Row(0)))
+            .On("AS can_see_credentials", _ =>
+            {
+                // sys.credentials as the login sees it: nothing without VIEW ANY DEFINITION (or ALTER ANY CREDENTIAL).
+                var set = new TdsResultSet(TdsColumn.Int("can_see_credentials"), TdsColumn.NVarChar("credential_name", 128), TdsColumn.NVarChar("credential_identity", 4000));
+                var visible = CanSeeCredentials ? Credentials : [];
+                return TdsResponse.Of(visible.Count == 0
+                    ? set.Row(CanSeeCredentials ? 1 : 0, null, null)
+                    : visible.Aggregate(set, (rows, c) => rows.Row(1, c.Name, c.Identity)));
+            })
             .On("AS backup_database", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("backup_database")).Row(BackupPermission ? 1 : 0)))
             .On("SELECT @@SPID", _ =>
             {
@@ -268,6 +277,12 @@ internal sealed partial class TuneOverTds
 
     public bool BackupPermission { get; set; } = true;
 
+    /// <summary>The server credentials sys.credentials holds (name, identity): the URLs they serve; never a secret.</summary>
+    public List<(string Name, string Identity)> Credentials { get; } = [];
+
+    /// <summary>False: the login has neither VIEW ANY DEFINITION nor ALTER ANY CREDENTIAL, so sys.credentials shows no row.</summary>
+    public bool CanSeeCredentials { get; set; } = true;
+
     /// <summary>How long each trial runs before the driver cancels it: the tune's --window (the events span it).</summary>
     public int WindowSeconds { get; init; } = 5;
 
@@ -392,7 +407,7 @@ internal sealed partial class TuneOverTds
         }
     }
 
-    [GeneratedRegex(@"DISK = N'((?:[^']|'')*)'")]
+    [GeneratedRegex(@"(?:DISK|URL) = N'((?:[^']|'')*)'")]
     private static partial Regex DiskPattern();
 
     [GeneratedRegex(@"ALGORITHM = (\w+)")]
