@@ -73,13 +73,24 @@ IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.tune_
         WITH (IGNORE_DUP_KEY = ON);
 GO
 
--- The version of this script last applied: 2 (migration 1, history import; migration 2, tune runs).
+-- Migration 3 (restore trials of a tune, docs/history.md): their best and defaults rates; the trials are in tune_json.
+-- Nullable, so rows stored before keep NULL and a build before it keeps inserting without them.
+IF COL_LENGTH(N'dbo.tune_runs', N'restore_best_mbps') IS NULL
+    ALTER TABLE dbo.tune_runs ADD restore_best_mbps float NULL;
+GO
+
+IF COL_LENGTH(N'dbo.tune_runs', N'restore_defaults_mbps') IS NULL
+    ALTER TABLE dbo.tune_runs ADD restore_defaults_mbps float NULL;
+GO
+
+-- The version of this script last applied: 3 (migration 1, history import; migration 2, tune runs; migration 3,
+-- restore trials).
 IF OBJECT_ID(N'dbo.backupxe_schema', N'U') IS NULL
     CREATE TABLE dbo.backupxe_schema (version int NOT NULL);
 GO
 
 IF NOT EXISTS (SELECT 1 FROM dbo.backupxe_schema)
-    INSERT INTO dbo.backupxe_schema (version) VALUES (2);
+    INSERT INTO dbo.backupxe_schema (version) VALUES (3);
 ELSE
-    UPDATE dbo.backupxe_schema SET version = 2 WHERE version < 2;
+    UPDATE dbo.backupxe_schema SET version = 3 WHERE version < 3;
 GO

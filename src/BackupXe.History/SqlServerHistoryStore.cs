@@ -53,6 +53,26 @@ public sealed class SqlServerHistoryStore : IHistoryStore
         SELECT CONVERT(int, @@ROWCOUNT);
         """;
 
+    /// <summary>
+    /// A tune with restore trials: as <see cref="InsertTuneIfAbsent"/>, with migration 3's restore columns. Sent only to a
+    /// table <see cref="SqlServerTuneRepository.PrepareAsync"/> made ready for them; a table that lost them meanwhile
+    /// fails the batch (invalid column name), and the tune says its result was not stored.
+    /// </summary>
+    public const string InsertTuneWithRestoreIfAbsent = """
+        SET NOCOUNT ON;
+        IF OBJECT_ID(N'dbo.tune_runs', N'U') IS NULL
+        BEGIN
+            SELECT CONVERT(int, -1);
+            RETURN;
+        END;
+        INSERT INTO dbo.tune_runs (instance_name, database_name, tuned_at, best_mbps, baseline_mbps, read_ceiling_mbps, restore_best_mbps, restore_defaults_mbps, tune_json)
+        SELECT @instance, @database, @tuned, @best, @baseline, @ceiling, @restoreBest, @restoreDefaults, @json
+        WHERE NOT EXISTS (
+            SELECT 1 FROM dbo.tune_runs WITH (UPDLOCK, HOLDLOCK)
+            WHERE instance_name = @instance AND database_name = @database AND tuned_at = @tuned);
+        SELECT CONVERT(int, @@ROWCOUNT);
+        """;
+
     /// <summary>The latest tune of a database before a time; no row (and no result) on a repository without tune_runs.</summary>
     public const string LastTuneQuery = """
         SET NOCOUNT ON;
@@ -183,7 +203,7 @@ public sealed class SqlServerHistoryStore : IHistoryStore
         var inserted = await _retry.ExecuteAsync(async token =>
         {
             await using var connection = await _connections.OpenAsync(token);
-            await using var command = _connections.Command(connection, InsertTuneIfAbsent);
+            await using var command = _connections.Command(connection, record.Restore is null ? InsertTuneIfAbsent : InsertTuneWithRestoreIfAbsent);
             var p = command.Parameters;
             p.Add(new SqlParameter("@instance", SqlDbType.NVarChar, 128) { Value = record.Instance });
             p.Add(new SqlParameter("@database", SqlDbType.NVarChar, 128) { Value = record.Database });
@@ -191,6 +211,12 @@ public sealed class SqlServerHistoryStore : IHistoryStore
             p.Add(new SqlParameter("@best", SqlDbType.Float) { Value = record.BestMBps is { } best ? best : DBNull.Value });
             p.Add(new SqlParameter("@baseline", SqlDbType.Float) { Value = record.BaselineMBps is { } baseline ? baseline : DBNull.Value });
             p.Add(new SqlParameter("@ceiling", SqlDbType.Float) { Value = record.ReadCeilingMBps is { } ceiling ? ceiling : DBNull.Value });
+            if (record.Restore is { } restore)
+            {
+                p.Add(new SqlParameter("@restoreBest", SqlDbType.Float) { Value = restore.BestMBps is { } restoreBest ? restoreBest : DBNull.Value });
+                p.Add(new SqlParameter("@restoreDefaults", SqlDbType.Float) { Value = restore.DefaultsMBps is { } restoreDefaults ? restoreDefaults : DBNull.Value });
+            }
+
             p.Add(new SqlParameter("@json", SqlDbType.NVarChar, -1) { Value = json });
             return Convert.ToInt32(await command.ExecuteScalarAsync(token), System.Globalization.CultureInfo.InvariantCulture);
         }, cancellationToken);

@@ -12,8 +12,11 @@ namespace BackupXe.History;
 /// </summary>
 internal static class SqliteHistorySchema
 {
-    /// <summary>1: <c>sources</c> and <c>history_json</c> on operations (history import); 2: the <c>tune_runs</c> table.</summary>
-    public const int Version = 2;
+    /// <summary>
+    /// 1: <c>sources</c> and <c>history_json</c> on operations (history import); 2: the <c>tune_runs</c> table; 3: the
+    /// restore trials' best and defaults rates on tune_runs (the trials themselves are in tune_json).
+    /// </summary>
+    public const int Version = 3;
 
     private const string TuneRuns = """
         CREATE TABLE IF NOT EXISTS tune_runs (
@@ -52,7 +55,7 @@ internal static class SqliteHistorySchema
         var version = await VersionAsync(connection, cancellationToken);
         if (version < 1)
         {
-            var columns = await ColumnsAsync(connection, transaction, cancellationToken);
+            var columns = await ColumnsAsync(connection, transaction, "operations", cancellationToken);
             var migration = (columns.Contains("sources") ? string.Empty : "ALTER TABLE operations ADD COLUMN sources TEXT NULL;")
                 + (columns.Contains("history_json") ? string.Empty : "ALTER TABLE operations ADD COLUMN history_json TEXT NULL;");
             await ExecuteAsync(connection, transaction, migration, cancellationToken);
@@ -61,6 +64,15 @@ internal static class SqliteHistorySchema
         if (version < 2)
         {
             await ExecuteAsync(connection, transaction, TuneRuns, cancellationToken);
+        }
+
+        if (version < 3)
+        {
+            // Existing rows keep NULL here: a tune stored before restore trials were kept had none in its tune_json either.
+            var columns = await ColumnsAsync(connection, transaction, "tune_runs", cancellationToken);
+            var migration = (columns.Contains("restore_best_mbps") ? string.Empty : "ALTER TABLE tune_runs ADD COLUMN restore_best_mbps REAL NULL;")
+                + (columns.Contains("restore_defaults_mbps") ? string.Empty : "ALTER TABLE tune_runs ADD COLUMN restore_defaults_mbps REAL NULL;");
+            await ExecuteAsync(connection, transaction, migration, cancellationToken);
         }
 
         if (version < Version)
@@ -93,11 +105,12 @@ internal static class SqliteHistorySchema
         await command.ExecuteNonQueryAsync(cancellationToken);
     }
 
-    private static async Task<HashSet<string>> ColumnsAsync(SqliteConnection connection, SqliteTransaction transaction, CancellationToken cancellationToken)
+    private static async Task<HashSet<string>> ColumnsAsync(SqliteConnection connection, SqliteTransaction transaction, string table, CancellationToken cancellationToken)
     {
         await using var command = connection.CreateCommand();
         command.Transaction = transaction;
-        command.CommandText = "SELECT name FROM pragma_table_info('operations');";
+        command.CommandText = "SELECT name FROM pragma_table_info($table);";
+        command.Parameters.AddWithValue("$table", table);
         var columns = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
         await using var reader = await command.ExecuteReaderAsync(cancellationToken);
         while (await reader.ReadAsync(cancellationToken))

@@ -8,9 +8,10 @@ using Microsoft.Data.Sqlite;
 namespace BackupXe.History;
 
 /// <summary>
-/// Tune results in the SQLite history's <c>tune_runs</c> table (migration 2, <see cref="SqliteHistorySchema"/>). Saving
-/// creates the history and applies its migrations, as an import does; reading opens the file read-only, never
-/// migrates it, and reads a file from before migration 2 as one without tune runs.
+/// Tune results, restore trials included, in the SQLite history's <c>tune_runs</c> table (migrations 2 and 3,
+/// <see cref="SqliteHistorySchema"/>). Saving creates the history and applies its migrations, as an import does;
+/// reading opens the file read-only, never migrates it, and reads a file from before migration 2 as one without tune
+/// runs.
 /// </summary>
 public sealed class SqliteTuneHistory(string path, TimeProvider time)
 {
@@ -30,8 +31,8 @@ public sealed class SqliteTuneHistory(string path, TimeProvider time)
             await connection.OpenAsync(cancellationToken);
             await using var command = connection.CreateCommand();
             command.CommandText = """
-                INSERT OR IGNORE INTO tune_runs (instance_name, database_name, tuned_at, best_mbps, baseline_mbps, read_ceiling_mbps, tune_json, recorded_at)
-                VALUES ($instance, $database, $tuned, $best, $baseline, $ceiling, $json, $recorded);
+                INSERT OR IGNORE INTO tune_runs (instance_name, database_name, tuned_at, best_mbps, baseline_mbps, read_ceiling_mbps, restore_best_mbps, restore_defaults_mbps, tune_json, recorded_at)
+                VALUES ($instance, $database, $tuned, $best, $baseline, $ceiling, $restoreBest, $restoreDefaults, $json, $recorded);
                 """;
             command.Parameters.AddWithValue("$instance", record.Instance);
             command.Parameters.AddWithValue("$database", record.Database);
@@ -39,6 +40,8 @@ public sealed class SqliteTuneHistory(string path, TimeProvider time)
             command.Parameters.AddWithValue("$best", record.BestMBps is { } best ? best : DBNull.Value);
             command.Parameters.AddWithValue("$baseline", record.BaselineMBps is { } baseline ? baseline : DBNull.Value);
             command.Parameters.AddWithValue("$ceiling", record.ReadCeilingMBps is { } ceiling ? ceiling : DBNull.Value);
+            command.Parameters.AddWithValue("$restoreBest", record.Restore?.BestMBps is { } restoreBest ? restoreBest : DBNull.Value);
+            command.Parameters.AddWithValue("$restoreDefaults", record.Restore?.DefaultsMBps is { } restoreDefaults ? restoreDefaults : DBNull.Value);
             command.Parameters.AddWithValue("$json", ReportJson.Serialize(record));
             command.Parameters.AddWithValue("$recorded", Format(time.GetUtcNow().UtcDateTime));
             return await command.ExecuteNonQueryAsync(cancellationToken) == 1;

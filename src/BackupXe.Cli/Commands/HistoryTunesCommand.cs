@@ -12,7 +12,8 @@ namespace BackupXe.Cli.Commands;
 
 /// <summary>
 /// <c>backupxe history tunes</c>: the tune runs a history holds (<c>tune --execute --history</c>), newest first, per
-/// database: when, the best options found, the measured rates and the gain. Read-only, as <c>history</c> reads.
+/// database: when, the best options found, the measured rates and the gain, and the restore trials under it when the tune
+/// ran them. Read-only, as <c>history</c> reads.
 /// </summary>
 internal static class HistoryTunesCommand
 {
@@ -100,12 +101,40 @@ internal static class HistoryTunesCommand
                 {
                     text.AppendLine($"{(markdown ? "  " : "    ")}effective options differed, {TerminalText.Line(difference)}");
                 }
+
+                if (tune.Restore is { } restore)
+                {
+                    Restore(text, restore, markdown);
+                }
             }
 
             text.AppendLine();
         }
 
         return text.ToString();
+    }
+
+    /// <summary>The restore trials under their tune: the best and its gain, then each trial, then why they stopped.</summary>
+    private static void Restore(StringBuilder text, RestoreTuneRecord restore, bool markdown)
+    {
+        var indent = markdown ? "  " : "    ";
+        var ifi = restore.InstantFileInitialization switch { true => "enabled", false => "disabled", null => "unknown" };
+        var gain = restore.Gain is { } g ? string.Create(CultureInfo.InvariantCulture, $"; gain {(g >= 0 ? "+" : "")}{g * 100:0}%") : string.Empty;
+        text.AppendLine(string.Create(CultureInfo.InvariantCulture,
+            $"{indent}restore: {(restore.BestOptions is { } best ? $"best {TerminalText.Line(best)} at {Rate(restore.BestMBps)}" : "no best trial")}; defaults {Rate(restore.DefaultsMBps)}{gain}; {restore.Trials.Count} trials; Instant File Initialization {ifi}"));
+        foreach (var trial in restore.Trials)
+        {
+            var zeroing = trial.ZeroingSeconds is { } seconds ? ", zeroing " + Figures.Seconds(seconds) : string.Empty;
+            var differs = trial.OptionsDiffer ? $"; effective options differed: {TerminalText.Line(string.Join("; ", trial.Differences))}" : string.Empty;
+            text.AppendLine(string.Create(CultureInfo.InvariantCulture,
+                $"{indent}  restore trial {trial.Number}: {TerminalText.Line(trial.Options)}: {Figures.Rate(trial.RateMBps)} ({trial.Runs} {(trial.Runs == 1 ? "run" : "runs")}), limited by {trial.Limit ?? "not diagnosed"}{zeroing}{differs}"));
+        }
+
+        text.AppendLine($"{indent}restore stopped: {TerminalText.Line(restore.StopReason)}");
+        foreach (var drop in restore.NotDropped)
+        {
+            text.AppendLine($"{indent}not dropped: {TerminalText.Line(drop)}");
+        }
     }
 
     private static string Rate(double? mbps) => mbps is null ? "not measured" : Figures.Rate(mbps);

@@ -32,7 +32,7 @@ internal static class TuneCommand
     {
         var connection = new ConnectionOptions();
         var database = new Option<string>("--database", "-d") { Description = "The database whose backup is tuned.", Required = true };
-        var to = new Option<string[]>("--to") { Description = "A directory on the server for the trial files; repeat for several volumes.", Required = true, AllowMultipleArgumentsPerToken = false };
+        var to = new Option<string[]>("--to") { Description = "A directory on the server for the trial files, or a URL prefix for trial blobs (https://account.blob.core.windows.net/container[/path], s3://endpoint/bucket[/path]); repeat for several volumes or URLs.", Required = true, AllowMultipleArgumentsPerToken = false };
         var budget = CommonOptions.MemoryBudget();
         budget.Description = "Largest buffer memory a trial may take, as the server reports it (Total buffer space), in MB; default 1024.";
         var timeBudget = Duration("--time-budget", "How long the trials may take in all (30m, 1h, 90s); default 30m.", TuneRequest.DefaultTimeBudget);
@@ -50,7 +50,7 @@ internal static class TuneCommand
         };
         var historyServer = new Option<string?>("--history-server")
         {
-            Description = "With --execute and --history-database, also store the result in the central history repository on this server (dbo.tune_runs, signed in as the tuned server is); the login's INSERT and SELECT on it, or CREATE TABLE and ALTER on schema dbo to create it when missing, are checked before any trial.",
+            Description = "With --execute and --history-database, also store the result in the central history repository on this server (dbo.tune_runs, signed in as the tuned server is); the login's INSERT and SELECT on it, or CREATE TABLE and ALTER on schema dbo to create it when missing, and with --restore ALTER on it to add the restore columns to a table from before them, are checked before any trial.",
         };
         var historyDatabase = new Option<string?>("--history-database") { Description = "With --history-server: the central history repository database." };
         var instance = new Option<string?>("--instance", "-i") { Description = "The instance name the stored result gets in the history (as the daemon names it); default: the --server value." };
@@ -154,7 +154,7 @@ internal static class TuneCommand
                 var repository = central.Server is { } repositoryServer
                     ? new SqlConnectionFactory(factory.Settings with { Server = repositoryServer, Database = central.Database!, HostNameInCertificate = null })
                     : null;
-                if (repository is not null && await PrepareCentralAsync(repository, cancellationToken) is { } exit)
+                if (repository is not null && await PrepareCentralAsync(repository, request.Restore is not null, cancellationToken) is { } exit)
                 {
                     return exit;
                 }
@@ -205,11 +205,11 @@ internal static class TuneCommand
     }
 
     /// <summary>Null when the central repository can take the tune (its table created if it was missing); else the exit code, the reason on stderr.</summary>
-    private static async Task<int?> PrepareCentralAsync(SqlConnectionFactory repository, CancellationToken cancellationToken)
+    private static async Task<int?> PrepareCentralAsync(SqlConnectionFactory repository, bool restoreTrials, CancellationToken cancellationToken)
     {
         try
         {
-            if (await new SqlServerTuneRepository(repository).PrepareAsync(cancellationToken) is { } missing)
+            if (await new SqlServerTuneRepository(repository).PrepareAsync(restoreTrials, cancellationToken) is { } missing)
             {
                 await Console.Error.WriteLineAsync($"backupxe: {TerminalText.Line(missing)} Nothing ran.");
                 return Refused;

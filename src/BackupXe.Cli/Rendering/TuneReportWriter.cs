@@ -196,7 +196,11 @@ internal static class TuneReportWriter
         var text = new StringBuilder();
         var total = TrialFileCleanup.TotalBytesAtMost(files);
         text.AppendLine();
-        var title = string.Create(Invariant, $"Trial files kept on the server: {files.Count}, {(total is { } bytes ? $"at most {Size(bytes)} ({bytes} bytes)" : "size not known for all")}. BackupXe cannot delete them (no documented, least-privilege T-SQL deletes a file); remove them on the server:");
+        var blobs = TrialFileCleanup.AreBlobs(files);
+        var sizes = total is { } bytes ? string.Create(Invariant, $"at most {Size(bytes)} ({bytes} bytes)") : "size not known for all";
+        var title = blobs
+            ? $"Trial blobs left in storage: {files.Count}, {sizes}. Neither the server (no T-SQL statement deletes a blob) nor BackupXe (it holds no storage credential) can delete them; delete exactly these with the storage's own tools:"
+            : $"Trial files kept on the server: {files.Count}, {sizes}. BackupXe cannot delete them (no documented, least-privilege T-SQL deletes a file); remove them on the server:";
         text.AppendLine(markdown ? "### " + title : title);
         foreach (var file in files)
         {
@@ -204,8 +208,12 @@ internal static class TuneReportWriter
             text.AppendLine($"{(markdown ? "- " : "  ")}{TerminalText.Line(file.Path)}  ({size})");
         }
 
-        text.AppendLine();
-        Block(text, markdown, linux ? "On the server (sh)" : "On the server (PowerShell)", TrialFileCleanup.Command(files, linux), linux ? "sh" : "powershell");
+        if (!blobs)
+        {
+            text.AppendLine();
+            Block(text, markdown, linux ? "On the server (sh)" : "On the server (PowerShell)", TrialFileCleanup.Command(files, linux), linux ? "sh" : "powershell");
+        }
+
         return text.ToString();
     }
 
@@ -317,7 +325,7 @@ internal static class TuneReportWriter
         }
 
         json.WriteEndArray();
-        json.WriteStringOrNull("keptFilesCommand", result.KeptFiles.Count > 0 ? TrialFileCleanup.Command(result.KeptFiles, result.Facts.Linux) : null);
+        json.WriteStringOrNull("keptFilesCommand", result.KeptFiles.Count > 0 && !TrialFileCleanup.AreBlobs(result.KeptFiles) ? TrialFileCleanup.Command(result.KeptFiles, result.Facts.Linux) : null);
         if (result.Restore is not { } restore)
         {
             json.WriteNull("restore");

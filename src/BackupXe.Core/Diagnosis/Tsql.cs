@@ -17,9 +17,10 @@ internal static class Tsql
 
     public static string Number(long value) => value.ToString(CultureInfo.InvariantCulture);
 
-    /// <summary>"DISK = N'..'" or, for Azure blob storage, "URL = N'..'".</summary>
+    /// <summary>"DISK = N'..'" or, for Azure blob storage and S3-compatible storage, "URL = N'..'".</summary>
     public static string Device(string path) =>
         (path.StartsWith("https://", StringComparison.OrdinalIgnoreCase) || path.StartsWith("http://", StringComparison.OrdinalIgnoreCase)
+            || path.StartsWith("s3://", StringComparison.OrdinalIgnoreCase)
             ? "URL = "
             : "DISK = ") + Literal(path);
 

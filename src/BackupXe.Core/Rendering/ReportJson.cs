@@ -103,6 +103,7 @@ public static class ReportJson
         yield return Spelled<Tuning.TrialPurpose>();
         yield return Spelled<Tuning.LimitingSide>();
         yield return Spelled<Tuning.RestoreSide>();
+        yield return Spelled<Tuning.UrlStorage>();
     }
 
     private static JsonStringEnumConverter<T> Spelled<T>()

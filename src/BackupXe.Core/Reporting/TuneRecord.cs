@@ -6,7 +6,8 @@ namespace BackupXe.Core.Reporting;
 /// <summary>
 /// One tune as the history keeps it (docs/history.md, "Tune runs"): when it ran, on which instance and database, the
 /// best options found with their measured rate, the baseline and read ceiling it was judged against, the gain with its
-/// uncertainty, which side limits, why it stopped, and the recommended statement. Later backups of the database are
+/// uncertainty, which side limits, why it stopped, and the recommended statement, and the restore trials when
+/// they ran. Later backups of the database are
 /// set against it, to show whether production got the gain.
 /// </summary>
 public sealed record TuneRecord
@@ -51,6 +52,9 @@ public sealed record TuneRecord
 
     /// <summary>Trial options the server did not apply as asked, per trial ("trial 4: BLOCKSIZE ..."), so a reader knows what was measured.</summary>
     public IReadOnlyList<string> Differences { get; init; } = [];
+
+    /// <summary>The restore trials (<c>tune --restore</c>); null when none were asked for, and in rows stored before they were kept.</summary>
+    public RestoreTuneRecord? Restore { get; init; }
 
     /// <summary>
     /// "Last tuned 2026-11-20 10:00 UTC: best 2 files, ... at 850 MB/s (+40% ± 6% over its 600 MB/s baseline); this run:

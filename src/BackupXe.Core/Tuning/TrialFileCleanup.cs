@@ -15,6 +15,13 @@ public static class TrialFileCleanup
         return files.All(f => f.BytesAtMost is not null) ? files.Sum(f => f.BytesAtMost!.Value) : null;
     }
 
+    /// <summary>True when the kept files are blobs (a tune to URL): no command on the server removes them.</summary>
+    public static bool AreBlobs(IReadOnlyList<KeptTrialFile> files)
+    {
+        ArgumentNullException.ThrowIfNull(files);
+        return files.Count > 0 && files.All(f => UrlTarget.LooksLikeUrl(f.Path));
+    }
+
     public static string Command(IReadOnlyList<KeptTrialFile> files, bool linux)
     {
         ArgumentNullException.ThrowIfNull(files);

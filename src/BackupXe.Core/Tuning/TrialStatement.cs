@@ -9,7 +9,9 @@ namespace BackupXe.Core.Tuning;
 /// N'' literal with quotes doubled. COPY_ONLY leaves the differential base and the log chain alone; the backup
 /// still writes a row to msdb backup history. A trial to files names its media set (MEDIANAME, with NOINIT and NOSKIP):
 /// the BACKUP page documents that a given media name must match the one already on the volumes, so the server itself
-/// refuses to add to a file that existed, and msdb's backupmediaset finds the trial's row by that name.
+/// refuses to add to a file that existed, and msdb's backupmediaset finds the trial's row by that name. A trial to URLs
+/// writes new blobs (the same names under each URL prefix) and never says FORMAT, so the server refuses a blob that
+/// exists; it says no NOINIT or NOSKIP, which BACKUP TO URL does not take.
 /// </summary>
 public sealed class TrialStatement
 {
@@ -88,7 +90,12 @@ public sealed class TrialStatement
 
         if (copyOnly && MediaName is { } media)
         {
-            options.Add("NOINIT, NOSKIP");
+            // BACKUP TO URL takes neither INIT/NOINIT nor SKIP/NOSKIP; without FORMAT it refuses a blob that exists.
+            if (!devices.Any(UrlTarget.LooksLikeUrl))
+            {
+                options.Add("NOINIT, NOSKIP");
+            }
+
             options.Add($"MEDIANAME = {Tsql.Literal(media)}");
         }
 

@@ -30,6 +30,35 @@ public static class TuneRecords
             RecommendedSql = TuningAdvice.RecommendedSql(result),
             Differences = [.. result.Trials.Where(t => t.Differences.Count > 0)
                 .Select(t => string.Create(CultureInfo.InvariantCulture, $"trial {t.Number}: {string.Join("; ", t.Differences)}"))],
+            Restore = result.Restore is { } restore ? Of(restore) : null,
+        };
+    }
+
+    /// <summary>The restore trials as the record keeps them, rates rounded as the backup side's are.</summary>
+    public static RestoreTuneRecord Of(RestoreTuningResult restore)
+    {
+        ArgumentNullException.ThrowIfNull(restore);
+        return new RestoreTuneRecord
+        {
+            BestOptions = restore.Best?.Options,
+            BestMBps = restore.Best is { } best ? Math.Round(best.RateMBps, 2) : null,
+            DefaultsMBps = restore.Trials is [{ } first, ..] ? Math.Round(first.RateMBps, 2) : null,
+            Gain = restore.Gain is { } gain ? Math.Round(gain, 4) : null,
+            InstantFileInitialization = restore.InstantFileInitialization,
+            StopReason = restore.StopReason,
+            Refused = restore.Refused,
+            Trials = [.. restore.Trials.Select(t => new RestoreTrialRecord
+            {
+                Number = t.Number,
+                Options = t.Options,
+                RateMBps = Math.Round(t.RateMBps, 2),
+                Runs = t.Runs.Count,
+                ZeroingSeconds = t.ZeroingSeconds is { } zeroing ? Math.Round(zeroing, 2) : null,
+                Limit = t.Limit is { } limit ? Kebab.Of(limit.Side) : null,
+                OptionsDiffer = t.OptionsDiffer,
+                Differences = t.Differences,
+            })],
+            NotDropped = restore.NotDropped,
         };
     }
 }

@@ -33,6 +33,17 @@ public sealed record TuneRequest(
     /// <summary>The DBA accepts the risk of writing trial files where the server cannot report the free space.</summary>
     public bool AcceptUnknownFreeSpace { get; init; }
 
+    /// <summary>The longest name SQL Server takes for a backup device, a URL included.</summary>
+    public const int MaxDeviceNameLength = 259;
+
+    /// <summary>backupxe-tune-{8 hex}-NN-R-NNofNN.bak: 36 characters at most after the prefix and its '/'.</summary>
+    private const int MaxBlobNameLength = 36;
+
+    /// <summary>The <c>--to</c> targets when every one is a URL BACKUP TO URL writes to; empty for directories.</summary>
+    public IReadOnlyList<UrlTarget> Urls => Directories.Count > 0 && Directories.All(UrlTarget.LooksLikeUrl)
+        ? [.. Directories.Select(d => UrlTarget.Parse(d).Target).OfType<UrlTarget>()]
+        : [];
+
     /// <summary>One line per problem; empty when the request can run.</summary>
     public IReadOnlyList<string> Validate()
     {
@@ -50,6 +61,11 @@ public sealed record TuneRequest(
         if (Directories.Any(d => string.IsNullOrWhiteSpace(d) || d.Trim().TrimEnd(':').Equals("NUL", StringComparison.OrdinalIgnoreCase)))
         {
             problems.Add("--to must name a directory on the server (the read ceiling goes to NUL on its own).");
+        }
+
+        if (Directories.Any(UrlTarget.LooksLikeUrl))
+        {
+            problems.AddRange(UrlProblems());
         }
 
         if (MemoryBudgetBytes < 16 * DiagnosisSettings.MegaByte || MemoryBudgetBytes > 64L * 1024 * DiagnosisSettings.MegaByte)
@@ -87,6 +103,11 @@ public sealed record TuneRequest(
                 problems.Add($"--free-space-mb names '{directory}', which is not one of the --to directories nor the --scratch-dir.");
             }
 
+            if (UrlTarget.LooksLikeUrl(directory))
+            {
+                problems.Add($"--free-space-mb names the URL '{directory}': storage behind a URL has no free space the server reports; its limit is the blocks per blob, checked per trial.");
+            }
+
             if (bytes < DiagnosisSettings.MegaByte || bytes > MaxStatedFreeMegabytes * DiagnosisSettings.MegaByte)
             {
                 problems.Add($"--free-space-mb for '{directory}' must be between 1 and {MaxStatedFreeMegabytes} MB.");
@@ -94,5 +115,39 @@ public sealed record TuneRequest(
         }
 
         return problems;
+    }
+
+    /// <summary>URLs and directories not mixed, each URL one BACKUP TO URL takes, of one kind of storage, its blob names within the 259 characters of a backup device name.</summary>
+    private IEnumerable<string> UrlProblems()
+    {
+        if (!Directories.All(UrlTarget.LooksLikeUrl))
+        {
+            yield return "--to takes directories or URLs, not both in one tune.";
+            yield break;
+        }
+
+        var targets = new List<UrlTarget>();
+        foreach (var directory in Directories)
+        {
+            var (target, problem) = UrlTarget.Parse(directory);
+            if (problem is not null)
+            {
+                yield return problem;
+            }
+            else
+            {
+                targets.Add(target!);
+            }
+        }
+
+        if (targets.Select(t => t.Storage).Distinct().Count() > 1)
+        {
+            yield return "--to URLs must all be Azure Blob Storage (https://) or all S3-compatible (s3://).";
+        }
+
+        foreach (var target in targets.Where(t => t.Prefix.Length + 1 + MaxBlobNameLength > MaxDeviceNameLength))
+        {
+            yield return $"--to '{target.Prefix}' leaves too little of the {MaxDeviceNameLength} characters a backup device name may have for the trial blobs' names ({MaxBlobNameLength}).";
+        }
     }
 }

@@ -1,3 +1,4 @@
+using System.Globalization;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.Reporting;
@@ -59,6 +60,7 @@ public sealed class Tuner
     private readonly Random _order;
     private long? _memoryLimit;
     private IReadOnlyList<string>? _finishedBackup;
+    private readonly IReadOnlyList<UrlTarget> _urls;
 
     public Tuner(ITrialHost server, TuneRequest request)
     {
@@ -66,6 +68,7 @@ public sealed class Tuner
         ArgumentNullException.ThrowIfNull(request);
         _server = server;
         _request = request;
+        _urls = request.Urls;
         _diagnostician = new BackupDiagnostician(new DiagnosisSettings { MemoryBudgetBytes = request.MemoryBudgetBytes });
         _order = new Random(request.RunId.Aggregate(17, (hash, c) => unchecked((hash * 31) + c)));
     }
@@ -83,7 +86,7 @@ public sealed class Tuner
     }
 
     /// <summary>On a host that keeps trial files every trial's files stay on disk until the DBA removes them.</summary>
-    private static TuningPlan ForHost(TuningPlan plan, ITuningServer server) => server is ITrialHost { DeletesFiles: false }
+    private static TuningPlan ForHost(TuningPlan plan, ITuningServer server) => server is ITrialHost { DeletesFiles: false } && !plan.Directories.Any(UrlTarget.LooksLikeUrl)
         ? plan with
         {
             FilesKept = true,
@@ -112,7 +115,11 @@ public sealed class Tuner
             fixedTrials.Add("compression ceiling: COPY_ONLY to NUL, COMPRESSION, the same buffers");
         }
 
-        fixedTrials.Add($"baseline: COPY_ONLY to 1 new file in {request.Directories[0]}, the server's defaults, run twice to measure the noise");
+        var urls = request.Urls;
+        var baselineUrls = urls.Count > 0 ? UrlsFor(urls[0].Limits, facts.DatabaseBytes, TrialOptions.Defaults).Files : 1;
+        fixedTrials.Add(urls.Count > 0
+            ? $"baseline: COPY_ONLY to {baselineUrls} new blob{(baselineUrls == 1 ? "" : "s")} under {urls[0].Prefix}, the server's defaults, run twice to measure the noise"
+            : $"baseline: COPY_ONLY to 1 new file in {request.Directories[0]}, the server's defaults, run twice to measure the noise");
         var perTrial = request.Window.TotalSeconds + TrialOverheadSeconds;
         var fixedRuns = fixedTrials.Count + 1;
         var guided = Math.Max(0, (int)Math.Floor(request.TimeBudget.TotalSeconds / perTrial) - fixedRuns);
@@ -123,6 +130,12 @@ public sealed class Tuner
             "Trial files are new files with unique names, never an existing file; each trial's files are deleted when it ends, and on Ctrl-C after its backup is stopped.",
             "Before each trial: free space on each directory, and no other backup or restore of the database running.",
         };
+        if (urls.Count > 0)
+        {
+            notes.RemoveAll(note => note.StartsWith(NewFilesNote, StringComparison.Ordinal) || note.StartsWith("Before each trial: free space", StringComparison.Ordinal));
+            notes.AddRange(UrlNotes(urls, facts, request, (runs - 3) * facts.DatabaseBytes));
+        }
+
         if (facts.Encrypted)
         {
             notes.Add("The database is encrypted (TDE): compressed trials use MAXTRANSFERSIZE above 64 KB, which compression of a TDE database needs (SQL Server 2016 CU4 and later).");
@@ -151,9 +164,53 @@ public sealed class Tuner
             facts.DatabaseBytes,
             BytesReadAtMost: runs * facts.DatabaseBytes,
             BytesWrittenAtMost: (runs - 3) * facts.DatabaseBytes,
-            DiskSpaceAtMost: facts.DatabaseBytes,
+            DiskSpaceAtMost: urls.Count > 0 ? 0 : facts.DatabaseBytes,
             request.MemoryBudgetBytes,
-            notes);
+            notes)
+        {
+            FilesKept = urls.Count > 0,
+        };
+    }
+
+    /// <summary>What a tune to URLs adds to the plan: the credential checked, the URLs each trial needs, the blobs left behind.</summary>
+    private static IEnumerable<string> UrlNotes(IReadOnlyList<UrlTarget> urls, TuningFacts facts, TuneRequest request, long bytesWrittenAtMost)
+    {
+        var limits = urls[0].Limits;
+        var prefixes = string.Join(", ", urls.Select(u => u.Prefix));
+        yield return "Before any trial: the credential BACKUP TO URL uses for each URL, looked up by name in sys.credentials (read-only; its secret is never read): "
+            + string.Join(", ", urls.Select(u => u.ContainerUrl).Distinct(StringComparer.OrdinalIgnoreCase)) + ". A URL without one refuses the tune, naming the CREATE CREDENTIAL to run.";
+        yield return string.Create(CultureInfo.InvariantCulture,
+            $"Each trial writes new blobs named backupxe-tune-{request.RunId}-NN-R-IofM.bak under {prefixes}, never WITH FORMAT, so the server refuses a blob that exists. "
+            + $"A {limits.BlobWord} holds {urls[0].Describe(null)} at the default MAXTRANSFERSIZE, {urls[0].Describe(limits.MaxTransferBytes)} at the largest: each trial stripes over enough URLs to hold the whole {Figures.Bytes(facts.DatabaseBytes)} database "
+            + $"if it finishes ({UrlsFor(limits, facts.DatabaseBytes, TrialOptions.Defaults).Files} at the default MAXTRANSFERSIZE), and at most {limits.MaxUrls}.");
+        yield return string.Create(CultureInfo.InvariantCulture,
+            $"Every trial blob is left in storage: neither the server (no T-SQL statement deletes a blob) nor BackupXe (it holds no storage credential) can delete it. "
+            + $"Up to {Figures.Bytes(bytesWrittenAtMost)} in blobs backupxe-tune-{request.RunId}-*.bak under {prefixes}; the end of the run (or Ctrl-C) lists each, for deletion with the storage's own tools.");
+        yield return "The read ceilings back up to DISK = N'NUL', as for directories: they write no blob.";
+        if (urls[0].Storage == UrlStorage.S3Compatible)
+        {
+            yield return S3NotRun;
+        }
+    }
+
+    private const string S3NotRun = "Trials to S3-compatible storage are planned, not run: --execute refuses them. Its MAXTRANSFERSIZE must stay within 5 MB to 20 MB "
+        + "and may only be set with COMPRESSION, and this build's buffer search does not hold its trials to that yet.";
+
+    /// <summary>
+    /// <paramref name="options"/> striped over at least as many URLs as hold <paramref name="databaseBytes"/> (the whole
+    /// backup, if the trial finishes) at its MAXTRANSFERSIZE; at the largest transfer size when the default needs more
+    /// URLs than a backup takes.
+    /// </summary>
+    internal static TrialOptions UrlsFor(UrlLimits limits, long databaseBytes, TrialOptions options)
+    {
+        var needed = limits.MinimumUrls(databaseBytes, options.MaxTransferSizeBytes);
+        if (needed > limits.MaxUrls && options.MaxTransferSizeBytes is null && limits.Takes(limits.MaxTransferBytes, options.Compression))
+        {
+            options = options with { MaxTransferSizeBytes = limits.MaxTransferBytes };
+            needed = limits.MinimumUrls(databaseBytes, options.MaxTransferSizeBytes);
+        }
+
+        return options with { Files = Math.Max(options.Files, needed) };
     }
 
     /// <summary>
@@ -171,7 +228,7 @@ public sealed class Tuner
         _facts = await _server.DescribeAsync(_request.Database, cancellationToken);
         Facts = _facts;
         var plan = ForHost(Plan(_facts, _request), _server);
-        var unready = await _server.CheckReadyAsync(_request, cancellationToken);
+        var unready = _urls is [{ Storage: UrlStorage.S3Compatible }, ..] ? [S3NotRun] : await _server.CheckReadyAsync(_request, cancellationToken);
         if (_request.Restore is not null)
         {
             // Least privilege first: the restore trials' permission is checked before any trial runs.
@@ -193,6 +250,8 @@ public sealed class Tuner
         var refused = false;
         try
         {
+            // Before any trial: a database no trial to these URLs could hold stops the tune here.
+            var baselineOptions = BaselineForTargets(TrialOptions.Defaults);
             var plain = await RunNewAsync(TrialPurpose.ReadCeiling, TrialOptions.Defaults with { Compression = false }, toNul: true, cancellationToken);
             ceiling = plain;
             var buffered = BufferMove(plain, TrialPurpose.ReadCeiling);
@@ -216,7 +275,7 @@ public sealed class Tuner
                 compressed = await RunNewAsync(TrialPurpose.ReadCeilingCompressed, compressedOptions, toNul: true, cancellationToken);
             }
 
-            baseline = await RunNewAsync(TrialPurpose.Baseline, TrialOptions.Defaults, toNul: false, cancellationToken);
+            baseline = await RunNewAsync(TrialPurpose.Baseline, baselineOptions, toNul: false, cancellationToken);
             await RunAgainAsync(baseline, cancellationToken);
             best = baseline;
             reason = await SearchAsync(ceiling, c => best = c, () => best!, cancellationToken);
@@ -273,7 +332,8 @@ public sealed class Tuner
 
             // A kind of move that just gained nothing goes to the back: the next step tries another lever first.
             var candidate = NextMoves(best, momentum)
-                .Where(move => !_tried.Contains((move.Options, false)) && Fits(move.Options))
+                .Select(move => (move.Purpose, Options: ForTargets(move.Options)))
+                .Where(move => !_tried.Contains((move.Options, false)) && Fits(move.Options) && FitsTargets(move.Options))
                 .OrderBy(move => move.Purpose == lastFlat)
                 .FirstOrDefault();
             if (candidate.Options is null)
@@ -290,7 +350,9 @@ public sealed class Tuner
             {
                 // The move lifted one limit and hit another on the target side (compression off, now the files are slow):
                 // one step further from it before it is judged, as an expert would.
-                var next = NextMoves(trial, momentum: false).FirstOrDefault(move => !_tried.Contains((move.Options, false)) && Fits(move.Options));
+                var next = NextMoves(trial, momentum: false)
+                    .Select(move => (move.Purpose, Options: ForTargets(move.Options)))
+                    .FirstOrDefault(move => !_tried.Contains((move.Options, false)) && Fits(move.Options) && FitsTargets(move.Options));
                 if (next.Options is not null)
                 {
                     var child = await RunNewAsync(next.Purpose, next.Options, toNul: false, cancellationToken);
@@ -411,7 +473,7 @@ public sealed class Tuner
 
                     break;
                 case RecommendationIds.StripeDevices:
-                    var files = Math.Min(MaxFiles, Math.Max(2, options.Files * 2));
+                    var files = Math.Min(_urls.Count > 0 ? _urls[0].Limits.MaxUrls : MaxFiles, Math.Max(2, options.Files * 2));
                     if (files > options.Files)
                     {
                         yield return (TrialPurpose.MoreFiles, options with { Files = files });
@@ -510,6 +572,38 @@ public sealed class Tuner
     private BufferKind KindOf(TrialOptions options) => options.Compression ?? _facts.CompressionDefault ? BufferKind.CompressedBackup : BufferKind.Backup;
 
     private bool Fits(TrialOptions options) => PricedMemory(options) <= Cap();
+
+    /// <summary>Options striped over the URLs the database needs (<see cref="UrlsFor"/>); as they are for directories.</summary>
+    private TrialOptions ForTargets(TrialOptions options) => _urls.Count > 0 ? UrlsFor(_urls[0].Limits, _facts.DatabaseBytes, options) : options;
+
+    /// <summary>
+    /// The baseline's options for the targets; a database larger than the most URLs hold at the largest transfer size
+    /// stops the tune before any trial writes.
+    /// </summary>
+    private TrialOptions BaselineForTargets(TrialOptions options)
+    {
+        var targeted = ForTargets(options);
+        return FitsTargets(targeted)
+            ? targeted
+            : throw new TuningStopped(string.Create(CultureInfo.InvariantCulture,
+                $"[{_request.Database}] holds {Figures.Bytes(_facts.DatabaseBytes)}: more than {_urls[0].Limits.MaxUrls} URLs of {_urls[0].Describe(_urls[0].Limits.MaxTransferBytes)} hold, so no trial to these URLs could finish."), refused: true);
+    }
+
+    /// <summary>
+    /// For URLs: at most the URLs a backup takes, a MAXTRANSFERSIZE the storage takes, and room for the whole database
+    /// (URLs x blocks per blob x MAXTRANSFERSIZE), since a trial that finishes writes all of it. Always true for directories.
+    /// </summary>
+    private bool FitsTargets(TrialOptions options)
+    {
+        if (_urls.Count == 0)
+        {
+            return true;
+        }
+
+        var limits = _urls[0].Limits;
+        return options.Files <= limits.MaxUrls && limits.Takes(options.MaxTransferSizeBytes, options.Compression)
+            && limits.CapacityBytes(options.Files, options.MaxTransferSizeBytes) >= _facts.DatabaseBytes;
+    }
 
     private async Task<Trial> RunNewAsync(TrialPurpose purpose, TrialOptions options, bool toNul, CancellationToken cancellationToken)
     {
@@ -815,7 +909,7 @@ public sealed class Tuner
     {
         foreach (var path in statement.Devices)
         {
-            if (_server.DeletesFiles)
+            if (_server.DeletesFiles && _urls.Count == 0)
             {
                 await _server.DeleteFileAsync(path, CancellationToken.None);
             }
@@ -829,6 +923,12 @@ public sealed class Tuner
 
     private async Task CheckTargetsAsync(TrialStatement statement, CancellationToken cancellationToken)
     {
+        if (_urls.Count > 0)
+        {
+            // Blobs: the server refuses one that exists (no FORMAT), and their room was checked with the options (FitsTargets).
+            return;
+        }
+
         foreach (var path in statement.Devices)
         {
             if (await _server.FileExistsAsync(path, cancellationToken) == true)

@@ -19,7 +19,8 @@ namespace BackupXe.SqlServer.Tuning;
 /// sys.dm_exec_requests; its operation taken from the capture session (<see cref="TrialOperationCapture"/>) and, when it
 /// finished, its block size from msdb by the trial's media name. Free space comes from sys.dm_os_volume_stats for the
 /// volume holding the directory, when a database file lives there. Files are never deleted: no documented,
-/// least-privilege T-SQL deletes a file, so the tuner keeps and lists them (docs/tuning.md).
+/// least-privilege T-SQL deletes a file, so the tuner keeps and lists them (docs/tuning.md). For a tune to URLs the
+/// credential of each URL is read from sys.credentials before any trial; blobs are never deleted either.
 /// </summary>
 public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSettings session, TrialOperationCapture capture, TimeProvider? time = null) : IRestoreTrialHost
 {
@@ -39,6 +40,20 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
     /// <summary>The login's permission to back up the database (BACKUP DATABASE, granted alone or through db_backupoperator or db_owner).</summary>
     public const string ReadyQuery = """
         SELECT HAS_PERMS_BY_NAME(@database, N'DATABASE', N'BACKUP DATABASE') AS backup_database;
+        """;
+
+    /// <summary>
+    /// For a tune to URLs: the credentials BACKUP TO URL could use (their names are the URLs they serve; the identity is
+    /// the kind of secret, never the secret), and whether the login sees them: sys.credentials needs VIEW ANY DEFINITION
+    /// or ALTER ANY CREDENTIAL. One row at least, with a NULL name when there is none.
+    /// </summary>
+    public const string CredentialsQuery = """
+        SELECT CONVERT(int, CASE WHEN HAS_PERMS_BY_NAME(NULL, NULL, N'VIEW ANY DEFINITION') = 1
+                                   OR HAS_PERMS_BY_NAME(NULL, NULL, N'ALTER ANY CREDENTIAL') = 1 THEN 1 ELSE 0 END) AS can_see_credentials,
+               c.name AS credential_name,
+               c.credential_identity
+        FROM (SELECT 1 AS one) AS x
+        LEFT JOIN sys.credentials AS c ON c.name LIKE N'https://%' OR c.name LIKE N's3://%';
         """;
 
     /// <summary>The trial connection's own session id and the server's clock, read before the BACKUP on the same connection.</summary>
@@ -92,6 +107,11 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
             }
         }
 
+        if (request.Urls.Count > 0)
+        {
+            problems.AddRange(await CredentialProblemsAsync(request.Urls, cancellationToken).ConfigureAwait(false));
+        }
+
         var (_, problem) = await CaptureSessionReadiness.CheckAsync(new SessionClient(factory, session), ensureSession: false, cancellationToken).ConfigureAwait(false);
         if (problem is not null)
         {
@@ -101,6 +121,49 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         if (problems.Count == 0)
         {
             capture.Start();
+        }
+
+        return problems;
+    }
+
+    /// <summary>
+    /// A URL whose credential sys.credentials does not hold (or, for a block blob, holds without a Shared Access
+    /// Signature, which striping over several blobs needs) is one line naming the CREATE CREDENTIAL to run.
+    /// </summary>
+    private async Task<IReadOnlyList<string>> CredentialProblemsAsync(IReadOnlyList<UrlTarget> urls, CancellationToken cancellationToken)
+    {
+        var credentials = new Dictionary<string, string?>(StringComparer.OrdinalIgnoreCase);
+        var canSee = false;
+        await using (var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false))
+        {
+            await using var command = factory.Command(connection, CredentialsQuery);
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                canSee = SqlRows.Number(reader, "can_see_credentials") == 1;
+                if (SqlRows.Text(reader, "credential_name") is { } name)
+                {
+                    credentials[name] = SqlRows.Text(reader, "credential_identity");
+                }
+            }
+        }
+
+        if (!canSee)
+        {
+            return ["The login cannot see sys.credentials, where BACKUP TO URL finds its credential (it needs VIEW ANY DEFINITION or ALTER ANY CREDENTIAL): GRANT VIEW ANY DEFINITION TO <login>;"];
+        }
+
+        var problems = new List<string>();
+        foreach (var url in urls)
+        {
+            if (url.CredentialIn(credentials.Keys) is not { } name)
+            {
+                problems.Add($"No credential for {url.Prefix} in sys.credentials: BACKUP TO URL uses one named after the {(url.Storage == UrlStorage.AzureBlockBlob ? "container" : "bucket")}. Create it, then run the tune again: {url.CreateCredential}");
+            }
+            else if (url.Storage == UrlStorage.AzureBlockBlob && !string.Equals(credentials[name], "SHARED ACCESS SIGNATURE", StringComparison.OrdinalIgnoreCase))
+            {
+                problems.Add($"The credential [{name}] holds no Shared Access Signature, which a backup striped over several blobs needs: {url.CreateCredential}");
+            }
         }
 
         return problems;

@@ -251,6 +251,105 @@ public sealed class TuneServerTests
     }
 
     [Fact]
+    public async Task With_restore_trials_a_central_table_from_before_them_gets_its_columns_after_alter_is_checked_and_keeps_the_restore_trials()
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories) { TuneTableExists = true, TuneTableRestoreColumns = false };
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "2m",
+            "--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch",
+            "--history-server", server.Server, "--history-database", "BackupXe History");
+
+        Assert.True(run.ExitCode == 0, run.Error + run.Output);
+        Assert.Equal(["ready", "alter"], tds.Order.Take(2));
+        Assert.Equal("insert", tds.Order[^1]);
+        var ddl = Assert.Single(tds.TuneTableDdl);
+        Assert.Contains("ALTER TABLE [dbo].[tune_runs] ADD [restore_best_mbps] float NULL;", ddl, StringComparison.Ordinal);
+        new Microsoft.SqlServer.TransactSql.ScriptDom.TSql150Parser(true).Parse(new StringReader(ddl), out var errors);
+        Assert.Empty(errors);
+        var row = Assert.Single(tds.TuneRows);
+        Assert.IsType<double>(row["@restoreBest"]);
+        Assert.IsType<double>(row["@restoreDefaults"]);
+        using var json = System.Text.Json.JsonDocument.Parse((string)row["@json"]!);
+        var trials = json.RootElement.GetProperty("restore").GetProperty("trials");
+        Assert.Equal(tds.Restores.Count, trials.EnumerateArray().Sum(t => t.GetProperty("runs").GetInt32()));
+        Assert.Contains("stored in the central history", run.Error, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task A_central_table_from_before_the_restore_columns_without_alter_refuses_a_restore_tune_and_takes_a_backup_tune_as_it_is(bool restore)
+    {
+        var (model, directories) = Shapes.Get("read-bound");
+        var tds = new TuneOverTds(model, directories) { TuneTableExists = true, TuneTableRestoreColumns = false };
+        tds.RepositoryGrants.Remove("ALTER TABLE");
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        string[] restoreArguments = restore ? ["--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch"] : [];
+
+        var run = await TuneAsync(server, CancellationToken.None, ["--to", directories[0], "--window", "5s", "--time-budget", "1m",
+            .. restoreArguments, "--history-server", server.Server, "--history-database", "BackupXe History"]);
+
+        Assert.Empty(tds.TuneTableDdl);
+        Assert.DoesNotContain("alter", tds.Order);
+        if (restore)
+        {
+            Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+            Assert.Equal(["ready"], tds.Order);
+            Assert.Empty(tds.Backups);
+            Assert.Contains("predates the restore trials' columns (migration 3)", run.Error, StringComparison.Ordinal);
+            Assert.Contains("GRANT ALTER ON [dbo].[tune_runs] TO [tuner]]x];", run.Error, StringComparison.Ordinal);
+        }
+        else
+        {
+            Assert.True(run.ExitCode == 0, run.Error + run.Output);
+            var row = Assert.Single(tds.TuneRows);
+            Assert.False(row.ContainsKey("@restoreBest"));
+        }
+    }
+
+    [Fact]
+    public async Task A_url_without_its_credential_refuses_the_tune_before_any_trial_naming_the_create_credential()
+    {
+        var tds = new TuneOverTds(Shapes.UrlBlockBlob(), Shapes.BlobContainers);
+        tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials", "SHARED ACCESS SIGNATURE"));
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", Shapes.BlobContainers[0], "--to", Shapes.BlobContainers[1], "--window", "5s", "--time-budget", "2m");
+
+        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+        Assert.Empty(tds.Backups);
+        Assert.Contains("No credential for https://backupxe.blob.core.windows.net/trials2 in sys.credentials", run.Output, StringComparison.Ordinal);
+        Assert.Contains("CREATE CREDENTIAL [https://backupxe.blob.core.windows.net/trials2] WITH IDENTITY = 'SHARED ACCESS SIGNATURE'", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain("No credential for https://backupxe.blob.core.windows.net/trials/sql01", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Trials_to_url_run_through_the_driver_striped_over_enough_blobs_and_every_blob_is_listed_not_deleted()
+    {
+        var tds = new TuneOverTds(Shapes.UrlBlockBlob(), Shapes.BlobContainers);
+        tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials", "SHARED ACCESS SIGNATURE"));
+        tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials2", "SHARED ACCESS SIGNATURE"));
+        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+        var run = await TuneAsync(server, CancellationToken.None, "--to", Shapes.BlobContainers[0], "--to", Shapes.BlobContainers[1], "--window", "5s", "--time-budget", "2m");
+
+        Assert.True(run.ExitCode == 0, run.Error + run.Output);
+        var toUrl = tds.Backups.Where(sql => !sql.Contains("N'NUL'", StringComparison.Ordinal)).ToList();
+        Assert.NotEmpty(toUrl);
+        Assert.All(toUrl, sql =>
+        {
+            Assert.Contains("TO URL = N'https://backupxe.blob.core.windows.net/trials", sql, StringComparison.Ordinal);
+            Assert.True(System.Text.RegularExpressions.Regex.Count(sql, "URL = N'") >= 7, sql);
+            Assert.DoesNotContain("NOINIT", sql, StringComparison.Ordinal);
+        });
+        Assert.Contains("Trial blobs left in storage: " + tds.FilesWritten.Count, run.Output, StringComparison.Ordinal);
+        Assert.All(tds.FilesWritten, blob => Assert.Contains(blob, run.Output, StringComparison.Ordinal));
+        Assert.DoesNotContain("Remove-Item", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task History_server_without_history_database_is_a_usage_error()
     {
         await using var readBound = ReadBound.Start();

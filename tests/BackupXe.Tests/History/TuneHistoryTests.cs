@@ -12,9 +12,10 @@ using Xunit;
 namespace BackupXe.Tests.History;
 
 /// <summary>
-/// Tune results in the SQLite history (migration 2, versioned by the file's user_version): stored into a file from
-/// before the migrations without losing a row, read back per database, read from an old file as none without
-/// changing it, and set beside a later full backup of the database.
+/// Tune results in the SQLite history (migrations 2 and 3, versioned by the file's user_version): stored into a file
+/// from before the migrations without losing a row, the restore trials with them into a file of version 2 without losing
+/// its tunes, read back per database, read from an old file as none without changing it, and set beside a later full
+/// backup of the database.
 /// </summary>
 public sealed class TuneHistoryTests : IDisposable
 {
@@ -74,7 +75,7 @@ public sealed class TuneHistoryTests : IDisposable
     }
 
     [Fact]
-    public async Task Storing_a_tune_migrates_a_file_from_before_the_numbering_to_version_2_and_keeps_its_rows()
+    public async Task Storing_a_tune_migrates_a_file_from_before_the_numbering_to_version_3_and_keeps_its_rows()
     {
         var path = await OldFileAsync();
         Assert.Equal(0L, await ScalarAsync<long>(path, "PRAGMA user_version;"));
@@ -82,7 +83,7 @@ public sealed class TuneHistoryTests : IDisposable
         var added = await new SqliteHistoryStore(path, _time).SaveTuneAsync(Tune(), CancellationToken.None);
 
         Assert.True(added);
-        Assert.Equal(2L, await ScalarAsync<long>(path, "PRAGMA user_version;"));
+        Assert.Equal(3L, await ScalarAsync<long>(path, "PRAGMA user_version;"));
         Assert.Equal(1L, await ScalarAsync<long>(path, "SELECT COUNT(*) FROM operations;"));
         Assert.Equal("sources,history_json", await ScalarAsync<string>(path, "SELECT group_concat(name, ',') FROM pragma_table_info('operations') WHERE name IN ('sources', 'history_json');"));
         var read = await new SqliteTuneHistory(path, _time).ReadAsync(null, null, 10, CancellationToken.None);
@@ -106,8 +107,86 @@ public sealed class TuneHistoryTests : IDisposable
         Assert.True(await store.SaveTuneAsync(Tune(), CancellationToken.None));
         Assert.False(await store.SaveTuneAsync(Tune(), CancellationToken.None));
 
-        Assert.Equal(2L, await ScalarAsync<long>(path, "PRAGMA user_version;"));
+        Assert.Equal(3L, await ScalarAsync<long>(path, "PRAGMA user_version;"));
         Assert.Equal(1L, await ScalarAsync<long>(path, "SELECT COUNT(*) FROM tune_runs;"));
+    }
+
+    /// <summary>A tune with restore trials as <c>tune --restore</c> stores it: defaults twice, 4 MB, then 32 buffers.</summary>
+    internal static TuneRecord WithRestore(DateTime? at = null) => Tune(at: at) with
+    {
+        Restore = new RestoreTuneRecord
+        {
+            BestOptions = "BUFFERCOUNT 32, MAXTRANSFERSIZE 4096 KB",
+            BestMBps = 157.9,
+            DefaultsMBps = 57.1,
+            Gain = 1.7653,
+            InstantFileInitialization = false,
+            StopReason = "Restore: two steps in a row gained under 3%.",
+            Trials =
+            [
+                new RestoreTrialRecord { Number = 1, Options = "default BUFFERCOUNT, default MAXTRANSFERSIZE", RateMBps = 57.1, Runs = 2, ZeroingSeconds = 2, Limit = "buffers" },
+                new RestoreTrialRecord { Number = 2, Options = "default BUFFERCOUNT, MAXTRANSFERSIZE 4096 KB", RateMBps = 121.3, Runs = 1, ZeroingSeconds = 2, Limit = "buffers" },
+                new RestoreTrialRecord { Number = 3, Options = "BUFFERCOUNT 32, MAXTRANSFERSIZE 4096 KB", RateMBps = 157.9, Runs = 1, ZeroingSeconds = 2, Limit = "backup-read" },
+                new RestoreTrialRecord
+                {
+                    Number = 4, Options = "BUFFERCOUNT 64, MAXTRANSFERSIZE 4096 KB", RateMBps = 120.4, Runs = 1, Limit = "backup-read",
+                    OptionsDiffer = true, Differences = ["BUFFERCOUNT asked 64, the server used 6"],
+                },
+            ],
+            NotDropped = ["DROP DATABASE [backupxe_tune_1a2b3c4d_r04];"],
+        },
+    };
+
+    /// <summary>A history as a build with migration 2 wrote it: user_version 2, tune_runs without the restore columns, one tune in it.</summary>
+    private async Task<string> Version2FileAsync()
+    {
+        var path = await OldFileAsync();
+        await using var connection = new SqliteConnection($"Data Source={path};Pooling=False");
+        await connection.OpenAsync();
+        await using var command = connection.CreateCommand();
+        command.CommandText = """
+            ALTER TABLE operations ADD COLUMN sources TEXT NULL;
+            ALTER TABLE operations ADD COLUMN history_json TEXT NULL;
+            CREATE TABLE tune_runs (
+                id                INTEGER PRIMARY KEY,
+                instance_name     TEXT    NOT NULL,
+                database_name     TEXT    NOT NULL,
+                tuned_at          TEXT    NOT NULL,
+                best_mbps         REAL    NULL,
+                baseline_mbps     REAL    NULL,
+                read_ceiling_mbps REAL    NULL,
+                tune_json         TEXT    NOT NULL,
+                recorded_at       TEXT    NOT NULL
+            );
+            CREATE UNIQUE INDEX ux_tune_runs_identity ON tune_runs (instance_name, database_name COLLATE NOCASE, tuned_at);
+            INSERT INTO tune_runs (instance_name, database_name, tuned_at, best_mbps, baseline_mbps, read_ceiling_mbps, tune_json, recorded_at)
+            VALUES ('SQL01', 'Sales', '2024-04-25T14:00:00.0000000', 850, 600, 900, $json, '2024-04-25T14:00:01.0000000');
+            PRAGMA user_version = 2;
+            """;
+        command.Parameters.AddWithValue("$json", ReportJson.Serialize(Tune()));
+        await command.ExecuteNonQueryAsync();
+        return path;
+    }
+
+    [Fact]
+    public async Task Storing_restore_trials_migrates_a_version_2_file_keeps_its_tunes_and_reads_both_back()
+    {
+        var path = await Version2FileAsync();
+
+        var added = await new SqliteHistoryStore(path, _time).SaveTuneAsync(WithRestore(Tuned.AddDays(1)), CancellationToken.None);
+
+        Assert.True(added);
+        Assert.Equal(3L, await ScalarAsync<long>(path, "PRAGMA user_version;"));
+        Assert.Equal(2L, await ScalarAsync<long>(path, "SELECT COUNT(*) FROM tune_runs;"));
+        Assert.Equal(1L, await ScalarAsync<long>(path, "SELECT COUNT(*) FROM tune_runs WHERE restore_best_mbps IS NULL AND restore_defaults_mbps IS NULL AND tuned_at = '2024-04-25T14:00:00.0000000';"));
+        Assert.Equal(157.9, await ScalarAsync<double>(path, "SELECT restore_best_mbps FROM tune_runs WHERE restore_best_mbps IS NOT NULL;"));
+        Assert.Equal(57.1, await ScalarAsync<double>(path, "SELECT restore_defaults_mbps FROM tune_runs WHERE restore_defaults_mbps IS NOT NULL;"));
+        var read = await new SqliteTuneHistory(path, _time).ReadAsync(null, null, 10, CancellationToken.None);
+        Assert.Empty(read.Problems);
+        Assert.Equal(2, read.Records.Count);
+        Assert.Equal(ReportJson.Serialize(WithRestore(Tuned.AddDays(1))), ReportJson.Serialize(read.Records[0]));
+        Assert.Null(read.Records[1].Restore);
+        Assert.Equal(4, read.Records[0].Restore!.Trials.Count);
     }
 
     [Fact]

@@ -145,6 +145,30 @@ internal static class Shapes
         Noise = S08Noise(),
     };
 
+    /// <summary>The URL prefixes of the block-blob shape: two containers of one storage account.</summary>
+    public static readonly string[] BlobContainers = ["https://backupxe.blob.core.windows.net/trials/sql01", "https://backupxe.blob.core.windows.net/trials2"];
+
+    /// <summary>
+    /// Backups to Azure block blobs (docs/tuning.md, "Backups to URL"): each blob takes about 60 MB/s, the target
+    /// throughput Microsoft's Backup to URL cheat sheet gives per blob, and the account 2,000 MB/s in all; a 300 GB
+    /// database, so that a trial at the default 1 MB MAXTRANSFERSIZE needs 7 blobs to hold it (50,000 blocks of 1 MB
+    /// each), and a source that reads 1,500 MB/s.
+    /// </summary>
+    public static ServerModel UrlBlockBlob() => new()
+    {
+        Name = "url-block-blob",
+        DatabaseBytes = 300 * GB,
+        ReadMBps = 1500,
+        DirectoryWriteMBps = BlobContainers.ToDictionary(c => c, _ => 1000.0),
+        FileWriteMBps = 60,
+        CompressMBps = new Dictionary<string, double> { ["MS_XPRESS"] = 900 },
+        CompressionRatio = new Dictionary<string, double> { ["MS_XPRESS"] = 3 },
+        CompressionDefault = false,
+        BufferCurve = TableCurve,
+        BlockSizeGain = 0.055,
+        Noise = S08Noise(),
+    };
+
     /// <summary>A slow source and a fast target: the read ceiling is reached once the buffers are not starved.</summary>
     public static ServerModel ReadBound() => new()
     {

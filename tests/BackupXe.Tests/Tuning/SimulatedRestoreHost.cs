@@ -8,9 +8,8 @@ using BackupXe.Core.Tuning;
 namespace BackupXe.Tests.Tuning;
 
 /// <summary>
-/// The simulated server with restore trials: a restore's copy rate grows with buffer memory (the square root of it,
-/// from 150 MB/s at the default 6 x 1 MB) up to a ceiling set by <see cref="CeilingSide"/>, with the model's run-to-run
-/// noise. Its captures hold what a real one holds: the buffer configuration with Total buffer space and memory limit, the
+/// The simulated server with restore trials: a restore's copy rate grows with buffer memory up to a ceiling as its
+/// <see cref="RestoreModel"/> says, with the backup model's run-to-run noise. Its captures hold what a real one holds: the buffer configuration with Total buffer space and memory limit, the
 /// files zeroed (the log always, the data file without Instant File Initialization), the transfer-data phase, a redo
 /// phase when asked, and the waits of what limits it (many short BACKUPBUFFER waits below the ceiling; BACKUPIO of the
 /// device reader when the backup reads slowly; BACKUPBUFFER with an idle reader when the data files write slowly).
@@ -20,10 +19,7 @@ internal sealed class SimulatedRestoreHost(SimulatedServer backups, int seed = 7
     private readonly Random _random = new(seed);
     private double _clock;
 
-    public double CeilingMBps { get; init; } = 800;
-
-    /// <summary>"backup-read" or "data-file-write": which side sets the ceiling.</summary>
-    public string CeilingSide { get; init; } = "backup-read";
+    public RestoreModel Model { get; init; } = new();
 
     public double ZeroingSeconds { get; init; } = 2;
 
@@ -45,6 +41,9 @@ internal sealed class SimulatedRestoreHost(SimulatedServer backups, int seed = 7
 
     /// <summary>The largest Total buffer space any restore was given.</summary>
     public long MaxBufferBytes { get; private set; }
+
+    /// <summary>The memory limit the captures report (the backup model's).</summary>
+    public long MemoryLimitBytes => backups.Model.MemoryLimitBytes;
 
     public bool DeletesFiles => backups.DeletesFiles;
 
@@ -90,11 +89,10 @@ internal sealed class SimulatedRestoreHost(SimulatedServer backups, int seed = 7
             cancellationToken.ThrowIfCancellationRequested();
         }
 
-        var count = IgnoredOption == "BUFFERCOUNT" ? 6 : statement.BufferCount ?? 6;
+        var count = IgnoredOption == "BUFFERCOUNT" ? RestoreModel.DefaultBufferCount : statement.BufferCount ?? RestoreModel.DefaultBufferCount;
         var size = statement.MaxTransferSizeBytes ?? ServerModel.MB;
-        var bound = 150 * Math.Sqrt(count * size / (6.0 * ServerModel.MB));
-        var rate = Math.Min(CeilingMBps, bound) * Math.Max(0.5, 1 + (backups.Model.Noise * _random.Gaussian()));
-        var limit = bound < CeilingMBps ? "buffers" : CeilingSide;
+        var (rate, limit) = Model.Rate(count, size);
+        rate *= Math.Max(0.5, 1 + (backups.Model.Noise * _random.Gaussian()));
         var copy = window.TotalSeconds;
         var start = new DateTime(2026, 1, 1, 3, 0, 0, DateTimeKind.Utc).AddSeconds(_clock);
         var copyStart = start.AddSeconds(ZeroingSeconds);

@@ -39,6 +39,15 @@ internal sealed partial class TuneOverTds
                     TdsColumn.Int("view_any_definition"), TdsColumn.BigInt("data_bytes"), TdsColumn.Int("compression_default"), TdsColumn.Int("is_encrypted"))
                 .Row(15, 3, "\\", 1, 1, model.DatabaseBytes, model.CompressionDefault ? 1 : 0, model.Encrypted ? 1 : 0)))
             .On("r.command LIKE N'RESTORE%'", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("running")).Row(0)))
+            .On("AS can_see_credentials", _ =>
+            {
+                // sys.credentials as the login sees it: nothing without VIEW ANY DEFINITION (or ALTER ANY CREDENTIAL).
+                var set = new TdsResultSet(TdsColumn.Int("can_see_credentials"), TdsColumn.NVarChar("credential_name", 128), TdsColumn.NVarChar("credential_identity", 4000));
+                var visible = CanSeeCredentials ? Credentials : [];
+                return TdsResponse.Of(visible.Count == 0
+                    ? set.Row(CanSeeCredentials ? 1 : 0, null, null)
+                    : visible.Aggregate(set, (rows, c) => rows.Row(1, c.Name, c.Identity)));
+            })
             .On("AS backup_database", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("backup_database")).Row(BackupPermission ? 1 : 0)))
             .On("SELECT @@SPID", _ =>
             {
@@ -83,8 +92,10 @@ internal sealed partial class TuneOverTds
                     int Has(string permission, bool onTable = false) => (!onTable || TuneTableExists) && RepositoryGrants.Contains(permission) ? 1 : 0;
                     return TdsResponse.Of(new TdsResultSet(
                             TdsColumn.Int("table_exists"), TdsColumn.Int("can_insert"), TdsColumn.Int("can_select"), TdsColumn.Int("can_create_table"),
-                            TdsColumn.Int("can_alter_schema"), TdsColumn.NVarChar("user_name", 128), TdsColumn.NVarChar("database_name", 128))
-                        .Row(TuneTableExists ? 1 : 0, Has("INSERT", onTable: true), Has("SELECT", onTable: true), Has("CREATE TABLE"), Has("ALTER"), "tuner]x", "BackupXe History"));
+                            TdsColumn.Int("can_alter_schema"), TdsColumn.NVarChar("user_name", 128), TdsColumn.NVarChar("database_name", 128),
+                            TdsColumn.Int("restore_columns"), TdsColumn.Int("can_alter_table"))
+                        .Row(TuneTableExists ? 1 : 0, Has("INSERT", onTable: true), Has("SELECT", onTable: true), Has("CREATE TABLE"), Has("ALTER"), "tuner]x", "BackupXe History",
+                            TuneTableExists && TuneTableRestoreColumns ? 1 : 0, Has("ALTER TABLE", onTable: true)));
                 }
             })
             .On("CREATE TABLE [dbo].[tune_runs]", request =>
@@ -94,6 +105,18 @@ internal sealed partial class TuneOverTds
                     Order.Add("create");
                     TuneTableDdl.Add(request.Text);
                     TuneTableExists = true;
+                    TuneTableRestoreColumns = request.Text.Contains("[restore_best_mbps]", StringComparison.Ordinal) && request.Text.Contains("[restore_defaults_mbps]", StringComparison.Ordinal);
+                    return TdsResponse.Empty;
+                }
+            })
+            .On("ALTER TABLE [dbo].[tune_runs] ADD", request =>
+            {
+                lock (_gate)
+                {
+                    // Migration 3 on an existing table: ALTER TABLE ... ADD of the two nullable columns, each while missing (COL_LENGTH).
+                    Order.Add("alter");
+                    TuneTableDdl.Add(request.Text);
+                    TuneTableRestoreColumns = true;
                     return TdsResponse.Empty;
                 }
             })
@@ -102,6 +125,12 @@ internal sealed partial class TuneOverTds
                 lock (_gate)
                 {
                     Order.Add("insert");
+                    if (TuneTableExists && !TuneTableRestoreColumns && request.Text.Contains("restore_best_mbps", StringComparison.Ordinal))
+                    {
+                        // A batch naming a column the table lacks fails to compile: error 207, nothing inserted.
+                        return new TdsResponse().Error(207, 16, "Invalid column name 'restore_best_mbps'.");
+                    }
+
                     if (TuneTableExists)
                     {
                         TuneRows.Add(request.Parameters);
@@ -125,8 +154,14 @@ internal sealed partial class TuneOverTds
     /// <summary>Whether the central repository holds dbo.tune_runs (its CREATE TABLE makes it so).</summary>
     public bool TuneTableExists { get; set; }
 
-    /// <summary>The repository login's permissions as HAS_PERMS_BY_NAME answers them: INSERT, SELECT (on the table), CREATE TABLE, ALTER (schema dbo).</summary>
-    public HashSet<string> RepositoryGrants { get; } = new(StringComparer.Ordinal) { "INSERT", "SELECT", "CREATE TABLE", "ALTER" };
+    /// <summary>Whether dbo.tune_runs has migration 3's restore columns (a table from before them has not; CREATE TABLE and ALTER TABLE ADD give them).</summary>
+    public bool TuneTableRestoreColumns { get; set; } = true;
+
+    /// <summary>
+    /// The repository login's permissions as HAS_PERMS_BY_NAME answers them: INSERT, SELECT, "ALTER TABLE" (ALTER on the
+    /// table), CREATE TABLE, ALTER (schema dbo).
+    /// </summary>
+    public HashSet<string> RepositoryGrants { get; } = new(StringComparer.Ordinal) { "INSERT", "SELECT", "ALTER TABLE", "CREATE TABLE", "ALTER" };
 
     /// <summary>The repository's DDL as received.</summary>
     public List<string> TuneTableDdl { get; } = [];
@@ -134,7 +169,7 @@ internal sealed partial class TuneOverTds
     /// <summary>The parameters of each tune row inserted.</summary>
     public List<IReadOnlyDictionary<string, object?>> TuneRows { get; } = [];
 
-    /// <summary>What the double received, in order: "ready", "create", "insert", "backup".</summary>
+    /// <summary>What the double received, in order: "ready", "create", "alter", "insert", "backup".</summary>
     public List<string> Order { get; } = [];
 
     /// <summary>RESTORE's CREATE DATABASE permission, as the double's HAS_PERMS_BY_NAME answers it.</summary>
@@ -164,12 +199,11 @@ internal sealed partial class TuneOverTds
         var sql = request.Text;
         var database = NamePattern().Match(sql).Groups[1].Value.Replace("]]", "]", StringComparison.Ordinal);
         var moves = MovePattern().Matches(sql).Select(m => m.Groups[1].Value.Replace("''", "'", StringComparison.Ordinal)).ToList();
-        var count = Number(sql, "BUFFERCOUNT") ?? 6;
+        var count = Number(sql, "BUFFERCOUNT") ?? RestoreModel.DefaultBufferCount;
         var size = Number(sql, "MAXTRANSFERSIZE") ?? ServerModel.MB;
         var memory = count * size;
-        var bound = 150 * Math.Sqrt(memory / (6.0 * ServerModel.MB));
-        var rate = Math.Min(RestoreCeilingMBps, bound) * Math.Max(0.5, 1 + (_model.Noise * Gaussian()));
-        var limit = bound < RestoreCeilingMBps ? "buffers" : RestoreCeilingSide;
+        var (rate, limit) = RestoreCurve.Rate((int)count, size);
+        rate *= Math.Max(0.5, 1 + (_model.Noise * Gaussian()));
         int session;
         lock (_gate)
         {
@@ -209,14 +243,12 @@ internal sealed partial class TuneOverTds
         return new TdsResponse().Stall();
     }
 
-    /// <summary>The restore's copy rate at most, MB/s: where buffer memory stops helping.</summary>
-    public double RestoreCeilingMBps { get; init; } = 800;
-
     /// <summary>
-    /// What limits a restore at its ceiling: "backup-read" (the device reader waits on the backup, BACKUPIO) or
-    /// "data-file-write" (the reader idles while the buffers wait for the data file writer, BACKUPBUFFER).
+    /// A restore's copy rate against its buffers, up to its ceiling, and what limits it there: "backup-read" (the device
+    /// reader waits on the backup, BACKUPIO) or "data-file-write" (the reader idles while the buffers wait for the data
+    /// file writer, BACKUPBUFFER).
     /// </summary>
-    public string RestoreCeilingSide { get; init; } = "backup-read";
+    public RestoreModel RestoreCurve { get; init; } = new();
 
     /// <summary>A restore's Total buffer space over BUFFERCOUNT x MAXTRANSFERSIZE.</summary>
     public double RestoreBufferRatio { get; init; } = 1;
@@ -244,6 +276,12 @@ internal sealed partial class TuneOverTds
     public ScriptedEventFile Events { get; } = ScriptedEventFile.Of([], 100, 1000);
 
     public bool BackupPermission { get; set; } = true;
+
+    /// <summary>The server credentials sys.credentials holds (name, identity): the URLs they serve; never a secret.</summary>
+    public List<(string Name, string Identity)> Credentials { get; } = [];
+
+    /// <summary>False: the login has neither VIEW ANY DEFINITION nor ALTER ANY CREDENTIAL, so sys.credentials shows no row.</summary>
+    public bool CanSeeCredentials { get; set; } = true;
 
     /// <summary>How long each trial runs before the driver cancels it: the tune's --window (the events span it).</summary>
     public int WindowSeconds { get; init; } = 5;
@@ -369,7 +407,7 @@ internal sealed partial class TuneOverTds
         }
     }
 
-    [GeneratedRegex(@"DISK = N'((?:[^']|'')*)'")]
+    [GeneratedRegex(@"(?:DISK|URL) = N'((?:[^']|'')*)'")]
     private static partial Regex DiskPattern();
 
     [GeneratedRegex(@"ALGORITHM = (\w+)")]
