@@ -1,5 +1,6 @@
 using System.Text.Json;
 using BackupXe.History;
+using BackupXe.Tests.Cli.Rendering;
 using BackupXe.Tests.History;
 using BackupXe.Tests.Support;
 using BackupXe.Tests.Worker;
