@@ -177,6 +177,15 @@ internal sealed class CsvEventListWriter : EventListWriter
         }
     }
 
+    public override void MapText(XeColumnShape column, int entry)
+    {
+        if (Place(column))
+        {
+            MapText(_cells, column, entry, WriteCell);
+            Placed();
+        }
+    }
+
     public override void Guid(XeColumnShape column, Guid value, uint? sequence)
     {
         if (Place(column))
@@ -222,6 +231,8 @@ internal sealed class CsvEventListWriter : EventListWriter
     {
         // Nothing of the event reaches the output before its end.
     }
+
+    private static void WriteCell(OutputBuffer output, string text) => TextCell(output, text);
 
     /// <summary>Writes what <see cref="CsvCell.Of"/> makes of <paramref name="text"/>, without making a string of it.</summary>
     private static void TextCell(OutputBuffer output, ReadOnlySpan<char> text)

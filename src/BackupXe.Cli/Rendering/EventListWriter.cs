@@ -20,6 +20,10 @@ internal abstract class EventListWriter : IXeEventListing
     private XeEventShape? _event;
     private bool _eventListed;
 
+    // What was written of each map text of the file, by map and entry: a wait type is written hundreds of thousands of
+    // times, escaped once.
+    private byte[]?[]?[] _mapTexts = [];
+
     /// <param name="wanted">The event names to list (null: all); others are only counted (<see cref="Counted"/>).</param>
     protected EventListWriter(OutputBuffer output, HashSet<string>? wanted)
     {
@@ -72,6 +76,7 @@ internal abstract class EventListWriter : IXeEventListing
             _shapes = shape.Set;
             _listed = [.. shape.Set.Events.Select(e => _wanted is null || _wanted.Contains(e.Name))];
             _counts = new long[shape.Set.Events.Count];
+            _mapTexts = new byte[]?[]?[shape.Set.Maps.Count];
             Prepare(shape.Set);
         }
 
@@ -114,9 +119,34 @@ internal abstract class EventListWriter : IXeEventListing
 
     public abstract void Text(XeColumnShape column, ReadOnlySpan<char> text);
 
+    public abstract void MapText(XeColumnShape column, int entry);
+
     public abstract void Guid(XeColumnShape column, Guid value, uint? sequence);
 
     public abstract void Binary(XeColumnShape column, ReadOnlySpan<byte> bytes);
+
+    /// <summary>
+    /// Writes map entry <paramref name="entry"/>'s text into <paramref name="output"/> as <paramref name="write"/>
+    /// writes a text, escaping it the first time only: later, the bytes written then are copied.
+    /// </summary>
+    protected void MapText(OutputBuffer output, XeColumnShape column, int entry, Action<OutputBuffer, string> write)
+    {
+        var map = column.Map!;
+        var texts = _mapTexts[map.Index] ??= new byte[]?[map.Texts.Count];
+        if (texts[entry] is { } written)
+        {
+            output.Write(written);
+            return;
+        }
+
+        var start = output.Length;
+        var sends = output.Sends;
+        write(output, map.Texts[entry]);
+        if (output.Sends == sends)
+        {
+            texts[entry] = output.Gathered[start..].ToArray();
+        }
+    }
 
     /// <summary>What is written of the names of a file's events and actions, made once for all its buffers.</summary>
     protected abstract void Prepare(XeShapes shapes);

@@ -92,6 +92,12 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
         String(text);
     }
 
+    public override void MapText(XeColumnShape column, int entry)
+    {
+        Member(column);
+        MapText(Output, column, entry, WriteString);
+    }
+
     public override void Guid(XeColumnShape column, Guid value, uint? sequence)
     {
         Member(column);
@@ -225,15 +231,19 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
         Output.Write(_floatBytes.WrittenSpan);
     }
 
+    private static void WriteString(OutputBuffer output, string text) => String(output, text);
+
+    private void String(ReadOnlySpan<char> text) => String(Output, text);
+
     /// <summary>A JSON string: plain ASCII copied in runs, quotes, backslashes and line breaks escaped by two characters.</summary>
-    private void String(ReadOnlySpan<char> text)
+    private static void String(OutputBuffer output, ReadOnlySpan<char> text)
     {
-        Output.Write((byte)'"');
+        output.Write((byte)'"');
         if (text.IndexOfAnyExcept(PlainOrShortEscape) >= 0)
         {
             // Anything else (control characters, non-ASCII text) is escaped by the encoder itself.
-            Output.Write(JsonEncodedText.Encode(text, Options.Encoder).EncodedUtf8Bytes);
-            Output.Write((byte)'"');
+            output.Write(JsonEncodedText.Encode(text, Options.Encoder).EncodedUtf8Bytes);
+            output.Write((byte)'"');
             return;
         }
 
@@ -243,9 +253,9 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
             var run = special < 0 ? text : text[..special];
             if (!run.IsEmpty)
             {
-                var span = Output.GetSpan(run.Length);
+                var span = output.GetSpan(run.Length);
                 Ascii.FromUtf16(run, span, out var written);
-                Output.Advance(written);
+                output.Advance(written);
             }
 
             if (special < 0)
@@ -253,7 +263,7 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
                 break;
             }
 
-            Output.Write(text[special] switch
+            output.Write(text[special] switch
             {
                 '"' => "\\\""u8,
                 '\\' => "\\\\"u8,
@@ -264,6 +274,6 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
             text = text[(special + 1)..];
         }
 
-        Output.Write((byte)'"');
+        output.Write((byte)'"');
     }
 }

@@ -34,6 +34,9 @@ internal sealed class OutputBuffer : IBufferWriter<byte>
     /// <summary>How many bytes are gathered and not sent yet.</summary>
     public int Length => _count;
 
+    /// <summary>How many blocks were sent to the stream: what was gathered before a change of it is gone.</summary>
+    public long Sends { get; private set; }
+
     /// <summary>Forgets what is gathered (once copied out), keeping the memory for the next part.</summary>
     public void Clear() => _count = 0;
 
@@ -119,6 +122,7 @@ internal sealed class OutputBuffer : IBufferWriter<byte>
         {
             _stream.Write(_block, 0, _count);
             _count = 0;
+            Sends++;
         }
     }
 

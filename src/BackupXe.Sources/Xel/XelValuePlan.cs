@@ -1,6 +1,7 @@
 using System.Collections.Immutable;
 using System.Buffers.Binary;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
 using BackupXe.Sources.XeEvents;
@@ -34,9 +35,9 @@ internal sealed class XelValuePlan
 {
     private static readonly ImmutableArray<string> SmallNumbers = [.. Enumerable.Range(0, 1024).Select(i => i.ToString(CultureInfo.InvariantCulture))];
 
-    private XelValuePlan(string name, string package, string typeName, XelValueKind kind, int size, int offset, IReadOnlyDictionary<uint, string>? map, bool isAction, int index)
+    private XelValuePlan(string name, string package, string typeName, XelValueKind kind, int size, int offset, XelMapPlan? map, bool isAction, int index)
     {
-        Shape = new XeColumnShape(index, name, package, typeName, isAction);
+        Shape = new XeColumnShape(index, name, package, typeName, isAction, map?.Shape);
         Name = name;
         Package = package;
         TypeName = typeName;
@@ -61,7 +62,7 @@ internal sealed class XelValuePlan
     /// <summary>Offset in the event payload (data columns only).</summary>
     public int Offset { get; }
 
-    public IReadOnlyDictionary<uint, string>? Map { get; }
+    public XelMapPlan? Map { get; }
 
     public XeField Field { get; }
 
@@ -77,18 +78,13 @@ internal sealed class XelValuePlan
     public bool Fits(int length) => Size <= 0 || length == Size;
 
     /// <param name="index">Where the column is among its event's fields, or the action among the file's actions.</param>
-    public static XelValuePlan For(XelCatalogue catalogue, string name, string package, uint typeId, int index, int offset = 0, int unknownSize = 0, bool isAction = false)
+    /// <param name="maps">The file's maps, resolved once for all its columns and actions.</param>
+    public static XelValuePlan For(XelCatalogue catalogue, IReadOnlyDictionary<uint, XelMapPlan> maps, string name, string package, uint typeId, int index, int offset = 0, int unknownSize = 0, bool isAction = false)
     {
         if (catalogue.Maps.TryGetValue(typeId, out var map))
         {
-            var entries = new Dictionary<uint, string>(map.Entries.Count);
-            foreach (var (key, text) in map.Entries)
-            {
-                entries.TryAdd(key, text);
-            }
-
             var kind = map.KeySize is 1 or 2 or 4 or 8 ? XelValueKind.Map : XelValueKind.Raw;
-            return new XelValuePlan(name, package, map.Name, kind, Math.Max((int)map.KeySize, 1), offset, entries, isAction, index);
+            return new XelValuePlan(name, package, map.Name, kind, Math.Max((int)map.KeySize, 1), offset, maps[typeId], isAction, index);
         }
 
         if (!catalogue.Types.TryGetValue(typeId, out var type))
@@ -131,7 +127,7 @@ internal sealed class XelValuePlan
         {
             case XelValueKind.Map:
                 var key = Unsigned(bytes);
-                text = key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name) ? name : null;
+                text = Map!.Text(key);
                 return key;
             case XelValueKind.Unsigned:
             case XelValueKind.Pointer:
@@ -163,9 +159,9 @@ internal sealed class XelValuePlan
         {
             case XelValueKind.Map:
                 var key = Unsigned(bytes);
-                if (key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name))
+                if (Map!.TryEntry(key, out var entry))
                 {
-                    listing.Text(Shape, name);
+                    listing.MapText(Shape, entry);
                 }
                 else if (TypeName == "ptr")
                 {
@@ -249,7 +245,7 @@ internal sealed class XelValuePlan
         {
             case XelValueKind.Map:
                 var key = Unsigned(bytes);
-                text = key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name) ? name : null;
+                text = Map!.Text(key);
                 return Number(key);
             case XelValueKind.Unsigned:
                 return Number(Unsigned(bytes));
@@ -284,7 +280,7 @@ internal sealed class XelValuePlan
                     fields.SetValue(Field, Number(key));
                 }
 
-                if (Kind == XelValueKind.Map && key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name))
+                if (Kind == XelValueKind.Map && Map!.Text(key) is { } name)
                 {
                     fields.SetText(Field, name);
                 }
@@ -304,6 +300,7 @@ internal sealed class XelValuePlan
     private static string Number(ulong value) =>
         value < (ulong)SmallNumbers.Length ? SmallNumbers[(int)value] : value.ToString(CultureInfo.InvariantCulture);
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ulong Unsigned(ReadOnlySpan<byte> bytes) => bytes.Length switch
     {
         1 => bytes[0],
@@ -313,6 +310,7 @@ internal sealed class XelValuePlan
         _ => 0,
     };
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static long Signed(ReadOnlySpan<byte> bytes) => bytes.Length switch
     {
         1 => (sbyte)bytes[0],
@@ -326,7 +324,7 @@ internal sealed class XelValuePlan
 /// <summary>An event's columns resolved against its file's metadata, in payload order.</summary>
 internal sealed class XelEventPlan
 {
-    public XelEventPlan(XelEventClass eventClass, XelCatalogue catalogue, XeShapes shapes)
+    public XelEventPlan(XelEventClass eventClass, XelCatalogue catalogue, IReadOnlyDictionary<uint, XelMapPlan> maps, XeShapes shapes)
     {
         Class = eventClass;
         var columns = eventClass.DataColumns;
@@ -337,7 +335,7 @@ internal sealed class XelEventPlan
             // A type the file does not describe is as wide as the gap to the next column that starts after it.
             var next = columns.Where(c => c.PayloadOffset > column.PayloadOffset).Select(c => (int)c.PayloadOffset).DefaultIfEmpty(-1).Min();
             var gap = next < 0 ? 0 : next - column.PayloadOffset;
-            plans[i] = XelValuePlan.For(catalogue, column.Name, eventClass.Package, column.TypeId, i, column.PayloadOffset, gap);
+            plans[i] = XelValuePlan.For(catalogue, maps, column.Name, eventClass.Package, column.TypeId, i, column.PayloadOffset, gap);
         }
 
         Columns = plans;
