@@ -1,3 +1,4 @@
+using System.Buffers.Text;
 using System.Globalization;
 using BackupXe.Cli.Commands;
 using BackupXe.Sources.XeEvents;
@@ -23,6 +24,10 @@ internal abstract class EventListWriter : IXeEventListing
     // What was written of each map text of the file, by map and entry: a wait type is written hundreds of thousands of
     // times, escaped once.
     private byte[]?[]?[] _mapTexts = [];
+
+    // The date part of the last UTC timestamp written ("2024-05-01T"): events of a capture share their day.
+    private readonly byte[] _date = new byte[11];
+    private long _day = -1;
 
     /// <param name="wanted">The event names to list (null: all); others are only counted (<see cref="Counted"/>).</param>
     protected EventListWriter(OutputBuffer output, HashSet<string>? wanted)
@@ -165,16 +170,55 @@ internal abstract class EventListWriter : IXeEventListing
     protected void Timestamp(DateTime timestamp)
     {
         var span = Output.GetSpan(40);
-        timestamp.TryFormat(span, out var written, "o", CultureInfo.InvariantCulture);
-        Output.Advance(written);
+        if (timestamp.Kind != DateTimeKind.Utc)
+        {
+            timestamp.TryFormat(span, out var written, "o", CultureInfo.InvariantCulture);
+            Output.Advance(written);
+            return;
+        }
+
+        // What "o" writes of a UTC time, yyyy-MM-ddTHH:mm:ss.fffffffZ, with the date formatted once per day.
+        var ticks = timestamp.Ticks;
+        var day = ticks / TimeSpan.TicksPerDay;
+        if (day != _day)
+        {
+            new DateTime(day * TimeSpan.TicksPerDay).TryFormat(_date, out _, "yyyy-MM-dd'T'", CultureInfo.InvariantCulture);
+            _day = day;
+        }
+
+        _date.CopyTo(span);
+        var time = ticks - (day * TimeSpan.TicksPerDay);
+        var seconds = time / TimeSpan.TicksPerSecond;
+        TwoDigits(span[11..], (int)(seconds / 3600));
+        span[13] = (byte)':';
+        TwoDigits(span[14..], (int)(seconds / 60 % 60));
+        span[16] = (byte)':';
+        TwoDigits(span[17..], (int)(seconds % 60));
+        span[19] = (byte)'.';
+        var fraction = time - (seconds * TimeSpan.TicksPerSecond);
+        for (var i = 26; i >= 20; i--)
+        {
+            span[i] = (byte)('0' + (fraction % 10));
+            fraction /= 10;
+        }
+
+        span[27] = (byte)'Z';
+        Output.Advance(28);
     }
 
     /// <summary><c>0x</c> and 16 hexadecimal digits, as <see cref="XeValue.Display"/> gives a pointer.</summary>
     protected static void PointerDigits(OutputBuffer output, ulong pointer)
     {
         var span = output.GetSpan(18);
-        "0x"u8.CopyTo(span);
-        pointer.TryFormat(span[2..], out _, "X16", CultureInfo.InvariantCulture);
+        span[0] = (byte)'0';
+        span[1] = (byte)'x';
+        var digits = "0123456789ABCDEF"u8;
+        for (var i = 17; i >= 2; i--)
+        {
+            span[i] = digits[(int)(pointer & 0xF)];
+            pointer >>= 4;
+        }
+
         output.Advance(18);
     }
 
@@ -212,12 +256,31 @@ internal abstract class EventListWriter : IXeEventListing
         return written;
     }
 
+    // Integers through the UTF-8 formatter: the generic path below costs three calls per number.
+    protected static void Number(OutputBuffer output, ulong number)
+    {
+        Utf8Formatter.TryFormat(number, output.GetSpan(20), out var written);
+        output.Advance(written);
+    }
+
+    protected static void Number(OutputBuffer output, long number)
+    {
+        Utf8Formatter.TryFormat(number, output.GetSpan(20), out var written);
+        output.Advance(written);
+    }
+
     protected static void Number<T>(OutputBuffer output, T number)
         where T : IUtf8SpanFormattable
     {
         var span = output.GetSpan(32);
         number.TryFormat(span, out var written, default, CultureInfo.InvariantCulture);
         output.Advance(written);
+    }
+
+    private static void TwoDigits(Span<byte> span, int value)
+    {
+        span[0] = (byte)('0' + (value / 10));
+        span[1] = (byte)('0' + (value % 10));
     }
 
     /// <summary>Adds what this writer told of since the last fold to the names counted.</summary>

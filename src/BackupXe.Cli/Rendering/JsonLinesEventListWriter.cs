@@ -25,13 +25,21 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
 
     // What a file's events and actions begin with, made once per file: ","name":"wait_info","package":"sqlos","fields":{
     // for each event, and "name": for each field and action.
+    // Each key also with the comma that separates it from the member before, so a member starts with one copy.
     private byte[][] _heads = [];
     private byte[][][] _fieldKeys = [];
+    private byte[][][] _nextFieldKeys = [];
     private byte[][] _actionKeys = [];
+    private byte[][] _nextActionKeys = [];
     private byte[][] _fields = [];
+    private byte[][] _nextFields = [];
     private int _eventStart;
     private bool _first;
     private bool _inActions;
+
+    // The end of an event's line, with and without an action told.
+    private static readonly byte[] LineEnd = [.. "}}"u8, .. NewLine];
+    private static readonly byte[] NoActionsLineEnd = [.. "},\"actions\":{}}"u8, .. NewLine];
 
     // A float's digits as the encoder's own writer gives them; floats are rare in XE payloads.
     private ArrayBufferWriter<byte>? _floatBytes;
@@ -117,7 +125,9 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
     {
         _heads = [.. shapes.Events.Select(e => Encoded($"\",\"name\":{Quoted(e.Name)},\"package\":{Quoted(e.Package)},\"fields\":{{"))];
         _fieldKeys = [.. shapes.Events.Select(e => e.Fields.Select(f => Encoded(Quoted(f.Name) + ":")).ToArray())];
+        _nextFieldKeys = [.. shapes.Events.Select(e => e.Fields.Select(f => Encoded("," + Quoted(f.Name) + ":")).ToArray())];
         _actionKeys = [.. shapes.Actions.Select(a => Encoded(Quoted(a.Name) + ":"))];
+        _nextActionKeys = [.. shapes.Actions.Select(a => Encoded("," + Quoted(a.Name) + ":"))];
     }
 
     protected override void BeginEvent(XeEventShape shape, DateTime timestamp)
@@ -127,19 +137,14 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
         Timestamp(timestamp);
         Output.Write(_heads[shape.Index]);
         _fields = _fieldKeys[shape.Index];
+        _nextFields = _nextFieldKeys[shape.Index];
         _first = true;
         _inActions = false;
     }
 
     protected override void EndEvent()
     {
-        if (!_inActions)
-        {
-            Output.Write("},\"actions\":{"u8);
-        }
-
-        Output.Write("}}"u8);
-        Output.Write(NewLine);
+        Output.Write(_inActions ? LineEnd : NoActionsLineEnd);
         Output.WriteIfFull();
     }
 
@@ -160,13 +165,9 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
             _first = true;
         }
 
-        if (!_first)
-        {
-            Output.Write((byte)',');
-        }
-
+        var keys = column.IsAction ? (_first ? _actionKeys : _nextActionKeys) : (_first ? _fields : _nextFields);
         _first = false;
-        Output.Write(column.IsAction ? _actionKeys[column.Index] : _fields[column.Index]);
+        Output.Write(keys[column.Index]);
     }
 
     /// <summary>The members of one object of a whole event: name: value, typed as the listing types them.</summary>
