@@ -35,6 +35,11 @@ internal sealed class XelValuePlan
 {
     private static readonly ImmutableArray<string> SmallNumbers = [.. Enumerable.Range(0, 1024).Select(i => i.ToString(CultureInfo.InvariantCulture))];
 
+    // What the analysed field keeps of a number: the number itself, or its digits as text (a wait type keeps its
+    // map text only, so no digits are made for it).
+    private readonly bool _numeric;
+    private readonly bool _keepsValue;
+
     private XelValuePlan(string name, string package, string typeName, XelValueKind kind, int size, int offset, XelMapPlan? map, bool isAction, int index)
     {
         Shape = new XeColumnShape(index, name, package, typeName, isAction, map?.Shape);
@@ -46,6 +51,8 @@ internal sealed class XelValuePlan
         Offset = offset;
         Map = map;
         Field = isAction ? XeEventFields.ClassifyAction(name) : XeEventFields.Classify(name);
+        _numeric = XeEventFields.IsNumeric(Field);
+        _keepsValue = XeEventFields.UsesValue(Field) && !_numeric;
     }
 
     public string Name { get; }
@@ -271,11 +278,11 @@ internal sealed class XelValuePlan
             case XelValueKind.Unsigned:
                 var key = Unsigned(bytes);
                 fields.Begin(Field);
-                if (XeEventFields.IsNumeric(Field))
+                if (_numeric)
                 {
                     fields.SetNumber(Field, XeNumber.Of(key));
                 }
-                else
+                else if (_keepsValue)
                 {
                     fields.SetValue(Field, Number(key));
                 }
@@ -286,7 +293,7 @@ internal sealed class XelValuePlan
                 }
 
                 break;
-            case XelValueKind.Signed when XeEventFields.IsNumeric(Field):
+            case XelValueKind.Signed when _numeric:
                 fields.Begin(Field);
                 fields.SetNumber(Field, XeNumber.Of(Signed(bytes)));
                 break;
