@@ -25,7 +25,7 @@ internal sealed class CsvEventListWriter : EventListWriter
 
     // A file's columns and names, placed once per file: each event's name and package cells, each field's and
     // action's column (-1: none).
-    private byte[][] _nameCells = [];
+    private PreparedBytes[] _nameCells = [];
     private int[][] _fieldPlaces = [];
     private int[] _actionPlaces = [];
     private int[] _fields = [];
@@ -274,14 +274,14 @@ internal sealed class CsvEventListWriter : EventListWriter
         }
     }
 
-    private static byte[] NameCells(XeEventShape shape)
+    private static PreparedBytes NameCells(XeEventShape shape)
     {
         var cells = new OutputBuffer(64);
         cells.Write((byte)',');
         TextCell(cells, shape.Name);
         cells.Write((byte)',');
         TextCell(cells, shape.Package);
-        return cells.Gathered.ToArray();
+        return new PreparedBytes(cells.Gathered);
     }
 
     private void BeginRow()

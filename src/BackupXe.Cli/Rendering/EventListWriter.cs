@@ -23,7 +23,7 @@ internal abstract class EventListWriter : IXeEventListing
 
     // What was written of each map text of the file, by map and entry: a wait type is written hundreds of thousands of
     // times, escaped once.
-    private byte[]?[]?[] _mapTexts = [];
+    private PreparedBytes?[]?[] _mapTexts = [];
 
     // The date part of the last UTC timestamp written ("2024-05-01T"): events of a capture share their day.
     private readonly byte[] _date = new byte[11];
@@ -81,7 +81,7 @@ internal abstract class EventListWriter : IXeEventListing
             _shapes = shape.Set;
             _listed = [.. shape.Set.Events.Select(e => _wanted is null || _wanted.Contains(e.Name))];
             _counts = new long[shape.Set.Events.Count];
-            _mapTexts = new byte[]?[]?[shape.Set.Maps.Count];
+            _mapTexts = new PreparedBytes?[]?[shape.Set.Maps.Count];
             Prepare(shape.Set);
         }
 
@@ -137,7 +137,7 @@ internal abstract class EventListWriter : IXeEventListing
     protected void MapText(OutputBuffer output, XeColumnShape column, int entry, Action<OutputBuffer, string> write)
     {
         var map = column.Map!;
-        var texts = _mapTexts[map.Index] ??= new byte[]?[map.Texts.Count];
+        var texts = _mapTexts[map.Index] ??= new PreparedBytes?[map.Texts.Count];
         if (texts[entry] is { } written)
         {
             output.Write(written);
@@ -149,7 +149,7 @@ internal abstract class EventListWriter : IXeEventListing
         write(output, map.Texts[entry]);
         if (output.Sends == sends)
         {
-            texts[entry] = output.Gathered[start..].ToArray();
+            texts[entry] = new PreparedBytes(output.Gathered[start..]);
         }
     }
 

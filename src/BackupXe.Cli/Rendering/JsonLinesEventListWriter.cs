@@ -26,20 +26,20 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
     // What a file's events and actions begin with, made once per file: ","name":"wait_info","package":"sqlos","fields":{
     // for each event, and "name": for each field and action.
     // Each key also with the comma that separates it from the member before, so a member starts with one copy.
-    private byte[][] _heads = [];
-    private byte[][][] _fieldKeys = [];
-    private byte[][][] _nextFieldKeys = [];
-    private byte[][] _actionKeys = [];
-    private byte[][] _nextActionKeys = [];
-    private byte[][] _fields = [];
-    private byte[][] _nextFields = [];
+    private PreparedBytes[] _heads = [];
+    private PreparedBytes[][] _fieldKeys = [];
+    private PreparedBytes[][] _nextFieldKeys = [];
+    private PreparedBytes[] _actionKeys = [];
+    private PreparedBytes[] _nextActionKeys = [];
+    private PreparedBytes[] _fields = [];
+    private PreparedBytes[] _nextFields = [];
     private int _eventStart;
     private bool _first;
     private bool _inActions;
 
     // The end of an event's line, with and without an action told.
-    private static readonly byte[] LineEnd = [.. "}}"u8, .. NewLine];
-    private static readonly byte[] NoActionsLineEnd = [.. "},\"actions\":{}}"u8, .. NewLine];
+    private static readonly PreparedBytes LineEnd = new([.. "}}"u8, .. NewLine]);
+    private static readonly PreparedBytes NoActionsLineEnd = new([.. "},\"actions\":{}}"u8, .. NewLine]);
 
     // A float's digits as the encoder's own writer gives them; floats are rare in XE payloads.
     private ArrayBufferWriter<byte>? _floatBytes;
@@ -153,7 +153,7 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
     /// <summary>A JSON string as the encoder writes it: escaped, in quotes, UTF-8.</summary>
     private static string Quoted(string text) => "\"" + JsonEncodedText.Encode(text, Options.Encoder).Value + "\"";
 
-    private static byte[] Encoded(string json) => Encoding.UTF8.GetBytes(json);
+    private static PreparedBytes Encoded(string json) => new(Encoding.UTF8.GetBytes(json));
 
     /// <summary>The name of the next value: the actions' object opened before the first action.</summary>
     private void Member(XeColumnShape column)

@@ -1,5 +1,7 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
 
 namespace BackupXe.Cli.Rendering;
 
@@ -85,6 +87,30 @@ internal sealed class OutputBuffer : IBufferWriter<byte>
     public void Write(ReadOnlySpan<byte> bytes)
     {
         bytes.CopyTo(GetSpan(bytes.Length));
+        _count += bytes.Length;
+    }
+
+    /// <summary>
+    /// Writes prepared bytes by whole blocks when the room allows: the bytes past their length land where the next
+    /// write goes, and are overwritten or never counted.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Write(PreparedBytes bytes)
+    {
+        var blocks = bytes.Blocks;
+        if (_block.Length - _count < blocks.Length)
+        {
+            Write(bytes.Bytes);
+            return;
+        }
+
+        ref var source = ref MemoryMarshal.GetArrayDataReference(blocks);
+        ref var target = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_block), _count);
+        for (nuint i = 0; i < (nuint)blocks.Length; i += PreparedBytes.BlockSize)
+        {
+            Vector128.LoadUnsafe(ref source, i).StoreUnsafe(ref target, i);
+        }
+
         _count += bytes.Length;
     }
 
