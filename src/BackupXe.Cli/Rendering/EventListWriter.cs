@@ -25,9 +25,9 @@ internal abstract class EventListWriter : IXeEventListing
     // times, escaped once.
     private PreparedBytes?[]?[] _mapTexts = [];
 
-    // The date part of the last UTC timestamp written ("2024-05-01T"): events of a capture share their day.
-    private readonly byte[] _date = new byte[11];
-    private long _day = -1;
+    // The last UTC timestamp written, to its second ("2024-05-01T01:30:00."): events of a capture share it in runs.
+    private readonly byte[] _toTheSecond = new byte[20];
+    private long _second = -1;
 
     /// <param name="wanted">The event names to list (null: all); others are only counted (<see cref="Counted"/>).</param>
     protected EventListWriter(OutputBuffer output, HashSet<string>? wanted)
@@ -177,25 +177,17 @@ internal abstract class EventListWriter : IXeEventListing
             return;
         }
 
-        // What "o" writes of a UTC time, yyyy-MM-ddTHH:mm:ss.fffffffZ, with the date formatted once per day.
+        // What "o" writes of a UTC time, yyyy-MM-ddTHH:mm:ss.fffffffZ: the part to the second made once per second (a
+        // capture writes hundreds of events a second), then the seven digits of the fraction.
         var ticks = timestamp.Ticks;
-        var day = ticks / TimeSpan.TicksPerDay;
-        if (day != _day)
+        var second = ticks / TimeSpan.TicksPerSecond;
+        if (second != _second)
         {
-            new DateTime(day * TimeSpan.TicksPerDay).TryFormat(_date, out _, "yyyy-MM-dd'T'", CultureInfo.InvariantCulture);
-            _day = day;
+            ToTheSecond(second);
         }
 
-        _date.CopyTo(span);
-        var time = ticks - (day * TimeSpan.TicksPerDay);
-        var seconds = time / TimeSpan.TicksPerSecond;
-        TwoDigits(span[11..], (int)(seconds / 3600));
-        span[13] = (byte)':';
-        TwoDigits(span[14..], (int)(seconds / 60 % 60));
-        span[16] = (byte)':';
-        TwoDigits(span[17..], (int)(seconds % 60));
-        span[19] = (byte)'.';
-        var fraction = time - (seconds * TimeSpan.TicksPerSecond);
+        _toTheSecond.CopyTo(span);
+        var fraction = (int)(ticks - (second * TimeSpan.TicksPerSecond));
         for (var i = 26; i >= 20; i--)
         {
             span[i] = (byte)('0' + (fraction % 10));
@@ -213,10 +205,12 @@ internal abstract class EventListWriter : IXeEventListing
         span[0] = (byte)'0';
         span[1] = (byte)'x';
         var digits = "0123456789ABCDEF"u8;
-        for (var i = 17; i >= 2; i--)
+        for (var i = 17; i >= 2; i -= 2)
         {
-            span[i] = digits[(int)(pointer & 0xF)];
-            pointer >>= 4;
+            var octet = (int)(pointer & 0xFF);
+            span[i] = digits[octet & 0xF];
+            span[i - 1] = digits[octet >> 4];
+            pointer >>= 8;
         }
 
         output.Advance(18);
@@ -277,10 +271,10 @@ internal abstract class EventListWriter : IXeEventListing
         output.Advance(written);
     }
 
-    private static void TwoDigits(Span<byte> span, int value)
+    private void ToTheSecond(long second)
     {
-        span[0] = (byte)('0' + (value / 10));
-        span[1] = (byte)('0' + (value % 10));
+        new DateTime(second * TimeSpan.TicksPerSecond).TryFormat(_toTheSecond, out _, "yyyy-MM-dd'T'HH:mm:ss'.'", CultureInfo.InvariantCulture);
+        _second = second;
     }
 
     /// <summary>Adds what this writer told of since the last fold to the names counted.</summary>
