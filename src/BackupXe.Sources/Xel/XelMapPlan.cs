@@ -72,5 +72,6 @@ internal sealed class XelMapPlan
     }
 
     /// <summary>The text of <paramref name="key"/>, or null when the map does not have it.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public string? Text(ulong key) => TryEntry(key, out var entry) ? Texts[entry] : null;
 }

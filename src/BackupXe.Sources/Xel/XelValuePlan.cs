@@ -40,6 +40,9 @@ internal sealed class XelValuePlan
     private readonly bool _numeric;
     private readonly bool _keepsValue;
 
+    // A field without text is wholly replaced by its number: nothing of an earlier occurrence is left to forget.
+    private readonly bool _hasText;
+
     private XelValuePlan(string name, string package, string typeName, XelValueKind kind, int size, int offset, XelMapPlan? map, bool isAction, int index)
     {
         Shape = new XeColumnShape(index, name, package, typeName, isAction, map?.Shape);
@@ -53,6 +56,7 @@ internal sealed class XelValuePlan
         Field = isAction ? XeEventFields.ClassifyAction(name) : XeEventFields.Classify(name);
         _numeric = XeEventFields.IsNumeric(Field);
         _keepsValue = XeEventFields.UsesValue(Field) && !_numeric;
+        _hasText = XeEventFields.UsesText(Field);
     }
 
     public string Name { get; }
@@ -277,7 +281,11 @@ internal sealed class XelValuePlan
             case XelValueKind.Map:
             case XelValueKind.Unsigned:
                 var key = Unsigned(bytes);
-                fields.Begin(Field);
+                if (_hasText || !_numeric)
+                {
+                    fields.Begin(Field);
+                }
+
                 if (_numeric)
                 {
                     fields.SetNumber(Field, XeNumber.Of(key));
