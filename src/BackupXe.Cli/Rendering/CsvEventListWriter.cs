@@ -325,13 +325,12 @@ internal sealed class CsvEventListWriter : EventListWriter
     /// <summary>The rest of the row after its name and package: each column's cell, empty where the event had none.</summary>
     private void Row()
     {
-        var cells = _cells.Gathered;
         for (var i = 0; i < _cellEnd.Length; i++)
         {
             Output.Write((byte)',');
             if (_cellEnd[i] > _cellStart[i])
             {
-                Output.Write(cells[_cellStart[i].._cellEnd[i]]);
+                Output.Write(_cells, _cellStart[i], _cellEnd[i] - _cellStart[i]);
             }
         }
 

@@ -114,6 +114,31 @@ internal sealed class OutputBuffer : IBufferWriter<byte>
         _count += bytes.Length;
     }
 
+    /// <summary>
+    /// Writes <paramref name="length"/> bytes gathered in <paramref name="source"/> from <paramref name="start"/>: a
+    /// short run (a CSV cell) by whole 16-byte blocks when both buffers have room past it, else by a plain copy.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Write(OutputBuffer source, int start, int length)
+    {
+        var blocks = (length + PreparedBytes.BlockSize - 1) & ~(PreparedBytes.BlockSize - 1);
+        if ((uint)start > (uint)source._count || (uint)length > (uint)(source._count - start) || length > 2 * PreparedBytes.BlockSize
+            || source._block.Length - start < blocks || _block.Length - _count < blocks)
+        {
+            Write(source.Gathered.Slice(start, length));
+            return;
+        }
+
+        ref var from = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(source._block), start);
+        ref var target = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_block), _count);
+        for (nuint i = 0; i < (nuint)blocks; i += PreparedBytes.BlockSize)
+        {
+            Vector128.LoadUnsafe(ref from, i).StoreUnsafe(ref target, i);
+        }
+
+        _count += length;
+    }
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Write(byte value)
     {

@@ -5,7 +5,8 @@ namespace BackupXe.Tests.Cli;
 
 /// <summary>
 /// Prepared bytes copied by whole 16-byte blocks give the output exactly the bytes a plain copy gives: nothing of the
-/// blocks' padding counted, whether the block has room for the padding, only for the bytes, or must grow or send.
+/// blocks' padding counted, whether the block has room for the padding, only for the bytes, or must grow or send;
+/// and a run of another buffer's bytes copied the same way gives the bytes of a plain copy.
 /// </summary>
 public sealed class OutputBufferTests
 {
@@ -36,6 +37,45 @@ public sealed class OutputBufferTests
         Assert.Equal(expected, output.Gathered.ToArray());
         Assert.Equal(length, prepared.Length);
         Assert.Equal(0, prepared.Blocks.Length % PreparedBytes.BlockSize);
+    }
+
+    [Fact]
+    public void A_run_of_another_buffer_is_written_as_a_plain_copy_writes_it_at_every_start_and_length()
+    {
+        // Given a gathering buffer of 100 bytes, full but for 3, so that runs near its end have no room past them
+        var source = new OutputBuffer(100);
+        source.Write([.. Enumerable.Range(0, 97).Select(i => (byte)(i + 1))]);
+        for (var start = 0; start <= 97; start++)
+        {
+            for (var length = 0; start + length <= 97 && length <= 40; length++)
+            {
+                // When the run is written into buffers with room, with room for the run only, and with none
+                foreach (var capacity in (int[])[256, length + 1, 1])
+                {
+                    var output = new OutputBuffer(capacity);
+                    output.Write((byte)'[');
+                    output.Write(source, start, length);
+                    output.Write((byte)']');
+
+                    // Then the bytes are the run's, between the two
+                    byte[] expected = [(byte)'[', .. source.Gathered.Slice(start, length), (byte)']'];
+                    Assert.True(expected.AsSpan().SequenceEqual(output.Gathered), $"start {start}, length {length}, capacity {capacity}");
+                }
+            }
+        }
+    }
+
+    [Fact]
+    public void A_run_past_what_another_buffer_gathered_is_refused()
+    {
+        // Given a buffer that gathered 10 bytes of a larger block
+        var source = new OutputBuffer(64);
+        source.Write(new byte[10]);
+        var output = new OutputBuffer(64);
+
+        // When a run beyond them is asked for, Then it is refused rather than copied from the block's unused bytes
+        Assert.Throws<ArgumentOutOfRangeException>(() => output.Write(source, 5, 6));
+        Assert.Throws<ArgumentOutOfRangeException>(() => output.Write(source, 11, 0));
     }
 
     [Fact]
