@@ -25,7 +25,7 @@ internal sealed class CsvEventListWriter : EventListWriter
 
     // A file's columns and names, placed once per file: each event's name and package cells, each field's and
     // action's column (-1: none).
-    private byte[][] _nameCells = [];
+    private PreparedBytes[] _nameCells = [];
     private int[][] _fieldPlaces = [];
     private int[] _actionPlaces = [];
     private int[] _fields = [];
@@ -177,6 +177,15 @@ internal sealed class CsvEventListWriter : EventListWriter
         }
     }
 
+    public override void MapText(XeColumnShape column, int entry)
+    {
+        if (Place(column))
+        {
+            MapText(_cells, column, entry, WriteCell);
+            Placed();
+        }
+    }
+
     public override void Guid(XeColumnShape column, Guid value, uint? sequence)
     {
         if (Place(column))
@@ -223,6 +232,8 @@ internal sealed class CsvEventListWriter : EventListWriter
         // Nothing of the event reaches the output before its end.
     }
 
+    private static void WriteCell(OutputBuffer output, string text) => TextCell(output, text);
+
     /// <summary>Writes what <see cref="CsvCell.Of"/> makes of <paramref name="text"/>, without making a string of it.</summary>
     private static void TextCell(OutputBuffer output, ReadOnlySpan<char> text)
     {
@@ -263,14 +274,14 @@ internal sealed class CsvEventListWriter : EventListWriter
         }
     }
 
-    private static byte[] NameCells(XeEventShape shape)
+    private static PreparedBytes NameCells(XeEventShape shape)
     {
         var cells = new OutputBuffer(64);
         cells.Write((byte)',');
         TextCell(cells, shape.Name);
         cells.Write((byte)',');
         TextCell(cells, shape.Package);
-        return cells.Gathered.ToArray();
+        return new PreparedBytes(cells.Gathered);
     }
 
     private void BeginRow()
@@ -314,13 +325,12 @@ internal sealed class CsvEventListWriter : EventListWriter
     /// <summary>The rest of the row after its name and package: each column's cell, empty where the event had none.</summary>
     private void Row()
     {
-        var cells = _cells.Gathered;
         for (var i = 0; i < _cellEnd.Length; i++)
         {
             Output.Write((byte)',');
             if (_cellEnd[i] > _cellStart[i])
             {
-                Output.Write(cells[_cellStart[i].._cellEnd[i]]);
+                Output.Write(_cells, _cellStart[i], _cellEnd[i] - _cellStart[i]);
             }
         }
 

@@ -1,3 +1,4 @@
+using System.Buffers.Text;
 using System.Globalization;
 using BackupXe.Cli.Commands;
 using BackupXe.Sources.XeEvents;
@@ -19,6 +20,14 @@ internal abstract class EventListWriter : IXeEventListing
     private long[] _counts = [];
     private XeEventShape? _event;
     private bool _eventListed;
+
+    // What was written of each map text of the file, by map and entry: a wait type is written hundreds of thousands of
+    // times, escaped once.
+    private PreparedBytes?[]?[] _mapTexts = [];
+
+    // The last UTC timestamp written, to its second ("2024-05-01T01:30:00."): events of a capture share it in runs.
+    private readonly byte[] _toTheSecond = new byte[20];
+    private long _second = -1;
 
     /// <param name="wanted">The event names to list (null: all); others are only counted (<see cref="Counted"/>).</param>
     protected EventListWriter(OutputBuffer output, HashSet<string>? wanted)
@@ -72,6 +81,7 @@ internal abstract class EventListWriter : IXeEventListing
             _shapes = shape.Set;
             _listed = [.. shape.Set.Events.Select(e => _wanted is null || _wanted.Contains(e.Name))];
             _counts = new long[shape.Set.Events.Count];
+            _mapTexts = new PreparedBytes?[]?[shape.Set.Maps.Count];
             Prepare(shape.Set);
         }
 
@@ -114,9 +124,34 @@ internal abstract class EventListWriter : IXeEventListing
 
     public abstract void Text(XeColumnShape column, ReadOnlySpan<char> text);
 
+    public abstract void MapText(XeColumnShape column, int entry);
+
     public abstract void Guid(XeColumnShape column, Guid value, uint? sequence);
 
     public abstract void Binary(XeColumnShape column, ReadOnlySpan<byte> bytes);
+
+    /// <summary>
+    /// Writes map entry <paramref name="entry"/>'s text into <paramref name="output"/> as <paramref name="write"/>
+    /// writes a text, escaping it the first time only: later, the bytes written then are copied.
+    /// </summary>
+    protected void MapText(OutputBuffer output, XeColumnShape column, int entry, Action<OutputBuffer, string> write)
+    {
+        var map = column.Map!;
+        var texts = _mapTexts[map.Index] ??= new PreparedBytes?[map.Texts.Count];
+        if (texts[entry] is { } written)
+        {
+            output.Write(written);
+            return;
+        }
+
+        var start = output.Length;
+        var sends = output.Sends;
+        write(output, map.Texts[entry]);
+        if (output.Sends == sends)
+        {
+            texts[entry] = new PreparedBytes(output.Gathered[start..]);
+        }
+    }
 
     /// <summary>What is written of the names of a file's events and actions, made once for all its buffers.</summary>
     protected abstract void Prepare(XeShapes shapes);
@@ -135,16 +170,49 @@ internal abstract class EventListWriter : IXeEventListing
     protected void Timestamp(DateTime timestamp)
     {
         var span = Output.GetSpan(40);
-        timestamp.TryFormat(span, out var written, "o", CultureInfo.InvariantCulture);
-        Output.Advance(written);
+        if (timestamp.Kind != DateTimeKind.Utc)
+        {
+            timestamp.TryFormat(span, out var written, "o", CultureInfo.InvariantCulture);
+            Output.Advance(written);
+            return;
+        }
+
+        // What "o" writes of a UTC time, yyyy-MM-ddTHH:mm:ss.fffffffZ: the part to the second made once per second (a
+        // capture writes hundreds of events a second), then the seven digits of the fraction.
+        var ticks = timestamp.Ticks;
+        var second = ticks / TimeSpan.TicksPerSecond;
+        if (second != _second)
+        {
+            ToTheSecond(second);
+        }
+
+        _toTheSecond.CopyTo(span);
+        var fraction = (int)(ticks - (second * TimeSpan.TicksPerSecond));
+        for (var i = 26; i >= 20; i--)
+        {
+            span[i] = (byte)('0' + (fraction % 10));
+            fraction /= 10;
+        }
+
+        span[27] = (byte)'Z';
+        Output.Advance(28);
     }
 
     /// <summary><c>0x</c> and 16 hexadecimal digits, as <see cref="XeValue.Display"/> gives a pointer.</summary>
     protected static void PointerDigits(OutputBuffer output, ulong pointer)
     {
         var span = output.GetSpan(18);
-        "0x"u8.CopyTo(span);
-        pointer.TryFormat(span[2..], out _, "X16", CultureInfo.InvariantCulture);
+        span[0] = (byte)'0';
+        span[1] = (byte)'x';
+        var digits = "0123456789ABCDEF"u8;
+        for (var i = 17; i >= 2; i -= 2)
+        {
+            var octet = (int)(pointer & 0xFF);
+            span[i] = digits[octet & 0xF];
+            span[i - 1] = digits[octet >> 4];
+            pointer >>= 8;
+        }
+
         output.Advance(18);
     }
 
@@ -182,12 +250,31 @@ internal abstract class EventListWriter : IXeEventListing
         return written;
     }
 
+    // Integers through the UTF-8 formatter: the generic path below costs three calls per number.
+    protected static void Number(OutputBuffer output, ulong number)
+    {
+        Utf8Formatter.TryFormat(number, output.GetSpan(20), out var written);
+        output.Advance(written);
+    }
+
+    protected static void Number(OutputBuffer output, long number)
+    {
+        Utf8Formatter.TryFormat(number, output.GetSpan(20), out var written);
+        output.Advance(written);
+    }
+
     protected static void Number<T>(OutputBuffer output, T number)
         where T : IUtf8SpanFormattable
     {
         var span = output.GetSpan(32);
         number.TryFormat(span, out var written, default, CultureInfo.InvariantCulture);
         output.Advance(written);
+    }
+
+    private void ToTheSecond(long second)
+    {
+        new DateTime(second * TimeSpan.TicksPerSecond).TryFormat(_toTheSecond, out _, "yyyy-MM-dd'T'HH:mm:ss'.'", CultureInfo.InvariantCulture);
+        _second = second;
     }
 
     /// <summary>Adds what this writer told of since the last fold to the names counted.</summary>

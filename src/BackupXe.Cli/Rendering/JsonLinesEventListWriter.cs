@@ -25,13 +25,21 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
 
     // What a file's events and actions begin with, made once per file: ","name":"wait_info","package":"sqlos","fields":{
     // for each event, and "name": for each field and action.
-    private byte[][] _heads = [];
-    private byte[][][] _fieldKeys = [];
-    private byte[][] _actionKeys = [];
-    private byte[][] _fields = [];
+    // Each key also with the comma that separates it from the member before, so a member starts with one copy.
+    private PreparedBytes[] _heads = [];
+    private PreparedBytes[][] _fieldKeys = [];
+    private PreparedBytes[][] _nextFieldKeys = [];
+    private PreparedBytes[] _actionKeys = [];
+    private PreparedBytes[] _nextActionKeys = [];
+    private PreparedBytes[] _fields = [];
+    private PreparedBytes[] _nextFields = [];
     private int _eventStart;
     private bool _first;
     private bool _inActions;
+
+    // The end of an event's line, with and without an action told.
+    private static readonly PreparedBytes LineEnd = new([.. "}}"u8, .. NewLine]);
+    private static readonly PreparedBytes NoActionsLineEnd = new([.. "},\"actions\":{}}"u8, .. NewLine]);
 
     // A float's digits as the encoder's own writer gives them; floats are rare in XE payloads.
     private ArrayBufferWriter<byte>? _floatBytes;
@@ -92,6 +100,12 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
         String(text);
     }
 
+    public override void MapText(XeColumnShape column, int entry)
+    {
+        Member(column);
+        MapText(Output, column, entry, WriteString);
+    }
+
     public override void Guid(XeColumnShape column, Guid value, uint? sequence)
     {
         Member(column);
@@ -111,7 +125,9 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
     {
         _heads = [.. shapes.Events.Select(e => Encoded($"\",\"name\":{Quoted(e.Name)},\"package\":{Quoted(e.Package)},\"fields\":{{"))];
         _fieldKeys = [.. shapes.Events.Select(e => e.Fields.Select(f => Encoded(Quoted(f.Name) + ":")).ToArray())];
+        _nextFieldKeys = [.. shapes.Events.Select(e => e.Fields.Select(f => Encoded("," + Quoted(f.Name) + ":")).ToArray())];
         _actionKeys = [.. shapes.Actions.Select(a => Encoded(Quoted(a.Name) + ":"))];
+        _nextActionKeys = [.. shapes.Actions.Select(a => Encoded("," + Quoted(a.Name) + ":"))];
     }
 
     protected override void BeginEvent(XeEventShape shape, DateTime timestamp)
@@ -121,19 +137,14 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
         Timestamp(timestamp);
         Output.Write(_heads[shape.Index]);
         _fields = _fieldKeys[shape.Index];
+        _nextFields = _nextFieldKeys[shape.Index];
         _first = true;
         _inActions = false;
     }
 
     protected override void EndEvent()
     {
-        if (!_inActions)
-        {
-            Output.Write("},\"actions\":{"u8);
-        }
-
-        Output.Write("}}"u8);
-        Output.Write(NewLine);
+        Output.Write(_inActions ? LineEnd : NoActionsLineEnd);
         Output.WriteIfFull();
     }
 
@@ -142,7 +153,7 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
     /// <summary>A JSON string as the encoder writes it: escaped, in quotes, UTF-8.</summary>
     private static string Quoted(string text) => "\"" + JsonEncodedText.Encode(text, Options.Encoder).Value + "\"";
 
-    private static byte[] Encoded(string json) => Encoding.UTF8.GetBytes(json);
+    private static PreparedBytes Encoded(string json) => new(Encoding.UTF8.GetBytes(json));
 
     /// <summary>The name of the next value: the actions' object opened before the first action.</summary>
     private void Member(XeColumnShape column)
@@ -154,13 +165,9 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
             _first = true;
         }
 
-        if (!_first)
-        {
-            Output.Write((byte)',');
-        }
-
+        var keys = column.IsAction ? (_first ? _actionKeys : _nextActionKeys) : (_first ? _fields : _nextFields);
         _first = false;
-        Output.Write(column.IsAction ? _actionKeys[column.Index] : _fields[column.Index]);
+        Output.Write(keys[column.Index]);
     }
 
     /// <summary>The members of one object of a whole event: name: value, typed as the listing types them.</summary>
@@ -225,15 +232,19 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
         Output.Write(_floatBytes.WrittenSpan);
     }
 
+    private static void WriteString(OutputBuffer output, string text) => String(output, text);
+
+    private void String(ReadOnlySpan<char> text) => String(Output, text);
+
     /// <summary>A JSON string: plain ASCII copied in runs, quotes, backslashes and line breaks escaped by two characters.</summary>
-    private void String(ReadOnlySpan<char> text)
+    private static void String(OutputBuffer output, ReadOnlySpan<char> text)
     {
-        Output.Write((byte)'"');
+        output.Write((byte)'"');
         if (text.IndexOfAnyExcept(PlainOrShortEscape) >= 0)
         {
             // Anything else (control characters, non-ASCII text) is escaped by the encoder itself.
-            Output.Write(JsonEncodedText.Encode(text, Options.Encoder).EncodedUtf8Bytes);
-            Output.Write((byte)'"');
+            output.Write(JsonEncodedText.Encode(text, Options.Encoder).EncodedUtf8Bytes);
+            output.Write((byte)'"');
             return;
         }
 
@@ -243,9 +254,9 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
             var run = special < 0 ? text : text[..special];
             if (!run.IsEmpty)
             {
-                var span = Output.GetSpan(run.Length);
+                var span = output.GetSpan(run.Length);
                 Ascii.FromUtf16(run, span, out var written);
-                Output.Advance(written);
+                output.Advance(written);
             }
 
             if (special < 0)
@@ -253,7 +264,7 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
                 break;
             }
 
-            Output.Write(text[special] switch
+            output.Write(text[special] switch
             {
                 '"' => "\\\""u8,
                 '\\' => "\\\\"u8,
@@ -264,6 +275,6 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
             text = text[(special + 1)..];
         }
 
-        Output.Write((byte)'"');
+        output.Write((byte)'"');
     }
 }

@@ -11,6 +11,11 @@ public sealed class WaitAccumulator
 {
     private readonly Dictionary<string, Totals> _byType = new(StringComparer.OrdinalIgnoreCase);
 
+    // The wait type added last and its totals: a .xel source gives every wait of a type the same string, and waits
+    // of one type come in runs, so most adds need no hashing of the name.
+    private string? _lastType;
+    private Totals? _lastTotals;
+
     public long BySession { get; private set; }
 
     public long ByTimeOverlap { get; private set; }
@@ -19,10 +24,16 @@ public sealed class WaitAccumulator
 
     public void Add(WaitEvent wait, bool bySession)
     {
-        if (!_byType.TryGetValue(wait.WaitType, out var totals))
+        if (!ReferenceEquals(wait.WaitType, _lastType) || _lastTotals is not { } totals)
         {
-            totals = new Totals();
-            _byType.Add(wait.WaitType, totals);
+            if (!_byType.TryGetValue(wait.WaitType, out totals))
+            {
+                totals = new Totals();
+                _byType.Add(wait.WaitType, totals);
+            }
+
+            _lastType = wait.WaitType;
+            _lastTotals = totals;
         }
 
         // Sources bound each duration (ServerRanges.MaxDurationMs); saturating sums keep even an adversarial

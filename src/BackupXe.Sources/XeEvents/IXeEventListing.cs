@@ -24,8 +24,14 @@ public interface IXeEventListing
     /// <summary>A pointer: displayed as <c>0x</c> and 16 hexadecimal digits.</summary>
     void Pointer(XeColumnShape column, ulong value);
 
-    /// <summary>A string, or a map key's text.</summary>
+    /// <summary>A string.</summary>
     void Text(XeColumnShape column, ReadOnlySpan<char> text);
+
+    /// <summary>
+    /// A map key's text: <paramref name="entry"/> of <paramref name="column"/>'s <see cref="XeColumnShape.Map"/>, the
+    /// same text for the same entry of a file, so a listing can keep what it writes of it.
+    /// </summary>
+    void MapText(XeColumnShape column, int entry);
 
     /// <summary>A GUID, with the sequence number of an activity id (null for a plain GUID).</summary>
     void Guid(XeColumnShape column, Guid value, uint? sequence);

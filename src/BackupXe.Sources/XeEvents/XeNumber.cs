@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.CompilerServices;
 
 namespace BackupXe.Sources.XeEvents;
 
@@ -51,10 +52,12 @@ internal readonly struct XeNumber
     }
 
     /// <summary>A number read as a number (a binary field): what <see cref="From(string)"/> gives for its decimal digits.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static XeNumber Of(long value) =>
         value >= 0 ? new(true, value, null) : From(value.ToString(CultureInfo.InvariantCulture));
 
     /// <inheritdoc cref="Of(long)"/>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static XeNumber Of(ulong value) =>
         value <= long.MaxValue ? new(true, (long)value, null) : From(value.ToString(CultureInfo.InvariantCulture));
 

@@ -8,6 +8,7 @@ public sealed class XeShapes
 {
     private readonly List<XeEventShape> _events = [];
     private readonly List<XeColumnShape> _actions = [];
+    private readonly List<XeMapShape> _maps = [];
 
     internal XeShapes()
     {
@@ -18,10 +19,20 @@ public sealed class XeShapes
     /// <summary>The actions, each at its <see cref="XeColumnShape.Index"/>.</summary>
     public IReadOnlyList<XeColumnShape> Actions => _actions;
 
+    /// <summary>The maps whose texts the fields and actions give, each at its <see cref="XeMapShape.Index"/>.</summary>
+    public IReadOnlyList<XeMapShape> Maps => _maps;
+
     internal XeEventShape AddEvent(string name, string package, IReadOnlyList<XeColumnShape> fields)
     {
         var shape = new XeEventShape(this, _events.Count, name, package, fields);
         _events.Add(shape);
+        return shape;
+    }
+
+    internal XeMapShape AddMap(IReadOnlyList<string> texts)
+    {
+        var shape = new XeMapShape(_maps.Count, texts);
+        _maps.Add(shape);
         return shape;
     }
 
@@ -66,8 +77,9 @@ public sealed class XeEventShape
 /// <summary>A data field of an event class, or an action.</summary>
 public sealed class XeColumnShape
 {
-    internal XeColumnShape(int index, string name, string package, string type, bool isAction)
+    internal XeColumnShape(int index, string name, string package, string type, bool isAction, XeMapShape? map = null)
     {
+        Map = map;
         Index = index;
         Name = name;
         Package = package;
@@ -87,4 +99,23 @@ public sealed class XeColumnShape
     public string Type { get; }
 
     public bool IsAction { get; }
+
+    /// <summary>The map whose texts the value gives (<see cref="IXeEventListing.MapText"/>); null for a value of a type.</summary>
+    public XeMapShape? Map { get; }
+}
+
+/// <summary>A map of a file's metadata as a listing names its values: each text at its entry's place.</summary>
+public sealed class XeMapShape
+{
+    internal XeMapShape(int index, IReadOnlyList<string> texts)
+    {
+        Index = index;
+        Texts = texts;
+    }
+
+    /// <summary>Where it is in <see cref="XeShapes.Maps"/>.</summary>
+    public int Index { get; }
+
+    /// <summary>The texts of the map's keys, one per distinct key, in the metadata's order.</summary>
+    public IReadOnlyList<string> Texts { get; }
 }

@@ -32,10 +32,11 @@ internal sealed class XelPlans
     private XelPlans(XelCatalogue catalogue)
     {
         Shapes = new XeShapes();
+        var maps = catalogue.Maps.ToDictionary(m => m.Key, m => new XelMapPlan(m.Value, Shapes));
         _eventIds = [.. catalogue.Events.Keys];
-        _events = [.. catalogue.Events.Values.Select(e => new XelEventPlan(e, catalogue, Shapes))];
+        _events = [.. catalogue.Events.Values.Select(e => new XelEventPlan(e, catalogue, maps, Shapes))];
         _actionIds = [.. catalogue.Actions.Keys];
-        _actions = [.. catalogue.Actions.Values.Select((a, i) => XelValuePlan.For(catalogue, a.Name, a.Package, a.TypeId, i, isAction: true))];
+        _actions = [.. catalogue.Actions.Values.Select((a, i) => XelValuePlan.For(catalogue, maps, a.Name, a.Package, a.TypeId, i, isAction: true))];
         foreach (var action in _actions)
         {
             Shapes.AddAction(action.Shape);

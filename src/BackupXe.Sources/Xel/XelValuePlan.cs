@@ -1,6 +1,7 @@
 using System.Collections.Immutable;
 using System.Buffers.Binary;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
 using BackupXe.Sources.XeEvents;
@@ -34,9 +35,17 @@ internal sealed class XelValuePlan
 {
     private static readonly ImmutableArray<string> SmallNumbers = [.. Enumerable.Range(0, 1024).Select(i => i.ToString(CultureInfo.InvariantCulture))];
 
-    private XelValuePlan(string name, string package, string typeName, XelValueKind kind, int size, int offset, IReadOnlyDictionary<uint, string>? map, bool isAction, int index)
+    // What the analysed field keeps of a number: the number itself, or its digits as text (a wait type keeps its
+    // map text only, so no digits are made for it).
+    private readonly bool _numeric;
+    private readonly bool _keepsValue;
+
+    // A field without text is wholly replaced by its number: nothing of an earlier occurrence is left to forget.
+    private readonly bool _hasText;
+
+    private XelValuePlan(string name, string package, string typeName, XelValueKind kind, int size, int offset, XelMapPlan? map, bool isAction, int index)
     {
-        Shape = new XeColumnShape(index, name, package, typeName, isAction);
+        Shape = new XeColumnShape(index, name, package, typeName, isAction, map?.Shape);
         Name = name;
         Package = package;
         TypeName = typeName;
@@ -45,6 +54,9 @@ internal sealed class XelValuePlan
         Offset = offset;
         Map = map;
         Field = isAction ? XeEventFields.ClassifyAction(name) : XeEventFields.Classify(name);
+        _numeric = XeEventFields.IsNumeric(Field);
+        _keepsValue = XeEventFields.UsesValue(Field) && !_numeric;
+        _hasText = XeEventFields.UsesText(Field);
     }
 
     public string Name { get; }
@@ -61,7 +73,7 @@ internal sealed class XelValuePlan
     /// <summary>Offset in the event payload (data columns only).</summary>
     public int Offset { get; }
 
-    public IReadOnlyDictionary<uint, string>? Map { get; }
+    public XelMapPlan? Map { get; }
 
     public XeField Field { get; }
 
@@ -77,18 +89,13 @@ internal sealed class XelValuePlan
     public bool Fits(int length) => Size <= 0 || length == Size;
 
     /// <param name="index">Where the column is among its event's fields, or the action among the file's actions.</param>
-    public static XelValuePlan For(XelCatalogue catalogue, string name, string package, uint typeId, int index, int offset = 0, int unknownSize = 0, bool isAction = false)
+    /// <param name="maps">The file's maps, resolved once for all its columns and actions.</param>
+    public static XelValuePlan For(XelCatalogue catalogue, IReadOnlyDictionary<uint, XelMapPlan> maps, string name, string package, uint typeId, int index, int offset = 0, int unknownSize = 0, bool isAction = false)
     {
         if (catalogue.Maps.TryGetValue(typeId, out var map))
         {
-            var entries = new Dictionary<uint, string>(map.Entries.Count);
-            foreach (var (key, text) in map.Entries)
-            {
-                entries.TryAdd(key, text);
-            }
-
             var kind = map.KeySize is 1 or 2 or 4 or 8 ? XelValueKind.Map : XelValueKind.Raw;
-            return new XelValuePlan(name, package, map.Name, kind, Math.Max((int)map.KeySize, 1), offset, entries, isAction, index);
+            return new XelValuePlan(name, package, map.Name, kind, Math.Max((int)map.KeySize, 1), offset, maps[typeId], isAction, index);
         }
 
         if (!catalogue.Types.TryGetValue(typeId, out var type))
@@ -131,7 +138,7 @@ internal sealed class XelValuePlan
         {
             case XelValueKind.Map:
                 var key = Unsigned(bytes);
-                text = key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name) ? name : null;
+                text = Map!.Text(key);
                 return key;
             case XelValueKind.Unsigned:
             case XelValueKind.Pointer:
@@ -163,9 +170,9 @@ internal sealed class XelValuePlan
         {
             case XelValueKind.Map:
                 var key = Unsigned(bytes);
-                if (key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name))
+                if (Map!.TryEntry(key, out var entry))
                 {
-                    listing.Text(Shape, name);
+                    listing.MapText(Shape, entry);
                 }
                 else if (TypeName == "ptr")
                 {
@@ -249,7 +256,7 @@ internal sealed class XelValuePlan
         {
             case XelValueKind.Map:
                 var key = Unsigned(bytes);
-                text = key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name) ? name : null;
+                text = Map!.Text(key);
                 return Number(key);
             case XelValueKind.Unsigned:
                 return Number(Unsigned(bytes));
@@ -274,23 +281,27 @@ internal sealed class XelValuePlan
             case XelValueKind.Map:
             case XelValueKind.Unsigned:
                 var key = Unsigned(bytes);
-                fields.Begin(Field);
-                if (XeEventFields.IsNumeric(Field))
+                if (_hasText || !_numeric)
+                {
+                    fields.Begin(Field);
+                }
+
+                if (_numeric)
                 {
                     fields.SetNumber(Field, XeNumber.Of(key));
                 }
-                else
+                else if (_keepsValue)
                 {
                     fields.SetValue(Field, Number(key));
                 }
 
-                if (Kind == XelValueKind.Map && key <= uint.MaxValue && Map!.TryGetValue((uint)key, out var name))
+                if (Kind == XelValueKind.Map && Map!.Text(key) is { } name)
                 {
                     fields.SetText(Field, name);
                 }
 
                 break;
-            case XelValueKind.Signed when XeEventFields.IsNumeric(Field):
+            case XelValueKind.Signed when _numeric:
                 fields.Begin(Field);
                 fields.SetNumber(Field, XeNumber.Of(Signed(bytes)));
                 break;
@@ -304,6 +315,7 @@ internal sealed class XelValuePlan
     private static string Number(ulong value) =>
         value < (ulong)SmallNumbers.Length ? SmallNumbers[(int)value] : value.ToString(CultureInfo.InvariantCulture);
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ulong Unsigned(ReadOnlySpan<byte> bytes) => bytes.Length switch
     {
         1 => bytes[0],
@@ -313,6 +325,7 @@ internal sealed class XelValuePlan
         _ => 0,
     };
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static long Signed(ReadOnlySpan<byte> bytes) => bytes.Length switch
     {
         1 => (sbyte)bytes[0],
@@ -326,7 +339,7 @@ internal sealed class XelValuePlan
 /// <summary>An event's columns resolved against its file's metadata, in payload order.</summary>
 internal sealed class XelEventPlan
 {
-    public XelEventPlan(XelEventClass eventClass, XelCatalogue catalogue, XeShapes shapes)
+    public XelEventPlan(XelEventClass eventClass, XelCatalogue catalogue, IReadOnlyDictionary<uint, XelMapPlan> maps, XeShapes shapes)
     {
         Class = eventClass;
         var columns = eventClass.DataColumns;
@@ -337,7 +350,7 @@ internal sealed class XelEventPlan
             // A type the file does not describe is as wide as the gap to the next column that starts after it.
             var next = columns.Where(c => c.PayloadOffset > column.PayloadOffset).Select(c => (int)c.PayloadOffset).DefaultIfEmpty(-1).Min();
             var gap = next < 0 ? 0 : next - column.PayloadOffset;
-            plans[i] = XelValuePlan.For(catalogue, column.Name, eventClass.Package, column.TypeId, i, column.PayloadOffset, gap);
+            plans[i] = XelValuePlan.For(catalogue, maps, column.Name, eventClass.Package, column.TypeId, i, column.PayloadOffset, gap);
         }
 
         Columns = plans;

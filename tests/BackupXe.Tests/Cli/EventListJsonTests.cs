@@ -82,6 +82,51 @@ public sealed class EventListJsonTests
         Assert.Equal(Reference(xeEvent), Listed(xeEvent));
     }
 
+    public static TheoryData<long> Instants()
+    {
+        // The ends of the range, a year of three digits, whole seconds, the last tick of a second and of a day, and
+        // random ticks; each listed with its neighbours in a run, where the part to the second is reused.
+        var ticks = new List<long>
+        {
+            DateTime.MinValue.Ticks, DateTime.MaxValue.Ticks, new DateTime(999, 12, 31, 23, 59, 59, DateTimeKind.Utc).Ticks,
+            new DateTime(2024, 5, 1, 1, 30, 0, DateTimeKind.Utc).Ticks, new DateTime(2024, 5, 1, 23, 59, 59, DateTimeKind.Utc).Ticks + 9_999_999,
+            new DateTime(2024, 2, 29, 12, 0, 0, DateTimeKind.Utc).Ticks + 1,
+        };
+        var random = new Random(31);
+        for (var i = 0; i < 50; i++)
+        {
+            ticks.Add(random.NextInt64(DateTime.MinValue.Ticks, DateTime.MaxValue.Ticks));
+        }
+
+        return [.. ticks.Distinct()];
+    }
+
+    [Theory]
+    [MemberData(nameof(Instants))]
+    public async Task A_utc_timestamp_is_written_as_the_round_trip_format_writes_it(long ticks)
+    {
+        // Given UTC events at an instant and at the ticks around it, in and across its second, with a pointer value
+        var events = new List<XeEvent>();
+        foreach (var step in (long[])[0, -1, 1, -TimeSpan.TicksPerSecond, TimeSpan.TicksPerSecond, 12_345, 0])
+        {
+            if (ticks + step >= DateTime.MinValue.Ticks && ticks + step <= DateTime.MaxValue.Ticks)
+            {
+                events.Add(new XeEvent("wait_info", "sqlos", new DateTime(ticks + step, DateTimeKind.Utc),
+                    [new XeValue("wait_resource", "sqlos", "ptr", (ulong)(ticks + step) * 0x9E3779B97F4A7C15UL)], []));
+            }
+        }
+
+        // When they are listed one after the other by one writer
+        var bytes = new MemoryStream();
+        var output = new OutputBuffer(bytes);
+        var writer = EventListWriter.For("jsonl", output, new XeNames());
+        events.ForEach(writer.Write);
+        await output.FlushAsync(TestContext.Current.CancellationToken);
+
+        // Then the bytes are the writer's for each
+        Assert.Equal(string.Concat(events.Select(Reference)), Encoding.UTF8.GetString(bytes.ToArray()));
+    }
+
     private static string Listed(XeEvent xeEvent)
     {
         var bytes = new MemoryStream();

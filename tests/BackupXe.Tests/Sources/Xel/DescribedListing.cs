@@ -36,6 +36,8 @@ internal sealed class DescribedListing : IXeEventListing
 
     public void Text(XeColumnShape column, ReadOnlySpan<char> text) => Add(column, text.ToString());
 
+    public void MapText(XeColumnShape column, int entry) => Add(column, column.Map!.Texts[entry]);
+
     public void Guid(XeColumnShape column, Guid value, uint? sequence) =>
         Add(column, value.ToString("D").ToUpperInvariant() + (sequence is { } next ? "-" + next.ToString(CultureInfo.InvariantCulture) : string.Empty));
 
