@@ -13,24 +13,29 @@ namespace BackupXe.SqlServer.History;
 /// </summary>
 public sealed class MsdbBackupChain(SqlConnectionFactory factory)
 {
+    // The backupset columns both queries read, each into a BackupSetRow (Row).
+    private const string BackupSetColumns = """
+        bs.database_name,
+        CAST(bs.type AS nvarchar(1)) AS backup_type,
+        bs.is_copy_only,
+        CONVERT(nvarchar(25), bs.first_lsn) AS first_lsn,
+        CONVERT(nvarchar(25), bs.last_lsn) AS last_lsn,
+        CONVERT(nvarchar(25), bs.database_backup_lsn) AS database_backup_lsn,
+        CONVERT(nvarchar(25), bs.checkpoint_lsn) AS checkpoint_lsn,
+        bs.recovery_model,
+        bs.backup_start_date,
+        bs.backup_finish_date,
+        CAST(bs.backup_size AS bigint) AS backup_size,
+        CAST(bs.compressed_backup_size AS bigint) AS compressed_backup_size,
+        """;
+
     /// <summary>
     /// Database (D), differential (I) and log (L) backups since <c>@since</c> (server local time), in order, with their
     /// encryption where the server has the columns (<paramref name="encryptionColumns"/>: key_algorithm and
     /// encryptor_type, from SQL Server 2014) and the device type of their media families.
     /// </summary>
     public static string Query(bool encryptionColumns) => $"""
-        SELECT bs.database_name,
-               CAST(bs.type AS nvarchar(1)) AS backup_type,
-               bs.is_copy_only,
-               CONVERT(nvarchar(25), bs.first_lsn) AS first_lsn,
-               CONVERT(nvarchar(25), bs.last_lsn) AS last_lsn,
-               CONVERT(nvarchar(25), bs.database_backup_lsn) AS database_backup_lsn,
-               CONVERT(nvarchar(25), bs.checkpoint_lsn) AS checkpoint_lsn,
-               bs.recovery_model,
-               bs.backup_start_date,
-               bs.backup_finish_date,
-               CAST(bs.backup_size AS bigint) AS backup_size,
-               CAST(bs.compressed_backup_size AS bigint) AS compressed_backup_size,
+        SELECT {BackupSetColumns}
                {(encryptionColumns ? "CAST(bs.key_algorithm AS nvarchar(32))" : "CAST(NULL AS nvarchar(32))")} AS key_algorithm,
                {(encryptionColumns ? "CAST(bs.encryptor_type AS nvarchar(32))" : "CAST(NULL AS nvarchar(32))")} AS encryptor_type,
                (SELECT MIN(CAST(mf.device_type AS int)) FROM msdb.dbo.backupmediafamily AS mf WHERE mf.media_set_id = bs.media_set_id) AS device_type
@@ -44,22 +49,11 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
     /// each read, in the columns <see cref="Query"/> reads (encryption and media not asked: the chain needs the LSNs): a
     /// restore starts its destination's chain anew (docs/restore-chain.md).
     /// </summary>
-    public const string RestoresQuery = """
+    public const string RestoresQuery = $"""
         SELECT rh.destination_database_name,
                rh.restore_date,
                rh.[replace],
-               bs.database_name,
-               CAST(bs.type AS nvarchar(1)) AS backup_type,
-               bs.is_copy_only,
-               CONVERT(nvarchar(25), bs.first_lsn) AS first_lsn,
-               CONVERT(nvarchar(25), bs.last_lsn) AS last_lsn,
-               CONVERT(nvarchar(25), bs.database_backup_lsn) AS database_backup_lsn,
-               CONVERT(nvarchar(25), bs.checkpoint_lsn) AS checkpoint_lsn,
-               bs.recovery_model,
-               bs.backup_start_date,
-               bs.backup_finish_date,
-               CAST(bs.backup_size AS bigint) AS backup_size,
-               CAST(bs.compressed_backup_size AS bigint) AS compressed_backup_size,
+               {BackupSetColumns}
                CAST(NULL AS nvarchar(32)) AS key_algorithm,
                CAST(NULL AS nvarchar(32)) AS encryptor_type,
                CAST(NULL AS int) AS device_type
