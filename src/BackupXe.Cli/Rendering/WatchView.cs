@@ -31,8 +31,7 @@ internal sealed class WatchView(
     private static readonly TimeSpan LongPhase = TimeSpan.FromSeconds(30);
 
     // Only operations still running: an entry goes when its operation leaves the running list.
-    private readonly Dictionary<(int?, string?, DateTime), (int Decile, string? Phase, DateTime At)> _shown = [];
-    private readonly HashSet<(int?, string?, DateTime)> _running = [];
+    private readonly PerRunningOperation<(int Decile, string? Phase, DateTime At)> _shown = new();
     private readonly RequestsBeforeWatch _requests = new();
     private readonly StallWatch _stalls = new();
     private readonly Lock _gate = new();
@@ -144,12 +143,9 @@ internal sealed class WatchView(
             }
         }
 
-        _running.Clear();
         var block = new List<string>();
         foreach (var op in running)
         {
-            var key = (op.SessionId, op.Database, op.Since);
-            _running.Add(key);
             if (!Wanted(op.Database))
             {
                 continue;
@@ -166,12 +162,12 @@ internal sealed class WatchView(
 
             var decile = (shown.Percent ?? 0) / 10;
             var now = op.Since + op.Elapsed;
-            if (_shown.TryGetValue(key, out var last) && last.Decile == decile && last.Phase == op.Phase && now - last.At < Heartbeat)
+            if (_shown.TryGet(op, out var last) && last.Decile == decile && last.Phase == op.Phase && now - last.At < Heartbeat)
             {
                 continue;
             }
 
-            _shown[key] = (decile, op.Phase, now);
+            _shown.Set(op, (decile, op.Phase, now));
             output.WriteLine(line);
         }
 
@@ -187,14 +183,7 @@ internal sealed class WatchView(
             _drawn = block.Count;
         }
 
-        if (_shown.Count > _running.Count)
-        {
-            foreach (var key in _shown.Keys.Where(key => !_running.Contains(key)).ToList())
-            {
-                _shown.Remove(key);
-            }
-        }
-
+        _shown.KeepOnly(running);
         output.Flush();
     }
 

@@ -15,19 +15,11 @@ public sealed class HistoryEta(IUsualPaces history)
     /// <summary>What <see cref="OperationProgress.EtaBasis"/> says when the operation's own readings give the interval.</summary>
     public const string OwnProgress = "from its progress";
 
-    private readonly Dictionary<(int?, string?, DateTime), (Task<UsualPace?> Pace, int Devices)> _paces = [];
+    private readonly PerRunningOperation<(Task<UsualPace?> Pace, int Devices)> _paces = new();
 
     public IReadOnlyList<OperationProgress> Apply(IReadOnlyList<OperationProgress> running)
     {
-        if (_paces.Count > running.Count)
-        {
-            var keys = running.Select(Key).ToHashSet();
-            foreach (var gone in _paces.Keys.Where(k => !keys.Contains(k)).ToList())
-            {
-                _paces.Remove(gone);
-            }
-        }
-
+        _paces.KeepOnly(running);
         return running.Select(With).ToList();
     }
 
@@ -44,12 +36,11 @@ public sealed class HistoryEta(IUsualPaces history)
             return op;
         }
 
-        var key = Key(op);
         // Devices arrive with the first events, and the target type is part of the series: looked up again when they change.
-        if (!_paces.TryGetValue(key, out var known) || known.Devices != op.Devices.Count)
+        if (!_paces.TryGet(op, out var known) || known.Devices != op.Devices.Count)
         {
             known = (history.PaceAsync(op.Kind, op.Scope, op.Database, op.Since, op.Devices), op.Devices.Count);
-            _paces[key] = known;
+            _paces.Set(op, known);
         }
 
         if (known.Pace.IsFaulted)
@@ -74,6 +65,4 @@ public sealed class HistoryEta(IUsualPaces history)
             EtaBasis = basis,
         };
     }
-
-    private static (int?, string?, DateTime) Key(OperationProgress op) => (op.SessionId, op.Database, op.Since);
 }

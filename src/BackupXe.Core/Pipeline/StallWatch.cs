@@ -12,24 +12,21 @@ public sealed record StallNotice(OperationProgress Operation, QuietPeriod Period
 /// </summary>
 public sealed class StallWatch
 {
-    private readonly Dictionary<(int?, string?, DateTime), HashSet<DateTime>> _announced = [];
+    private readonly PerRunningOperation<HashSet<DateTime>> _announced = new();
 
     public IReadOnlyList<StallNotice> Update(IReadOnlyList<OperationProgress> running)
     {
         List<StallNotice>? notices = null;
-        var keys = new HashSet<(int?, string?, DateTime)>();
         foreach (var op in running)
         {
-            var key = (op.SessionId, op.Database, op.Since);
-            keys.Add(key);
             if (op.Quiet is null && op.EndedQuiet.Count == 0)
             {
                 continue;
             }
 
-            if (!_announced.TryGetValue(key, out var announced))
+            if (!_announced.TryGet(op, out var announced))
             {
-                _announced[key] = announced = [];
+                _announced.Set(op, announced = []);
             }
 
             foreach (var ended in op.EndedQuiet)
@@ -46,11 +43,7 @@ public sealed class StallWatch
             }
         }
 
-        foreach (var gone in _announced.Keys.Where(key => !keys.Contains(key)).ToList())
-        {
-            _announced.Remove(gone);
-        }
-
+        _announced.KeepOnly(running);
         return notices ?? [];
     }
 

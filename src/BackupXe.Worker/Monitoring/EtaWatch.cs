@@ -10,34 +10,27 @@ namespace BackupXe.Worker.Monitoring;
 /// </summary>
 internal sealed class EtaWatch
 {
-    private readonly Dictionary<(int?, string?, DateTime), string> _said = [];
+    private readonly PerRunningOperation<string> _said = new();
 
     public IReadOnlyList<OperationProgress> Update(IReadOnlyList<OperationProgress> running)
     {
         List<OperationProgress>? changed = null;
-        var keys = new HashSet<(int?, string?, DateTime)>();
         foreach (var op in running)
         {
-            var key = (op.SessionId, op.Database, op.Since);
-            keys.Add(key);
             if (op.RemainingRange is null)
             {
                 continue;
             }
 
             var basis = Basis(op);
-            if (!_said.TryGetValue(key, out var said) || said != basis)
+            if (!_said.TryGet(op, out var said) || said != basis)
             {
-                _said[key] = basis;
+                _said.Set(op, basis);
                 (changed ??= []).Add(op);
             }
         }
 
-        foreach (var gone in _said.Keys.Where(key => !keys.Contains(key)).ToList())
-        {
-            _said.Remove(gone);
-        }
-
+        _said.KeepOnly(running);
         return changed ?? [];
     }
 
