@@ -17,7 +17,7 @@ internal static class HistoryImportCommand
 {
     public static Command Create()
     {
-        var path = new Option<string>("--path") { Description = "The SQLite history file to add to (created when missing).", DefaultValueFactory = _ => "backupxe-history.db" };
+        var path = new Option<string?>("--path") { Description = "The SQLite history file to add to (created when missing).", DefaultValueFactory = _ => "backupxe-history.db" };
         var instance = new Option<string?>("--instance", "-i")
         {
             Description = "The instance the files come from; default: the 'Server:' line of DatabaseBackup's output header.",
@@ -32,6 +32,7 @@ internal static class HistoryImportCommand
         connection.Server.Required = false;
         var command = new Command("import", "Add backups from a server's msdb and CommandLog, or from job output files, to the history, merging those already known.") { path, instance, since, databases, commandLog, files, CommonOptions.NoColor() };
         connection.AddTo(command);
+        OutputTarget.MustNotOverwriteWhatIsRead(command, path, "the history", result => result.GetValue(files) ?? []);
         command.SetAction(async (parse, cancellationToken) =>
         {
             var server = parse.GetValue(connection.Server);

@@ -7,25 +7,33 @@ namespace BackupXe.Cli.Commands;
 /// <summary>
 /// The one check of every verb that writes a file with <c>--output</c>: the file written must not be one the verb
 /// reads (an input, a member of an input pattern, a history database and its journal files), whether named by the
-/// same string, another relative path, or a symbolic link to it or to a folder above it. Checked at parse time, so
-/// nothing has been opened, truncated or created when it refuses.
+/// same string, another relative path, a symbolic link to it or to a folder above it, or a hard link (the same
+/// <see cref="FileIdentity"/> under another name). Checked at parse time, so nothing has been opened, truncated or
+/// created when it refuses.
 /// </summary>
 internal static class OutputTarget
 {
     /// <summary>Adds the check to <paramref name="command"/>: <paramref name="readPaths"/> gives the files it reads.</summary>
     public static void MustNotOverwriteWhatIsRead(Command command, Option<string?> output, Func<CommandResult, IEnumerable<string?>> readPaths)
+        => MustNotOverwriteWhatIsRead(command, output, "the report", readPaths);
+
+    /// <summary>
+    /// The same check for another file a command writes (<c>history import --path</c>): <paramref name="written"/> names
+    /// what would be written there.
+    /// </summary>
+    public static void MustNotOverwriteWhatIsRead(Command command, Option<string?> target, string written, Func<CommandResult, IEnumerable<string?>> readPaths)
     {
         command.Validators.Add(result =>
         {
-            if (result.GetValue(output) is not { Length: > 0 } target || target == InputSources.StandardInput)
+            if (result.GetValue(target) is not { Length: > 0 } path || path == InputSources.StandardInput)
             {
                 return;
             }
 
-            if (Conflict(target, readPaths(result)) is { } read)
+            if (Conflict(path, readPaths(result)) is { } read)
             {
-                var also = read == target ? "also read by this command" : $"the same file as '{read}', which this command reads";
-                result.AddError($"--output '{target}' is {also}: writing the report would destroy it. Name another file.");
+                var also = read == path ? "also read by this command" : $"the same file as '{read}', which this command reads";
+                result.AddError($"{target.Name} '{path}' is {also}: writing {written} would destroy it. Name another file.");
             }
         });
     }
@@ -34,6 +42,7 @@ internal static class OutputTarget
     public static string? Conflict(string target, IEnumerable<string?> readPaths)
     {
         var written = Canonical(target);
+        var writtenIdentity = FileIdentity.Of(target);
         foreach (var read in readPaths)
         {
             if (read is null || read == InputSources.StandardInput)
@@ -43,7 +52,8 @@ internal static class OutputTarget
 
             foreach (var file in Members(read))
             {
-                if (string.Equals(Canonical(file), written, PathComparison))
+                if (string.Equals(Canonical(file), written, PathComparison)
+                    || (writtenIdentity is { } identity && FileIdentity.Of(file) == identity))
                 {
                     return file;
                 }

@@ -97,7 +97,7 @@ internal static class WatchCommand
         connection.AddTo(command);
         var history = new HistoryOptions();
         history.AddTo(command);
-        OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => [result.GetValue(replay)]);
+        OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => [result.GetValue(replay), .. OutputTarget.SqliteFiles(history.PathOf(result))]);
         command.Validators.Add(result =>
         {
             // Silently preferring one would watch something the user did not ask for.
