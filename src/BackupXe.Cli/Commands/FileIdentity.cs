@@ -35,7 +35,7 @@ internal readonly record struct FileIdentity(ulong Device, ulong Node)
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException
                                       or EntryPointNotFoundException or DllNotFoundException)
         {
-            // statx is missing before glibc 2.28 and on older musl: the caller falls back to comparing paths.
+            // statx is missing before glibc 2.28, and musl has no libc.so.6: the caller falls back to comparing paths.
             return null;
         }
     }
@@ -71,7 +71,8 @@ internal readonly record struct FileIdentity(ulong Device, ulong Node)
     private const int StatxDeviceMajorOffset = 136;
     private const int StatxDeviceMinorOffset = 140;
 
-    [DllImport("libc", EntryPoint = "statx", SetLastError = true)]
+    // glibc's soname: a bare "libc" can resolve to the linker script libc.so where the C headers are installed.
+    [DllImport("libc.so.6", EntryPoint = "statx", SetLastError = true)]
     private static extern int Statx(int directory, byte[] path, int flags, uint mask, byte[] buffer);
 
     [DllImport("kernel32", SetLastError = true)]
