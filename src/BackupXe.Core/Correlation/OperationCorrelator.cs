@@ -23,6 +23,10 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
     // Numbers operations in creation order for this stream only (no counter shared across inputs or runs).
     private long _created;
 
+    // The input whose operations without a clock are held, if any: nothing but a clock could tie a line of another
+    // input to them, so they are released as soon as another input's event arrives.
+    private int? _clocklessInput;
+
     // Ended operations by end time (then creation), so that settling looks only at the ones whose grace is over.
     private readonly PriorityQueue<BackupOperation, (long EndTicks, long Sequence)> _endings = new();
     private BackupOperation? _lastHistoryMatch;
@@ -55,6 +59,11 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
 
     public void Observe(TraceEvent traceEvent)
     {
+        if (_clocklessInput is { } held && held != Input)
+        {
+            ReleaseClocklessOf(held);
+        }
+
         Settle(traceEvent.Timestamp);
         IdleBeforeLast = Idle;
         switch (traceEvent)
@@ -116,6 +125,7 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         _ended.Clear();
         _open.Clear();
         _endings.Clear();
+        _clocklessInput = null;
     }
 
     private void Release(BackupOperation operation)
@@ -267,6 +277,11 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
 
         operation.Sequence = ++_created;
         operation.Input = Input;
+        if (!operation.HasClock)
+        {
+            _clocklessInput = Input;
+        }
+
         operation.Flow.StallAfter = _stallAfter;
         operation.AmbiguousMark = _ambiguousCount;
         _open.Add(operation);
@@ -291,6 +306,26 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         if (_ended.Count == 0)
         {
             _endings.Clear();
+        }
+    }
+
+    // Client output carries no clock, so a line of one file can belong to an operation of another only by mistake:
+    // T10's completion line once ended T09a's failed restore when both were given together. The merge reads such
+    // inputs one after the other, so when the next input starts, every operation without a clock of the one before
+    // is as complete as it will ever be; ended ones first, then the open ones, as the end of that input alone does.
+    private void ReleaseClocklessOf(int input)
+    {
+        _clocklessInput = null;
+        foreach (var ended in _ended.InOrder.Where(o => !o.HasClock && o.Input == input).ToList())
+        {
+            _ended.Remove(ended);
+            Release(ended);
+        }
+
+        foreach (var open in _open.InOrder.Where(o => !o.HasClock && o.Input == input).ToList())
+        {
+            RemoveOpen(open);
+            Release(open);
         }
     }
 
