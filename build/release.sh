@@ -3,6 +3,8 @@
 #   backupxe.VERSION.nupkg                  the dotnet tool package (any platform with the .NET 10 runtime)
 #   backupxe-VERSION-linux-x64.tar.gz       the native (NativeAOT) build: no .NET needed
 #   backupxe-VERSION-win-x64.zip            a self-contained single-file build: no .NET needed
+#   backupxe-worker-VERSION-linux-x64.tar.gz  the daemon, self-contained, with its production appsettings.json,
+#   backupxe-worker-VERSION-win-x64.zip       its schema and (Linux) the systemd unit: docs/deploy.md
 #   SHA256SUMS                              the artifacts' checksums
 # Each prints VERSION+COMMIT on --version, the commit being the git HEAD the artifacts were built from, or
 # "VERSION (unknown commit)" when the sources are not a git checkout.
@@ -62,5 +64,24 @@ pack_folder "$work/publish-win-x64" "$win"
 rm -f "$out/$win.zip"
 (cd "$work" && zip -qr "$out/$win.zip" "$win")
 
-(cd "$out" && sha256sum "backupxe.$version.nupkg" "$linux.tar.gz" "$win.zip" > SHA256SUMS)
+# 4. The daemon for both platforms: self-contained (no .NET needed), as a folder (not one file: the SQLite and SNI
+# native libraries would be extracted to a temporary folder at every start, which a hardened service may not write).
+# Only what runs: no symbols, no XML documentation, no satellite resource folders for the 13 other languages.
+worker="$root/src/BackupXe.Worker"
+publish_worker() { # publish_worker RID: the daemon's files a user runs into $work/backupxe-worker-VERSION-RID
+  local name="backupxe-worker-$version-$1"
+  dotnet publish "$worker" -c Release -r "$1" --self-contained -o "$work/$name" "${stamp[@]}" \
+    -p:DebugType=none -p:DebugSymbols=false -p:GenerateDocumentationFile=false \
+    -p:PublishDocumentationFiles=false -p:PublishReferencesDocumentationFiles=false -p:SatelliteResourceLanguages=en
+  cp "$root/README.md" "$work/$name/"
+}
+publish_worker linux-x64
+cp "$root/deploy/systemd/backupxe.service" "$work/backupxe-worker-$version-linux-x64/"
+tar -C "$work" -czf "$out/backupxe-worker-$version-linux-x64.tar.gz" "backupxe-worker-$version-linux-x64"
+publish_worker win-x64
+rm -f "$out/backupxe-worker-$version-win-x64.zip"
+(cd "$work" && zip -qr "$out/backupxe-worker-$version-win-x64.zip" "backupxe-worker-$version-win-x64")
+
+(cd "$out" && sha256sum "backupxe.$version.nupkg" "$linux.tar.gz" "$win.zip" \
+  "backupxe-worker-$version-linux-x64.tar.gz" "backupxe-worker-$version-win-x64.zip" > SHA256SUMS)
 ls -l "$out"

@@ -47,6 +47,10 @@ internal static class Program
         {
             builder = Host.CreateApplicationBuilder(ServiceHosting.Settings(args));
         }
+        catch (DirectoryNotFoundException)
+        {
+            return Fail(ExitCodes.InvalidConfiguration, $"the content root '{ServiceHosting.ContentRoot(args, isWindowsService: false, AppContext.BaseDirectory)}' does not exist: give --contentRoot an existing folder, the one holding appsettings.json");
+        }
         catch (Exception exception) when (exception is InvalidDataException or FormatException or System.Text.Json.JsonException)
         {
             // appsettings.json that is empty, truncated or not JSON: the provider's message names the file and

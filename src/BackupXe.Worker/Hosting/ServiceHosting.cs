@@ -21,14 +21,38 @@ internal static class ServiceHosting
     public static readonly TimeSpan ShutdownTimeout = TimeSpan.FromSeconds(15);
 
     /// <summary>
-    /// The content root to give the host: a Windows service starts in C:\Windows\System32, so there it is the install
-    /// folder unless --contentRoot says otherwise; elsewhere null (the working directory, which systemd sets from
-    /// WorkingDirectory=).
+    /// The content root to give the host: the folder --contentRoot names, a relative one taken from the working
+    /// directory as every other path typed on a command line is (the host alone would take it from the worker's
+    /// binaries folder); else, as a Windows service starts in C:\Windows\System32, the install folder there; else null
+    /// (the working directory, which systemd sets from WorkingDirectory=).
     /// </summary>
     public static string? ContentRoot(IReadOnlyList<string> args, bool isWindowsService, string installFolder)
-        => isWindowsService && !args.Any(arg => arg.StartsWith("--contentRoot", StringComparison.OrdinalIgnoreCase))
-            ? installFolder
-            : null;
+    {
+        if (NamedContentRoot(args) is { Length: > 0 } named)
+        {
+            return Path.GetFullPath(named);
+        }
+
+        return isWindowsService ? installFolder : null;
+    }
+
+    private static string? NamedContentRoot(IReadOnlyList<string> args)
+    {
+        for (var i = 0; i < args.Count; i++)
+        {
+            if (string.Equals(args[i], "--contentRoot", StringComparison.OrdinalIgnoreCase))
+            {
+                return i + 1 < args.Count ? args[i + 1] : null;
+            }
+
+            if (args[i].StartsWith("--contentRoot=", StringComparison.OrdinalIgnoreCase))
+            {
+                return args[i]["--contentRoot=".Length..];
+            }
+        }
+
+        return null;
+    }
 
     public static HostApplicationBuilderSettings Settings(string[] args) => new()
     {

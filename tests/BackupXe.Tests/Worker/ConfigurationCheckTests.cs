@@ -21,7 +21,17 @@ public sealed partial class ConfigurationCheckTests : IDisposable
     [Fact]
     public void The_bundled_appsettings_is_valid()
     {
+        // The file the publish and the release archives ship: a service started from them must pass its own check.
         var result = ConfigurationCheck.Check(Path.Combine(RepositoryRoot, "src", "BackupXe.Worker", "appsettings.json"));
+
+        Assert.Equal(ExitCodes.Success, result.ExitCode);
+        Assert.Equal(1, result.InstanceCount);
+    }
+
+    [Fact]
+    public void The_demo_configuration_that_replays_the_samples_is_valid()
+    {
+        var result = ConfigurationCheck.Check(Path.Combine(RepositoryRoot, "deploy", "demo", "appsettings.json"));
 
         Assert.Equal(ExitCodes.Success, result.ExitCode);
         Assert.Equal(2, result.InstanceCount);

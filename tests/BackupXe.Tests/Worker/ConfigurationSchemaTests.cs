@@ -46,6 +46,7 @@ public sealed partial class ConfigurationSchemaTests
         var examples = new List<(string Where, string Json)>
         {
             ("src/BackupXe.Worker/appsettings.json", File.ReadAllText(Path.Combine(RepositoryRoot, "src", "BackupXe.Worker", "appsettings.json"))),
+            ("deploy/demo/appsettings.json", File.ReadAllText(Path.Combine(RepositoryRoot, "deploy", "demo", "appsettings.json"))),
         };
         foreach (var page in new[] { "configuration.md", "deploy.md" })
         {

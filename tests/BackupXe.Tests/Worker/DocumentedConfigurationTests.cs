@@ -41,18 +41,29 @@ public sealed partial class DocumentedConfigurationTests
         Assert.Empty(wrong);
     }
 
-    [Fact]
-    public void The_sample_appsettings_uses_only_known_keys_and_is_valid()
+    [Theory]
+    [InlineData("src/BackupXe.Worker/appsettings.json")]
+    [InlineData("deploy/demo/appsettings.json")]
+    public void The_shipped_configurations_use_only_known_keys_and_are_valid(string file)
     {
         var configuration = new ConfigurationBuilder()
-            .AddJsonFile(Path.Combine(RepositoryRoot, "src", "BackupXe.Worker", "appsettings.json"))
+            .AddJsonFile(Path.Combine(RepositoryRoot, file))
             .Build();
 
         var options = configuration.GetSection(BackupXeOptions.SectionName)
             .Get<BackupXeOptions>(binder => binder.ErrorOnUnknownConfiguration = true)!;
 
         Assert.True(new BackupXeOptionsValidator().Validate(null, options).Succeeded);
-        Assert.All(options.Instances, instance => Assert.StartsWith("../../samples/", instance.ReplayPath));
+    }
+
+    [Fact]
+    public void Only_the_demo_replays_the_samples_which_no_release_ships()
+    {
+        Options("src/BackupXe.Worker/appsettings.json").Instances.ForEach(instance => Assert.Null(instance.ReplayPath));
+        Assert.All(Options("deploy/demo/appsettings.json").Instances, instance => Assert.StartsWith("../../samples/", instance.ReplayPath));
+
+        static BackupXeOptions Options(string file) => new ConfigurationBuilder().AddJsonFile(Path.Combine(RepositoryRoot, file)).Build()
+            .GetSection(BackupXeOptions.SectionName).Get<BackupXeOptions>()!;
     }
 
     [Fact]

@@ -52,4 +52,30 @@ public sealed class WorkerCommandLineTests : IDisposable
         Assert.DoesNotContain("Instances", run.Error);
         Assert.False(run.ShowsStackTrace, run.Error);
     }
+
+    [Fact]
+    public async Task A_content_root_that_does_not_exist_is_one_line_and_exit_2()
+    {
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60), "--contentRoot", "no-such-folder");
+
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains($"the content root '{Path.Combine(_folder, "no-such-folder")}' does not exist", run.Error);
+        Assert.False(run.ShowsStackTrace, run.Error);
+    }
+
+    [Fact]
+    public async Task A_relative_content_root_is_read_from_the_working_directory()
+    {
+        // Given the demo configuration's shape in a folder below the working directory
+        Directory.CreateDirectory(Path.Combine(_folder, "demo"));
+        await File.WriteAllTextAsync(Path.Combine(_folder, "demo", "appsettings.json"), "{ \"BackupXe\": { \"Instances\": [ ] } }");
+
+        // When
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60), "--contentRoot", "demo");
+
+        // Then its file was read (and refused for having no instance), not looked for beside the worker's binaries
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains("Instances is empty", run.Error);
+        Assert.False(run.ShowsStackTrace, run.Error);
+    }
 }

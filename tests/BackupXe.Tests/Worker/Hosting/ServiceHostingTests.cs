@@ -15,7 +15,15 @@ public sealed class ServiceHostingTests
 
     [Fact]
     public void A_content_root_given_on_the_service_command_line_wins()
-        => Assert.Null(ServiceHosting.ContentRoot(["--contentRoot", @"D:\BackupXe"], isWindowsService: true, @"C:\Program Files\BackupXe\"));
+        => Assert.Equal(Path.GetFullPath("/srv/backupxe"), ServiceHosting.ContentRoot(["--contentRoot", "/srv/backupxe"], isWindowsService: true, @"C:\Program Files\BackupXe\"));
+
+    [Theory]
+    [InlineData("--contentRoot", "deploy/demo")]
+    [InlineData("--contentRoot=deploy/demo", null)]
+    public void A_relative_content_root_is_the_working_directorys_not_the_binaries_folder(string option, string? value)
+        => Assert.Equal(
+            Path.Combine(Directory.GetCurrentDirectory(), "deploy", "demo"),
+            ServiceHosting.ContentRoot(value is null ? [option] : [option, value], isWindowsService: false, "/opt/backupxe/"));
 
     [Fact]
     public void Outside_the_service_control_manager_the_working_directory_is_the_content_root()
