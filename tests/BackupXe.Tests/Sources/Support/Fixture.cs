@@ -15,5 +15,8 @@ internal static class Fixture
     /// <summary>A file of Fixtures/realworld2, the second set of genuine output (SOURCES.md beside them).</summary>
     public static string RealWorld2(string file) => At("realworld2", file);
 
+    /// <summary>A file of Fixtures/realworld4, the fourth set of genuine output (SOURCES.md beside them).</summary>
+    public static string RealWorld4(string file) => At("realworld4", file);
+
     private static string At(string folder, string file) => Path.Combine(AppContext.BaseDirectory, "Fixtures", folder, file);
 }
