@@ -332,9 +332,13 @@ public sealed class BackupOperation
         NoteFlow(at);
     }
 
+    /// <summary>True once the ERRORLOG's history line of this operation was read: a second one is another operation's.</summary>
+    public bool HasHistory { get; private set; }
+
     public void ApplyHistory(HistoryRecord record, DateTime at)
     {
         Seen(at);
+        HasHistory = true;
         Database ??= record.Database;
         HistoryDeviceCount = record.DeviceCount ?? HistoryDeviceCount;
         PagesDumped = record.PagesDumped ?? PagesDumped;
@@ -384,7 +388,7 @@ public sealed class BackupOperation
 
         End ??= at;
         Outcome = outcome;
-        FailureReason = outcome == OperationStatus.Failed && FailureError is { Number: not EngineError.TerminatingAbnormally } error
+        FailureReason = outcome == OperationStatus.Failed && FailureError is { } error && !EngineError.IsGeneric(error.Number)
             ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"Msg {error.Number}: {error.Text}")
             : reason ?? FailureReason;
     }
@@ -392,12 +396,16 @@ public sealed class BackupOperation
     // The first real error wins: 3013 ("... is terminating abnormally") always follows it and says nothing of why.
     private void NoteError(EngineError error)
     {
-        if (error.Text is null || (FailureError is { } kept && (kept.Number != EngineError.TerminatingAbnormally || error.Number == EngineError.TerminatingAbnormally)))
+        if (error.Text is null || (FailureError is { } kept && (!EngineError.IsGeneric(kept.Number) || EngineError.IsGeneric(error.Number))))
         {
             return;
         }
 
-        FailureError = new FailureErrorReport(error.Number, error.Severity, error.Text, StageNow() ?? StageOf(error.Number));
+        FailureError = new FailureErrorReport(error.Number, error.Severity, error.Text, StageNow() ?? StageOf(error.Number))
+        {
+            OsError = OsError.In(error.Text) is { } os ? new OsErrorReport(os.Code, os.Text ?? OsError.MeaningOf(os.Code)) : null,
+            Target = MessageTarget.In(error.Text),
+        };
     }
 
     // What the input shows of the copy so far: its data phase, the client's per-file pages (printed once a file is copied)
@@ -423,8 +431,12 @@ public sealed class BackupOperation
     // log chain that does not fit are found before any data moves; a failed read or write of the device, while it moves.
     private static CopyStage? StageOf(int number) => number switch
     {
-        3201 or 3241 or 3266 or 4305 => CopyStage.BeforeCopy,
-        3202 or 3203 => CopyStage.DuringCopy,
+        3201 or 3241 or 3266 or 4305 or 4326 or 18204 => CopyStage.BeforeCopy,
+
+        // Refused by the database's state before anything is read: its recovery model, its being recovered, in use,
+        // another database's backup, a tail not backed up.
+        4208 or 4214 or 3117 or 3153 or 4306 or 3101 or 3154 or 3159 => CopyStage.BeforeCopy,
+        3202 or 3203 or 3271 => CopyStage.DuringCopy,
         _ => null,
     };
 

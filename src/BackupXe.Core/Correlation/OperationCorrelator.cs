@@ -27,6 +27,20 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
     // input to them, so they are released as soon as another input's event arrives.
     private int? _clocklessInput;
 
+    // The ERRORLOG writes an error's "Error: N, Severity: S, State: T." header and its text as two messages of one
+    // process: the header waits here, by session, for the text it numbers.
+    private readonly Dictionary<int, ErrorHeader> _headers = [];
+
+    // Errors no open operation took (a log without trace flags writes no start line before a failure): held, a few at
+    // most, for the failure line that follows them and makes their operation.
+    private readonly Queue<LooseError> _loose = new();
+
+    private const int MaxHeldHeaders = 64;
+    private const int MaxLooseErrors = 16;
+
+    /// <summary>How long before a failure line an error of its process is taken as its cause.</summary>
+    private static readonly TimeSpan LooseErrorWindow = TimeSpan.FromSeconds(10);
+
     // Ended operations by end time (then creation), so that settling looks only at the ones whose grace is over.
     private readonly PriorityQueue<BackupOperation, (long EndTicks, long Sequence)> _endings = new();
     private BackupOperation? _lastHistoryMatch;
@@ -160,6 +174,22 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
 
         var at = progress.Timestamp;
         var database = progress.DatabaseName is { Length: > 0 } name ? name : parsed.PrefixDatabase;
+        if (parsed.Message is ErrorHeader header)
+        {
+            if (_headers.Count >= MaxHeldHeaders)
+            {
+                _headers.Clear();
+            }
+
+            _headers[SessionKey(progress.SessionId)] = header;
+            return;
+        }
+
+        if (_headers.Count > 0 && _headers.Remove(SessionKey(progress.SessionId), out var numbered))
+        {
+            parsed = Numbered(parsed, numbered, progress.Message, progress.SessionId, at);
+        }
+
         switch (parsed.Message)
         {
             case OperationStarted started:
@@ -213,6 +243,24 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
             AddOpen(operation = new BackupOperation(OperationKind.Backup, OperationScope.Database, snapshot.Database, progress.SessionId, at, startObserved: true));
         }
 
+        if (operation is null && progress.Kind is null && parsed.Message is EngineError loose)
+        {
+            HoldLoose(loose, progress.SessionId, at);
+            return;
+        }
+
+        if (operation is null && progress.Kind is null && parsed.Message is OperationFailed { Kind: { } failedKind } failedAlone)
+        {
+            // A failure with no operation open: an ERRORLOG without trace flags writes only the errors and the closing
+            // "BACKUP failed to complete the command BACKUP DATABASE X" (3041). The command names the operation; the
+            // errors just before it, of its process or of none, are its cause.
+            var failedOperation = Adopt(failedKind, failedAlone.Scope, failedAlone.Database ?? database, progress.SessionId, at);
+            TakeLoose(failedOperation, progress.SessionId, at);
+            failedOperation.Finish(at, OperationStatus.Failed, failedAlone.Reason);
+            MoveToEnded(failedOperation);
+            return;
+        }
+
         if (operation is null)
         {
             // XE names the kind and the database on every event, so an operation that began before the capture
@@ -243,6 +291,61 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
                 break;
         }
     }
+
+    private static int SessionKey(int? sessionId) => sessionId ?? -1;
+
+    // The message after an error header is the header's text: joined to its number as the client prints it; a failure
+    // line keeps its meaning, and its header's number becomes its error.
+    private ParsedTraceMessage Numbered(ParsedTraceMessage parsed, ErrorHeader header, string text, int? sessionId, DateTime at)
+    {
+        var error = new EngineError(header.Number, header.Severity, text.Trim());
+        if (parsed.Message is not OperationFailed { Kind: not null })
+        {
+            return parsed with { Message = error };
+        }
+
+        if (FindOpen(sessionId, parsed.PrefixDatabase, null) is { } open)
+        {
+            open.Apply(error, at);
+        }
+        else
+        {
+            HoldLoose(error, sessionId, at);
+        }
+
+        return parsed;
+    }
+
+    private void HoldLoose(EngineError error, int? sessionId, DateTime at)
+    {
+        if (_loose.Count >= MaxLooseErrors)
+        {
+            _loose.Dequeue();
+        }
+
+        _loose.Enqueue(new LooseError(error, sessionId, at, Input));
+    }
+
+    // The held errors of the failing process (or of none: the Backup column of the ERRORLOG has no session) that came
+    // within the window before the failure, first to last: the first is the root error.
+    private void TakeLoose(BackupOperation operation, int? sessionId, DateTime at)
+    {
+        while (_loose.TryDequeue(out var held))
+        {
+            var sameProcess = held.SessionId is null || sessionId is null || held.SessionId == sessionId;
+            var clockless = at == TraceEvent.NoClock || held.At == TraceEvent.NoClock;
+            var recent = clockless || (at - held.At) <= LooseErrorWindow;
+
+            // Without clocks only the input itself ties an error to a failure line (docs/input-formats.md).
+            var sameInput = !clockless || held.Input == Input;
+            if (sameProcess && recent && sameInput)
+            {
+                operation.Apply(held.Error, at);
+            }
+        }
+    }
+
+    private readonly record struct LooseError(EngineError Error, int? SessionId, DateTime At, int Input);
 
     private void Begin(OperationKind kind, OperationScope scope, string? database, int? sessionId, DateTime at)
     {
@@ -369,7 +472,7 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
 
     private BackupOperation? FindEndedOrOpen(OperationKind kind, string database, int? sessionId)
         => _open.Last(o => o.Kind == kind && Named(o.Database, database) && (sessionId is null || o.SessionId is null || o.SessionId == sessionId))
-            ?? _ended.Last(o => o.Kind == kind && Named(o.Database, database) && o.Summary is null);
+            ?? _ended.Last(o => o.Kind == kind && Named(o.Database, database) && o.Summary is null && !o.HasHistory);
 
     private BackupOperation? FindForSummary(CompletionSummary summary, int? sessionId, string? database)
     {

@@ -1,3 +1,4 @@
+using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Diagnosis;
@@ -37,6 +38,7 @@ internal sealed class BackupDiagnostician
     public Diagnosis Diagnose(OperationReport operation)
     {
         ArgumentNullException.ThrowIfNull(operation);
+        operation = FailureReasons.WithRemedy(operation, operation.Kind == OperationKind.Restore);
         var measures = OperationMeasures.Of(operation);
         var zeroing = FileZeroing.Measure(measures);
         var verdict = _rules.Judge(measures, zeroing);
@@ -47,6 +49,6 @@ internal sealed class BackupDiagnostician
     public OperationReport Apply(OperationReport operation)
     {
         var diagnosis = Diagnose(operation);
-        return operation with { Verdict = diagnosis.Verdict, Recommendations = diagnosis.Recommendations };
+        return FailureReasons.WithRemedy(operation, operation.Kind == OperationKind.Restore) with { Verdict = diagnosis.Verdict, Recommendations = diagnosis.Recommendations };
     }
 }

@@ -36,6 +36,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
 
     public Verdict Judge(OperationMeasures measures, FileZeroing zeroing)
     {
+        if (measures.Operation.Status == OperationStatus.Failed)
+        {
+            return FailedVerdict(measures);
+        }
+
         var verdict = JudgeEvidence(measures, zeroing);
         if (FailureReasons.Sentence(measures.Operation, measures.IsRestore) is { } failure)
         {
@@ -46,6 +51,27 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         return EngineArithmetic.Sentence(measures.Operation.EngineSummary, EngineArithmetic.RoundedFiles(measures.Operation.ProcessedFiles)) is { } check
             ? verdict with { Evidence = [.. verdict.Evidence, check] }
             : verdict;
+    }
+
+    // A failure is judged by its cause, never by a bottleneck: its time and rate are of a command that did not finish
+    // (docs/diagnosis.md, "Failures").
+    private static Verdict FailedVerdict(OperationMeasures measures)
+    {
+        var operation = measures.Operation;
+        List<string> evidence = [FailureReasons.Sentence(operation, measures.IsRestore)!];
+        if (FailureReasons.RemedySentence(operation) is { } remedy)
+        {
+            evidence.Add(remedy);
+        }
+
+        var specific = operation.FailureError is { } error && !Parsing.EngineError.IsGeneric(error.Number);
+        return new Verdict(Bottleneck.Unknown, specific ? Confidence.High : Confidence.Low, evidence)
+        {
+            DecidedBy = specific ? "the failure's root error" : "the failure's generic ending alone",
+            WouldChange = specific
+                ? "Nothing of speed: a failed command is judged by its cause; once that is fixed, a completed run can be judged for its throughput."
+                : "The error printed with the failure (the client's Msg lines, the Agent job step's output, the ERRORLOG's Error lines before it).",
+        };
     }
 
     /// <summary>A stall's share of the whole operation from which the verdict drops one confidence step (docs/diagnosis.md, "Evidence rules").</summary>
@@ -437,7 +463,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         if (operation.EngineSummary is { } summary)
         {
             evidence.Add(measures.IsRestore
-                ? $"The engine's figure, {Figures.AsPrinted(summary.Pages)} pages in {Figures.Seconds(summary.Seconds)} ({Figures.Rate(summary.MegabytesPerSecond)}), is the copy rate: time spent zeroing files and recovering is not measured by it."
+                ? $"The engine's figure, {Figures.AsPrinted(summary.Pages)} pages in {Figures.Seconds(summary.Seconds)} ({Figures.Rate(summary.MegabytesPerSecond)}), covers the whole restore: creating and zeroing its files and recovering the database are inside those seconds, so its MB/s is the pages over all of that time, not the copy's own rate (docs/backup-internals.md, 'Completion lines')."
                 : $"The engine's figure: {Figures.AsPrinted(summary.Pages)} pages in {Figures.Seconds(summary.Seconds)} ({Figures.Rate(summary.MegabytesPerSecond)}).");
         }
 

@@ -19,7 +19,7 @@ internal static class FailureReasons
         }
 
         var noun = restore ? "restore" : "backup";
-        if (operation.FailureError is not { } error || error.Number == Parsing.EngineError.TerminatingAbnormally)
+        if (operation.FailureError is not { } error || Parsing.EngineError.IsGeneric(error.Number))
         {
             return $"The {noun} failed, and the input names no error more specific than its generic ending ({operation.FailureReason ?? "no message"}): "
                 + "the client's own output (SSMS, sqlcmd, the Agent job step) prints the real error just before or after that line.";
@@ -28,7 +28,38 @@ internal static class FailureReasons
         var level = error.Severity is { } severity ? string.Create(CultureInfo.InvariantCulture, $" (severity {severity})") : "";
         var sentence = string.Create(CultureInfo.InvariantCulture, $"The {noun} failed with Msg {error.Number}{level}: {error.Text.TrimEnd('.')}. ")
             + Stage(error.Stage, restore);
-        return Meaning(error.Number) is { } meaning ? $"{sentence} {meaning}" : sentence;
+        sentence = Meaning(error.Number) is { } meaning ? $"{sentence} {meaning}" : sentence;
+        if (error.OsError is { } os)
+        {
+            sentence += os.Code is { } code
+                ? string.Create(CultureInfo.InvariantCulture, $" Operating system error {code}: {os.Meaning.TrimEnd('.')}.")
+                : $" The storage endpoint answered with an exception: {os.Meaning.TrimEnd('.')}.";
+        }
+
+        return sentence;
+    }
+
+    /// <summary>The remedy sentence of a failed operation, with its source; null when none is known.</summary>
+    public static string? RemedySentence(OperationReport operation)
+        => operation.Status == OperationStatus.Failed && operation.FailureError?.Remedy is { } remedy
+            ? $"What to do ({remedy.Id}): {remedy.Text} Source: {remedy.Source}."
+            : null;
+
+    /// <summary>
+    /// The same report with the remedy of its failure's root error attached (<see cref="FailureErrorReport.Remedy"/>);
+    /// unchanged when it did not fail or no remedy is known.
+    /// </summary>
+    public static OperationReport WithRemedy(OperationReport operation, bool restore)
+    {
+        if (operation.Status != OperationStatus.Failed || operation.FailureError is not { } error || error.Remedy is not null)
+        {
+            return operation;
+        }
+
+        var os = error.OsError is { } decoded ? new Parsing.OsError(decoded.Code, decoded.Meaning) : null;
+        return FailureRemedies.For(error.Number, os, restore) is { } remedy
+            ? operation with { FailureError = error with { Remedy = remedy } }
+            : operation;
     }
 
     private static string Stage(CopyStage? stage, bool restore) => stage switch

@@ -14,6 +14,12 @@ internal sealed class Remedies(DiagnosisSettings settings)
 {
     public IReadOnlyList<Recommendation> For(OperationMeasures measures, Verdict verdict, FileZeroing zeroing)
     {
+        // A failed command is fixed by its cause (the failure's remedy, docs/diagnosis.md, "Failures"), not by tuning or capturing its throughput.
+        if (measures.Operation.Status == OperationStatus.Failed)
+        {
+            return [];
+        }
+
         var list = new List<Recommendation?>();
         var restore = measures.IsRestore;
 

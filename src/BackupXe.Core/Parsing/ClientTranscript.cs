@@ -232,6 +232,14 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     private IReadOnlyList<ClientOperation> AddMessage(string line)
     {
         var parsed = _parser.Parse(line).Message;
+
+        // Agent's "Msg 3013, Sev 16, State 1, Line 1 : BACKUP DATABASE is terminating abnormally.": the generic ending,
+        // whose text names the operation, with the header on its own line.
+        if (parsed is EngineError { Number: EngineError.TerminatingAbnormally, Text: { } ending } && _trial.Parse(ending).Message is OperationFailed { Kind: not null } failed)
+        {
+            (parsed, line) = (failed, ending);
+        }
+
         LastMessage = parsed;
         Rejected = parsed as ImplausibleValue;
         if (Rejected is { Completes: null })
@@ -400,6 +408,10 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         {
             kind = OperationKind.Unknown;
         }
+
+        // SQL Server 2000's "100 percent restored." names the kind: an output that ends there is a restore still
+        // recovering, or cut (no completion line came), not lines of no operation.
+        kind ??= _pending.Select(m => (m.Message as PercentReached)?.Kind).LastOrDefault(k => k is not null);
 
         var database = _pending.Select(m => m.Message switch
         {

@@ -75,7 +75,17 @@ internal sealed record OperationFinished(OperationKind Kind, OperationScope? Sco
 
 /// <summary>A failure: "BACKUP failed to complete the command ...", "... terminated abnormally", an error line.</summary>
 /// <param name="Scope">What it was of, when the line says: "RESTORE DATABASE is terminating abnormally."; else null.</param>
-public sealed record OperationFailed(OperationKind? Kind, string Reason, OperationScope? Scope = null) : TraceMessage;
+public sealed record OperationFailed(OperationKind? Kind, string Reason, OperationScope? Scope = null) : TraceMessage
+{
+    /// <summary>The database the line names: 3041's "BACKUP failed to complete the command BACKUP LOG Sales."; else null.</summary>
+    public string? Database { get; init; }
+}
+
+/// <summary>
+/// The ERRORLOG's "Error: 3041, Severity: 16, State: 1.": the number of the error whose text the same process writes on
+/// its next line (the correlator joins the two into an <see cref="EngineError"/>).
+/// </summary>
+internal sealed record ErrorHeader(int Number, int Severity, int? State, string Text) : TraceMessage;
 
 /// <summary>
 /// An engine error as a client prints it: SSMS and sqlcmd write "Msg 845, Level 17, State 1, Line 2" with the text on the
@@ -87,6 +97,12 @@ public sealed record EngineError(int Number, int? Severity, string? Text) : Trac
 {
     /// <summary>The generic "... is terminating abnormally." that follows the real error of a failed BACKUP or RESTORE.</summary>
     public const int TerminatingAbnormally = 3013;
+
+    /// <summary>"BACKUP failed to complete the command ... Check the backup application log for detailed messages." (ERRORLOG).</summary>
+    public const int FailedToComplete = 3041;
+
+    /// <summary>True for the errors that close every failure and say nothing of why (3013, 3041): any other error is the cause.</summary>
+    public static bool IsGeneric(int number) => number is TerminatingAbnormally or FailedToComplete;
 
     /// <summary>"Msg 845, Level 17: text", the form the transcript hands on once the header and its text are joined.</summary>
     public string Joined() => Severity is { } level
@@ -122,7 +138,11 @@ internal sealed record PercentProcessed(int Percent, long Bytes, long TotalBytes
 /// <summary>
 /// "10 percent processed.": the client's STATS line (SSMS, sqlcmd, Agent job steps), which carries no byte counts.
 /// </summary>
-public sealed record PercentReached(int Percent) : TraceMessage;
+public sealed record PercentReached(int Percent) : TraceMessage
+{
+    /// <summary>The kind SQL Server 2000's wording names ("10 percent restored.", "10 percent backed up."); null for "processed".</summary>
+    public OperationKind? Kind { get; init; }
+}
 
 /// <summary>"Processed 292888 pages for database 'TestDB', file 'TestDB' on file 1." (client output, one per file).</summary>
 /// <param name="BackupFileNumber">The backup set's position in the media ("on file 1"); null when absent.</param>

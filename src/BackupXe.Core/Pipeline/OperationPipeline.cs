@@ -75,7 +75,8 @@ public sealed class OperationPipeline
 
     private void Complete(BackupOperation operation)
     {
-        var report = OperationReportBuilder.Build(operation) with { Server = ServerOf?.Invoke(operation.Input) };
+        var built = OperationReportBuilder.Build(operation) with { Server = ServerOf?.Invoke(operation.Input) };
+        var report = FailureReasons.WithRemedy(built, built.Kind == OperationKind.Restore);
         var diagnosis = _diagnostician.Diagnose(report);
         var verdict = _runs?.Compare(report) is { } comparison
             ? diagnosis.Verdict with { Evidence = [.. diagnosis.Verdict.Evidence, comparison] }

@@ -262,6 +262,24 @@ internal static class ReportJsonFields
             writer.WriteNumberOrNull(Names.Severity, error.Severity);
             writer.WriteString(Names.ErrorText, error.Text);
             writer.WriteString(Names.Stage, error.Stage is { } stage ? Kebab.Of(stage) : null);
+            writer.WritePropertyName(Names.OsError);
+            if (StartObject(writer, error.OsError))
+            {
+                writer.WriteNumberOrNull(Names.Code, error.OsError.Code);
+                writer.WriteString(Names.Meaning, error.OsError.Meaning);
+                writer.WriteEndObject();
+            }
+
+            writer.WriteString(Names.Target, error.Target);
+            writer.WritePropertyName(Names.Remedy);
+            if (StartObject(writer, error.Remedy))
+            {
+                writer.WriteString(Names.Id, error.Remedy.Id);
+                writer.WriteString(Names.Text, error.Remedy.Text);
+                writer.WriteString(Names.Source, error.Remedy.Source);
+                writer.WriteEndObject();
+            }
+
             writer.WriteEndObject();
         }
 
@@ -626,6 +644,11 @@ internal static class ReportJsonFields
         public static readonly JsonEncodedText ErrorText = PropertyName(nameof(FailureErrorReport.Text));
         public static readonly JsonEncodedText Severity = PropertyName(nameof(FailureErrorReport.Severity));
         public static readonly JsonEncodedText Stage = PropertyName(nameof(FailureErrorReport.Stage));
+        public static readonly JsonEncodedText OsError = PropertyName(nameof(FailureErrorReport.OsError));
+        public static readonly JsonEncodedText Code = PropertyName(nameof(OsErrorReport.Code));
+        public static readonly JsonEncodedText Meaning = PropertyName(nameof(OsErrorReport.Meaning));
+        public static readonly JsonEncodedText Target = PropertyName(nameof(FailureErrorReport.Target));
+        public static readonly JsonEncodedText Remedy = PropertyName(nameof(FailureErrorReport.Remedy));
         public static readonly JsonEncodedText UnknownMessages = PropertyName(nameof(OperationReport.UnknownMessages));
         public static readonly JsonEncodedText ClientCommand = PropertyName(nameof(OperationReport.ClientCommand));
         public static readonly JsonEncodedText Requested = PropertyName(nameof(OperationReport.Requested));

@@ -31,7 +31,26 @@ public enum CopyStage
 /// The first real engine error of a failed operation (3013, the generic ending, only when no other was printed), and
 /// where the operation stood when it came: <paramref name="Stage"/> null when the input does not show it.
 /// </summary>
-public sealed record FailureErrorReport(int Number, int? Severity, string Text, CopyStage? Stage);
+public sealed record FailureErrorReport(int Number, int? Severity, string Text, CopyStage? Stage)
+{
+    /// <summary>The operating system error inside the message, decoded; null when it carries none.</summary>
+    public OsErrorReport? OsError { get; init; }
+
+    /// <summary>The device, file or URL the message names ("Cannot open backup device 'X'"); null when it names none.</summary>
+    public string? Target { get; init; }
+
+    /// <summary>What to do about it, with the public page it rests on; null when no remedy is known for this error.</summary>
+    public FailureRemedyReport? Remedy { get; init; }
+}
+
+/// <summary>
+/// An operating system error inside an engine message: its Windows system error code (null for a backup to URL's
+/// exception from the remote endpoint, which has none) and what it means.
+/// </summary>
+public sealed record OsErrorReport(int? Code, string Meaning);
+
+/// <summary>What to do about a failure: a stable id, the advice, and the public page it rests on (docs/diagnosis.md, "Failures").</summary>
+public sealed record FailureRemedyReport(string Id, string Text, string Source);
 
 /// <summary>
 /// A snapshot backup: "t-sql" (SQL Server 2022+ ALTER DATABASE ... SET SUSPEND_FOR_SNAPSHOT_BACKUP, then BACKUP ... WITH

@@ -118,6 +118,12 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 else
                 {
                     operations++;
+                    if (last is { Summary: null, Failure: null, LastPercent: 100, Kind: OperationKind.Restore })
+                    {
+                        // SQL Server 2000/2005's "100 percent restored." with no completion line after it (docs/backup-internals.md, "Completion lines").
+                        status.Report($"line {lineNumber}", "the input ends after '100 percent restored.' with no completion line: the restore's copy had ended and its recovery had not "
+                            + "when the output was taken (still recovering), or the output was cut");
+                    }
                 }
 
                 foreach (var traceEvent in Events(last, status, lineNumber))

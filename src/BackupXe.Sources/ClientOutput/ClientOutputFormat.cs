@@ -77,12 +77,18 @@ internal sealed class ClientOutputFormat : IInputFormat
 
             // An engine line carrying an impossible number is still client output, damaged: the reader reports it.
             isClient |= message is PercentReached or FilePagesProcessed or CompletionSummary or ElidedCompletion or DatabaseUpgrade or ImplausibleValue
-                or SnapshotStep or BufferParameterLine or BufferConfigurationHeader;
+                or SnapshotStep or BufferParameterLine or BufferConfigurationHeader or OperationFailed { Kind: not null }
+                || IsBackupRestoreError(message);
             closing += message is CompletionSummary or ElidedCompletion ? 1 : 0;
         }
 
         return (isClient, closing);
     }
+
+    // "Msg 4208, Level 16, State 1, Line 1": an error of the catalog's backup and restore failures is a failed command's
+    // output even when nothing else was printed (docs/message-catalog.md).
+    private static bool IsBackupRestoreError(TraceMessage message)
+        => message is EngineError error && EngineMessageCatalog.IsFailure(error.Number);
 
     public ITraceEventSource Open(string name, Stream content, FormatMatch match)
         => new ClientOutputEventSource(name, OneShot.Of(content), match.TextEncoding);

@@ -92,6 +92,12 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                     continue;
                 }
 
+                // A collector's prefix (docker logs -t, journald) before the line: peeled, and the line read as it would be bare.
+                if (!ErrorlogLine.StartsWithTimestamp(line) && LogLinePrefix.Length(line) is > 0 and var collected)
+                {
+                    line = line[collected..];
+                }
+
                 if (ErrorlogLine.TryParse(line, lastLine, out var parsed))
                 {
                     // The line lives in the reader's buffer until the next read: start the new message from it
@@ -165,9 +171,36 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                     continue;
                 }
 
+                // A client's line in the same stream (docker logs interleaves the ERRORLOG with an entry script's sqlcmd
+                // output): an engine message by its content, never glued to the ERRORLOG message above it.
+                if (message.AnyStarted && !tableRows && message.ClientLine(line, out var client))
+                {
+                    var ready = message.Take(status);
+                    if (ready is not null)
+                    {
+                        messages++;
+                        status.Events++;
+                        yield return ready;
+                    }
+
+                    if (client is not null)
+                    {
+                        messages++;
+                        status.Events++;
+                        yield return client;
+                    }
+
+                    continue;
+                }
+
                 if (!message.IsOpen)
                 {
-                    status.Report($"line {lineNumber}", "text before the first timestamped line; line skipped");
+                    // Between messages after a client's line: more of the client's own text, not the ERRORLOG's.
+                    if (!message.AnyStarted)
+                    {
+                        status.Report($"line {lineNumber}", "text before the first timestamped line; line skipped");
+                    }
+
                     continue;
                 }
 
@@ -304,6 +337,56 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
             Append(text[Math.Min(line.TextStart, text.Length)..]);
             IsOpen = AnyStarted = true;
         }
+
+        // "Msg 3201, Level 16, State 1, Line 1" of a client in the stream, waiting for its text on the next line.
+        private EngineError? _clientHeader;
+
+        /// <summary>
+        /// True when <paramref name="line"/>, which has no ERRORLOG timestamp, is a client's engine message (sqlcmd's
+        /// percent, per-file pages, completion, Msg lines) rather than the rest of the message above; <paramref name="client"/>
+        /// is its event, null while an error header waits for its text.
+        /// </summary>
+        public bool ClientLine(ReadOnlySpan<char> line, out ProgressTraceEvent? client)
+        {
+            client = null;
+            var text = line.Trim();
+            if (text.IsEmpty || !MayBeClientLine(text) && _clientHeader is null)
+            {
+                return false;
+            }
+
+            var at = _line.Timestamp;
+            if (_clientHeader is { } header)
+            {
+                _clientHeader = null;
+                var error = header with { Text = text.ToString() };
+                var failed = _parser.Parse(error.Text).Message as OperationFailed;
+                client = failed is { Kind: not null }
+                    ? new ParsedProgressTraceEvent(at, null, kind: null, databaseName: null, error.Text, traceLevel: null, new ParsedTraceMessage(null, failed))
+                    : new ParsedProgressTraceEvent(at, null, kind: null, databaseName: null, error.Joined(), traceLevel: null, new ParsedTraceMessage(null, error));
+                return true;
+            }
+
+            var parsed = _parser.Parse(text.ToString());
+            switch (parsed.Message)
+            {
+                case EngineError { Text: null } opening:
+                    _clientHeader = opening;
+                    return true;
+                case PercentReached or FilePagesProcessed or CompletionSummary or EngineError or DatabaseUpgrade or OperationFailed { Kind: not null }:
+                    client = new ParsedProgressTraceEvent(at, null, kind: null, databaseName: null, text.ToString(), traceLevel: null, parsed);
+                    return true;
+                default:
+                    return false;
+            }
+        }
+
+        // The openings of the client's engine messages: anything else is read as the ERRORLOG message's next line without
+        // a parse (a continuation is most often a banner's or a stack's text).
+        private static bool MayBeClientLine(ReadOnlySpan<char> text)
+            => char.IsAsciiDigit(text[0]) || text.StartsWith("Processed ", StringComparison.Ordinal) || text.StartsWith("Msg ", StringComparison.Ordinal)
+                || text.StartsWith("BACKUP ", StringComparison.Ordinal) || text.StartsWith("RESTORE ", StringComparison.Ordinal)
+                || text.StartsWith("Converting database ", StringComparison.Ordinal) || text.StartsWith("Database '", StringComparison.Ordinal);
 
         public void Continue(ReadOnlySpan<char> line)
         {

@@ -32,6 +32,7 @@ internal sealed class ErrorlogFormat : IInputFormat
 
             nonEmpty++;
             var opens = ErrorlogLine.StartsWithTimestamp(line)
+                || (Core.Parsing.LogLinePrefix.Length(line) is > 0 and var collected && ErrorlogLine.StartsWithTimestamp(line.AsSpan(collected)))
                 || (firstLineTimestamped is null && (line.StartsWith("LogDate", StringComparison.OrdinalIgnoreCase) || ErrorlogTableRow.IsHeading(line)))
                 || ErrorlogTableRow.TryParse(line, new ErrorlogTableRow.DateOrder(), out _, out _, out _);
             firstLineTimestamped ??= opens;

@@ -160,7 +160,10 @@ public static partial class RealWorld2DiagnosisTests
             Assert.Equal((OperationKind.Restore, OperationScope.Database, "TEMPRESTORE"), (restore.Kind, restore.Scope, restore.Database));
             Assert.Equal("Msg 845: Time-out occurred while waiting for buffer latch type 3 for page (1:0), database ID 27.", restore.FailureReason);
             Assert.Equal(new FailureErrorReport(845, 17, "Time-out occurred while waiting for buffer latch type 3 for page (1:0), database ID 27.", CopyStage.AfterCopy),
-                restore.FailureError);
+                restore.FailureError! with { Remedy = null });
+            Assert.Equal("storage-stall", restore.FailureError.Remedy!.Id);
+            Assert.Equal((Bottleneck.Unknown, Confidence.High, "the failure's root error"), (restore.Verdict!.Bottleneck, restore.Verdict.Confidence, restore.Verdict.DecidedBy));
+            Assert.Empty(restore.Recommendations);
         }
 
         [Fact]

@@ -367,10 +367,18 @@ public static class TraceMessageParserTests
 
     public class Failures
     {
+        [Fact]
+        public void Read_the_scope_and_database_of_the_errorlog_failed_command()
+        {
+            // When: 3041, the ERRORLOG's closing line of a failed backup
+            const string text = "BACKUP failed to complete the command BACKUP DATABASE backuptest. Check the backup application log for detailed messages.";
+            var message = MessageOf(text);
+
+            // Then
+            Assert.Equal(new OperationFailed(OperationKind.Backup, text, OperationScope.Database) { Database = "backuptest" }, message);
+        }
+
         [Theory]
-        [InlineData(
-            "BACKUP failed to complete the command BACKUP DATABASE backuptest. Check the backup application log for detailed messages.",
-            OperationKind.Backup, null)]
         [InlineData("BACKUP DATABASE is terminating abnormally.", OperationKind.Backup, OperationScope.Database)]
         [InlineData("BACKUP LOG is terminating abnormally.", OperationKind.Backup, OperationScope.Log)]
         [InlineData("RESTORE DATABASE is terminating abnormally.", OperationKind.Restore, OperationScope.Database)]
@@ -384,15 +392,24 @@ public static class TraceMessageParserTests
             Assert.Equal(new OperationFailed(kind, text, scope), message);
         }
 
-        [Fact]
-        public void Fail_on_a_backup_restore_error_header()
+        [Theory]
+        [InlineData("Error: 3041, Severity: 16, State: 1.", 3041, 16, 1)]
+        [InlineData("Error: 18210, Severity: 16, State: 1.", 18210, 16, 1)]
+        [InlineData("Error: 845, Severity: 17, State: 1.", 845, 17, 1)]
+        public void Number_the_next_message_on_a_backup_restore_error_header(string text, int number, int severity, int state)
         {
             // When
-            var message = MessageOf("Error: 3041, Severity: 16, State: 1.");
+            var message = MessageOf(text);
 
-            // Then
-            Assert.Equal(new OperationFailed(null, "Error: 3041, Severity: 16, State: 1."), message);
+            // Then: the header of the catalog's error, whose text the same process writes next
+            Assert.Equal(new ErrorHeader(number, severity, state, text), message);
         }
+
+        [Theory]
+        [InlineData("10 percent restored.", 10, OperationKind.Restore)]
+        [InlineData("100 percent backed up.", 100, OperationKind.Backup)]
+        public void Read_SQL_Server_2000_percent_lines_with_their_kind(string text, int percent, OperationKind kind)
+            => Assert.Equal(new PercentReached(percent) { Kind = kind }, MessageOf(text));
 
         [Fact]
         public void Ignore_error_headers_outside_the_backup_restore_range()

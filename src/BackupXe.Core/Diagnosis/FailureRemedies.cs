@@ -1,0 +1,85 @@
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Reporting;
+
+namespace BackupXe.Core.Diagnosis;
+
+/// <summary>
+/// What to do about a failed backup or restore, from its root error and the operating system error inside it, each with
+/// the public page it rests on (docs/diagnosis.md, "Failures", lists them). The OS error decides first: it is the
+/// cause the engine's own error only reports.
+/// </summary>
+internal static class FailureRemedies
+{
+    private const string Troubleshoot = "Microsoft Learn, 'Troubleshoot SQL Server backup and restore operations'";
+    private const string SystemErrors = "Microsoft Learn, 'System Error Codes'";
+    private const string RecoveryModels = "Microsoft Learn, 'Recovery models (SQL Server)'";
+    private const string RestoreStatement = "Microsoft Learn, 'RESTORE Statements - Arguments (Transact-SQL)'";
+    private const string UrlPractices = "Microsoft Learn, 'SQL Server back up to URL for Microsoft Azure Blob Storage best practices and troubleshooting'";
+    private const string ErrorPages = "Microsoft Learn, 'Database engine events and errors'";
+
+    /// <summary>Every root error number a remedy is chosen for; the catalog has a row for each (a test holds it).</summary>
+    public static IReadOnlyList<int> ErrorNumbers { get; } = [3101, 3117, 3153, 3154, 3159, 3183, 3203, 3241, 3266, 4208, 4214, 4305, 4306, 4326, 833, 823, 845, 5159, 3043];
+
+    /// <summary>Every OS error code a remedy is chosen for.</summary>
+    public static IReadOnlyList<int> OsErrorCodes { get; } = [2, 3, 5, 32, 53, 64, 112, 665, 995, 1117, 1450];
+
+    /// <summary>The remedy for a failure whose root error is <paramref name="number"/> with <paramref name="os"/> inside it; null when none is known.</summary>
+    public static FailureRemedyReport? For(int number, OsError? os, bool restore)
+    {
+        if (os is { Code: null })
+        {
+            return new("url-endpoint", "The backup to URL got an exception from the storage endpoint"
+                + (os.Text is { } said ? $" ('{said}')" : string.Empty)
+                + ": check the credential's secret (a SAS token that has expired or lacks write and list rights, a wrong access key) and the network path to the "
+                + "storage account; a time-out on a large backup is eased by striping it over several URLs and MAXTRANSFERSIZE = 4194304 with block blobs.", UrlPractices);
+        }
+
+        if (os is { Code: { } code } && ForOsError(code, number) is { } byOs)
+        {
+            return byOs;
+        }
+
+        return number switch
+        {
+            4208 => new("recovery-model", "The database uses the SIMPLE recovery model, which keeps no log to back up: take BACKUP DATABASE (full or differential) "
+                + "instead, or switch it to FULL (ALTER DATABASE ... SET RECOVERY FULL) and take a full backup, which starts the log chain.", RecoveryModels),
+            4214 => new("no-full-backup", "A log backup needs a full backup of the database first: take BACKUP DATABASE, which starts the log chain.", RecoveryModels),
+            3117 or 3153 or 4306 => new("already-recovered", "The database was already recovered: an earlier RESTORE in the sequence ran WITH RECOVERY (the default), so no "
+                + "later backup can be applied. Restart the sequence from the full backup, with NORECOVERY on every step but the last.", RestoreStatement),
+            3101 => new("exclusive-access", "A restore needs the database to itself: close its other connections "
+                + "(ALTER DATABASE ... SET SINGLE_USER WITH ROLLBACK IMMEDIATE) and run the restore again.", RestoreStatement),
+            3154 => new("other-database", "The backup is of another database than the one restored over: restore it under a new name (with MOVE for its files), "
+                + "or WITH REPLACE if overwriting this database is intended.", RestoreStatement),
+            3159 => new("tail-log", "The log's tail has not been backed up: take BACKUP LOG ... WITH NORECOVERY first, or restore WITH REPLACE if that work may be lost.", RestoreStatement),
+            4305 or 4326 => new("log-chain", "The log backups are not applied in their chain's order: list the sequence (RESTORE HEADERONLY gives each backup's first and last LSN) "
+                + "and apply the log backup that follows the last one restored.", RestoreStatement),
+            3203 or 3241 or 3266 or 3183 => new("damaged-backup", "The backup file is damaged, incomplete or of a newer version: check it with RESTORE HEADERONLY and RESTORE VERIFYONLY, "
+                + "and restore another copy or a newer backup.", ErrorPages),
+            845 or 833 or 823 or 5159 => new("storage-stall", restore
+                ? "The storage under the database's files stalled or was driven to its limit while the restore wrote them: check its latency, and restore to storage that keeps up (or fewer files at once)."
+                : "The storage under the database's files stalled or failed while the backup read them: check its latency and the system event log.", ErrorPages),
+            3043 => new("damaged-page", "The backup read a damaged page of the database: run DBCC CHECKDB and repair or restore the page before backing up again.", ErrorPages),
+            _ => null,
+        };
+    }
+
+    private static FailureRemedyReport? ForOsError(int code, int number) => code switch
+    {
+        2 or 3 => new("path-not-found", "The path does not exist as the server sees it: a backup path is resolved on the server, by the SQL Server service, "
+            + "not on the client that sent the command; a drive letter mapped for a user is not seen by the service (use a UNC path).", Troubleshoot),
+        5 => new("service-account-permissions", "Access is denied to the SQL Server service account (not to the login that ran the command): grant that account "
+            + "read and write on the backup folder or share.", Troubleshoot),
+        32 => new("file-in-use", "Another process holds the file open (another backup to the same file, a copy, an antivirus scan): write to a new file name or stop that process.", SystemErrors),
+        53 or 64 => new("network-share", "The network path to the share was lost while the backup ran: check the share and the network, or back up to a local disk and copy the file after.", Troubleshoot),
+        112 => new("disk-space", number is 3257
+            ? "The volume has not enough free space for the restored files: free space, or restore with MOVE to a larger volume."
+            : "The target ran out of space: free space on it, compress the backup, or stripe it over several volumes.", Troubleshoot),
+        665 => new("file-system-limitation", "The file system could not grow the file (a heavily fragmented or compressed NTFS file): write to a new file on an uncompressed volume.", SystemErrors),
+        995 => new("aborted-by-application", "The I/O was aborted at the application's request: for a backup through VDI (a third-party backup tool or snapshot requestor) "
+            + "the tool ended it, and its own log says why.", Troubleshoot),
+        1117 => new("io-device-error", "The storage reported an I/O device error: check the volume's hardware and the system event log.", SystemErrors),
+        1450 => new("system-resources", "The operating system lacked a kernel resource for the I/O (non-paged memory for large transfers): use fewer or smaller buffers "
+            + "(BUFFERCOUNT, MAXTRANSFERSIZE) and check the server's memory.", Troubleshoot),
+        _ => null,
+    };
+}

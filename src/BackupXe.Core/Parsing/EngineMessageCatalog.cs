@@ -1,0 +1,247 @@
+using System.Collections.Immutable;
+
+namespace BackupXe.Core.Parsing;
+
+/// <summary>What a backup or restore message of the catalog tells.</summary>
+internal enum MessageFamily
+{
+    /// <summary>How far the copy is: 3211 "N percent processed.", 4035 "Processed N pages ...".</summary>
+    Progress,
+
+    /// <summary>The operation ended well: 3014 "... successfully processed ...".</summary>
+    Completion,
+
+    /// <summary>The ERRORLOG's record of a finished backup or restore (18264 and its siblings).</summary>
+    History,
+
+    /// <summary>An error that fails the command, or the generic 3013 that closes it.</summary>
+    Failure,
+
+    /// <summary>A warning the operation survives, which may explain its time (833, long I/O).</summary>
+    Warning,
+}
+
+/// <summary>Where the text template of a catalog row was checked (docs/message-catalog.md).</summary>
+internal enum CatalogSource
+{
+    /// <summary>Read on Microsoft's list of database engine errors for this project.</summary>
+    MicrosoftPage,
+
+    /// <summary>Read in a genuine output kept as a fixture (its SOURCES.md): the exact wording SQL Server printed.</summary>
+    GenuineOutput,
+
+    /// <summary>Microsoft's list gives it, but the row's wording was not re-read there for this project: to confirm.</summary>
+    MicrosoftPageToConfirm,
+}
+
+/// <summary>
+/// One message SQL Server writes about a backup or restore: its number, usual severity, and text template with the
+/// engine's placeholders (<c>%ls</c>, <c>%d</c>, <c>%I64d</c> ...).
+/// </summary>
+internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Family, string Template, CatalogSource Source)
+{
+    /// <summary>The template's literal text between its placeholders, in order.</summary>
+    public ImmutableArray<string> Pieces { get; } = TemplatePieces.Of(Template);
+
+    /// <summary>
+    /// True when <paramref name="text"/> reads as this template: it opens with the template's first literal piece (when
+    /// the template opens with one) and holds the other pieces in order. Versions differ in their closing sentences, so
+    /// the last piece of a long template is not required to end the text.
+    /// </summary>
+    public bool Matches(ReadOnlySpan<char> text)
+    {
+        var pieces = Pieces;
+        if (pieces.IsEmpty)
+        {
+            return false;
+        }
+
+        var opensWithText = !Template.StartsWith('%');
+        var at = 0;
+        for (var i = 0; i < pieces.Length; i++)
+        {
+            var piece = pieces[i];
+            var found = text[at..].IndexOf(piece, StringComparison.Ordinal);
+            if (found < 0 || (i == 0 && opensWithText && found != 0))
+            {
+                return false;
+            }
+
+            at += found + piece.Length;
+        }
+
+        return true;
+    }
+}
+
+/// <summary>
+/// The catalog of the backup and restore messages SQL Server writes, keyed by message number, with each one's text
+/// template and where that was checked: docs/message-catalog.md lists it with its sources. The readers match a number
+/// first (an <c>Error: N</c> or <c>Msg N</c> header, Agent's <c>(Error N)</c>) and a template second (a line that
+/// carries no number, such as PowerShell's error record); a message the readers act on has a row here, and a test
+/// holds them to it.
+/// </summary>
+public static class EngineMessageCatalog
+{
+    /// <summary>Every row, by number.</summary>
+    internal static ImmutableArray<CatalogMessage> All { get; } = Rows();
+
+    private static readonly FrozenNumbers ByNumber = new(All);
+
+    /// <summary>The row of <paramref name="number"/>; null when the catalog has none.</summary>
+    internal static CatalogMessage? Find(int number) => ByNumber.Find(number);
+
+    /// <summary>
+    /// The row whose template <paramref name="text"/> reads as; null when none does. Only for text without a number:
+    /// a few dozen templates, each rejected on its first piece, so it is kept off the per-line path of a log.
+    /// </summary>
+    internal static CatalogMessage? Identify(ReadOnlySpan<char> text)
+    {
+        text = text.Trim();
+        foreach (var row in All)
+        {
+            if (row.Matches(text))
+            {
+                return row;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>True when <paramref name="number"/> is a failure of a backup or restore in the catalog.</summary>
+    public static bool IsFailure(int number) => Find(number)?.Family == MessageFamily.Failure;
+
+    private static ImmutableArray<CatalogMessage> Rows()
+    {
+        const CatalogSource Page = CatalogSource.MicrosoftPage;
+        const CatalogSource Genuine = CatalogSource.GenuineOutput;
+        const CatalogSource ToConfirm = CatalogSource.MicrosoftPageToConfirm;
+        CatalogMessage[] rows =
+        [
+            // Progress and completion: the client's lines of every backup and restore.
+            new(3211, 10, MessageFamily.Progress, "%d percent processed.", Genuine),
+            new(4035, 10, MessageFamily.Progress, "Processed %I64d pages for database '%ls', file '%ls' on file %d.", Genuine),
+            new(3014, 10, MessageFamily.Completion, "%hs successfully processed %I64d pages in %d.%03d seconds (%d.%03d MB/sec).", Page),
+
+            // The ERRORLOG's history records (default logging, no trace flag).
+            new(18264, 10, MessageFamily.History, "Database backed up. Database: %s, creation date(time): %s(%s), pages dumped: %I64d, first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", Genuine),
+            new(18265, 10, MessageFamily.History, "Log was backed up. Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", ToConfirm),
+            new(18267, 10, MessageFamily.History, "Database was restored: Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", Genuine),
+            new(18268, 10, MessageFamily.History, "Database changes were restored. Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", ToConfirm),
+            new(18269, 10, MessageFamily.History, "Log was restored. Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", ToConfirm),
+            new(18270, 10, MessageFamily.History, "Database differential changes were backed up. Database: %s, creation date(time): %s(%s), pages dumped: %I64d, first LSN: %s, last LSN: %s, full backup LSN: %s, number of dump devices: %d, device information: (%s).", ToConfirm),
+
+            // Failures: the generic ending, then the errors that name the cause.
+            new(3013, 16, MessageFamily.Failure, "%hs is terminating abnormally.", Page),
+            new(3041, 16, MessageFamily.Failure, "BACKUP failed to complete the command %.*ls. Check the backup application log for detailed messages.", ToConfirm),
+            new(3043, 16, MessageFamily.Failure, "BACKUP '%ls' detected an error on page (%d:%d) in file '%ls'.", ToConfirm),
+            new(3101, 16, MessageFamily.Failure, "Exclusive access could not be obtained because the database is in use.", ToConfirm),
+            new(3117, 16, MessageFamily.Failure, "The log or differential backup cannot be restored because no files are ready to rollforward.", ToConfirm),
+            new(3153, 16, MessageFamily.Failure, "The database is already fully recovered.", ToConfirm),
+            new(3154, 16, MessageFamily.Failure, "The backup set holds a backup of a database other than the existing '%ls' database.", ToConfirm),
+            new(3159, 16, MessageFamily.Failure, "The tail of the log for the database \"%ls\" has not been backed up.", ToConfirm),
+            new(3183, 16, MessageFamily.Failure, "RESTORE detected an error on page (%d:%d) in database \"%ls\" as read from the backup set.", ToConfirm),
+            new(3201, 16, MessageFamily.Failure, "Cannot open backup device '%ls'. Operating system error %ls.", ToConfirm),
+            new(3202, 16, MessageFamily.Failure, "Write on \"%ls\" failed: %ls", ToConfirm),
+            new(3203, 16, MessageFamily.Failure, "Read on \"%ls\" failed: %ls", ToConfirm),
+            new(3241, 16, MessageFamily.Failure, "The media family on device '%ls' is incorrectly formed. SQL Server cannot process this media family.", ToConfirm),
+            new(3257, 16, MessageFamily.Failure, "There is insufficient free space on disk volume '%ls' to create the database.", ToConfirm),
+            new(3266, 16, MessageFamily.Failure, "The backup data at the end of \"%ls\" is incorrectly formatted.", ToConfirm),
+            new(3271, 16, MessageFamily.Failure, "A nonrecoverable I/O error occurred on file \"%ls:\" %ls.", ToConfirm),
+            new(4208, 16, MessageFamily.Failure, "The statement %hs is not allowed while the recovery model is SIMPLE. Use BACKUP DATABASE or change the recovery model using ALTER DATABASE.", ToConfirm),
+            new(4214, 16, MessageFamily.Failure, "BACKUP LOG cannot be performed because there is no current database backup.", ToConfirm),
+            new(4305, 16, MessageFamily.Failure, "The log in this backup set begins at LSN %.*ls, which is too recent to apply to the database.", ToConfirm),
+            new(4306, 16, MessageFamily.Failure, "The preceding restore operation did not specify WITH NORECOVERY or WITH STANDBY.", ToConfirm),
+            new(4326, 16, MessageFamily.Failure, "The log in this backup set terminates at LSN %.*ls, which is too early to apply to the database.", ToConfirm),
+            new(5159, 24, MessageFamily.Failure, "Operating system error %.*ls on file \"%.*ls\" during %ls.", ToConfirm),
+            new(18204, 16, MessageFamily.Failure, "%hs: Backup device '%ls' failed to %ls. Operating system error %ls.", ToConfirm),
+            new(18210, 16, MessageFamily.Failure, "%hs: %hs failure on backup device '%ls'. Operating system error %ls.", ToConfirm),
+            new(823, 24, MessageFamily.Failure, "The operating system returned error %ls to SQL Server during a %S_MSG at offset %#016I64x in file '%ls'.", ToConfirm),
+            new(845, 17, MessageFamily.Failure, "Time-out occurred while waiting for buffer latch type %d for page %S_PGID, database ID %d.", Genuine),
+
+            // A warning that does not fail the operation but explains where its time went.
+            new(833, 10, MessageFamily.Warning, "SQL Server has encountered %d occurrence(s) of I/O requests taking longer than %d seconds to complete on file [%ls] in database [%ls] (%d).", ToConfirm),
+        ];
+
+        return [.. rows.OrderBy(r => r.Number)];
+    }
+
+    // A handful of rows: a sorted array searched by halves, built once.
+    private sealed class FrozenNumbers(ImmutableArray<CatalogMessage> rows)
+    {
+        private readonly int[] _numbers = [.. rows.Select(r => r.Number)];
+
+        public CatalogMessage? Find(int number)
+        {
+            var at = Array.BinarySearch(_numbers, number);
+            return at >= 0 ? rows[at] : null;
+        }
+    }
+}
+
+/// <summary>Splits an engine template at its placeholders (<c>%ls</c>, <c>%.*ls</c>, <c>%I64d</c>, <c>%S_PGID</c> ...).</summary>
+internal static class TemplatePieces
+{
+    public static ImmutableArray<string> Of(string template)
+    {
+        var pieces = ImmutableArray.CreateBuilder<string>();
+        var start = 0;
+        var i = 0;
+        while (i < template.Length)
+        {
+            if (template[i] != '%')
+            {
+                i++;
+                continue;
+            }
+
+            Add(pieces, template[start..i]);
+            i = PlaceholderEnd(template, i + 1);
+            start = i;
+        }
+
+        Add(pieces, template[start..]);
+        return pieces.ToImmutable();
+    }
+
+    private static void Add(ImmutableArray<string>.Builder pieces, string piece)
+    {
+        if (piece.Length > 0)
+        {
+            pieces.Add(piece);
+        }
+    }
+
+    // Flags, width and precision, an I64 size, then the type: "ls", "hs", "d", "u", "x", "s", or "S_" and its name.
+    private static int PlaceholderEnd(string template, int i)
+    {
+        while (i < template.Length && template[i] is '-' or '#' or '.' or '*' or (>= '0' and <= '9'))
+        {
+            i++;
+        }
+
+        if (string.CompareOrdinal(template, i, "I64", 0, 3) == 0)
+        {
+            i += 3;
+        }
+
+        if (string.CompareOrdinal(template, i, "S_", 0, 2) == 0)
+        {
+            i += 2;
+            while (i < template.Length && char.IsAsciiLetterUpper(template[i]))
+            {
+                i++;
+            }
+
+            return i;
+        }
+
+        if (i < template.Length && template[i] is 'l' or 'h')
+        {
+            i++;
+        }
+
+        return Math.Min(i + 1, template.Length);
+    }
+}

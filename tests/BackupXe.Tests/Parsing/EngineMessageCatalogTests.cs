@@ -1,0 +1,138 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Parsing;
+using BackupXe.Tests.Sources.Support;
+using BackupXe.Tests.Support;
+using Xunit;
+
+namespace BackupXe.Tests.Parsing;
+
+/// <summary>
+/// The catalog of the messages SQL Server writes about backups and restores: every number a reader or a rule acts on
+/// has a row, each row's template reads its own text and the genuine wording of the fixtures, and docs/message-catalog.md
+/// lists the rows with where each was checked.
+/// </summary>
+public static partial class EngineMessageCatalogTests
+{
+    // The numbers the readers and rules act on, by where they act: the failure reasons and stages, the remedies, the
+    // generic endings, and the lines the parser reads by phrase.
+    private static readonly int[] ActedOn =
+    [
+        3013, 3041, 3014, 3211, 4035, 18264, 18265, 18267, 18269,
+        845, 3201, 3202, 3203, 3241, 3266, 3271, 4305, 4326, 18204, 18210,
+        4208, 4214, 3117, 3153, 4306, 3101, 3154, 3159, 3257,
+    ];
+
+    public partial class Its_rows
+    {
+        [Fact]
+        public void Cover_every_number_a_reader_or_a_rule_acts_on()
+        {
+            // Given the numbers the parser, the failure stages and the remedies act on
+            var numbers = ActedOn.Concat(FailureRemedies.ErrorNumbers).Distinct();
+
+            // When each is looked up
+            var missing = numbers.Where(n => EngineMessageCatalog.Find(n) is null).ToList();
+
+            // Then none is missing
+            Assert.Empty(missing);
+        }
+
+        [Fact]
+        public void Are_one_per_number_in_order()
+        {
+            // Given / When
+            var numbers = EngineMessageCatalog.All.Select(r => r.Number).ToList();
+
+            // Then
+            Assert.Equal(numbers.Order().Distinct(), numbers);
+        }
+
+        [Fact]
+        public void Each_read_their_own_template_filled_in()
+        {
+            // Given each template with its placeholders filled as the engine would
+            foreach (var row in EngineMessageCatalog.All)
+            {
+                var text = Placeholder().Replace(row.Template, "7");
+
+                // When it is identified
+                var found = EngineMessageCatalog.Identify(text);
+
+                // Then it is that row (or one with the same opening wording earlier in the list, never none)
+                Assert.True(found is not null && found.Matches(text), $"{row.Number}: '{text}'");
+                Assert.Equal(row.Number, found!.Number);
+            }
+        }
+
+        [GeneratedRegex(@"%[-#0-9.*]*(I64)?(S_[A-Z]+|ls|hs|d|u|x|s)", RegexOptions.CultureInvariant)]
+        private static partial Regex Placeholder();
+    }
+
+    public class The_genuine_wording
+    {
+        [Theory]
+        [InlineData("realworld2", "T09a_lessthandot_2013_sql2012_restore_fails_buffer_latch_timeout.txt", "Time-out occurred while waiting for buffer latch", 845)]
+        [InlineData("realworld2", "T09a_lessthandot_2013_sql2012_restore_fails_buffer_latch_timeout.txt", "RESTORE DATABASE is terminating abnormally.", 3013)]
+        [InlineData("realworld2", "T03_msdocs_sql2017_container_wwi_restore_sqlcmd.txt", "RESTORE DATABASE successfully processed", 3014)]
+        [InlineData("realworld2", "T03_msdocs_sql2017_container_wwi_restore_sqlcmd.txt", "Processed 1464 pages for database", 4035)]
+        [InlineData("realworld2", "T04_msdocs_sql2017_container_wwi_backup_sqlcmd.txt", "10 percent processed.", 3211)]
+        [InlineData("realworld", "S15_mssqltrek_2008r2_tf3014_backup.txt", "Database backed up. Database: 3014_demo", 18264)]
+        [InlineData("realworld", "S12_psssql_2008_restore_errorlog_default_logging.txt", "Database was restored: Database: dbPerf_MAIN", 18267)]
+        public void Is_identified_by_its_template(string set, string file, string opening, int number)
+        {
+            // Given the genuine line that holds the wording
+            var line = File.ReadLines(set == "realworld" ? Fixture.RealWorld(file) : Fixture.RealWorld2(file)).First(l => l.Contains(opening, StringComparison.Ordinal));
+            var text = line[line.IndexOf(opening, StringComparison.Ordinal)..];
+
+            // When
+            var found = EngineMessageCatalog.Identify(text);
+
+            // Then
+            Assert.Equal(number, found?.Number);
+        }
+
+        [Theory]
+        [InlineData("The statement BACKUP LOG is not allowed while the recovery model is SIMPLE. Use BACKUP DATABASE or change the recovery model using ALTER DATABASE.", 4208)]
+        [InlineData("Cannot open backup device 'D:\\Backups\\Sales.bak'. Operating system error 5(Access is denied.).", 3201)]
+        [InlineData("BACKUP failed to complete the command BACKUP DATABASE Sales. Check the backup application log for detailed messages.", 3041)]
+        [InlineData("The log or differential backup cannot be restored because no files are ready to rollforward.", 3117)]
+        [InlineData("A Sales line no template has", null)]
+        public void Of_an_error_without_its_number_is_identified_by_template(string text, int? number)
+        {
+            // Given / When: a line that carries no number (a PowerShell error record, a message quoted on its own)
+            var found = EngineMessageCatalog.Identify(text);
+
+            // Then
+            Assert.Equal(number, found?.Number);
+        }
+    }
+
+    public partial class The_documentation
+    {
+        [GeneratedRegex(@"^\| (\d+) \|", RegexOptions.Multiline | RegexOptions.CultureInvariant)]
+        private static partial Regex Row();
+
+        [Fact]
+        public void Lists_every_row_with_its_source()
+        {
+            // Given docs/message-catalog.md's table
+            var page = File.ReadAllText(Path.Combine(Repository.Root, "docs", "message-catalog.md"));
+            var listed = Row().Matches(page).Select(m => int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture)).ToList();
+
+            // When / Then: every row of the catalog, once, and nothing else
+            Assert.Equal(EngineMessageCatalog.All.Select(r => r.Number), listed);
+            foreach (var row in EngineMessageCatalog.All)
+            {
+                var line = page.Split('\n').Single(l => l.StartsWith($"| {row.Number} |", StringComparison.Ordinal));
+                Assert.Contains(row.Source switch
+                {
+                    CatalogSource.MicrosoftPage => "Microsoft page",
+                    CatalogSource.GenuineOutput => "genuine output",
+                    _ => "to confirm",
+                }, line, StringComparison.Ordinal);
+            }
+        }
+    }
+}
