@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using System.Globalization;
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Events;
@@ -27,7 +28,7 @@ internal sealed class RunsComparer(double quickOperationSeconds)
     /// <summary>From this ratio one run is called faster (the same cut as <see cref="OperationRuns.SlowerRatio"/>).</summary>
     public const double FasterRatio = OperationRuns.SlowerRatio;
 
-    private static readonly string[] Factors = ["buffers", "stripes", "compression", "target"];
+    private static readonly ImmutableArray<string> Factors = ["buffers", "stripes", "compression", "target"];
 
     private readonly Dictionary<(OperationKind, OperationScope?, string), Series> _series = [];
 

@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using System.Globalization;
 using System.Text;
 using System.Text.RegularExpressions;
@@ -21,12 +22,12 @@ namespace BackupXe.Sources.Dbatools;
 internal sealed partial class DbaBackupListReader
 {
     /// <summary>What names an object as a backup: every one of these properties in one block.</summary>
-    private static readonly string[] Required = ["Database", "Type", "TotalSize", "Start", "End"];
+    private static readonly ImmutableArray<string> Required = ["Database", "Type", "TotalSize", "Start", "End"];
 
     /// <summary>Objects longer than this many lines are not dbatools' (its result has about 30 properties).</summary>
     private const int MaxLinesPerObject = 400;
 
-    private static readonly string[] DateFormats =
+    private static readonly ImmutableArray<string> DateFormats =
     [
         "yyyy-MM-dd HH:mm:ss.fff", "yyyy-MM-dd HH:mm:ss", "M/d/yyyy h:mm:ss tt", "M/d/yyyy H:mm:ss", "dd/MM/yyyy HH:mm:ss", "dd.MM.yyyy HH:mm:ss",
     ];
@@ -218,7 +219,7 @@ internal sealed partial class DbaBackupListReader
 
     private static DateTime? Date(string? text)
         => text is not null
-           && DateTime.TryParseExact(text, DateFormats, CultureInfo.InvariantCulture, DateTimeStyles.None, out var value)
+           && DateTime.TryParseExact(text, DateFormats.AsSpan(), CultureInfo.InvariantCulture, DateTimeStyles.None, out var value)
            && ServerRanges.IsTimestamp(value)
             ? value
             : null;

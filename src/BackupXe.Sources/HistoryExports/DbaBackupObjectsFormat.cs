@@ -14,7 +14,7 @@ internal sealed class DbaBackupObjectsFormat : IInputFormat
 
     public string Name => FormatName;
 
-    public string Description => "dbatools' backup objects as PowerShell lists them (`Backup-DbaDatabase`'s result, `Get-DbaDbBackupHistory | Format-List`): each backup's start and end to the second, its size, and the statement Backup-DbaDatabase ran";
+    public string Description => "dbatools' backup objects as PowerShell lists them (`Backup-DbaDatabase`'s result, `Get-DbaDbBackupHistory` piped to `Format-List`): each backup's start and end to the second, its size, and the statement Backup-DbaDatabase ran";
 
     public string WhenDamaged => "An object with an unreadable Start, End, Type or TotalSize is reported with its line number and skipped; the other objects are analysed.";
 

@@ -1,3 +1,6 @@
+using System.Collections.Frozen;
+using System.Collections.Immutable;
+
 namespace BackupXe.Sources.OlaOutput;
 
 /// <summary>
@@ -10,7 +13,7 @@ namespace BackupXe.Sources.OlaOutput;
 internal static class CommandContinuation
 {
     // The words that start a device or an option of BACKUP and RESTORE (Microsoft's BACKUP and RESTORE arguments pages).
-    private static readonly HashSet<string> StatementWords = new(StringComparer.OrdinalIgnoreCase)
+    private static readonly FrozenSet<string> StatementWords = new[]
     {
         "DISK", "URL", "TAPE", "TO", "FROM", "WITH", "MIRROR", "BUFFERCOUNT", "MAXTRANSFERSIZE", "BLOCKSIZE", "COMPRESSION",
         "NO_COMPRESSION", "CHECKSUM", "NO_CHECKSUM", "COPY_ONLY", "STATS", "FORMAT", "NOFORMAT", "INIT", "NOINIT", "SKIP",
@@ -19,9 +22,9 @@ internal static class CommandContinuation
         "EXPIREDATE", "REWIND", "NOREWIND", "UNLOAD", "NOUNLOAD", "CONTINUE_AFTER_ERROR", "STOP_ON_ERROR", "STOPAT",
         "STOPATMARK", "STOPBEFOREMARK", "RESTRICTED_USER", "KEEP_REPLICATION", "KEEP_CDC", "PARTIAL", "LOADHISTORY",
         "NO_TRUNCATE", "METADATA_ONLY", "SERVER_CERTIFICATE", "SERVER_ASYMMETRIC_KEY", "ALGORITHM", "FILESTREAM",
-    };
+    }.ToFrozenSet(StringComparer.OrdinalIgnoreCase);
 
-    private static readonly string[] OpenEndings = ["TO", "WITH", "FROM", "AND"];
+    private static readonly ImmutableArray<string> OpenEndings = ["TO", "WITH", "FROM", "AND"];
 
     /// <summary>True when <paramref name="line"/> carries on <paramref name="command"/>.</summary>
     public static bool Continues(string command, string line)
