@@ -219,7 +219,7 @@ internal sealed partial class DbaBackupListReader
 
     private static DateTime? Date(string? text)
         => text is not null
-           && DateTime.TryParseExact(text, DateFormats.AsSpan(), CultureInfo.InvariantCulture, DateTimeStyles.None, out var value)
+           && DateTime.TryParseExact(text, DateFormats.ToArray(), CultureInfo.InvariantCulture, DateTimeStyles.None, out var value)
            && ServerRanges.IsTimestamp(value)
             ? value
             : null;
