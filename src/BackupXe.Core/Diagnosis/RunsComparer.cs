@@ -160,7 +160,7 @@ internal sealed class RunsComparer(double quickOperationSeconds)
     private RunsConclusionReport Alone(Series series, List<ComparedRunReport> runs, Pair pair, List<Pair> others, double? spread)
     {
         var factor = pair.Differences[0].Factor;
-        var (fast, slow) = pair.FastSlow(runs);
+        var (fast, slow) = (pair.Fast, pair.Slow);
         var what = string.Join("; ", pair.Differences.Select(d => d.Text));
         var head = string.Create(CultureInfo.InvariantCulture,
             $"Only the {Noun(factor)} differed between run {pair.First + 1} and run {pair.Second + 1} ({what}): "
@@ -201,7 +201,7 @@ internal sealed class RunsComparer(double quickOperationSeconds)
 
     private static RunsConclusionReport Same(List<ComparedRunReport> runs, Pair pair, int pairs)
     {
-        var (fast, slow) = pair.FastSlow(runs);
+        var (fast, slow) = (pair.Fast, pair.Slow);
         var sentence = pair.Ratio >= FasterRatio
             ? string.Create(CultureInfo.InvariantCulture,
                 $"Runs {pair.First + 1} and {pair.Second + 1} had the same recorded settings and were {pair.Ratio:0.00}x apart ({Exact(runs[fast].Seconds)} s and {Exact(runs[slow].Seconds)} s): "
@@ -213,7 +213,7 @@ internal sealed class RunsComparer(double quickOperationSeconds)
 
     private static RunsConclusionReport Several(List<ComparedRunReport> runs, Pair pair)
     {
-        var (fast, slow) = pair.FastSlow(runs);
+        var (fast, slow) = (pair.Fast, pair.Slow);
         var sentence = string.Create(CultureInfo.InvariantCulture,
             $"Run {fast + 1} was {pair.Ratio:0.00}x faster than run {slow + 1} ({Exact(runs[fast].Seconds)} s against {Exact(runs[slow].Seconds)} s), "
             + $"but several settings differed ({string.Join("; ", pair.Differences.Select(d => d.Text))}): the input cannot tell which of them made the difference.");
@@ -323,8 +323,6 @@ internal sealed class RunsComparer(double quickOperationSeconds)
     /// <summary>Two runs that did the same work (sizes within <see cref="SizeTolerance"/>, or neither known), and what differed.</summary>
     private sealed record Pair(int First, int Second, double Ratio, int Fast, int Slow, bool SameData, bool SizesKnown, bool SettingsKnown, IReadOnlyList<Difference> Differences)
     {
-        public (int Fast, int Slow) FastSlow(List<ComparedRunReport> runs) => (Fast, Slow);
-
         public static Pair? Of(int i, int j, ComparedRunReport a, ComparedRunReport b)
         {
             var sizesKnown = a.Bytes is > 0 && b.Bytes is > 0;
