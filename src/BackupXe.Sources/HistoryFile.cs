@@ -1,6 +1,7 @@
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
+using BackupXe.Sources.Dbatools;
 using BackupXe.Sources.Formats;
 using BackupXe.Sources.HeaderOnly;
 using BackupXe.Sources.OlaOutput;
@@ -79,6 +80,14 @@ public static class HistoryFile
             using var text = new StreamReader(new PrefixedStream(prefix.Bytes, stream), prefix.Text.Encoding, detectEncodingFromByteOrderMarks: true);
             var records = reader.Read(text).ToList();
             return new HistoryFileResult(path, DbaBackupHistoryFormat, reader.Server, records, reader.Problems, 0);
+        }
+
+        if (DbaBackupListReader.Recognise(prefix.Text))
+        {
+            var reader = new DbaBackupListReader();
+            using var text = new StreamReader(new PrefixedStream(prefix.Bytes, stream), prefix.Text.Encoding, detectEncodingFromByteOrderMarks: true);
+            var records = reader.Read(text).Select(o => o.Record).ToList();
+            return new HistoryFileResult(path, HistoryExports.DbaBackupObjectsFormat.FormatName, reader.Server, records, reader.Problems, 0);
         }
 
         if (InputFormats.Recognise(prefix) is var (format, match))

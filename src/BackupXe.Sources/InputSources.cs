@@ -78,10 +78,7 @@ public static class InputSources
 
     // Why no format took the input: nothing in it, or content of no known format.
     private static string Unrecognised(InputPrefix prefix)
-        => prefix.Bytes.IsEmpty || prefix.Text.IsBlank ? EmptyFile
-            : HeaderOnly.RestoreHeaderOnlyReader.Recognise(prefix.Text) || HeaderOnly.DbaBackupHistoryTableReader.Recognise(prefix.Text)
-                ? $"{NotRecognised}: it is a backup history (RESTORE HEADERONLY or Get-DbaDbBackupHistory), which backupxe history import reads"
-                : NotRecognised;
+        => prefix.Bytes.IsEmpty || prefix.Text.IsBlank ? EmptyFile : NotRecognised;
 
     private static bool TryOpenFile(string path, [NotNullWhen(true)] out Stream? stream, [NotNullWhen(false)] out string? problem)
     {

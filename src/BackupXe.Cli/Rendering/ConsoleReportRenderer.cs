@@ -41,6 +41,30 @@ internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = t
         return table;
     }
 
+    // Findings across operations and inputs, before the inputs: what the runs together show.
+    private static void RunsCompared(IAnsiConsole console, AnalysisFindings findings)
+    {
+        if (!RunsComparedLines.Any(findings))
+        {
+            return;
+        }
+
+        console.WriteLine();
+        console.Write(new Rule($"[bold]{RunsComparedLines.Title}[/]").LeftJustified());
+        foreach (var series in findings.RunsCompared)
+        {
+            var lines = new List<IRenderable>();
+            lines.AddRange(RunsComparedLines.Runs(series).Select(line => new Text(TerminalText.Block(line))));
+            lines.AddRange(RunsComparedLines.Conclusions(series).Select(line => new Text(TerminalText.Block($"- {line}"))));
+            console.Write(new Panel(new Rows(lines)).Header(Markup.Escape(TerminalText.Line(RunsComparedLines.Heading(series)))).Border(BoxBorder.Rounded).Expand());
+        }
+
+        foreach (var finding in findings.InputFindings)
+        {
+            console.Write(new Text(TerminalText.Block($"- {RunsComparedLines.Of(finding)}") + Environment.NewLine));
+        }
+    }
+
     private sealed class Stream(ConsoleReportRenderer renderer, IAnsiConsole console) : IReportStream
     {
         private readonly ReportSummary _summary = new();
@@ -53,6 +77,7 @@ internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = t
 
         public void Complete(AnalysisFindings findings)
         {
+            RunsCompared(console, findings);
             console.WriteLine();
             console.Write(Inputs(findings.Inputs));
             if (_summary.Operations == 0)

@@ -17,6 +17,12 @@ public sealed record AnalysisFindings(
     /// </summary>
     public IReadOnlyList<WaitReport> AmbiguousWaits { get; init; } = [];
 
+    /// <summary>Runs of one series set side by side, within an input and across inputs: findings, not problems of an input.</summary>
+    public IReadOnlyList<RunsComparedReport> RunsCompared { get; init; } = [];
+
+    /// <summary>What an input shows that is no operation (an excerpt's timed runs compared), located in it: findings, not problems.</summary>
+    public IReadOnlyList<InputFindingReport> InputFindings { get; init; } = [];
+
     /// <summary>True when not one input could be read at all.</summary>
     public bool NothingUsable { get; init; }
 

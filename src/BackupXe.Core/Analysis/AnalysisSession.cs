@@ -36,6 +36,8 @@ public sealed class AnalysisSession
         _pipeline?.OrphanMessages ?? 0)
     {
         AmbiguousWaits = _pipeline?.AmbiguousWaits() ?? [],
+        RunsCompared = _pipeline?.RunsCompared(index => index < _inputs.Count ? _inputs[index].Source.Name : "?") ?? [],
+        InputFindings = _inputs.SelectMany(input => input.Status.Findings.Select(f => new InputFindingReport(input.Source.Name, f.Location, f.Message))).ToList(),
         NothingUsable = SourceStatus.NoneUsable(_inputs.Select(input => input.Status)),
         Partial = SourceStatus.AnyDamaged(_inputs.Select(input => input.Status)),
     };

@@ -98,14 +98,15 @@ internal static class OperationReportBuilder
     /// <summary>
     /// The server's own count wins (pages x 8 KB on completion), then "pages dumped" of the history line (the only
     /// count a SQL Server 2008 R2 trace flag 3014 log has), then the last percent line, then the throughput event's
-    /// running total, then the client's per-file pages.
+    /// running total, then the client's per-file pages, then the size a history export gave the command (msdb's).
     /// </summary>
     private static long? BytesProcessed(BackupOperation operation)
         => operation.Summary?.Bytes
             ?? PageBytes(operation.PagesDumped)
             ?? operation.PercentBytes
             ?? (operation.ThroughputEventBytes > 0 ? operation.ThroughputEventBytes : (long?)null)
-            ?? (operation.ProcessedFiles.Count > 0 ? PageBytes(operation.ProcessedFiles.Aggregate(0L, (total, f) => total > long.MaxValue - f.Pages ? long.MaxValue : total + f.Pages)) : null);
+            ?? (operation.ProcessedFiles.Count > 0 ? PageBytes(operation.ProcessedFiles.Aggregate(0L, (total, f) => total > long.MaxValue - f.Pages ? long.MaxValue : total + f.Pages)) : null)
+            ?? operation.ClientCommand?.Bytes;
 
     /// <summary>Pages are 8 KB; a count too large to be a page count of any database is no count.</summary>
     private static long? PageBytes(long? pages) => pages is >= 0 and <= long.MaxValue / 8192 ? pages * 8192 : (long?)null;

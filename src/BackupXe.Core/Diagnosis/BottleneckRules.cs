@@ -451,7 +451,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             $"Only the {measures.Noun}'s totals are in the input (start, completion or history lines, or the client's summary): "
                 + "no phase, zeroing, buffer or wait is timed, so where the time went cannot be told.",
         };
-        if (operation.DurationSeconds is null && operation.MinimumDurationSeconds is null)
+        if (operation.DurationSeconds is null && operation.ClientCommand is { } client)
+        {
+            evidence.Add($"Its time is the client's only: {Figures.Duration(client.Seconds)} ({client.Source}), the command's whole span, with no step of the server's in it.");
+        }
+        else if (operation.DurationSeconds is null && operation.MinimumDurationSeconds is null)
         {
             evidence.Add($"Its start is not in the input either: the {measures.Noun}'s duration is unknown.");
         }

@@ -35,6 +35,7 @@ public interface ISynchronousTraceEventSource : ITraceEventSource
 public sealed class SourceStatus
 {
     private readonly List<InputProblem> _problems = [];
+    private readonly List<InputProblem> _findings = [];
 
     // Set by a source that may read ahead on a thread of its own, read by the analysis as it diagnoses.
     private ServerVersion? _server;
@@ -79,6 +80,15 @@ public sealed class SourceStatus
     }
 
     public void Report(string location, string message) => _problems.Add(new InputProblem(location, message));
+
+    /// <summary>
+    /// What the input shows that is neither an operation nor damage (an excerpt's timed runs compared): a finding of
+    /// the report, which leaves the exit code alone.
+    /// </summary>
+    public IReadOnlyList<InputProblem> Findings => _findings;
+
+    /// <summary>Records a finding at <paramref name="location"/> (see <see cref="Findings"/>).</summary>
+    public void Find(string location, string message) => _findings.Add(new InputProblem(location, message));
 
     /// <summary>
     /// A source threw although it is meant to report damage: that source's events end there, located, and the

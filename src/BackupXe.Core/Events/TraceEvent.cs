@@ -118,6 +118,7 @@ public sealed record ThroughputEvent(
 /// <param name="Database">The database the command names; null when it names none.</param>
 /// <param name="ResolutionSeconds">The precision of <paramref name="ClientStart"/> and <paramref name="ClientEnd"/>.</param>
 /// <param name="Source">What printed the span, for the evidence ("Ola Hallengren's CommandExecute output").</param>
+/// <param name="Bytes">The size a history export gave the command (msdb's backup_size); null when the engine's own messages say.</param>
 public sealed record ClientCommandEvent(
     DateTime Timestamp,
     OperationKind Kind,
@@ -128,7 +129,8 @@ public sealed record ClientCommandEvent(
     double ResolutionSeconds,
     string Source,
     bool Succeeded,
-    RequestedReport? Requested = null) : TraceEvent(Timestamp, null)
+    RequestedReport? Requested = null,
+    long? Bytes = null) : TraceEvent(Timestamp, null)
 {
     /// <summary>The client's elapsed seconds.</summary>
     public double Seconds => (ClientEnd - ClientStart).TotalSeconds;

@@ -27,12 +27,15 @@ public sealed class HistoryContext : IUsualPaces
         _settings = settings;
     }
 
-    /// <summary>The report with its <see cref="OperationReport.History"/> set; unchanged when it has no start time.</summary>
+    /// <summary>
+    /// The report with its <see cref="OperationReport.History"/> set: the comparison, or, for an operation that cannot be
+    /// placed in a series (no kind, no time), a "cannot tell" that says why in one line.
+    /// </summary>
     public OperationReport Attach(OperationReport report)
     {
         if (ComparableRun.Of(report) is not { } current)
         {
-            return report;
+            return report with { History = Unplaced(report) };
         }
 
         var history = Compare(current);
@@ -85,6 +88,24 @@ public sealed class HistoryContext : IUsualPaces
             _ => NoInstance(current, null, string.Create(
                 CultureInfo.InvariantCulture,
                 $"the history holds this series on {holding.Count} instances ({string.Join(", ", holding)}); name one with --instance")),
+        };
+    }
+
+    // Never silent: a DBA who asked for --history learns why this operation got no comparison.
+    private static HistoryComparisonReport Unplaced(OperationReport report)
+    {
+        var reason = report.Kind == Events.OperationKind.Unknown
+            ? "the input does not say whether it was a backup or a restore, so it belongs to no series"
+            : "the input gives it no clock time (neither the server's nor the client's), so it cannot be placed among its series' runs";
+        return new HistoryComparisonReport
+        {
+            Series = report.Kind == Events.OperationKind.Unknown
+                ? $"operation on [{report.Database ?? "?"}]"
+                : $"{ComparableRun.Describe(report.Kind, report.Scope ?? Events.OperationScope.Database)} of [{report.Database ?? "?"}]",
+            Verdict = HistoryVerdict.CannotTell,
+            Reason = reason,
+            Summary = $"cannot tell against its history: {reason}",
+            ThroughputMBps = report.ThroughputMBps,
         };
     }
 

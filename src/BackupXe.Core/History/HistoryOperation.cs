@@ -135,31 +135,50 @@ public sealed record HistoryOperation
     /// </summary>
     public static HistoryOperation? FromReport(OperationReport report)
     {
-        if (report.Start is not { } start || report.Kind == OperationKind.Unknown)
+        if (report.Kind == OperationKind.Unknown)
         {
             return null;
         }
 
+        // Client output has no server clock; a job's own "Date and time:" lines (its client span) place it in time instead.
+        DateTime start;
+        DateTime? end;
+        double resolution;
+        if (report.Start is { } serverStart)
+        {
+            (start, end, resolution) = (serverStart, report.End, 0.001);
+        }
+        else if (report.ClientCommand is { } span)
+        {
+            (start, end, resolution) = (span.Start, span.End, span.ResolutionSeconds);
+        }
+        else
+        {
+            return null;
+        }
+
+        // The server's own figures first; the command's requested devices and options when the server named none.
+        var devices = report.Devices.Count > 0 ? report.Devices.Select(d => d.Path).ToList() : report.Requested?.Devices ?? [];
         return new HistoryOperation
         {
             Kind = report.Kind,
             Scope = report.Scope ?? OperationScope.Database,
             Database = report.Database,
             Start = start,
-            End = report.End,
-            // XE timestamps are sub-millisecond, ERRORLOG lines carry milliseconds.
-            TimeResolutionSeconds = 0.001,
+            End = end,
+            // XE timestamps are sub-millisecond, ERRORLOG lines carry milliseconds; a job's lines whole seconds.
+            TimeResolutionSeconds = resolution,
             EngineSeconds = report.DurationSeconds,
             Status = report.Status,
             BytesRead = report.BytesProcessed,
             LogBytes = report.EstimatedLogBytes,
-            Devices = report.Devices.Select(d => new BackupDevice(DeviceKinds.FromPath(d.Path), d.Path)).ToList(),
+            Devices = devices.Select(d => new BackupDevice(DeviceKinds.FromPath(d), d)).ToList(),
             Options = new HistoryOptions
             {
-                BufferCount = report.BufferConfig?.BufferCount,
-                MaxTransferSizeBytes = report.BufferConfig?.MaxTransferSizeBytes,
-                Compression = report.Options?.Compression,
-                Checksum = report.Options?.Checksum,
+                BufferCount = report.BufferConfig?.BufferCount ?? report.Requested?.BufferCount,
+                MaxTransferSizeBytes = report.BufferConfig?.MaxTransferSizeBytes ?? report.Requested?.MaxTransferSizeBytes,
+                Compression = report.Options?.Compression ?? report.Requested?.Compression,
+                Checksum = report.Options?.Checksum ?? report.Requested?.Checksum,
                 Encryption = report.Options?.Encryption,
             },
             ErrorMessage = report.FailureReason,

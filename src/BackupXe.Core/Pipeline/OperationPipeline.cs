@@ -21,6 +21,7 @@ public sealed class OperationPipeline
     private readonly BackupDiagnostician _diagnostician;
     private readonly OperationCorrelator _correlator;
     private readonly OperationRuns? _runs;
+    private readonly RunsComparer? _compared;
     private DateTime? _clock;
 
     public OperationPipeline(IOperationSink sink, DiagnosisSettings? settings = null, bool compareRuns = false)
@@ -28,6 +29,7 @@ public sealed class OperationPipeline
         _sink = sink;
         _diagnostician = new BackupDiagnostician(settings ?? new DiagnosisSettings());
         _runs = compareRuns ? new OperationRuns(_diagnostician.Settings.QuickOperationSeconds) : null;
+        _compared = compareRuns ? new RunsComparer(_diagnostician.Settings.QuickOperationSeconds) : null;
         _correlator = new OperationCorrelator(Complete, stallAfter: _diagnostician.Settings.StallAfter);
     }
 
@@ -37,6 +39,12 @@ public sealed class OperationPipeline
 
     /// <summary>The server-level profile of waits that overlapped several operations (each counted once).</summary>
     public IReadOnlyList<WaitReport> AmbiguousWaits() => _correlator.AmbiguousWaits.ToReports();
+
+    /// <summary>
+    /// The runs of each series set side by side (docs/diagnosis.md, "Runs compared"), each run named by
+    /// <paramref name="inputName"/> from its input's index; empty unless the pipeline compares runs.
+    /// </summary>
+    public IReadOnlyList<RunsComparedReport> RunsCompared(Func<int, string> inputName) => _compared?.Conclude(inputName) ?? [];
 
     /// <summary>Nothing open or held: a reader may resume after the last event without splitting an operation.</summary>
     public bool Idle => _correlator.Idle;
@@ -78,6 +86,7 @@ public sealed class OperationPipeline
         var built = OperationReportBuilder.Build(operation) with { Server = ServerOf?.Invoke(operation.Input) };
         var report = FailureReasons.WithRemedy(built, built.Kind == OperationKind.Restore);
         var diagnosis = _diagnostician.Diagnose(report);
+        _compared?.Add(report, operation.Input);
         var verdict = _runs?.Compare(report) is { } comparison
             ? diagnosis.Verdict with { Evidence = [.. diagnosis.Verdict.Evidence, comparison] }
             : diagnosis.Verdict;

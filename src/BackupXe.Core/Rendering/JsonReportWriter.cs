@@ -50,6 +50,7 @@ public sealed class JsonReportWriter : IReportStream, IDisposable
     public void Complete(AnalysisFindings findings)
     {
         _json.WriteEndArray();
+        ReportJsonFields.WriteRunsCompared(_json, findings);
         _json.WritePropertyName("inputs");
         ReportJsonFields.Write(_json, findings.Inputs);
         _json.WritePropertyName("summary");

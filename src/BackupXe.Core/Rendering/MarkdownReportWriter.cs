@@ -33,6 +33,7 @@ public sealed class MarkdownReportWriter : IReportStream
     public void Complete(AnalysisFindings findings)
     {
         var md = _md;
+        WriteRunsCompared(md, findings);
         md.AppendLine().AppendLine("## Inputs").AppendLine();
         md.AppendLine("| input | format | events | problems |").AppendLine("|---|---|---:|---|");
         foreach (var input in findings.Inputs)
@@ -55,6 +56,39 @@ public sealed class MarkdownReportWriter : IReportStream
         }
 
         Drain();
+    }
+
+    private static void WriteRunsCompared(StringBuilder md, AnalysisFindings findings)
+    {
+        if (!RunsComparedLines.Any(findings))
+        {
+            return;
+        }
+
+        md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"## {RunsComparedLines.Title}");
+        foreach (var series in findings.RunsCompared)
+        {
+            md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"### {RunsComparedLines.Heading(series)}").AppendLine();
+            foreach (var line in RunsComparedLines.Runs(series))
+            {
+                md.AppendLine(CultureInfo.InvariantCulture, $"- {line}");
+            }
+
+            md.AppendLine();
+            foreach (var line in RunsComparedLines.Conclusions(series))
+            {
+                md.AppendLine(CultureInfo.InvariantCulture, $"- **{line[1..line.IndexOf(']', StringComparison.Ordinal)]}**: {line[(line.IndexOf(']', StringComparison.Ordinal) + 2)..]}");
+            }
+        }
+
+        if (findings.InputFindings.Count > 0)
+        {
+            md.AppendLine();
+            foreach (var finding in findings.InputFindings)
+            {
+                md.AppendLine(CultureInfo.InvariantCulture, $"- {RunsComparedLines.Of(finding)}");
+            }
+        }
     }
 
     private void Drain()

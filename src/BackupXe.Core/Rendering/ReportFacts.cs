@@ -65,7 +65,9 @@ public static class ReportFacts
         {
             new("Status", op.FailureReason is { } reason ? $"{Kebab.Of(op.Status)}: {reason}" : Kebab.Of(op.Status)),
             new("Time", op.Start is null && op.End is null
-                ? $"not in the input ({OperationText.Duration(op)})"
+                ? op.DurationSeconds is null && op.ClientCommand is { } client
+                    ? $"{Figures.Timestamp(client.Start)} to {Figures.Timestamp(client.End)} ({Figures.Duration(client.Seconds)}, the client's: {client.Source})"
+                    : $"not in the input ({OperationText.Duration(op)})"
                 : $"{Figures.Timestamp(op.Start)} to {Figures.Timestamp(op.End)} ({OperationText.Duration(op)})"),
             new("Throughput", Throughput(op)),
         };

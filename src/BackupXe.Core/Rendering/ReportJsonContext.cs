@@ -17,6 +17,8 @@ namespace BackupXe.Core.Rendering;
 [JsonSerializable(typeof(AnalysisFindings))]
 [JsonSerializable(typeof(IReadOnlyList<InputReport>))]
 [JsonSerializable(typeof(SummaryReport))]
+[JsonSerializable(typeof(IReadOnlyList<RunsComparedReport>))]
+[JsonSerializable(typeof(IReadOnlyList<InputFindingReport>))]
 [JsonSerializable(typeof(HistoryOperation))]
 [JsonSerializable(typeof(HistoryListing))]
 [JsonSerializable(typeof(HistoryComparisonReport))]

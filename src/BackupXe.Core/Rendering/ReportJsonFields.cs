@@ -1,5 +1,6 @@
 using System.Text.Encodings.Web;
 using System.Text.Json;
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
@@ -399,6 +400,27 @@ internal static class ReportJsonFields
     }
 
     /// <summary>The report's <c>inputs</c> array.</summary>
+    /// <summary>
+    /// <c>runsCompared</c> and <c>findings</c>, each only when the run has some (docs/json-schema.md): written by the
+    /// contract's serializer, as they are a few records at the end of a run, not one per operation.
+    /// </summary>
+    public static void WriteRunsCompared(Utf8JsonWriter writer, AnalysisFindings findings)
+    {
+        ArgumentNullException.ThrowIfNull(writer);
+        ArgumentNullException.ThrowIfNull(findings);
+        if (findings.RunsCompared.Count > 0)
+        {
+            writer.WritePropertyName("runsCompared");
+            JsonSerializer.Serialize(writer, findings.RunsCompared, ReportJson.TypeInfo<IReadOnlyList<RunsComparedReport>>(ReportJson.Options));
+        }
+
+        if (findings.InputFindings.Count > 0)
+        {
+            writer.WritePropertyName("findings");
+            JsonSerializer.Serialize(writer, findings.InputFindings, ReportJson.TypeInfo<IReadOnlyList<InputFindingReport>>(ReportJson.Options));
+        }
+    }
+
     public static void Write(Utf8JsonWriter writer, IReadOnlyList<InputReport>? inputs)
     {
         if (!StartArray(writer, inputs))

@@ -161,11 +161,11 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
         }
     }
 
-    // An excerpt's timed runs are read but are no operation: the input is partial by nature, and says so at the
-    // runs' lines, with what they show (docs/input-formats.md, client output). Returns how many runs were reported.
+    // An excerpt's timed runs are read but are no operation: what they show is a finding at the runs' lines, not damage
+    // of the input (docs/input-formats.md, client output). Returns how many runs were reported.
     private static int ReportExcerpt(ExcerptGroup runs, SourceStatus status)
     {
-        status.Report(runs.Location, runs.Sentence());
+        status.Find(runs.Location, runs.Sentence());
         return runs.Runs.Count;
     }
 

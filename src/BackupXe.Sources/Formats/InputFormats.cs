@@ -1,6 +1,7 @@
 using System.Collections.Immutable;
 using BackupXe.Sources.ClientOutput;
 using BackupXe.Sources.Errorlog;
+using BackupXe.Sources.HistoryExports;
 using BackupXe.Sources.OlaOutput;
 using BackupXe.Sources.Xel;
 using BackupXe.Sources.XeXml;
@@ -21,6 +22,9 @@ internal static class InputFormats
         new ErrorlogFormat(),
         new OlaOutputFormat(),
         new ClientOutputFormat(),
+        new DbaBackupHistoryFormat(),
+        new DbaBackupObjectsFormat(),
+        new RestoreHeaderOnlyFormat(),
     ];
 
     /// <summary>The format that matches <paramref name="prefix"/> most strongly, or null.</summary>

@@ -175,7 +175,7 @@ internal sealed class DbaBackupHistoryTableReader
     }
 
     // dbatools' names for msdb's backupset.type: D Full, I Differential, L Log, F File, G Differential File, P Partial Full, Q Partial Differential.
-    private static OperationScope? ScopeOf(string? type) => type switch
+    internal static OperationScope? ScopeOf(string? type) => type switch
     {
         null => null,
         _ when type.Contains("Log", StringComparison.OrdinalIgnoreCase) => OperationScope.Log,
@@ -185,7 +185,7 @@ internal sealed class DbaBackupHistoryTableReader
         _ => null,
     };
 
-    private static DeviceKind? DeviceOf(string? deviceType) => deviceType?.ToUpperInvariant() switch
+    internal static DeviceKind? DeviceOf(string? deviceType) => deviceType?.ToUpperInvariant() switch
     {
         "DISK" => DeviceKind.Disk,
         "URL" => DeviceKind.Url,
@@ -195,7 +195,7 @@ internal sealed class DbaBackupHistoryTableReader
     };
 
     /// <summary>"7.00 GB", "813.00 KB": dbatools' size, in units of 1024; the two decimals make it exact to half a hundredth of the unit.</summary>
-    private static long? Bytes(string text)
+    internal static long? Bytes(string text)
     {
         var parts = text.Split(' ', StringSplitOptions.RemoveEmptyEntries);
         if (parts.Length != 2 || !decimal.TryParse(parts[0], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value))

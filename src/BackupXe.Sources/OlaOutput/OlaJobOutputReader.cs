@@ -162,6 +162,15 @@ internal sealed partial class OlaJobOutputReader
                     continue;
                 }
 
+                if (block.CommandOpen && CommandContinuation.Continues(block.Command, line))
+                {
+                    // A command printed over several lines (a wrapped copy, a job history viewer): its stripes and
+                    // options are on the lines after "Command:", before the engine's first message.
+                    block.Command = CommandContinuation.Join(block.Command, line);
+                    continue;
+                }
+
+                block.CommandOpen = false;
                 if (line.StartsWith("Outcome: ", StringComparison.Ordinal))
                 {
                     block.Outcome = line["Outcome: ".Length..].Trim();
@@ -371,7 +380,10 @@ internal sealed partial class OlaJobOutputReader
         /// <summary>The "Date and time:" before the command; null in an excerpt that starts at "Command:".</summary>
         public DateTime? Start { get; } = start;
         public int Line { get; } = line;
-        public string Command { get; } = command;
+        public string Command { get; set; } = command;
+
+        /// <summary>True until the first line after "Command:" that does not carry on the command's text.</summary>
+        public bool CommandOpen { get; set; } = true;
 
         /// <summary>The engine's messages between "Command:" and "Outcome:" (bounded by ClientTranscript).</summary>
         public ClientTranscript Engine { get; } = new(parser);

@@ -54,7 +54,7 @@ public class AnalyzeCommandTests
     }
 
     [Fact]
-    public async Task Compares_an_excerpts_timed_runs_at_their_lines_and_exits_two()
+    public async Task Compares_an_excerpts_timed_runs_at_their_lines_as_a_finding_and_exits_zero()
     {
         // Given: S04c, two completion lines whose head the author cut ("... in 0.542 seconds (350.799 MB/sec)")
         var file = Fixture.RealWorld("S04c_sqlsat_timings_3files_default_vs_bc64_mts2mb.txt");
@@ -62,12 +62,17 @@ public class AnalyzeCommandTests
         // When
         var run = await CliRun.RunAsync("analyze", file, "--format", "json");
 
-        // Then: no operation is invented; the input is partial and says what the runs show
-        Assert.Equal(2, run.ExitCode);
-        Assert.Contains($"{file}: lines 1-2: completion lines whose head the excerpt cut", run.Error);
-        Assert.Contains("the second took 7% less time (1.08x faster by time, 1.11x by rate). Both ran under 10.0 s: not a throughput problem", run.Error);
+        // Then: no operation is invented; what the runs show is a finding of the report, not a problem of the input (issue 42)
+        Assert.Equal(0, run.ExitCode);
+        Assert.Equal(string.Empty, run.Error);
         using var json = JsonDocument.Parse(run.Output);
         Assert.Equal(0, json.RootElement.GetProperty("operations").GetArrayLength());
+        Assert.Equal(0, json.RootElement.GetProperty("inputs")[0].GetProperty("problems").GetArrayLength());
+        var finding = Assert.Single(json.RootElement.GetProperty("findings").EnumerateArray());
+        Assert.Equal("lines 1-2", finding.GetProperty("location").GetString());
+        Assert.StartsWith("completion lines whose head the excerpt cut", finding.GetProperty("message").GetString(), StringComparison.Ordinal);
+        Assert.Contains("the second took 7% less time (1.08x faster by time, 1.11x by rate). Both ran under 10.0 s: not a throughput problem",
+            finding.GetProperty("message").GetString(), StringComparison.Ordinal);
         Assert.Equal("client-output", json.RootElement.GetProperty("inputs")[0].GetProperty("format").GetString());
     }
 

@@ -15,7 +15,7 @@ namespace BackupXe.Tests.Rendering;
 public sealed partial class JsonSchemaDocumentationTests
 {
     // The document's own keys, written around the report records by the streaming writer.
-    private static readonly string[] DocumentKeys = ["schemaVersion", "operations", "inputs", "summary"];
+    private static readonly string[] DocumentKeys = ["schemaVersion", "operations", "runsCompared", "findings", "inputs", "summary"];
 
     [Fact]
     public void Every_field_of_the_report_is_documented()
@@ -67,6 +67,8 @@ public sealed partial class JsonSchemaDocumentationTests
         Collect(SerializerOracle.Serialize(FullyPopulated.Of<OperationReport>(), indented: false));
         Collect(SerializerOracle.Serialize(FullyPopulated.Of<IReadOnlyList<InputReport>>(), indented: false));
         Collect(SerializerOracle.Serialize(FullyPopulated.Of<SummaryReport>(), indented: false));
+        Collect(SerializerOracle.Serialize(FullyPopulated.Of<IReadOnlyList<RunsComparedReport>>(), indented: false));
+        Collect(SerializerOracle.Serialize(FullyPopulated.Of<IReadOnlyList<InputFindingReport>>(), indented: false));
         return names;
 
         void Collect(string json)

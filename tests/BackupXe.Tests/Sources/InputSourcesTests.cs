@@ -140,7 +140,7 @@ public sealed class InputSourcesTests
             Assert.Equal("unknown", source.Format);
             Assert.True(run.Status.Unusable);
             Assert.Equal(
-                "not a recognised format (expected xel, xe-xml, errorlog, ola-output or client-output; docs/input-formats.md)",
+                "not a recognised format (expected xel, xe-xml, errorlog, ola-output, client-output, dbatools-backup-history, dbatools-backup-objects or restore-headeronly; docs/input-formats.md)",
                 Assert.Single(run.Status.Problems).Message);
         }
 

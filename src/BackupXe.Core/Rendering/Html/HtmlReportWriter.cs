@@ -40,7 +40,56 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
     /// <summary>One operation's section, written now.</summary>
     public void OnOperationCompleted(OperationReport report) => WriteOperation(report);
 
-    public void Complete(AnalysisFindings findings) => Finish(findings.Inputs);
+    public void Complete(AnalysisFindings findings)
+    {
+        ArgumentNullException.ThrowIfNull(findings);
+        WriteRunsCompared(findings);
+        Finish(findings.Inputs);
+    }
+
+    /// <summary>The runs of each series side by side, as the console and Markdown reports have them.</summary>
+    private void WriteRunsCompared(AnalysisFindings findings)
+    {
+        if (!RunsComparedLines.Any(findings))
+        {
+            return;
+        }
+
+        Start();
+        Line("<section class=\"block\" id=\"runs-compared\" data-section=\"runs-compared\" aria-labelledby=\"runs-compared-title\">");
+        Line($"<h2 id=\"runs-compared-title\">{E(RunsComparedLines.Title)}</h2>");
+        foreach (var series in findings.RunsCompared)
+        {
+            Line($"<h3>{E(RunsComparedLines.Heading(series))}</h3>");
+            Line("<ul>");
+            foreach (var line in RunsComparedLines.Runs(series))
+            {
+                Line($"<li>{E(line)}</li>");
+            }
+
+            Line("</ul>");
+            Line("<ul>");
+            foreach (var line in RunsComparedLines.Conclusions(series))
+            {
+                Line($"<li>{E(line)}</li>");
+            }
+
+            Line("</ul>");
+        }
+
+        if (findings.InputFindings.Count > 0)
+        {
+            Line("<ul>");
+            foreach (var finding in findings.InputFindings)
+            {
+                Line($"<li>{E(RunsComparedLines.Of(finding))}</li>");
+            }
+
+            Line("</ul>");
+        }
+
+        Line("</section>");
+    }
 
     public void WriteOperation(OperationReport operation)
     {

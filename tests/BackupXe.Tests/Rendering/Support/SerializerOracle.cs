@@ -30,6 +30,18 @@ internal static class SerializerOracle
             }
 
             json.WriteEndArray();
+            if (findings.RunsCompared.Count > 0)
+            {
+                json.WritePropertyName("runsCompared");
+                JsonSerializer.Serialize(json, findings.RunsCompared, ReportJson.Options);
+            }
+
+            if (findings.InputFindings.Count > 0)
+            {
+                json.WritePropertyName("findings");
+                JsonSerializer.Serialize(json, findings.InputFindings, ReportJson.Options);
+            }
+
             json.WritePropertyName("inputs");
             JsonSerializer.Serialize(json, findings.Inputs, ReportJson.Options);
             json.WritePropertyName("summary");

@@ -4,6 +4,7 @@ using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
 using BackupXe.Tests.Sources.Support;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Sources.HeaderOnly;
@@ -45,19 +46,24 @@ public sealed class DbaBackupHistoryTableReaderTests : IDisposable
     }
 
     [Fact]
-    public async Task Analyze_names_it_a_backup_history_for_history_import_instead_of_only_refusing_it()
+    public async Task Analyze_reads_it_as_history_import_does()
     {
         // Given / When
         var source = InputSources.Open(Fixture.RealWorld2(T01c));
         var status = new SourceStatus();
-        await foreach (var unused in source.ReadEventsAsync(status, CancellationToken.None))
+        var events = new List<TraceEvent>();
+        await foreach (var traceEvent in source.ReadEventsAsync(status, CancellationToken.None))
         {
+            events.Add(traceEvent);
         }
 
-        // Then
-        Assert.True(status.Unusable);
-        Assert.Contains(status.Problems, p => p.Message.EndsWith(
-            "it is a backup history (RESTORE HEADERONLY or Get-DbaDbBackupHistory), which backupxe history import reads", StringComparison.Ordinal));
+        var reports = PipelineRun.Of(events).Reports;
+
+        // Then: the full backup (listed again by the second call, one backup) and the log, each with msdb's times and size (issue 42)
+        Assert.Equal("dbatools-backup-history", source.Format);
+        Assert.Empty(status.Problems);
+        Assert.Equal([(OperationScope.Database, 7L << 30), (OperationScope.Log, 813L * 1024)], reports.Select(r => (r.Scope!.Value, r.BytesProcessed!.Value)));
+        Assert.All(reports, r => Assert.Equal(0, r.ClientCommand!.Seconds));
     }
 
     [Theory]

@@ -193,6 +193,50 @@ public sealed class OlaJobOutputReaderTests
     }
 
     [Fact]
+    public void A_command_wrapped_over_several_lines_keeps_its_stripes_and_options()
+    {
+        // Given: a striped backup whose Command: goes on over three more lines (a path cut inside its quotes, then the
+        // other stripes, then the options), followed by the engine's own lines
+        var text = new OlaJobOutput()
+            .Raw("Date and time: 2024-05-01 01:00:00")
+            .Raw("Database context: [master]")
+            .Raw(@"Command: BACKUP DATABASE [Sales] TO DISK = N'X:\Backup\SQL01\Sales\FULL\SQL01_Sales_FULL_20240501_0100")
+            .Raw(@"00_1.bak', DISK = N'Y:\Backup\SQL01\Sales\FULL\SQL01_Sales_FULL_20240501_010000_2.bak',")
+            .Raw(@"DISK = N'Z:\Backup\SQL01\Sales\FULL\SQL01_Sales_FULL_20240501_010000_3.bak' WITH CHECKSUM, COMPRESSION,")
+            .Raw("BUFFERCOUNT = 50, MAXTRANSFERSIZE = 4194304")
+            .Raw("Processed 1310718 pages for database 'Sales', file 'Sales' on file 1.")
+            .Raw("Processed 2 pages for database 'Sales', file 'Sales_log' on file 1.")
+            .Raw("BACKUP DATABASE successfully processed 1310720 pages in 41.500 seconds (246.747 MB/sec).")
+            .Raw("Outcome: Succeeded")
+            .Raw("Duration: 00:00:42")
+            .Raw("Date and time: 2024-05-01 01:00:42")
+            .Raw("\t")
+            .ToString();
+
+        // When
+        var (records, reader) = Read(text);
+
+        // Then: three stripes, the path joined where it was cut, the options, and the engine's figures
+        Assert.Empty(reader.Problems);
+        var backup = Assert.Single(records);
+        Assert.Equal([@"X:\Backup\SQL01\Sales\FULL\SQL01_Sales_FULL_20240501_010000_1.bak", @"Y:\Backup\SQL01\Sales\FULL\SQL01_Sales_FULL_20240501_010000_2.bak",
+            @"Z:\Backup\SQL01\Sales\FULL\SQL01_Sales_FULL_20240501_010000_3.bak"], backup.Devices.Select(d => d.Path));
+        Assert.Equal((50, 4_194_304L, true, true), (backup.Options.BufferCount, backup.Options.MaxTransferSizeBytes!.Value, backup.Options.Compression, backup.Options.Checksum));
+        Assert.Equal((1_310_720L * 8192, 41.5), (backup.BytesRead!.Value, backup.EngineSeconds!.Value));
+    }
+
+    [Theory]
+    [InlineData("Processed 1310718 pages for database 'Sales', file 'Sales' on file 1.")]
+    [InlineData("10 percent processed.")]
+    [InlineData("Msg 3201, Cannot open backup device 'X:\\b\\s.bak'.")]
+    [InlineData("Comment: nightly")]
+    [InlineData("Outcome: Succeeded")]
+    public void A_complete_command_is_not_carried_on_by_the_lines_after_it(string line)
+    {
+        Assert.False(CommandContinuation.Continues("BACKUP DATABASE [Sales] TO DISK = N'X:\\b\\s.bak' WITH CHECKSUM", line));
+    }
+
+    [Fact]
     public void Recognises_job_output_by_content_and_not_an_errorlog()
     {
         var job = Encoding.UTF8.GetBytes(new OlaJobOutput().Command(Night, TimeSpan.FromSeconds(1), "BACKUP LOG [a] TO DISK = N'a.trn'").ToString());
