@@ -84,7 +84,7 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 {
                     status.Report($"line {lineNumber}", $"{rejected.Reason}; line skipped");
                 }
-                else if (!lines.LastLineEnded && transcript.LastMessage is UnknownMessage && ClientTranscript.LooksCut(line))
+                else if (!lines.LastLineEnded && transcript.LastMessage is UnknownMessage && LooksCut(line))
                 {
                     status.Report($"line {lineNumber}", $"the input ends inside this message ('{line.Trim()}'): the output was cut");
                 }
@@ -132,6 +132,19 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 status.Report("file", "no backup or restore message found");
             }
         }
+    }
+
+    // The last message of the line, whatever wraps it (a PowerShell VERBOSE: prefix, an Agent SQLSTATE suffix), is the
+    // one a cut ends; a line cut inside the prefix itself ("VERBO") was a message too.
+    private static bool LooksCut(string line)
+    {
+        var text = line.Trim();
+        if (text.Length > 0 && ("VERBOSE:".StartsWith(text, StringComparison.Ordinal) || "WARNING:".StartsWith(text, StringComparison.Ordinal)))
+        {
+            return true;
+        }
+
+        return ClientLine.IsWrapped(line) ? ClientLine.Unwrap(line) is [.., var last] && ClientTranscript.LooksCut(last) : ClientTranscript.LooksCut(line);
     }
 
     // Which server ran these commands, where the output says it: a SELECT @@VERSION printed by sqlcmd or SSMS (its

@@ -22,6 +22,9 @@ namespace BackupXe.Sources.OlaOutput;
 /// </summary>
 internal sealed partial class OlaJobOutputReader
 {
+    // A name or path of a few lines is damage enough; beyond this the rest is read as messages again.
+    private const int MaxContinuationLines = 16;
+
     private readonly string _name;
     private readonly List<InputProblem> _problems = [];
 
@@ -88,6 +91,19 @@ internal sealed partial class OlaJobOutputReader
                 Problem(lineNumber, BoundedLineReader.CutProblem(lines.LastLineLength));
             }
 
+            // A line break inside a database name or a path: the command's text goes on until its quote closes.
+            if (block is { Outcome: null, CommandCut: true } && block.ContinuationLines < MaxContinuationLines)
+            {
+                block.Command += "\n" + rawLine;
+                block.CommandCut = BackupCommandParser.EndsInsideQuote(block.Command);
+                if (block.ContinuationLines++ == 0)
+                {
+                    Problem(block.Line, "the command's text goes on over the next line (a line break inside a quoted name or path): read as one statement");
+                }
+
+                continue;
+            }
+
             foreach (var line in Messages(rawLine))
             {
                 if (Timestamp(line) is { } stamp)
@@ -135,6 +151,7 @@ internal sealed partial class OlaJobOutputReader
 
                     // An excerpt of job history often starts mid-command: its engine messages still make the operation.
                     block = new Block(lastTimestamp, lineNumber, line["Command: ".Length..], _parser);
+                    block.CommandCut = BackupCommandParser.EndsInsideQuote(block.Command);
                     if (lastTimestamp is null && !startRejected)
                     {
                         Problem(lineNumber, "a command without the 'Date and time:' line before it: its start on the client's clock is unknown "
@@ -250,6 +267,11 @@ internal sealed partial class OlaJobOutputReader
         {
             SkippedCommands++;
             return null;
+        }
+
+        foreach (var problem in command.Problems)
+        {
+            Problem(block.Line, problem);
         }
 
         var status = block.Outcome switch
@@ -371,7 +393,13 @@ internal sealed partial class OlaJobOutputReader
         /// <summary>The "Date and time:" before the command; null in an excerpt that starts at "Command:".</summary>
         public DateTime? Start { get; } = start;
         public int Line { get; } = line;
-        public string Command { get; } = command;
+        public string Command { get; set; } = command;
+
+        /// <summary>Lines after "Command:" read as the rest of its text (<see cref="MaxContinuationLines"/>).</summary>
+        public int ContinuationLines { get; set; }
+
+        /// <summary>True while the command's text ends inside a quote: the next line is more of it.</summary>
+        public bool CommandCut { get; set; }
 
         /// <summary>The engine's messages between "Command:" and "Outcome:" (bounded by ClientTranscript).</summary>
         public ClientTranscript Engine { get; } = new(parser);
