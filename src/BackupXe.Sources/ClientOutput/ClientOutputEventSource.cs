@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Text;
 using BackupXe.Core.Diagnosis;
@@ -74,8 +75,15 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
 
                 if (ErrorlogLine.LooksBinary(line))
                 {
-                    status.Report($"line {lineNumber}", "binary or control characters, not client output; line skipped");
-                    continue;
+                    if (DamagedMessages.Without(line) is not { } rest)
+                    {
+                        status.Report($"line {lineNumber}", "binary or control characters, not client output; line skipped");
+                        continue;
+                    }
+
+                    status.Report($"line {lineNumber}", string.Create(CultureInfo.InvariantCulture,
+                        $"message {string.Join(", ", rest.Dropped)} of the line's messages holds binary or control characters: skipped, the rest of the line read"));
+                    line = rest.Kept;
                 }
 
                 var closedOperations = transcript.Add(line);
@@ -109,7 +117,16 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 excerptRuns += ReportExcerpt(lastRuns, status);
             }
 
-            foreach (var last in transcript.Finish())
+            var reported = transcript.Rejected;
+            var finished = transcript.Finish();
+
+            // A line held to see whether the next continues it (an Agent step ends in its own text) is read only now.
+            if (transcript.Rejected is { } lastRejected && !ReferenceEquals(lastRejected, reported))
+            {
+                status.Report($"line {lineNumber}", $"{lastRejected.Reason}; message skipped");
+            }
+
+            foreach (var last in finished)
             {
                 if (last.Kind is null)
                 {
