@@ -262,4 +262,28 @@ public sealed class OlaJobOutputReaderTests
         Assert.All(records, r => Assert.Equal(OperationStatus.Completed, r.Status));
         Assert.Equal(Night.AddMinutes(1).AddSeconds(5), records[1].End);
     }
+
+    [Theory]
+    [InlineData("[SQL")]
+    [InlineData("[")]
+    [InlineData("[SQLSTATE 010")]
+    public void An_agent_suffix_split_by_a_fold_is_joined_and_the_completion_read(string head)
+    {
+        // Given Agent output folded inside the completion line's " [SQLSTATE 01000]"
+        var lines = new OlaJobOutput(agentSuffix: true)
+            .Command(Night, TimeSpan.FromSeconds(5), "BACKUP DATABASE [Sales] TO DISK = N'X:\\F.bak'", pages: 1000, engineSeconds: 4)
+            .ToString().Split("\r\n");
+        var at = Array.FindIndex(lines, l => l.Contains("successfully processed", StringComparison.Ordinal));
+        var cut = lines[at].IndexOf("[SQLSTATE", StringComparison.Ordinal) + head.Length;
+        var text = string.Join("\r\n", [.. lines[..at], lines[at][..cut], lines[at][cut..], .. lines[(at + 1)..]]);
+
+        // When
+        var (records, reader) = Read(text);
+
+        // Then
+        Assert.Empty(reader.Problems);
+        var sales = Assert.Single(records);
+        Assert.Equal(1000 * 8192L, sales.BytesRead);
+        Assert.Equal(4, sales.EngineSeconds);
+    }
 }
