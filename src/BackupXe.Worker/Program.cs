@@ -149,6 +149,7 @@ internal static class Program
         // Taken before the run: RunAsync disposes the host, and its services with it, when it returns.
         var monitoring = host.Services.GetServices<IHostedService>().OfType<MonitoringService>().FirstOrDefault();
         var imports = host.Services.GetServices<IHostedService>().OfType<HistoryImportService>().FirstOrDefault();
+        var lifetime = host.Services.GetRequiredService<IHostApplicationLifetime>();
         try
         {
             await host.RunAsync();
@@ -156,6 +157,12 @@ internal static class Program
         catch (HistoryStoreException exception)
         {
             return Fail(ExitCodes.HistoryUnavailable, exception.Message);
+        }
+        catch (OperationCanceledException) when (lifetime.ApplicationStopping.IsCancellationRequested)
+        {
+            // A stop (SIGTERM, Ctrl-C, a service stop) while the host was still starting: the start it cancelled is
+            // the stop asked for, not a failure.
+            return ExitCodes.Success;
         }
 
         // A history file found damaged while in use: a restart would fail the same way, so the code is the

@@ -78,7 +78,7 @@ internal static class AnalyzeCommand
             {
                 foreach (var problem in input.Problems)
                 {
-                    await Console.Error.WriteLineAsync($"backupxe: {input.Path}: {problem.Location}: {problem.Message}");
+                    await Console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {input.Path}: {problem.Location}: {problem.Message}"));
                 }
             }
 

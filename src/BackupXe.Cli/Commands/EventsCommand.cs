@@ -66,7 +66,7 @@ internal static class EventsCommand
                     await buffer.FlushAsync(cancellationToken);
                     foreach (var problem in status.Problems)
                     {
-                        await Console.Error.WriteLineAsync($"backupxe: {source.Name}: {problem.Location}: {problem.Message}");
+                        await Console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {source.Name}: {problem.Location}: {problem.Message}"));
                     }
                 }
             }

@@ -127,7 +127,7 @@ internal static class HistoryImportCommand
                 var result = await HistoryFile.ReadAsync(file, cancellationToken);
                 foreach (var problem in result.Problems)
                 {
-                    await Console.Error.WriteLineAsync($"backupxe: {file}: {problem.Location}: {problem.Message}");
+                    await Console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {file}: {problem.Location}: {problem.Message}"));
                 }
 
                 damaged |= result.Problems.Count > 0;

@@ -305,7 +305,7 @@ internal static class WatchCommand
 
             foreach (var problem in findings.Inputs.SelectMany(input => input.Problems))
             {
-                await Console.Error.WriteLineAsync($"backupxe: {problemPrefix}{problem.Location}: {problem.Message}");
+                await Console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {problemPrefix}{problem.Location}: {problem.Message}"));
             }
 
             return ExitCodes.For(findings);

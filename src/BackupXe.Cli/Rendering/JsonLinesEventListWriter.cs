@@ -151,7 +151,14 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
     protected override void AbandonEvent() => Output.TruncateTo(_eventStart);
 
     /// <summary>A JSON string as the encoder writes it: escaped, in quotes, UTF-8.</summary>
-    private static string Quoted(string text) => "\"" + JsonEncodedText.Encode(text, Options.Encoder).Value + "\"";
+    private static string Quoted(string text) => "\"" + JsonEncodedText.Encode(text, EncoderFor(text)).Value + "\"";
+
+    /// <summary>
+    /// The relaxed encoder writes bidi controls and other invisible format characters raw, which a terminal obeys
+    /// (Core.Rendering.TerminalText); a text holding one is escaped in full, as \u202E, by the strict encoder.
+    /// </summary>
+    private static JavaScriptEncoder EncoderFor(ReadOnlySpan<char> text)
+        => Core.Rendering.TerminalText.HasInvisible(text) ? JavaScriptEncoder.Default : Options.Encoder!;
 
     private static PreparedBytes Encoded(string json) => new(Encoding.UTF8.GetBytes(json));
 
@@ -243,7 +250,7 @@ internal sealed class JsonLinesEventListWriter(OutputBuffer output, HashSet<stri
         if (text.IndexOfAnyExcept(PlainOrShortEscape) >= 0)
         {
             // Anything else (control characters, non-ASCII text) is escaped by the encoder itself.
-            output.Write(JsonEncodedText.Encode(text, Options.Encoder).EncodedUtf8Bytes);
+            output.Write(JsonEncodedText.Encode(text, EncoderFor(text)).EncodedUtf8Bytes);
             output.Write((byte)'"');
             return;
         }

@@ -60,6 +60,12 @@ public sealed record BackupCommand
     /// <summary>Options given through variables (BUFFERCOUNT = @n): their values are not in the text.</summary>
     public IReadOnlyList<string> VariableOptions { get; init; } = [];
 
+    /// <summary>
+    /// What in the options SQL Server would not take as written: a value that is no integer constant, one outside the
+    /// range the BACKUP page gives, an option given twice. Each is one sentence; the value concerned is not used.
+    /// </summary>
+    public IReadOnlyList<string> Problems { get; init; } = [];
+
     /// <summary>The stripes actually written (mirrors are copies of them).</summary>
     public int StripeCount => Devices.Count(d => !d.IsMirror);
 }
@@ -91,8 +97,49 @@ public static class BackupCommandParser
         return null;
     }
 
+    /// <summary>The values the BACKUP page allows for one option, and how a value outside them is said.</summary>
+    private sealed record OptionRange(Func<long, string?> Problem);
+
+    /// <summary>The ranges of BUFFERCOUNT, MAXTRANSFERSIZE and BLOCKSIZE (docs/backup-internals.md#data-path-readers-buffers-writers).</summary>
+    private static class OptionRanges
+    {
+        private const long TransferStep = 65536;
+
+        public static readonly OptionRange BufferCount = new(value => value is >= 1 and <= ServerRanges.MaxBufferCount
+            ? null
+            : string.Create(CultureInfo.InvariantCulture, $"BUFFERCOUNT is a number of buffers, from 1 to {ServerRanges.MaxBufferCount}"));
+
+        public static readonly OptionRange BlockSize = new(value => value is >= 512 and <= 65536 && long.IsPow2(value)
+            ? null
+            : "BLOCKSIZE is 512, 1024, 2048, 4096, 8192, 16384, 32768 or 65536 bytes");
+
+        /// <summary>A multiple of 64 KB up to 4 MB; to an S3 URL (SQL Server 2022) from 5 MB to 20 MB.</summary>
+        public static OptionRange MaxTransferSize(IReadOnlyList<BackupDevice> devices)
+        {
+            var s3 = devices.Count > 0 && devices.All(d => d.Kind == DeviceKind.Url && d.Path is { } path && path.StartsWith("s3://", StringComparison.OrdinalIgnoreCase));
+            var (low, high) = s3 ? (5L << 20, 20L << 20) : (TransferStep, 4L << 20);
+            return new(value => value >= low && value <= high && value % TransferStep == 0
+                ? null
+                : string.Create(CultureInfo.InvariantCulture, $"MAXTRANSFERSIZE is a multiple of 65536 bytes from {low} to {high}{(s3 ? " to an S3 URL" : string.Empty)}"));
+        }
+    }
+
+    /// <summary>
+    /// True when <paramref name="sql"/> ends inside a string literal or a quoted name: a line break inside a database
+    /// name or a path cut the statement, and its rest is on the following lines.
+    /// </summary>
+    public static bool EndsInsideQuote(string sql)
+    {
+        ArgumentNullException.ThrowIfNull(sql);
+        SqlTokenizer.Tokenize(sql, out var cut);
+        return cut;
+    }
+
     private sealed class Reader(List<SqlToken> tokens, int position)
     {
+        private static bool Interpreted(string name) => name is "BUFFERCOUNT" or "MAXTRANSFERSIZE" or "BLOCKSIZE" or "COMPRESSION" or "NO_COMPRESSION"
+            or "COPY_ONLY" or "CHECKSUM" or "NO_CHECKSUM" or "DIFFERENTIAL" or "ENCRYPTION";
+
         private int _at = position;
 
         private SqlToken? Current => _at < tokens.Count ? tokens[_at] : null;
@@ -203,6 +250,8 @@ public static class BackupCommandParser
         private BackupCommand Options(BackupCommand command)
         {
             var variables = new List<string>();
+            var problems = new List<string>();
+            var seen = new HashSet<string>(StringComparer.Ordinal);
             while (Current is { } token && !token.IsSymbol(';'))
             {
                 if (token.IsSymbol(','))
@@ -213,16 +262,27 @@ public static class BackupCommandParser
 
                 var name = token.Text.ToUpperInvariant();
                 _at++;
+
+                // SQL Server refuses a statement that repeats an option; what it would have done is not known, so the first value stands.
+                // Only the options read here: MOVE, for one, is rightly written once per file.
+                var repeated = token.Kind == SqlTokenKind.Word && Interpreted(name) && !seen.Add(name);
+                if (repeated)
+                {
+                    problems.Add($"{name} is given twice; SQL Server refuses a statement that repeats an option, so only the first is read");
+                    SkipOption();
+                    continue;
+                }
+
                 switch (name)
                 {
                     case "BUFFERCOUNT":
-                        command = command with { BufferCount = (int?)Number(name, variables, int.MaxValue) };
+                        command = command with { BufferCount = (int?)Number(name, variables, problems, OptionRanges.BufferCount) };
                         break;
                     case "MAXTRANSFERSIZE":
-                        command = command with { MaxTransferSizeBytes = Number(name, variables, long.MaxValue) };
+                        command = command with { MaxTransferSizeBytes = Number(name, variables, problems, OptionRanges.MaxTransferSize(command.Devices)) };
                         break;
                     case "BLOCKSIZE":
-                        command = command with { BlockSizeBytes = (int?)Number(name, variables, int.MaxValue) };
+                        command = command with { BlockSizeBytes = (int?)Number(name, variables, problems, OptionRanges.BlockSize) };
                         break;
                     case "COMPRESSION":
                         command = command with { Compression = true, CompressionAlgorithm = Algorithm() ?? command.CompressionAlgorithm };
@@ -251,11 +311,15 @@ public static class BackupCommandParser
                 }
             }
 
-            return command with { VariableOptions = variables };
+            return command with { VariableOptions = variables, Problems = problems };
         }
 
-        /// <summary>"= 123" after an option name; a variable is noted, a value out of range is ignored.</summary>
-        private long? Number(string option, List<string> variables, long max)
+        /// <summary>
+        /// "= 123" after an option name, read as SQL Server reads a constant: a variable is noted; a float, decimal or
+        /// binary constant (1e30, 4.5, 0x10), a value beyond an int or one outside <paramref name="range"/> is a
+        /// problem and not used.
+        /// </summary>
+        private long? Number(string option, List<string> variables, List<string> problems, OptionRange range)
         {
             if (!Accept('='))
             {
@@ -270,12 +334,37 @@ public static class BackupCommandParser
                 return null;
             }
 
-            return token is { Kind: SqlTokenKind.Number } number
-                && long.TryParse(number.Text, NumberStyles.None, CultureInfo.InvariantCulture, out var value)
-                && value > 0 && value <= max
-                ? value
-                : null;
+            if (token is not { Kind: SqlTokenKind.Number } number)
+            {
+                // A sign, a word or nothing: no constant SQL Server takes here (a minus sign makes a negative count).
+                problems.Add($"{option} = {(token is { } t ? Shown(t.Text) : "(nothing)")}: not a positive integer; ignored");
+                return null;
+            }
+
+            if (!number.Text.All(char.IsAsciiDigit))
+            {
+                var kind = number.Text.StartsWith("0x", StringComparison.OrdinalIgnoreCase) ? "a binary" : number.Text.Contains('.', StringComparison.Ordinal) && !number.Text.Contains('e', StringComparison.OrdinalIgnoreCase) ? "a decimal" : "a float";
+                problems.Add($"{option} = {Shown(number.Text)}: {kind} constant, not the integer SQL Server takes for {option}; ignored");
+                return null;
+            }
+
+            if (!long.TryParse(number.Text, NumberStyles.None, CultureInfo.InvariantCulture, out var value) || value > int.MaxValue)
+            {
+                problems.Add($"{option} = {Shown(number.Text)}: beyond an int ({int.MaxValue.ToString(CultureInfo.InvariantCulture)}), which SQL Server does not take; ignored");
+                return null;
+            }
+
+            if (range.Problem(value) is { } outside)
+            {
+                problems.Add($"{option} = {value.ToString(CultureInfo.InvariantCulture)}: {outside}; ignored");
+                return null;
+            }
+
+            return value;
         }
+
+        // A number of a thousand digits is shown by its head and its length.
+        private static string Shown(string text) => text.Length <= 32 ? text : string.Create(CultureInfo.InvariantCulture, $"{text[..24]}... ({text.Length} characters)");
 
         /// <summary>"(ALGORITHM = X, ...)" after COMPRESSION or ENCRYPTION; the whole parenthesis is consumed.</summary>
         private string? Algorithm()

@@ -126,12 +126,18 @@ public static class RestoreChain
     /// on either side of it are never linked (docs/restore-chain.md, "A database restored over itself").
     /// </param>
     /// <param name="restoresUnread">Why restorehistory could not be read, said on every database; null when it was.</param>
-    public static IReadOnlyList<RestoreChainReport> Check(IEnumerable<BackupSetRow> rows, IEnumerable<DatabaseRestore>? restores = null, string? restoresUnread = null)
+    /// <param name="skipped">Rows of the history left out as impossible (an LSN that is no number, a finish before the start), each said on its database.</param>
+    public static IReadOnlyList<RestoreChainReport> Check(
+        IEnumerable<BackupSetRow> rows, IEnumerable<DatabaseRestore>? restores = null, string? restoresUnread = null,
+        IReadOnlyList<(string Database, string Reason)>? skipped = null)
     {
         var byDatabase = RestoresByDatabase(restores);
         return rows.GroupBy(row => row.Database, StringComparer.OrdinalIgnoreCase)
             .OrderBy(group => group.Key, StringComparer.OrdinalIgnoreCase)
             .Select(group => CheckOne(group.Key, group.ToList(), byDatabase.GetValueOrDefault(group.Key) ?? [], restoresUnread))
+            .Select(report => skipped?.Where(s => string.Equals(s.Database, report.Database, StringComparison.OrdinalIgnoreCase)).ToList() is { Count: > 0 } left
+                ? report with { Notes = [.. report.Notes, .. left.Select(s => s.Reason)] }
+                : report)
             .ToList();
     }
 

@@ -25,8 +25,12 @@ internal readonly record struct SqlToken(SqlTokenKind Kind, string Text)
 /// </summary>
 internal static class SqlTokenizer
 {
-    public static List<SqlToken> Tokenize(string sql)
+    public static List<SqlToken> Tokenize(string sql) => Tokenize(sql, out _);
+
+    /// <param name="cut">True when the text ends inside a string literal or a quoted name (its closing quote is missing).</param>
+    public static List<SqlToken> Tokenize(string sql, out bool cut)
     {
+        cut = false;
         var tokens = new List<SqlToken>();
         var i = 0;
         while (i < sql.Length)
@@ -76,6 +80,7 @@ internal static class SqlTokenizer
                 }
                 else
                 {
+                    cut = true;
                     return tokens;
                 }
             }
@@ -88,6 +93,7 @@ internal static class SqlTokenizer
                 }
                 else
                 {
+                    cut = true;
                     return tokens;
                 }
             }
@@ -104,12 +110,7 @@ internal static class SqlTokenizer
             }
             else if (char.IsAsciiDigit(c))
             {
-                var end = i;
-                while (end < sql.Length && (char.IsAsciiDigit(sql[end]) || sql[end] == '.'))
-                {
-                    end++;
-                }
-
+                var end = NumberEnd(sql, i);
                 tokens.Add(new SqlToken(SqlTokenKind.Number, sql[i..end]));
                 i = end;
             }
@@ -132,6 +133,53 @@ internal static class SqlTokenizer
         }
 
         return tokens;
+    }
+
+    /// <summary>
+    /// Where the numeric constant at <paramref name="start"/> ends, as SQL Server reads constants: 0x and hexadecimal
+    /// digits (binary), digits with one decimal point (integer, decimal), then E, a sign and digits (float), so that
+    /// 1e30 is one float and never the integer 1 followed by a word.
+    /// </summary>
+    private static int NumberEnd(string sql, int start)
+    {
+        var end = start;
+        if (sql[start] == '0' && At(sql, start + 1) is 'x' or 'X')
+        {
+            end += 2;
+            while (end < sql.Length && char.IsAsciiHexDigit(sql[end]))
+            {
+                end++;
+            }
+
+            return end;
+        }
+
+        var point = false;
+        while (end < sql.Length && (char.IsAsciiDigit(sql[end]) || (sql[end] == '.' && !point)))
+        {
+            point |= sql[end] == '.';
+            end++;
+        }
+
+        if (At(sql, end) is 'e' or 'E')
+        {
+            var exponent = end + 1;
+            if (At(sql, exponent) is '+' or '-')
+            {
+                exponent++;
+            }
+
+            if (char.IsAsciiDigit(At(sql, exponent)))
+            {
+                end = exponent;
+                while (end < sql.Length && char.IsAsciiDigit(sql[end]))
+                {
+                    end++;
+                }
+            }
+        }
+
+        return end;
     }
 
     private static char At(string sql, int index) => index < sql.Length ? sql[index] : '\0';

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Text;
 using BackupXe.Core.Diagnosis;
@@ -74,8 +75,15 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
 
                 if (ErrorlogLine.LooksBinary(line))
                 {
-                    status.Report($"line {lineNumber}", "binary or control characters, not client output; line skipped");
-                    continue;
+                    if (DamagedMessages.Without(line) is not { } rest)
+                    {
+                        status.Report($"line {lineNumber}", "binary or control characters, not client output; line skipped");
+                        continue;
+                    }
+
+                    status.Report($"line {lineNumber}", string.Create(CultureInfo.InvariantCulture,
+                        $"message {string.Join(", ", rest.Dropped)} of the line's messages holds binary or control characters: skipped, the rest of the line read"));
+                    line = rest.Kept;
                 }
 
                 var closedOperations = transcript.Add(line);
@@ -84,7 +92,7 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 {
                     status.Report($"line {lineNumber}", $"{rejected.Reason}; line skipped");
                 }
-                else if (!lines.LastLineEnded && transcript.LastMessage is UnknownMessage && ClientTranscript.LooksCut(line))
+                else if (!lines.LastLineEnded && transcript.LastMessage is UnknownMessage && LooksCut(line))
                 {
                     status.Report($"line {lineNumber}", $"the input ends inside this message ('{line.Trim()}'): the output was cut");
                 }
@@ -109,7 +117,16 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 excerptRuns += ReportExcerpt(lastRuns, status);
             }
 
-            foreach (var last in transcript.Finish())
+            var reported = transcript.Rejected;
+            var finished = transcript.Finish();
+
+            // A line held to see whether the next continues it (an Agent step ends in its own text) is read only now.
+            if (transcript.Rejected is { } lastRejected && !ReferenceEquals(lastRejected, reported))
+            {
+                status.Report($"line {lineNumber}", $"{lastRejected.Reason}; message skipped");
+            }
+
+            foreach (var last in finished)
             {
                 if (last.Kind is null)
                 {
@@ -138,6 +155,19 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 status.Report("file", "no backup or restore message found");
             }
         }
+    }
+
+    // The last message of the line, whatever wraps it (a PowerShell VERBOSE: prefix, an Agent SQLSTATE suffix), is the
+    // one a cut ends; a line cut inside the prefix itself ("VERBO") was a message too.
+    private static bool LooksCut(string line)
+    {
+        var text = line.Trim();
+        if (text.Length > 0 && ("VERBOSE:".StartsWith(text, StringComparison.Ordinal) || "WARNING:".StartsWith(text, StringComparison.Ordinal)))
+        {
+            return true;
+        }
+
+        return ClientLine.IsWrapped(line) ? ClientLine.Unwrap(line) is [.., var last] && ClientTranscript.LooksCut(last) : ClientTranscript.LooksCut(line);
     }
 
     // Which server ran these commands, where the output says it: a SELECT @@VERSION printed by sqlcmd or SSMS (its

@@ -52,7 +52,9 @@ internal sealed class ErrorlogFormat : IInputFormat
             return FormatMatch.None;
         }
 
-        if (firstLineTimestamped == true)
+        // The majority of the content decides, never the first line alone: a transcript that quotes one ERRORLOG line
+        // at its top is still a transcript.
+        if (firstLineTimestamped == true && timestamped * 2 >= nonEmpty)
         {
             return new FormatMatch(MatchStrength.Strong, text.Encoding);
         }

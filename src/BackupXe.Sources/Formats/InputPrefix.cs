@@ -30,13 +30,30 @@ public sealed class InputPrefix
     /// <summary>The prefix decoded as text (decoded on first use, once per input).</summary>
     public TextPrefix Text => _text ??= TextPrefix.Decode(Bytes.Span, IsWholeInput);
 
-    /// <summary>Reads up to <see cref="Length"/> bytes from <paramref name="stream"/>.</summary>
+    /// <summary>
+    /// How far the prefix grows past a line longer than <see cref="Length"/> near the top (a pasted blob, a path gone
+    /// wrong), so that the lines after it decide the format instead of the one line refusing the whole input.
+    /// </summary>
+    public const int MaxLength = 1024 * 1024;
+
+    // Line breaks (CR or LF bytes, in UTF-8 and UTF-16 alike) that leave a few whole lines to judge.
+    private const int BreaksWanted = 16;
+
+    /// <summary>Reads <see cref="Length"/> bytes from <paramref name="stream"/>, and on to <see cref="MaxLength"/> while they hold only a few lines.</summary>
     public static InputPrefix Read(Stream stream)
     {
         var buffer = new byte[Length];
         var read = stream.ReadAtLeast(buffer, buffer.Length, throwOnEndOfStream: false);
+        while (read == buffer.Length && buffer.Length < MaxLength && Breaks(buffer) < BreaksWanted)
+        {
+            Array.Resize(ref buffer, buffer.Length * 2);
+            read += stream.ReadAtLeast(buffer.AsSpan(read), buffer.Length - read, throwOnEndOfStream: false);
+        }
+
         return new InputPrefix(buffer.AsMemory(0, read), isWholeInput: read < buffer.Length);
     }
+
+    private static int Breaks(ReadOnlySpan<byte> bytes) => bytes.Count((byte)'\n') + bytes.Count((byte)'\r');
 }
 
 /// <summary>A prefix as text: the encoding it was found in and its complete lines.</summary>

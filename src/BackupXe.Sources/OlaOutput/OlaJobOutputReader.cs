@@ -4,6 +4,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
+using BackupXe.Sources.ClientOutput;
 using BackupXe.Sources.Errorlog;
 using BackupXe.Sources.Formats;
 
@@ -22,6 +23,9 @@ namespace BackupXe.Sources.OlaOutput;
 /// </summary>
 internal sealed partial class OlaJobOutputReader
 {
+    // A name or path of a few lines is damage enough; beyond this the rest is read as messages again.
+    private const int MaxContinuationLines = 16;
+
     private readonly string _name;
     private readonly List<InputProblem> _problems = [];
 
@@ -69,7 +73,6 @@ internal sealed partial class OlaJobOutputReader
     /// <summary>Each command as the history keeps it, with the engine's messages the output printed for it.</summary>
     public IEnumerable<OlaCommand> ReadCommands(TextReader reader)
     {
-        var lineNumber = 0;
         DateTime? lastTimestamp = null;
 
         // The command after a rejected start line is skipped without a second problem for the same damage.
@@ -78,14 +81,20 @@ internal sealed partial class OlaJobOutputReader
         var afterStamp = false;
         Block? block = null;
 
-        // Bounded like every text input's lines: a 20 MB Command: line must not become a 40 MB string, copied again.
-        var lines = new BoundedLineReader(reader);
-        while (lines.ReadLine() is { } rawLine)
+        foreach (var (lineNumber, rawLine, truncated) in Lines(reader))
         {
-            lineNumber++;
-            if (lines.Truncated)
+
+            // A line break inside a database name or a path: the command's text goes on until its quote closes.
+            if (block is { Outcome: null, CommandCut: true } && block.ContinuationLines < MaxContinuationLines)
             {
-                Problem(lineNumber, BoundedLineReader.CutProblem(lines.LastLineLength));
+                block.Command += "\n" + rawLine;
+                block.CommandCut = BackupCommandParser.EndsInsideQuote(block.Command);
+                if (block.ContinuationLines++ == 0)
+                {
+                    Problem(block.Line, "the command's text goes on over the next line (a line break inside a quoted name or path): read as one statement");
+                }
+
+                continue;
             }
 
             foreach (var line in Messages(rawLine))
@@ -135,6 +144,8 @@ internal sealed partial class OlaJobOutputReader
 
                     // An excerpt of job history often starts mid-command: its engine messages still make the operation.
                     block = new Block(lastTimestamp, lineNumber, line["Command: ".Length..], _parser);
+                    // A line cut at the bound ends inside its quote for that reason, already said: its rest is not on the next line.
+                    block.CommandCut = !truncated && BackupCommandParser.EndsInsideQuote(block.Command);
                     if (lastTimestamp is null && !startRejected)
                     {
                         Problem(lineNumber, "a command without the 'Date and time:' line before it: its start on the client's clock is unknown "
@@ -237,6 +248,50 @@ internal sealed partial class OlaJobOutputReader
         }
     }
 
+    /// <summary>
+    /// The output's lines with their numbers, bounded like every text input's lines (a 20 MB Command: line must not
+    /// become a 40 MB string, copied again), and an Agent SQLSTATE suffix split by a fold joined back onto its line.
+    /// </summary>
+    private IEnumerable<(int Number, string Text, bool Truncated)> Lines(TextReader reader)
+    {
+        var lines = new BoundedLineReader(reader);
+        var number = 0;
+        (int Number, string Text, bool Truncated)? held = null;
+        while (lines.ReadLine() is { } line)
+        {
+            number++;
+            if (lines.Truncated)
+            {
+                Problem(number, BoundedLineReader.CutProblem(lines.LastLineLength));
+            }
+
+            if (held is { } head)
+            {
+                held = null;
+                if (SqlStateFold.Join(head.Text, line) is { } joined)
+                {
+                    yield return (head.Number, joined, head.Truncated);
+                    continue;
+                }
+
+                yield return head;
+            }
+
+            if (SqlStateFold.EndsInside(line))
+            {
+                held = (number, line, lines.Truncated);
+                continue;
+            }
+
+            yield return (number, line, lines.Truncated);
+        }
+
+        if (held is { } last)
+        {
+            yield return last;
+        }
+    }
+
     // A rejected stamp where a command's start is due: the stamp before it (the header's) is not this command's start.
     private static void RejectStart(Block? block, ref DateTime? lastTimestamp, ref bool startRejected)
     {
@@ -259,6 +314,11 @@ internal sealed partial class OlaJobOutputReader
         {
             SkippedCommands++;
             return null;
+        }
+
+        foreach (var problem in command.Problems)
+        {
+            Problem(block.Line, problem);
         }
 
         var status = block.Outcome switch
@@ -384,6 +444,12 @@ internal sealed partial class OlaJobOutputReader
 
         /// <summary>True until the first line after "Command:" that does not carry on the command's text.</summary>
         public bool CommandOpen { get; set; } = true;
+
+        /// <summary>Lines after "Command:" read as the rest of its text (<see cref="MaxContinuationLines"/>).</summary>
+        public int ContinuationLines { get; set; }
+
+        /// <summary>True while the command's text ends inside a quote: the next line is more of it.</summary>
+        public bool CommandCut { get; set; }
 
         /// <summary>The engine's messages between "Command:" and "Outcome:" (bounded by ClientTranscript).</summary>
         public ClientTranscript Engine { get; } = new(parser);

@@ -66,9 +66,10 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
     public async Task<IReadOnlyList<RestoreChainReport>> CheckAsync(DateTime since, IReadOnlyCollection<string> databases, CancellationToken cancellationToken)
     {
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
-        var sets = await ReadAsync(connection, since, databases, cancellationToken).ConfigureAwait(false);
+        var skipped = new List<(string Database, string Reason)>();
+        var sets = await ReadAsync(connection, since, databases, cancellationToken, skipped).ConfigureAwait(false);
         var (restores, unread) = await ReadRestoresAsync(connection, since, databases, cancellationToken).ConfigureAwait(false);
-        return RestoreChain.Check(sets, restores, unread);
+        return RestoreChain.Check(sets, restores, unread, skipped);
     }
 
     /// <summary>
@@ -87,7 +88,7 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
                 var at = reader.GetOrdinal("restore_date");
-                if (SqlRows.Text(reader, "destination_database_name") is { } destination && !reader.IsDBNull(at) && Row(reader) is { } source
+                if (SqlRows.Text(reader, "destination_database_name") is { } destination && !reader.IsDBNull(at) && Row(reader, out _) is { } source
                     && (databases.Count == 0 || databases.Contains(destination, StringComparer.OrdinalIgnoreCase)))
                 {
                     restores.Add(new DatabaseRestore(destination, reader.GetDateTime(at), SqlRows.Flag(reader, "replace"), source));
@@ -102,8 +103,13 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
         }
     }
 
-    /// <summary>The backup sets of <paramref name="databases"/> (all when empty) since <paramref name="since"/>, on an open connection.</summary>
-    public async Task<IReadOnlyList<BackupSetRow>> ReadAsync(SqlConnection connection, DateTime since, IReadOnlyCollection<string> databases, CancellationToken cancellationToken)
+    /// <summary>
+    /// The backup sets of <paramref name="databases"/> (all when empty) since <paramref name="since"/>, on an open
+    /// connection; a row whose LSN is no LSN, or which finishes before it starts, is left out and said in <paramref name="skipped"/>.
+    /// </summary>
+    public async Task<IReadOnlyList<BackupSetRow>> ReadAsync(
+        SqlConnection connection, DateTime since, IReadOnlyCollection<string> databases, CancellationToken cancellationToken,
+        List<(string Database, string Reason)>? skipped = null)
     {
         var encryption = await EncryptionColumnsAsync(connection, cancellationToken).ConfigureAwait(false);
         await using var command = factory.Command(connection, Query(encryption));
@@ -112,9 +118,14 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
         var rows = new List<BackupSetRow>();
         while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
-            if (Row(reader) is { } row && (databases.Count == 0 || databases.Contains(row.Database, StringComparer.OrdinalIgnoreCase)))
+            var row = Row(reader, out var damage);
+            if (row is not null && (databases.Count == 0 || databases.Contains(row.Database, StringComparer.OrdinalIgnoreCase)))
             {
                 rows.Add(row);
+            }
+            else if (damage is { } left && (databases.Count == 0 || databases.Contains(left.Database, StringComparer.OrdinalIgnoreCase)))
+            {
+                skipped?.Add(left);
             }
         }
 
@@ -129,16 +140,41 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
         return await reader.ReadAsync(cancellationToken).ConfigureAwait(false) && !reader.IsDBNull(1) && !reader.IsDBNull(3);
     }
 
-    /// <summary>One backup set, or null for a row whose LSNs or dates are missing (msdb keeps them for every completed backup).</summary>
-    private static BackupSetRow? Row(SqlDataReader reader)
+    /// <summary>
+    /// One backup set, or null for a row whose LSNs or dates are missing (msdb keeps them for every completed backup);
+    /// <paramref name="damage"/> says why a row of a named database was left out when its values are there but impossible.
+    /// </summary>
+    private static BackupSetRow? Row(SqlDataReader reader, out (string Database, string Reason)? damage)
     {
+        damage = null;
         var type = SqlRows.Text(reader, "backup_type");
-        var first = Lsn(SqlRows.Text(reader, "first_lsn"));
-        var last = Lsn(SqlRows.Text(reader, "last_lsn"));
+        var firstText = SqlRows.Text(reader, "first_lsn");
+        var lastText = SqlRows.Text(reader, "last_lsn");
+        var first = Lsn(firstText);
+        var last = Lsn(lastText);
         var start = reader.IsDBNull(reader.GetOrdinal("backup_start_date")) ? (DateTime?)null : reader.GetDateTime(reader.GetOrdinal("backup_start_date"));
         var finish = reader.IsDBNull(reader.GetOrdinal("backup_finish_date")) ? (DateTime?)null : reader.GetDateTime(reader.GetOrdinal("backup_finish_date"));
-        if (SqlRows.Text(reader, "database_name") is not { } database || type is not { Length: 1 } || first is null || last is null || start is null || finish is null)
+        if (SqlRows.Text(reader, "database_name") is not { } database || type is not { Length: 1 } || start is null || finish is null)
         {
+            return null;
+        }
+
+        var what = string.Create(CultureInfo.InvariantCulture, $"the msdb backup set of {start.Value:yyyy-MM-dd HH:mm:ss} (type {type})");
+        if ((firstText, first) is (not null, null) || (lastText, last) is (not null, null))
+        {
+            var (column, text) = first is null ? ("first_lsn", firstText!) : ("last_lsn", lastText!);
+            damage = (database, $"{what} has {column} '{Shown(text)}', which is no LSN (numeric(25,0)): left out of the chain");
+            return null;
+        }
+
+        if (first is null || last is null)
+        {
+            return null;
+        }
+
+        if (finish < start)
+        {
+            damage = (database, string.Create(CultureInfo.InvariantCulture, $"{what} finishes at {finish.Value:yyyy-MM-dd HH:mm:ss}, before it starts: left out of the chain"));
             return null;
         }
 
@@ -157,6 +193,9 @@ public sealed class MsdbBackupChain(SqlConnectionFactory factory)
 
     // numeric(20,0) cast to bigint; a negative size is no size.
     private static long? Size(SqlDataReader reader, string column) => SqlRows.Number(reader, column) is { } value and >= 0 ? value : null;
+
+    // A damaged value is quoted by its head only.
+    private static string Shown(string text) => text.Length <= 32 ? text : text[..32] + "...";
 
     // numeric(25,0): at most 25 digits, within decimal's 28; anything else is not an LSN.
     private static decimal? Lsn(string? text) =>

@@ -116,8 +116,10 @@ internal static class MsdbBackupHistory
     /// The backups in the rows of <see cref="Query"/>, consecutive rows of one backup_set_id making one operation,
     /// each under its database's name today when <paramref name="currentNames"/> knows its GUID.
     /// </summary>
+    /// <param name="notes">Where a row with impossible values (a finish before its start) is said; its impossible part is not used.</param>
     public static async IAsyncEnumerable<HistoryOperation> ReadAsync(
-        DbDataReader reader, MsdbColumns columns, IReadOnlyDictionary<Guid, string> currentNames, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
+        DbDataReader reader, MsdbColumns columns, IReadOnlyDictionary<Guid, string> currentNames, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken,
+        List<string>? notes = null)
     {
         HistoryOperation? current = null;
         var currentId = -1;
@@ -133,7 +135,7 @@ internal static class MsdbBackupHistory
 
             if (id != currentId)
             {
-                current = Operation(reader, columns, currentNames);
+                current = Operation(reader, columns, currentNames, notes);
                 currentId = id;
             }
 
@@ -150,7 +152,7 @@ internal static class MsdbBackupHistory
         }
     }
 
-    private static HistoryOperation Operation(DbDataReader reader, MsdbColumns columns, IReadOnlyDictionary<Guid, string> currentNames)
+    private static HistoryOperation Operation(DbDataReader reader, MsdbColumns columns, IReadOnlyDictionary<Guid, string> currentNames, List<string>? notes)
     {
         var today = Guid.TryParse(Text(reader, "database_guid"), out var guid) && currentNames.TryGetValue(guid, out var name) ? name : null;
         var size = Long(reader, "backup_size");
@@ -158,6 +160,14 @@ internal static class MsdbBackupHistory
         var written = columns.CompressedSize ? Long(reader, "compressed_backup_size") ?? size : size;
         var start = reader.GetDateTime(reader.GetOrdinal("backup_start_date"));
         var finish = reader.IsDBNull(reader.GetOrdinal("backup_finish_date")) ? (DateTime?)null : reader.GetDateTime(reader.GetOrdinal("backup_finish_date"));
+        if (finish < start)
+        {
+            // No clock runs backwards inside one backup: the end is damage, and a duration from it would be negative.
+            notes?.Add(string.Create(CultureInfo.InvariantCulture,
+                $"msdb backup set {reader.GetInt32(reader.GetOrdinal("backup_set_id"))} of [{today ?? Text(reader, "recorded_name")}] finishes at {finish:yyyy-MM-dd HH:mm:ss}, before it starts at {start:yyyy-MM-dd HH:mm:ss}: imported without its end"));
+            finish = null;
+        }
+
         var algorithm = Text(reader, "compression_algorithm");
         bool? compressed = size is { } s && written is { } w ? w < s : null;
         var zone = Int(reader, "time_zone");

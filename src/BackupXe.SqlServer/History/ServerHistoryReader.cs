@@ -40,7 +40,7 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
             }
 
             await using var reader = await command.ExecuteReaderAsync(cancellationToken);
-            await foreach (var operation in MsdbBackupHistory.ReadAsync(reader, columns, currentNames, cancellationToken))
+            await foreach (var operation in MsdbBackupHistory.ReadAsync(reader, columns, currentNames, cancellationToken, notes))
             {
                 operations.Add(operation);
             }

@@ -25,10 +25,14 @@ internal sealed class HistoryImportService(
     {
         try
         {
+            // Off the host's start, and each instance's start observing a stop that came meanwhile.
+            await Task.Yield();
             await Task.WhenAll(options.Value.Instances
                 .Where(instance => instance.HasLiveConnection && instance.HistoryImport.Enabled)
+                .TakeWhile(_ => !stoppingToken.IsCancellationRequested)
                 .Select(instance => import.RunAsync(
-                    instance.Name!, new SqlConnectionFactory(LiveInstanceSettings.Build(instance)), instance.HistoryImport, stoppingToken)));
+                    instance.Name!, new SqlConnectionFactory(LiveInstanceSettings.Build(instance)), instance.HistoryImport, stoppingToken))
+                .ToList());
         }
         catch (HistoryStoreException exception)
         {

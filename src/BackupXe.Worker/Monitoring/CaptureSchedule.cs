@@ -17,8 +17,24 @@ internal sealed class CaptureSchedule
     /// <summary>A day of lead is more than any job needs and keeps the arithmetic far from overflow.</summary>
     public const double MaxLeadMinutes = 24 * 60;
 
+    /// <summary>
+    /// A rule listing every value of every field is about 400 characters; a longer one is no schedule, and the cron
+    /// parser is handed nothing longer (it recurses per list item: 100,000 of them overflowed the stack).
+    /// </summary>
+    public const int MaxRuleLength = 512;
+
+    /// <summary>The most values a field has (the 60 minutes), with room for ranges and steps written beside them.</summary>
+    public const int MaxListItems = 64;
+
+    /// <summary>Time zone ids are a few dozen characters; the bound keeps a pasted blob away from the zone lookup.</summary>
+    public const int MaxTimeZoneLength = 128;
+
     // Windows merged end to end; far beyond any real schedule, it only bounds a pathological rule set.
     private const int MaxMerges = 1_000;
+
+    // Whether a rule ever fires does not depend on the day it is asked (a rule repeats within 28 years), so a fixed
+    // instant keeps the check the same on every machine.
+    private static readonly DateTime NeverFiresFrom = new(2001, 1, 1, 0, 0, 0, DateTimeKind.Utc);
 
     private readonly IReadOnlyList<(CronExpression Start, TimeSpan Duration)> _windows;
 
@@ -39,7 +55,11 @@ internal sealed class CaptureSchedule
         ArgumentNullException.ThrowIfNull(options);
         var problems = new List<string>();
         var zone = TimeZoneInfo.Local;
-        if (options.TimeZone is not null)
+        if (options.TimeZone is { Length: > MaxTimeZoneLength } longZone)
+        {
+            problems.Add($"{key}:TimeZone is {longZone.Length.ToString(CultureInfo.InvariantCulture)} characters long, more than the {MaxTimeZoneLength.ToString(CultureInfo.InvariantCulture)} of any time zone id: give an IANA id (Europe/Berlin) or a Windows id (W. Europe Standard Time).");
+        }
+        else if (options.TimeZone is not null)
         {
             try
             {
@@ -66,6 +86,10 @@ internal sealed class CaptureSchedule
             {
                 problems.Add($"{at}:Start is required: a cron rule of five fields (minute hour day-of-month month day-of-week), e.g. \"0 22 * * *\" for 22:00 every day.");
             }
+            else if (Oversized(window.Start) is { } oversized)
+            {
+                problems.Add($"{at}:Start {oversized}: a cron rule of five fields (minute hour day-of-month month day-of-week) is shorter, e.g. \"0 22 * * *\" for 22:00 every day.");
+            }
             else
             {
                 try
@@ -75,6 +99,12 @@ internal sealed class CaptureSchedule
                 catch (CronFormatException failure)
                 {
                     problems.Add($"{at}:Start '{window.Start}' is not a cron rule of five fields (minute hour day-of-month month day-of-week): {failure.Message}");
+                }
+
+                if (start is not null && start.GetNextOccurrence(NeverFiresFrom, TimeZoneInfo.Utc) is null)
+                {
+                    problems.Add($"{at}:Start '{window.Start}' never fires: no date matches it (a day the month does not have, such as 30 February), so the window would never open.");
+                    start = null;
                 }
             }
 
@@ -92,6 +122,28 @@ internal sealed class CaptureSchedule
         return problems.Count > 0
             ? (null, problems)
             : (new CaptureSchedule(windows, zone, TimeSpan.FromMinutes(options.LeadMinutes)), problems);
+    }
+
+    /// <summary>Why <paramref name="rule"/> is too big to hand to the cron parser, or null when it is not; it is not quoted, being long.</summary>
+    private static string? Oversized(string rule)
+    {
+        if (rule.Length > MaxRuleLength)
+        {
+            return $"is {rule.Length.ToString(CultureInfo.InvariantCulture)} characters long, more than {MaxRuleLength.ToString(CultureInfo.InvariantCulture)}";
+        }
+
+        var field = 0;
+        foreach (var part in rule.Split((char[]?)null, StringSplitOptions.RemoveEmptyEntries))
+        {
+            field++;
+            var items = part.Count(c => c == ',') + 1;
+            if (items > MaxListItems)
+            {
+                return $"lists {items.ToString(CultureInfo.InvariantCulture)} values in its field {field.ToString(CultureInfo.InvariantCulture)}, more than the {MaxListItems.ToString(CultureInfo.InvariantCulture)} any field has";
+            }
+        }
+
+        return null;
     }
 
     /// <summary>When the armed period that holds <paramref name="now"/> ends; null when the session should not run now.</summary>

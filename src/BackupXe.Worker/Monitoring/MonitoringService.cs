@@ -66,22 +66,34 @@ internal sealed class MonitoringService(
 
     private async Task MonitorAllAsync(CancellationToken stoppingToken)
     {
+        // Off the host's start: thousands of instances are set up after StartAsync has returned, so a stop that comes
+        // meanwhile is the host's to handle at once, and every step below sees it.
+        await Task.Yield();
         var settings = options.Value;
         var retryDelay = TimeSpan.FromSeconds(settings.RetryDelaySeconds);
-        var monitors = settings.Instances
-            .Select(instance => new InstanceMonitor(
+        var runs = new List<Task>(settings.Instances.Count);
+        foreach (var instance in settings.Instances)
+        {
+            // Each instance's start observes a stop: none is set up, and none started, once it came.
+            if (stoppingToken.IsCancellationRequested)
+            {
+                break;
+            }
+
+            var monitor = new InstanceMonitor(
                 instance, sources, analyzer, recorder, metrics, time, retryDelay, loggers.CreateLogger<InstanceMonitor>(),
                 TimeSpan.FromSeconds(settings.StallAfterSeconds),
                 instance.HasReplay
                     ? null
                     : new StallWaits(new SqlServer.Live.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>()),
-                paces))
-            .ToList();
+                paces);
+            var run = Runner(instance, monitor, retryDelay);
 
-        var runs = settings.Instances.Zip(monitors, (instance, monitor) => Runner(instance, monitor, retryDelay));
+            // Task.Run: a source that blocks before its first await must not hold up the instances after it.
+            runs.Add(Task.Run(() => stoppingToken.IsCancellationRequested ? Task.CompletedTask : run(stoppingToken), CancellationToken.None));
+        }
 
-        // Task.Run: a source that blocks before its first await must not hold up the instances after it.
-        await Task.WhenAll(runs.Select(run => Task.Run(() => run(stoppingToken), CancellationToken.None)));
+        await Task.WhenAll(runs);
         if (!stoppingToken.IsCancellationRequested)
         {
             loggers.CreateLogger<MonitoringService>().AllInstancesFinished();

@@ -56,6 +56,26 @@ public sealed class RestoreChainCommandTests
     }
 
     [Fact]
+    public async Task A_backup_set_whose_lsn_is_no_number_or_that_finishes_before_it_starts_is_named_not_dropped()
+    {
+        // Given HR's whole chain and two damaged log backup rows after it
+        var sql = Server();
+        sql.BackupSets.Add(new("HR", "L", false, "5200000000640000X", "52000000007200001", "52000000004000037", "52000000007200001", "FULL", Night.AddHours(2), Night.AddHours(2).AddMinutes(1)));
+        sql.BackupSets.Add(new("HR", "L", false, "52000000006400001", "52000000007200001", "52000000004000037", "52000000007200001", "FULL", Night.AddHours(3), Night.AddHours(2)));
+
+        // When
+        var run = await RunAsync(sql, "history", "chain");
+
+        // Then each is a note on HR, which is still checked from its sound rows
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Contains("  HR       whole (FULL recovery)", run.Output, StringComparison.Ordinal);
+        Assert.Contains($"the msdb backup set of {Stamp(120)} (type L) has first_lsn '5200000000640000X', which is no LSN (numeric(25,0)): left out of the chain", run.Output, StringComparison.Ordinal);
+        Assert.Contains($"the msdb backup set of {Stamp(180)} (type L) finishes at {Stamp(120)}, before it starts: left out of the chain", run.Output, StringComparison.Ordinal);
+    }
+
+    private static string Stamp(int minutes) => Night.AddMinutes(minutes).ToString("yyyy-MM-dd HH:mm:ss", System.Globalization.CultureInfo.InvariantCulture);
+
+    [Fact]
     public async Task A_database_restored_over_itself_has_its_chain_start_anew_at_the_restore_in_the_chain_and_the_estimate()
     {
         // Given: SalesDB's full of 01:00 and three log backups, then restored over itself at 05:00 WITH REPLACE from that

@@ -126,4 +126,57 @@ public sealed class BackupCommandParserTests
         Assert.Null(command.BufferCount);
         Assert.Null(command.MaxTransferSizeBytes);
     }
+
+    [Theory]
+    [InlineData("MAXTRANSFERSIZE = 1e30", "MAXTRANSFERSIZE = 1e30: a float constant, not the integer SQL Server takes for MAXTRANSFERSIZE; ignored")]
+    [InlineData("MAXTRANSFERSIZE = 4194304.5", "MAXTRANSFERSIZE = 4194304.5: a decimal constant, not the integer SQL Server takes for MAXTRANSFERSIZE; ignored")]
+    [InlineData("MAXTRANSFERSIZE = 0x400000", "MAXTRANSFERSIZE = 0x400000: a binary constant, not the integer SQL Server takes for MAXTRANSFERSIZE; ignored")]
+    [InlineData("MAXTRANSFERSIZE = 8388608", "MAXTRANSFERSIZE = 8388608: MAXTRANSFERSIZE is a multiple of 65536 bytes from 65536 to 4194304; ignored")]
+    [InlineData("MAXTRANSFERSIZE = 100000", "MAXTRANSFERSIZE = 100000: MAXTRANSFERSIZE is a multiple of 65536 bytes from 65536 to 4194304; ignored")]
+    [InlineData("BUFFERCOUNT = 0", "BUFFERCOUNT = 0: BUFFERCOUNT is a number of buffers, from 1 to 1073741824; ignored")]
+    [InlineData("BUFFERCOUNT = -5", "BUFFERCOUNT = -: not a positive integer; ignored")]
+    [InlineData("BUFFERCOUNT = 99999999999", "BUFFERCOUNT = 99999999999: beyond an int (2147483647), which SQL Server does not take; ignored")]
+    [InlineData("BLOCKSIZE = 3000", "BLOCKSIZE = 3000: BLOCKSIZE is 512, 1024, 2048, 4096, 8192, 16384, 32768 or 65536 bytes; ignored")]
+    [InlineData("BLOCKSIZE = 131072", "BLOCKSIZE = 131072: BLOCKSIZE is 512, 1024, 2048, 4096, 8192, 16384, 32768 or 65536 bytes; ignored")]
+    public void A_value_SQL_Server_would_not_take_is_a_problem_and_not_read(string option, string problem)
+    {
+        // When
+        var command = BackupCommandParser.Parse($"BACKUP DATABASE [Sales] TO DISK = N'X:\\S.bak' WITH CHECKSUM, {option}, COMPRESSION")!;
+
+        // Then the value is not used, the option after it still is
+        Assert.Equal(problem, Assert.Single(command.Problems));
+        Assert.Null(command.MaxTransferSizeBytes);
+        Assert.Null(command.BufferCount);
+        Assert.Null(command.BlockSizeBytes);
+        Assert.True(command.Compression);
+    }
+
+    [Fact]
+    public void A_repeated_option_is_a_problem_and_the_first_value_stands()
+    {
+        var command = BackupCommandParser.Parse("BACKUP DATABASE [Sales] TO DISK = N'X:\\S.bak' WITH BUFFERCOUNT = 7, MAXTRANSFERSIZE = 1048576, BUFFERCOUNT = 500")!;
+
+        Assert.Equal("BUFFERCOUNT is given twice; SQL Server refuses a statement that repeats an option, so only the first is read", Assert.Single(command.Problems));
+        Assert.Equal(7, command.BufferCount);
+        Assert.Equal(1048576, command.MaxTransferSizeBytes);
+    }
+
+    [Fact]
+    public void The_values_the_backup_page_allows_are_read_without_a_problem()
+    {
+        var command = BackupCommandParser.Parse("RESTORE DATABASE [Sales] FROM DISK = N'X:\\S.bak' WITH MOVE 'a' TO 'b', MOVE 'c' TO 'd', BUFFERCOUNT = 1, MAXTRANSFERSIZE = 65536, BLOCKSIZE = 512")!;
+        var s3 = BackupCommandParser.Parse("BACKUP DATABASE [Sales] TO URL = 's3://bucket.example/sales.bak' WITH MAXTRANSFERSIZE = 20971520")!;
+
+        Assert.Empty(command.Problems);
+        Assert.Equal((1, 65536L, 512), (command.BufferCount!.Value, command.MaxTransferSizeBytes!.Value, command.BlockSizeBytes!.Value));
+        Assert.Empty(s3.Problems);
+        Assert.Equal(20971520, s3.MaxTransferSizeBytes);
+    }
+
+    [Theory]
+    [InlineData("BACKUP DATABASE [Sa", true)]
+    [InlineData("BACKUP DATABASE [Sales] TO DISK = N'X:\\S", true)]
+    [InlineData("BACKUP DATABASE [Sa]]les] TO DISK = N'X:\\O''Brien.bak'", false)]
+    public void A_statement_cut_inside_a_quote_is_told(string sql, bool cut)
+        => Assert.Equal(cut, BackupCommandParser.EndsInsideQuote(sql));
 }

@@ -34,6 +34,8 @@ public sealed class WorkerStartupTests : IDisposable
         { "foreign history", Settings("\"History\": { \"Path\": \"foreign.db\" }"), 3, "is another program's SQLite database" },
         { "history path is a folder", Settings("\"History\": { \"Path\": \"folder.db\" }"), 3, "folder.db" },
         { "replay path is a named pipe", Settings("\"RetryDelaySeconds\": 30", replayPath: "pipe.log"), 2, "BackupXe:Instances:0:ReplayPath 'pipe.log' cannot be replayed: it is empty, or not a regular file" },
+        { "a capture window rule of 100,000 items", CaptureWindow(string.Join(',', Enumerable.Repeat("0", 100_000)) + " 3 * * *"), 2, "BackupXe:Instances:0:CaptureWindows:Windows:0:Start is 200007 characters long" },
+        { "a capture window that never fires", CaptureWindow("0 0 30 2 *"), 2, "BackupXe:Instances:0:CaptureWindows:Windows:0:Start '0 0 30 2 *' never fires" },
         { "a sink that is not installed", Settings("\"RetryDelaySeconds\": 30").Replace("\"WriteTo\": [ { \"Name\": \"Console\" } ]", "\"Using\": [ \"Serilog.Sinks.Seq\" ], \"WriteTo\": [ { \"Name\": \"Seq\", \"Args\": { \"serverUrl\": \"http://localhost:5341\" } } ]", StringComparison.Ordinal), 2, "the Serilog section names a sink that is not installed with the worker" },
     };
 
@@ -142,6 +144,17 @@ public sealed class WorkerStartupTests : IDisposable
           "BackupXe": {
             "Instances": [ { "Name": "replay", "ReplayPath": "{{replayPath}}", "ReplaySpeed": {{replaySpeed}} } ],
             {{extra}}
+          }
+        }
+        """;
+
+    // A live instance allowed to arm its session: validation refuses the rule before any connection is made.
+    private static string CaptureWindow(string rule) => $$"""
+        {
+          "Serilog": { "MinimumLevel": "Warning", "WriteTo": [ { "Name": "Console" } ] },
+          "BackupXe": {
+            "Instances": [ { "Name": "prod", "Server": "db01", "EnsureSession": true,
+              "CaptureWindows": { "Windows": [ { "Start": "{{rule}}", "DurationMinutes": 60 } ] } } ]
           }
         }
         """;

@@ -80,4 +80,52 @@ public sealed class CaptureScheduleTests
             p => Assert.StartsWith($"{Key}:Windows:0:Start '0 25 * * *' is not a cron rule", p, StringComparison.Ordinal),
             p => Assert.Equal($"{Key}:Windows:1:DurationMinutes is required, from 1 to 10080 (a week); it is 0.", p));
     }
+
+    [Fact]
+    public void A_rule_of_a_hundred_thousand_list_items_is_refused_before_the_cron_parser_reads_it()
+    {
+        // Given a minute field of 100,000 values (the parser recursed per item and overflowed the stack)
+        var rule = string.Join(',', Enumerable.Repeat("0", 100_000)) + " 3 * * *";
+
+        // When
+        var (schedule, problems) = CaptureSchedule.From(
+            new CaptureWindowsOptions { Windows = [new CaptureWindowOptions { Start = rule, DurationMinutes = 60 }] }, Key);
+
+        // Then one line naming the key, without the rule itself
+        Assert.Null(schedule);
+        var problem = Assert.Single(problems);
+        Assert.StartsWith($"{Key}:Windows:0:Start is 200007 characters long, more than 512", problem, StringComparison.Ordinal);
+        Assert.True(problem.Length < 400, problem);
+    }
+
+    [Fact]
+    public void A_short_rule_listing_more_values_than_a_field_has_is_refused_naming_the_field()
+    {
+        var rule = string.Join(',', Enumerable.Repeat("1", 100)) + " * * *";
+
+        var (_, problems) = CaptureSchedule.From(
+            new CaptureWindowsOptions { Windows = [new CaptureWindowOptions { Start = "0 " + rule, DurationMinutes = 60 }] }, Key);
+
+        Assert.Equal($"{Key}:Windows:0:Start lists 100 values in its field 2, more than the 64 any field has: a cron rule of five fields (minute hour day-of-month month day-of-week) is shorter, e.g. \"0 22 * * *\" for 22:00 every day.", Assert.Single(problems));
+    }
+
+    [Theory]
+    [InlineData("0 0 30 2 *")]
+    [InlineData("0 0 31 4 *")]
+    public void A_rule_that_never_fires_is_refused(string rule)
+    {
+        var (schedule, problems) = CaptureSchedule.From(
+            new CaptureWindowsOptions { Windows = [new CaptureWindowOptions { Start = rule, DurationMinutes = 60 }] }, Key);
+
+        Assert.Null(schedule);
+        Assert.StartsWith($"{Key}:Windows:0:Start '{rule}' never fires", Assert.Single(problems), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_leap_day_rule_fires_and_is_kept()
+    {
+        var schedule = Schedule("UTC", 0, ("0 3 29 2 *", 60));
+
+        Assert.Equal(new DateTimeOffset(2028, 2, 29, 3, 0, 0, TimeSpan.Zero), schedule.NextArm(Utc(1, 0, 0)));
+    }
 }

@@ -82,6 +82,25 @@ public sealed partial class ConfigurationCheckTests : IDisposable
     }
 
     [Fact]
+    public async Task A_capture_window_rule_of_a_hundred_thousand_items_exits_2_naming_the_key_not_134()
+    {
+        // Given the rule that overflowed the cron parser's stack
+        var rule = string.Join(',', Enumerable.Repeat("0", 100_000)) + " 3 * * *";
+        await File.WriteAllTextAsync(Path.Combine(_folder, "appsettings.json"), $$"""
+            { "BackupXe": { "Instances": [ { "Name": "prod", "Server": "db01", "EnsureSession": true,
+              "CaptureWindows": { "Windows": [ { "Start": "{{rule}}", "DurationMinutes": 60 } ] } } ] } }
+            """);
+
+        // When
+        var run = await ChildProcess.RunAsync(ChildProcess.Worker, _folder, TimeSpan.FromSeconds(60), "--validate");
+
+        // Then
+        Assert.Equal(ExitCodes.InvalidConfiguration, run.ExitCode);
+        Assert.Contains("BackupXe:Instances:0:CaptureWindows:Windows:0:Start is 200007 characters long", run.Error);
+        Assert.False(run.ShowsStackTrace, run.Error);
+    }
+
+    [Fact]
     public async Task A_valid_file_given_by_path_exits_0_and_says_nothing_was_connected()
     {
         File.Copy(Path.Combine(RepositoryRoot, "samples", "buffer-starved-backup.xml"), Path.Combine(_folder, "backup.xml"));

@@ -168,4 +168,60 @@ public sealed class MonitoringServiceTests : IDisposable
         Assert.True(runningInWindow);
         Assert.False(sql.SessionRunning);
     }
+
+    [Fact]
+    public async Task A_stop_during_the_start_of_5000_instances_is_observed_by_every_instance_not_yet_started()
+    {
+        // Given 5,000 instances, and a stop that comes while the 100th is being set up
+        var options = Options.Create(new BackupXeOptions
+        {
+            RetryDelaySeconds = 30,
+            Instances = [.. Enumerable.Range(0, 5_000).Select(i => new InstanceOptions { Name = $"replay{i}", ReplayPath = $"replay{i}.xml" })],
+        });
+        var sources = new ScriptedSourceFactory((instance, _) => new ScriptedSource($"{instance.Name}.xml", []));
+        using var loggers = new StopAtLogger(_loggers, stopAt: 100);
+        var recorder = new OperationRecorder(_history, new RegressionDetector(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
+        var service = new MonitoringService(options, sources, new ScriptedAnalyzer(new Dictionary<string, IReadOnlyList<OperationReport>>()), _history, recorder, _metrics, _time, loggers);
+
+        // When the host starts it, and stops it as the 100th instance is set up
+        var starting = Task.Run(() => service.StartAsync(CancellationToken.None));
+        await loggers.Reached.Task.WaitAsync(TimeSpan.FromSeconds(30));
+        await starting.WaitAsync(TimeSpan.FromSeconds(30)); // the host's start is not held by the instances' set-up
+        var stopping = service.StopAsync(CancellationToken.None);
+        loggers.Release.Set();
+        await stopping.WaitAsync(TimeSpan.FromSeconds(30));
+
+        // Then no instance after it was set up or opened
+        Assert.True(service.ExecuteTask!.IsCompletedSuccessfully);
+        Assert.Equal(100, loggers.MonitorLoggers);
+        Assert.Equal(0, Enumerable.Range(100, 4_900).Sum(i => sources.OpenedCount($"replay{i}")));
+        Assert.Null(service.Fault);
+    }
+
+    /// <summary>Counts the instances set up (one monitor logger each) and holds the <c>stopAt</c>-th until released.</summary>
+    private sealed class StopAtLogger(ILoggerFactory inner, int stopAt) : ILoggerFactory
+    {
+        private int _monitors;
+
+        public TaskCompletionSource Reached { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public ManualResetEventSlim Release { get; } = new();
+
+        public int MonitorLoggers => Volatile.Read(ref _monitors);
+
+        public ILogger CreateLogger(string categoryName)
+        {
+            if (categoryName == typeof(InstanceMonitor).FullName && Interlocked.Increment(ref _monitors) == stopAt)
+            {
+                Reached.SetResult();
+                Release.Wait(TimeSpan.FromSeconds(60));
+            }
+
+            return inner.CreateLogger(categoryName);
+        }
+
+        public void AddProvider(ILoggerProvider provider) => inner.AddProvider(provider);
+
+        public void Dispose() => Release.Dispose();
+    }
 }

@@ -245,4 +245,89 @@ public sealed class OlaJobOutputReaderTests
         Assert.True(OlaJobOutputReader.Recognise(new InputPrefix(job, isWholeInput: true).Text));
         Assert.False(OlaJobOutputReader.Recognise(new InputPrefix(errorlog, isWholeInput: true).Text));
     }
+
+    [Fact]
+    public void A_line_break_inside_a_database_name_is_located_and_the_command_read_whole()
+    {
+        // Given a database named "Fi" + line break + "rst" (CommandExecute prints the command as it is)
+        var text = new OlaJobOutput()
+            .Command(Night, TimeSpan.FromSeconds(5), "BACKUP DATABASE [Fi\r\nrst] TO DISK = N'X:\\F.bak' WITH CHECKSUM", pages: 1000, engineSeconds: 4)
+            .Command(Night.AddMinutes(1), TimeSpan.FromSeconds(5), "BACKUP DATABASE [Second] TO DISK = N'X:\\S.bak'", pages: 1000, engineSeconds: 4)
+            .ToString();
+
+        // When
+        var (records, reader) = Read(text);
+
+        // Then both are kept, and the break is one located problem at the Command: line
+        Assert.Equal(["Fi\nrst", "Second"], records.Select(r => r.Database));
+        Assert.Equal(OperationStatus.Completed, records[0].Status);
+        Assert.Equal(1000 * 8192L, records[0].BytesRead);
+        var problem = Assert.Single(reader.Problems);
+        Assert.Equal("line 13", problem.Location);
+        Assert.Contains("line break inside a quoted name or path", problem.Message);
+    }
+
+    [Fact]
+    public void An_option_value_SQL_Server_would_not_take_is_located_at_its_command()
+    {
+        // Given MAXTRANSFERSIZE = 1e30, once read as 1 byte
+        var text = new OlaJobOutput()
+            .Command(Night, TimeSpan.FromSeconds(5), "BACKUP DATABASE [Sales] TO DISK = N'X:\\F.bak' WITH CHECKSUM, MAXTRANSFERSIZE = 1e30", pages: 1000, engineSeconds: 4)
+            .ToString();
+
+        // When
+        var (records, reader) = Read(text);
+
+        // Then
+        Assert.Null(Assert.Single(records).Options.MaxTransferSizeBytes);
+        var problem = Assert.Single(reader.Problems);
+        Assert.Equal("line 13", problem.Location);
+        Assert.StartsWith("MAXTRANSFERSIZE = 1e30: a float constant", problem.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("\t")]
+    [InlineData("Date and time: 2024-05-01 01:01:05")]
+    public void An_output_whose_last_line_lost_only_its_newline_is_read_whole(string lastLine)
+    {
+        // Given an output that ends at its closing TAB line, or at the end line before it, without the line break
+        var text = new OlaJobOutput()
+            .Command(Night, TimeSpan.FromSeconds(5), "BACKUP DATABASE [First] TO DISK = N'X:\\F.bak'", pages: 1000, engineSeconds: 4)
+            .Command(Night.AddMinutes(1), TimeSpan.FromSeconds(5), "BACKUP DATABASE [Second] TO DISK = N'X:\\S.bak'", pages: 1000, engineSeconds: 4)
+            .ToString();
+        text = text[..(text.LastIndexOf(lastLine, StringComparison.Ordinal) + lastLine.Length)];
+
+        // When
+        var (records, reader) = Read(text);
+
+        // Then
+        Assert.Empty(reader.Problems);
+        Assert.Equal(["First", "Second"], records.Select(r => r.Database));
+        Assert.All(records, r => Assert.Equal(OperationStatus.Completed, r.Status));
+        Assert.Equal(Night.AddMinutes(1).AddSeconds(5), records[1].End);
+    }
+
+    [Theory]
+    [InlineData("[SQL")]
+    [InlineData("[")]
+    [InlineData("[SQLSTATE 010")]
+    public void An_agent_suffix_split_by_a_fold_is_joined_and_the_completion_read(string head)
+    {
+        // Given Agent output folded inside the completion line's " [SQLSTATE 01000]"
+        var lines = new OlaJobOutput(agentSuffix: true)
+            .Command(Night, TimeSpan.FromSeconds(5), "BACKUP DATABASE [Sales] TO DISK = N'X:\\F.bak'", pages: 1000, engineSeconds: 4)
+            .ToString().Split("\r\n");
+        var at = Array.FindIndex(lines, l => l.Contains("successfully processed", StringComparison.Ordinal));
+        var cut = lines[at].IndexOf("[SQLSTATE", StringComparison.Ordinal) + head.Length;
+        var text = string.Join("\r\n", [.. lines[..at], lines[at][..cut], lines[at][cut..], .. lines[(at + 1)..]]);
+
+        // When
+        var (records, reader) = Read(text);
+
+        // Then
+        Assert.Empty(reader.Problems);
+        var sales = Assert.Single(records);
+        Assert.Equal(1000 * 8192L, sales.BytesRead);
+        Assert.Equal(4, sales.EngineSeconds);
+    }
 }

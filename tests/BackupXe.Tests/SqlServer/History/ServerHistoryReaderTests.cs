@@ -179,6 +179,24 @@ public sealed class ServerHistoryReaderTests : IDisposable
     }
 
     [Fact]
+    public async Task A_backup_that_finishes_before_it_starts_is_a_note_and_imported_without_its_end()
+    {
+        // Given a sound full backup and one whose backup_finish_date is an hour before its backup_start_date
+        var msdb = MsdbRows()
+            .Row(1, "Sales", null, "D", false, false, true, Night, Night.AddSeconds(120), 12 * GiB, 12 * GiB, null, null, 8, @"X:\Sales_1.bak", 2, 0, null, null, null, null)
+            .Row(2, "Sales", null, "D", false, false, true, Night.AddDays(1), Night.AddDays(1).AddHours(-1), 12 * GiB, 12 * GiB, null, null, 8, @"X:\Sales_2.bak", 2, 0, null, null, null, null);
+        await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, commandLog: null));
+
+        // When
+        var history = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
+            .ReadAsync(new ServerHistoryRequest(Night.AddDays(-1), [], null), CancellationToken.None);
+
+        // Then
+        Assert.Equal(new DateTime?[] { Night.AddSeconds(120), null }, history.Operations.Select(o => o.End));
+        Assert.Contains("msdb backup set 2 of [Sales] finishes at 2024-05-02 00:00:00, before it starts at 2024-05-02 01:00:00: imported without its end", history.Notes);
+    }
+
+    [Fact]
     public async Task On_a_server_without_the_newer_columns_asks_for_nulls_and_counts_nothing_as_compressed()
     {
         var columns = new TdsResultSet(TdsColumn.Int("compressed_backup_size"), TdsColumn.Int("key_algorithm"), TdsColumn.Int("compression_algorithm"), TdsColumn.Int("encryptor_type")).Row(null, null, null, null);
