@@ -103,7 +103,7 @@ internal sealed class ConnectionOptions(bool serverRequired = true)
         {
             Description = "sql (default with --user), integrated (default without), ad-password, ad-integrated, ad-interactive, ad-service-principal, ad-device-code, ad-managed-identity.",
         };
-        option.AcceptOnlyFromAmong([.. SqlAuthenticationNames.ByName.Keys]);
+        Choices.OneOf(option, [.. SqlAuthenticationNames.ByName.Keys]);
         return option;
     }
 }
