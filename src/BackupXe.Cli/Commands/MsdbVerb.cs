@@ -75,7 +75,7 @@ internal sealed class MsdbVerb
                     MsdbSpan.Write<T, TWriter>(writer, format, factory.Settings.Server, from, items);
                     return Task.FromResult(ExitCodes.Success);
                 }, cancellationToken);
-            }, json: format == "json");
+            }, json: format == "json", verbose: parse.GetValue(_connection.Verbose));
         });
     }
 }
