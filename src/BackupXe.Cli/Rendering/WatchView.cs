@@ -161,7 +161,8 @@ internal sealed class WatchView(
                     output.WriteLine(TerminalText.Line(PhaseChangeLine(op, previous)));
                 }
 
-                _shown.Set(op, (0, op.Phase, op.Since + op.Elapsed));
+                // The last phase named: a moment between two phases (none current) is no change.
+                _shown.Set(op, (0, op.Phase ?? (_shown.TryGet(op, out var kept) ? kept.Phase : null), op.Since + op.Elapsed));
                 block.Add(StatusLine(shown, note, width));
                 continue;
             }
@@ -221,11 +222,13 @@ internal sealed class WatchView(
             return $"{now}  {title}  {op.Phase} for {Figures.Duration(inPhase.TotalSeconds)}{percent} (moves no backup bytes)  {elapsed}  {wait}{hint}";
         }
 
-        var percentBar = op.Percent is null && op.BytesProcessed is { } bytes ? Amount(op) ?? Figures.Bytes(bytes) : PercentBar(op.Percent);
-        var rate = op.MegabytesPerSecond is { } r ? string.Create(CultureInfo.InvariantCulture, $"{r:0.0} MB/s") : "? MB/s";
-        var eta = op.Remaining is { } left ? $"ETA {Figures.Duration(left.TotalSeconds)}{Range(op)}" : "ETA ?";
+        // A figure the events do not give is left out, not shown as "?": a column of question marks reads as stuck.
+        var amount = op.Percent is not null ? PercentBar(op.Percent) : Amount(op);
+        var rate = op.MegabytesPerSecond is { } r ? string.Create(CultureInfo.InvariantCulture, $"{r:0.0} MB/s") : null;
+        var eta = op.Remaining is { } left ? $"ETA {Figures.Duration(left.TotalSeconds)}{Range(op)}" : null;
         var quiet = op.Quiet is { Kind: QuietKind.Stall } stall ? $"  stalled: no bytes for {Figures.Duration(stall.Seconds)}" : string.Empty;
-        return $"{now}  {title}  {op.Phase ?? "-"}  {percentBar}  {rate}  {eta}  {elapsed}  {wait}{quiet}";
+        var fields = string.Join("  ", new[] { op.Phase ?? "-", amount, rate, eta, elapsed, wait }.Where(field => field is not null));
+        return $"{now}  {title}  {fields}{quiet}";
     }
 
     /// <summary>

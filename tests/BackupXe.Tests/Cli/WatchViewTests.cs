@@ -171,6 +171,16 @@ public class WatchViewTests
     }
 
     [Fact]
+    public void A_line_leaves_out_what_the_events_do_not_give_instead_of_question_marks()
+    {
+        // Given a restore transferring data whose input (an ERRORLOG) gives no percent, bytes, rate or wait
+        var op = Zeroing(TimeSpan.FromMinutes(2), TimeSpan.FromMinutes(2)) with { Phase = "transfer-data", InPhase = null };
+
+        // When / Then
+        Assert.Equal("06:17:03.000  RESTORE DATABASE [SalesArchive], session 58  transfer-data  elapsed 2 min 00 s  top wait -", WatchView.Line(op));
+    }
+
+    [Fact]
     public void On_a_terminal_a_phase_change_is_kept_above_the_status_lines()
     {
         // Given
