@@ -16,7 +16,18 @@ internal static class Program
         try
         {
             // Our own handler below: the default one prints a stack trace, which a DBA should never see.
-            return await BuildRoot(standardOutput).Parse(args).InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false });
+            var parse = BuildRoot(standardOutput).Parse(args);
+            if (UsageErrors.Refused(parse))
+            {
+                foreach (var line in UsageErrors.Lines(parse))
+                {
+                    await Console.Error.WriteLineAsync(line);
+                }
+
+                return Analysis.ExitCodes.NothingUsable;
+            }
+
+            return await parse.InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false });
         }
         catch (OperationCanceledException)
         {

@@ -40,6 +40,7 @@ internal static class AnalyzeCommand
         filter.AddTo(command);
         history.AddTo(command);
         CommonOptions.RejectUnknownOptions(inputs);
+        CommonOptions.RefuseHtmlToTerminal(command, format, output);
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => [.. result.GetValue(inputs) ?? [], .. OutputTarget.SqliteFiles(history.PathOf(result))]);
         command.SetAction(async (parse, cancellationToken) =>
         {

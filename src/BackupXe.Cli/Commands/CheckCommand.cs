@@ -25,7 +25,7 @@ internal static class CheckCommand
     {
         var connection = new ConnectionOptions();
         var format = new Option<string>("--format", "-f") { Description = "console (default) or json.", DefaultValueFactory = _ => "console" };
-        format.AcceptOnlyFromAmong("console", "json");
+        Choices.OneOf(format, "console", "json");
         var sessionName = new Option<string>("--session-name") { Description = "Capture session to look for.", DefaultValueFactory = _ => SessionName.Default };
         var command = new Command("check", "Preflight a server: version, permissions, session, events, trace flags, compression, IFI, memory, msdb history.") { format, sessionName, CommonOptions.NoColor() };
         connection.AddTo(command);

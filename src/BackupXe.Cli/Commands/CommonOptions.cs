@@ -13,7 +13,7 @@ internal static class CommonOptions
             Description = "console (default), json (schema in docs/json-schema.md), markdown or html (one self-contained file with charts; docs/html-report.md).",
             DefaultValueFactory = _ => "console",
         };
-        option.AcceptOnlyFromAmong("console", "json", "markdown", "html");
+        Choices.OneOf(option, "console", "json", "markdown", "html");
         return option;
     }
 
@@ -55,11 +55,35 @@ internal static class CommonOptions
             {
                 if (token.Value.Length > 1 && token.Value[0] == '-' && !File.Exists(token.Value))
                 {
-                    result.AddError($"unknown option '{token.Value}' (see --help); a file whose name starts with '-' is named as ./{token.Value}.");
+                    var near = result.Parent is System.CommandLine.Parsing.CommandResult command
+                        ? UsageErrors.DidYouMean(token.Value, UsageErrors.OptionNames(command.Command))
+                        : string.Empty;
+                    result.AddError(near.Length > 0
+                        ? $"unknown option '{token.Value}'{near}"
+                        : $"unknown option '{token.Value}'; a file whose name starts with '-' is named as ./{token.Value}");
                 }
             }
         });
     }
+
+    /// <summary>
+    /// Refuses <c>--format html</c> without <c>--output</c> when standard output is a terminal: hundreds of lines of
+    /// markup are no use there. Piped or redirected, the document goes out as asked (<c>| gzip</c>, <c>&gt; r.html</c>).
+    /// </summary>
+    public static void RefuseHtmlToTerminal(Command command, Option<string> format, Option<string?> output)
+        => command.Validators.Add(result =>
+        {
+            if (HtmlToTerminal(result.GetValue(format), result.GetValue(output), outputIsTerminal: !Console.IsOutputRedirected) is { } problem)
+            {
+                result.AddError(problem);
+            }
+        });
+
+    /// <summary>The problem <see cref="RefuseHtmlToTerminal"/> says, or null.</summary>
+    public static string? HtmlToTerminal(string? format, string? output, bool outputIsTerminal)
+        => format == "html" && output is null && outputIsTerminal
+            ? "--format html writes a whole HTML document, not for reading on a terminal: name a file with -o report.html (or pipe it)"
+            : null;
 
     public static Option<bool> NoColor() => new("--no-color") { Description = "No colours (also when NO_COLOR is set, or the output is not a terminal); accepted by every verb." };
 

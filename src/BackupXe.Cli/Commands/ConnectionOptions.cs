@@ -37,9 +37,11 @@ internal sealed class ConnectionOptions(bool serverRequired = true)
 
     public Option<int> CommandTimeout { get; } = new("--command-timeout") { Description = "Seconds to wait for each query.", DefaultValueFactory = _ => SqlConnectionSettings.DefaultCommandTimeoutSeconds };
 
+    public Option<bool> Verbose { get; } = new("--verbose", "-v") { Description = "After a connection failure's one sentence, also the driver's own message." };
+
     public void AddTo(Command command)
     {
-        foreach (var option in new Option[] { Server, Database, User, PasswordVariable, Authentication, TrustServerCertificate, NoEncryption, StrictEncryption, HostNameInCertificate, ConnectTimeout, CommandTimeout })
+        foreach (var option in new Option[] { Server, Database, User, PasswordVariable, Authentication, TrustServerCertificate, NoEncryption, StrictEncryption, HostNameInCertificate, ConnectTimeout, CommandTimeout, Verbose })
         {
             command.Options.Add(option);
         }
@@ -103,7 +105,7 @@ internal sealed class ConnectionOptions(bool serverRequired = true)
         {
             Description = "sql (default with --user), integrated (default without), ad-password, ad-integrated, ad-interactive, ad-service-principal, ad-device-code, ad-managed-identity.",
         };
-        option.AcceptOnlyFromAmong([.. SqlAuthenticationNames.ByName.Keys]);
+        Choices.OneOf(option, [.. SqlAuthenticationNames.ByName.Keys]);
         return option;
     }
 }

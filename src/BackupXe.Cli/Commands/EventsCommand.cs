@@ -23,7 +23,7 @@ internal static class EventsCommand
             Arity = ArgumentArity.OneOrMore,
         };
         var format = new Option<string>("--format", "-f") { Description = "jsonl (default: one JSON object per line) or csv.", DefaultValueFactory = _ => "jsonl" };
-        format.AcceptOnlyFromAmong("jsonl", "csv");
+        Choices.OneOf(format, "jsonl", "csv");
         CommonOptions.RejectUnknownOptions(inputs);
         var names = new Option<string[]>("--name") { Description = "Only events of this name (repeat for several), e.g. --name backup_restore_progress_trace." };
         var output = CommonOptions.Output();

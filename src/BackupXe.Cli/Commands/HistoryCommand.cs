@@ -18,11 +18,14 @@ internal static class HistoryCommand
 {
     public static Command Create()
     {
-        var path = new Option<string>("--path") { Description = "The daemon's SQLite history file (History:Path in appsettings.json).", DefaultValueFactory = _ => "backupxe-history.db" };
+        var path = new Option<string?>("--path")
+        {
+            Description = $"The daemon's SQLite history file (History:Path in appsettings.json); without it, found as --history alone finds it: {DaemonHistory.Variable}, else {SqliteHistoryStore.DefaultPath} here, else the service's data folder.",
+        };
         var filter = new OperationFilter.Options();
         var instance = new Option<string?>("--instance", "-i") { Description = "Only this instance (its configured name)." };
         var kind = new Option<string?>("--kind") { Description = "backup or restore." };
-        kind.AcceptOnlyFromAmong("backup", "restore");
+        Choices.OneOf(kind, "backup", "restore");
         var limit = new Option<int>("--limit", "-n") { Description = "Most recent operations to list.", DefaultValueFactory = _ => 50 };
         limit.Validators.Add(result =>
         {
@@ -36,23 +39,28 @@ internal static class HistoryCommand
             Description = "console (default), json, markdown or csv (per-series statistics), or html (throughput per database over time with the regression rule's verdicts; docs/html-report.md).",
             DefaultValueFactory = _ => "console",
         };
-        format.AcceptOnlyFromAmong("console", "json", "markdown", "csv", "html");
+        Choices.OneOf(format, "console", "json", "markdown", "csv", "html");
         var output = CommonOptions.Output();
         var noColor = CommonOptions.NoColor();
 
         var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, instance, kind, limit, format, output, noColor };
         filter.AddTo(command);
-        OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => OutputTarget.SqliteFiles(result.GetValue(path)));
+        OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => OutputTarget.SqliteFiles(result.GetValue(path) ?? DaemonHistory.Path()));
+        CommonOptions.RefuseHtmlToTerminal(command, format, output);
         command.Subcommands.Add(HistoryImportCommand.Create());
         command.Subcommands.Add(HistoryChainCommand.Create());
         command.Subcommands.Add(HistoryRestoreEstimateCommand.Create());
         command.Subcommands.Add(HistoryTunesCommand.Create());
         command.SetAction(async (parse, cancellationToken) =>
         {
-            var file = parse.GetValue(path)!;
+            // The same file analyze --history finds: the daemon's setting, then this folder, then the service's data folder.
+            var named = parse.GetValue(path);
+            var file = named ?? DaemonHistory.Path();
             if (!File.Exists(file))
             {
-                await Console.Error.WriteLineAsync($"backupxe: no history at '{file}': the daemon writes it (History:Path); name it with --path.");
+                await Console.Error.WriteLineAsync(named is null
+                    ? $"backupxe: no daemon history found (looked at {string.Join(", ", DaemonHistory.Candidates().Select(c => $"'{c}'"))}): name the file with --path FILE."
+                    : $"backupxe: no history at '{file}': the daemon writes it (History:Path); name it with --path.");
                 return ExitCodes.NothingUsable;
             }
 

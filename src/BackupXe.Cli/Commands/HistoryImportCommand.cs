@@ -108,7 +108,7 @@ internal static class HistoryImportCommand
                     }
 
                     return ExitCodes.Success;
-                });
+                }, verbose: parse.GetValue(connection.Verbose));
                 if (unusable is not null)
                 {
                     return await Unusable(historyPath, unusable, anyRead);

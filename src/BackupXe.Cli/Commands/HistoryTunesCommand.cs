@@ -31,7 +31,7 @@ internal static class HistoryTunesCommand
             }
         });
         var format = new Option<string>("--format", "-f") { Description = "console (default), json or markdown.", DefaultValueFactory = _ => "console" };
-        format.AcceptOnlyFromAmong("console", "json", "markdown");
+        Choices.OneOf(format, "console", "json", "markdown");
         var command = new Command("tunes", "List past tune runs per database: the best options found, the measured rates, when.")
         {
             path, database, instance, limit, format, CommonOptions.NoColor(),

@@ -28,8 +28,9 @@ internal sealed class MsdbVerb
     public MsdbVerb(string name, string description, string sinceDescription)
     {
         _since = new Option<string>("--since") { Description = sinceDescription, DefaultValueFactory = _ => DefaultSince };
-        _format.AcceptOnlyFromAmong("console", "markdown", "json", "html");
+        Choices.OneOf(_format, "console", "markdown", "json", "html");
         Command = new Command(name, description) { _since, _databases, _format, Output, CommonOptions.NoColor() };
+        CommonOptions.RefuseHtmlToTerminal(Command, _format, Output);
     }
 
     public Command Command { get; }
@@ -74,7 +75,7 @@ internal sealed class MsdbVerb
                     MsdbSpan.Write<T, TWriter>(writer, format, factory.Settings.Server, from, items);
                     return Task.FromResult(ExitCodes.Success);
                 }, cancellationToken);
-            }, json: format == "json");
+            }, json: format == "json", verbose: parse.GetValue(_connection.Verbose));
         });
     }
 }

@@ -24,11 +24,12 @@ internal static class ServerCall
         }
 
         var settings = problems.Count == 0 ? connection.Read(parse, PasswordSource.FromConsole(), Console.Error) : null;
-        return settings is null ? ExitCodes.NothingUsable : await RunAsync(settings, body, json);
+        return settings is null ? ExitCodes.NothingUsable : await RunAsync(settings, body, json, parse.GetValue(connection.Verbose));
     }
 
     /// <summary>Runs <paramref name="body"/> on settings already read (history import reads them only when --server is given).</summary>
-    public static async Task<int> RunAsync(SqlConnectionSettings settings, Func<SqlConnectionFactory, Task<int>> body, bool json = false)
+    /// <param name="verbose">A failure of the connection is said with the driver's own message, not only with what to do.</param>
+    public static async Task<int> RunAsync(SqlConnectionSettings settings, Func<SqlConnectionFactory, Task<int>> body, bool json = false, bool verbose = false)
     {
         // Seconds, not the whole connect timeout, to say that a name does not resolve or a port refuses.
         if (await ServerReachability.ProbeAsync(settings.Server, TimeSpan.FromSeconds(Math.Min(5, settings.ConnectTimeoutSeconds)), CancellationToken.None) is { } refusal)
@@ -46,7 +47,8 @@ internal static class ServerCall
         catch (Exception failure) when (failure is not (OperationCanceledException or OutOfMemoryException))
         {
             var unreachable = failure is not InvalidOperationException && new SqlFailureClassifier().Classify(failure) == LiveFailureKind.Transient;
-            return await FailAsync(settings.Server, $"{(unreachable ? "cannot reach " : string.Empty)}{ConnectionStringRedactor.RedactMessage(settings.Server)}: {ConnectionStringRedactor.RedactMessage(SqlFailureText.Describe(failure))}", json);
+            var said = verbose ? null : SqlFailureText.ConnectionAdvice(failure);
+            return await FailAsync(settings.Server, $"{(unreachable ? "cannot reach " : string.Empty)}{ConnectionStringRedactor.RedactMessage(settings.Server)}: {ConnectionStringRedactor.RedactMessage(said ?? SqlFailureText.Describe(failure))}", json);
         }
     }
 

@@ -62,7 +62,7 @@ internal static class TuneCommand
         var scratch = new Option<string?>("--scratch-dir") { Description = "With --restore: the directory on the server for the scratch databases' files." };
         var execute = new Option<bool>("--execute") { Description = "Run the trials. Without it nothing runs: the plan is printed." };
         var format = new Option<string>("--format", "-f") { Description = "console (default), json or markdown.", DefaultValueFactory = _ => "console" };
-        format.AcceptOnlyFromAmong("console", "json", "markdown");
+        Choices.OneOf(format, "console", "json", "markdown");
         var command = new Command("tune", "Find the fastest BACKUP options for a database by guided COPY_ONLY trials (a dry run unless --execute).")
         {
             database, to, budget, timeBudget, window, freeSpace, acceptUnknown, restore, restoreFrom, scratch, history, historyServer, historyDatabase, instance, execute, format, CommonOptions.NoColor(),

@@ -56,7 +56,7 @@ internal static class WatchCommand
                 + "and a self-contained HTML report of every operation written to --output, complete at the end).",
             DefaultValueFactory = _ => "console",
         };
-        format.AcceptOnlyFromAmong("console", "json", "html");
+        Choices.OneOf(format, "console", "json", "html");
         var output = new Option<string?>("--output", "-o") { Description = "With --format html: the HTML file to write." };
         var transport = new Option<string>("--transport")
         {
@@ -65,7 +65,7 @@ internal static class WatchCommand
                 + "ring_buffer reads an existing session's ring_buffer target every 2 s (the Managed Instance route), reporting what it discarded before a read.",
             DefaultValueFactory = _ => LiveTransport.File,
         };
-        transport.AcceptOnlyFromAmong(LiveTransport.File, LiveTransport.Stream, LiveTransport.RingBuffer);
+        Choices.OneOf(transport, LiveTransport.File, LiveTransport.Stream, LiveTransport.RingBuffer);
         var pollRequests = new Option<double>("--poll-requests")
         {
             Description = "With --server: read sys.dm_exec_requests again every SECONDS, so the percent of a backup that started before the watch "

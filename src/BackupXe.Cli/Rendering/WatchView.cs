@@ -152,13 +152,23 @@ internal sealed class WatchView(
             }
 
             var (shown, note) = _requests.Enrich(op) ?? (op, string.Empty);
-            // Names come from the input: no control character of theirs reaches the terminal.
-            var line = TerminalText.Line(note.Length == 0 ? Line(shown) : $"{Line(shown)}  {note}");
             if (inPlace)
             {
-                block.Add(line);
+                if (_shown.TryGet(op, out var before) && before.Phase is { } previous && op.Phase is { } phase && previous != phase)
+                {
+                    // A phase change is kept above the status lines: the sequence of phases is what a DBA reads back.
+                    ClearInPlace();
+                    output.WriteLine(TerminalText.Line(PhaseChangeLine(op, previous)));
+                }
+
+                // The last phase named: a moment between two phases (none current) is no change.
+                _shown.Set(op, (0, op.Phase ?? (_shown.TryGet(op, out var kept) ? kept.Phase : null), op.Since + op.Elapsed));
+                block.Add(StatusLine(shown, note, width));
                 continue;
             }
+
+            // Names come from the input: no control character of theirs reaches the terminal.
+            var line = TerminalText.Line(note.Length == 0 ? Line(shown) : $"{Line(shown)}  {note}");
 
             var decile = (shown.Percent ?? 0) / 10;
             var now = op.Since + op.Elapsed;
@@ -176,8 +186,7 @@ internal sealed class WatchView(
             ClearInPlace();
             foreach (var line in block)
             {
-                // Cut to the width: a wrapped line would leave a row the next redraw does not clear.
-                output.WriteLine(line.Length < width ? line : line[..(width - 1)]);
+                output.WriteLine(line);
             }
 
             _drawn = block.Count;
@@ -213,12 +222,114 @@ internal sealed class WatchView(
             return $"{now}  {title}  {op.Phase} for {Figures.Duration(inPhase.TotalSeconds)}{percent} (moves no backup bytes)  {elapsed}  {wait}{hint}";
         }
 
-        var percentBar = PercentBar(op.Percent);
-        var rate = op.MegabytesPerSecond is { } r ? string.Create(CultureInfo.InvariantCulture, $"{r:0.0} MB/s") : "? MB/s";
-        var eta = op.Remaining is { } left ? $"ETA {Figures.Duration(left.TotalSeconds)}{Range(op)}" : "ETA ?";
+        // A figure the events do not give is left out, not shown as "?": a column of question marks reads as stuck.
+        var amount = op.Percent is not null ? PercentBar(op.Percent) : Amount(op);
+        var rate = op.MegabytesPerSecond is { } r ? string.Create(CultureInfo.InvariantCulture, $"{r:0.0} MB/s") : null;
+        var eta = op.Remaining is { } left ? $"ETA {Figures.Duration(left.TotalSeconds)}{Range(op)}" : null;
         var quiet = op.Quiet is { Kind: QuietKind.Stall } stall ? $"  stalled: no bytes for {Figures.Duration(stall.Seconds)}" : string.Empty;
-        return $"{now}  {title}  {op.Phase ?? "-"}  {percentBar}  {rate}  {eta}  {elapsed}  {wait}{quiet}";
+        var fields = string.Join("  ", new[] { op.Phase ?? "-", amount, rate, eta, elapsed, wait }.Where(field => field is not null));
+        return $"{now}  {title}  {fields}{quiet}";
     }
+
+    /// <summary>
+    /// The status line of a running operation on a terminal, at most <paramref name="width"/> - 1 columns (a wrapped line
+    /// would leave a row the next redraw does not clear). The fields stand in a fixed order; when they do not fit, the
+    /// least useful go first: the clock, the session, the ETA's interval, the note, the top wait's seconds, the hint, the
+    /// rate, the ETA, the amount, the time in the phase, the phase; the operation, its elapsed time and its top wait stay.
+    /// </summary>
+    public static string StatusLine(OperationProgress op, string note, int width)
+    {
+        var withoutBytes = OperationProgress.IsPhaseWithoutProgress(op.Phase);
+        var inPhase = withoutBytes && op.InPhase is { } time ? time : (TimeSpan?)null;
+        var fields = new List<StatusField>
+        {
+            new(ShortTitle(op), Kept),
+            new(inPhase is { } phaseTime ? $"{op.Phase} {Compact(phaseTime)}" : op.Phase, 80, op.Phase, 75),
+            new(Amount(op), 70),
+            new(op.MegabytesPerSecond is { } r ? string.Create(CultureInfo.InvariantCulture, $"{r:0.0} MB/s") : null, 50),
+            new(withoutBytes ? "expected waiting"
+                : op.Quiet is { Kind: QuietKind.Stall } stall ? $"stalled {Compact(TimeSpan.FromSeconds(stall.Seconds))}"
+                : op.Remaining is { } left ? $"ETA {Compact(left)}" : null, 60),
+            new(op.RemainingRange is { } range ? $"({Compact(range.Low)} to {Compact(range.High)})" : null, 20),
+            new($"elapsed {Compact(op.Elapsed)}", Kept),
+            new(op.TopWait is { } wait ? $"top wait {wait}" : null, Kept, op.TopWait is { } type ? $"wait {type.Split(' ')[0]}" : null, 35),
+            new(inPhase is { } share && share >= LongPhase && share.TotalSeconds >= 0.3 * op.Elapsed.TotalSeconds
+                ? $"likely the bottleneck: {Share(share, op.Elapsed)}" : null, 40),
+            new(note.Length > 0 ? note : null, 30),
+            new(op.SessionId is { } session ? string.Create(CultureInfo.InvariantCulture, $"session {session}") : null, 10),
+            new(Figures.Time(op.Since + op.Elapsed), 0),
+        };
+        fields.RemoveAll(field => field.Text is null);
+        // Names come from the input: no control character of theirs reaches the terminal.
+        string Joined() => TerminalText.Line(string.Join("  ", fields.Select(field => field.Text)));
+        var line = Joined();
+        while (line.Length >= width)
+        {
+            var drop = fields.Where(field => field.DropOrder < Kept).MinBy(field => field.DropOrder);
+            var shorten = fields.Where(field => field.Short is not null).MinBy(field => field.ShortenOrder);
+            if (shorten is not null && (drop is null || shorten.ShortenOrder < drop.DropOrder))
+            {
+                fields[fields.IndexOf(shorten)] = shorten with { Text = shorten.Short, Short = null };
+            }
+            else if (drop is not null)
+            {
+                fields.Remove(drop);
+            }
+            else
+            {
+                break;
+            }
+
+            line = Joined();
+        }
+
+        return line.Length < width ? line : line[..(width - 1)];
+    }
+
+    /// <summary>"42s", "1m50s", "2h05m": a duration in the few columns a status line can spare.</summary>
+    private static string Compact(TimeSpan span) => span.TotalSeconds switch
+    {
+        < 60 => string.Create(CultureInfo.InvariantCulture, $"{(int)span.TotalSeconds}s"),
+        < 3600 => string.Create(CultureInfo.InvariantCulture, $"{(int)span.TotalMinutes}m{span.Seconds:00}s"),
+        _ => string.Create(CultureInfo.InvariantCulture, $"{(int)span.TotalHours}h{span.Minutes:00}m"),
+    };
+
+    /// <summary>The drop order of a field that stays on the status line however narrow the terminal.</summary>
+    private const int Kept = int.MaxValue;
+
+    /// <summary>A field of the status line: dropped in <see cref="DropOrder"/>, and before that replaced by <see cref="Short"/> in <see cref="ShortenOrder"/>.</summary>
+    private sealed record StatusField(string? Text, int DropOrder, string? Short = null, int ShortenOrder = int.MaxValue);
+
+    /// <summary>"RESTORE [SalesArchive]", "BACKUP LOG [Sales]": the operation in the fewest words that tell it apart.</summary>
+    private static string ShortTitle(OperationProgress op)
+    {
+        var verb = op.Kind switch
+        {
+            Core.Events.OperationKind.Backup => "BACKUP",
+            Core.Events.OperationKind.Restore => "RESTORE",
+            _ => "BACKUP or RESTORE",
+        };
+        var scope = op.Scope switch
+        {
+            Core.Events.OperationScope.Log => " LOG",
+            Core.Events.OperationScope.Differential => " DIFF",
+            _ => string.Empty,
+        };
+        return op.Database is { } database ? $"{verb}{scope} [{database}]" : verb + scope;
+    }
+
+    /// <summary>"45%", "1.2 GB of 4.0 GB" or "1.2 GB": what the events say of the amount done, or null when they say nothing.</summary>
+    private static string? Amount(OperationProgress op) => op switch
+    {
+        { Percent: { } p } => string.Create(CultureInfo.InvariantCulture, $"{p}%"),
+        { BytesProcessed: { } done, EstimatedBytes: { } total } => $"{Figures.Bytes(done)} of {Figures.Bytes(total)}",
+        { BytesProcessed: { } done } => Figures.Bytes(done),
+        _ => null,
+    };
+
+    /// <summary>"06:18:36.550  RESTORE [SalesArchive]  wait-log-zero began, after copy-data; elapsed 3 min 33 s".</summary>
+    private static string PhaseChangeLine(OperationProgress op, string previous)
+        => $"{Figures.Time(op.Since + op.Elapsed)}  {ShortTitle(op)}  {op.Phase} began, after {previous}; elapsed {Figures.Duration(op.Elapsed.TotalSeconds)}";
 
     /// <summary>"01:37:05.120  BACKUP DATABASE [SalesDB] (session 61)  stalled: no bytes moved for ...; look at: ...".</summary>
     private string NoticeLine(StallNotice notice)

@@ -689,7 +689,8 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         return new Verdict(Bottleneck.Unknown, Confidence.Low, evidence)
         {
             DecidedBy = "missing evidence",
-            WouldChange = missing,
+            // Not the missing sentence again: it is the first line of the evidence, printed just above.
+            WouldChange = $"What the first line says is missing: with it, the {measures.Noun}'s phases and waits decide.",
         };
     }
 

@@ -46,6 +46,22 @@ public sealed record SqlConnectionSettings(
     /// <summary>The longest DNS name (RFC 1035: 253 characters in text form).</summary>
     public const int MaxHostNameLength = 253;
 
+    /// <summary>
+    /// The port of "host:port" (one colon, digits after it), or null: a protocol prefix ("tcp:host,1433") is followed
+    /// by a name, and an IPv6 address has several colons.
+    /// </summary>
+    private static string? ColonPort(string server)
+    {
+        var colon = server.IndexOf(':');
+        if (colon <= 0 || colon != server.LastIndexOf(':') || server.Contains(',', StringComparison.Ordinal))
+        {
+            return null;
+        }
+
+        var port = server[(colon + 1)..];
+        return port.Length is > 0 and <= 5 && port.All(char.IsAsciiDigit) ? port : null;
+    }
+
     /// <summary>Every problem with these settings, each naming the setting; empty when valid.</summary>
     public IReadOnlyList<string> Validate()
     {
@@ -59,6 +75,11 @@ public sealed record SqlConnectionSettings(
             // No host, instance or port holds either character; a pasted connection string does, and may hold a
             // password, so the value is not repeated.
             problems.Add("--server takes a server name (host, host\\instance or host,port), not a connection string; give the login with --user and its password through --password-env or the prompt.");
+        }
+        else if (ColonPort(Server) is { } port)
+        {
+            // The spelling of most other tools; the driver would take it for a host name and fail to resolve it.
+            problems.Add($"--server '{Server}': SQL Server writes the port after a comma, not a colon: --server {Server[..Server.LastIndexOf(':')]},{port}.");
         }
 
         if (ConnectTimeoutSeconds is < 1 or > MaxTimeoutSeconds)

@@ -40,6 +40,31 @@ public static class SqlFailureText
         return ConnectionStringRedactor.RedactMessage(text);
     }
 
+    /// <summary>
+    /// One sentence with what to do when the connection itself was refused or broke (the driver's error 0 at
+    /// connection-closing severity, or a network error it surfaces as a number), or null for any other failure, which
+    /// <see cref="Describe"/> says best. The driver's own words are for <c>--verbose</c>: they name its internals
+    /// (a provider, a TCP error code), not what a DBA can change.
+    /// </summary>
+    public static string? ConnectionAdvice(Exception failure)
+    {
+        ArgumentNullException.ThrowIfNull(failure);
+        var number = failure switch
+        {
+            SqlException sql => sql.Errors.Cast<SqlError>()
+                .Where(e => (e.Number == SqlErrorNumbers.DriverError && e.Class >= ConnectionClosingClass) || SqlErrorNumbers.NetworkTransients.Contains(e.Number))
+                .Select(e => (int?)e.Number)
+                .FirstOrDefault(),
+            _ => null,
+        };
+        return number is { } n
+            ? $"the connection was refused or broke (error {n}): check that SQL Server runs and accepts TCP connections under that name and port (host,port; host\\instance also needs the SQL Browser on UDP 1434) and that no firewall is in between; --verbose shows the driver's own message"
+            : null;
+    }
+
+    /// <summary>Severities from 20 close the connection (Database engine error severities).</summary>
+    private const byte ConnectionClosingClass = 20;
+
     private static string? Hint(SqlException sql)
     {
         var numbers = sql.Errors.Cast<SqlError>().Select(e => e.Number).ToList();

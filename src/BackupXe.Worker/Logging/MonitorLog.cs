@@ -31,10 +31,62 @@ internal static partial class MonitorLog
         this ILogger logger, string kind, string? database, string instance, double throughputMBps,
         double percentOfMedian, double medianThroughputMBps, int samples);
 
-    [LoggerMessage(EventId = 111, Level = LogLevel.Information, Message = "{Kind} of [{Database}] on {Instance} against its history: {HistoryVerdict} (factor {HistoryFactor:0.0}, since {SlowSince:O}, median {MedianThroughputMBps:0.#} MB/s of {UsualRuns} usual runs, first change {TopChange}, {OverlapsOnTarget} overlaps on its target): {HistorySummary}")]
-    public static partial void HistoryCompared(
+    /// <summary>Event 111, the operation against its history; see <see cref="HistoryCompared"/>.</summary>
+    public static readonly EventId HistoryComparedEvent = new(111, nameof(HistoryCompared));
+
+    /// <summary>
+    /// Event 111: a figure the comparison lacks (no factor nor "since" while it cannot tell, no first change when no
+    /// setting changed) is left out of the sentence and of the properties, instead of printed as "null". Built by hand,
+    /// not generated: a generated message has one fixed template.
+    /// </summary>
+    public static void HistoryCompared(
         this ILogger logger, string kind, string? database, string instance, string historyVerdict, double? historyFactor,
-        DateTime? slowSince, double? medianThroughputMBps, int usualRuns, string? topChange, int overlapsOnTarget, string historySummary);
+        DateTime? slowSince, double? medianThroughputMBps, int usualRuns, string? topChange, int overlapsOnTarget, string historySummary)
+    {
+        if (!logger.IsEnabled(LogLevel.Information))
+        {
+            return;
+        }
+
+        var clauses = new List<string>();
+        var values = new List<object?> { kind, database, instance, historyVerdict };
+        void Add(string clause, params object?[] clauseValues)
+        {
+            clauses.Add(clause);
+            values.AddRange(clauseValues);
+        }
+
+        if (historyFactor is { } factor)
+        {
+            Add("factor {HistoryFactor:0.0}", factor);
+        }
+
+        if (slowSince is { } since)
+        {
+            Add("since {SlowSince:O}", since);
+        }
+
+        if (medianThroughputMBps is { } median)
+        {
+            Add("median {MedianThroughputMBps:0.#} MB/s of {UsualRuns} usual runs", median, usualRuns);
+        }
+        else
+        {
+            Add("{UsualRuns} usual runs", usualRuns);
+        }
+
+        if (topChange is not null)
+        {
+            Add("first change {TopChange}", topChange);
+        }
+
+        Add("{OverlapsOnTarget} overlaps on its target", overlapsOnTarget);
+        values.Add(historySummary);
+        var template = "{Kind} of [{Database}] on {Instance} against its history: {HistoryVerdict} (" + string.Join(", ", clauses) + "): {HistorySummary}";
+#pragma warning disable CA2254 // The template is one of a few fixed variants, each with named properties.
+        logger.Log(LogLevel.Information, HistoryComparedEvent, template, [.. values]);
+#pragma warning restore CA2254
+    }
 
     // The ETA when the stall is named: while it lasts that is the ETA from before it, which the stall pushes back.
     [LoggerMessage(EventId = 180, Level = LogLevel.Warning, Message = "{Kind} of [{Database}] on {Instance} (session {SessionId}) stalled: no bytes moved for {QuietSeconds:0} s in {Phase} since {QuietSince:O} (seen after the bytes moved again: {SeenAfterwards}); {LookAt}; ETA {Eta}")]

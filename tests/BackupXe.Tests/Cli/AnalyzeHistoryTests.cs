@@ -218,6 +218,34 @@ public sealed class AnalyzeHistoryTests : IDisposable
     }
 
     [Fact]
+    public async Task History_alone_lists_the_file_the_daemons_setting_names_as_analyze_history_does()
+    {
+        // Given: the daemon's History:Path in the environment, naming the generated history
+        var history = await HistoryAsync();
+        var previous = Environment.GetEnvironmentVariable(BackupXe.Cli.Commands.DaemonHistory.Variable);
+        Environment.SetEnvironmentVariable(BackupXe.Cli.Commands.DaemonHistory.Variable, history);
+        try
+        {
+            // When
+            var run = await InRepositoryAsync("history", "--format", "json");
+
+            // Then the operations come from that file
+            Assert.True(run.ExitCode == 0, run.Error);
+            Assert.Contains("SalesDB", run.Output, StringComparison.Ordinal);
+
+            // And with none there: every place looked, as analyze --history says it
+            Environment.SetEnvironmentVariable(BackupXe.Cli.Commands.DaemonHistory.Variable, _directory.File("gone.db"));
+            var missing = await InRepositoryAsync("history");
+            Assert.Equal(1, missing.ExitCode);
+            Assert.StartsWith($"backupxe: no daemon history found (looked at '{_directory.File("gone.db")}', 'backupxe-history.db', ", missing.Error.Trim(), StringComparison.Ordinal);
+        }
+        finally
+        {
+            Environment.SetEnvironmentVariable(BackupXe.Cli.Commands.DaemonHistory.Variable, previous);
+        }
+    }
+
+    [Fact]
     public async Task Without_a_history_the_report_has_no_comparison()
     {
         var run = await InRepositoryAsync("analyze", "samples/buffer-starved-backup.xml", "--format", "json");

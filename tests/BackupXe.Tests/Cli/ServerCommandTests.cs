@@ -119,6 +119,26 @@ public class ServerCommandTests
     }
 
     [Fact]
+    public async Task A_broken_connection_says_what_to_check_and_the_drivers_message_only_with_verbose()
+    {
+        // Given
+        var sql = new ScriptedSqlServer().DropConnectionOn("dm_xe_session_targets");
+        await using var server = Start(sql);
+
+        // When
+        var plain = await RunAsync(server, "session", "status");
+        var verbose = await RunAsync(server, "session", "status", "--verbose");
+
+        // Then one sentence with what to do, and the driver's own words when asked
+        var said = Assert.Single(Lines(plain.Error));
+        Assert.Equal($"backupxe: cannot reach {server.Server}: the connection was refused or broke (error 0): check that SQL Server runs and accepts TCP connections under that name and port (host,port; host\\instance also needs the SQL Browser on UDP 1434) and that no firewall is in between; --verbose shows the driver's own message", said);
+        var driver = Assert.Single(Lines(verbose.Error));
+        Assert.StartsWith($"backupxe: cannot reach {server.Server}: ", driver, StringComparison.Ordinal);
+        Assert.Contains("(error 0)", driver, StringComparison.Ordinal);
+        Assert.DoesNotContain("--verbose shows", driver, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Status_shows_drops_and_buffer_memory_and_uninstall_removes_the_session()
     {
         // Given

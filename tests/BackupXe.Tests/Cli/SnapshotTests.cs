@@ -26,6 +26,32 @@ public class SnapshotTests
         await Snapshot.MatchAsync(snapshot, run.Output);
     }
 
+    [Fact]
+    public void The_readmes_sample_output_is_the_samples_report_abridged_only_where_it_says_so()
+    {
+        // Given the README's block under "What it prints", cut where a line says "... (what is left out)"
+        var readme = File.ReadAllText(Path.Combine(Repository.Root, "README.md")).Replace("\r\n", "\n", StringComparison.Ordinal);
+        var start = readme.IndexOf("## What it prints", StringComparison.Ordinal);
+        start = readme.IndexOf("```text\n", start, StringComparison.Ordinal) + "```text\n".Length;
+        var block = readme[start..readme.IndexOf("```", start, StringComparison.Ordinal)];
+        var parts = System.Text.RegularExpressions.Regex.Split(block, @"^\.\.\. \(.*\)$", System.Text.RegularExpressions.RegexOptions.Multiline)
+            .Select(part => part.Trim('\n'))
+            .ToList();
+
+        // When: the report README command 1 prints at 120 columns, as the snapshot above holds it
+        var report = File.ReadAllText(Path.Combine(Repository.Root, "tests", "BackupXe.Tests", "Snapshots", "analyze-samples.console.txt")).Replace("\r\n", "\n", StringComparison.Ordinal);
+
+        // Then each part is in the report word for word, in order
+        Assert.True(parts.Count >= 2, "the block names what it leaves out");
+        var at = 0;
+        foreach (var part in parts)
+        {
+            var found = report.IndexOf(part, at, StringComparison.Ordinal);
+            Assert.True(found >= 0, $"README's sample output is not what the tool prints; regenerate it from the snapshot. Not found:\n{part}");
+            at = found + part.Length;
+        }
+    }
+
     [Theory]
     [InlineData(80)]
     [InlineData(120)]

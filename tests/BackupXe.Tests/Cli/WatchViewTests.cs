@@ -123,6 +123,87 @@ public class WatchViewTests
         Assert.Equal(1, text.Split("\u001b[1F\u001b[J").Length - 1);
         Assert.All(text.Split('\n', StringSplitOptions.RemoveEmptyEntries), line => Assert.True(line.Replace("\u001b[1F\u001b[J", "", StringComparison.Ordinal).Length < 80, line));
     }
+
+    [Theory]
+    [InlineData(200, "RESTORE [SalesArchive]  wait-log-zero 5m00s  expected waiting  elapsed 7m00s  top wait PREEMPTIVE_OS_WRITEFILEGATHER 300.0 s  likely the bottleneck: 71%  session 58  06:22:03.000")]
+    [InlineData(120, "RESTORE [SalesArchive]  wait-log-zero 5m00s  expected waiting  elapsed 7m00s  wait PREEMPTIVE_OS_WRITEFILEGATHER")]
+    [InlineData(100, "RESTORE [SalesArchive]  wait-log-zero 5m00s  elapsed 7m00s  wait PREEMPTIVE_OS_WRITEFILEGATHER")]
+    [InlineData(80, "RESTORE [SalesArchive]  elapsed 7m00s  wait PREEMPTIVE_OS_WRITEFILEGATHER")]
+    public void The_status_line_drops_the_least_useful_fields_first_and_keeps_the_elapsed_time_and_the_top_wait(int width, string expected)
+    {
+        // Given five minutes of log zeroing, seven into the restore, with the longest wait name a zeroing shows
+        var op = Zeroing(TimeSpan.FromMinutes(7), TimeSpan.FromMinutes(5)) with { TopWait = "PREEMPTIVE_OS_WRITEFILEGATHER 300.0 s" };
+
+        // When
+        var line = WatchView.StatusLine(op, string.Empty, width);
+
+        // Then
+        Assert.Equal(expected, line);
+        Assert.True(line.Length < width, line);
+    }
+
+    [Fact]
+    public void At_80_columns_a_zeroing_without_waits_keeps_its_phase_and_says_it_is_expected_waiting()
+    {
+        // The heartbeat of the log-zeroing sample used to be cut to "wait-log-zero for 1" at 80 columns.
+        Assert.Equal(
+            "RESTORE [SalesArchive]  wait-log-zero 5m00s  expected waiting  elapsed 7m00s",
+            WatchView.StatusLine(Zeroing(TimeSpan.FromMinutes(7), TimeSpan.FromMinutes(5)), string.Empty, 80));
+    }
+
+    [Theory]
+    [InlineData(45, null, null, "45%  ETA 1m50s")]
+    [InlineData(null, 1_288_490_189L, 4_294_967_296L, "1.2 GB of 4 GB")]
+    [InlineData(null, 1_288_490_189L, null, "1.2 GB")]
+    public void A_copy_shows_a_percent_or_a_byte_count_whenever_the_events_give_one(int? percent, long? bytes, long? estimated, string amount)
+    {
+        // Given a backup copying data
+        var op = new OperationProgress(OperationKind.Backup, OperationScope.Database, "SalesDB", 61, RestoreStart, TimeSpan.FromSeconds(90), percent, bytes, estimated, 85.3, TimeSpan.FromSeconds(110), "copy-data", "BACKUPBUFFER 12.0 s");
+
+        // When
+        var status = WatchView.StatusLine(op, string.Empty, 80);
+        var piped = WatchView.Line(op);
+
+        // Then
+        Assert.Equal($"BACKUP [SalesDB]  copy-data  {amount}  elapsed 1m30s  wait BACKUPBUFFER", status);
+        Assert.DoesNotContain("?%", piped, StringComparison.Ordinal);
+        Assert.Contains(percent is null ? amount : "45% [", piped, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_line_leaves_out_what_the_events_do_not_give_instead_of_question_marks()
+    {
+        // Given a restore transferring data whose input (an ERRORLOG) gives no percent, bytes, rate or wait
+        var op = Zeroing(TimeSpan.FromMinutes(2), TimeSpan.FromMinutes(2)) with { Phase = "transfer-data", InPhase = null };
+
+        // When / Then
+        Assert.Equal("06:17:03.000  RESTORE DATABASE [SalesArchive], session 58  transfer-data  elapsed 2 min 00 s  top wait -", WatchView.Line(op));
+    }
+
+    [Fact]
+    public void On_a_terminal_a_phase_change_is_kept_above_the_status_lines()
+    {
+        // Given
+        var output = new StringWriter();
+        var view = new WatchView(output, new ConsoleReportRenderer(color: false), databaseFilter: null, jsonLines: null, inPlace: true, width: 80);
+        var copying = Zeroing(TimeSpan.FromMinutes(2), TimeSpan.FromMinutes(2)) with { Phase = "copy-data", InPhase = null };
+
+        // When the restore goes from copying to zeroing the log
+        view.ShowProgress([copying]);
+        view.ShowProgress([copying with { Elapsed = TimeSpan.FromMinutes(2.5) }]);
+        view.ShowProgress([Zeroing(TimeSpan.FromMinutes(3), TimeSpan.FromSeconds(1))]);
+
+        // Then one lasting line names the change, between the redraws
+        var lines = output.ToString().Replace("\u001b[1F\u001b[J", "\n", StringComparison.Ordinal).Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal(
+            [
+                "RESTORE [SalesArchive]  copy-data  elapsed 2m00s  session 58  06:17:03.000",
+                "RESTORE [SalesArchive]  copy-data  elapsed 2m30s  session 58  06:17:33.000",
+                "06:18:03.000  RESTORE [SalesArchive]  wait-log-zero began, after copy-data; elapsed 3 min 00 s",
+                "RESTORE [SalesArchive]  wait-log-zero 1s  expected waiting  elapsed 3m00s",
+            ],
+            lines);
+    }
 }
 
 /// <summary>A paced replay ticks between events as a live server does, so a long zeroing shows life.</summary>

@@ -466,6 +466,18 @@ public class BottleneckTests
         }
 
         [Fact]
+        public void What_would_change_it_does_not_repeat_a_line_of_the_evidence()
+        {
+            // When
+            var verdict = Diagnose(Backup()).Verdict;
+
+            // Then
+            Assert.NotNull(verdict.WouldChange);
+            Assert.DoesNotContain(verdict.WouldChange, verdict.Evidence);
+            Assert.Equal("What the first line says is missing: with it, the backup's phases and waits decide.", verdict.WouldChange);
+        }
+
+        [Fact]
         public void No_waits_with_small_buffers_hints_at_them_without_claiming_them()
         {
             // Given

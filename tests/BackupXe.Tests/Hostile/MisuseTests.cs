@@ -43,6 +43,66 @@ public class MisuseTests
         Assert.DoesNotContain("System.", run.Error);
     }
 
+    [Theory]
+    [InlineData("analyse SAMPLE", "backupxe: unknown command 'analyse'; did you mean 'analyze'? (see `backupxe --help`)")]
+    [InlineData("analyze --formt json SAMPLE", "backupxe: unknown option '--formt'; did you mean '--format'? (see `backupxe analyze --help`)")]
+    [InlineData("history --limt 3", "backupxe: unknown option '--limt'; did you mean '--limit'? (see `backupxe history --help`)")]
+    [InlineData("history import --bogus SAMPLE", "backupxe: unknown option '--bogus'; a file whose name starts with '-' is named as ./--bogus (see `backupxe history import --help`)")]
+    [InlineData("analyze SAMPLE -f htm", "backupxe: --format 'htm' is not one of console, json, markdown, html; did you mean 'html'? (see `backupxe analyze --help`)")]
+    [InlineData("check -S 127.0.0.1:1 --connect-timeout 1", "backupxe: --server '127.0.0.1:1': SQL Server writes the port after a comma, not a colon: --server 127.0.0.1,1.")]
+    public async Task A_usage_error_is_one_line_with_the_nearest_spelling_and_where_the_help_is(string commandLine, string expected)
+    {
+        // Given
+        var args = commandLine.Split(' ').Select(a => a == "SAMPLE" ? CliRun.Sample("log-zeroing-restore.log") : a).ToArray();
+
+        // When
+        var run = await CliRun.RunAsync(args);
+
+        // Then one line, not the help after it (which scrolled the error off a 24-line terminal)
+        Assert.Equal(1, run.ExitCode);
+        Assert.Equal(expected, run.Error.TrimEnd());
+        Assert.Equal(string.Empty, run.Output);
+    }
+
+    [Theory]
+    [InlineData("JSON", "\"operations\"")]
+    [InlineData("Markdown", "# ")]
+    public async Task A_format_is_accepted_in_any_case(string format, string expected)
+    {
+        // When
+        var run = await CliRun.RunAsync("analyze", CliRun.Sample("log-zeroing-restore.log"), "-f", format, "--no-color");
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains(expected, run.Output, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("html", null, true, true)]
+    [InlineData("html", "report.html", true, false)]
+    [InlineData("html", null, false, false)]
+    [InlineData("markdown", null, true, false)]
+    public void Html_to_a_terminal_is_refused_with_the_way_to_write_it(string format, string? output, bool terminal, bool refused)
+    {
+        var problem = BackupXe.Cli.Commands.CommonOptions.HtmlToTerminal(format, output, terminal);
+        Assert.Equal(refused, problem is not null);
+        if (refused)
+        {
+            Assert.Contains("-o report.html", problem, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public async Task Html_piped_elsewhere_is_written_as_asked()
+    {
+        // When standard output is not a terminal (a test's, like a pipe's)
+        var run = await CliRun.RunAsync("analyze", CliRun.Sample("log-zeroing-restore.log"), "-f", "HTML");
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("<!DOCTYPE html>", run.Output, StringComparison.OrdinalIgnoreCase);
+    }
+
     [Fact]
     public async Task Given_an_unknown_option_when_importing_history_then_it_is_a_usage_error_and_no_history_is_created()
     {
@@ -120,6 +180,34 @@ public class MisuseTests
         SqliteConnection.ClearAllPools();
         Assert.Equal(before, await File.ReadAllBytesAsync(folder.Path));
         Assert.False(File.Exists(folder.Path + "-wal"));
+    }
+
+    [Fact]
+    public async Task Reading_a_history_the_daemon_closed_leaves_no_journal_files_beside_it()
+    {
+        // Given a history written as the daemon writes it (WAL mode), and closed
+        using var folder = TempInput.Nowhere("history.db");
+        var store = new SqliteHistoryStore(folder.Path, TimeProvider.System);
+        await store.InitializeAsync(CancellationToken.None);
+        var start = new DateTime(2024, 5, 1, 1, 0, 0, DateTimeKind.Utc);
+        await store.SaveAsync("prod01", new OperationReport
+        {
+            Kind = Core.Events.OperationKind.Backup, Database = "Sales", Start = start, End = start.AddMinutes(1),
+            Status = OperationStatus.Completed, DurationSeconds = 60, ThroughputMBps = 100,
+        }, CancellationToken.None);
+        SqliteConnection.ClearAllPools();
+        Assert.False(File.Exists(folder.Path + "-wal"));
+
+        // When it is listed, and set against an analysis
+        var listed = await CliRun.RunAsync("history", "--path", folder.Path);
+        var compared = await CliRun.RunAsync("analyze", CliRun.Sample("log-zeroing-restore.log"), "--history", folder.Path, "-f", "json");
+
+        // Then
+        Assert.Equal(0, listed.ExitCode);
+        Assert.Contains("Sales", listed.Output, StringComparison.Ordinal);
+        Assert.Equal(0, compared.ExitCode);
+        Assert.False(File.Exists(folder.Path + "-wal"));
+        Assert.False(File.Exists(folder.Path + "-shm"));
     }
 
     private static async Task Execute(string path, string sql)

@@ -39,6 +39,23 @@ public sealed class HtmlReportWriterTests
     }
 
     [Fact]
+    public async Task Each_verdict_says_what_decided_it_and_what_would_change_it_as_the_console_does()
+    {
+        // Given / When
+        var (page, json) = await AnalyzeSamplesAsync();
+
+        // Then
+        var operations = json.RootElement.GetProperty("operations").EnumerateArray().ToList();
+        for (var i = 0; i < operations.Count; i++)
+        {
+            var verdict = operations[i].GetProperty("verdict");
+            var expected = $"Decided by: {verdict.GetProperty("decidedBy").GetString()}. What would change it: {verdict.GetProperty("wouldChange").GetString()}";
+            var said = page.Section($"op-{i + 1}").Descendants("p").Single(p => (string?)p.Attribute("class") == "decided-by");
+            Assert.Equal(expected, said.Value);
+        }
+    }
+
+    [Fact]
     public async Task Every_number_in_the_tables_equals_the_json_report()
     {
         // Given / When

@@ -121,6 +121,25 @@ public class SqlConnectionFactoryTests
         Assert.DoesNotContain("secret", redacted);
     }
 
+    [Theory]
+    [InlineData("127.0.0.1:1", "--server 127.0.0.1,1")]
+    [InlineData("sql01.corp.example:14330", "--server sql01.corp.example,14330")]
+    public void A_port_after_a_colon_is_answered_with_the_comma_spelling_before_any_connection(string server, string answer)
+    {
+        var problem = Assert.Single(new SqlConnectionSettings(server).Validate());
+        Assert.Contains("SQL Server writes the port after a comma", problem, StringComparison.Ordinal);
+        Assert.EndsWith(answer + ".", problem, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("tcp:sql01,1433")]
+    [InlineData("tcp:sql01")]
+    [InlineData("sql01\\SALES")]
+    [InlineData("::1")]
+    [InlineData("sql01,1433")]
+    public void A_protocol_prefix_an_instance_or_an_IPv6_address_is_not_taken_for_host_colon_port(string server)
+        => Assert.Empty(new SqlConnectionSettings(server).Validate());
+
     [Fact]
     public void Out_of_range_timeouts_and_a_missing_user_are_refused_with_the_setting_named()
     {

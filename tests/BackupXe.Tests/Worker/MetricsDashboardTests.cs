@@ -42,6 +42,20 @@ public sealed partial class MetricsDashboardTests
     }
 
     [Fact]
+    public void The_bottleneck_tag_values_documented_are_every_value_the_worker_can_export()
+    {
+        // The worker tags an operation with its verdict's bottleneck in kebab case (unknown without a verdict).
+        var metrics = File.ReadAllText(Path.Combine(RepositoryRoot, "docs", "metrics.md"));
+        var sentence = metrics[metrics.IndexOf("`bottleneck` = ", StringComparison.Ordinal)..];
+        sentence = sentence[..sentence.IndexOf(')', StringComparison.Ordinal)];
+
+        var documented = Regex.Matches(sentence, "`([a-z-]+)`").Select(match => match.Groups[1].Value).Where(value => value != "bottleneck").Order(StringComparer.Ordinal);
+        var exported = Enum.GetValues<BackupXe.Core.Reporting.Bottleneck>().Select(value => BackupXe.Core.Formatting.Kebab.Of(value)).Order(StringComparer.Ordinal);
+
+        Assert.Equal(exported, documented);
+    }
+
+    [Fact]
     public void The_collector_example_receives_otlp_and_exposes_prometheus_with_suffixes()
     {
         var config = File.ReadAllText(Path.Combine(RepositoryRoot, "deploy", "otel-collector", "config.yaml"));

@@ -104,6 +104,9 @@ public sealed class OperationRecorderTests : IDisposable
         var events = _log.WithEventId(111);
         Assert.Equal(13, events.Count);
         Assert.All(events.Take(5), e => Assert.Equal("cannot-tell", e.Scalar("HistoryVerdict")));
+        // A figure the comparison lacks is left out of the line, never printed as "null" ("factor null, since null").
+        Assert.All(events, e => Assert.DoesNotContain("null", e.RenderMessage(formatProvider: null), StringComparison.Ordinal));
+        Assert.False(events[0].Properties.ContainsKey("HistoryFactor"));
         var last = events[^1];
         Assert.Equal(LogEventLevel.Information, last.Level);
         Assert.Equal("slower", last.Scalar("HistoryVerdict"));

@@ -306,7 +306,14 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
                 Line($"<li>{E(evidence)}</li>");
             }
 
-            Line("</ul></div>");
+            Line("</ul>");
+            if (verdict.DecidedBy is { } decided)
+            {
+                // The same sentence the console and Markdown print under the evidence.
+                Line($"<p class=\"decided-by\">Decided by: {E(decided)}. What would change it: {E(verdict.WouldChange ?? "-")}</p>");
+            }
+
+            Line("</div>");
         }
 
         Line("</div>");
