@@ -15,7 +15,7 @@ namespace BackupXe.Cli.Commands;
 /// </summary>
 internal static class HistoryImportCommand
 {
-    public static Command Create()
+    public static Command Create(CliConsole console)
     {
         var path = new Option<string>("--path") { Description = "The SQLite history file to add to (created when missing).", DefaultValueFactory = _ => "backupxe-history.db" };
         var instance = new Option<string?>("--instance", "-i")
@@ -38,7 +38,7 @@ internal static class HistoryImportCommand
             var wanted = OperationFilter.Names(parse.GetValue(databases));
             if (server is null && parse.GetValue(files) is not { Length: > 0 })
             {
-                await Console.Error.WriteLineAsync("backupxe: history import needs files, --server, or both");
+                await console.Error.WriteLineAsync("backupxe: history import needs files, --server, or both");
                 return ExitCodes.NothingUsable;
             }
 
@@ -48,7 +48,7 @@ internal static class HistoryImportCommand
             {
                 if (TimePoint.Parse(parse.GetValue(since)!, DateTime.Now) is not { } from)
                 {
-                    await Console.Error.WriteLineAsync($"backupxe: --since '{parse.GetValue(since)}': expected a number of days or hours (30d, 12h) or a date (2024-05-01)");
+                    await console.Error.WriteLineAsync($"backupxe: --since '{parse.GetValue(since)}': expected a number of days or hours (30d, 12h) or a date (2024-05-01)");
                     return ExitCodes.NothingUsable;
                 }
 
@@ -56,7 +56,7 @@ internal static class HistoryImportCommand
                     from,
                     [.. wanted],
                     parse.GetValue(commandLog));
-                settings = connection.Read(parse, PasswordSource.FromConsole(), Console.Error);
+                settings = connection.Read(parse, PasswordSource.FromConsole(), console.Error);
                 if (settings is null)
                 {
                     return ExitCodes.NothingUsable;
@@ -71,7 +71,7 @@ internal static class HistoryImportCommand
             }
             catch (HistoryStoreException exception)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {exception.Message}");
+                await console.Error.WriteLineAsync($"backupxe: {exception.Message}");
                 return ExitCodes.NothingUsable;
             }
 
@@ -81,7 +81,7 @@ internal static class HistoryImportCommand
             if (request is not null && settings is not null)
             {
                 HistoryStoreException? unusable = null;
-                var exit = await ServerCall.RunAsync(settings, async factory =>
+                var exit = await ServerCall.RunAsync(console, settings, async factory =>
                 {
                     var read = await new ServerHistoryReader(factory).ReadAsync(request, cancellationToken);
                     var name = named ?? read.ServerName;
@@ -99,18 +99,18 @@ internal static class HistoryImportCommand
                     var logs = read.CommandLogs.Count > 0
                         ? ", " + string.Join(", ", read.CommandLogs.Select(l => $"{l.Operations} from [{l.Database}].dbo.CommandLog"))
                         : string.Empty;
-                    Console.Out.WriteLine(
+                    console.Out.WriteLine(
                         $"{settings.Server} ({name}): {read.FromMsdb} backups from msdb{logs}: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there");
                     foreach (var note in read.Notes)
                     {
-                        Console.Out.WriteLine($"  note: {note}");
+                        console.Out.WriteLine($"  note: {note}");
                     }
 
                     return ExitCodes.Success;
                 });
                 if (unusable is not null)
                 {
-                    return await Unusable(historyPath, unusable, anyRead);
+                    return await Unusable(console, historyPath, unusable, anyRead);
                 }
 
                 if (exit != ExitCodes.Success)
@@ -126,7 +126,7 @@ internal static class HistoryImportCommand
                 var result = await HistoryFile.ReadAsync(file, cancellationToken);
                 foreach (var problem in result.Problems)
                 {
-                    await Console.Error.WriteLineAsync($"backupxe: {file}: {problem.Location}: {problem.Message}");
+                    await console.Error.WriteLineAsync($"backupxe: {file}: {problem.Location}: {problem.Message}");
                 }
 
                 damaged |= result.Problems.Count > 0;
@@ -137,7 +137,7 @@ internal static class HistoryImportCommand
 
                 if ((named ?? result.Server) is not { } instanceName)
                 {
-                    await Console.Error.WriteLineAsync($"backupxe: {file}: the output does not name its server: give the instance with --instance");
+                    await console.Error.WriteLineAsync($"backupxe: {file}: the output does not name its server: give the instance with --instance");
                     damaged = true;
                     continue;
                 }
@@ -151,12 +151,12 @@ internal static class HistoryImportCommand
                 catch (HistoryStoreException exception)
                 {
                     // Every later file would fail on the same pages.
-                    return await Unusable(historyPath, exception, anyRead);
+                    return await Unusable(console, historyPath, exception, anyRead);
                 }
 
                 anyRead = true;
                 var left = result.Records.Count - records.Count;
-                Console.Out.WriteLine(
+                console.Out.WriteLine(
                     $"{file} ({result.Format}, {instanceName}): {records.Count} operations{(left > 0 ? $" ({left} of other databases left out)" : string.Empty)}: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there"
                     + (result.SkippedCommands > 0 ? $"; {result.SkippedCommands} other commands skipped (not BACKUP/RESTORE, VERIFYONLY, or not executed)" : string.Empty));
             }
@@ -167,10 +167,10 @@ internal static class HistoryImportCommand
     }
 
     // A history found damaged (or read-only) half-way: its import was rolled back, so the file is as it was.
-    private static async Task<int> Unusable(string historyPath, HistoryStoreException exception, bool anyImported)
+    private static async Task<int> Unusable(CliConsole console, string historyPath, HistoryStoreException exception, bool anyImported)
     {
         var reason = exception.InnerException?.Message ?? exception.Message;
-        await Console.Error.WriteLineAsync(
+        await console.Error.WriteLineAsync(
             $"backupxe: {historyPath}: file: the history cannot be written ({reason}); nothing more was imported, the file was left as it was");
         return anyImported ? ExitCodes.Partial : ExitCodes.NothingUsable;
     }

@@ -419,34 +419,24 @@ public class WatchServerTests
     /// </summary>
     private static async Task<WatchRun> WatchAsync(TdsServerDouble server, Func<string, bool> until, params string[] extra)
     {
-        var (stdout, stderr) = (Console.Out, Console.Error);
         var output = new LockedWriter();
         var error = new LockedWriter();
-        Console.SetOut(output);
-        Console.SetError(error);
         using var ctrlC = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        try
+        string[] args = ["watch", .. TdsClient.CliArguments(server), .. extra];
+        var console = CliRun.Captured(output, error);
+        var running = Program.BuildRoot(console).Parse(args).InvokeAsync(Program.Invocation(console), ctrlC.Token);
+        var reached = false;
+        while (!running.IsCompleted && !(reached = until(output.Text)))
         {
-            string[] args = ["watch", .. TdsClient.CliArguments(server), .. extra];
-            var running = Program.BuildRoot(() => new DecodingStream(output)).Parse(args).InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false }, ctrlC.Token);
-            var reached = false;
-            while (!running.IsCompleted && !(reached = until(output.Text)))
-            {
-                await Task.Delay(20);
-            }
+            await Task.Delay(20);
+        }
 
-            var reachedInTime = reached && !ctrlC.IsCancellationRequested;
-            await ctrlC.CancelAsync();
-            var exit = await running;
-            var run = new CliRun(exit, output.Text, string.Join('\n', Lines(error.Text).Where(l => !l.Contains("warning: encryption is off", StringComparison.Ordinal))));
-            AssertNoSecrets(run);
-            return new WatchRun(run.ExitCode, run.Output, run.Error, reachedInTime);
-        }
-        finally
-        {
-            Console.SetOut(stdout);
-            Console.SetError(stderr);
-        }
+        var reachedInTime = reached && !ctrlC.IsCancellationRequested;
+        await ctrlC.CancelAsync();
+        var exit = await running;
+        var run = new CliRun(exit, output.Text, string.Join('\n', Lines(error.Text).Where(l => !l.Contains("warning: encryption is off", StringComparison.Ordinal))));
+        AssertNoSecrets(run);
+        return new WatchRun(run.ExitCode, run.Output, run.Error, reachedInTime);
     }
 
     private sealed record WatchRun(int ExitCode, string Output, string Error, bool ReachedBeforeCtrlC);

@@ -11,7 +11,6 @@ namespace BackupXe.Tests.Hostile;
 /// symbolic link to it or to its folder, a member of an input pattern, or a history database and its journal. Every
 /// verb that writes refuses with one line and exit code 1 before opening anything, and the file keeps every byte.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class OutputTargetTests : IDisposable
 {
     private readonly string _folder = Directory.CreateTempSubdirectory("backupxe-output-").FullName;
