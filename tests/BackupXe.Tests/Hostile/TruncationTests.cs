@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using Xunit;
 
 namespace BackupXe.Tests.Hostile;
@@ -8,7 +7,7 @@ namespace BackupXe.Tests.Hostile;
 /// operation a clean capture of the same complete records reports as completed is still reported as completed,
 /// and the invariants of <see cref="HostileRun"/> hold.
 /// </summary>
-public class TruncationTests(TruncationTests.CleanAnalyses cleanRuns) : IClassFixture<TruncationTests.CleanAnalyses>
+public class TruncationTests(CleanAnalyses cleanRuns)
 {
     public static TheoryData<string> Inputs => new(HostileCorpus.All.Select(input => input.Name));
 
@@ -93,16 +92,4 @@ public class TruncationTests(TruncationTests.CleanAnalyses cleanRuns) : IClassFi
     }
 
     private static bool IsUtf16(CorpusInput input) => input.Head is [0xFF, 0xFE, ..];
-
-    /// <summary>
-    /// The clean analysis of each input up to each record, made once for both cut tests: they compare against the same
-    /// ones, and making them was half of each test's cost.
-    /// </summary>
-    public sealed class CleanAnalyses
-    {
-        private readonly ConcurrentDictionary<(string Input, int Records), Task<HostileRun>> _runs = new();
-
-        internal Task<HostileRun> OfAsync(CorpusInput input, int records) =>
-            _runs.GetOrAdd((input.Name, records), _ => HostileRun.AnalyzeAsync(input.Clean(records), input.FileName));
-    }
 }
