@@ -5,29 +5,26 @@ namespace BackupXe.Cli;
 
 internal static class Program
 {
-    public static Task<int> Main(string[] args) => RunAsync(args, Console.OpenStandardOutput);
+    public static Task<int> Main(string[] args) => RunAsync(args, CliConsole.Process());
 
-    /// <param name="standardOutput">
-    /// Opens standard output as bytes: the process's own in <see cref="Main"/>; a test that captures
-    /// <see cref="Console.Out"/> passes one that lands in the same place.
-    /// </param>
-    public static async Task<int> RunAsync(string[] args, Func<Stream> standardOutput)
+    /// <param name="console">Where the verbs write: the process's console in <see cref="Main"/>, a capture in a test.</param>
+    public static async Task<int> RunAsync(string[] args, CliConsole console)
     {
         try
         {
             // Our own handler below: the default one prints a stack trace, which a DBA should never see.
-            var parse = BuildRoot(standardOutput).Parse(args);
+            var parse = BuildRoot(console).Parse(args);
             if (UsageErrors.Refused(parse))
             {
                 foreach (var line in UsageErrors.Lines(parse))
                 {
-                    await Console.Error.WriteLineAsync(line);
+                    await console.Error.WriteLineAsync(line);
                 }
 
                 return Analysis.ExitCodes.NothingUsable;
             }
 
-            return await parse.InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false });
+            return await parse.InvokeAsync(Invocation(console));
         }
         catch (OperationCanceledException)
         {
@@ -35,22 +32,31 @@ internal static class Program
         }
         catch (Exception exception) when (exception is IOException or UnauthorizedAccessException or ArgumentException or InvalidOperationException)
         {
-            await Console.Error.WriteLineAsync($"backupxe: {SqlServer.ConnectionStringRedactor.RedactMessage(exception.Message)}");
+            await console.Error.WriteLineAsync($"backupxe: {SqlServer.ConnectionStringRedactor.RedactMessage(exception.Message)}");
             return Analysis.ExitCodes.NothingUsable;
         }
     }
 
-    public static RootCommand BuildRoot(Func<Stream>? standardOutput = null)
+    /// <summary>How a parsed command line runs: usage errors and help written to <paramref name="console"/>.</summary>
+    public static InvocationConfiguration Invocation(CliConsole console) => new()
+    {
+        // Our own handler in RunAsync: the default one prints a stack trace, which a DBA should never see.
+        EnableDefaultExceptionHandler = false,
+        Output = console.Out,
+        Error = console.Error,
+    };
+
+    public static RootCommand BuildRoot(CliConsole? console = null)
     {
         var root = new RootCommand("BackupXe explains why a SQL Server backup or restore is slow.");
-        standardOutput ??= Console.OpenStandardOutput;
-        root.Subcommands.Add(AnalyzeCommand.Create(standardOutput));
-        root.Subcommands.Add(EventsCommand.Create(standardOutput));
-        root.Subcommands.Add(WatchCommand.Create(standardOutput));
-        root.Subcommands.Add(SessionCommand.Create());
-        root.Subcommands.Add(CheckCommand.Create());
-        root.Subcommands.Add(HistoryCommand.Create());
-        root.Subcommands.Add(TuneCommand.Create());
+        console ??= CliConsole.Process();
+        root.Subcommands.Add(AnalyzeCommand.Create(console));
+        root.Subcommands.Add(EventsCommand.Create(console));
+        root.Subcommands.Add(WatchCommand.Create(console));
+        root.Subcommands.Add(SessionCommand.Create(console));
+        root.Subcommands.Add(CheckCommand.Create(console));
+        root.Subcommands.Add(HistoryCommand.Create(console));
+        root.Subcommands.Add(TuneCommand.Create(console));
         return root;
     }
 }

@@ -17,8 +17,7 @@ internal static class AnalyzeCommand
     /// <summary>Below this much input a progress display would only flicker.</summary>
     private const long LargeInputBytes = 64L * 1024 * 1024;
 
-    /// <param name="standardOutput">Opens standard output as bytes (the JSON report writes its UTF-8 there).</param>
-    public static Command Create(Func<Stream> standardOutput)
+    public static Command Create(CliConsole console)
     {
         var inputs = new Argument<string[]>("inputs")
         {
@@ -40,36 +39,36 @@ internal static class AnalyzeCommand
         filter.AddTo(command);
         history.AddTo(command);
         CommonOptions.RejectUnknownOptions(inputs);
-        CommonOptions.RefuseHtmlToTerminal(command, format, output);
+        CommonOptions.RefuseHtmlToTerminal(console, command, format, output);
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => [.. result.GetValue(inputs) ?? [], .. OutputTarget.SqliteFiles(history.PathOf(result))]);
         command.SetAction(async (parse, cancellationToken) =>
         {
             var paths = parse.GetRequiredValue(inputs);
-            var (past, historyError) = await history.LoadAsync(parse, cancellationToken);
+            var (past, historyError) = await history.LoadAsync(parse, console.Error, cancellationToken);
             if (historyError is not null)
             {
-                await Console.Error.WriteLineAsync(historyError);
+                await console.Error.WriteLineAsync(historyError);
                 return ExitCodes.NothingUsable;
             }
 
             var selection = InputSources.OpenAll(paths);
             foreach (var repeat in selection.Repeats)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {repeat}");
+                await console.Error.WriteLineAsync($"backupxe: {repeat}");
             }
 
             // The report is written while the inputs are read: each operation as it completes, the inputs and
             // the summary at the end. Memory follows the operations in flight, not the operations in the input.
             var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
-            var renderer = CommonOptions.Renderer(parse.GetValue(format)!, parse.GetValue(verbose), parse.GetValue(noColor), toFile: parse.GetValue(output) is not null, budgetBytes);
+            var renderer = CommonOptions.Renderer(console, parse.GetValue(format)!, parse.GetValue(verbose), parse.GetValue(noColor), toFile: parse.GetValue(output) is not null, budgetBytes);
             var diagnosis = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
-            var findings = await CommonOptions.WriteReportAsync(parse.GetValue(output), standardOutput, async writer =>
+            var findings = await CommonOptions.WriteReportAsync(console, parse.GetValue(output), async writer =>
             {
                 var selected = filter.Read(parse, DateTime.Now);
                 var rendered = renderer.Open(writer);
                 var compared = past is null ? rendered : new HistoryComparingStream(rendered, past);
                 var report = selected.IsEmpty ? compared : new FilteredReportStream(compared, selected);
-                var found = await RunWithProgressAsync(selection.Sources, diagnosis, report, paths, cancellationToken);
+                var found = await RunWithProgressAsync(console, selection.Sources, diagnosis, report, paths, cancellationToken);
                 report.Complete(found);
                 (report as IDisposable)?.Dispose();
                 return found;
@@ -79,7 +78,7 @@ internal static class AnalyzeCommand
             {
                 foreach (var problem in input.Problems)
                 {
-                    await Console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {input.Path}: {problem.Location}: {problem.Message}"));
+                    await console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {input.Path}: {problem.Location}: {problem.Message}"));
                 }
             }
 
@@ -89,16 +88,16 @@ internal static class AnalyzeCommand
     }
 
     private static async Task<AnalysisFindings> RunWithProgressAsync(
-        IReadOnlyList<ITraceEventSource> sources, DiagnosisSettings diagnosis, IOperationSink sink, IReadOnlyList<string> paths, CancellationToken cancellationToken)
+        CliConsole console, IReadOnlyList<ITraceEventSource> sources, DiagnosisSettings diagnosis, IOperationSink sink, IReadOnlyList<string> paths, CancellationToken cancellationToken)
     {
         var size = paths.Sum(p => File.Exists(p) ? new FileInfo(p).Length : 0);
-        if (size < LargeInputBytes || Console.IsErrorRedirected)
+        if (size < LargeInputBytes || console.IsErrorRedirected)
         {
             return await new AnalysisSession(sources, new AnalysisOptions { Diagnosis = diagnosis, CompareRuns = true }).RunAsync(sink, cancellationToken);
         }
 
         // Progress goes to stderr so that a redirected report (--format json > x.json) stays clean.
-        var stderr = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error) });
+        var stderr = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(console.Error) });
         AnalysisFindings? findings = null;
         await stderr.Status().StartAsync($"Reading {Figures.Bytes(size)}...", async context =>
         {

@@ -21,7 +21,7 @@ internal static class CheckCommand
     /// <summary>The preflight ran and at least one check failed.</summary>
     public const int ChecksFailed = 2;
 
-    public static Command Create()
+    public static Command Create(CliConsole console)
     {
         var connection = new ConnectionOptions();
         var format = new Option<string>("--format", "-f") { Description = "console (default) or json.", DefaultValueFactory = _ => "console" };
@@ -32,7 +32,7 @@ internal static class CheckCommand
         command.SetAction(async (parse, cancellationToken) =>
         {
             var session = new CaptureSessionSettings(parse.GetValue(sessionName)!);
-            return await ServerCall.RunAsync(parse, connection, session, async factory =>
+            return await ServerCall.RunAsync(console, parse, connection, session, async factory =>
             {
                 var checks = await new ServerPreflight(factory, session).RunAsync(cancellationToken);
                 var since = DateTime.Now.AddDays(-ChainDays);
@@ -40,29 +40,29 @@ internal static class CheckCommand
                 var (estimates, estimateProblem) = await EstimatesAsync(factory, since, cancellationToken);
                 if (parse.GetValue(format) == "json")
                 {
-                    WriteJson(factory.Settings.Server, checks, (chains, chainProblem), (estimates, estimateProblem));
+                    WriteJson(console, factory.Settings.Server, checks, (chains, chainProblem), (estimates, estimateProblem));
                 }
                 else
                 {
-                    WriteLines(checks);
-                    Console.Out.WriteLine();
+                    WriteLines(console, checks);
+                    console.Out.WriteLine();
                     if (chains is null)
                     {
-                        Console.Out.WriteLine($"Restore chain: could not check: {chainProblem}");
+                        console.Out.WriteLine($"Restore chain: could not check: {chainProblem}");
                     }
                     else
                     {
-                        RestoreChainWriter.Console(Console.Out, chains, since);
+                        RestoreChainWriter.Console(console.Out, chains, since);
                     }
 
-                    Console.Out.WriteLine();
+                    console.Out.WriteLine();
                     if (estimates is null)
                     {
-                        Console.Out.WriteLine($"Restore estimate: could not estimate: {estimateProblem}");
+                        console.Out.WriteLine($"Restore estimate: could not estimate: {estimateProblem}");
                     }
                     else
                     {
-                        RestoreEstimateWriter.Summary(Console.Out, estimates, since);
+                        RestoreEstimateWriter.Summary(console.Out, estimates, since);
                     }
                 }
 
@@ -101,21 +101,21 @@ internal static class CheckCommand
         }
     }
 
-    private static void WriteLines(IReadOnlyList<PreflightCheck> checks)
+    private static void WriteLines(CliConsole console, IReadOnlyList<PreflightCheck> checks)
     {
         var width = checks.Max(c => c.Name.Length);
         foreach (var check in checks)
         {
-            Console.Out.WriteLine($"{Label(check.Outcome)}  {check.Name.PadRight(width)}  {check.Finding}");
+            console.Out.WriteLine($"{Label(check.Outcome)}  {check.Name.PadRight(width)}  {check.Finding}");
             if (check.Fix is not null)
             {
-                Console.Out.WriteLine($"      {new string(' ', width)}  fix: {check.Fix}");
+                console.Out.WriteLine($"      {new string(' ', width)}  fix: {check.Fix}");
             }
         }
     }
 
     private static void WriteJson(
-        string server, IReadOnlyList<PreflightCheck> checks,
+        CliConsole console, string server, IReadOnlyList<PreflightCheck> checks,
         (IReadOnlyList<RestoreChainReport>? Chains, string? Problem) chain, (IReadOnlyList<RestoreEstimateReport>? Estimates, string? Problem) estimate)
     {
         var (chains, chainProblem) = chain;
@@ -169,7 +169,7 @@ internal static class CheckCommand
             json.WriteEndObject();
         }
 
-        Console.Out.WriteLine(System.Text.Encoding.UTF8.GetString(buffer.ToArray()));
+        console.Out.WriteLine(System.Text.Encoding.UTF8.GetString(buffer.ToArray()));
     }
 
     private static string Label(PreflightOutcome outcome) => outcome switch

@@ -70,10 +70,10 @@ internal static class CommonOptions
     /// Refuses <c>--format html</c> without <c>--output</c> when standard output is a terminal: hundreds of lines of
     /// markup are no use there. Piped or redirected, the document goes out as asked (<c>| gzip</c>, <c>&gt; r.html</c>).
     /// </summary>
-    public static void RefuseHtmlToTerminal(Command command, Option<string> format, Option<string?> output)
+    public static void RefuseHtmlToTerminal(CliConsole console, Command command, Option<string> format, Option<string?> output)
         => command.Validators.Add(result =>
         {
-            if (HtmlToTerminal(result.GetValue(format), result.GetValue(output), outputIsTerminal: !Console.IsOutputRedirected) is { } problem)
+            if (HtmlToTerminal(result.GetValue(format), result.GetValue(output), outputIsTerminal: !console.IsOutputRedirected) is { } problem)
             {
                 result.AddError(problem);
             }
@@ -90,27 +90,27 @@ internal static class CommonOptions
     public static long? BudgetBytes(int? megabytes) => megabytes is { } mb ? mb * 1_048_576L : null;
 
     /// <param name="toFile">The report goes to a file (<c>--output</c>): no colour, and the default width.</param>
-    public static IReportRenderer Renderer(string format, bool verbose, bool noColor, bool toFile, long? memoryBudgetBytes = null) => format switch
+    public static IReportRenderer Renderer(CliConsole console, string format, bool verbose, bool noColor, bool toFile, long? memoryBudgetBytes = null) => format switch
     {
         "json" => new JsonReportRenderer(),
         "html" => new HtmlReportRenderer(memoryBudgetBytes),
         "markdown" => new MarkdownReportRenderer(),
-        _ => ConsoleRenderer(verbose, noColor, toFile),
+        _ => ConsoleRenderer(console, verbose, noColor, toFile),
     };
 
-    public static ConsoleReportRenderer ConsoleRenderer(bool verbose, bool noColor, bool toFile = false)
-        => new(verbose, Terminal.UsesColor(noColor, toFile), Terminal.Width(toFile));
+    public static ConsoleReportRenderer ConsoleRenderer(CliConsole console, bool verbose, bool noColor, bool toFile = false)
+        => new(verbose, Terminal.UsesColor(console, noColor, toFile), Terminal.Width(console, toFile));
 
     /// <summary>Standard output, or the file named by <c>--output</c> (created or truncated).</summary>
-    public static TextWriter OpenOutput(string? path) => path is null ? Console.Out : new StreamWriter(path, append: false);
+    public static TextWriter OpenOutput(CliConsole console, string? path) => path is null ? console.Out : new StreamWriter(path, append: false);
 
     /// <summary>
     /// Runs <paramref name="write"/> against standard output or the file named by <c>--output</c>, then flushes it
     /// (and closes the file, never the console).
     /// </summary>
-    public static async Task<T> WriteAsync<T>(string? path, Func<TextWriter, Task<T>> write, CancellationToken cancellationToken)
+    public static async Task<T> WriteAsync<T>(CliConsole console, string? path, Func<TextWriter, Task<T>> write, CancellationToken cancellationToken)
     {
-        var writer = OpenOutput(path);
+        var writer = OpenOutput(console, path);
         try
         {
             var result = await write(writer);
@@ -130,17 +130,17 @@ internal static class CommonOptions
     /// Runs <paramref name="write"/> against standard output or the file named by <c>--output</c>, as text or as bytes
     /// as the report's renderer takes it, then flushes it and closes the file (and its own handle on standard output).
     /// </summary>
-    public static async Task<T> WriteReportAsync<T>(string? path, Func<Stream> standardOutput, Func<ReportOutput, Task<T>> write, CancellationToken cancellationToken)
+    public static async Task<T> WriteReportAsync<T>(CliConsole console, string? path, Func<ReportOutput, Task<T>> write, CancellationToken cancellationToken)
     {
-        await using var output = new ReportOutput(path, standardOutput);
+        await using var output = new ReportOutput(path, console);
         var result = await write(output);
         await output.FlushAsync(cancellationToken);
         return result;
     }
 
     /// <summary>Writes a whole document to standard output or the file named by <c>--output</c>.</summary>
-    public static Task WriteAsync(string? path, Action<TextWriter> write, CancellationToken cancellationToken)
-        => WriteAsync(path, writer =>
+    public static Task WriteAsync(CliConsole console, string? path, Action<TextWriter> write, CancellationToken cancellationToken)
+        => WriteAsync(console, path, writer =>
         {
             write(writer);
             return Task.FromResult(true);

@@ -14,8 +14,8 @@ namespace BackupXe.Cli.Commands;
 /// </summary>
 internal static class EventsCommand
 {
-    /// <param name="standardOutput">Opens standard output as bytes: the listing is UTF-8, written a block at a time.</param>
-    public static Command Create(Func<Stream> standardOutput)
+    /// <param name="console">Standard output is opened as bytes: the listing is UTF-8, written a block at a time.</param>
+    public static Command Create(CliConsole console)
     {
         var inputs = new Argument<string[]>("inputs")
         {
@@ -38,14 +38,14 @@ internal static class EventsCommand
             var columns = new XeNames();
             if (csv && await CsvColumnsAsync(paths, columns, cancellationToken) is { } refused)
             {
-                await Console.Error.WriteLineAsync(refused);
+                await console.Error.WriteLineAsync(refused);
                 return ExitCodes.NothingUsable;
             }
 
             var statuses = new List<SourceStatus>();
             var seen = new EventNames();
             EventListWriter list;
-            await using (var target = new ReportOutput(parse.GetValue(output), standardOutput))
+            await using (var target = new ReportOutput(parse.GetValue(output), console))
             {
                 var buffer = new OutputBuffer(target.Bytes);
                 list = EventListWriter.For(parse.GetValue(format)!, buffer, columns);
@@ -66,7 +66,7 @@ internal static class EventsCommand
                     await buffer.FlushAsync(cancellationToken);
                     foreach (var problem in status.Problems)
                     {
-                        await Console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {source.Name}: {problem.Location}: {problem.Message}"));
+                        await console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {source.Name}: {problem.Location}: {problem.Message}"));
                     }
                 }
             }
@@ -74,13 +74,13 @@ internal static class EventsCommand
             // A name that matched nothing is a question left unanswered: say which names there were to choose from.
             if (wanted is not null && seen.Listed == 0 && seen.Any)
             {
-                await Console.Error.WriteLineAsync($"backupxe: no event named {string.Join(" or ", wanted.Order(StringComparer.Ordinal))}; the input holds {seen.Describe()}");
+                await console.Error.WriteLineAsync($"backupxe: no event named {string.Join(" or ", wanted.Order(StringComparer.Ordinal))}; the input holds {seen.Describe()}");
                 return ExitCodes.NothingUsable;
             }
 
             if (list is CsvEventListWriter { Unplaced.Count: > 0 } rows)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {string.Join(", ", rows.Unplaced.Select(Core.Rendering.TerminalText.Line))} appeared after the CSV header was written (an input changed between its two reads): their values are not listed; list them with --format jsonl");
+                await console.Error.WriteLineAsync($"backupxe: {string.Join(", ", rows.Unplaced.Select(Core.Rendering.TerminalText.Line))} appeared after the CSV header was written (an input changed between its two reads): their values are not listed; list them with --format jsonl");
                 return ExitCodes.Partial;
             }
 

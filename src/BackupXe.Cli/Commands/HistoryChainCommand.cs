@@ -11,9 +11,10 @@ namespace BackupXe.Cli.Commands;
 /// </summary>
 internal static class HistoryChainCommand
 {
-    public static Command Create()
+    public static Command Create(CliConsole console)
     {
         var verb = new MsdbVerb(
+            console,
             "chain",
             "Check each database's restore chain in msdb: whole or its gaps, and the oldest point it can be restored to.",
             "Backups of the last 30d, 12h... or since a date (yyyy-mm-dd), server local time.");

@@ -16,7 +16,7 @@ namespace BackupXe.Cli.Commands;
 /// <summary><c>backupxe history</c>: past operations from the daemon's history file, with each series' trend.</summary>
 internal static class HistoryCommand
 {
-    public static Command Create()
+    public static Command Create(CliConsole console)
     {
         var path = new Option<string?>("--path")
         {
@@ -46,11 +46,11 @@ internal static class HistoryCommand
         var command = new Command("history", "List past backups and restores and how their throughput trends.") { path, instance, kind, limit, format, output, noColor };
         filter.AddTo(command);
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => OutputTarget.SqliteFiles(result.GetValue(path) ?? DaemonHistory.Path()));
-        CommonOptions.RefuseHtmlToTerminal(command, format, output);
-        command.Subcommands.Add(HistoryImportCommand.Create());
-        command.Subcommands.Add(HistoryChainCommand.Create());
-        command.Subcommands.Add(HistoryRestoreEstimateCommand.Create());
-        command.Subcommands.Add(HistoryTunesCommand.Create());
+        CommonOptions.RefuseHtmlToTerminal(console, command, format, output);
+        command.Subcommands.Add(HistoryImportCommand.Create(console));
+        command.Subcommands.Add(HistoryChainCommand.Create(console));
+        command.Subcommands.Add(HistoryRestoreEstimateCommand.Create(console));
+        command.Subcommands.Add(HistoryTunesCommand.Create(console));
         command.SetAction(async (parse, cancellationToken) =>
         {
             // The same file analyze --history finds: the daemon's setting, then this folder, then the service's data folder.
@@ -58,7 +58,7 @@ internal static class HistoryCommand
             var file = named ?? DaemonHistory.Path();
             if (!File.Exists(file))
             {
-                await Console.Error.WriteLineAsync(named is null
+                await console.Error.WriteLineAsync(named is null
                     ? $"backupxe: no daemon history found (looked at {string.Join(", ", DaemonHistory.Candidates().Select(c => $"'{c}'"))}): name the file with --path FILE."
                     : $"backupxe: no history at '{file}': the daemon writes it (History:Path); name it with --path.");
                 return ExitCodes.NothingUsable;
@@ -85,22 +85,22 @@ internal static class HistoryCommand
                 {
                     entries = await JudgeAsync(store, read.Operations, cancellationToken);
                 }
-                series = await HistorySeriesReader.ReadAsync(file, parse.GetValue(instance), operations, kindValue, cancellationToken);
+                series = await HistorySeriesReader.ReadAsync(file, parse.GetValue(instance), operations, kindValue, console.Error, cancellationToken);
             }
             catch (HistoryStoreException exception)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {file}: {exception.Message}");
+                await console.Error.WriteLineAsync($"backupxe: {file}: {exception.Message}");
                 return ExitCodes.NothingUsable;
             }
 
             foreach (var problem in read.Problems)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {file}: {problem}");
+                await console.Error.WriteLineAsync($"backupxe: {file}: {problem}");
             }
 
             var rows = read.Operations;
             var selected = parse.GetValue(format);
-            await CommonOptions.WriteAsync(parse.GetValue(output), writer =>
+            await CommonOptions.WriteAsync(console, parse.GetValue(output), writer =>
             {
                 switch (selected)
                 {
@@ -120,7 +120,7 @@ internal static class HistoryCommand
                         break;
                     default:
                         var toFile = parse.GetValue(output) is not null;
-                        Render(Terminal.On(writer, Terminal.UsesColor(parse.GetValue(noColor), toFile), Terminal.Width(toFile)), entries);
+                        Render(Terminal.On(writer, Terminal.UsesColor(console, parse.GetValue(noColor), toFile), Terminal.Width(console, toFile)), entries);
                         writer.WriteLine();
                         HistoryStatisticsWriter.WriteText(writer, series);
                         break;

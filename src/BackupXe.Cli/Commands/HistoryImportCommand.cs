@@ -15,7 +15,7 @@ namespace BackupXe.Cli.Commands;
 /// </summary>
 internal static class HistoryImportCommand
 {
-    public static Command Create()
+    public static Command Create(CliConsole console)
     {
         var path = new Option<string?>("--path") { Description = "The SQLite history file to add to (created when missing).", DefaultValueFactory = _ => "backupxe-history.db" };
         var instance = new Option<string?>("--instance", "-i")
@@ -39,7 +39,7 @@ internal static class HistoryImportCommand
             var wanted = OperationFilter.Names(parse.GetValue(databases));
             if (server is null && parse.GetValue(files) is not { Length: > 0 })
             {
-                await Console.Error.WriteLineAsync("backupxe: history import needs files, --server, or both");
+                await console.Error.WriteLineAsync("backupxe: history import needs files, --server, or both");
                 return ExitCodes.NothingUsable;
             }
 
@@ -49,7 +49,7 @@ internal static class HistoryImportCommand
             {
                 if (TimePoint.Parse(parse.GetValue(since)!, DateTime.Now) is not { } from)
                 {
-                    await Console.Error.WriteLineAsync($"backupxe: --since '{parse.GetValue(since)}': expected a number of days or hours (30d, 12h) or a date (2024-05-01)");
+                    await console.Error.WriteLineAsync($"backupxe: --since '{parse.GetValue(since)}': expected a number of days or hours (30d, 12h) or a date (2024-05-01)");
                     return ExitCodes.NothingUsable;
                 }
 
@@ -57,7 +57,7 @@ internal static class HistoryImportCommand
                     from,
                     [.. wanted],
                     parse.GetValue(commandLog));
-                settings = connection.Read(parse, PasswordSource.FromConsole(), Console.Error);
+                settings = connection.Read(parse, PasswordSource.FromConsole(), console.Error);
                 if (settings is null)
                 {
                     return ExitCodes.NothingUsable;
@@ -72,7 +72,7 @@ internal static class HistoryImportCommand
             }
             catch (HistoryStoreException exception)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {exception.Message}");
+                await console.Error.WriteLineAsync($"backupxe: {exception.Message}");
                 return ExitCodes.NothingUsable;
             }
 
@@ -82,7 +82,7 @@ internal static class HistoryImportCommand
             if (request is not null && settings is not null)
             {
                 HistoryStoreException? unusable = null;
-                var exit = await ServerCall.RunAsync(settings, async factory =>
+                var exit = await ServerCall.RunAsync(console, settings, async factory =>
                 {
                     var read = await new ServerHistoryReader(factory).ReadAsync(request, cancellationToken);
                     var name = named ?? read.ServerName;
@@ -100,18 +100,18 @@ internal static class HistoryImportCommand
                     var logs = read.CommandLogs.Count > 0
                         ? ", " + string.Join(", ", read.CommandLogs.Select(l => $"{l.Operations} from [{l.Database}].dbo.CommandLog"))
                         : string.Empty;
-                    Console.Out.WriteLine(
+                    console.Out.WriteLine(
                         $"{settings.Server} ({name}): {read.FromMsdb} backups from msdb{logs}: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there");
                     foreach (var note in read.Notes)
                     {
-                        Console.Out.WriteLine($"  note: {note}");
+                        console.Out.WriteLine($"  note: {note}");
                     }
 
                     return ExitCodes.Success;
                 }, verbose: parse.GetValue(connection.Verbose));
                 if (unusable is not null)
                 {
-                    return await Unusable(historyPath, unusable, anyRead);
+                    return await Unusable(console, historyPath, unusable, anyRead);
                 }
 
                 if (exit != ExitCodes.Success)
@@ -127,7 +127,7 @@ internal static class HistoryImportCommand
                 var result = await HistoryFile.ReadAsync(file, cancellationToken);
                 foreach (var problem in result.Problems)
                 {
-                    await Console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {file}: {problem.Location}: {problem.Message}"));
+                    await console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {file}: {problem.Location}: {problem.Message}"));
                 }
 
                 damaged |= result.Problems.Count > 0;
@@ -138,7 +138,7 @@ internal static class HistoryImportCommand
 
                 if ((named ?? result.Server) is not { } instanceName)
                 {
-                    await Console.Error.WriteLineAsync($"backupxe: {file}: the output does not name its server: give the instance with --instance");
+                    await console.Error.WriteLineAsync($"backupxe: {file}: the output does not name its server: give the instance with --instance");
                     damaged = true;
                     continue;
                 }
@@ -152,12 +152,12 @@ internal static class HistoryImportCommand
                 catch (HistoryStoreException exception)
                 {
                     // Every later file would fail on the same pages.
-                    return await Unusable(historyPath, exception, anyRead);
+                    return await Unusable(console, historyPath, exception, anyRead);
                 }
 
                 anyRead = true;
                 var left = result.Records.Count - records.Count;
-                Console.Out.WriteLine(
+                console.Out.WriteLine(
                     $"{file} ({result.Format}, {instanceName}): {records.Count} operations{(left > 0 ? $" ({left} of other databases left out)" : string.Empty)}: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there"
                     + (result.SkippedCommands > 0 ? $"; {result.SkippedCommands} other commands skipped (not BACKUP/RESTORE, VERIFYONLY, or not executed)" : string.Empty));
             }
@@ -168,10 +168,10 @@ internal static class HistoryImportCommand
     }
 
     // A history found damaged (or read-only) half-way: its import was rolled back, so the file is as it was.
-    private static async Task<int> Unusable(string historyPath, HistoryStoreException exception, bool anyImported)
+    private static async Task<int> Unusable(CliConsole console, string historyPath, HistoryStoreException exception, bool anyImported)
     {
         var reason = exception.InnerException?.Message ?? exception.Message;
-        await Console.Error.WriteLineAsync(
+        await console.Error.WriteLineAsync(
             $"backupxe: {historyPath}: file: the history cannot be written ({reason}); nothing more was imported, the file was left as it was");
         return anyImported ? ExitCodes.Partial : ExitCodes.NothingUsable;
     }

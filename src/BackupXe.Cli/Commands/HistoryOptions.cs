@@ -54,12 +54,12 @@ internal sealed class HistoryOptions
     /// The history read once, or null when none is named or found. A named file that is missing or not a BackupXe
     /// history is said on stderr and ends the command (<paramref name="error"/> set).
     /// </summary>
-    public async Task<(HistoryContext? Context, string? Error)> LoadAsync(ParseResult parse, CancellationToken cancellationToken)
+    public async Task<(HistoryContext? Context, string? Error)> LoadAsync(ParseResult parse, TextWriter error, CancellationToken cancellationToken)
     {
-        var (records, error) = await ReadAsync(parse, cancellationToken);
+        var (records, unreadable) = await ReadAsync(parse, error, cancellationToken);
         if (records is null)
         {
-            return (null, error);
+            return (null, unreadable);
         }
 
         var file = PathOf(parse)!;
@@ -68,7 +68,7 @@ internal sealed class HistoryOptions
             var tunes = await new SqliteTuneHistory(file, TimeProvider.System).ReadAsync(null, null, int.MaxValue, cancellationToken);
             foreach (var problem in tunes.Problems)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {file}: {problem}");
+                await error.WriteLineAsync($"backupxe: {file}: {problem}");
             }
 
             return (new HistoryContext(records, parse.GetValue(_instance), new HistoryComparisonSettings(), tunes.Records), null);
@@ -83,7 +83,7 @@ internal sealed class HistoryOptions
     public string? InstanceOf(ParseResult parse) => parse.GetValue(_instance);
 
     /// <summary>Every stored run, imported and captured, or null when no history is named (or it cannot be read: <c>Error</c> says why).</summary>
-    public async Task<(IReadOnlyList<InstanceOperation>? Records, string? Error)> ReadAsync(ParseResult parse, CancellationToken cancellationToken)
+    public async Task<(IReadOnlyList<InstanceOperation>? Records, string? Error)> ReadAsync(ParseResult parse, TextWriter error, CancellationToken cancellationToken)
     {
         if (PathOf(parse) is not { } file)
         {
@@ -105,7 +105,7 @@ internal sealed class HistoryOptions
             var records = await reader.ReadAsync(null, null, cancellationToken);
             if (reader.UnreadableRows > 0)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {file}: {reader.UnreadableRows} history rows could not be read and are left out");
+                await error.WriteLineAsync($"backupxe: {file}: {reader.UnreadableRows} history rows could not be read and are left out");
             }
 
             return (records, null);

@@ -14,9 +14,10 @@ namespace BackupXe.Cli.Commands;
 /// </summary>
 internal static class HistoryRestoreEstimateCommand
 {
-    public static Command Create()
+    public static Command Create(CliConsole console)
     {
         var verb = new MsdbVerb(
+            console,
             "restore-estimate",
             "Estimate how long restoring each database from its msdb chain would take, phase by phase, with what was measured and what assumed.",
             "Backups of the last 30d, 12h... or since a date (yyyy-mm-dd), server local time: the span the chain is picked from.");
@@ -25,14 +26,14 @@ internal static class HistoryRestoreEstimateCommand
         OutputTarget.MustNotOverwriteWhatIsRead(verb.Command, verb.Output, result => OutputTarget.SqliteFiles(history.PathOf(result)));
         verb.SetAction<RestoreEstimateReport, RestoreEstimateWriter>(async (parse, cancellationToken) =>
         {
-            var (records, problem) = await history.ReadAsync(parse, cancellationToken);
+            var (records, problem) = await history.ReadAsync(parse, console.Error, cancellationToken);
             if (problem is not null)
             {
-                await Console.Error.WriteLineAsync(problem);
+                await console.Error.WriteLineAsync(problem);
                 return null;
             }
 
-            var operations = await OperationsAsync(records, history.InstanceOf(parse));
+            var operations = await OperationsAsync(records, history.InstanceOf(parse), console.Error);
             return (server, since, databases, token) => new ServerRestoreEstimate(server).EstimateAsync(since, databases, operations, token);
         });
         return verb.Command;
@@ -42,7 +43,7 @@ internal static class HistoryRestoreEstimateCommand
     /// The history's operations the rates are measured on: the named instance's, else per database those of the one
     /// instance holding it; a database on several instances is left out with one line, as the comparison does.
     /// </summary>
-    private static async Task<IReadOnlyList<HistoryOperation>> OperationsAsync(IReadOnlyList<InstanceOperation>? records, string? instance)
+    private static async Task<IReadOnlyList<HistoryOperation>> OperationsAsync(IReadOnlyList<InstanceOperation>? records, string? instance, TextWriter error)
     {
         if (records is null)
         {
@@ -64,7 +65,7 @@ internal static class HistoryRestoreEstimateCommand
             }
             else
             {
-                await Console.Error.WriteLineAsync($"backupxe: the history holds {TerminalText.Line(database.Key)} on {instances.Count} instances ({string.Join(", ", instances.Select(TerminalText.Line))}): its runs are left out of the rates; name one with --instance");
+                await error.WriteLineAsync($"backupxe: the history holds {TerminalText.Line(database.Key)} on {instances.Count} instances ({string.Join(", ", instances.Select(TerminalText.Line))}): its runs are left out of the rates; name one with --instance");
             }
         }
 

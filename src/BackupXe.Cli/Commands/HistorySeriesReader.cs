@@ -8,14 +8,14 @@ namespace BackupXe.Cli.Commands;
 internal static class HistorySeriesReader
 {
     public static async Task<IReadOnlyList<HistorySeries>> ReadAsync(
-        string path, string? instance, OperationFilter filter, OperationKind? kind, CancellationToken cancellationToken)
+        string path, string? instance, OperationFilter filter, OperationKind? kind, TextWriter error, CancellationToken cancellationToken)
     {
         var history = new SqliteImportedHistory(path, TimeProvider.System);
         var records = (await history.ReadAsync(instance, null, cancellationToken))
             .Where(r => filter.MatchesDatabase(r.Record.Database) && filter.MatchesStart(r.Record.Start));
         if (history.UnreadableRows > 0)
         {
-            await Console.Error.WriteLineAsync($"backupxe: {path}: {history.UnreadableRows} history rows could not be read and are left out of the statistics");
+            await error.WriteLineAsync($"backupxe: {path}: {history.UnreadableRows} history rows could not be read and are left out of the statistics");
         }
 
         return HistoryStatistics.Compute(kind is { } k ? records.Where(r => r.Record.Kind == k) : records);

@@ -17,7 +17,7 @@ namespace BackupXe.Cli.Commands;
 /// </summary>
 internal static class HistoryTunesCommand
 {
-    public static Command Create()
+    public static Command Create(CliConsole console)
     {
         var path = new Option<string>("--path") { Description = "The SQLite history file the tunes were stored in.", DefaultValueFactory = _ => SqliteHistoryStore.DefaultPath };
         var database = OperationFilter.DatabaseOption();
@@ -41,7 +41,7 @@ internal static class HistoryTunesCommand
             var file = parse.GetValue(path)!;
             if (!File.Exists(file))
             {
-                await Console.Error.WriteLineAsync($"backupxe: no history at '{file}': tune --execute --history writes it; name it with --path.");
+                await console.Error.WriteLineAsync($"backupxe: no history at '{file}': tune --execute --history writes it; name it with --path.");
                 return ExitCodes.NothingUsable;
             }
 
@@ -56,16 +56,16 @@ internal static class HistoryTunesCommand
             }
             catch (HistoryStoreException exception)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {file}: {exception.Message}");
+                await console.Error.WriteLineAsync($"backupxe: {file}: {exception.Message}");
                 return ExitCodes.NothingUsable;
             }
 
             foreach (var problem in read.Problems)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {file}: {problem}");
+                await console.Error.WriteLineAsync($"backupxe: {file}: {problem}");
             }
 
-            await Console.Out.WriteAsync(parse.GetValue(format) switch
+            await console.Out.WriteAsync(parse.GetValue(format) switch
             {
                 "json" => ReportJson.Serialize(read.Records, indented: true) + Environment.NewLine,
                 "markdown" => Text(read.Records, markdown: true),

@@ -24,13 +24,15 @@ internal sealed class MsdbVerb
     private readonly Option<string[]> _databases = OperationFilter.DatabaseOption();
     private readonly Option<string> _format = new("--format", "-f") { Description = "console (default), markdown, json or html (docs/html-report.md).", DefaultValueFactory = _ => "console" };
     private readonly ConnectionOptions _connection = new();
+    private readonly CliConsole _console;
 
-    public MsdbVerb(string name, string description, string sinceDescription)
+    public MsdbVerb(CliConsole console, string name, string description, string sinceDescription)
     {
+        _console = console;
         _since = new Option<string>("--since") { Description = sinceDescription, DefaultValueFactory = _ => DefaultSince };
         Choices.OneOf(_format, "console", "markdown", "json", "html");
         Command = new Command(name, description) { _since, _databases, _format, Output, CommonOptions.NoColor() };
-        CommonOptions.RefuseHtmlToTerminal(Command, _format, Output);
+        CommonOptions.RefuseHtmlToTerminal(_console, Command, _format, Output);
     }
 
     public Command Command { get; }
@@ -50,7 +52,7 @@ internal sealed class MsdbVerb
         {
             if (TimePoint.Parse(parse.GetValue(_since)!, DateTime.Now) is not { } from)
             {
-                await Console.Error.WriteLineAsync($"backupxe: --since '{parse.GetValue(_since)}': expected a number of days or hours (30d, 12h) or a date (2024-05-01)");
+                await _console.Error.WriteLineAsync($"backupxe: --since '{parse.GetValue(_since)}': expected a number of days or hours (30d, 12h) or a date (2024-05-01)");
                 return ExitCodes.NothingUsable;
             }
 
@@ -61,16 +63,16 @@ internal sealed class MsdbVerb
 
             var wanted = OperationFilter.Names(parse.GetValue(_databases));
             var format = parse.GetValue(_format)!;
-            var settings = _connection.Read(parse, PasswordSource.FromConsole(), Console.Error);
+            var settings = _connection.Read(parse, PasswordSource.FromConsole(), _console.Error);
             if (settings is null)
             {
                 return ExitCodes.NothingUsable;
             }
 
-            return await ServerCall.RunAsync(settings, async factory =>
+            return await ServerCall.RunAsync(_console, settings, async factory =>
             {
                 var items = await read(factory, from, wanted, cancellationToken);
-                return await CommonOptions.WriteAsync(parse.GetValue(Output), writer =>
+                return await CommonOptions.WriteAsync(_console, parse.GetValue(Output), writer =>
                 {
                     MsdbSpan.Write<T, TWriter>(writer, format, factory.Settings.Server, from, items);
                     return Task.FromResult(ExitCodes.Success);

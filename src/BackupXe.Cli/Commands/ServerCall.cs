@@ -15,26 +15,26 @@ internal static class ServerCall
     /// <paramref name="body"/>; each problem is one line and exit code 1.
     /// </summary>
     /// <param name="json">The verb was asked for JSON: a failure is also one JSON object on standard output, so a script reading it is not handed plain text.</param>
-    public static async Task<int> RunAsync(ParseResult parse, ConnectionOptions connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body, bool json = false)
+    public static async Task<int> RunAsync(CliConsole console, ParseResult parse, ConnectionOptions connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body, bool json = false)
     {
         var problems = session.Validate();
         foreach (var problem in problems)
         {
-            await Console.Error.WriteLineAsync($"backupxe: {problem}");
+            await console.Error.WriteLineAsync($"backupxe: {problem}");
         }
 
-        var settings = problems.Count == 0 ? connection.Read(parse, PasswordSource.FromConsole(), Console.Error) : null;
-        return settings is null ? ExitCodes.NothingUsable : await RunAsync(settings, body, json, parse.GetValue(connection.Verbose));
+        var settings = problems.Count == 0 ? connection.Read(parse, PasswordSource.FromConsole(), console.Error) : null;
+        return settings is null ? ExitCodes.NothingUsable : await RunAsync(console, settings, body, json, parse.GetValue(connection.Verbose));
     }
 
     /// <summary>Runs <paramref name="body"/> on settings already read (history import reads them only when --server is given).</summary>
     /// <param name="verbose">A failure of the connection is said with the driver's own message, not only with what to do.</param>
-    public static async Task<int> RunAsync(SqlConnectionSettings settings, Func<SqlConnectionFactory, Task<int>> body, bool json = false, bool verbose = false)
+    public static async Task<int> RunAsync(CliConsole console, SqlConnectionSettings settings, Func<SqlConnectionFactory, Task<int>> body, bool json = false, bool verbose = false)
     {
         // Seconds, not the whole connect timeout, to say that a name does not resolve or a port refuses.
         if (await ServerReachability.ProbeAsync(settings.Server, TimeSpan.FromSeconds(Math.Min(5, settings.ConnectTimeoutSeconds)), CancellationToken.None) is { } refusal)
         {
-            return await FailAsync(settings.Server, $"cannot reach {ConnectionStringRedactor.RedactMessage(settings.Server)}: {refusal}", json);
+            return await FailAsync(console, settings.Server, $"cannot reach {ConnectionStringRedactor.RedactMessage(settings.Server)}: {refusal}", json);
         }
 
         var factory = new SqlConnectionFactory(settings);
@@ -48,13 +48,13 @@ internal static class ServerCall
         {
             var unreachable = failure is not InvalidOperationException && new SqlFailureClassifier().Classify(failure) == LiveFailureKind.Transient;
             var said = verbose ? null : SqlFailureText.ConnectionAdvice(failure);
-            return await FailAsync(settings.Server, $"{(unreachable ? "cannot reach " : string.Empty)}{ConnectionStringRedactor.RedactMessage(settings.Server)}: {ConnectionStringRedactor.RedactMessage(said ?? SqlFailureText.Describe(failure))}", json);
+            return await FailAsync(console, settings.Server, $"{(unreachable ? "cannot reach " : string.Empty)}{ConnectionStringRedactor.RedactMessage(settings.Server)}: {ConnectionStringRedactor.RedactMessage(said ?? SqlFailureText.Describe(failure))}", json);
         }
     }
 
-    private static async Task<int> FailAsync(string server, string message, bool json)
+    private static async Task<int> FailAsync(CliConsole console, string server, string message, bool json)
     {
-        await Console.Error.WriteLineAsync($"backupxe: {message}");
+        await console.Error.WriteLineAsync($"backupxe: {message}");
         if (json)
         {
             var buffer = new System.Buffers.ArrayBufferWriter<byte>();
@@ -67,7 +67,7 @@ internal static class ServerCall
                 writer.WriteEndObject();
             }
 
-            await Console.Out.WriteLineAsync(System.Text.Encoding.UTF8.GetString(buffer.WrittenSpan));
+            await console.Out.WriteLineAsync(System.Text.Encoding.UTF8.GetString(buffer.WrittenSpan));
         }
 
         return ExitCodes.NothingUsable;

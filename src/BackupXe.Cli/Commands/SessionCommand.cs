@@ -12,10 +12,10 @@ namespace BackupXe.Cli.Commands;
 /// </summary>
 internal static class SessionCommand
 {
-    public static Command Create()
+    public static Command Create(CliConsole console)
     {
         var command = new Command("session", "Create, remove or inspect the BackupXe Extended Events session.");
-        command.Subcommands.Add(Script());
+        command.Subcommands.Add(Script(console));
         foreach (var (verb, description) in new[]
                  {
                      ("install", "Create (or re-create) and start the session on a server."),
@@ -23,13 +23,13 @@ internal static class SessionCommand
                      ("status", "Show whether the session exists and runs, its targets, dropped events and file paths."),
                  })
         {
-            command.Subcommands.Add(NeedsServer(verb, description));
+            command.Subcommands.Add(NeedsServer(console, verb, description));
         }
 
         return command;
     }
 
-    private static Command Script()
+    private static Command Script(CliConsole console)
     {
         var name = SessionNameOption();
         var target = new TargetOptions();
@@ -41,12 +41,12 @@ internal static class SessionCommand
         command.SetAction(parse =>
         {
             var sessionName = parse.GetValue(name)!;
-            if (target.Read(parse, sessionName) is not { } settings)
+            if (target.Read(parse, sessionName, console.Error) is not { } settings)
             {
                 return ExitCodes.NothingUsable;
             }
 
-            Console.Out.Write(parse.GetValue(drop) ? SessionScripts.RenderDrop(sessionName)
+            console.Out.Write(parse.GetValue(drop) ? SessionScripts.RenderDrop(sessionName)
                 : parse.GetValue(status) ? SessionScripts.RenderStatus(sessionName)
                 : SessionScripts.RenderInstall(settings));
             return ExitCodes.Success;
@@ -54,7 +54,7 @@ internal static class SessionCommand
         return command;
     }
 
-    private static Command NeedsServer(string verb, string description)
+    private static Command NeedsServer(CliConsole console, string verb, string description)
     {
         var connection = new ConnectionOptions();
         var name = SessionNameOption();
@@ -69,34 +69,34 @@ internal static class SessionCommand
 
         command.SetAction(async (parse, cancellationToken) =>
         {
-            var session = verb == "install" ? target.Read(parse, parse.GetValue(name)!) : new CaptureSessionSettings(parse.GetValue(name)!);
+            var session = verb == "install" ? target.Read(parse, parse.GetValue(name)!, console.Error) : new CaptureSessionSettings(parse.GetValue(name)!);
             if (session is null)
             {
                 return ExitCodes.NothingUsable;
             }
 
-            return await ServerCall.RunAsync(parse, connection, session, async factory =>
+            return await ServerCall.RunAsync(console, parse, connection, session, async factory =>
             {
                 var client = new SessionClient(factory, session);
                 return verb switch
                 {
-                    "install" => Report(await client.InstallAsync(cancellationToken), factory.Settings.Server, installing: true),
-                    "uninstall" => Report(await client.UninstallAsync(cancellationToken), factory.Settings.Server, installing: false),
-                    _ => Print(SessionStatusFormatter.Format(await client.StatusAsync(cancellationToken))),
+                    "install" => Report(console, await client.InstallAsync(cancellationToken), factory.Settings.Server, installing: true),
+                    "uninstall" => Report(console, await client.UninstallAsync(cancellationToken), factory.Settings.Server, installing: false),
+                    _ => Print(console, SessionStatusFormatter.Format(await client.StatusAsync(cancellationToken))),
                 };
             });
         });
         return command;
     }
 
-    private static int Report(SessionInstallOutcome outcome, string server, bool installing)
+    private static int Report(CliConsole console, SessionInstallOutcome outcome, string server, bool installing)
     {
         if (outcome.Problems.Count > 0)
         {
-            Console.Error.WriteLine($"backupxe: {server}: nothing was changed.");
+            console.Error.WriteLine($"backupxe: {server}: nothing was changed.");
             foreach (var problem in outcome.Problems)
             {
-                Console.Error.WriteLine($"backupxe: {problem.Message}");
+                console.Error.WriteLine($"backupxe: {problem.Message}");
             }
 
             return ExitCodes.NothingUsable;
@@ -104,41 +104,41 @@ internal static class SessionCommand
 
         foreach (var message in outcome.ServerMessages)
         {
-            Console.Out.WriteLine(message);
+            console.Out.WriteLine(message);
         }
 
         var name = (outcome.After ?? outcome.Before)!.SessionName;
         if (installing)
         {
-            Console.Out.WriteLine(outcome.Before is { Exists: true }
+            console.Out.WriteLine(outcome.Before is { Exists: true }
                 ? $"Session {name} was already present on {server}: re-created with map keys resolved on this build."
                 : $"Session {name} created on {server}.");
         }
         else
         {
-            Console.Out.WriteLine(outcome.Before is { Exists: true }
+            console.Out.WriteLine(outcome.Before is { Exists: true }
                 ? $"Session {name} stopped and dropped on {server}; its .xel files stay on the server's disk."
                 : $"Session {name} is not installed on {server}; nothing to do.");
         }
 
         var lines = SessionStatusFormatter.Format(outcome.After!);
         var ok = installing ? outcome.Installed : outcome.After is { Exists: false };
-        return ok ? Print(lines) : PrintAndFail(lines);
+        return ok ? Print(console, lines) : PrintAndFail(console, lines);
     }
 
-    private static int Print(IReadOnlyList<string> lines)
+    private static int Print(CliConsole console, IReadOnlyList<string> lines)
     {
         foreach (var line in lines)
         {
-            Console.Out.WriteLine(line);
+            console.Out.WriteLine(line);
         }
 
         return ExitCodes.Success;
     }
 
-    private static int PrintAndFail(IReadOnlyList<string> lines)
+    private static int PrintAndFail(CliConsole console, IReadOnlyList<string> lines)
     {
-        Print(lines);
+        Print(console, lines);
         return ExitCodes.NothingUsable;
     }
 
@@ -157,13 +157,13 @@ internal static class SessionCommand
         }
 
         /// <summary>The settings asked for; null after one line per problem on standard error.</summary>
-        public CaptureSessionSettings? Read(ParseResult parse, string sessionName)
+        public CaptureSessionSettings? Read(ParseResult parse, string sessionName, TextWriter error)
         {
             var settings = new CaptureSessionSettings(sessionName, parse.GetValue(_file)!, parse.GetValue(_maxSize), parse.GetValue(_rollover));
             var problems = settings.Validate();
             foreach (var problem in problems)
             {
-                Console.Error.WriteLine($"backupxe: {problem}");
+                error.WriteLine($"backupxe: {problem}");
             }
 
             return problems.Count == 0 ? settings : null;

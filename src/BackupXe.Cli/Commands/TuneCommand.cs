@@ -28,7 +28,7 @@ internal static class TuneCommand
     public const int Refused = 2;
 
     /// <param name="servers">How a connection becomes the server the tune talks to: the live one, or a test's.</param>
-    public static Command Create(Func<SqlConnectionFactory, ITuningServer>? servers = null)
+    public static Command Create(CliConsole console, Func<SqlConnectionFactory, ITuningServer>? servers = null)
     {
         var connection = new ConnectionOptions();
         var database = new Option<string>("--database", "-d") { Description = "The database whose backup is tuned.", Required = true };
@@ -83,14 +83,14 @@ internal static class TuneCommand
             };
             if (!parse.GetValue(restore) && (parse.GetResult(restoreFrom) is not null || parse.GetResult(scratch) is not null))
             {
-                await Console.Error.WriteLineAsync("backupxe: --restore-from and --scratch-dir go with --restore, which runs the restore trials.");
+                await console.Error.WriteLineAsync("backupxe: --restore-from and --scratch-dir go with --restore, which runs the restore trials.");
                 return ExitCodes.NothingUsable;
             }
 
             var central = (Server: parse.GetValue(historyServer), Database: parse.GetValue(historyDatabase));
             if ((central.Server is null) != (central.Database is null) || central.Server?.Trim().Length == 0 || central.Database?.Trim().Length == 0)
             {
-                await Console.Error.WriteLineAsync("backupxe: --history-server and --history-database go together, each with a name: the central repository's server and database.");
+                await console.Error.WriteLineAsync("backupxe: --history-server and --history-database go together, each with a name: the central repository's server and database.");
                 return ExitCodes.NothingUsable;
             }
 
@@ -99,7 +99,7 @@ internal static class TuneCommand
             var problems = statedProblems.Concat(request.Validate()).ToList();
             foreach (var problem in problems)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {problem}");
+                await console.Error.WriteLineAsync($"backupxe: {problem}");
             }
 
             if (problems.Count > 0)
@@ -120,13 +120,13 @@ internal static class TuneCommand
                 }
                 catch (HistoryStoreException exception)
                 {
-                    await Console.Error.WriteLineAsync($"backupxe: {exception.Message}");
+                    await console.Error.WriteLineAsync($"backupxe: {exception.Message}");
                     return ExitCodes.NothingUsable;
                 }
             }
 
             var session = new CaptureSessionSettings(SessionName.Default);
-            return await ServerCall.RunAsync(parse, connection, session, async factory =>
+            return await ServerCall.RunAsync(console, parse, connection, session, async factory =>
             {
                 // Trials are measured by the capture session's event file, read as watch reads it.
                 await using var capture = servers is null ? new TrialOperationCapture(
@@ -136,7 +136,7 @@ internal static class TuneCommand
                 var plan = await Tuner.PlanAsync(server, request, cancellationToken);
                 if (!run || outputFormat != "json")
                 {
-                    await Console.Out.WriteAsync(TuneReportWriter.Plan(plan, outputFormat, run));
+                    await console.Out.WriteAsync(TuneReportWriter.Plan(plan, outputFormat, run));
                 }
 
                 if (!run)
@@ -146,7 +146,7 @@ internal static class TuneCommand
 
                 if (server is not ITrialHost host)
                 {
-                    await Console.Error.WriteLineAsync("backupxe: --execute needs a server that can run trials; this one only describes the database. Nothing ran.");
+                    await console.Error.WriteLineAsync("backupxe: --execute needs a server that can run trials; this one only describes the database. Nothing ran.");
                     return Refused;
                 }
 
@@ -154,7 +154,7 @@ internal static class TuneCommand
                 var repository = central.Server is { } repositoryServer
                     ? new SqlConnectionFactory(factory.Settings with { Server = repositoryServer, Database = central.Database!, HostNameInCertificate = null })
                     : null;
-                if (repository is not null && await PrepareCentralAsync(repository, request.Restore is not null, cancellationToken) is { } exit)
+                if (repository is not null && await PrepareCentralAsync(console, repository, request.Restore is not null, cancellationToken) is { } exit)
                 {
                     return exit;
                 }
@@ -163,10 +163,10 @@ internal static class TuneCommand
                 try
                 {
                     var result = await tuner.RunAsync(cancellationToken);
-                    await Console.Out.WriteAsync(TuneReportWriter.Result(result, outputFormat));
+                    await console.Out.WriteAsync(TuneReportWriter.Result(result, outputFormat));
                     var record = TuneRecords.Of(result, parse.GetValue(instance) ?? factory.Settings.Server, DateTime.UtcNow);
-                    var stored = historyFile is null || result.Trials.Count == 0 || await StoreAsync(historyFile, record);
-                    stored &= repository is null || result.Trials.Count == 0 || await StoreCentralAsync(repository, record);
+                    var stored = historyFile is null || result.Trials.Count == 0 || await StoreAsync(console, historyFile, record);
+                    stored &= repository is null || result.Trials.Count == 0 || await StoreCentralAsync(console, repository, record);
                     if (!stored)
                     {
                         return ExitCodes.NothingUsable;
@@ -177,8 +177,8 @@ internal static class TuneCommand
                 catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
                 {
                     // Ctrl-C: the running backup was stopped (and confirmed gone) before this; what it left is listed.
-                    await Console.Error.WriteLineAsync("backupxe: tune cancelled: the running trial backup was stopped; no further trial ran.");
-                    await Console.Out.WriteAsync(TuneReportWriter.KeptFiles(tuner.KeptFiles, tuner.Facts?.Linux ?? false, outputFormat == "markdown"));
+                    await console.Error.WriteLineAsync("backupxe: tune cancelled: the running trial backup was stopped; no further trial ran.");
+                    await console.Out.WriteAsync(TuneReportWriter.KeptFiles(tuner.KeptFiles, tuner.Facts?.Linux ?? false, outputFormat == "markdown"));
                     return Refused;
                 }
             }, json: outputFormat == "json");
@@ -187,31 +187,31 @@ internal static class TuneCommand
     }
 
     /// <summary>The result into the history, said on stderr (stdout holds the report); false, with the reason, when it could not be stored.</summary>
-    private static async Task<bool> StoreAsync(string file, TuneRecord record)
+    private static async Task<bool> StoreAsync(CliConsole console, string file, TuneRecord record)
     {
         try
         {
             var added = await new SqliteHistoryStore(file, TimeProvider.System).SaveTuneAsync(record, CancellationToken.None);
-            await Console.Error.WriteLineAsync(added
+            await console.Error.WriteLineAsync(added
                 ? $"backupxe: the tune of [{TerminalText.Line(record.Database)}] is stored in the history '{file}' as instance {TerminalText.Line(record.Instance)}."
                 : $"backupxe: the history '{file}' already holds this tune.");
             return true;
         }
         catch (HistoryStoreException exception)
         {
-            await Console.Error.WriteLineAsync($"backupxe: the tune ran but its result was not stored: {exception.Message}");
+            await console.Error.WriteLineAsync($"backupxe: the tune ran but its result was not stored: {exception.Message}");
             return false;
         }
     }
 
     /// <summary>Null when the central repository can take the tune (its table created if it was missing); else the exit code, the reason on stderr.</summary>
-    private static async Task<int?> PrepareCentralAsync(SqlConnectionFactory repository, bool restoreTrials, CancellationToken cancellationToken)
+    private static async Task<int?> PrepareCentralAsync(CliConsole console, SqlConnectionFactory repository, bool restoreTrials, CancellationToken cancellationToken)
     {
         try
         {
             if (await new SqlServerTuneRepository(repository).PrepareAsync(restoreTrials, cancellationToken) is { } missing)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {TerminalText.Line(missing)} Nothing ran.");
+                await console.Error.WriteLineAsync($"backupxe: {TerminalText.Line(missing)} Nothing ran.");
                 return Refused;
             }
 
@@ -219,26 +219,26 @@ internal static class TuneCommand
         }
         catch (HistoryStoreException exception)
         {
-            await Console.Error.WriteLineAsync($"backupxe: {TerminalText.Line(exception.Message)} Nothing ran.");
+            await console.Error.WriteLineAsync($"backupxe: {TerminalText.Line(exception.Message)} Nothing ran.");
             return ExitCodes.NothingUsable;
         }
     }
 
     /// <summary>The result into the central repository, said on stderr; false, with the reason, when it could not be stored.</summary>
-    private static async Task<bool> StoreCentralAsync(SqlConnectionFactory repository, TuneRecord record)
+    private static async Task<bool> StoreCentralAsync(CliConsole console, SqlConnectionFactory repository, TuneRecord record)
     {
         var where = $"{TerminalText.Line(repository.Settings.Server)}, database [{TerminalText.Line(repository.Settings.Database)}]";
         try
         {
             var added = await new SqlServerHistoryStore(repository).SaveTuneAsync(record, CancellationToken.None);
-            await Console.Error.WriteLineAsync(added
+            await console.Error.WriteLineAsync(added
                 ? $"backupxe: the tune of [{TerminalText.Line(record.Database)}] is stored in the central history ({where}) as instance {TerminalText.Line(record.Instance)}."
                 : $"backupxe: the central history ({where}) already holds this tune.");
             return true;
         }
         catch (Exception exception) when (exception is HistoryStoreException or Microsoft.Data.SqlClient.SqlException)
         {
-            await Console.Error.WriteLineAsync($"backupxe: the tune ran but its result was not stored in the central history: {TerminalText.Line(BackupXe.SqlServer.ConnectionStringRedactor.RedactMessage(exception.Message))}");
+            await console.Error.WriteLineAsync($"backupxe: the tune ran but its result was not stored in the central history: {TerminalText.Line(BackupXe.SqlServer.ConnectionStringRedactor.RedactMessage(exception.Message))}");
             return false;
         }
     }

@@ -33,8 +33,8 @@ internal static class WatchCommand
     // during a backup, not so often that the reads themselves cost (docs/live.md).
     private static readonly TimeSpan RingBufferPollInterval = TimeSpan.FromSeconds(2);
 
-    /// <param name="standardOutput">Opens standard output as bytes (JSON Lines are written there).</param>
-    public static Command Create(Func<Stream> standardOutput, TimeProvider? time = null)
+    /// <param name="console">Where the view goes; standard output is opened as bytes for JSON Lines.</param>
+    public static Command Create(CliConsole console, TimeProvider? time = null)
     {
         var connection = new ConnectionOptions(serverRequired: false);
         var server = connection.Server;
@@ -136,14 +136,14 @@ internal static class WatchCommand
             var replayPath = parse.GetValue(replay);
             if (replayPath is null && parse.GetValue(server) is null)
             {
-                await Console.Error.WriteLineAsync("backupxe: watch needs --server S (a live server) or --replay FILE (a capture).");
+                await console.Error.WriteLineAsync("backupxe: watch needs --server S (a live server) or --replay FILE (a capture).");
                 return ExitCodes.NothingUsable;
             }
 
             var htmlPath = parse.GetValue(format) == "html" ? parse.GetValue(output) : null;
             if (parse.GetValue(format) == "html" && htmlPath is null)
             {
-                await Console.Error.WriteLineAsync("backupxe: --format html writes a file while the console shows progress: name it with --output FILE.html.");
+                await console.Error.WriteLineAsync("backupxe: --format html writes a file while the console shows progress: name it with --output FILE.html.");
                 return ExitCodes.NothingUsable;
             }
 
@@ -157,7 +157,7 @@ internal static class WatchCommand
             }
 
             var session = new CaptureSessionSettings(parse.GetValue(sessionName)!);
-            return await ServerCall.RunAsync(parse, connection, session, async factory =>
+            return await ServerCall.RunAsync(console, parse, connection, session, async factory =>
             {
                 if (!parse.GetValue(startSession))
                 {
@@ -169,16 +169,16 @@ internal static class WatchCommand
                 var name = factory.Settings.Server;
                 if (started == WatchSessionStart.Refused)
                 {
-                    await Console.Error.WriteLineAsync($"backupxe: {name}: nothing was created.");
+                    await console.Error.WriteLineAsync($"backupxe: {name}: nothing was created.");
                     foreach (var problem in problems)
                     {
-                        await Console.Error.WriteLineAsync($"backupxe: {problem.Message}");
+                        await console.Error.WriteLineAsync($"backupxe: {problem.Message}");
                     }
 
                     return ExitCodes.NothingUsable;
                 }
 
-                await Console.Error.WriteLineAsync(started == WatchSessionStart.Created
+                await console.Error.WriteLineAsync(started == WatchSessionStart.Created
                     ? $"backupxe: {name}: session {session.SessionName} created and started for this watch (STARTUP_STATE OFF); it is stopped and dropped when the watch ends."
                     : $"backupxe: {name}: session {session.SessionName} was already running: read, and left as it is.");
                 var exit = ExitCodes.NothingUsable;
@@ -188,7 +188,7 @@ internal static class WatchCommand
                 }
                 finally
                 {
-                    exit = await StopAsync(temporary, name, exit);
+                    exit = await StopAsync(console, temporary, name, exit);
                 }
 
                 return exit;
@@ -199,7 +199,7 @@ internal static class WatchCommand
         async Task<int> WatchServerAsync(ParseResult parse, SqlConnectionFactory factory, CaptureSessionSettings session, string? htmlPath, CancellationToken cancellationToken)
         {
             {
-                var lines = new WatchConnectionLines(Console.Error, factory.Settings.Server);
+                var lines = new WatchConnectionLines(console.Error, factory.Settings.Server);
                 var chosen = parse.GetValue(transport)!;
                 var live = LiveSources.Open(new LiveSourceSettings(factory, session)
                 {
@@ -208,7 +208,7 @@ internal static class WatchCommand
                     Observer = lines,
                     Time = time,
                 });
-                var requests = new WatchRequests(factory, session, TimeSpan.FromSeconds(parse.GetValue(pollRequests)), Console.Error, time ?? TimeProvider.System);
+                var requests = new WatchRequests(factory, session, TimeSpan.FromSeconds(parse.GetValue(pollRequests)), console.Error, time ?? TimeProvider.System);
                 try
                 {
                     return await WatchAsync(parse, live, htmlPath, string.Empty, AnalysisOptions.LiveQuietInterval, requests, cancellationToken);
@@ -222,7 +222,7 @@ internal static class WatchCommand
         }
 
         // After Ctrl-C too: the token is spent, and leaving the session running is what --start-session promises not to do.
-        static async Task<int> StopAsync(WatchCaptureSession temporary, string server, int exit)
+        static async Task<int> StopAsync(CliConsole console, WatchCaptureSession temporary, string server, int exit)
         {
             if (!temporary.Created)
             {
@@ -235,21 +235,21 @@ internal static class WatchCommand
                 var stopped = await temporary.StopAsync(CancellationToken.None);
                 if (stopped is { After.Exists: false })
                 {
-                    await Console.Error.WriteLineAsync($"backupxe: {server}: session {name} stopped and dropped; its .xel files stay on the server's disk.");
+                    await console.Error.WriteLineAsync($"backupxe: {server}: session {name} stopped and dropped; its .xel files stay on the server's disk.");
                     return exit;
                 }
 
                 foreach (var problem in stopped?.Problems ?? [])
                 {
-                    await Console.Error.WriteLineAsync($"backupxe: {problem.Message}");
+                    await console.Error.WriteLineAsync($"backupxe: {problem.Message}");
                 }
             }
             catch (Exception failure) when (failure is not OutOfMemoryException)
             {
-                await Console.Error.WriteLineAsync($"backupxe: {server}: {SqlFailureText.Describe(failure)}");
+                await console.Error.WriteLineAsync($"backupxe: {server}: {SqlFailureText.Describe(failure)}");
             }
 
-            await Console.Error.WriteLineAsync($"backupxe: {server}: session {name} is still on the server: remove it with backupxe session uninstall --server {server} --session-name {name}.");
+            await console.Error.WriteLineAsync($"backupxe: {server}: session {name} is still on the server: remove it with backupxe session uninstall --server {server} --session-name {name}.");
             return ExitCodes.NothingUsable;
         }
 
@@ -257,22 +257,22 @@ internal static class WatchCommand
         {
             var json = parse.GetValue(format) == "json";
             var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
-            var renderer = CommonOptions.ConsoleRenderer(verbose: false, parse.GetValue(noColor));
+            var renderer = CommonOptions.ConsoleRenderer(console, verbose: false, parse.GetValue(noColor));
             await using var htmlFile = htmlPath is null ? null : new StreamWriter(htmlPath, append: false);
             var html = htmlFile is null ? null : new HtmlReportWriter(htmlFile, "BackupXe watch", budgetBytes);
             // JSON Lines go out as UTF-8 bytes, after whatever the console holds as text.
-            await using var jsonOutput = json ? new ReportOutput(null, standardOutput) : null;
+            await using var jsonOutput = json ? new ReportOutput(null, console) : null;
             using var jsonLines = jsonOutput is null ? null : new JsonLinesWriter(jsonOutput.Bytes);
-            var (past, historyError) = await history.LoadAsync(parse, cancellationToken);
+            var (past, historyError) = await history.LoadAsync(parse, console.Error, cancellationToken);
             if (historyError is not null)
             {
-                await Console.Error.WriteLineAsync(historyError);
+                await console.Error.WriteLineAsync(historyError);
                 return ExitCodes.NothingUsable;
             }
 
             var view = new WatchView(
-                Console.Out, renderer, OperationFilter.Names(parse.GetValue(database)), jsonLines, html is null ? null : html.WriteOperation,
-                inPlace: !json && !Console.IsOutputRedirected, width: Terminal.Width(toFile: false))
+                console.Out, renderer, OperationFilter.Names(parse.GetValue(database)), jsonLines, html is null ? null : html.WriteOperation,
+                inPlace: !json && !console.IsOutputRedirected, width: Terminal.Width(console, toFile: false))
             {
                 Eta = past is null ? null : new HistoryEta(past),
             };
@@ -305,7 +305,7 @@ internal static class WatchCommand
 
             foreach (var problem in findings.Inputs.SelectMany(input => input.Problems))
             {
-                await Console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {problemPrefix}{problem.Location}: {problem.Message}"));
+                await console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {problemPrefix}{problem.Location}: {problem.Message}"));
             }
 
             return ExitCodes.For(findings);

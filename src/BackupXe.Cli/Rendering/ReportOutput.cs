@@ -5,7 +5,7 @@ namespace BackupXe.Cli.Rendering;
 /// (console, Markdown, HTML) or as bytes (JSON, which is UTF-8 already and would otherwise be turned into chars and
 /// encoded back by the console's writer). A renderer takes one of the two.
 /// </summary>
-internal sealed class ReportOutput(string? path, Func<Stream> standardOutput) : IAsyncDisposable
+internal sealed class ReportOutput(string? path, CliConsole console) : IAsyncDisposable
 {
     private TextWriter? _text;
     private Stream? _bytes;
@@ -20,7 +20,7 @@ internal sealed class ReportOutput(string? path, Func<Stream> standardOutput) : 
                 throw new InvalidOperationException("The report output is already open as bytes.");
             }
 
-            return _text ??= path is null ? Console.Out : new StreamWriter(path, append: false);
+            return _text ??= path is null ? console.Out : new StreamWriter(path, append: false);
         }
     }
 
@@ -37,8 +37,8 @@ internal sealed class ReportOutput(string? path, Func<Stream> standardOutput) : 
             if (_bytes is null)
             {
                 // Anything already written to the console as text goes out before the first byte.
-                Console.Out.Flush();
-                _bytes = path is null ? standardOutput() : new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, bufferSize: 0);
+                console.Out.Flush();
+                _bytes = path is null ? console.OpenStandardOutput() : new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, bufferSize: 0);
             }
 
             return _bytes;

@@ -20,18 +20,18 @@ internal static class Terminal
     /// <c>COLUMNS</c> when set (what shells export, and how a script asks for a width), else the terminal's width, else
     /// <see cref="DefaultWidth"/> for a file or a pipe.
     /// </summary>
-    public static int Width(bool toFile)
+    public static int Width(CliConsole console, bool toFile)
     {
-        if (int.TryParse(Environment.GetEnvironmentVariable("COLUMNS"), NumberStyles.None, CultureInfo.InvariantCulture, out var columns))
+        if (int.TryParse(console.Columns, NumberStyles.None, CultureInfo.InvariantCulture, out var columns))
         {
             return Math.Clamp(columns, MinimumWidth, MaximumWidth);
         }
 
-        if (!toFile && !Console.IsOutputRedirected)
+        if (!toFile && !console.IsOutputRedirected)
         {
             try
             {
-                return Math.Clamp(Console.WindowWidth, MinimumWidth, MaximumWidth);
+                return Math.Clamp(console.WindowWidth(), MinimumWidth, MaximumWidth);
             }
             catch (IOException)
             {
@@ -43,8 +43,8 @@ internal static class Terminal
     }
 
     /// <summary>Colour on a terminal only, and never with <c>--no-color</c> or a non-empty <c>NO_COLOR</c> (no-color.org).</summary>
-    public static bool UsesColor(bool noColorOption, bool toFile) =>
-        !noColorOption && !toFile && !Console.IsOutputRedirected
+    public static bool UsesColor(CliConsole console, bool noColorOption, bool toFile) =>
+        !noColorOption && !toFile && !console.IsOutputRedirected
         && string.IsNullOrEmpty(Environment.GetEnvironmentVariable("NO_COLOR"));
 
     /// <summary>A Spectre.Console surface over <paramref name="output"/> that never writes a line's trailing padding.</summary>

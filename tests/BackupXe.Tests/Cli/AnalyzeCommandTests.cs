@@ -5,7 +5,6 @@ using Xunit;
 
 namespace BackupXe.Tests.Cli;
 
-[Collection(ConsoleCollection.Name)]
 public class AnalyzeCommandTests
 {
     private static readonly string BufferStarved = CliRun.Sample("buffer-starved-backup.xml");

@@ -4,7 +4,11 @@ using Xunit;
 
 namespace BackupXe.Tests.Cli;
 
-/// <summary>The CLI writes to the process console; tests that capture it must not run side by side.</summary>
+/// <summary>
+/// Tests that change what the whole process shares (the current directory, an environment variable the product
+/// reads) or time themselves by the wall clock: they run alone, after the tests that run side by side. (Named for
+/// the global console the CLI's tests once shared; a CLI run now writes to a console of its own, <see cref="CliRun"/>.)
+/// </summary>
 [CollectionDefinition(Name, DisableParallelization = true)]
 public sealed class ConsoleCollection
 {
@@ -13,25 +17,31 @@ public sealed class ConsoleCollection
 
 internal sealed record CliRun(int ExitCode, string Output, string Error)
 {
-    public static async Task<CliRun> RunAsync(params string[] args)
+    public static Task<CliRun> RunAsync(params string[] args) => RunAsync(columns: null, args);
+
+    /// <summary>The CLI run in-process on a console of its own, <paramref name="columns"/> wide when given (else as <c>COLUMNS</c> says).</summary>
+    public static async Task<CliRun> RunAsync(int? columns, params string[] args)
     {
-        var (stdout, stderr) = (Console.Out, Console.Error);
         var output = new StringWriter();
         var error = new StringWriter();
-        Console.SetOut(output);
-        Console.SetError(error);
-        try
-        {
-            // The JSON report writes bytes to standard output; they land in the same capture, in order.
-            var exit = await Program.RunAsync(args, () => new DecodingStream(output));
-            return new CliRun(exit, output.ToString(), error.ToString());
-        }
-        finally
-        {
-            Console.SetOut(stdout);
-            Console.SetError(stderr);
-        }
+        var exit = await Program.RunAsync(args, Captured(output, error, columns));
+        return new CliRun(exit, output.ToString(), error.ToString());
     }
+
+    /// <summary>
+    /// A console whose standard output and error land in <paramref name="output"/> and <paramref name="error"/>, as a
+    /// pipe: not a terminal (the JSON report's bytes land in the same writer, in order).
+    /// </summary>
+    public static CliConsole Captured(TextWriter output, TextWriter error, int? columns = null) => new()
+    {
+        Out = output,
+        Error = error,
+        OpenStandardOutput = () => new DecodingStream(output),
+        IsOutputRedirected = true,
+        IsErrorRedirected = true,
+        Columns = columns?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? Environment.GetEnvironmentVariable("COLUMNS"),
+        WindowWidth = () => throw new IOException("a captured console has no terminal"),
+    };
 
     /// <summary>
     /// The CLI run from <paramref name="directory"/> (inputs named relatively, as a user types them: the report's column
@@ -40,17 +50,14 @@ internal sealed record CliRun(int ExitCode, string Output, string Error)
     public static async Task<CliRun> RunInAsync(string directory, int columns, params string[] args)
     {
         var previous = Directory.GetCurrentDirectory();
-        var previousColumns = Environment.GetEnvironmentVariable("COLUMNS");
         Directory.SetCurrentDirectory(directory);
-        Environment.SetEnvironmentVariable("COLUMNS", columns.ToString(System.Globalization.CultureInfo.InvariantCulture));
         try
         {
-            return await RunAsync(args);
+            return await RunAsync(columns, args);
         }
         finally
         {
             Directory.SetCurrentDirectory(previous);
-            Environment.SetEnvironmentVariable("COLUMNS", previousColumns);
         }
     }
 

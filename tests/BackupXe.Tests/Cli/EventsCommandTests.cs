@@ -4,7 +4,6 @@ using Xunit;
 
 namespace BackupXe.Tests.Cli;
 
-[Collection(ConsoleCollection.Name)]
 public class EventsCommandTests
 {
     private static readonly string Xel = Path.Combine(AppContext.BaseDirectory, "Fixtures", "xel", "TestXel_0.xel");
@@ -290,19 +289,10 @@ public class EventsCommandTests
         var fixture = File.ReadAllBytes(Xel);
         using var input = TempInput.WithBytes([.. fixture[..0x5000], .. Enumerable.Repeat(fixture[0x5000..], 30).SelectMany(b => b)], "repeated.xel");
         var output = new CountingStream();
-        var stderr = Console.Error;
         var error = new StringWriter();
-        Console.SetError(error);
-        int exit;
-        try
-        {
-            // When
-            exit = await BackupXe.Cli.Program.RunAsync(["events", input.Path, "--format", format], () => output);
-        }
-        finally
-        {
-            Console.SetError(stderr);
-        }
+
+        // When
+        var exit = await BackupXe.Cli.Program.RunAsync(["events", input.Path, "--format", format], CliRun.Captured(new StringWriter(), error) with { OpenStandardOutput = () => output });
 
         // Then every event is listed, through one write per full megabyte and one for the rest
         Assert.Equal((0, string.Empty), (exit, error.ToString()));

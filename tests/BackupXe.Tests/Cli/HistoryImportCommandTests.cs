@@ -4,7 +4,6 @@ using Xunit;
 
 namespace BackupXe.Tests.Cli;
 
-[Collection(ConsoleCollection.Name)]
 public sealed class HistoryImportCommandTests : IDisposable
 {
     private readonly string _folder = Directory.CreateTempSubdirectory("backupxe-history-import-").FullName;

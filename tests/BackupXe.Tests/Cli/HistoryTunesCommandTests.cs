@@ -10,7 +10,6 @@ using Xunit;
 namespace BackupXe.Tests.Cli;
 
 /// <summary><c>history tunes</c> on a history holding a tune with restore trials and one from before they were stored.</summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class HistoryTunesCommandTests : IDisposable
 {
     private static readonly DateTime Tuned = new(2024, 4, 25, 14, 0, 0, DateTimeKind.Utc);

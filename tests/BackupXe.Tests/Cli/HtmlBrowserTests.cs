@@ -15,7 +15,6 @@ namespace BackupXe.Tests.Cli;
 /// every chart drawn with its series, nothing from the input executed. Screenshots go to TestResults/html-report/
 /// for a person to look at. Without the browser these tests are skipped, visibly.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class HtmlBrowserTests
 {
     private static readonly string Browser = Environment.GetEnvironmentVariable("BACKUPXE_CHROMIUM") ?? "/usr/bin/chromium";

@@ -5,7 +5,6 @@ using Xunit;
 
 namespace BackupXe.Tests.Cli;
 
-[Collection(ConsoleCollection.Name)]
 public sealed class HtmlHistoryTests
 {
     [Fact]

@@ -14,7 +14,6 @@ namespace BackupXe.Tests.Cli;
 /// TDS double on loopback). Runs when BACKUPXE_NATIVE_CLI names the executable, as .ci/run does after publishing it;
 /// skipped, visibly, otherwise.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class NativeBuildTests : IDisposable
 {
     public const string Variable = "BACKUPXE_NATIVE_CLI";

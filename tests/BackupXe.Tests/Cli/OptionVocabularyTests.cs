@@ -9,7 +9,6 @@ namespace BackupXe.Tests.Cli;
 /// <c>--database</c> filters operations in every verb that lists or imports them; a file after it stays a file, and a
 /// file given as its value is a usage error. <c>--since</c> and <c>--until</c> bound the operations' start.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class OptionVocabularyTests : IDisposable
 {
     private readonly string _folder = Directory.CreateTempSubdirectory("backupxe-options-").FullName;

@@ -6,7 +6,6 @@ using BackupXe.Tests.Support;
 
 namespace BackupXe.Tests.Cli;
 
-[Collection(ConsoleCollection.Name)]
 public class OtherCommandTests
 {
     [Fact]

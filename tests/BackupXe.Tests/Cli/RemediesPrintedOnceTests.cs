@@ -9,7 +9,6 @@ namespace BackupXe.Tests.Cli;
 /// its client output) is printed in full once in the human formats and referred to after; JSON keeps each whole.
 /// The capture remedy is the tool's own session, never a second session definition.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class RemediesPrintedOnceTests
 {
     private static string TwoRestores()

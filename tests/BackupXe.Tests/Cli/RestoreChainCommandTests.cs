@@ -9,7 +9,6 @@ namespace BackupXe.Tests.Cli;
 /// backupset rows with the documented types (<see cref="ScriptedSqlServer.BackupSets"/>): SalesDB misses its 02:00 log
 /// backup, HR's chain is whole.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class RestoreChainCommandTests
 {
     private static readonly DateTime Night = DateTime.Today.AddDays(-2).AddHours(1);

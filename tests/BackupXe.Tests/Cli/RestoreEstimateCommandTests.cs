@@ -18,7 +18,6 @@ namespace BackupXe.Tests.Cli;
 /// three 1 GiB log backups; an older log backup and a COPY_ONLY full that the restore would not use; 200 GiB of data
 /// and 20 GiB of log files; IFI disabled; SQL Server 2022. HR: a full backup and no file row (sizes not visible).
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class RestoreEstimateCommandTests : IDisposable
 {
     private const long GiB = HistoryOperations.GiB;

@@ -9,7 +9,6 @@ namespace BackupXe.Tests.Cli;
 /// session install / uninstall / status and check, end to end through Program.Main and the real driver, against
 /// the TDS double scripted as a server (<see cref="ScriptedSqlServer"/>). Every run is scanned for secrets.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public class ServerCommandTests
 {
     public ServerCommandTests() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);

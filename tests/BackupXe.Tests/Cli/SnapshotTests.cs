@@ -58,19 +58,8 @@ public class SnapshotTests
     public async Task The_console_report_fits_the_width_ends_no_line_in_spaces_and_shows_each_verdict_within_24_lines(int columns)
     {
         // Given
-        var previousColumns = Environment.GetEnvironmentVariable("COLUMNS");
-        Environment.SetEnvironmentVariable("COLUMNS", columns.ToString(System.Globalization.CultureInfo.InvariantCulture));
-
         // When
-        CliRun run;
-        try
-        {
-            run = await CliRun.RunAsync("analyze", CliRun.Sample("buffer-starved-backup.xml"), CliRun.Sample("log-zeroing-restore.log"), "--no-color");
-        }
-        finally
-        {
-            Environment.SetEnvironmentVariable("COLUMNS", previousColumns);
-        }
+        var run = await CliRun.RunAsync(columns, "analyze", CliRun.Sample("buffer-starved-backup.xml"), CliRun.Sample("log-zeroing-restore.log"), "--no-color");
 
         // Then
         var lines = run.Output.Replace("\r\n", "\n", StringComparison.Ordinal).Split('\n');

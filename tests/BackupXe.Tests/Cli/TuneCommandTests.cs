@@ -17,7 +17,6 @@ namespace BackupXe.Tests.Cli;
 /// statement and Ola parameters, usage errors in one line. A loopback listener answers the reachability probe; no
 /// query reaches it, the simulated server stands in for the server.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class TuneCommandTests : IDisposable
 {
     private readonly TcpListener _listener = new(IPAddress.Loopback, 0);
@@ -126,22 +125,12 @@ public sealed class TuneCommandTests : IDisposable
 
     private static async Task<CliRun> RunAsync(Func<SqlConnectionFactory, ITuningServer> servers, params string[] args)
     {
-        var (stdout, stderr) = (Console.Out, Console.Error);
         var output = new StringWriter();
         var error = new StringWriter();
-        Console.SetOut(output);
-        Console.SetError(error);
-        try
-        {
-            var root = new RootCommand { TuneCommand.Create(servers) };
-            var exit = await root.Parse(args).InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false });
-            return new CliRun(exit, output.ToString(), error.ToString());
-        }
-        finally
-        {
-            Console.SetOut(stdout);
-            Console.SetError(stderr);
-        }
+        var console = CliRun.Captured(output, error);
+        var root = new RootCommand { TuneCommand.Create(console, servers) };
+        var exit = await root.Parse(args).InvokeAsync(BackupXe.Cli.Program.Invocation(console));
+        return new CliRun(exit, output.ToString(), error.ToString());
     }
 
     /// <summary>A server that answers the plan's questions but cannot run a trial, as the live one in this version.</summary>

@@ -13,7 +13,6 @@ namespace BackupXe.Tests.Cli;
 /// whose trial backups follow the simulated server's model: the trials, the recommendation, the effective-options check,
 /// and the trial files kept and listed, at the end and on Ctrl-C. A double, not SQL Server.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class TuneServerTests
 {
     public TuneServerTests() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
@@ -46,35 +45,6 @@ public sealed class TuneServerTests
     }
 
     [Fact]
-    public async Task Ctrl_c_stops_the_running_trial_confirms_it_ended_and_lists_its_files()
-    {
-        var (model, directories) = Shapes.Get("buffer-count-table");
-        var tds = new TuneOverTds(model, directories);
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
-        using var cancel = new CancellationTokenSource();
-        tds.Sql.Script.On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), request =>
-        {
-            var response = tds.Answer(request);
-            if (tds.FilesWritten.Count > 0)
-            {
-                // The first trial to a file: Ctrl-C while it runs.
-                cancel.CancelAfter(TimeSpan.FromSeconds(1));
-            }
-
-            return response;
-        });
-
-        var run = await TuneAsync(server, cancel.Token, "--to", directories[0], "--window", "5s", "--time-budget", "2m");
-
-        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
-        Assert.Contains("tune cancelled: the running trial backup was stopped", run.Error, StringComparison.Ordinal);
-        var file = Assert.Single(tds.FilesWritten);
-        Assert.Contains("Trial files kept on the server: 1,", run.Output, StringComparison.Ordinal);
-        Assert.Contains($"Remove-Item -LiteralPath '{file}'", run.Output, StringComparison.Ordinal);
-        Assert.True(tds.StopChecks >= tds.Backups.Count, "each cancelled trial was confirmed gone from sys.dm_exec_requests");
-    }
-
-    [Fact]
     public async Task Without_backup_permission_nothing_runs_and_the_grant_is_named()
     {
         await using var readBound = ReadBound.Start(tds => tds.BackupPermission = false);
@@ -84,39 +54,6 @@ public sealed class TuneServerTests
         Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
         Assert.Empty(readBound.Tds.Backups);
         Assert.Contains("The login lacks BACKUP DATABASE on [Sales]", run.Output, StringComparison.Ordinal);
-    }
-
-    [Fact]
-    public async Task A_directory_on_a_volume_without_database_files_is_refused_with_the_reason()
-    {
-        await using var readBound = ReadBound.Start(tds => tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\"));
-
-        var run = await readBound.TuneAsync("--window", "5s");
-
-        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
-        Assert.All(readBound.Tds.Backups, sql => Assert.Contains("TO DISK = N'NUL'", sql, StringComparison.Ordinal));
-        Assert.Contains("no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
-    }
-
-    [Fact]
-    public async Task A_stated_free_space_overrides_the_refusal_says_so_and_the_result_goes_to_the_history()
-    {
-        await using var readBound = ReadBound.Start(tds => tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\"));
-        using var folder = new TempDirectory();
-        var history = folder.File("history.db");
-
-        var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
-            "--free-space-mb", readBound.Directory + "=104857600", "--history", history, "--instance", "SQL01");
-
-        Assert.True(run.ExitCode == 0, run.Error + run.Output);
-        Assert.NotEmpty(readBound.Tds.FilesWritten);
-        Assert.Contains($"Free-space check overridden: {readBound.Directory}: the server cannot report its free space (no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
-        Assert.Contains("is stored in the history", run.Error, StringComparison.Ordinal);
-
-        var listed = await CliRun.RunAsync("history", "tunes", "--path", history, "--database", "sales");
-        Assert.True(listed.ExitCode == 0, listed.Error);
-        Assert.Contains("Tune runs of [Sales] on SQL01", listed.Output, StringComparison.Ordinal);
-        Assert.Contains(" UTC: best ", listed.Output, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -141,52 +78,6 @@ public sealed class TuneServerTests
     }
 
     [Fact]
-    public async Task Restore_trials_restore_into_new_scratch_databases_drop_each_report_zeroing_and_never_reuse_a_taken_name()
-    {
-        await using var readBound = ReadBound.Start(tds =>
-        {
-            tds.TakenScratchTrial = 4;
-            tds.Sql.InstantFileInitialization = "N";
-        });
-        var tds = readBound.Tds;
-
-        var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "3m",
-            "--restore", "--restore-from", @"Z:\Nightly\Sales'full.bak", "--scratch-dir", @"X:\Scratch");
-
-        // Three trials ran (defaults twice, to learn the noise, then 4 MB transfers, then 32 buffers, each gaining far
-        // more than the noise); the fourth's name was taken, so it never ran.
-        Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
-        Assert.True(tds.Restores.Count == 4, run.Output + string.Join("\n", tds.Restores));
-        var scratch = tds.Restores.Select(sql => sql[("RESTORE DATABASE [".Length)..sql.IndexOf(']', StringComparison.Ordinal)]).ToList();
-        Assert.All(scratch, name => Assert.Matches("^backupxe_tune_[0-9a-f]{8}_r0[1-3](_2)?$", name));
-        Assert.EndsWith("_r01_2", scratch[1], StringComparison.Ordinal);
-        Assert.Equal(scratch, tds.Dropped);
-        Assert.Equal(["Sales"], tds.Databases);
-        foreach (var sql in tds.Restores)
-        {
-            Assert.Contains(@"FROM DISK = N'Z:\Nightly\Sales''full.bak'", sql, StringComparison.Ordinal);
-            Assert.Contains(@"MOVE N'Sales_log' TO N'X:\Scratch\backupxe_tune_", sql, StringComparison.Ordinal);
-            var fragment = new Microsoft.SqlServer.TransactSql.ScriptDom.TSql150Parser(true).Parse(new StringReader(sql), out var errors);
-            Assert.Empty(errors);
-            var restore = Assert.IsType<Microsoft.SqlServer.TransactSql.ScriptDom.RestoreStatement>(Assert.Single(Assert.Single(((Microsoft.SqlServer.TransactSql.ScriptDom.TSqlScript)fragment).Batches).Statements));
-            Assert.DoesNotContain(restore.Options, o => o.OptionKind == Microsoft.SqlServer.TransactSql.ScriptDom.RestoreOptionKind.Replace);
-        }
-
-        Assert.DoesNotContain("MAXTRANSFERSIZE", tds.Restores[1], StringComparison.Ordinal);
-        Assert.Contains("MAXTRANSFERSIZE = 4194304", tds.Restores[2], StringComparison.Ordinal);
-        Assert.Contains("BUFFERCOUNT = 32,\n     MAXTRANSFERSIZE = 4194304", tds.Restores[3], StringComparison.Ordinal);
-        Assert.Contains("Restore trials:", run.Output, StringComparison.Ordinal);
-        Assert.Contains("(mean of 2 runs)", run.Output, StringComparison.Ordinal);
-
-        // Below its ceiling the double's restore waits as buffers too few do (many short BACKUPBUFFER waits): the limit says so.
-        Assert.Contains("limited by buffers", run.Output, StringComparison.Ordinal);
-        Assert.Contains("zeroing 0.8 s", run.Output, StringComparison.Ordinal);
-        Assert.Contains("Instant File Initialization: disabled", run.Output, StringComparison.Ordinal);
-        Assert.Contains("Best restore: trial 3, BUFFERCOUNT 32, MAXTRANSFERSIZE 4096 KB", run.Output, StringComparison.Ordinal);
-        Assert.Contains("_r04 exists: a restore trial never restores over a database.", run.Output, StringComparison.Ordinal);
-    }
-
-    [Fact]
     public async Task Without_create_database_no_trial_runs_and_the_grant_is_named()
     {
         await using var readBound = ReadBound.Start(tds => tds.RestorePermission = false);
@@ -199,31 +90,6 @@ public sealed class TuneServerTests
         Assert.True(tds.Backups.Count == 0, run.Output);
         Assert.Empty(tds.Restores);
         Assert.Contains("GRANT CREATE ANY DATABASE TO <login>;", run.Output, StringComparison.Ordinal);
-    }
-
-    [Fact]
-    public async Task The_central_tune_table_is_created_only_after_its_permissions_are_read_before_any_trial_and_takes_the_result()
-    {
-        await using var readBound = ReadBound.Start();
-        var tds = readBound.Tds;
-
-        var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
-            "--history-server", readBound.Server.Server, "--history-database", "BackupXe History", "--instance", "PROD]01");
-
-        Assert.True(run.ExitCode == 0, run.Error + run.Output);
-        Assert.Equal(["ready", "create"], tds.Order.Take(2));
-        Assert.Equal("insert", tds.Order[^1]);
-        Assert.Contains("backup", tds.Order);
-        var ddl = Assert.Single(tds.TuneTableDdl);
-        var fragment = new Microsoft.SqlServer.TransactSql.ScriptDom.TSql150Parser(true).Parse(new StringReader(ddl), out var errors);
-        Assert.Empty(errors);
-        Assert.NotNull(fragment);
-        var row = Assert.Single(tds.TuneRows);
-        Assert.Equal("PROD]01", row["@instance"]);
-        Assert.Equal("Sales", row["@database"]);
-        Assert.Contains("Sales", (string)row["@json"]!, StringComparison.Ordinal);
-        Assert.Contains("stored in the central history", run.Error, StringComparison.Ordinal);
-        Assert.DoesNotContain(TdsClient.Password, run.Output + run.Error, StringComparison.Ordinal);
     }
 
     [Theory]
@@ -251,65 +117,6 @@ public sealed class TuneServerTests
     }
 
     [Fact]
-    public async Task With_restore_trials_a_central_table_from_before_them_gets_its_columns_after_alter_is_checked_and_keeps_the_restore_trials()
-    {
-        var (model, directories) = Shapes.Get("read-bound");
-        var tds = new TuneOverTds(model, directories) { TuneTableExists = true, TuneTableRestoreColumns = false };
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
-
-        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "2m",
-            "--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch",
-            "--history-server", server.Server, "--history-database", "BackupXe History");
-
-        Assert.True(run.ExitCode == 0, run.Error + run.Output);
-        Assert.Equal(["ready", "alter"], tds.Order.Take(2));
-        Assert.Equal("insert", tds.Order[^1]);
-        var ddl = Assert.Single(tds.TuneTableDdl);
-        Assert.Contains("ALTER TABLE [dbo].[tune_runs] ADD [restore_best_mbps] float NULL;", ddl, StringComparison.Ordinal);
-        new Microsoft.SqlServer.TransactSql.ScriptDom.TSql150Parser(true).Parse(new StringReader(ddl), out var errors);
-        Assert.Empty(errors);
-        var row = Assert.Single(tds.TuneRows);
-        Assert.IsType<double>(row["@restoreBest"]);
-        Assert.IsType<double>(row["@restoreDefaults"]);
-        using var json = System.Text.Json.JsonDocument.Parse((string)row["@json"]!);
-        var trials = json.RootElement.GetProperty("restore").GetProperty("trials");
-        Assert.Equal(tds.Restores.Count, trials.EnumerateArray().Sum(t => t.GetProperty("runs").GetInt32()));
-        Assert.Contains("stored in the central history", run.Error, StringComparison.Ordinal);
-    }
-
-    [Theory]
-    [InlineData(true)]
-    [InlineData(false)]
-    public async Task A_central_table_from_before_the_restore_columns_without_alter_refuses_a_restore_tune_and_takes_a_backup_tune_as_it_is(bool restore)
-    {
-        var (model, directories) = Shapes.Get("read-bound");
-        var tds = new TuneOverTds(model, directories) { TuneTableExists = true, TuneTableRestoreColumns = false };
-        tds.RepositoryGrants.Remove("ALTER TABLE");
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
-        string[] restoreArguments = restore ? ["--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch"] : [];
-
-        var run = await TuneAsync(server, CancellationToken.None, ["--to", directories[0], "--window", "5s", "--time-budget", "1m",
-            .. restoreArguments, "--history-server", server.Server, "--history-database", "BackupXe History"]);
-
-        Assert.Empty(tds.TuneTableDdl);
-        Assert.DoesNotContain("alter", tds.Order);
-        if (restore)
-        {
-            Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
-            Assert.Equal(["ready"], tds.Order);
-            Assert.Empty(tds.Backups);
-            Assert.Contains("predates the restore trials' columns (migration 3)", run.Error, StringComparison.Ordinal);
-            Assert.Contains("GRANT ALTER ON [dbo].[tune_runs] TO [tuner]]x];", run.Error, StringComparison.Ordinal);
-        }
-        else
-        {
-            Assert.True(run.ExitCode == 0, run.Error + run.Output);
-            var row = Assert.Single(tds.TuneRows);
-            Assert.False(row.ContainsKey("@restoreBest"));
-        }
-    }
-
-    [Fact]
     public async Task A_url_without_its_credential_refuses_the_tune_before_any_trial_naming_the_create_credential()
     {
         var tds = new TuneOverTds(Shapes.UrlBlockBlob(), Shapes.BlobContainers);
@@ -326,30 +133,6 @@ public sealed class TuneServerTests
     }
 
     [Fact]
-    public async Task Trials_to_url_run_through_the_driver_striped_over_enough_blobs_and_every_blob_is_listed_not_deleted()
-    {
-        var tds = new TuneOverTds(Shapes.UrlBlockBlob(), Shapes.BlobContainers);
-        tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials", "SHARED ACCESS SIGNATURE"));
-        tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials2", "SHARED ACCESS SIGNATURE"));
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
-
-        var run = await TuneAsync(server, CancellationToken.None, "--to", Shapes.BlobContainers[0], "--to", Shapes.BlobContainers[1], "--window", "5s", "--time-budget", "2m");
-
-        Assert.True(run.ExitCode == 0, run.Error + run.Output);
-        var toUrl = tds.Backups.Where(sql => !sql.Contains("N'NUL'", StringComparison.Ordinal)).ToList();
-        Assert.NotEmpty(toUrl);
-        Assert.All(toUrl, sql =>
-        {
-            Assert.Contains("TO URL = N'https://backupxe.blob.core.windows.net/trials", sql, StringComparison.Ordinal);
-            Assert.True(System.Text.RegularExpressions.Regex.Count(sql, "URL = N'") >= 7, sql);
-            Assert.DoesNotContain("NOINIT", sql, StringComparison.Ordinal);
-        });
-        Assert.Contains("Trial blobs left in storage: " + tds.FilesWritten.Count, run.Output, StringComparison.Ordinal);
-        Assert.All(tds.FilesWritten, blob => Assert.Contains(blob, run.Output, StringComparison.Ordinal));
-        Assert.DoesNotContain("Remove-Item", run.Output, StringComparison.Ordinal);
-    }
-
-    [Fact]
     public async Task History_server_without_history_database_is_a_usage_error()
     {
         await using var readBound = ReadBound.Start();
@@ -359,6 +142,252 @@ public sealed class TuneServerTests
         Assert.Equal(1, run.ExitCode);
         Assert.Empty(readBound.Tds.Order);
         Assert.Contains("--history-server and --history-database go together", run.Error, StringComparison.Ordinal);
+    }
+
+    /// <summary>Restore trials into scratch databases: about as long as a whole tune. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    public sealed class RestoreTrials
+    {
+        public RestoreTrials() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
+        [Fact]
+        public async Task Restore_trials_restore_into_new_scratch_databases_drop_each_report_zeroing_and_never_reuse_a_taken_name()
+        {
+            await using var readBound = ReadBound.Start(tds =>
+            {
+                tds.TakenScratchTrial = 4;
+                tds.Sql.InstantFileInitialization = "N";
+            });
+            var tds = readBound.Tds;
+
+            var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "3m",
+                "--restore", "--restore-from", @"Z:\Nightly\Sales'full.bak", "--scratch-dir", @"X:\Scratch");
+
+            // Three trials ran (defaults twice, to learn the noise, then 4 MB transfers, then 32 buffers, each gaining far
+            // more than the noise); the fourth's name was taken, so it never ran.
+            Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+            Assert.True(tds.Restores.Count == 4, run.Output + string.Join("\n", tds.Restores));
+            var scratch = tds.Restores.Select(sql => sql[("RESTORE DATABASE [".Length)..sql.IndexOf(']', StringComparison.Ordinal)]).ToList();
+            Assert.All(scratch, name => Assert.Matches("^backupxe_tune_[0-9a-f]{8}_r0[1-3](_2)?$", name));
+            Assert.EndsWith("_r01_2", scratch[1], StringComparison.Ordinal);
+            Assert.Equal(scratch, tds.Dropped);
+            Assert.Equal(["Sales"], tds.Databases);
+            foreach (var sql in tds.Restores)
+            {
+                Assert.Contains(@"FROM DISK = N'Z:\Nightly\Sales''full.bak'", sql, StringComparison.Ordinal);
+                Assert.Contains(@"MOVE N'Sales_log' TO N'X:\Scratch\backupxe_tune_", sql, StringComparison.Ordinal);
+                var fragment = new Microsoft.SqlServer.TransactSql.ScriptDom.TSql150Parser(true).Parse(new StringReader(sql), out var errors);
+                Assert.Empty(errors);
+                var restore = Assert.IsType<Microsoft.SqlServer.TransactSql.ScriptDom.RestoreStatement>(Assert.Single(Assert.Single(((Microsoft.SqlServer.TransactSql.ScriptDom.TSqlScript)fragment).Batches).Statements));
+                Assert.DoesNotContain(restore.Options, o => o.OptionKind == Microsoft.SqlServer.TransactSql.ScriptDom.RestoreOptionKind.Replace);
+            }
+
+            Assert.DoesNotContain("MAXTRANSFERSIZE", tds.Restores[1], StringComparison.Ordinal);
+            Assert.Contains("MAXTRANSFERSIZE = 4194304", tds.Restores[2], StringComparison.Ordinal);
+            Assert.Contains("BUFFERCOUNT = 32,\n     MAXTRANSFERSIZE = 4194304", tds.Restores[3], StringComparison.Ordinal);
+            Assert.Contains("Restore trials:", run.Output, StringComparison.Ordinal);
+            Assert.Contains("(mean of 2 runs)", run.Output, StringComparison.Ordinal);
+
+            // Below its ceiling the double's restore waits as buffers too few do (many short BACKUPBUFFER waits): the limit says so.
+            Assert.Contains("limited by buffers", run.Output, StringComparison.Ordinal);
+            Assert.Contains("zeroing 0.8 s", run.Output, StringComparison.Ordinal);
+            Assert.Contains("Instant File Initialization: disabled", run.Output, StringComparison.Ordinal);
+            Assert.Contains("Best restore: trial 3, BUFFERCOUNT 32, MAXTRANSFERSIZE 4096 KB", run.Output, StringComparison.Ordinal);
+            Assert.Contains("_r04 exists: a restore trial never restores over a database.", run.Output, StringComparison.Ordinal);
+        }
+    }
+
+    /// <summary>The central table taking the restore trials' columns, with restore trials. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    public sealed class CentralTableMigration
+    {
+        public CentralTableMigration() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
+        [Fact]
+        public async Task With_restore_trials_a_central_table_from_before_them_gets_its_columns_after_alter_is_checked_and_keeps_the_restore_trials()
+        {
+            var (model, directories) = Shapes.Get("read-bound");
+            var tds = new TuneOverTds(model, directories) { TuneTableExists = true, TuneTableRestoreColumns = false };
+            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+            var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "2m",
+                "--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch",
+                "--history-server", server.Server, "--history-database", "BackupXe History");
+
+            Assert.True(run.ExitCode == 0, run.Error + run.Output);
+            Assert.Equal(["ready", "alter"], tds.Order.Take(2));
+            Assert.Equal("insert", tds.Order[^1]);
+            var ddl = Assert.Single(tds.TuneTableDdl);
+            Assert.Contains("ALTER TABLE [dbo].[tune_runs] ADD [restore_best_mbps] float NULL;", ddl, StringComparison.Ordinal);
+            new Microsoft.SqlServer.TransactSql.ScriptDom.TSql150Parser(true).Parse(new StringReader(ddl), out var errors);
+            Assert.Empty(errors);
+            var row = Assert.Single(tds.TuneRows);
+            Assert.IsType<double>(row["@restoreBest"]);
+            Assert.IsType<double>(row["@restoreDefaults"]);
+            using var json = System.Text.Json.JsonDocument.Parse((string)row["@json"]!);
+            var trials = json.RootElement.GetProperty("restore").GetProperty("trials");
+            Assert.Equal(tds.Restores.Count, trials.EnumerateArray().Sum(t => t.GetProperty("runs").GetInt32()));
+            Assert.Contains("stored in the central history", run.Error, StringComparison.Ordinal);
+        }
+    }
+
+    /// <summary>The central table created or refused around a whole tune. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    public sealed class CentralTable
+    {
+        public CentralTable() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
+        [Fact]
+        public async Task The_central_tune_table_is_created_only_after_its_permissions_are_read_before_any_trial_and_takes_the_result()
+        {
+            await using var readBound = ReadBound.Start();
+            var tds = readBound.Tds;
+
+            var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
+                "--history-server", readBound.Server.Server, "--history-database", "BackupXe History", "--instance", "PROD]01");
+
+            Assert.True(run.ExitCode == 0, run.Error + run.Output);
+            Assert.Equal(["ready", "create"], tds.Order.Take(2));
+            Assert.Equal("insert", tds.Order[^1]);
+            Assert.Contains("backup", tds.Order);
+            var ddl = Assert.Single(tds.TuneTableDdl);
+            var fragment = new Microsoft.SqlServer.TransactSql.ScriptDom.TSql150Parser(true).Parse(new StringReader(ddl), out var errors);
+            Assert.Empty(errors);
+            Assert.NotNull(fragment);
+            var row = Assert.Single(tds.TuneRows);
+            Assert.Equal("PROD]01", row["@instance"]);
+            Assert.Equal("Sales", row["@database"]);
+            Assert.Contains("Sales", (string)row["@json"]!, StringComparison.Ordinal);
+            Assert.Contains("stored in the central history", run.Error, StringComparison.Ordinal);
+            Assert.DoesNotContain(TdsClient.Password, run.Output + run.Error, StringComparison.Ordinal);
+        }
+
+        [Theory]
+        [InlineData(true)]
+        [InlineData(false)]
+        public async Task A_central_table_from_before_the_restore_columns_without_alter_refuses_a_restore_tune_and_takes_a_backup_tune_as_it_is(bool restore)
+        {
+            var (model, directories) = Shapes.Get("read-bound");
+            var tds = new TuneOverTds(model, directories) { TuneTableExists = true, TuneTableRestoreColumns = false };
+            tds.RepositoryGrants.Remove("ALTER TABLE");
+            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+            string[] restoreArguments = restore ? ["--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch"] : [];
+
+            var run = await TuneAsync(server, CancellationToken.None, ["--to", directories[0], "--window", "5s", "--time-budget", "1m",
+                .. restoreArguments, "--history-server", server.Server, "--history-database", "BackupXe History"]);
+
+            Assert.Empty(tds.TuneTableDdl);
+            Assert.DoesNotContain("alter", tds.Order);
+            if (restore)
+            {
+                Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+                Assert.Equal(["ready"], tds.Order);
+                Assert.Empty(tds.Backups);
+                Assert.Contains("predates the restore trials' columns (migration 3)", run.Error, StringComparison.Ordinal);
+                Assert.Contains("GRANT ALTER ON [dbo].[tune_runs] TO [tuner]]x];", run.Error, StringComparison.Ordinal);
+            }
+            else
+            {
+                Assert.True(run.ExitCode == 0, run.Error + run.Output);
+                var row = Assert.Single(tds.TuneRows);
+                Assert.False(row.ContainsKey("@restoreBest"));
+            }
+        }
+    }
+
+    /// <summary>Trials to URL striped over blobs. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    public sealed class TrialsToUrl
+    {
+        public TrialsToUrl() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
+        [Fact]
+        public async Task Trials_to_url_run_through_the_driver_striped_over_enough_blobs_and_every_blob_is_listed_not_deleted()
+        {
+            var tds = new TuneOverTds(Shapes.UrlBlockBlob(), Shapes.BlobContainers);
+            tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials", "SHARED ACCESS SIGNATURE"));
+            tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials2", "SHARED ACCESS SIGNATURE"));
+            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+            var run = await TuneAsync(server, CancellationToken.None, "--to", Shapes.BlobContainers[0], "--to", Shapes.BlobContainers[1], "--window", "5s", "--time-budget", "2m");
+
+            Assert.True(run.ExitCode == 0, run.Error + run.Output);
+            var toUrl = tds.Backups.Where(sql => !sql.Contains("N'NUL'", StringComparison.Ordinal)).ToList();
+            Assert.NotEmpty(toUrl);
+            Assert.All(toUrl, sql =>
+            {
+                Assert.Contains("TO URL = N'https://backupxe.blob.core.windows.net/trials", sql, StringComparison.Ordinal);
+                Assert.True(System.Text.RegularExpressions.Regex.Count(sql, "URL = N'") >= 7, sql);
+                Assert.DoesNotContain("NOINIT", sql, StringComparison.Ordinal);
+            });
+            Assert.Contains("Trial blobs left in storage: " + tds.FilesWritten.Count, run.Output, StringComparison.Ordinal);
+            Assert.All(tds.FilesWritten, blob => Assert.Contains(blob, run.Output, StringComparison.Ordinal));
+            Assert.DoesNotContain("Remove-Item", run.Output, StringComparison.Ordinal);
+        }
+    }
+
+    /// <summary>Ctrl-C during a trial, a refused directory and a stated free space. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    public sealed class StoppedOrOverridden
+    {
+        public StoppedOrOverridden() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
+        [Fact]
+        public async Task Ctrl_c_stops_the_running_trial_confirms_it_ended_and_lists_its_files()
+        {
+            var (model, directories) = Shapes.Get("buffer-count-table");
+            var tds = new TuneOverTds(model, directories);
+            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+            using var cancel = new CancellationTokenSource();
+            tds.Sql.Script.On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), request =>
+            {
+                var response = tds.Answer(request);
+                if (tds.FilesWritten.Count > 0)
+                {
+                    // The first trial to a file: Ctrl-C while it runs.
+                    cancel.CancelAfter(TimeSpan.FromSeconds(1));
+                }
+
+                return response;
+            });
+
+            var run = await TuneAsync(server, cancel.Token, "--to", directories[0], "--window", "5s", "--time-budget", "2m");
+
+            Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+            Assert.Contains("tune cancelled: the running trial backup was stopped", run.Error, StringComparison.Ordinal);
+            var file = Assert.Single(tds.FilesWritten);
+            Assert.Contains("Trial files kept on the server: 1,", run.Output, StringComparison.Ordinal);
+            Assert.Contains($"Remove-Item -LiteralPath '{file}'", run.Output, StringComparison.Ordinal);
+            Assert.True(tds.StopChecks >= tds.Backups.Count, "each cancelled trial was confirmed gone from sys.dm_exec_requests");
+        }
+
+        [Fact]
+        public async Task A_directory_on_a_volume_without_database_files_is_refused_with_the_reason()
+        {
+            await using var readBound = ReadBound.Start(tds => tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\"));
+
+            var run = await readBound.TuneAsync("--window", "5s");
+
+            Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+            Assert.All(readBound.Tds.Backups, sql => Assert.Contains("TO DISK = N'NUL'", sql, StringComparison.Ordinal));
+            Assert.Contains("no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
+        }
+
+        [Fact]
+        public async Task A_stated_free_space_overrides_the_refusal_says_so_and_the_result_goes_to_the_history()
+        {
+            await using var readBound = ReadBound.Start(tds => tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\"));
+            using var folder = new TempDirectory();
+            var history = folder.File("history.db");
+
+            var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
+                "--free-space-mb", readBound.Directory + "=104857600", "--history", history, "--instance", "SQL01");
+
+            Assert.True(run.ExitCode == 0, run.Error + run.Output);
+            Assert.NotEmpty(readBound.Tds.FilesWritten);
+            Assert.Contains($"Free-space check overridden: {readBound.Directory}: the server cannot report its free space (no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
+            Assert.Contains("is stored in the history", run.Error, StringComparison.Ordinal);
+
+            var listed = await CliRun.RunAsync("history", "tunes", "--path", history, "--database", "sales");
+            Assert.True(listed.ExitCode == 0, listed.Error);
+            Assert.Contains("Tune runs of [Sales] on SQL01", listed.Output, StringComparison.Ordinal);
+            Assert.Contains(" UTC: best ", listed.Output, StringComparison.Ordinal);
+        }
     }
 
     /// <summary>The read-bound shape's double, changed by the test before it starts, and tune --execute run to its one directory.</summary>
@@ -392,22 +421,12 @@ public sealed class TuneServerTests
 
     private static async Task<CliRun> TuneAsync(TdsServerDouble server, CancellationToken cancellationToken, params string[] extra)
     {
-        var (stdout, stderr) = (Console.Out, Console.Error);
         var output = new StringWriter();
         var error = new StringWriter();
-        Console.SetOut(output);
-        Console.SetError(error);
-        try
-        {
-            var root = new RootCommand { TuneCommand.Create() };
-            string[] args = ["tune", .. TdsClient.CliArguments(server), "--database", "Sales", "--execute", .. extra];
-            var exit = await root.Parse(args).InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false }, cancellationToken);
-            return new CliRun(exit, output.ToString(), error.ToString());
-        }
-        finally
-        {
-            Console.SetOut(stdout);
-            Console.SetError(stderr);
-        }
+        var console = CliRun.Captured(output, error);
+        var root = new RootCommand { TuneCommand.Create(console) };
+        string[] args = ["tune", .. TdsClient.CliArguments(server), "--database", "Sales", "--execute", .. extra];
+        var exit = await root.Parse(args).InvokeAsync(BackupXe.Cli.Program.Invocation(console), cancellationToken);
+        return new CliRun(exit, output.ToString(), error.ToString());
     }
 }

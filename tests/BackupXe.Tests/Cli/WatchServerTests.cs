@@ -17,7 +17,6 @@ namespace BackupXe.Tests.Cli;
 /// <c>watch --server</c> end to end: the CLI's own parser and action, Microsoft.Data.SqlClient 2.1.4, and the TDS
 /// double serving the capture session's status and event_file rows built from the sample capture. Not SQL Server.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public class WatchServerTests
 {
     public WatchServerTests() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
@@ -375,36 +374,6 @@ public class WatchServerTests
     }
 
     [Fact]
-    public async Task History_alone_reads_the_daemons_default_file_and_the_regression_verdict_comes_live()
-    {
-        // Given: the generated history of SQL01 (ten usual nights of [SalesDB] at about 500 MB/s) in the daemon's default
-        // file of the folder the watch runs from, and the server's session holding the sample buffer-starved backup
-        using var folder = new TempDirectory();
-        await AnalyzeHistoryTests.WriteHistoryAsync(Path.Combine(folder.Path, BackupXe.History.SqliteHistoryStore.DefaultPath));
-        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
-        await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40)));
-        var previous = Directory.GetCurrentDirectory();
-        Directory.SetCurrentDirectory(folder.Path);
-        WatchRun run;
-        try
-        {
-            // When: watch --server with --history and no file, until the diagnosis is out
-            run = await WatchAsync(server, output => output.Contains("Verdict", StringComparison.Ordinal) && output.Contains("Against its history", StringComparison.Ordinal), "--no-color", "--history");
-        }
-        finally
-        {
-            Directory.SetCurrentDirectory(previous);
-        }
-
-        // Then: the verdict against the default file's series came while the watch was running, and the early ETA from it
-        Assert.True(run.ReachedBeforeCtrlC, run.Output + run.Error);
-        Assert.Equal(0, run.ExitCode);
-        Assert.Contains("3.0x slower than usual", run.Output, StringComparison.Ordinal);
-        Assert.Contains("full backup of [SalesDB] to disk on SQL01", run.Output, StringComparison.Ordinal);
-        Assert.Contains("from history: its size at the usual ", run.Output, StringComparison.Ordinal);
-    }
-
-    [Fact]
     public async Task Server_and_replay_together_are_refused()
     {
         var run = await CliRun.RunAsync("watch", "--server", "127.0.0.1,1", "--replay", CliRun.Sample("buffer-starved-backup.xml"));
@@ -413,40 +382,67 @@ public class WatchServerTests
         Assert.Contains("exclusive", run.Error, StringComparison.Ordinal);
     }
 
+    /// <summary>The one watch test that changes the process's current directory: it runs alone, after the tests that run side by side.</summary>
+    [Collection(ConsoleCollection.Name)]
+    public sealed class FromTheCurrentDirectory
+    {
+        public FromTheCurrentDirectory() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
+        [Fact]
+        public async Task History_alone_reads_the_daemons_default_file_and_the_regression_verdict_comes_live()
+        {
+            // Given: the generated history of SQL01 (ten usual nights of [SalesDB] at about 500 MB/s) in the daemon's default
+            // file of the folder the watch runs from, and the server's session holding the sample buffer-starved backup
+            using var folder = new TempDirectory();
+            await AnalyzeHistoryTests.WriteHistoryAsync(Path.Combine(folder.Path, BackupXe.History.SqliteHistoryStore.DefaultPath));
+            var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+            await using var server = TdsServerDouble.Start(sql.Script.Serve(ScriptedEventFile.Of(ScriptedEventFile.BufferStarvedBackup(), 37, 40)));
+            var previous = Directory.GetCurrentDirectory();
+            Directory.SetCurrentDirectory(folder.Path);
+            WatchRun run;
+            try
+            {
+                // When: watch --server with --history and no file, until the diagnosis is out
+                run = await WatchAsync(server, output => output.Contains("Verdict", StringComparison.Ordinal) && output.Contains("Against its history", StringComparison.Ordinal), "--no-color", "--history");
+            }
+            finally
+            {
+                Directory.SetCurrentDirectory(previous);
+            }
+
+            // Then: the verdict against the default file's series came while the watch was running, and the early ETA from it
+            Assert.True(run.ReachedBeforeCtrlC, run.Output + run.Error);
+            Assert.Equal(0, run.ExitCode);
+            Assert.Contains("3.0x slower than usual", run.Output, StringComparison.Ordinal);
+            Assert.Contains("full backup of [SalesDB] to disk on SQL01", run.Output, StringComparison.Ordinal);
+            Assert.Contains("from history: its size at the usual ", run.Output, StringComparison.Ordinal);
+        }
+    }
+
     /// <summary>
     /// Runs <c>watch</c> against <paramref name="server"/> and cancels it, as Ctrl-C does, once <paramref name="until"/>
     /// holds for stdout (or after 60 seconds, which fails the tests that expect output).
     /// </summary>
     private static async Task<WatchRun> WatchAsync(TdsServerDouble server, Func<string, bool> until, params string[] extra)
     {
-        var (stdout, stderr) = (Console.Out, Console.Error);
         var output = new LockedWriter();
         var error = new LockedWriter();
-        Console.SetOut(output);
-        Console.SetError(error);
         using var ctrlC = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        try
+        string[] args = ["watch", .. TdsClient.CliArguments(server), .. extra];
+        var console = CliRun.Captured(output, error);
+        var running = Program.BuildRoot(console).Parse(args).InvokeAsync(Program.Invocation(console), ctrlC.Token);
+        var reached = false;
+        while (!running.IsCompleted && !(reached = until(output.Text)))
         {
-            string[] args = ["watch", .. TdsClient.CliArguments(server), .. extra];
-            var running = Program.BuildRoot(() => new DecodingStream(output)).Parse(args).InvokeAsync(new InvocationConfiguration { EnableDefaultExceptionHandler = false }, ctrlC.Token);
-            var reached = false;
-            while (!running.IsCompleted && !(reached = until(output.Text)))
-            {
-                await Task.Delay(20);
-            }
+            await Task.Delay(20);
+        }
 
-            var reachedInTime = reached && !ctrlC.IsCancellationRequested;
-            await ctrlC.CancelAsync();
-            var exit = await running;
-            var run = new CliRun(exit, output.Text, string.Join('\n', Lines(error.Text).Where(l => !l.Contains("warning: encryption is off", StringComparison.Ordinal))));
-            AssertNoSecrets(run);
-            return new WatchRun(run.ExitCode, run.Output, run.Error, reachedInTime);
-        }
-        finally
-        {
-            Console.SetOut(stdout);
-            Console.SetError(stderr);
-        }
+        var reachedInTime = reached && !ctrlC.IsCancellationRequested;
+        await ctrlC.CancelAsync();
+        var exit = await running;
+        var run = new CliRun(exit, output.Text, string.Join('\n', Lines(error.Text).Where(l => !l.Contains("warning: encryption is off", StringComparison.Ordinal))));
+        AssertNoSecrets(run);
+        return new WatchRun(run.ExitCode, run.Output, run.Error, reachedInTime);
     }
 
     private sealed record WatchRun(int ExitCode, string Output, string Error, bool ReachedBeforeCtrlC);

@@ -207,7 +207,6 @@ public class WatchViewTests
 }
 
 /// <summary>A paced replay ticks between events as a live server does, so a long zeroing shows life.</summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class WatchReplayHeartbeatTests
 {
     [Fact]

@@ -11,7 +11,6 @@ namespace BackupXe.Tests.Diagnosis;
 /// Every remedy says what it is expected to gain and on what that rests: a bound from the operation's own measures,
 /// a published figure, evidence only, or that it cannot tell; never an invented percentage.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class ExpectedGainTests
 {
     private static IEnumerable<string> Inputs()

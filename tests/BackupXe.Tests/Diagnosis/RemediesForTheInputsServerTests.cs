@@ -12,7 +12,6 @@ namespace BackupXe.Tests.Diagnosis;
 /// Hallengren's job output. A server before SQL Server 2016 has no backup_restore_progress_trace, so it is offered the
 /// trace-flag capture, never BackupXe's XE session; the choice is made per input, not per run.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class RemediesForTheInputsServerTests
 {
     private static readonly DateTime Night = new(2024, 5, 1, 1, 0, 0);

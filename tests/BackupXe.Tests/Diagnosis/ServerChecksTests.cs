@@ -14,7 +14,6 @@ namespace BackupXe.Tests.Diagnosis;
 /// message in 2012 SP4, 2014 SP2 and 2016, sys.dm_os_volume_stats in 2008 R2 SP1 (Microsoft's pages, cited in
 /// docs/diagnosis.md); before them, the other forms, and when the input does not say, which versions the T-SQL needs.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class ServerChecksTests
 {
     private const string DataFileZeroing =

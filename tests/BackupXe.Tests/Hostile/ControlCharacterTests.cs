@@ -10,7 +10,6 @@ namespace BackupXe.Tests.Hostile;
 /// A database name holding terminal controls (ESC[2J clears the screen, BEL, BS, CR, a C1 CSI, a line break that
 /// would forge a line): every text renderer shows them as visible marks, never as the controls themselves.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public class ControlCharacterTests
 {
     // No CR or LF: a line-based input ends the line there (the log test below holds the line break).

@@ -13,7 +13,6 @@ namespace BackupXe.Tests.Hostile;
 /// reaches it. The CLI says so in one line and the documented exit code; the daemon stops with exit code 3
 /// instead of retrying for ever.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class DamagedHistoryTests : IDisposable
 {
     private readonly string _folder = Path.Combine(Path.GetTempPath(), "backupxe-tests", Guid.NewGuid().ToString("N"));

@@ -10,7 +10,6 @@ namespace BackupXe.Tests.Hostile;
 /// file holds: each is refused where it is read (one located line, exit code 2), and every later command, row and
 /// file is still read. Before the range check, a day either side of them threw and ended the whole import.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class DateLimitTests : IDisposable
 {
     private readonly string _folder = Path.Combine(Path.GetTempPath(), "backupxe-tests", Guid.NewGuid().ToString("N"));

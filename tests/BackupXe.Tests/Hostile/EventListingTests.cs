@@ -9,7 +9,6 @@ namespace BackupXe.Tests.Hostile;
 /// <c>backupxe events</c> on hostile XE XML: names a spreadsheet would run as formulas are written inert, as in
 /// history's CSV, and a field cut at the field bound is a located problem, not a silent cut.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public class EventListingTests
 {
     [Theory]

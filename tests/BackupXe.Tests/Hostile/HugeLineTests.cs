@@ -9,7 +9,6 @@ namespace BackupXe.Tests.Hostile;
 /// took 4.2 GB on the console path and failed the JSON path; the field is now cut at 64 K characters with a
 /// located note, so memory no longer follows the line. Run in a child process to see its real peak memory.
 /// </summary>
-[Collection(Cli.ConsoleCollection.Name)]
 public class HugeLineTests
 {
     // 48 MB: large enough that holding the line (twice, as UTF-16) would show; small enough for the suite's budget.

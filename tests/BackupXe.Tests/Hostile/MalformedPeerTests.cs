@@ -9,7 +9,6 @@ namespace BackupXe.Tests.Hostile;
 /// A peer that answers the TDS PRELOGIN with a packet SQL Server never sends (an option table pointing past its
 /// end): the verb ends with one line that says the reply was not understood, not the driver's bare exception text.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class MalformedPeerTests
 {
     [Fact]

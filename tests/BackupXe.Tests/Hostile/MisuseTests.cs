@@ -11,7 +11,6 @@ namespace BackupXe.Tests.Hostile;
 /// Command lines a hurried user types and files they point at by mistake: each is one line on stderr and the
 /// documented exit code (1 usage or nothing usable, 2 partial), never a stack trace, and nothing is overwritten.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public class MisuseTests
 {
     [Theory]

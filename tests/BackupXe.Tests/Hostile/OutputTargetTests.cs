@@ -14,7 +14,6 @@ namespace BackupXe.Tests.Hostile;
 /// journal, named or found by <c>--history</c>. Every
 /// verb that writes refuses with one line and exit code 1 before opening anything, and the file keeps every byte.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class OutputTargetTests : IDisposable
 {
     private readonly string _folder = Directory.CreateTempSubdirectory("backupxe-output-").FullName;

@@ -11,7 +11,6 @@ namespace BackupXe.Tests.Hostile;
 /// failed with "attempt to write a readonly database". Tests run as root, who may write anywhere, so the file SQLite
 /// wants is made impossible to create instead: its name is a link into a folder that does not exist.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class ReadOnlyHistoryTests : IDisposable
 {
     private readonly string _folder = Path.Combine(Path.GetTempPath(), "backupxe-tests", Guid.NewGuid().ToString("N"));

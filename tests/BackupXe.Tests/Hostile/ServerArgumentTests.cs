@@ -7,7 +7,6 @@ namespace BackupXe.Tests.Hostile;
 /// A connection string pasted into <c>--server</c>, password and all: every server verb refuses it as a usage
 /// error before connecting, and no message repeats the password.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public class ServerArgumentTests
 {
     private const string Pasted = "Server=127.0.0.1,1;User ID=sa;Password=hunter2";

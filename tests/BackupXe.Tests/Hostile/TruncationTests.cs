@@ -7,7 +7,7 @@ namespace BackupXe.Tests.Hostile;
 /// operation a clean capture of the same complete records reports as completed is still reported as completed,
 /// and the invariants of <see cref="HostileRun"/> hold.
 /// </summary>
-public class TruncationTests
+public class TruncationTests(CleanAnalyses cleanRuns)
 {
     public static TheoryData<string> Inputs => new(HostileCorpus.All.Select(input => input.Name));
 
@@ -22,7 +22,7 @@ public class TruncationTests
             var offset = records == 0 ? input.Head.Length : input.RecordEnds[records - 1];
 
             // When
-            var clean = await HostileRun.AnalyzeAsync(input.Clean(records), input.FileName);
+            var clean = await cleanRuns.OfAsync(input, records);
             var cut = await HostileRun.AnalyzeAsync(input.CutAt(offset), input.FileName);
 
             // Then
@@ -58,7 +58,7 @@ public class TruncationTests
             }
 
             // When
-            var clean = await HostileRun.AnalyzeAsync(input.Clean(records), input.FileName);
+            var clean = await cleanRuns.OfAsync(input, records);
             var cut = await HostileRun.AnalyzeAsync(input.CutAt(offset), input.FileName);
 
             // Then

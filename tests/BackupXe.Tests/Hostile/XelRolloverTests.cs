@@ -11,7 +11,6 @@ namespace BackupXe.Tests.Hostile;
 /// user leaves there: an empty member (copied right after a rollover), random bytes, XML saved under a .xel name,
 /// and a named pipe. Each is named and skipped, the real members are read, and nothing waits on the pipe.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class XelRolloverTests : IDisposable
 {
     private readonly string _folder = Path.Combine(Path.GetTempPath(), "backupxe-tests", Guid.NewGuid().ToString("N"));

@@ -13,7 +13,6 @@ using Xunit;
 
 namespace BackupXe.Tests.Rendering;
 
-[Collection(ConsoleCollection.Name)]
 public sealed class HtmlReportWriterTests
 {
     private static readonly string[] OperationSections = ["verdict", "remedies", "facts", "timeline", "rate", "waits", "memory", "files"];

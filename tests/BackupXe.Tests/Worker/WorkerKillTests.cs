@@ -23,6 +23,8 @@ namespace BackupXe.Tests.Worker;
 /// one-shot analysis of the same rows, field for field, wait counts (the events) included.
 /// </summary>
 [Trait("Fault", "sigkill")]
+// Its run and end limits are wall-clock: alone, after the tests that run side by side, so that their load cannot fail it.
+[Collection(Cli.ConsoleCollection.Name)]
 public sealed class WorkerKillTests(ITestOutputHelper output) : IDisposable
 {
     private const string Instance = "prod";

@@ -10,7 +10,6 @@ namespace BackupXe.Tests.Sources.ClientOutput;
 /// and a restore's "Converting database ... to the current version M", whose database version names the release only.
 /// The banner wins when both are there; the evidence says which one was used.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class ClientOutputServerTests
 {
     private static string Fixture(string name) => File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "Fixtures", "realworld2", name));

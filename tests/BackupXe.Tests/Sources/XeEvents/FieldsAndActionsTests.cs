@@ -15,7 +15,6 @@ namespace BackupXe.Tests.Sources.XeEvents;
 /// <c>database_name</c> field the database backed up; the server sends the field, then the action. The field wins
 /// in every reader, and the action is still listed under its own name.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class FieldsAndActionsTests
 {
     private const string MasterAction =

@@ -7,7 +7,6 @@ using BackupXe.Testing.Xel;
 namespace BackupXe.Tests.Sources.Xel;
 
 /// <summary>A built .xel and its XE XML twin go through the same mapping, so analyze reports them identically.</summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class XelXmlTwinTests
 {
     [Fact]

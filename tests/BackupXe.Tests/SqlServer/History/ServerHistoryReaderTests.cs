@@ -18,7 +18,6 @@ namespace BackupXe.Tests.SqlServer.History;
 /// built from the documented column types as the queries cast them. They test the queries' shape, the typed
 /// parameters and the row mapping; they say nothing about a real SQL Server's answers.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class ServerHistoryReaderTests : IDisposable
 {
     private const long GiB = 1L << 30;

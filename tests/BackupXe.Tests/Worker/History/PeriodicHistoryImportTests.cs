@@ -23,7 +23,6 @@ namespace BackupXe.Tests.Worker.History;
 /// The daemon's periodic import against the TDS double (msdb rows built from the documented column types) on a
 /// manual clock. It tests the timer, the merge and the regression path; it says nothing about a real server's answers.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class PeriodicHistoryImportTests : IDisposable
 {
     private const long GiB = 1L << 30;
