@@ -81,8 +81,6 @@ public sealed record KnownDefect(
 /// </summary>
 public static class KnownDefects
 {
-    private static readonly int[] None = [];
-
     /// <summary>Every row, in the order of docs/known-issues.md.</summary>
     public static IReadOnlyList<KnownDefect> All { get; } =
     [
@@ -97,31 +95,31 @@ public static class KnownDefects
         new("tde-compressed-2017-cu16", 14, 0, 3223, 3224, "a later SQL Server 2017 CU (the page names none); or restore on CU15",
             "KB4508218, \"Cumulative Update 16 for SQL Server 2017\" (the note at its top)",
             "single-stripe compressed backups of TDE databases taken on SQL Server 2017 CU7 to CU12 cannot be restored on CU16",
-            DefectSymptom.RestoreFailed, None),
+            DefectSymptom.RestoreFailed, []),
         new("tde-compressed-2016-sp1", 13, 0, 4001, 4446, "SQL Server 2016 SP1 CU4 (13.0.4446.0)",
             "Microsoft SQL Server blog, \"Backup Compression for TDE-enabled Databases: Important fixes in SQL 2016 SP1 CU4 and SQL 2016 RTM CU7\" (no KB number)",
             "compressed backups of TDE databases with MAXTRANSFERSIZE over 64 KB can fail to back up or restore when striped, with CHECKSUM, WITH INIT or with VLFs over 4 GB",
-            DefectSymptom.CompressedOperationFailed, None),
+            DefectSymptom.CompressedOperationFailed, []),
         new("vlf-slow-restore-2012", 11, 0, 2100, 2316, "SQL Server 2012 CU1 (11.0.2316.0)",
             "KB2653893, \"FIX: It takes a long time to restore a database in SQL Server 2008 R2 or in SQL Server 2008 or in SQL 2012\"",
             "a restore is slow because building the list of the log's virtual log files (VLFs) takes long when there are many",
-            DefectSymptom.SlowRestore, None),
+            DefectSymptom.SlowRestore, []),
         new("vlf-slow-recovery-2008r2", 10, 50, 1600, 1765, "SQL Server 2008 R2 CU6 (10.50.1765.0)",
             "KB2455009, \"FIX: Slow performance when you recover a database if there are many VLFs inside the transaction log in SQL Server 2005, in SQL Server 2008 or in SQL Server 2008 R2\"",
             "recovery, and a restore of a full backup followed by log backups, is slow when the log grew in many small increments (many VLFs)",
-            DefectSymptom.SlowRestore, None),
+            DefectSymptom.SlowRestore, []),
         new("buffer-pool-scan-2016", 13, 0, 0, null, "SQL Server 2022 (16.x), which scans the buffer pool in parallel",
             "KB4566579, \"Operations that trigger a buffer pool scan may run slowly on large-memory computers\"",
             "on a server with 1 TB of memory or more, a full or differential backup and every restore first scan the whole buffer pool; SQL Server 2016 SP3, 2017 CU23 and 2019 CU9 log \"Buffer Pool scan took N seconds\" when it takes 10 s or more",
-            DefectSymptom.NotReadYet, None),
+            DefectSymptom.NotReadYet, []),
         new("buffer-pool-scan-2017", 14, 0, 0, null, "SQL Server 2022 (16.x), which scans the buffer pool in parallel",
             "KB4566579, \"Operations that trigger a buffer pool scan may run slowly on large-memory computers\"",
             "on a server with 1 TB of memory or more, a full or differential backup and every restore first scan the whole buffer pool",
-            DefectSymptom.NotReadYet, None),
+            DefectSymptom.NotReadYet, []),
         new("buffer-pool-scan-2019", 15, 0, 0, null, "SQL Server 2022 (16.x), which scans the buffer pool in parallel",
             "KB4566579, \"Operations that trigger a buffer pool scan may run slowly on large-memory computers\"",
             "on a server with 1 TB of memory or more, a full or differential backup and every restore first scan the whole buffer pool",
-            DefectSymptom.NotReadYet, None),
+            DefectSymptom.NotReadYet, []),
     ];
 
     /// <summary>The defects whose affected builds include <paramref name="server"/>'s (none when its build is unknown).</summary>
