@@ -42,7 +42,10 @@ internal sealed class BackupDiagnostician
         var measures = OperationMeasures.Of(operation);
         var zeroing = FileZeroing.Measure(measures);
         var verdict = _rules.Judge(measures, zeroing);
-        return new Diagnosis(verdict, _remedies.For(measures, verdict, zeroing));
+        var recommendations = _remedies.For(measures, verdict, zeroing).ToList();
+        recommendations.AddRange(Remedies.UrlCapacityWarning(operation) is { } url ? [url] : []);
+        recommendations.AddRange(KnownDefects.ShownBy(operation, verdict).Select(Remedies.KnownDefect));
+        return new Diagnosis(verdict, recommendations);
     }
 
     /// <summary>The same report with <see cref="OperationReport.Verdict"/> and recommendations filled in.</summary>

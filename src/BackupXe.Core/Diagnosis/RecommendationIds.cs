@@ -16,4 +16,7 @@ internal static class RecommendationIds
     public const string RestoreMaxTransferSize = "restore-maxtransfersize";
     public const string CaptureWaits = "capture-waits";
     public const string CaptureTraceFlags = "capture-trace-flags";
+    public const string CompressionAlgorithm = "compression-algorithm";
+    public const string UrlCapacity = "url-capacity";
+    public const string KnownDefect = "known-defect";
 }

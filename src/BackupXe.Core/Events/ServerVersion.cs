@@ -27,6 +27,12 @@ public sealed partial record ServerVersion(int Major, int Minor, string? Build, 
     /// <summary>BACKUP ... WITH COMPRESSION arrived in SQL Server 2008 (10.x).</summary>
     public const int FirstWithCompression = 10;
 
+    /// <summary>BACKUP ... WITH COMPRESSION (ALGORITHM = QAT_DEFLATE), Intel QuickAssist offload, arrived in SQL Server 2022 (16.x).</summary>
+    public const int FirstWithQat = 16;
+
+    /// <summary>BACKUP ... WITH COMPRESSION (ALGORITHM = ZSTD, LEVEL = ...) arrived in SQL Server 2025 (17.x).</summary>
+    public const int FirstWithZstd = 17;
+
     /// <summary>How @@VERSION's text, and so an ERRORLOG's banner, begins.</summary>
     public const string BannerStart = "Microsoft SQL Server ";
 

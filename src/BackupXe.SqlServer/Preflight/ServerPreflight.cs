@@ -24,7 +24,7 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
         var facts = await client.ReadServerFactsAsync(connection, cancellationToken).ConfigureAwait(false);
         var problems = ServerRequirements.Check(facts, eventFilePath: session.FilePath);
-        var checks = new List<PreflightCheck> { Version(facts, problems), Platform(facts) };
+        var checks = new List<PreflightCheck> { Version(facts, problems), Platform(facts), KnownDefectsOf(LoginBuild(connection.ServerVersion)) };
         var canCapture = problems.All(p => p.Kind == RequirementKind.MissingPermission);
         if (canCapture)
         {
@@ -42,6 +42,35 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
         checks.Add(await Guarded(connection, "memory", () => Memory(connection, cancellationToken)).ConfigureAwait(false));
         checks.Add(await Guarded(connection, "msdb history", () => History(connection, cancellationToken)).ConfigureAwait(false));
         return checks;
+    }
+
+    /// <summary>The server's build as the login response gives it ("15.00.4223" read as 15.0.4223); null when it is not one.</summary>
+    internal static Core.Events.ServerVersion? LoginBuild(string? version) =>
+        version is null ? null : Core.Events.ServerVersion.FromBuild(version, "the login response");
+
+    /// <summary>
+    /// The defects of docs/known-issues.md whose affected builds include this server's: a warning when one has a fixing
+    /// update, a pass that names the rest (those BackupXe cannot yet see in an input, fixed only by a later release).
+    /// </summary>
+    internal static PreflightCheck KnownDefectsOf(Core.Events.ServerVersion? server)
+    {
+        const string name = "known defects";
+        if (server?.Build is null)
+        {
+            return new PreflightCheck(name, PreflightOutcome.Pass, "cannot tell: the login response gave no build number");
+        }
+
+        var defects = Core.Diagnosis.KnownDefects.For(server);
+        if (defects.Count == 0)
+        {
+            return new PreflightCheck(name, PreflightOutcome.Pass, $"none of docs/known-issues.md applies to build {server.Build}");
+        }
+
+        var listed = string.Join("; ", defects.Select(d => $"{d.Id}: fixed in {d.FixedIn} ({d.Page.Split(',')[0]})"));
+        var found = string.Create(CultureInfo.InvariantCulture, $"{defects.Count} documented backup/restore defect{(defects.Count == 1 ? "" : "s")} apply to build {server.Build}: {listed}");
+        return defects.Any(d => d.FixedBuild is not null)
+            ? new PreflightCheck(name, PreflightOutcome.Warn, found, "install the cumulative update named (docs/known-issues.md says what each one breaks and how BackupXe shows it)")
+            : new PreflightCheck(name, PreflightOutcome.Pass, found);
     }
 
     private static PreflightCheck Version(ServerFacts facts, IReadOnlyList<RequirementProblem> problems)

@@ -225,6 +225,23 @@ public class ServerCommandTests
     }
 
     [Fact]
+    public async Task Check_names_the_documented_defects_of_the_build_the_login_response_gives()
+    {
+        // Given: the double's login acknowledgement says 15.0.2000, SQL Server 2019 RTM
+        await using var server = Start(new ScriptedSqlServer());
+
+        // When
+        var run = await RunAsync(server, "check", "--format", "json");
+
+        // Then: a warning that names the fixing update and its page, and the run still passes
+        Assert.Equal(0, run.ExitCode);
+        using var json = JsonDocument.Parse(run.Output);
+        var checks = json.RootElement.GetProperty("checks").EnumerateArray().ToDictionary(c => c.GetProperty("name").GetString()!);
+        Assert.Equal("warn", checks["known defects"].GetProperty("outcome").GetString());
+        Assert.Contains("fixed in SQL Server 2019 CU16 (15.0.4223.1) (KB5014298)", checks["known defects"].GetProperty("finding").GetString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Check_on_sql_server_2014_fails_the_version_and_reads_the_trace_flags()
     {
         // Given

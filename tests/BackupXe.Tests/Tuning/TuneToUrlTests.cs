@@ -1,3 +1,4 @@
+using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Tuning;
 using Microsoft.SqlServer.TransactSql.ScriptDom;
 using Xunit;
