@@ -7,8 +7,6 @@ using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
 using Microsoft.Data.SqlClient;
-using Polly;
-using Polly.Retry;
 
 namespace BackupXe.History;
 
@@ -16,7 +14,9 @@ namespace BackupXe.History;
 /// History in the central SQL Server table of <c>sessions/backupxe-history-sqlserver.sql</c>, shared by many
 /// daemons (docs/deploy.md, "Many daemons, one table"). Writes are an insert-if-absent on the dedup key under
 /// UPDLOCK/HOLDLOCK, with the table's IGNORE_DUP_KEY index as a second guard, so a batch re-sent after a
-/// restart or a retry never doubles a row. Transient failures are retried with Polly.
+/// restart or a retry never doubles a row. Every connection, the first one (<see cref="InitializeAsync"/>) included,
+/// goes through the one <see cref="TransientRetry"/> of the live sources: an availability-group failover of the
+/// repository (4060 with 18456, 40540 on Azure) is retried with back-off, each wait a "retrying (n) after error N" line.
 /// </summary>
 public sealed class SqlServerHistoryStore : IHistoryStore
 {
@@ -84,34 +84,30 @@ public sealed class SqlServerHistoryStore : IHistoryStore
 
     private const string Columns = "SELECT TOP (@count) instance_name, report_json FROM dbo.operations";
 
-    private readonly SqlConnectionFactory _connections;
-    private readonly ResiliencePipeline _retry;
+    /// <summary>Whether dbo.operations exists: the store's first statement (<see cref="InitializeAsync"/>).</summary>
+    public const string TableQuery = "SELECT CONVERT(int, CASE WHEN OBJECT_ID(N'dbo.operations', N'U') IS NULL THEN 0 ELSE 1 END);";
 
-    /// <param name="retryDelay">First retry delay; tests pass zero.</param>
-    public SqlServerHistoryStore(SqlConnectionFactory connections, TimeSpan? retryDelay = null)
+    private readonly SqlConnectionFactory _connections;
+    private readonly TransientRetry _retry;
+
+    /// <param name="retry">The retry of every connection; the default waits on the system clock and tells no one.</param>
+    public SqlServerHistoryStore(SqlConnectionFactory connections, TransientRetry? retry = null)
     {
         _connections = connections;
-        var classifier = new SqlFailureClassifier();
-        _retry = new ResiliencePipelineBuilder()
-            .AddRetry(new RetryStrategyOptions
-            {
-                ShouldHandle = new PredicateBuilder().Handle<Exception>(failure =>
-                    failure is not OperationCanceledException && classifier.Classify(failure) == LiveFailureKind.Transient),
-                MaxRetryAttempts = 4,
-                BackoffType = DelayBackoffType.Exponential,
-                UseJitter = true,
-                Delay = retryDelay ?? TimeSpan.FromSeconds(1),
-            })
-            .Build();
+        _retry = retry ?? new TransientRetry();
     }
 
     public async Task InitializeAsync(CancellationToken cancellationToken)
     {
         try
         {
-            await using var connection = await _connections.OpenAsync(cancellationToken);
-            await using var command = _connections.Command(connection, "SELECT CONVERT(int, CASE WHEN OBJECT_ID(N'dbo.operations', N'U') IS NULL THEN 0 ELSE 1 END);");
-            if (Convert.ToInt32(await command.ExecuteScalarAsync(cancellationToken), System.Globalization.CultureInfo.InvariantCulture) == 0)
+            var exists = await _retry.RunAsync(async token =>
+            {
+                await using var connection = await _connections.OpenAsync(token);
+                await using var command = _connections.Command(connection, TableQuery);
+                return Convert.ToInt32(await command.ExecuteScalarAsync(token), System.Globalization.CultureInfo.InvariantCulture);
+            }, cancellationToken);
+            if (exists == 0)
             {
                 throw new HistoryStoreException(
                     "The central history table dbo.operations is missing: run sessions/backupxe-history-sqlserver.sql in the repository database (BackupXe:History:ConnectionString).");
@@ -132,7 +128,7 @@ public sealed class SqlServerHistoryStore : IHistoryStore
         }
 
         var json = ReportJson.Serialize(report);
-        var inserted = await _retry.ExecuteAsync(async token =>
+        var inserted = await _retry.RunAsync(async token =>
         {
             await using var connection = await _connections.OpenAsync(token);
             await using var command = _connections.Command(connection, InsertIfAbsent);
@@ -200,7 +196,7 @@ public sealed class SqlServerHistoryStore : IHistoryStore
     {
         ArgumentNullException.ThrowIfNull(record);
         var json = ReportJson.Serialize(record);
-        var inserted = await _retry.ExecuteAsync(async token =>
+        var inserted = await _retry.RunAsync(async token =>
         {
             await using var connection = await _connections.OpenAsync(token);
             await using var command = _connections.Command(connection, record.Restore is null ? InsertTuneIfAbsent : InsertTuneWithRestoreIfAbsent);
@@ -231,7 +227,7 @@ public sealed class SqlServerHistoryStore : IHistoryStore
 
     public async Task<TuneRecord?> LastTuneAsync(string instance, string database, DateTime before, CancellationToken cancellationToken)
     {
-        var json = await _retry.ExecuteAsync(async token =>
+        var json = await _retry.RunAsync(async token =>
         {
             await using var connection = await _connections.OpenAsync(token);
             await using var command = _connections.Command(connection, LastTuneQuery);
@@ -252,7 +248,7 @@ public sealed class SqlServerHistoryStore : IHistoryStore
     }
 
     private async Task<IReadOnlyList<StoredOperation>> ReadAsync(string sql, Action<SqlParameterCollection> bind, CancellationToken cancellationToken)
-        => await _retry.ExecuteAsync(async token =>
+        => await _retry.RunAsync(async token =>
         {
             await using var connection = await _connections.OpenAsync(token);
             await using var command = _connections.Command(connection, sql);

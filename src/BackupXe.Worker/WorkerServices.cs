@@ -2,12 +2,14 @@ using BackupXe.History;
 using BackupXe.SqlServer.Client;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.History;
+using BackupXe.Worker.Logging;
 using BackupXe.Worker.Monitoring;
 using BackupXe.Worker.Telemetry;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using OpenTelemetry.Metrics;
 
@@ -34,8 +36,12 @@ internal static class WorkerServices
             var history = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History;
             if (string.Equals(history.Provider, HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase))
             {
-                return new SqlServerHistoryStore(new BackupXe.SqlServer.Client.SqlConnectionFactory(
-                    LiveInstanceSettings.Build(new InstanceOptions { Name = "history", ConnectionString = history.ConnectionString })));
+                // The repository's connections retry like the live ones, each wait logged as a live source's (event 161).
+                var retry = new TransientRetry(
+                    observer: new LiveSourceLog("history", provider.GetRequiredService<ILogger<LiveSourceLog>>()),
+                    time: provider.GetRequiredService<TimeProvider>());
+                return new SqlServerHistoryStore(new SqlConnectionFactory(
+                    LiveInstanceSettings.Build(new InstanceOptions { Name = "history", ConnectionString = history.ConnectionString })), retry);
             }
 
             var path = Path.Combine(environment.ContentRootPath, history.Path ?? BackupXeOptionsDefaults.HistoryPath);

@@ -15,9 +15,10 @@ internal static class ServerCall
     /// <paramref name="body"/>; each problem is one line and exit code 1.
     /// </summary>
     /// <param name="json">The verb was asked for JSON: a failure is also one JSON object on standard output, so a script reading it is not handed plain text.</param>
-    public static async Task<int> RunAsync(CliConsole console, ParseResult parse, ConnectionOptions connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body, bool json = false)
+    /// <param name="creates">The verb may create the session: its name must follow the stricter rule of a name BackupXe creates.</param>
+    public static async Task<int> RunAsync(CliConsole console, ParseResult parse, ConnectionOptions connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body, bool json = false, bool creates = false)
     {
-        var problems = session.Validate();
+        var problems = creates ? session.ValidateForCreate() : session.Validate();
         foreach (var problem in problems)
         {
             await console.Error.WriteLineAsync($"backupxe: {problem}");

@@ -41,7 +41,7 @@ internal static class SessionCommand
         command.SetAction(parse =>
         {
             var sessionName = parse.GetValue(name)!;
-            if (target.Read(parse, sessionName, console.Error) is not { } settings)
+            if (target.Read(parse, sessionName, console.Error, creates: !parse.GetValue(drop) && !parse.GetValue(status)) is not { } settings)
             {
                 return ExitCodes.NothingUsable;
             }
@@ -69,7 +69,7 @@ internal static class SessionCommand
 
         command.SetAction(async (parse, cancellationToken) =>
         {
-            var session = verb == "install" ? target.Read(parse, parse.GetValue(name)!, console.Error) : new CaptureSessionSettings(parse.GetValue(name)!);
+            var session = verb == "install" ? target.Read(parse, parse.GetValue(name)!, console.Error, creates: true) : new CaptureSessionSettings(parse.GetValue(name)!);
             if (session is null)
             {
                 return ExitCodes.NothingUsable;
@@ -157,10 +157,11 @@ internal static class SessionCommand
         }
 
         /// <summary>The settings asked for; null after one line per problem on standard error.</summary>
-        public CaptureSessionSettings? Read(ParseResult parse, string sessionName, TextWriter error)
+        /// <param name="creates">The session is to be created: its name must follow the stricter rule.</param>
+        public CaptureSessionSettings? Read(ParseResult parse, string sessionName, TextWriter error, bool creates)
         {
             var settings = new CaptureSessionSettings(sessionName, parse.GetValue(_file)!, parse.GetValue(_maxSize), parse.GetValue(_rollover));
-            var problems = settings.Validate();
+            var problems = creates ? settings.ValidateForCreate() : settings.Validate();
             foreach (var problem in problems)
             {
                 error.WriteLine($"backupxe: {problem}");

@@ -165,7 +165,9 @@ internal static class WatchCommand
                 }
 
                 var temporary = new WatchCaptureSession(factory, session);
-                var (started, problems) = await temporary.StartAsync(cancellationToken);
+                // The watch's first connection: retried like every later one, each wait a line.
+                var (started, problems) = await new TransientRetry(observer: new WatchConnectionLines(console.Error, factory.Settings.Server), time: time)
+                    .RunAsync(temporary.StartAsync, cancellationToken);
                 var name = factory.Settings.Server;
                 if (started == WatchSessionStart.Refused)
                 {
@@ -192,7 +194,7 @@ internal static class WatchCommand
                 }
 
                 return exit;
-            });
+            }, creates: parse.GetValue(startSession));
         });
         return command;
 
@@ -208,7 +210,7 @@ internal static class WatchCommand
                     Observer = lines,
                     Time = time,
                 });
-                var requests = new WatchRequests(factory, session, TimeSpan.FromSeconds(parse.GetValue(pollRequests)), console.Error, time ?? TimeProvider.System);
+                var requests = new WatchRequests(factory, session, TimeSpan.FromSeconds(parse.GetValue(pollRequests)), console.Error, time ?? TimeProvider.System, lines);
                 try
                 {
                     return await WatchAsync(parse, live, htmlPath, string.Empty, AnalysisOptions.LiveQuietInterval, requests, cancellationToken);
@@ -249,7 +251,7 @@ internal static class WatchCommand
                 await console.Error.WriteLineAsync($"backupxe: {server}: {SqlFailureText.Describe(failure)}");
             }
 
-            await console.Error.WriteLineAsync($"backupxe: {server}: session {name} is still on the server: remove it with backupxe session uninstall --server {server} --session-name {name}.");
+            await console.Error.WriteLineAsync($"backupxe: {server}: session {name} is still on the server: remove it with backupxe session uninstall --server {server} --session-name {SessionName.Argument(name)}.");
             return ExitCodes.NothingUsable;
         }
 

@@ -11,7 +11,7 @@ internal sealed class WatchConnectionLines(TextWriter error, string server) : IL
 {
     public void OnChange(LiveSourceChange change)
     {
-        if (change is LiveSourceChange.Disconnected or LiveSourceChange.ReconnectScheduled or LiveSourceChange.EventsLost or LiveSourceChange.StreamProblem or LiveSourceChange.Stopped)
+        if (change is LiveSourceChange.Retrying or LiveSourceChange.Disconnected or LiveSourceChange.ReconnectScheduled or LiveSourceChange.EventsLost or LiveSourceChange.StreamProblem or LiveSourceChange.Stopped)
         {
             error.WriteLine($"backupxe: {server}: {change.Describe()}");
         }

@@ -1,6 +1,7 @@
 using BackupXe.Cli.Rendering;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Live.Requests;
 using BackupXe.SqlServer.Requirements;
 using BackupXe.SqlServer.Sessions;
@@ -11,8 +12,10 @@ namespace BackupXe.Cli.Commands;
 /// <c>watch --server</c>'s read of <c>sys.dm_exec_requests</c>: once at the start, so backups already running show at
 /// once, then every <paramref name="pollInterval"/> when one is given, so their percent moves even without events.
 /// Read only. A login without the permission, or a failed read, is one line on standard error; the watch goes on.
+/// The first read (the server facts) is the watch's first connection: a transient failure of it is retried
+/// (<see cref="TransientRetry"/>, each wait told to <paramref name="observer"/>) before the watch goes on without it.
 /// </summary>
-internal sealed class WatchRequests(SqlConnectionFactory connections, CaptureSessionSettings session, TimeSpan pollInterval, TextWriter error, TimeProvider time)
+internal sealed class WatchRequests(SqlConnectionFactory connections, CaptureSessionSettings session, TimeSpan pollInterval, TextWriter error, TimeProvider time, ILiveSourceObserver? observer = null)
 {
     private readonly RunningRequestReader _reader = new(connections);
     private ServerFacts? _facts;
@@ -23,7 +26,9 @@ internal sealed class WatchRequests(SqlConnectionFactory connections, CaptureSes
     {
         try
         {
-            _facts = await new SessionClient(connections, session).ReadServerFactsAsync(cancellationToken).ConfigureAwait(false);
+            var client = new SessionClient(connections, session);
+            _facts = await new TransientRetry(observer: observer, time: time)
+                .RunAsync(client.ReadServerFactsAsync, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception) when (!cancellationToken.IsCancellationRequested)
         {

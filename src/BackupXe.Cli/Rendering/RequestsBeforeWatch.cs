@@ -2,6 +2,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Pipeline;
+using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Live.Requests;
@@ -83,9 +84,14 @@ internal sealed class RequestsBeforeWatch
             + $"elapsed {Figures.Duration(request.Elapsed.TotalSeconds)}  {wait}  started before watch";
     }
 
-    private static string Title(RunningRequest request) => OperationText.Title(
-        request.IsRestore ? OperationKind.Restore : OperationKind.Backup,
-        request.Command.EndsWith(" LOG", StringComparison.OrdinalIgnoreCase) ? OperationScope.Log : null,
-        request.Database,
-        request.SessionId);
+    private static string Title(RunningRequest request)
+    {
+        var title = OperationText.Title(
+            request.IsRestore ? OperationKind.Restore : OperationKind.Backup,
+            request.Command.EndsWith(" LOG", StringComparison.OrdinalIgnoreCase) ? OperationScope.Log : null,
+            request.Database is null ? null : TerminalText.Line(request.Database),
+            request.SessionId);
+        // Never the database the request runs in: that is a job step's master, not the database backed up.
+        return request.Database is null ? title + " (database not yet known)" : title;
+    }
 }

@@ -169,7 +169,7 @@ public sealed class SessionClient(SqlConnectionFactory factory, CaptureSessionSe
     /// </summary>
     private async Task<string> CleanUpFailedInstallAsync(ServerFacts facts, SessionStatus? before, CancellationToken cancellationToken)
     {
-        var name = $"[{Settings.SessionName.Replace("]", "]]", StringComparison.Ordinal)}]";
+        var name = SessionName.Quote(Settings.SessionName);
         var replaced = before is { Exists: true }
             ? $"; the session {name} that was there before had been dropped to be replaced and is not restored"
             : string.Empty;

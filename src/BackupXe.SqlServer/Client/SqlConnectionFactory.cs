@@ -32,6 +32,9 @@ public sealed class SqlConnectionFactory
             TrustServerCertificate = settings.TrustServerCertificate,
             ConnectTimeout = settings.ConnectTimeoutSeconds,
             CommandTimeout = settings.CommandTimeoutSeconds,
+            // BackupXe backs off itself (TransientRetry, the live sources' reconnects); the pool's own blocking period
+            // would answer those retries with the first failure, cached, without asking the server again.
+            PoolBlockingPeriod = PoolBlockingPeriod.NeverBlock,
         };
         if (settings.HostNameInCertificate is not null)
         {

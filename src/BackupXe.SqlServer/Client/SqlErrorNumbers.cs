@@ -111,6 +111,20 @@ internal static class SqlErrorNumbers
     /// <summary>Network errors surfaced as SQL numbers by the driver (TCP resets and refusals, pipe errors): 64, 121, 233, 10053, 10054, 10060, 10061.</summary>
     internal static readonly IReadOnlySet<int> NetworkTransients = new HashSet<int> { 64, 121, 233, 10053, 10054, 10060, 10061 };
 
+    /// <summary>Named pipes: an overlapped I/O operation in progress during the login (on SqlClient's baseline list).</summary>
+    internal const int NamedPipeLoginInProgress = 997;
+
+    /// <summary>
+    /// Every number Microsoft.Data.SqlClient's retry logic documents as transient (SqlConfigurableRetryFactory and its
+    /// BaselineTransientErrors): a reply holding any of them is retried, whatever else it holds, as SqlClient's own
+    /// rule does. So 4060 (cannot open the login's database: recovering or failing over) sent with 18456 is transient.
+    /// </summary>
+    internal static readonly IReadOnlySet<int> SqlClientTransients = new HashSet<int>(
+        DriverDocumentedTransients.Concat(CloudTransients).Concat(NetworkTransients).Append(DeadlockVictim).Append(NamedPipeLoginInProgress));
+
+    /// <summary>Whether SqlClient documents <paramref name="number"/> as transient.</summary>
+    public static bool IsSqlClientTransient(int number) => SqlClientTransients.Contains(number);
+
     /// <summary>The numbers that say the login lacks a permission.</summary>
     public static bool IsPermissionDenied(int number) => number is ObjectPermissionDenied or DatabasePermissionDenied
         or ActionPermissionDenied or ServerPermissionDenied or CannotAccessDatabase or NoPermissionForAction;

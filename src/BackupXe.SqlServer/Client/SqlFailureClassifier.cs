@@ -23,19 +23,32 @@ public sealed class SqlFailureClassifier : ILiveFailureClassifier
             // The connection was torn down under the driver; it says so with these, not with a SqlException.
             IOException or SocketException or TimeoutException => LiveFailureKind.Transient,
             InvalidOperationException when failure.InnerException is not null => Classify(failure.InnerException),
+            // Thrown inside the driver itself (measured: ArgumentOutOfRangeException on a reply it mis-reads): whatever
+            // the cause, the login is not it, and a fresh connection is the safe reaction.
+            _ when IsDriverFault(failure) => LiveFailureKind.DriverFault,
             // A broken pooled connection: "Invalid operation. The connection is closed."
             InvalidOperationException => LiveFailureKind.Transient,
             _ => LiveFailureKind.Fatal,
         };
     }
 
-    /// <summary>The kind for a list of (number, class) pairs, as SqlException.Errors holds them.</summary>
+    /// <summary>
+    /// The kind for a list of (number, class) pairs, as SqlException.Errors holds them. SqlClient's own rule comes
+    /// first: a reply with any number it documents as transient is transient (a server that cannot open the login's
+    /// database sends 4060 together with 18456, and the pair is a failover, not a refusal).
+    /// </summary>
     public static LiveFailureKind Classify(IEnumerable<(int Number, byte Class)> errors)
     {
+        var list = errors as IReadOnlyCollection<(int Number, byte Class)> ?? errors.ToList();
+        if (list.Any(e => SqlErrorNumbers.IsSqlClientTransient(e.Number)))
+        {
+            return LiveFailureKind.Transient;
+        }
+
         var sawTransient = false;
         var sawMissing = false;
         var any = false;
-        foreach (var (number, @class) in errors)
+        foreach (var (number, @class) in list)
         {
             any = true;
             switch (Classify(number, @class))
@@ -56,6 +69,28 @@ public sealed class SqlFailureClassifier : ILiveFailureClassifier
             : sawMissing ? LiveFailureKind.SessionMissing
             : sawTransient ? LiveFailureKind.Transient
             : LiveFailureKind.Fatal;
+    }
+
+    /// <summary>
+    /// An exception of the kinds a program's own defect raises (argument out of range, invalid operation, index, cast,
+    /// null) thrown from inside Microsoft.Data.SqlClient, not by a server error: the driver's own fault.
+    /// </summary>
+    public static bool IsDriverFault(Exception failure)
+    {
+        ArgumentNullException.ThrowIfNull(failure);
+        if (failure is not (ArgumentException or InvalidOperationException or IndexOutOfRangeException or NullReferenceException
+            or InvalidCastException or OverflowException) || failure is ObjectDisposedException)
+        {
+            return false;
+        }
+
+        // The frame that threw is the trace's first; its type's namespace says whose code it was (the trace is kept in a
+        // native build too, where reflection over the throwing method is not).
+        // "at" is translated in some cultures, so the method is the frame's second word.
+        var firstFrame = failure.StackTrace?.TrimStart().Split('\n', 2)[0] ?? string.Empty;
+        var method = firstFrame.Split(' ', 3, StringSplitOptions.RemoveEmptyEntries) is { Length: >= 2 } words ? words[1] : string.Empty;
+        return method.StartsWith("Microsoft.Data.SqlClient.", StringComparison.Ordinal)
+            || method.StartsWith("Microsoft.Data.ProviderBase.", StringComparison.Ordinal);
     }
 
     /// <summary>The kind of one error.</summary>

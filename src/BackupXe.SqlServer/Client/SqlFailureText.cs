@@ -65,9 +65,27 @@ public static class SqlFailureText
     /// <summary>Severities from 20 close the connection (Database engine error severities).</summary>
     private const byte ConnectionClosingClass = 20;
 
+    /// A fault raised inside the driver, said as that: its type and its own text, and what BackupXe does about it.
+    /// Never a login hint: whatever its cause, the login is not it.
+    /// </summary>
+    public static string DriverFault(Exception failure)
+    {
+        ArgumentNullException.ThrowIfNull(failure);
+        return ConnectionStringRedactor.RedactMessage(
+            $"the SqlClient driver failed inside itself ({failure.GetType().Name}: {FirstLine(failure.Message)}); a new connection resumes at the last position read");
+    }
+
     private static string? Hint(SqlException sql)
     {
         var numbers = sql.Errors.Cast<SqlError>().Select(e => e.Number).ToList();
+        if (numbers.Any(SqlErrorNumbers.IsSqlClientTransient))
+        {
+            // 4060 comes with 18456 while the login's database is recovering or failing over: not a wrong password.
+            return numbers.Contains(SqlErrorNumbers.CannotOpenDatabase)
+                ? "the login's database could not be opened (recovering or failing over); BackupXe retries this, and it lasted longer than the retries"
+                : "SqlClient documents this as transient; BackupXe retries it, and it lasted longer than the retries";
+        }
+
         if (numbers.Any(SqlErrorNumbers.IsLoginRefused))
         {
             return "check the login name, the password variable and that the login may connect; the ERRORLOG has the state that says why";

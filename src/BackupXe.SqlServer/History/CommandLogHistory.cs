@@ -45,7 +45,9 @@ internal static class CommandLogHistory
         var sql = new StringBuilder();
         sql.Append("SELECT ID, DatabaseName, CommandType, Command, StartTime, EndTime, ErrorNumber, ErrorMessage\nFROM ")
             .Append(QuoteName(logDatabase))
-            .Append(".dbo.CommandLog\nWHERE CommandType IN (N'BACKUP_DATABASE', N'BACKUP_LOG') AND StartTime >= @since");
+            .Append(".dbo.CommandLog\nWHERE CommandType IN (N'BACKUP_DATABASE', N'BACKUP_LOG', ")
+            .AppendJoin(", ", ThirdPartyCommandTypes.Select(t => $"N'{t}'"))
+            .Append(") AND StartTime >= @since");
         if (databaseCount > 0)
         {
             sql.Append("\n  AND DatabaseName IN (")
@@ -56,18 +58,47 @@ internal static class CommandLogHistory
         return sql.Append("\nORDER BY ID;\n").ToString();
     }
 
+    /// <summary>
+    /// The CommandType DatabaseBackup logs when <c>@BackupSoftware</c> hands the backup to third-party software
+    /// (LiteSpeed, Red Gate SQL Backup, Idera SQL Safe, Data Domain Boost): their commands are the software's own
+    /// procedure calls, not BACKUP statements, so their options cannot be read; they are counted, not imported.
+    /// </summary>
+    public static readonly IReadOnlyList<string> ThirdPartyCommandTypes =
+        ["xp_backup_database", "xp_backup_log", "sqlbackup", "xp_ss_backup", "emc_run_backup"];
+
+    /// <summary>The note for the rows of third-party software in one database's CommandLog; null when there were none.</summary>
+    public static string? ThirdPartyNote(string logDatabase, IReadOnlyDictionary<string, int> counted)
+    {
+        ArgumentNullException.ThrowIfNull(counted);
+        var total = counted.Values.Sum();
+        return total == 0 ? null
+            : $"{QuoteName(logDatabase)}.dbo.CommandLog: {total} backup row{(total == 1 ? "" : "s")} of third-party backup software (@BackupSoftware: "
+                + string.Join(", ", counted.OrderBy(c => c.Key, StringComparer.Ordinal).Select(c => $"{c.Key} {c.Value}"))
+                + ") counted, not imported: their commands are that software's own, whose options BackupXe does not read";
+    }
+
     /// <summary>[name] with ] doubled: the quoting of QUOTENAME, for a name that goes into the text of a query.</summary>
     public static string QuoteName(string name) => "[" + name.Replace("]", "]]", StringComparison.Ordinal) + "]";
 
     /// <summary>The backups in the rows of <see cref="Query"/>; rows whose command is not a BACKUP or was not executed are skipped.</summary>
+    /// <param name="thirdParty">Counts the rows of third-party backup software per CommandType; they are not yielded.</param>
     public static async IAsyncEnumerable<HistoryOperation> ReadAsync(
-        DbDataReader reader, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
+        DbDataReader reader, Dictionary<string, int> thirdParty, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
     {
+        ArgumentNullException.ThrowIfNull(thirdParty);
+        var type = reader.GetOrdinal("CommandType");
         var start = reader.GetOrdinal("StartTime");
         // datetime2 (SYSDATETIME) ticks in about a millisecond; datetime rounds to 1/300 s.
         var resolution = string.Equals(reader.GetDataTypeName(start), "datetime", StringComparison.OrdinalIgnoreCase) ? 1 / 300.0 : 0.001;
         while (await reader.ReadAsync(cancellationToken))
         {
+            var commandType = reader.IsDBNull(type) ? string.Empty : reader.GetString(type);
+            if (ThirdPartyCommandTypes.Contains(commandType, StringComparer.OrdinalIgnoreCase))
+            {
+                thirdParty[commandType] = thirdParty.GetValueOrDefault(commandType) + 1;
+                continue;
+            }
+
             if (Operation(reader, resolution) is { } operation)
             {
                 yield return operation;

@@ -51,11 +51,12 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
         foreach (var database in await CommandLogDatabasesAsync(connection, request.CommandLogDatabase, notes, cancellationToken))
         {
             var read = new List<HistoryOperation>();
+            var thirdParty = new Dictionary<string, int>(StringComparer.OrdinalIgnoreCase);
             try
             {
                 await using var command = Command(connection, CommandLogHistory.Query(database, request.Databases.Count), request, SqlDbType.DateTime2);
                 await using var reader = await command.ExecuteReaderAsync(cancellationToken);
-                await foreach (var operation in CommandLogHistory.ReadAsync(reader, cancellationToken))
+                await foreach (var operation in CommandLogHistory.ReadAsync(reader, thirdParty, cancellationToken))
                 {
                     read.Add(operation);
                 }
@@ -69,6 +70,10 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
 
             operations.AddRange(read);
             logs.Add((database, read.Count));
+            if (CommandLogHistory.ThirdPartyNote(database, thirdParty) is { } note)
+            {
+                notes.Add(note);
+            }
         }
 
         return new ServerHistory(serverName, operations, fromMsdb, logs, notes);

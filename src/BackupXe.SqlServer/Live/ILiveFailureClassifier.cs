@@ -11,6 +11,12 @@ public enum LiveFailureKind
 
     /// <summary>Login failed, permission denied, certificate rejected: reconnecting cannot fix it.</summary>
     Fatal,
+
+    /// <summary>
+    /// The driver itself failed (an ArgumentOutOfRangeException or InvalidOperationException thrown inside SqlClient):
+    /// not the server's answer and not the login's fault. Reconnect, resuming at the last position, as for a transient one.
+    /// </summary>
+    DriverFault,
 }
 
 /// <summary>

@@ -38,7 +38,19 @@ public abstract record LiveSourceChange
     /// <summary>The connection ended. <paramref name="Reason"/> has secrets masked.</summary>
     public sealed record Disconnected(string Reason, LiveFailureKind Kind) : LiveSourceChange
     {
-        public override string Describe() => $"disconnected ({Kind.ToString().ToLowerInvariant()}): {Reason}";
+        public override string Describe() => $"disconnected ({(Kind == LiveFailureKind.DriverFault ? "driver fault" : Kind.ToString().ToLowerInvariant())}): {Reason}";
+    }
+
+    /// <summary>
+    /// A transient failure before the read began (the server facts, the session's status, a history write): try
+    /// <paramref name="Attempt"/> again after <paramref name="Delay"/>. <paramref name="Error"/> is the server's error
+    /// number that made it transient, or null for a failure without one (a dropped socket, a driver fault).
+    /// </summary>
+    public sealed record Retrying(int Attempt, int? Error, TimeSpan Delay, string Reason) : LiveSourceChange
+    {
+        public override string Describe() => string.Create(
+            CultureInfo.InvariantCulture,
+            $"retrying ({Attempt}) after {(Error is { } number ? $"error {number}" : "a failure")} in {Delay.TotalSeconds:0.0} s: {Reason}");
     }
 
     /// <summary>Reconnect attempt <paramref name="Attempt"/> (counted since events last flowed) after <paramref name="Delay"/>.</summary>

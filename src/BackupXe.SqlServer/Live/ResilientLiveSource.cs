@@ -149,8 +149,8 @@ public sealed class ResilientLiveSource : ITraceEventSource
                 }
 
                 var kind = failure is null ? LiveFailureKind.Transient : Classify(failure);
-                var reason = failure is null
-                    ? "the server ended the stream"
+                var reason = failure is null ? "the server ended the stream"
+                    : kind == LiveFailureKind.DriverFault ? Client.SqlFailureText.DriverFault(failure)
                     : ConnectionStringRedactor.RedactMessage(failure.Message);
                 Notify(new LiveSourceChange.Disconnected(reason, kind));
 

@@ -123,13 +123,13 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
         if (!status.Exists)
         {
             return new PreflightCheck("capture session", PreflightOutcome.Warn, $"session {name} is not installed",
-                $"backupxe session install --server <server>{(name == SessionName.Default ? string.Empty : $" --session-name {name}")}");
+                $"backupxe session install --server <server>{(name == SessionName.Default ? string.Empty : $" --session-name {SessionName.Argument(name)}")}");
         }
 
         if (!status.Running)
         {
             return new PreflightCheck("capture session", PreflightOutcome.Warn, $"session {name} exists but is stopped",
-                $"ALTER EVENT SESSION [{name}] ON SERVER STATE = START;");
+                $"ALTER EVENT SESSION {SessionName.Quote(name)} ON SERVER STATE = START;");
         }
 
         var dropped = string.Create(CultureInfo.InvariantCulture, $"{status.DroppedEventCount ?? 0} events and {status.DroppedBufferCount ?? 0} buffers dropped");

@@ -1,7 +1,7 @@
 namespace BackupXe.SqlServer.Sessions;
 
 /// <summary>The values a DBA would edit at the top of <c>backupxe-session.sql</c>.</summary>
-/// <param name="SessionName">A regular identifier (see <see cref="Sessions.SessionName"/>).</param>
+/// <param name="SessionName">Any sysname to read; a regular identifier to create (see <see cref="Sessions.SessionName"/>).</param>
 /// <param name="FilePath">
 /// The event_file target's file name, ending in .xel. A bare name lands in the instance's LOG directory.
 /// </param>
@@ -22,13 +22,29 @@ public sealed record CaptureSessionSettings(
     /// <summary>Windows MAX_PATH, which the script's nvarchar(260) also holds.</summary>
     public const int MaxFilePathLength = 260;
 
-    /// <summary>Every problem with these settings, each naming the setting; empty when valid.</summary>
+    /// <summary>
+    /// Every problem with these settings for a session BackupXe creates: those of <see cref="Validate"/>, and a name
+    /// that is not a regular identifier (<see cref="Sessions.SessionName.IsCreatable"/>).
+    /// </summary>
+    public IReadOnlyList<string> ValidateForCreate()
+    {
+        var problems = Validate().ToList();
+        if (Sessions.SessionName.IsValid(SessionName) && !Sessions.SessionName.IsCreatable(SessionName))
+        {
+            problems.Insert(0, $"{nameof(SessionName)} '{SessionName}' can be read but not created by BackupXe: a session it creates is named with "
+                + $"{Sessions.SessionName.CreateRule}. Create this one yourself, or choose another name.");
+        }
+
+        return problems;
+    }
+
+    /// <summary>Every problem with these settings for a session BackupXe reads, each naming the setting; empty when valid.</summary>
     public IReadOnlyList<string> Validate()
     {
         var problems = new List<string>();
         if (!Sessions.SessionName.IsValid(SessionName))
         {
-            problems.Add($"{nameof(SessionName)} '{SessionName}' is not valid: use up to {Sessions.SessionName.MaxLength} letters, digits, _, $, # or @, starting with a letter or _.");
+            problems.Add($"{nameof(SessionName)} '{Core.Rendering.TerminalText.Line(SessionName ?? string.Empty)}' is not valid: use {Sessions.SessionName.Rule}.");
         }
 
         if (string.IsNullOrWhiteSpace(FilePath))
@@ -61,10 +77,10 @@ public sealed record CaptureSessionSettings(
         return problems;
     }
 
-    /// <exception cref="ArgumentException">The settings are not valid; the message lists every problem.</exception>
-    public void ThrowIfInvalid()
+    /// <exception cref="ArgumentException">The settings are not valid for creating the session; the message lists every problem.</exception>
+    public void ThrowIfInvalidForCreate()
     {
-        var problems = Validate();
+        var problems = ValidateForCreate();
         if (problems.Count > 0)
         {
             throw new ArgumentException(string.Join(" ", problems));

@@ -152,7 +152,7 @@ public sealed class SessionArming(SqlConnectionFactory factory, CaptureSessionSe
         return true;
     }
 
-    private string Quoted => "[" + Settings.SessionName.Replace("]", "]]", StringComparison.Ordinal) + "]";
+    private string Quoted => SessionName.Quote(Settings.SessionName);
 
     private async Task ExecuteAsync(string statement, CancellationToken cancellationToken)
     {

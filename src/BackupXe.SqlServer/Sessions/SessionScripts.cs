@@ -38,7 +38,7 @@ public static class SessionScripts
     public static string RenderInstall(CaptureSessionSettings settings)
     {
         ArgumentNullException.ThrowIfNull(settings);
-        settings.ThrowIfInvalid();
+        settings.ThrowIfInvalidForCreate();
         var script = Install;
         script = ReplaceDeclaredValue(script, "SessionName", UnicodeLiteral(settings.SessionName));
         script = ReplaceDeclaredValue(script, "FilePath", UnicodeLiteral(settings.FilePath));

@@ -52,7 +52,7 @@ public static class SessionStatusFormatter
 
         if (!status.Running)
         {
-            lines.Add($"  Start it: ALTER EVENT SESSION [{status.SessionName}] ON SERVER STATE = START;");
+            lines.Add($"  Start it: ALTER EVENT SESSION {SessionName.Quote(status.SessionName)} ON SERVER STATE = START;");
         }
 
         return lines;

@@ -50,7 +50,7 @@ public sealed class WatchCaptureSession(SqlConnectionFactory factory, CaptureSes
                 [
                     new RequirementProblem(RequirementKind.UnsupportedPlatform,
                         $"a session named {Settings.SessionName} exists but is stopped: it is not BackupXe's to replace for one watch; "
-                        + $"start it (ALTER EVENT SESSION [{Settings.SessionName}] ON SERVER STATE = START), or watch with another --session-name."),
+                        + $"start it (ALTER EVENT SESSION {SessionName.Quote(Settings.SessionName)} ON SERVER STATE = START), or watch with another --session-name."),
                 ]);
             }
         }

@@ -112,7 +112,7 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
             problems.AddRange(await CredentialProblemsAsync(request.Urls, cancellationToken).ConfigureAwait(false));
         }
 
-        var (_, problem) = await CaptureSessionReadiness.CheckAsync(new SessionClient(factory, session), ensureSession: false, cancellationToken).ConfigureAwait(false);
+        var (_, problem) = await CaptureSessionReadiness.CheckAsync(new SessionClient(factory, session), ensureSession: false, new TransientRetry(attempts: 1), cancellationToken).ConfigureAwait(false);
         if (problem is not null)
         {
             problems.Add($"Each trial is measured by the capture session: {problem}");

@@ -100,6 +100,16 @@ internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = n
             {
                 failures.Add($"{key}:SessionName must not be empty (default '{BackupXeOptionsDefaults.SessionName}').");
             }
+            else if (!SessionName.IsValid(instance.SessionName))
+            {
+                failures.Add($"{key}:SessionName is not valid: use {SessionName.Rule}.");
+            }
+            else if (instance.EnsureSession && !SessionName.IsCreatable(instance.SessionName))
+            {
+                // EnsureSession creates the session when it is missing; a session only read may have any sysname.
+                failures.Add($"{key}:SessionName '{instance.SessionName}' can be read but not created by BackupXe ({key}:EnsureSession): "
+                    + $"a session it creates is named with {SessionName.CreateRule}.");
+            }
 
             if (!double.IsFinite(instance.ReplaySpeed) || !ReplayEventSource.IsValidSpeed(instance.ReplaySpeed))
             {

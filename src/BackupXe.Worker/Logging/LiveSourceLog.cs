@@ -12,7 +12,7 @@ internal sealed partial class LiveSourceLog(string instance, ILogger<LiveSourceL
         // Describe() has secrets masked already (ResilientLiveSource redacts failure messages).
         switch (change)
         {
-            case LiveSourceChange.EventsLost or LiveSourceChange.Stopped or LiveSourceChange.Disconnected:
+            case LiveSourceChange.EventsLost or LiveSourceChange.Stopped or LiveSourceChange.Disconnected or LiveSourceChange.Retrying:
                 Warning(instance, change.Describe());
                 break;
             default:

@@ -176,6 +176,6 @@ internal static partial class MonitorLog
     [LoggerMessage(EventId = 207, Level = LogLevel.Warning, Message = "Instance {Instance}: the capture window's session {SessionName} could not be {Step} ({ErrorType}: {Error}); next try in {RetrySeconds} s")]
     public static partial void CaptureFailed(this ILogger logger, string instance, string sessionName, string step, string errorType, string error, double retrySeconds);
 
-    [LoggerMessage(EventId = 208, Level = LogLevel.Warning, Message = "Instance {Instance}: the daemon is stopping while its capture window's session {SessionName} runs and {Reason}: left running; a DBA stops it with ALTER EVENT SESSION [{SessionName}] ON SERVER STATE = STOP;")]
-    public static partial void CaptureLeftAtShutdown(this ILogger logger, string instance, string sessionName, string reason);
+    [LoggerMessage(EventId = 208, Level = LogLevel.Warning, Message = "Instance {Instance}: the daemon is stopping while its capture window's session {SessionName} runs and {Reason}: left running; a DBA stops it with ALTER EVENT SESSION {QuotedName} ON SERVER STATE = STOP;")]
+    public static partial void CaptureLeftAtShutdown(this ILogger logger, string instance, string sessionName, string reason, string quotedName);
 }

@@ -212,11 +212,11 @@ internal sealed class CaptureWindowMonitor(
             var snapshot = await arming.RunningBackupsAsync(bounded.Token);
             if (snapshot.Limitation is { } reason)
             {
-                logger.CaptureLeftAtShutdown(instance, SessionName, "whether a backup runs could not be read: " + reason);
+                logger.CaptureLeftAtShutdown(instance, SessionName, "whether a backup runs could not be read: " + reason, BackupXe.SqlServer.Sessions.SessionName.Quote(SessionName));
             }
             else if (snapshot.Requests.Count > 0)
             {
-                logger.CaptureLeftAtShutdown(instance, SessionName, $"{snapshot.Requests.Count} backup or restore request(s) still run");
+                logger.CaptureLeftAtShutdown(instance, SessionName, $"{snapshot.Requests.Count} backup or restore request(s) still run", BackupXe.SqlServer.Sessions.SessionName.Quote(SessionName));
             }
             else
             {
@@ -225,7 +225,7 @@ internal sealed class CaptureWindowMonitor(
         }
         catch (Exception failure)
         {
-            logger.CaptureLeftAtShutdown(instance, SessionName, "stopping it failed: " + ConnectionStringRedactor.RedactMessage(failure.Message));
+            logger.CaptureLeftAtShutdown(instance, SessionName, "stopping it failed: " + ConnectionStringRedactor.RedactMessage(failure.Message), BackupXe.SqlServer.Sessions.SessionName.Quote(SessionName));
         }
     }
 

@@ -242,12 +242,14 @@ public sealed class ScriptedSqlServer
         var set = new TdsResultSet(
             TdsColumn.SmallInt("session_id"), TdsColumn.NVarChar("command", 32), TdsColumn.NVarChar("database_name", 128),
             TdsColumn.Real("percent_complete"), TdsColumn.BigInt("estimated_completion_time"), TdsColumn.DateTime("start_time_utc"),
-            TdsColumn.DateTime("server_utc"), TdsColumn.NVarChar("wait_type", 60), TdsColumn.Int("wait_time"), TdsColumn.NVarChar("last_wait_type", 60));
+            TdsColumn.DateTime("server_utc"), TdsColumn.NVarChar("wait_type", 60), TdsColumn.Int("wait_time"), TdsColumn.NVarChar("last_wait_type", 60),
+            TdsColumn.NVarChar("statement_text", 4000));
         lock (RunningRequests)
         {
             foreach (var r in RunningRequests)
             {
-                set.Row((short)r.SessionId, r.Command, r.Database, r.PercentComplete, r.EstimatedCompletionMs, r.StartUtc, ServerUtc, r.WaitType, r.WaitTimeMs, r.LastWaitType);
+                set.Row((short)r.SessionId, r.Command, r.RunsIn ?? r.Database, r.PercentComplete, r.EstimatedCompletionMs, r.StartUtc, ServerUtc, r.WaitType, r.WaitTimeMs, r.LastWaitType,
+                    r.Statement ?? (r.Database is null ? null : $"{r.Command} [{r.Database.Replace("]", "]]", StringComparison.Ordinal)}] TO DISK = N'X:\\backup.bak'"));
             }
         }
 
@@ -371,7 +373,11 @@ public sealed class ScriptedSqlServer
             .Row("SQL Server (MSSQLSERVER)", @"NT Service\MSSQLSERVER", state));
 }
 
-/// <summary>One row of the scripted sys.dm_exec_requests.</summary>
+/// <summary>
+/// One row of the scripted sys.dm_exec_requests. <see cref="Database"/> is the database backed up; the request runs in it
+/// unless <see cref="RunsIn"/> says otherwise (a job step in master: database_id is the database the request executes
+/// in, sys.dm_exec_requests' page), and its statement (sys.dm_exec_sql_text) names it unless <see cref="Statement"/> is set.
+/// </summary>
 public sealed record ScriptedRequest(
     int SessionId,
     string Command,
@@ -381,7 +387,14 @@ public sealed record ScriptedRequest(
     DateTime StartUtc,
     string? WaitType,
     int WaitTimeMs,
-    string? LastWaitType);
+    string? LastWaitType)
+{
+    /// <summary>DB_NAME(database_id): the database the request runs in; <see cref="Database"/> when not set.</summary>
+    public string? RunsIn { get; init; }
+
+    /// <summary>The running statement's text; "COMMAND [Database] TO DISK = ..." when not set.</summary>
+    public string? Statement { get; init; }
+}
 
 /// <summary>One backupset row for the restore chain query (LSNs as the digits the server's CONVERT gives).</summary>
 public sealed record ScriptedBackupSet(

@@ -17,6 +17,23 @@ public enum TdsLoginDrop
     BeforeLoginResponse,
 }
 
+/// <summary>One error of a scripted login refusal (<see cref="TdsServerDouble.RefuseNextLogins"/>).</summary>
+public sealed record TdsError(int Number, byte Class, string Message, byte State = 1)
+{
+    /// <summary>
+    /// A login whose database cannot be opened (recovering, failing over): 4060 class 11, then 18456 class 14 state 38
+    /// (MSSQLSERVER_18456: state 38, the database the login asked for could not be opened).
+    /// </summary>
+    public static TdsError[] CannotOpenDatabase(string database, string user) =>
+    [
+        new(4060, 11, $"Cannot open database \"{database}\" requested by the login. The login failed."),
+        new(18456, 14, $"Login failed for user '{user}'.", 38),
+    ];
+
+    /// <summary>40540 class 16: "The service has encountered an error processing your request. Please try again."</summary>
+    public static TdsError[] ServiceError() => [new(40540, 16, "The service has encountered an error processing your request. Please try again.")];
+}
+
 /// <summary>
 /// A TEST DOUBLE of SQL Server at the protocol level: a TDS 7.4 listener on 127.0.0.1 (ephemeral port) that
 /// speaks enough of [MS-TDS] for Microsoft.Data.SqlClient 2.1.4 with Encrypt=false (it answers PRELOGIN with
@@ -61,6 +78,22 @@ public sealed class TdsServerDouble : IAsyncDisposable
     public (string User, string Password)? Credentials { get; set; }
 
     public TdsLoginDrop DropDuringLogin { get; set; }
+
+    private readonly ConcurrentQueue<IReadOnlyList<TdsError>> loginRefusals = new();
+
+    /// <summary>
+    /// Refuses the next <paramref name="count"/> logins with <paramref name="errors"/> (ERROR tokens in that order, then
+    /// DONE with the error bit), as a server answers a login it cannot complete: a database that is recovering or
+    /// failing over sends 4060 and then 18456 (<see cref="TdsError.CannotOpenDatabase"/>); Azure sends 40540 during a
+    /// reconfiguration. Later logins are accepted as usual.
+    /// </summary>
+    public void RefuseNextLogins(int count, params TdsError[] errors)
+    {
+        for (var i = 0; i < count; i++)
+        {
+            loginRefusals.Enqueue(errors);
+        }
+    }
 
     public IReadOnlyList<TdsLogin> Logins => [.. logins];
 
@@ -173,6 +206,18 @@ public sealed class TdsServerDouble : IAsyncDisposable
         if (DropDuringLogin == TdsLoginDrop.BeforeLoginResponse)
         {
             Reset(client);
+            return;
+        }
+
+        if (loginRefusals.TryDequeue(out var scripted))
+        {
+            var tokens = new TdsTokens();
+            foreach (var error in scripted)
+            {
+                tokens.Message(true, error.Number, error.State, error.Class, error.Message, ServerName, 1);
+            }
+
+            await writer.SendAsync(tokens.Done(0xFD, TdsDoneStatus.Error, 0, 0).Take(), endOfMessage: true, cancellationToken);
             return;
         }
 

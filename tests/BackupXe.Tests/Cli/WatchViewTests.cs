@@ -29,6 +29,28 @@ public class WatchViewTests
     }
 
     [Fact]
+    public void A_request_whose_database_is_not_yet_known_is_shown_as_such_and_never_hidden_by_the_database_filter()
+    {
+        // Given watch --database SalesDB, and the DMV showing a backup whose statement names no database yet (run from
+        // master with a variable) beside one of another database
+        var output = new StringWriter();
+        var view = new WatchView(output, new ConsoleReportRenderer(color: false), databaseFilter: new HashSet<string> { "SalesDB" }, jsonLines: null);
+        var now = new DateTime(2025, 3, 3, 2, 0, 30, DateTimeKind.Utc);
+
+        // When
+        view.ShowRequests(
+        [
+            new RunningRequest(61, "BACKUP DATABASE", null, 42, null, now.AddSeconds(-30), now, null, TimeSpan.Zero, "BACKUPIO") { RunsIn = "master" },
+            new RunningRequest(62, "BACKUP DATABASE", "Ops", 10, null, now.AddSeconds(-30), now, null, TimeSpan.Zero, "BACKUPIO") { RunsIn = "Ops" },
+        ]);
+
+        // Then the unknown one shows, said to be unknown, and not as a backup of master; the other database's does not
+        var line = Assert.Single(output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.Contains("BACKUP DATABASE, session 61 (database not yet known)", line, StringComparison.Ordinal);
+        Assert.DoesNotContain("master", line, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void An_older_operation_of_the_same_session_is_not_taken_for_the_running_request()
     {
         // Given the DMV shows session 61 backing up since 02:00, and the event file replays its 01:30 backup first

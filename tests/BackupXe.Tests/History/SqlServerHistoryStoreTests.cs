@@ -4,6 +4,7 @@ using BackupXe.Core.Reporting;
 using BackupXe.History;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
 using BackupXe.Testing.Tds;
 using Xunit;
 
@@ -52,7 +53,7 @@ public sealed class SqlServerHistoryStoreTests
     {
         var table = new ScriptedTable();
         await using var server = TdsServerDouble.Start(table.Script());
-        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), TimeSpan.Zero);
+        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), new TransientRetry(backoff: new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero }));
 
         var first = await store.SaveAsync("prod", Full, CancellationToken.None);
         var again = await store.SaveAsync("prod", Full, CancellationToken.None);
@@ -72,8 +73,8 @@ public sealed class SqlServerHistoryStoreTests
     {
         var table = new ScriptedTable();
         await using var server = TdsServerDouble.Start(table.Script());
-        var one = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), TimeSpan.Zero);
-        var two = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), TimeSpan.Zero);
+        var one = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), new TransientRetry(backoff: new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero }));
+        var two = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), new TransientRetry(backoff: new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero }));
 
         var writes = await Task.WhenAll(one.SaveAsync("prod", Full, CancellationToken.None), two.SaveAsync("prod", Full, CancellationToken.None));
 
@@ -87,12 +88,12 @@ public sealed class SqlServerHistoryStoreTests
         // Given the first attempt's connection is reset before an answer
         var table = new ScriptedTable();
         await using var server = TdsServerDouble.Start(table.Script(new Queue<bool>([true])));
-        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), TimeSpan.Zero);
+        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), new TransientRetry(backoff: new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero }));
 
         // When
         var write = await store.SaveAsync("prod", Full, CancellationToken.None);
 
-        // Then Polly sent it again, and the key made the second send the only row
+        // Then the retry sent it again, and the key made the second send the only row
         Assert.Equal(HistoryWrite.Added, write);
         Assert.Equal(2, table.Inserts);
         Assert.Single(table.Keys);
@@ -102,7 +103,7 @@ public sealed class SqlServerHistoryStoreTests
     public async Task A_missing_table_stops_start_up_with_the_script_to_run()
     {
         await using var server = TdsServerDouble.Start(new TdsScript().On("OBJECT_ID(N'dbo.operations'", TdsResponse.Of(new TdsResultSet(TdsColumn.Int("present")).Row(0))));
-        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), TimeSpan.Zero);
+        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), new TransientRetry(backoff: new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero }));
 
         var failure = await Assert.ThrowsAsync<HistoryStoreException>(() => store.InitializeAsync(CancellationToken.None));
 
@@ -124,7 +125,7 @@ public sealed class SqlServerHistoryStoreTests
             })
             .On("SELECT TOP (1) tune_json", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("tune_json", null)).Row(stored)));
         await using var server = TdsServerDouble.Start(script);
-        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), TimeSpan.Zero);
+        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), new TransientRetry(backoff: new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero }));
         var tune = BackupXe.Tests.History.TuneHistoryTests.Tune();
 
         var first = await store.SaveTuneAsync(tune, CancellationToken.None);
@@ -146,7 +147,7 @@ public sealed class SqlServerHistoryStoreTests
     {
         // The batch's own check answers -1 when dbo.tune_runs is missing (a script from before migration 2).
         await using var server = TdsServerDouble.Start(new TdsScript().On("INSERT INTO dbo.tune_runs", TdsResponse.Of(new TdsResultSet(TdsColumn.Int("inserted")).Row(-1))));
-        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), TimeSpan.Zero);
+        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), new TransientRetry(backoff: new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero }));
 
         var failure = await Assert.ThrowsAsync<HistoryStoreException>(() => store.SaveTuneAsync(BackupXe.Tests.History.TuneHistoryTests.Tune(), CancellationToken.None));
 
@@ -159,7 +160,7 @@ public sealed class SqlServerHistoryStoreTests
     {
         // The query's IF answers no result set at all when dbo.tune_runs is missing.
         await using var server = TdsServerDouble.Start(new TdsScript().On("FROM dbo.tune_runs", TdsResponse.Empty));
-        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), TimeSpan.Zero);
+        var store = new SqlServerHistoryStore(new SqlConnectionFactory(TdsClient.Settings(server)), new TransientRetry(backoff: new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero }));
 
         Assert.Null(await store.LastTuneAsync("SQL01", "Sales", DateTime.UtcNow, CancellationToken.None));
     }

@@ -131,6 +131,58 @@ public sealed partial class ConformanceIntegrationTests
     }
 
     [Fact]
+    public async Task A_session_named_with_spaces_brackets_and_quotes_is_read_over_ring_buffer_and_dropped_on_a_real_server()
+    {
+        // Given a running ring_buffer session whose name is any sysname, as Microsoft's "Verbose backup trace" is, with a
+        // bracket and a quote too; created with the one quoting of BackupXe (SessionName.Quote, as QUOTENAME writes it)
+        var server = LiveServerIntegrationTests.TestServer.FromEnvironment();
+        var factory = SqlServerIntegrationTests.Factory();
+        await RequireSessionRightsAsync(factory);
+        var name = string.Create(CultureInfo.InvariantCulture, $"BackupXe IntegrationTest [Verbose] 'trace' {Guid.NewGuid():N}");
+        await using var connection = await factory.OpenAsync(None);
+        await ExecuteAsync(factory, connection, $"""
+            CREATE EVENT SESSION {SessionName.Quote(name)} ON SERVER
+                ADD EVENT sqlserver.backup_restore_progress_trace (ACTION (sqlserver.session_id))
+                ADD TARGET package0.ring_buffer
+                WITH (MAX_DISPATCH_LATENCY = 1 SECONDS, STARTUP_STATE = OFF);
+            ALTER EVENT SESSION {SessionName.Quote(name)} ON SERVER STATE = START;
+            """);
+        var client = new SessionClient(factory, new CaptureSessionSettings(name));
+        try
+        {
+            // When a COPY_ONLY backup runs and the session is read as watch --transport ring_buffer reads it
+            await server.BackupAsync(server.BackupPath("ringname"));
+            var source = LiveSources.Open(new LiveSourceSettings(factory, new CaptureSessionSettings(name)) { Transport = LiveTransport.RingBuffer });
+            using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+            var status = new SourceStatus();
+            TraceEvent? first = null;
+            try
+            {
+                await foreach (var traceEvent in source.ReadEventsAsync(status, stop.Token))
+                {
+                    first = traceEvent;
+                    break;
+                }
+            }
+            catch (OperationCanceledException) when (stop.IsCancellationRequested)
+            {
+                // Nothing within 30 s: asserted below.
+            }
+
+            // Then the status query found it running, and its events came under the database backed up
+            Assert.True((await client.StatusAsync(None)).Running, "the status query did not find the session by its name");
+            Assert.Empty(status.Problems);
+            Assert.Equal(server.Database, Assert.IsAssignableFrom<ProgressTraceEvent>(first).DatabaseName, ignoreCase: true);
+        }
+        finally
+        {
+            // And it is dropped through the drop script, which names it only through QUOTENAME
+            await client.UninstallAsync(None);
+            Assert.False((await client.StatusAsync(None)).Exists);
+        }
+    }
+
+    [Fact]
     public async Task The_running_requests_query_returns_the_documented_types_its_reader_takes_on_a_real_server()
     {
         // Described, not run: the reader takes session_id as smallint, percent_complete as real, estimated_completion_time
@@ -146,12 +198,13 @@ public sealed partial class ConformanceIntegrationTests
         Assert.Equal("datetime", columns["start_time_utc"]);
         Assert.Equal("datetime", columns["server_utc"]);
         Assert.Equal("int", columns["wait_time"]);
+        Assert.Equal("nvarchar(4000)", columns["statement_text"]);
         Assert.Equal("nvarchar(60)", columns["wait_type"]);
         Assert.Equal("nvarchar(60)", columns["last_wait_type"]);
     }
 
     [Fact]
-    public async Task A_backup_run_from_another_database_shows_in_the_requests_view_under_the_database_it_runs_in_with_its_start_in_utc_on_a_real_server()
+    public async Task A_backup_run_from_another_database_shows_in_the_requests_view_running_in_its_own_and_named_by_its_statement_with_its_start_in_utc_on_a_real_server()
     {
         // Given a login that sees every session's requests, and a connection whose database is not the one backed up
         var server = LiveServerIntegrationTests.TestServer.FromEnvironment();
@@ -182,12 +235,15 @@ public sealed partial class ConformanceIntegrationTests
             "set BACKUPXE_TEST_DATABASE to a larger database, one whose backup takes a few seconds");
 
         // Then it is a BACKUP DATABASE, started between the two server clock reads once moved to UTC by the one-read
-        // offset, and named by the database the request runs in (the connection's), as the page defines database_id
+        // offset; database_id names the database the request runs in (the connection's), as the page defines it, and the
+        // statement's text (sys.dm_exec_sql_text, parsed) names the database backed up
         Assert.StartsWith("BACKUP DATABASE", seen.Command, StringComparison.OrdinalIgnoreCase);
         Assert.InRange(seen.StartUtc, before.AddSeconds(-1), after.AddSeconds(1));
-        Assert.True(string.Equals(current, seen.Database, StringComparison.OrdinalIgnoreCase),
-            $"sys.dm_exec_requests named [{seen.Database}] for a BACKUP of [{server.Database}] run from [{current}]: the page says database_id is the database "
+        Assert.True(string.Equals(current, seen.RunsIn, StringComparison.OrdinalIgnoreCase),
+            $"sys.dm_exec_requests named [{seen.RunsIn}] for a BACKUP of [{server.Database}] run from [{current}]: the page says database_id is the database "
             + "the request executes against, which docs/server-conformance.md and the TDS double take to be the connection's");
+        Assert.True(string.Equals(server.Database, seen.Database, StringComparison.OrdinalIgnoreCase),
+            $"the running statement's text named [{seen.Database}] for a BACKUP of [{server.Database}]: sys.dm_exec_sql_text or its offsets are not read as the pages say");
     }
 
     [Fact]

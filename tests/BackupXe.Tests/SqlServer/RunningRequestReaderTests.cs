@@ -32,11 +32,39 @@ public class RunningRequestReaderTests
         // Then every column came through with its type, and the start lines up with the server's UTC clock
         Assert.Null(snapshot.Limitation);
         var request = Assert.Single(snapshot.Requests);
-        Assert.Equal(new RunningRequest(61, "BACKUP DATABASE", "SalesDB", 42.5, TimeSpan.FromSeconds(95), Start, sql.ServerUtc, "BACKUPBUFFER", TimeSpan.FromMilliseconds(12), "ASYNC_IO_COMPLETION"), request);
+        Assert.Equal(new RunningRequest(61, "BACKUP DATABASE", "SalesDB", 42.5, TimeSpan.FromSeconds(95), Start, sql.ServerUtc, "BACKUPBUFFER", TimeSpan.FromMilliseconds(12), "ASYNC_IO_COMPLETION") { RunsIn = "SalesDB" }, request);
         Assert.Equal(DateTimeKind.Utc, request.StartUtc.Kind);
         Assert.Equal(sql.ServerUtc - Start, request.Elapsed);
         Assert.False(request.IsRestore);
         Assert.Contains(server.Requests, r => r.Text.Contains("(r.command LIKE N'BACKUP%' OR r.command LIKE N'RESTORE%')", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task A_backup_run_from_master_is_named_by_the_database_its_statement_backs_up_and_one_named_by_a_variable_is_not_yet_known()
+    {
+        // Given a job step in master backing up SalesDB (database_id is the database the request runs in, the view's
+        // page says), and one whose statement takes the database from a variable
+        var sql = new ScriptedSqlServer();
+        sql.RunningRequests.Add(new ScriptedRequest(61, "BACKUP DATABASE", "SalesDB", 42.5f, 0, Start, null, 0, null)
+        {
+            RunsIn = "master",
+            Statement = "/* nightly */ BACKUP DATABASE [SalesDB] TO DISK = N'\\\\backup01\\sql\\SalesDB.bak' WITH COPY_ONLY, STATS = 10",
+        });
+        sql.RunningRequests.Add(new ScriptedRequest(62, "BACKUP LOG", null, 5f, 0, Start, null, 0, null)
+        {
+            RunsIn = "master",
+            Statement = "BACKUP LOG @DatabaseName TO DISK = @File",
+        });
+        await using var server = TdsServerDouble.Start(sql.Script);
+        var facts = new ServerFacts(15, null, new HashSet<string> { ServerRequirements.ViewServerState });
+
+        // When
+        var snapshot = await new RunningRequestReader(new SqlConnectionFactory(TdsClient.Settings(server))).ReadAsync(facts, TestContext.Current.CancellationToken);
+
+        // Then neither is said to be a backup of master
+        Assert.Equal(["SalesDB", null], snapshot.Requests.Select(r => r.Database));
+        Assert.Equal(["master", "master"], snapshot.Requests.Select(r => r.RunsIn));
+        Assert.Contains(server.Requests, r => r.Text.Contains("OUTER APPLY sys.dm_exec_sql_text(r.sql_handle)", StringComparison.Ordinal));
     }
 
     [Fact]

@@ -331,10 +331,30 @@ public sealed class SessionScriptsTests
         }
 
         [Fact]
-        public void Reject_a_bad_session_name()
+        public void Reject_a_session_name_that_is_no_sysname_or_holds_a_line_break()
         {
-            Assert.Throws<ArgumentException>(() => SessionScripts.RenderDrop("a'; SHUTDOWN --"));
-            Assert.Throws<ArgumentException>(() => SessionScripts.RenderStatus("a b"));
+            Assert.Throws<ArgumentException>(() => SessionScripts.RenderDrop("a\r\nb"));
+            Assert.Throws<ArgumentException>(() => SessionScripts.RenderStatus(" "));
+            Assert.Throws<ArgumentException>(() => SessionScripts.RenderStatus(new string('x', 129)));
+        }
+
+        [Theory]
+        [InlineData("Verbose backup trace", "N'Verbose backup trace'", "[Verbose backup trace]", "\"Verbose backup trace\"")]
+        [InlineData("a'; SHUTDOWN --", "N'a''; SHUTDOWN --'", "[a'; SHUTDOWN --]", "\"a'; SHUTDOWN --\"")]
+        [InlineData("x]; DROP LOGIN sa; --", "N'x]; DROP LOGIN sa; --'", "[x]]; DROP LOGIN sa; --]", "\"x]; DROP LOGIN sa; --\"")]
+        [InlineData("say \"hi\" [now]", "N'say \"hi\" [now]'", "[say \"hi\" [now]]]", "\"say \\\"hi\\\" [now]\"")]
+        public void Given_any_sysname_with_spaces_brackets_or_quotes_When_a_statement_names_the_session_Then_it_is_one_literal_and_one_quoted_name(
+            string name, string literal, string quoted, string argument)
+        {
+            // The scripts take the name as one N'' literal and quote it on the server with QUOTENAME; what BackupXe prints
+            // for a DBA quotes it the same way, and a printed command takes it as one argument
+            Assert.Contains($"DECLARE @SessionName sysname = {literal};", SessionScripts.RenderDrop(name), StringComparison.Ordinal);
+            Assert.Contains($"DECLARE @SessionName sysname = {literal};", SessionScripts.RenderStatus(name), StringComparison.Ordinal);
+            Assert.Equal(quoted, SessionName.Quote(name));
+            Assert.Equal(argument, SessionName.Argument(name));
+            Assert.True(SessionName.IsValid(name));
+            Assert.False(SessionName.IsCreatable(name));
+            Assert.Throws<ArgumentException>(() => SessionScripts.RenderInstall(new CaptureSessionSettings(name)));
         }
     }
 }

@@ -62,6 +62,28 @@ public class SqlFailureClassifierTests
     public void Given_an_event_file_read_error_that_can_pass_When_classified_Then_the_watch_goes_on(int number, byte @class) =>
         Assert.Equal(LiveFailureKind.Transient, SqlFailureClassifier.Classify(number, @class));
 
+    [Theory]
+    [InlineData(4060, 18456)] // a login whose database is recovering or failing over: the pair SQL Server sends
+    [InlineData(18456, 4060)]
+    [InlineData(40540, 18456)]
+    [InlineData(1205, 229)]
+    public void Given_a_reply_with_any_number_SqlClient_documents_as_transient_When_classified_Then_it_is_retried_whatever_else_it_holds(int first, int second) =>
+        Assert.Equal(LiveFailureKind.Transient, SqlFailureClassifier.Classify([(first, (byte)14), (second, (byte)14)]));
+
+    [Fact]
+    public void A_fault_thrown_inside_the_driver_is_a_driver_fault_and_the_same_type_thrown_elsewhere_is_not()
+    {
+        // Given an ArgumentOutOfRangeException raised by SqlClient's own code (a negative capacity to its builder)
+        var inside = Assert.ThrowsAny<ArgumentException>(() => new Microsoft.Data.SqlClient.SqlConnectionStringBuilder { ConnectTimeout = -1 });
+        var outside = Assert.Throws<ArgumentOutOfRangeException>(() => ArgumentOutOfRangeException.ThrowIfNegative(-1));
+
+        // Then
+        Assert.Equal(LiveFailureKind.DriverFault, new SqlFailureClassifier().Classify(inside));
+        Assert.NotEqual(LiveFailureKind.DriverFault, new SqlFailureClassifier().Classify(outside));
+        Assert.DoesNotContain("login", SqlFailureText.DriverFault(inside), StringComparison.OrdinalIgnoreCase);
+        Assert.Contains(inside.GetType().Name, SqlFailureText.DriverFault(inside), StringComparison.Ordinal);
+    }
+
     [Fact]
     public void A_refusal_anywhere_in_the_errors_wins_over_a_missing_session()
     {

@@ -79,7 +79,9 @@ public sealed class ScriptedConnection : ILiveEventStream
         switch (End)
         {
             case ConnectionEnd.Fails:
-                throw Failure!;
+                // As an awaited failure arrives: with the trace of where it was first thrown (a driver's own fault keeps its frames).
+                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(Failure!);
+                return;
             case ConnectionEnd.Returns:
                 return;
             case ConnectionEnd.HangsThenFails:

@@ -100,7 +100,7 @@ internal sealed class EventFileLiveSource(
     /// <summary>The read pattern of the running session's event_file target, or why there is none.</summary>
     private async Task<(string? Pattern, string? Problem)> FindFilesAsync(SessionClient client, CancellationToken cancellationToken)
     {
-        var (state, problem) = await CaptureSessionReadiness.CheckAsync(client, ensureSession, cancellationToken).ConfigureAwait(false);
+        var (state, problem) = await CaptureSessionReadiness.CheckAsync(client, ensureSession, new TransientRetry(observer: observer, time: timeProvider), cancellationToken).ConfigureAwait(false);
         if (state is null)
         {
             return (null, problem);

@@ -32,7 +32,7 @@ internal sealed class EventStreamLiveSource(
     public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         var client = new SessionClient(connections, session);
-        var (_, problem) = await CaptureSessionReadiness.CheckAsync(client, ensureSession, cancellationToken).ConfigureAwait(false);
+        var (_, problem) = await CaptureSessionReadiness.CheckAsync(client, ensureSession, new TransientRetry(observer: observer, time: timeProvider), cancellationToken).ConfigureAwait(false);
         if (problem is not null)
         {
             status.Report(Name, problem);

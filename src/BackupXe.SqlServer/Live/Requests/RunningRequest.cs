@@ -6,7 +6,11 @@ namespace BackupXe.SqlServer.Live.Requests;
 /// </summary>
 /// <param name="SessionId">session_id (smallint): ties the request to the trace events of the same session.</param>
 /// <param name="Command">command, e.g. "BACKUP DATABASE", "BACKUP LOG", "RESTORE DATABASE".</param>
-/// <param name="Database">DB_NAME(database_id); null when the database is not visible to the login.</param>
+/// <param name="Database">
+/// The database the running BACKUP or RESTORE statement names (its text, parsed); null while it is not yet known: the
+/// text names it through a variable or cannot be read. Never <c>database_id</c>'s database, which is the one the request
+/// runs in (<see cref="RunsIn"/>).
+/// </param>
 /// <param name="PercentComplete">percent_complete (real), 0 to 100.</param>
 /// <param name="EstimatedRemaining">estimated_completion_time (bigint, milliseconds); null when the server gives none.</param>
 /// <param name="StartUtc">start_time (datetime, server local) converted to UTC on the server.</param>
@@ -26,6 +30,9 @@ public sealed record RunningRequest(
     TimeSpan WaitTime,
     string? LastWaitType)
 {
+    /// <summary>DB_NAME(database_id): the database the request executes in (a job step's master), not the one backed up.</summary>
+    public string? RunsIn { get; init; }
+
     /// <summary>BACKUP DATABASE, BACKUP LOG: a backup; RESTORE ...: a restore.</summary>
     public bool IsRestore => Command.StartsWith("RESTORE", StringComparison.OrdinalIgnoreCase);
 

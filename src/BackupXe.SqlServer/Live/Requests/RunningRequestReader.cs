@@ -1,4 +1,5 @@
 using BackupXe.Core.Events;
+using BackupXe.Core.History;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Requirements;
 using Microsoft.Data.SqlClient;
@@ -19,14 +20,22 @@ public sealed class RunningRequestReader(SqlConnectionFactory connections)
     /// one SYSDATETIMEOFFSET() (two clock reads could straddle a minute or a daylight-saving change), so it lines up
     /// with XE timestamps (UTC). RESTORE HEADERONLY, VERIFYONLY, FILELISTONLY, LABELONLY and REWINDONLY also start
     /// with RESTORE but read media only; the prefixes are matched because the command column is short on older builds.
+    /// database_id is the database the request executes in (a job step's BACKUP of SalesDB run from master is in master),
+    /// so the database backed up is read from the statement itself: the text of the request's batch
+    /// (sys.dm_exec_sql_text(sql_handle)) cut to the running statement by its byte offsets (statement_end_offset -1:
+    /// to the end of the batch), its first 4,000 characters, which hold the database name of any BACKUP or RESTORE.
     /// </summary>
     public const string Query = """
         SELECT r.session_id, r.command, DB_NAME(r.database_id) AS database_name, r.percent_complete,
                r.estimated_completion_time,
                DATEADD(MINUTE, -DATEPART(TZOFFSET, SYSDATETIMEOFFSET()), r.start_time) AS start_time_utc,
                GETUTCDATE() AS server_utc,
-               r.wait_type, r.wait_time, r.last_wait_type
+               r.wait_type, r.wait_time, r.last_wait_type,
+               CONVERT(nvarchar(4000), SUBSTRING(t.text, r.statement_start_offset / 2 + 1,
+                   CASE WHEN r.statement_end_offset = -1 THEN 2147483647
+                        ELSE (r.statement_end_offset - r.statement_start_offset) / 2 + 1 END)) AS statement_text
         FROM sys.dm_exec_requests AS r
+        OUTER APPLY sys.dm_exec_sql_text(r.sql_handle) AS t
         WHERE (r.command LIKE N'BACKUP%' OR r.command LIKE N'RESTORE%')
           AND r.command NOT LIKE N'RESTORE HEADERON%' AND r.command NOT LIKE N'RESTORE VERIFYON%'
           AND r.command NOT LIKE N'RESTORE FILELIST%' AND r.command NOT LIKE N'RESTORE LABELON%'
@@ -110,6 +119,13 @@ public sealed class RunningRequestReader(SqlConnectionFactory connections)
         }
     }
 
+    /// <summary>
+    /// The database a BACKUP or RESTORE statement names, read with the T-SQL parser of the history import; null when the
+    /// text is not visible, is not such a statement, or names the database through a variable: not yet known.
+    /// </summary>
+    public static string? DatabaseNamedBy(string? statement)
+        => string.IsNullOrWhiteSpace(statement) ? null : BackupCommandParser.Parse(statement)?.Database;
+
     /// <summary>One row, by the documented column types: smallint, nvarchar, real, bigint, datetime, int.</summary>
     private static RunningRequest Row(SqlDataReader reader)
     {
@@ -119,7 +135,7 @@ public sealed class RunningRequestReader(SqlConnectionFactory connections)
         return new RunningRequest(
             reader.GetInt16(0),
             reader.GetString(1).Trim(),
-            reader.IsDBNull(2) ? null : reader.GetString(2),
+            DatabaseNamedBy(reader.IsDBNull(10) ? null : reader.GetString(10)),
             // Range-checked: a percentage outside 0-100 (or NaN) is not shown as one.
             double.IsFinite(percent) ? Math.Clamp(percent, 0, 100) : 0,
             // 0 is what the view shows for commands that give no estimate; a negative or absurd value is not an ETA.
@@ -128,6 +144,9 @@ public sealed class RunningRequestReader(SqlConnectionFactory connections)
             DateTime.SpecifyKind(reader.GetDateTime(6), DateTimeKind.Utc),
             reader.IsDBNull(7) ? null : reader.GetString(7),
             TimeSpan.FromMilliseconds(Math.Max(0, waitMs)),
-            reader.IsDBNull(9) ? null : reader.GetString(9));
+            reader.IsDBNull(9) ? null : reader.GetString(9))
+        {
+            RunsIn = reader.IsDBNull(2) ? null : reader.GetString(2),
+        };
     }
 }

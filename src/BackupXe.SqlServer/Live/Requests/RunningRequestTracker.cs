@@ -32,7 +32,8 @@ public sealed class RunningRequestTracker
         var moved = new List<RunningRequest>();
         foreach (var request in requests)
         {
-            if (!wanted(request.Database) || !seen.Add(request.SessionId))
+            // A request whose database is not yet known is never filtered out: it may be the one asked for.
+            if ((request.Database is not null && !wanted(request.Database)) || !seen.Add(request.SessionId))
             {
                 continue;
             }

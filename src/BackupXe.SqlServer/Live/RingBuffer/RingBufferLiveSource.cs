@@ -37,7 +37,7 @@ internal sealed class RingBufferLiveSource(
     {
         ArgumentNullException.ThrowIfNull(status);
         var client = new SessionClient(connections, session);
-        var (state, problem) = await CaptureSessionReadiness.CheckAsync(client, ensureSession: false, cancellationToken).ConfigureAwait(false);
+        var (state, problem) = await CaptureSessionReadiness.CheckAsync(client, ensureSession: false, new TransientRetry(observer: observer, time: timeProvider), cancellationToken).ConfigureAwait(false);
         if (problem is null && !state!.Targets.Any(t => t.EndsWith("." + TargetName, StringComparison.OrdinalIgnoreCase) || t.Equals(TargetName, StringComparison.OrdinalIgnoreCase)))
         {
             problem = $"the event session {session.SessionName} has no ring_buffer target (it has {(state.Targets.Count == 0 ? "none" : string.Join(", ", state.Targets))}): "

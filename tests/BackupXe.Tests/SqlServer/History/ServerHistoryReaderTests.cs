@@ -298,6 +298,29 @@ public sealed class ServerHistoryReaderTests : IDisposable
     }
 
     [Fact]
+    public async Task Rows_of_third_party_backup_software_in_a_commandlog_are_counted_in_a_note_and_not_imported()
+    {
+        // Given: DatabaseBackup run with @BackupSoftware = 'LITESPEED' and 'SQLBACKUP' beside a native backup
+        var msdb = MsdbRows();
+        var log = CommandLogRows()
+            .Row(10, "Sales", "BACKUP_DATABASE", @"BACKUP DATABASE [Sales] TO DISK = N'X:\b\Sales_1.bak'", Night, Night.AddSeconds(60), 0, null)
+            .Row(11, "Sales", "xp_backup_database", @"DECLARE @ReturnCode int EXECUTE @ReturnCode = [master].dbo.[xp_backup_database] @database = N'Sales', @filename = N'X:\b\Sales_2.bak'", Night.AddHours(1), Night.AddHours(1).AddSeconds(30), 0, null)
+            .Row(12, "Ops", "xp_backup_log", @"EXECUTE [master].dbo.[xp_backup_log] @database = N'Ops', @filename = N'X:\b\Ops.trn'", Night.AddHours(2), Night.AddHours(2).AddSeconds(3), 0, null)
+            .Row(13, "Ops", "sqlbackup", @"EXECUTE [master].dbo.[sqlbackup] '-SQL ""BACKUP DATABASE [Ops] TO DISK = ''X:\b\Ops.sqb''""'", Night.AddHours(3), Night.AddHours(3).AddSeconds(9), 0, null);
+        await using var server = TdsServerDouble.Start(Server(Columns2022(), msdb, log));
+
+        // When
+        var history = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
+            .ReadAsync(new ServerHistoryRequest(Night.AddDays(-1), [], null), CancellationToken.None);
+
+        // Then the native backup is imported, and the three others are a note naming their software's commands
+        Assert.Equal([("DBA", 1)], history.CommandLogs);
+        Assert.Contains(history.Notes, n => n == "[DBA].dbo.CommandLog: 3 backup rows of third-party backup software (@BackupSoftware: sqlbackup 1, "
+            + "xp_backup_database 1, xp_backup_log 1) counted, not imported: their commands are that software's own, whose options BackupXe does not read");
+        Assert.Contains(server.Requests, r => r.Text.Contains("N'xp_backup_database'", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task A_commandlog_this_replica_cannot_read_is_a_note_and_the_rest_is_imported()
     {
         // Given: DBA has a CommandLog; AGDB is a non-readable availability-group secondary (error 976 on any read)

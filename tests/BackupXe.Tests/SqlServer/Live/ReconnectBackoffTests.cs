@@ -105,7 +105,7 @@ public sealed class LiveSourceOptionsTests
             { new LiveSourceOptions { BackoffMultiplier = double.NaN }, "BackoffMultiplier" },
             { new LiveSourceOptions { JitterRatio = 1.5 }, "JitterRatio" },
             { new LiveSourceOptions { MaxReconnectAttempts = -1 }, "MaxReconnectAttempts" },
-            { new LiveSourceOptions { SessionName = "no spaces allowed" }, "SessionName" },
+            { new LiveSourceOptions { SessionName = "no line\nbreaks" }, "SessionName" },
         };
 
         [Theory]

@@ -387,6 +387,36 @@ public sealed class ResilientLiveSourceTests
         }
     }
 
+    public sealed class DriverFault
+    {
+        [Fact]
+        public async Task A_fault_thrown_inside_SqlClient_is_said_as_the_drivers_and_the_source_reconnects_to_the_next_event_never_pointing_at_the_login()
+        {
+            // Given a connection that delivers one event and then fails with an exception SqlClient's own code threw (the
+            // kind a large batch of event rows raised inside the driver), then a connection that goes on
+            var fault = Assert.ThrowsAny<ArgumentException>(() => new Microsoft.Data.SqlClient.SqlConnectionStringBuilder { ConnectTimeout = -1 });
+            var streams = new ScriptedStreamFactory(DeliversThenFails(fault, LiveEvents.Progress(0)), Delivers(LiveEvents.Progress(1)));
+            var time = new FakeClock();
+            var observer = new RecordingLiveObserver();
+            var source = new ResilientLiveSource("db1/BackupXe", streams, new BackupXe.SqlServer.Client.SqlFailureClassifier(), new LiveSourceOptions { JitterRatio = 0 }, null, observer, time);
+            await using var run = new LiveRun(source);
+
+            // When
+            await run.NextAsync();
+            await time.FireNextTimerAsync();
+            await run.NextAsync();
+
+            // Then it reconnected after the usual back-off, said the driver failed with its own text, and no login hint
+            var disconnected = Assert.Single(observer.Of<LiveSourceChange.Disconnected>());
+            Assert.Equal(LiveFailureKind.DriverFault, disconnected.Kind);
+            Assert.StartsWith("disconnected (driver fault): the SqlClient driver failed inside itself (" + fault.GetType().Name, disconnected.Describe(), StringComparison.Ordinal);
+            Assert.Contains(fault.Message.Split('\n')[0].Trim(), disconnected.Reason, StringComparison.Ordinal);
+            Assert.DoesNotContain("login", string.Join(" ", observer.Changes.Select(c => c.Describe())), StringComparison.OrdinalIgnoreCase);
+            Assert.Empty(run.Status.Problems);
+            Assert.Equal(2, streams.Opened);
+        }
+    }
+
     public sealed class Backpressure
     {
         [Fact]
