@@ -36,7 +36,7 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
 
     public Verdict Judge(OperationMeasures measures, FileZeroing zeroing)
     {
-        if (measures.Operation.Status == OperationStatus.Failed)
+        if (JudgedByCause(measures))
         {
             return FailedVerdict(measures);
         }
@@ -52,6 +52,15 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
             ? verdict with { Evidence = [.. verdict.Evidence, check] }
             : verdict;
     }
+
+    /// <summary>
+    /// True for a failure judged by its cause: one that names a root error, or one of which nothing was measured. A run
+    /// stopped with only the generic ending (a time-boxed tune trial is cancelled so) still shows in its phases and
+    /// waits what limited the part that ran, and is judged on them with the failure said first.
+    /// </summary>
+    public static bool JudgedByCause(OperationMeasures measures)
+        => measures.Operation.Status == OperationStatus.Failed
+            && ((measures.Operation.FailureError is { } error && !Parsing.EngineError.IsGeneric(error.Number)) || (measures.TotalsOnly && !measures.HasWaits));
 
     // A failure is judged by its cause, never by a bottleneck: its time and rate are of a command that did not finish
     // (docs/diagnosis.md, "Failures").

@@ -15,7 +15,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
     public IReadOnlyList<Recommendation> For(OperationMeasures measures, Verdict verdict, FileZeroing zeroing)
     {
         // A failed command is fixed by its cause (the failure's remedy, docs/diagnosis.md, "Failures"), not by tuning or capturing its throughput.
-        if (measures.Operation.Status == OperationStatus.Failed)
+        if (BottleneckRules.JudgedByCause(measures))
         {
             return [];
         }

@@ -92,13 +92,16 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                     continue;
                 }
 
-                // A collector's prefix (docker logs -t, journald) before the line: peeled, and the line read as it would be bare.
-                if (!ErrorlogLine.StartsWithTimestamp(line) && LogLinePrefix.Length(line) is > 0 and var collected)
+                // A collector's prefix (docker logs -t, journald) before the line: peeled, and the line read as it would be
+                // bare. Looked for only on a line that does not open a message itself, so a plain log pays nothing for it.
+                var opens = ErrorlogLine.TryParse(line, lastLine, out var parsed);
+                if (!opens && LogLinePrefix.Length(line) is > 0 and var collected)
                 {
                     line = line[collected..];
+                    opens = ErrorlogLine.TryParse(line, lastLine, out parsed);
                 }
 
-                if (ErrorlogLine.TryParse(line, lastLine, out var parsed))
+                if (opens)
                 {
                     // The line lives in the reader's buffer until the next read: start the new message from it
                     // before handing on the one it ends.
