@@ -67,7 +67,7 @@ internal static class CommandContinuation
         => InsideQuotes(command) ? command + line : command.TrimEnd() + " " + line.Trim();
 
     // An odd number of single quotes: a literal (N'X:\b\a.bak') was cut by the line end. A doubled quote counts twice.
-    private static bool InsideQuotes(string text) => text.Count(c => c == '\'') % 2 == 1;
+    public static bool InsideQuotes(string text) => text.Count(c => c == '\'') % 2 == 1;
 
     private static bool EndsWithWord(string text, string word)
         => text.EndsWith(word, StringComparison.OrdinalIgnoreCase)

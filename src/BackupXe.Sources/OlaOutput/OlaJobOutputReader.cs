@@ -84,12 +84,15 @@ internal sealed partial class OlaJobOutputReader
         foreach (var (lineNumber, rawLine, truncated) in Lines(reader))
         {
 
-            // A line break inside a database name or a path: the command's text goes on until its quote closes.
+            // The command's text goes on until its quote closes. Inside a path's string literal the break is a wrapped
+            // copy's (no file name holds one) and the path is joined whole; inside a bracketed name it may be the name's
+            // own character (CommandExecute prints the name as it is), so it is kept and the reading said.
             if (block is { Outcome: null, CommandCut: true } && block.ContinuationLines < MaxContinuationLines)
             {
-                block.Command += "\n" + rawLine;
+                var wrappedPath = CommandContinuation.InsideQuotes(block.Command);
+                block.Command += wrappedPath ? rawLine : "\n" + rawLine;
                 block.CommandCut = BackupCommandParser.EndsInsideQuote(block.Command);
-                if (block.ContinuationLines++ == 0)
+                if (block.ContinuationLines++ == 0 && !wrappedPath)
                 {
                     Problem(block.Line, "the command's text goes on over the next line (a line break inside a quoted name or path): read as one statement");
                 }

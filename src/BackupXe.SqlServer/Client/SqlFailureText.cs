@@ -65,6 +65,7 @@ public static class SqlFailureText
     /// <summary>Severities from 20 close the connection (Database engine error severities).</summary>
     private const byte ConnectionClosingClass = 20;
 
+    /// <summary>
     /// A fault raised inside the driver, said as that: its type and its own text, and what BackupXe does about it.
     /// Never a login hint: whatever its cause, the login is not it.
     /// </summary>

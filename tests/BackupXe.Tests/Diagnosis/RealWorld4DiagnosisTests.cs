@@ -166,10 +166,16 @@ public static partial class RealWorld4DiagnosisTests
             // Then: the root error, not the closing 3013
             Assert.Equal((OperationKind.Backup, OperationScope.Database, "Database1"), (backup.Kind, backup.Scope, backup.Database));
             Assert.Equal(OperationStatus.Failed, backup.Status);
+            var error = Assert.IsType<FailureErrorReport>(backup.FailureError);
             Assert.Equal(
-                new FailureErrorReport(3202, 16, "Write on \"e:\\SQLBackups\\Database1_FULL\\Database1_FULL_20190909_213411.bak\" failed: 112(There is not enough space on the disk.)", CopyStage.AfterCopy),
-                backup.FailureError);
+                (3202, 16, "Write on \"e:\\SQLBackups\\Database1_FULL\\Database1_FULL_20190909_213411.bak\" failed: 112(There is not enough space on the disk.)", CopyStage.AfterCopy),
+                (error.Number, error.Severity, error.Text, error.Stage));
             Assert.Equal(306L * 8192, backup.BytesProcessed);
+
+            // And what the message says in parts: the OS error decoded, the file it wrote, and what to do about it
+            Assert.Equal((112, "There is not enough space on the disk."), (error.OsError?.Code, error.OsError?.Meaning));
+            Assert.Equal("e:\\SQLBackups\\Database1_FULL\\Database1_FULL_20190909_213411.bak", error.Target);
+            Assert.Equal("disk-space", error.Remedy?.Id);
         }
 
         [Fact]
