@@ -36,8 +36,8 @@ internal sealed partial class TuneOverTds
         Sql.Script
             .On("AS major_version", _ => TdsResponse.Of(new TdsResultSet(
                     TdsColumn.Int("major_version"), TdsColumn.Int("engine_edition"), TdsColumn.NVarChar("path_separator", 1), TdsColumn.Int("view_server_state"),
-                    TdsColumn.Int("view_any_definition"), TdsColumn.BigInt("data_bytes"), TdsColumn.Int("compression_default"), TdsColumn.Int("is_encrypted"))
-                .Row(15, 3, "\\", 1, 1, model.DatabaseBytes, model.CompressionDefault ? 1 : 0, model.Encrypted ? 1 : 0)))
+                    TdsColumn.Int("view_any_definition"), TdsColumn.BigInt("data_bytes"), TdsColumn.BigInt("log_bytes"), TdsColumn.Int("compression_default"), TdsColumn.Int("is_encrypted"))
+                .Row(15, 3, "\\", 1, 1, model.DatabaseBytes, 1L << 30, model.CompressionDefault ? 1 : 0, model.Encrypted ? 1 : 0)))
             .On("r.command LIKE N'RESTORE%'", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("running")).Row(0)))
             .On("AS can_see_credentials", _ =>
             {
