@@ -346,6 +346,14 @@ public sealed class Tuner
             refused = stop.Refused;
         }
 
+        baseline ??= _trials.FirstOrDefault(t => t.Purpose == TrialPurpose.Baseline && t.Runs.Count > 0);
+        ceiling ??= _trials.FirstOrDefault(t => t.Purpose == TrialPurpose.ReadCeiling && t.Runs.Count > 0);
+        _trials.RemoveAll(t => t.Runs.Count == 0);
+        if (best is null && !refused && !reason.StartsWith("Cannot tell", StringComparison.Ordinal))
+        {
+            reason = $"Cannot tell which options are best: no trial to the target was measured. {reason}";
+        }
+
         // The search's best is the fastest confirmed set; what is recommended is the cheapest set within the noise of it.
         var fastest = best;
         best = Cheapest(best);
@@ -813,8 +821,10 @@ public sealed class Tuner
     {
         var trial = new Trial(_trials.Count + 1, purpose, options, toNul);
         _tried.Add((options, toNul));
-        await RunAgainAsync(trial, cancellationToken);
+
+        // Listed before it runs: a trial the tune stops on (not measured, out of budget) is still reported.
         _trials.Add(trial);
+        await RunAgainAsync(trial, cancellationToken);
         return trial;
     }
 
@@ -825,9 +835,16 @@ public sealed class Tuner
     private async Task RunAgainAsync(Trial trial, CancellationToken cancellationToken)
     {
         await RunOnceAsync(trial, cancellationToken);
-        while (!trial.Runs[^1].Measured && GrowWindow() && TimeForAnotherRun())
+        var growing = true;
+        while (!trial.Runs[^1].Measured && (growing = GrowWindow()) && TimeForAnotherRun())
         {
             await RunOnceAsync(trial, cancellationToken);
+        }
+
+        if (!trial.Runs[^1].Measured && !growing)
+        {
+            // The longest window the budget allows gave nothing: later trials move no faster, so the budget is kept.
+            throw new TuningStopped(CannotMeasure($"trial {trial.Number} ({Kebab.Of(trial.Purpose)}{(trial.ToNul ? " to NUL" : "")})"), refused: false);
         }
     }
 
