@@ -170,7 +170,7 @@ internal static class Shapes
     };
 
     /// <summary>
-    /// A device-bound database (issue 48's third case): one slow target, buffers that gain nothing at any memory (the
+    /// A device-bound database: one slow target, buffers that gain nothing at any memory (the
     /// curve is flat), more files on the one volume gain nothing, compression writes less and gains. Noise as S08's.
     /// </summary>
     public static ServerModel DeviceBound() => new()
