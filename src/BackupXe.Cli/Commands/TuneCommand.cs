@@ -42,6 +42,10 @@ internal static class TuneCommand
             Description = "DIR=MB: the free space of a --to directory whose free space the server cannot report (no database file on its volume, or Linux); repeat per directory. The report says the check was overridden.",
             AllowMultipleArgumentsPerToken = false,
         };
+        var maxTrialSpace = new Option<string?>("--max-trial-space")
+        {
+            Description = $"The most the trial files kept on the server may hold in all (500GB, 2TB, 800MB); default {TuneRequest.DefaultTrialSpaceMultiple} full backups of the database. Trials reuse the tune's own media sets to stay within it.",
+        };
         var acceptUnknown = new Option<bool>("--accept-unknown-free-space") { Description = "Write trial files where the server cannot report the free space, unchecked; the report says so. A reported shortage still refuses." };
         var history = new Option<string?>("--history")
         {
@@ -65,7 +69,7 @@ internal static class TuneCommand
         Choices.OneOf(format, "console", "json", "markdown");
         var command = new Command("tune", "Find the fastest BACKUP options for a database by guided COPY_ONLY trials (a dry run unless --execute).")
         {
-            database, to, budget, timeBudget, window, freeSpace, acceptUnknown, restore, restoreFrom, scratch, history, historyServer, historyDatabase, instance, execute, format, CommonOptions.NoColor(),
+            database, to, budget, timeBudget, window, freeSpace, maxTrialSpace, acceptUnknown, restore, restoreFrom, scratch, history, historyServer, historyDatabase, instance, execute, format, CommonOptions.NoColor(),
         };
         connection.AddTo(command);
         command.SetAction(async (parse, cancellationToken) =>
@@ -95,8 +99,9 @@ internal static class TuneCommand
             }
 
             var (stated, statedProblems) = StatedFreeSpace(parse.GetValue(freeSpace) ?? []);
-            request = request with { StatedFreeBytes = stated };
-            var problems = statedProblems.Concat(request.Validate()).ToList();
+            var (space, spaceProblem) = parse.GetValue(maxTrialSpace) is { } spaceText ? TrialSpaceBytes(spaceText) : (null, null);
+            request = request with { StatedFreeBytes = stated, MaxTrialSpaceBytes = space };
+            var problems = statedProblems.Concat(spaceProblem is null ? [] : [spaceProblem]).Concat(request.Validate()).ToList();
             foreach (var problem in problems)
             {
                 await console.Error.WriteLineAsync($"backupxe: {problem}");
@@ -177,9 +182,18 @@ internal static class TuneCommand
                 catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
                 {
                     // Ctrl-C: the running backup was stopped (and confirmed gone) before this; what it left is listed.
-                    await console.Error.WriteLineAsync("backupxe: tune cancelled: the running trial backup was stopped; no further trial ran.");
-                    await console.Out.WriteAsync(TuneReportWriter.KeptFiles(tuner.KeptFiles, tuner.Facts?.Linux ?? false, outputFormat == "markdown"));
+                    const string cancelled = "tune cancelled: the running trial backup was stopped; no further trial ran.";
+                    await console.Error.WriteLineAsync("backupxe: " + cancelled);
+                    await console.Out.WriteAsync(TuneReportWriter.Stopped(cancelled, tuner.KeptFiles, tuner.Facts?.Linux ?? false, outputFormat));
                     return Refused;
+                }
+                catch (Exception failure) when (failure is not (OperationCanceledException or OutOfMemoryException))
+                {
+                    // A failure midway (the connection lost, a query refused) still lists what the trials left on the server.
+                    var why = $"tune failed: {BackupXe.SqlServer.ConnectionStringRedactor.RedactMessage(SqlFailureText.Describe(failure))}";
+                    await console.Error.WriteLineAsync("backupxe: " + TerminalText.Line(why));
+                    await console.Out.WriteAsync(TuneReportWriter.Stopped(why, tuner.KeptFiles, tuner.Facts?.Linux ?? false, outputFormat));
+                    return ExitCodes.NothingUsable;
                 }
             }, json: outputFormat == "json");
         });
@@ -265,6 +279,17 @@ internal static class TuneCommand
         }
 
         return (bytes, problems);
+    }
+
+    /// <summary>"500GB", "2TB", "800MB": a whole number and a unit, from 1 MB to 1 PB; else the problem line.</summary>
+    internal static (long? Bytes, string? Problem) TrialSpaceBytes(string text)
+    {
+        var trimmed = text.Trim().ToUpperInvariant();
+        var unit = trimmed.Length >= 3 ? trimmed[^2..] : string.Empty;
+        long? scale = unit switch { "MB" => 1L << 20, "GB" => 1L << 30, "TB" => 1L << 40, _ => null };
+        return scale is { } s && long.TryParse(trimmed[..^2], NumberStyles.None, CultureInfo.InvariantCulture, out var value) && value >= 1 && value <= (1L << 50) / s
+            ? (value * s, null)
+            : (null, $"--max-trial-space must be a whole number of MB, GB or TB (500GB, 2TB), from 1 MB to 1 PB; it is '{TerminalText.Line(text)}'.");
     }
 
     /// <summary>Eight hex digits: trial files of two tunes never share a name.</summary>

@@ -101,7 +101,28 @@ internal static class TuneReportWriter
 
         foreach (var trial in result.Trials.Where(t => t.Differences.Count > 0))
         {
-            text.AppendLine(string.Create(Invariant, $"{(markdown ? "- " : "  ")}trial {trial.Number}{(trial.OptionsDiffer ? " (effective options differ: not recommended)" : "")}: {string.Join("; ", trial.Differences)}"));
+            text.AppendLine(string.Create(Invariant, $"{(markdown ? "- " : "  ")}trial {trial.Number}{(trial.OptionsDiffer ? " (effective options differ: not recommended)" : " (not confirmed: not recommended)")}: {string.Join("; ", trial.Differences)}"));
+        }
+
+        foreach (var trial in result.Trials.Where(t => t.Runs.Any(r => r.Source != RateSource.Progress)))
+        {
+            var sources = string.Join(", ", trial.Runs.Select(r => string.Create(Invariant, $"{Kebab.Of(r.Source)} over {r.WindowSeconds:0.0} s")));
+            text.AppendLine(string.Create(Invariant, $"{(markdown ? "- " : "  ")}trial {trial.Number} rate from: {sources}"));
+        }
+
+        foreach (var trial in result.Trials.Where(t => t.Judgement is not null))
+        {
+            text.AppendLine(string.Create(Invariant, $"{(markdown ? "- " : "  ")}trial {trial.Number} {TerminalText.Line(trial.Judgement!)}"));
+        }
+
+        foreach (var ignored in result.IgnoredOptions)
+        {
+            text.AppendLine($"{(markdown ? "- " : "")}Ignored by the server: {TerminalText.Line(ignored)}");
+        }
+
+        if (result.Trials.Any(t => t.Runs.Any(r => !r.Measured)))
+        {
+            text.AppendLine(string.Create(Invariant, $"{(markdown ? "- " : "")}Runs marked not measured gave too little progress in their window to tell a rate (never read as 0 MB/s); the window grew to {result.WindowSeconds:0} s for the runs after them."));
         }
 
         text.AppendLine();
@@ -112,9 +133,9 @@ internal static class TuneReportWriter
         }
 
         text.AppendLine(string.Create(Invariant, $"Run-to-run noise: {result.RelativeNoise * 100:0.0}%; {result.Trials.Sum(t => t.Runs.Count)} runs, {Minutes(result.SpentSeconds)}."));
-        if (result.Best is { } best && result.Gain is { } gain)
+        if (result.Best is { } best && result.Gain is { } gain && double.IsFinite(gain))
         {
-            text.AppendLine(string.Create(Invariant, $"Best: trial {best.Number}, {best.Requested.Describe()}: {Figures.Rate(best.RateMBps)}, {Signed(gain)} ± {result.GainUncertainty * 100:0}% over the baseline ({result.Baseline!.RateMBps:0.#} MB/s)."));
+            text.AppendLine(string.Create(Invariant, $"Recommended: trial {best.Number}, {best.Requested.Describe()}: {Figures.Rate(best.RateMBps)}, {Signed(gain)} ± {result.GainUncertainty * 100:0}% over the baseline ({result.Baseline!.RateMBps:0.#} MB/s); adopted only on gains above {Tuner.ConfidenceDeviations:0} standard deviations of the noise, the cheapest set within the noise of the fastest."));
             text.AppendLine();
             Block(text, markdown, "Recommended BACKUP statement (for production: no COPY_ONLY; edit the file names)", TuningAdvice.RecommendedSql(result)!, "sql");
             Block(text, markdown, "The same with Ola Hallengren's DatabaseBackup", TuningAdvice.OlaCommand(result)!, "sql");
@@ -139,10 +160,27 @@ internal static class TuneReportWriter
             RestoreText(text, restore, markdown);
         }
 
-        text.AppendLine("Each trial wrote a row to msdb backup history (COPY_ONLY leaves the backup chain alone).");
-        text.Append(KeptFiles(result.KeptFiles, result.Facts.Linux, markdown));
+        text.AppendLine("Each trial wrote a row to msdb backup history (COPY_ONLY leaves the backup chain alone; is_copy_only = 1 and the NAME backupxe-tune-... tell its rows apart).");
+        text.Append(KeptFiles(result.KeptFiles, result.Facts.Linux, markdown, result.KeptBytesLimit));
         return text.ToString();
     }
+
+    /// <summary>
+    /// A tune cancelled or failed midway: why, and the trial files it left, in the asked format (JSON a single object),
+    /// so that the list survives whatever stopped the tune.
+    /// </summary>
+    public static string Stopped(string reason, IReadOnlyList<KeptTrialFile> files, bool linux, string format) => format switch
+    {
+        "json" => Json(json =>
+        {
+            json.WriteStartObject();
+            json.WriteString("stopReason", reason);
+            json.WriteBoolean("refused", true);
+            WriteKeptFiles(json, files, linux);
+            json.WriteEndObject();
+        }),
+        _ => $"{(format == "markdown" ? "## " : "")}Stopped: {TerminalText.Line(reason)}{Environment.NewLine}" + KeptFiles(files, linux, format == "markdown"),
+    };
 
     private static void RestoreText(StringBuilder text, RestoreTuningResult restore, bool markdown)
     {
@@ -186,7 +224,7 @@ internal static class TuneReportWriter
     }
 
     /// <summary>The trial files left on the server, with their paths, sizes and the command that removes them; empty when none.</summary>
-    public static string KeptFiles(IReadOnlyList<KeptTrialFile> files, bool linux, bool markdown = false)
+    public static string KeptFiles(IReadOnlyList<KeptTrialFile> files, bool linux, bool markdown = false, long? limit = null)
     {
         if (files.Count == 0)
         {
@@ -197,14 +235,19 @@ internal static class TuneReportWriter
         var total = TrialFileCleanup.TotalBytesAtMost(files);
         text.AppendLine();
         var blobs = TrialFileCleanup.AreBlobs(files);
-        var sizes = total is { } bytes ? string.Create(Invariant, $"at most {Size(bytes)} ({bytes} bytes)") : "size not known for all";
+        var sets = files.Select(f => f.MediaName ?? f.Path).Distinct(StringComparer.Ordinal).Count();
+        var sizes = total is { } bytes
+            ? string.Create(Invariant, $"in {sets} media set{(sets == 1 ? "" : "s")}, at most {Size(bytes)} ({bytes} bytes) in all{(limit is { } l ? $", within the bound of {Size(l)} ({l} bytes)" : "")}")
+            : "size not known for all";
         var title = blobs
             ? $"Trial blobs left in storage: {files.Count}, {sizes}. Neither the server (no T-SQL statement deletes a blob) nor BackupXe (it holds no storage credential) can delete them; delete exactly these with the storage's own tools:"
             : $"Trial files kept on the server: {files.Count}, {sizes}. BackupXe cannot delete them (no documented, least-privilege T-SQL deletes a file); remove them on the server:";
         text.AppendLine(markdown ? "### " + title : title);
         foreach (var file in files)
         {
-            var size = file.BytesAtMost is { } b ? string.Create(Invariant, $"at most {b} bytes") : "size not known (stopped before it was captured)";
+            var size = file.BytesAtMost is { } b
+                ? string.Create(Invariant, $"at most {b} bytes{(file.MediaName is { } media ? $", shared with the other files of media set {media}" : "")}")
+                : "size not known (stopped before it was captured)";
             text.AppendLine($"{(markdown ? "- " : "  ")}{TerminalText.Line(file.Path)}  ({size})");
         }
 
@@ -223,7 +266,7 @@ internal static class TuneReportWriter
         Kebab.Of(trial.Purpose) + (trial.ToNul ? " (NUL)" : ""),
         trial.Requested.Describe() + (trial.OptionsDiffer ? " [differs]" : ""),
         Figures.Memory(trial.BufferMemoryBytes),
-        trial.RateMBps.ToString("0.#", Invariant),
+        trial.Measured ? trial.RateMBps.ToString("0.#", Invariant) : "not measured",
         trial.RatioToCeiling is { } ratio ? ratio.ToString("0.00", Invariant) : "",
         trial.Bottleneck is { } bottleneck ? Kebab.Of(bottleneck) : "?",
         trial.Runs.Count.ToString(Invariant),
@@ -275,16 +318,20 @@ internal static class TuneReportWriter
             json.WriteBoolean("toNul", trial.ToNul);
             json.WriteString("options", trial.Requested.Describe());
             json.WriteNumberOrNull("bufferMemoryBytes", trial.BufferMemoryBytes);
-            json.WriteNumber("mbPerSecond", Math.Round(trial.RateMBps, 2));
-            json.WriteNumberOrNull("ratioToReadCeiling", trial.RatioToCeiling is { } r ? Math.Round(r, 3) : null);
+            json.WriteNumberOrNull("mbPerSecond", trial.Measured ? Finite(trial.RateMBps, 2) : null);
+            json.WriteBoolean("measured", trial.Measured);
+            json.WriteBoolean("confirmed", trial.Confirmed);
+            json.WriteStringOrNull("judgement", trial.Judgement);
+            json.WriteNumberOrNull("ratioToReadCeiling", trial.RatioToCeiling is { } r ? Finite(r, 3) : null);
             json.WriteStringOrNull("bottleneck", trial.Bottleneck is { } b ? Kebab.Of(b) : null);
             json.WriteStartArray("runs");
             foreach (var run in trial.Runs)
             {
                 json.WriteStartObject();
-                json.WriteNumber("mbPerSecond", Math.Round(run.RateMBps, 2));
-                json.WriteNumber("windowSeconds", Math.Round(run.WindowSeconds, 2));
-                json.WriteNumber("steadiness", Math.Round(run.Steadiness, 4));
+                json.WriteNumberOrNull("mbPerSecond", run.Measured ? Finite(run.RateMBps, 2) : null);
+                json.WriteString("source", Kebab.Of(run.Source));
+                json.WriteNumberOrNull("windowSeconds", Finite(run.WindowSeconds, 2));
+                json.WriteNumberOrNull("steadiness", Finite(run.Steadiness, 4));
                 json.WriteBoolean("finished", run.Finished);
                 json.WriteEndObject();
             }
@@ -303,10 +350,15 @@ internal static class TuneReportWriter
         json.WriteStartArray("freeSpaceOverrides");
         result.FreeSpaceOverrides.ToList().ForEach(json.WriteStringValue);
         json.WriteEndArray();
-        json.WriteNumber("relativeNoise", Math.Round(result.RelativeNoise, 4));
+        json.WriteNumberOrNull("relativeNoise", Finite(result.RelativeNoise, 4));
+        json.WriteNumber("confidenceDeviations", Tuner.ConfidenceDeviations);
+        json.WriteNumberOrNull("windowSeconds", Finite(result.WindowSeconds, 2));
+        json.WriteStartArray("ignoredOptions");
+        result.IgnoredOptions.ToList().ForEach(json.WriteStringValue);
+        json.WriteEndArray();
         json.WriteNumberOrNull("bestTrial", result.Best?.Number);
-        json.WriteNumberOrNull("gain", result.Gain is { } g ? Math.Round(g, 4) : null);
-        json.WriteNumberOrNull("gainUncertainty", result.GainUncertainty is { } u ? Math.Round(u, 4) : null);
+        json.WriteNumberOrNull("gain", result.Gain is { } g ? Finite(g, 4) : null);
+        json.WriteNumberOrNull("gainUncertainty", result.GainUncertainty is { } u ? Finite(u, 4) : null);
         json.WriteStringOrNull("recommendedSql", TuningAdvice.RecommendedSql(result));
         json.WriteStringOrNull("olaHallengren", TuningAdvice.OlaCommand(result));
         var (side, evidence) = TuningAdvice.Limit(result);
@@ -315,17 +367,8 @@ internal static class TuneReportWriter
         evidence.ToList().ForEach(json.WriteStringValue);
         json.WriteEndArray();
         json.WriteStringOrNull("benchmark", side == LimitingSide.Target ? TuningAdvice.Benchmark(result) : null);
-        json.WriteStartArray("keptFiles");
-        foreach (var file in result.KeptFiles)
-        {
-            json.WriteStartObject();
-            json.WriteString("path", file.Path);
-            json.WriteNumberOrNull("bytesAtMost", file.BytesAtMost);
-            json.WriteEndObject();
-        }
-
-        json.WriteEndArray();
-        json.WriteStringOrNull("keptFilesCommand", result.KeptFiles.Count > 0 && !TrialFileCleanup.AreBlobs(result.KeptFiles) ? TrialFileCleanup.Command(result.KeptFiles, result.Facts.Linux) : null);
+        WriteKeptFiles(json, result.KeptFiles, result.Facts.Linux);
+        json.WriteNumberOrNull("keptBytesLimit", result.KeptBytesLimit);
         if (result.Restore is not { } restore)
         {
             json.WriteNull("restore");
@@ -341,14 +384,25 @@ internal static class TuneReportWriter
             json.WriteString("scratchDatabase", trial.ScratchDatabase);
             json.WriteNumberOrNull("bufferCount", trial.BufferCount);
             json.WriteNumberOrNull("maxTransferSizeBytes", trial.MaxTransferSizeBytes);
-            json.WriteNumber("mbPerSecond", Math.Round(trial.RateMBps, 2));
+            json.WriteNumberOrNull("mbPerSecond", Finite(trial.RateMBps, 2));
             json.WriteStartArray("runs");
-            trial.Runs.Select(r => Math.Round(r.RateMBps, 2)).ToList().ForEach(json.WriteNumberValue);
+            foreach (var rate in trial.Runs.Select(r => Finite(r.RateMBps, 2)))
+            {
+                if (rate is { } value)
+                {
+                    json.WriteNumberValue(value);
+                }
+                else
+                {
+                    json.WriteNullValue();
+                }
+            }
+
             json.WriteEndArray();
-            json.WriteNumber("windowSeconds", Math.Round(trial.WindowSeconds, 2));
+            json.WriteNumberOrNull("windowSeconds", Finite(trial.WindowSeconds, 2));
             json.WriteBoolean("finished", trial.Finished);
             json.WriteNumberOrNull("bufferMemoryBytes", trial.BufferMemoryBytes);
-            json.WriteNumberOrNull("zeroingSeconds", trial.ZeroingSeconds is { } z ? Math.Round(z, 3) : null);
+            json.WriteNumberOrNull("zeroingSeconds", trial.ZeroingSeconds is { } z ? Finite(z, 3) : null);
             json.WriteStartArray("zeroedFiles");
             trial.Zeroing.Select(f => f.Path).ToList().ForEach(json.WriteStringValue);
             json.WriteEndArray();
@@ -364,7 +418,7 @@ internal static class TuneReportWriter
 
         json.WriteEndArray();
         json.WriteNumberOrNull("bestTrial", restore.Best?.Number);
-        json.WriteNumberOrNull("gain", restore.Gain is { } restoreGain ? Math.Round(restoreGain, 4) : null);
+        json.WriteNumberOrNull("gain", restore.Gain is { } restoreGain ? Finite(restoreGain, 4) : null);
         if (restore.InstantFileInitialization is { } ifi)
         {
             json.WriteBoolean("instantFileInitialization", ifi);
@@ -381,6 +435,27 @@ internal static class TuneReportWriter
         json.WriteEndArray();
         json.WriteEndObject();
     }
+
+    /// <summary>The files left, their exact bounds (per file, and in all over their media sets) and the command that removes them.</summary>
+    private static void WriteKeptFiles(Utf8JsonWriter json, IReadOnlyList<KeptTrialFile> files, bool linux)
+    {
+        json.WriteStartArray("keptFiles");
+        foreach (var file in files)
+        {
+            json.WriteStartObject();
+            json.WriteString("path", file.Path);
+            json.WriteNumberOrNull("bytesAtMost", file.BytesAtMost);
+            json.WriteStringOrNull("mediaName", file.MediaName);
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+        json.WriteNumberOrNull("keptBytesAtMost", TrialFileCleanup.TotalBytesAtMost(files));
+        json.WriteStringOrNull("keptFilesCommand", files.Count > 0 && !TrialFileCleanup.AreBlobs(files) ? TrialFileCleanup.Command(files, linux) : null);
+    }
+
+    /// <summary>A figure rounded for the report, or null where it is not a number (JSON has no infinity or NaN).</summary>
+    private static double? Finite(double value, int digits) => double.IsFinite(value) ? Math.Round(value, digits) : null;
 
     private static string Json(Action<Utf8JsonWriter> write)
     {

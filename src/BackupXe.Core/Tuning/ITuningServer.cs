@@ -79,7 +79,23 @@ public interface IRestoreTrialHost : ITrialHost
 /// One trial as the server ran it: the captured operation (buffer configuration, effective options, waits, progress),
 /// the block size msdb recorded for it (null for a trial stopped before it finished: no history row), and the wall time.
 /// </summary>
-public sealed record TrialCapture(OperationReport Operation, int? EffectiveBlockSizeBytes, double WallSeconds, bool Finished);
+public sealed record TrialCapture(OperationReport Operation, int? EffectiveBlockSizeBytes, double WallSeconds, bool Finished)
+{
+    /// <summary>
+    /// sys.dm_exec_requests.percent_complete of the trial's request, sampled while it ran: a rate where the capture's
+    /// progress is too sparse (a large database whose percent messages are far apart); empty when not sampled.
+    /// </summary>
+    public IReadOnlyList<PercentSample> PercentSamples { get; init; } = [];
+
+    /// <summary>The finished trial's msdb backupset row (its size and duration); null for a stopped trial or without SELECT on msdb.</summary>
+    public BackupSetFigures? History { get; init; }
+}
+
+/// <summary>One reading of sys.dm_exec_requests.percent_complete (0 to 100) at the server's clock.</summary>
+public sealed record PercentSample(DateTime At, double PercentComplete);
+
+/// <summary>A finished backup's size (backupset.backup_size, bytes read) and duration (finish less start, whole seconds) as msdb recorded them.</summary>
+public sealed record BackupSetFigures(long Bytes, double Seconds);
 
 /// <summary>Free bytes of a directory's volume; null with the reason when the server cannot say.</summary>
 public sealed record FreeSpace(long? Bytes, string? Unknown = null)
@@ -107,5 +123,12 @@ public sealed class TrialFailedException : Exception
     }
 }
 
-/// <summary>A trial file left on the server: its exact path and at most how many bytes it holds (null when unknown).</summary>
-public sealed record KeptTrialFile(string Path, long? BytesAtMost);
+/// <summary>
+/// A trial file left on the server: its exact path and at most how many bytes it holds (null when unknown), and the
+/// tune's media set it belongs to: the files of one media set hold together at most what one of them may.
+/// </summary>
+public sealed record KeptTrialFile(string Path, long? BytesAtMost)
+{
+    /// <summary>The media set (MEDIANAME) the file belongs to; null when it is a set of its own.</summary>
+    public string? MediaName { get; init; }
+}

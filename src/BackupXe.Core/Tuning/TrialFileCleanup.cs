@@ -8,11 +8,16 @@ namespace BackupXe.Core.Tuning;
 /// </summary>
 public static class TrialFileCleanup
 {
-    /// <summary>The sum of the files' upper bounds; null when one is unknown.</summary>
+    /// <summary>
+    /// What the files may hold in all: per media set, the largest bound of its files (the files of one backup share one
+    /// backup's bytes), summed over the media sets; null when one is unknown.
+    /// </summary>
     public static long? TotalBytesAtMost(IReadOnlyList<KeptTrialFile> files)
     {
         ArgumentNullException.ThrowIfNull(files);
-        return files.All(f => f.BytesAtMost is not null) ? files.Sum(f => f.BytesAtMost!.Value) : null;
+        return files.All(f => f.BytesAtMost is not null)
+            ? files.GroupBy(f => f.MediaName ?? f.Path, StringComparer.Ordinal).Sum(set => set.Max(f => f.BytesAtMost!.Value))
+            : null;
     }
 
     /// <summary>True when the kept files are blobs (a tune to URL): no command on the server removes them.</summary>

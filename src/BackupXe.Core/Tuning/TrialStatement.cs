@@ -15,13 +15,27 @@ namespace BackupXe.Core.Tuning;
 /// </summary>
 public sealed class TrialStatement
 {
-    private TrialStatement(string database, IReadOnlyList<string> devices, TrialOptions options, string? mediaName = null)
+    private TrialStatement(string database, IReadOnlyList<string> devices, TrialOptions options, string? mediaName = null, string? setName = null, bool overwrite = false)
     {
         Database = database;
         Devices = devices;
         Options = options;
         MediaName = mediaName;
+        BackupSetName = setName;
+        Overwrite = overwrite;
     }
+
+    /// <summary>
+    /// The backup set's NAME (backupxe-tune-{run id}-{trial}-{run}), which msdb keeps in backupset.name: with
+    /// is_copy_only it tells the tune's rows apart from production backups. Null for a statement built for display only.
+    /// </summary>
+    public string? BackupSetName { get; }
+
+    /// <summary>
+    /// The run overwrites a media set an earlier run of this tune wrote (WITH INIT, NOSKIP and its MEDIANAME): the server
+    /// overwrites only volumes whose media name matches, so a file that is not the tune's own is refused.
+    /// </summary>
+    public bool Overwrite { get; }
 
     /// <summary>The trial's own media set name (backupxe-tune-{run id}-{trial}-{run}); null for a trial to NUL.</summary>
     public string? MediaName { get; }
@@ -35,7 +49,22 @@ public sealed class TrialStatement
 
     public bool ToNul => Devices is ["NUL"];
 
-    public static TrialStatement ToNulDevice(string database, TrialOptions options) => new(database, ["NUL"], options with { Files = 1 });
+    public static TrialStatement ToNulDevice(string database, TrialOptions options, string runId, int trial, int run) =>
+        new(database, ["NUL"], options with { Files = 1 }, setName: SetName(runId, trial, run));
+
+    /// <summary>
+    /// A run to one of the tune's own media sets (<see cref="TrialSpace"/>): files named {media name}-{n}of{m}.bak,
+    /// spread round-robin over <paramref name="directories"/>; new files on its first run, overwritten (INIT) on a later one.
+    /// </summary>
+    internal static TrialStatement ToMediaSet(string database, IReadOnlyList<string> directories, TrialOptions options, string mediaName, bool overwrite, string runId, int trial, int run)
+    {
+        var devices = Enumerable.Range(0, options.Files)
+            .Select(i => Join(directories[i % directories.Count], string.Create(CultureInfo.InvariantCulture, $"{mediaName}-{i + 1}of{options.Files}.bak")))
+            .ToList();
+        return new TrialStatement(database, devices, options, mediaName, SetName(runId, trial, run), overwrite);
+    }
+
+    private static string SetName(string runId, int trial, int run) => string.Create(CultureInfo.InvariantCulture, $"backupxe-tune-{runId}-{trial:00}-{run}");
 
     /// <summary>
     /// New files named backupxe-tune-{run id}-{trial}-{run}-{n}of{m}.bak, spread round-robin over <paramref name="directories"/>;
@@ -46,7 +75,7 @@ public sealed class TrialStatement
         var devices = Enumerable.Range(0, options.Files)
             .Select(i => Join(directories[i % directories.Count], string.Create(CultureInfo.InvariantCulture, $"backupxe-tune-{runId}-{trial:00}-{run}-{i + 1}of{options.Files}.bak")))
             .ToList();
-        return new TrialStatement(database, devices, options, string.Create(CultureInfo.InvariantCulture, $"backupxe-tune-{runId}-{trial:00}-{run}"));
+        return new TrialStatement(database, devices, options, SetName(runId, trial, run), SetName(runId, trial, run));
     }
 
     /// <summary>The statement as sent, ending with ';'.</summary>
@@ -93,10 +122,17 @@ public sealed class TrialStatement
             // BACKUP TO URL takes neither INIT/NOINIT nor SKIP/NOSKIP; without FORMAT it refuses a blob that exists.
             if (!devices.Any(UrlTarget.LooksLikeUrl))
             {
-                options.Add("NOINIT, NOSKIP");
+                options.Add(Overwrite ? "INIT, NOSKIP" : "NOINIT, NOSKIP");
             }
 
             options.Add($"MEDIANAME = {Tsql.Literal(media)}");
+        }
+
+        if (copyOnly && BackupSetName is { } name)
+        {
+            // msdb keeps both in backupset (name, description): with is_copy_only they tell the tune's rows apart.
+            options.Add($"NAME = {Tsql.Literal(name)}");
+            options.Add($"DESCRIPTION = {Tsql.Literal(devices is ["NUL"] ? "BackupXe tune trial (read ceiling to NUL): COPY_ONLY, no backup to restore" : "BackupXe tune trial: COPY_ONLY, not a backup to keep")}");
         }
 
         options.Add("STATS = 5");

@@ -18,6 +18,15 @@ public sealed record TuneRequest(
     public static readonly TimeSpan DefaultTimeBudget = TimeSpan.FromMinutes(30);
     public static readonly TimeSpan DefaultWindow = TimeSpan.FromSeconds(60);
 
+    /// <summary>Without --max-trial-space, trials to files kept on the server may leave this many full backups behind.</summary>
+    public const int DefaultTrialSpaceMultiple = 4;
+
+    /// <summary>
+    /// The most the trial files kept on the server may hold in all (<c>--max-trial-space</c>); null for
+    /// <see cref="DefaultTrialSpaceMultiple"/> full backups of the database.
+    /// </summary>
+    public long? MaxTrialSpaceBytes { get; init; }
+
     /// <summary>The most free space a DBA may state for a directory: 1 PB, in MB.</summary>
     public const long MaxStatedFreeMegabytes = 1L << 30;
 

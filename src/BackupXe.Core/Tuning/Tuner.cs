@@ -45,6 +45,15 @@ public sealed class Tuner
     /// </summary>
     public const double MinimumNoise = 0.02;
 
+    /// <summary>
+    /// A candidate is adopted only when its gain exceeds this many standard deviations of the difference of the two
+    /// means (the run-to-run noise over the runs behind each): about 97.7% one-sided confidence for normal noise.
+    /// </summary>
+    public const double ConfidenceDeviations = 2;
+
+    /// <summary>A window that gave no rate doubles for the next run, up to this share of the time budget.</summary>
+    public const double LongestWindowShare = 0.25;
+
     private readonly ITrialHost _server;
     private readonly TuneRequest _request;
     private readonly BackupDiagnostician _diagnostician;
@@ -62,6 +71,13 @@ public sealed class Tuner
     private IReadOnlyList<string>? _finishedBackup;
     private readonly IReadOnlyList<UrlTarget> _urls;
 
+    /// <summary>The window of the next run: the request's, grown while runs gave too little progress to measure.</summary>
+    private TimeSpan _window;
+
+    /// <summary>Options the server did not apply as asked, by name, with the first trial that showed it and what it used.</summary>
+    private readonly Dictionary<string, (Trial Trial, IgnoredOption Option, long? UsedTransferSize)> _ignored = new(StringComparer.Ordinal);
+    private TrialSpace? _space;
+
     public Tuner(ITrialHost server, TuneRequest request)
     {
         ArgumentNullException.ThrowIfNull(server);
@@ -71,6 +87,7 @@ public sealed class Tuner
         _urls = request.Urls;
         _diagnostician = new BackupDiagnostician(new DiagnosisSettings { MemoryBudgetBytes = request.MemoryBudgetBytes });
         _order = new Random(request.RunId.Aggregate(17, (hash, c) => unchecked((hash * 31) + c)));
+        _window = request.Window;
     }
 
     /// <summary>The dry run, the default: asks the server for its facts and nothing else; no trial runs, no file is touched.</summary>
@@ -79,26 +96,48 @@ public sealed class Tuner
         ArgumentNullException.ThrowIfNull(server);
         ArgumentNullException.ThrowIfNull(request);
         var facts = await server.DescribeAsync(request.Database, cancellationToken);
-        var plan = ForHost(Plan(facts, request), server);
+        var plan = ForHost(Plan(facts, request), server, facts, request);
         return await server.BackupOrRestoreRunningAsync(request.Database, cancellationToken)
             ? plan with { Notes = [.. plan.Notes, $"Another backup or restore of {request.Database} is running now: --execute refuses to start beside it."] }
             : plan;
     }
 
-    /// <summary>On a host that keeps trial files every trial's files stay on disk until the DBA removes them.</summary>
-    private static TuningPlan ForHost(TuningPlan plan, ITuningServer server) => server is ITrialHost { DeletesFiles: false } && !plan.Directories.Any(UrlTarget.LooksLikeUrl)
-        ? plan with
+    /// <summary>
+    /// On a host that keeps trial files, they are written to a few media sets of the tune's own, reused by later runs,
+    /// so that what stays on disk until the DBA removes it is bounded exactly (<see cref="TrialSpace"/>).
+    /// </summary>
+    private static TuningPlan ForHost(TuningPlan plan, ITuningServer server, TuningFacts facts, TuneRequest request)
+    {
+        if (server is not ITrialHost { DeletesFiles: false } || plan.Directories.Any(UrlTarget.LooksLikeUrl))
+        {
+            return plan;
+        }
+
+        var space = new TrialSpace(FullBackupBytesAtMost(facts), TrialSpaceLimit(facts, request), request.RunId);
+        var bound = space.SlotsAtMost * space.SlotBytesAtMost;
+        var kept = string.Create(CultureInfo.InvariantCulture, $"Trial files go to at most {space.SlotsAtMost} media sets of the tune's own (backupxe-tune-{request.RunId}-sNN-IofM.bak, one per number of files, compression and block size). ")
+            + string.Create(CultureInfo.InvariantCulture, $"A media set's first run makes new files (NOINIT, NOSKIP, MEDIANAME = N'backupxe-tune-{request.RunId}-sNN'): the server refuses a file that existed. A later run of the same shape overwrites them WITH INIT, NOSKIP and that MEDIANAME, which the server does only for volumes carrying the tune's own media name. ")
+            + string.Create(CultureInfo.InvariantCulture, $"A media set holds one backup at a time, so at most one full backup ({Figures.Bytes(space.SlotBytesAtMost)}, {space.SlotBytesAtMost} bytes: data and log files' allocated size, plus 1% and 64 MB of margin): at most {Figures.Bytes(bound)} ({bound} bytes) left on disk in all, within {(request.MaxTrialSpaceBytes is null ? $"{TuneRequest.DefaultTrialSpaceMultiple} full backups (--max-trial-space sets another bound)" : "--max-trial-space")}. ")
+            + "No documented, least-privilege T-SQL deletes a file on the server, so they are kept: the end of the run (or Ctrl-C, after the running backup is stopped) lists each with its bound and the command that removes them.";
+        return plan with
         {
             FilesKept = true,
-            DiskSpaceAtMost = plan.BytesWrittenAtMost,
-            Notes = [.. plan.Notes.Select(note => note.StartsWith(NewFilesNote, StringComparison.Ordinal) ? KeptFilesNote : note)],
-        }
-        : plan;
+            DiskSpaceAtMost = bound,
+            Notes = [.. plan.Notes.Select(note => note.StartsWith(NewFilesNote, StringComparison.Ordinal) ? kept : note)],
+        };
+    }
 
     private const string NewFilesNote = "Trial files are new files with unique names";
 
-    private const string KeptFilesNote = "Trial files are new files with unique names, never an existing file (the server refuses one through MEDIANAME). "
-        + "No documented, least-privilege T-SQL deletes a file on the server, so they are kept: the end of the run (or Ctrl-C, after the running backup is stopped) lists each with its path and size and the command that removes them.";
+    /// <summary>
+    /// Every trial writes an msdb backupset row; the read ceilings' rows (to NUL) look like full backups that exist
+    /// nowhere. The query that tells them apart, for monitoring that reads "the last full backup".
+    /// </summary>
+    internal static string MsdbRowsNote(string database, string runId) =>
+        $"Every trial, the read ceilings to NUL included, writes a row to msdb.dbo.backupset of a full backup with is_copy_only = 1, NAME N'backupxe-tune-{runId}-NN-R' and a DESCRIPTION starting 'BackupXe tune trial'. "
+        + "Monitoring that reads the last full backup without is_copy_only may take a read ceiling's row (a backup to NUL, nothing to restore) for one. The tune's rows: "
+        + $"SELECT backup_set_id, name, description, backup_start_date FROM msdb.dbo.backupset WHERE database_name = {Tsql.Literal(database)} AND is_copy_only = 1 AND name LIKE N'backupxe-tune-{runId}-%'; "
+        + $"the last full backup without them: SELECT TOP (1) backup_finish_date FROM msdb.dbo.backupset WHERE database_name = {Tsql.Literal(database)} AND type = 'D' AND is_copy_only = 0 ORDER BY backup_finish_date DESC;";
 
     /// <summary>What would run, with upper bounds, from the server's facts alone.</summary>
     public static TuningPlan Plan(TuningFacts facts, TuneRequest request)
@@ -127,6 +166,7 @@ public sealed class Tuner
         var notes = new List<string>
         {
             "Every trial is a COPY_ONLY backup: the differential base and the log chain are untouched, but each trial still writes a row to msdb backup history (backupset, backupmediafamily).",
+            MsdbRowsNote(request.Database, request.RunId),
             "Trial files are new files with unique names, never an existing file; each trial's files are deleted when it ends, and on Ctrl-C after its backup is stopped.",
             "Before each trial: free space on each directory, and no other backup or restore of the database running.",
         };
@@ -227,7 +267,7 @@ public sealed class Tuner
     {
         _facts = await _server.DescribeAsync(_request.Database, cancellationToken);
         Facts = _facts;
-        var plan = ForHost(Plan(_facts, _request), _server);
+        var plan = ForHost(Plan(_facts, _request), _server, _facts, _request);
         var unready = _urls is [{ Storage: UrlStorage.S3Compatible }, ..] ? [S3NotRun] : await _server.CheckReadyAsync(_request, cancellationToken);
         if (_request.Restore is not null)
         {
@@ -235,6 +275,15 @@ public sealed class Tuner
             unready = _server is IRestoreTrialHost host
                 ? [.. unready, .. await host.CheckRestoreReadyAsync(cancellationToken)]
                 : [.. unready, "This server cannot run restore trials."];
+        }
+
+        if (!_server.DeletesFiles && _urls.Count == 0)
+        {
+            _space = new TrialSpace(FullBackupBytesAtMost(_facts), TrialSpaceLimit(_facts, _request), _request.RunId);
+            if (_space.SlotsAtMost < 1)
+            {
+                unready = [.. unready, $"The space trials may leave behind ({Figures.Bytes(_space.LimitBytes)}, --max-trial-space) is less than one full backup of [{_request.Database}] ({Figures.Bytes(_space.SlotBytesAtMost)} at most): no trial to files fits."];
+            }
         }
 
         if (unready.Count > 0)
@@ -276,9 +325,20 @@ public sealed class Tuner
             }
 
             baseline = await RunNewAsync(TrialPurpose.Baseline, baselineOptions, toNul: false, cancellationToken);
-            await RunAgainAsync(baseline, cancellationToken);
-            best = baseline;
-            reason = await SearchAsync(ceiling, c => best = c, () => best!, cancellationToken);
+            if (baseline.Measured)
+            {
+                await RunAgainAsync(baseline, cancellationToken);
+            }
+
+            if (!baseline.Measured)
+            {
+                reason = CannotMeasure("the baseline");
+            }
+            else
+            {
+                best = baseline;
+                reason = await SearchAsync(ceiling, c => best = c, () => best!, cancellationToken);
+            }
         }
         catch (TuningStopped stop)
         {
@@ -286,7 +346,24 @@ public sealed class Tuner
             refused = stop.Refused;
         }
 
-        foreach (var trial in _trials.Where(t => !t.ToNul && ceiling is { RateMBps: > 0 }))
+        baseline ??= _trials.FirstOrDefault(t => t.Purpose == TrialPurpose.Baseline && t.Runs.Count > 0);
+        ceiling ??= _trials.FirstOrDefault(t => t.Purpose == TrialPurpose.ReadCeiling && t.Runs.Count > 0);
+        _trials.RemoveAll(t => t.Runs.Count == 0);
+        if (best is null && !refused && !reason.StartsWith("Cannot tell", StringComparison.Ordinal))
+        {
+            reason = $"Cannot tell which options are best: no trial to the target was measured. {reason}";
+        }
+
+        // The search's best is the fastest confirmed set; what is recommended is the cheapest set within the noise of it.
+        var fastest = best;
+        best = Cheapest(best);
+        if (best is not null && fastest is not null && best != fastest)
+        {
+            reason += string.Create(CultureInfo.InvariantCulture,
+                $" Recommended: trial {best.Number}, the cheapest set within the noise of the fastest (trial {fastest.Number}, {Figures.Rate(fastest.RateMBps)}): {Figures.Rate(best.RateMBps)}.");
+        }
+
+        foreach (var trial in _trials.Where(t => !t.ToNul && t.Measured && ceiling is { RateMBps: > 0 }))
         {
             trial.RatioToCeiling = trial.RateMBps / ceiling!.RateMBps;
         }
@@ -299,13 +376,85 @@ public sealed class Tuner
                 : await RestoreAsync(restoreRequest, cancellationToken);
         }
 
-        return new TuningResult(plan, _facts, _trials, ceiling, compressed, baseline, best, reason, refused, _spent, Noise())
+        return new TuningResult(plan, _facts, _trials, ceiling is { Measured: true } ? ceiling : null, compressed is { Measured: true } ? compressed : null, baseline, best, reason, refused, _spent, Noise())
         {
             KeptFiles = _kept,
             FreeSpaceOverrides = [.. _overrides.Values],
             Restore = restore,
+            IgnoredOptions = [.. _ignored.Values.Select(i => IgnoredNote(i.Trial, i.Option))],
+            WindowSeconds = _window.TotalSeconds,
+            KeptBytesAtMost = _space?.BytesAtMost,
+            KeptBytesLimit = _space?.LimitBytes,
         };
     }
+
+    /// <summary>Why nothing can be recommended when even the longest window the budget allows gave no rate.</summary>
+    private string CannotMeasure(string what) => string.Create(CultureInfo.InvariantCulture,
+        $"Cannot tell: {what} gave too little progress to measure in a window of up to {Figures.Seconds(_window.TotalSeconds)} (no progress line past the warm-up, no percent_complete, no finished trial in msdb): a longer --window or --time-budget lets a trial move far enough to be measured.");
+
+    /// <summary>
+    /// The cheapest confirmed set whose rate is within one standard deviation of the difference (the noise) of the
+    /// fastest: buffer memory costs most, then files, then every option set away from the server's default.
+    /// </summary>
+    private Trial? Cheapest(Trial? fastest)
+    {
+        if (fastest is null || !fastest.Measured)
+        {
+            return fastest;
+        }
+
+        return _trials.Where(t => !t.ToNul && t.Measured && t.Confirmed && t.RateMBps >= fastest.RateMBps * (1 - NoiseOfDifference(t, fastest)))
+            .Append(fastest)
+            .OrderBy(t => PricedMemory(t.Requested))
+            .ThenBy(t => t.Requested.Files)
+            .ThenBy(t => OptionsSet(t.Requested))
+            .ThenByDescending(t => t.RateMBps)
+            .First();
+    }
+
+    private static int OptionsSet(TrialOptions options) =>
+        (options.BufferCount is null ? 0 : 1) + (options.MaxTransferSizeBytes is null ? 0 : 1) + (options.BlockSizeBytes is null ? 0 : 1)
+        + (options.Compression is null ? 0 : 1) + (options.CompressionAlgorithm is null ? 0 : 1);
+
+    /// <summary>
+    /// One full backup of the database at most: the data files' and the log file's allocated size (a backup copies the
+    /// data files' allocated extents and at most the log's content), plus 1% and 64 MB for the media headers and
+    /// metadata, the tune's own margin. A trial stopped early, or compressed, writes less.
+    /// </summary>
+    internal static long FullBackupBytesAtMost(TuningFacts facts) =>
+        facts.DatabaseBytes + facts.LogBytes + ((facts.DatabaseBytes + facts.LogBytes) / 100) + (64L * 1024 * 1024);
+
+    /// <summary>--max-trial-space, or <see cref="TuneRequest.DefaultTrialSpaceMultiple"/> full backups.</summary>
+    internal static long TrialSpaceLimit(TuningFacts facts, TuneRequest request) =>
+        request.MaxTrialSpaceBytes ?? (TuneRequest.DefaultTrialSpaceMultiple * FullBackupBytesAtMost(facts));
+
+    /// <summary>Which option the server ignored, where, and why it matters for production.</summary>
+    private string IgnoredNote(Trial trial, IgnoredOption option)
+    {
+        var server = $"SQL Server {(_facts.MajorVersion is { } major ? major.ToString(CultureInfo.InvariantCulture) : "of an unknown version")}"
+            + (_facts.EngineEdition is { } edition ? $", engine edition {edition.ToString(CultureInfo.InvariantCulture)} ({EditionName(edition)})" : "")
+            + (_urls.Count > 0 ? $", to {_urls[0].Limits.BlobWord}s" : _facts.Linux ? ", to disk on Linux" : ", to disk");
+        var why = option.Name switch
+        {
+            "MAXTRANSFERSIZE" => $"a production backup that sets it gets {option.Used} too, so its buffer memory is BUFFERCOUNT x {option.Used}, not x {option.Asked}; the search retried with BUFFERCOUNT alone (the same memory at the server's transfer size) and recommends no MAXTRANSFERSIZE"
+                + (_facts.Encrypted ? ". The database is encrypted (TDE): compression of a TDE database needs MAXTRANSFERSIZE above 64 KB (SQL Server 2016 CU4 and later)" : ""),
+            "BUFFERCOUNT" => $"a production backup that sets it gets {option.Used} buffers too; the search retried with MAXTRANSFERSIZE alone and recommends no BUFFERCOUNT",
+            "BLOCKSIZE" => "a production backup that sets it gets the server's block size too; no BLOCKSIZE is recommended",
+            "COMPRESSION" => "a production backup that sets it is not compressed as asked; the search leaves compression to the server's default",
+            _ => "the trial measured something else than it asked for",
+        };
+        return $"{option.Name}: trial {trial.Number} asked {option.Asked}, the server used {option.Used} ({server}). It matters because {why}. Microsoft's BACKUP page does not say when the server overrides it: confirm on production with the buffer configuration (trace flag 3213, or the capture session).";
+    }
+
+    private static string EditionName(int edition) => edition switch
+    {
+        2 => "Standard",
+        3 => "Enterprise or Developer",
+        4 => "Express",
+        5 => "Azure SQL Database",
+        8 => "Managed Instance",
+        _ => "other",
+    };
 
     private async Task<string> SearchAsync(Trial ceiling, Action<Trial> adopt, Func<Trial> incumbent, CancellationToken cancellationToken)
     {
@@ -332,8 +481,8 @@ public sealed class Tuner
 
             // A kind of move that just gained nothing goes to the back: the next step tries another lever first.
             var candidate = NextMoves(best, momentum)
-                .Select(move => (move.Purpose, Options: ForTargets(move.Options)))
-                .Where(move => !_tried.Contains((move.Options, false)) && Fits(move.Options) && FitsTargets(move.Options))
+                .Select(move => (move.Purpose, Options: ForTargets(WithoutIgnored(move.Options))))
+                .Where(move => !_tried.Contains((move.Options, false)) && Fits(move.Options) && FitsTargets(move.Options) && FitsSpace(move.Options))
                 .OrderBy(move => move.Purpose == lastFlat)
                 .FirstOrDefault();
             if (candidate.Options is null)
@@ -342,22 +491,19 @@ public sealed class Tuner
             }
 
             var trial = await RunNewAsync(candidate.Purpose, candidate.Options, toNul: false, cancellationToken);
-            var gain = await CompareAsync(trial, best, cancellationToken);
-
-            // After the repeats the better mean wins: a gain the noise still hides costs at most the noise.
-            var adopted = gain > 0 && !trial.OptionsDiffer;
-            if (!adopted && !trial.OptionsDiffer && trial.Bottleneck is Bottleneck.BackupDevice or Bottleneck.BufferStarved && trial.Bottleneck != best.Bottleneck)
+            var (gain, adopted) = await CompareAsync(trial, best, cancellationToken);
+            if (!adopted && trial.Measured && trial.Confirmed && trial.Bottleneck is Bottleneck.BackupDevice or Bottleneck.BufferStarved && trial.Bottleneck != best.Bottleneck)
             {
                 // The move lifted one limit and hit another on the target side (compression off, now the files are slow):
                 // one step further from it before it is judged, as an expert would.
                 var next = NextMoves(trial, momentum: false)
-                    .Select(move => (move.Purpose, Options: ForTargets(move.Options)))
-                    .FirstOrDefault(move => !_tried.Contains((move.Options, false)) && Fits(move.Options) && FitsTargets(move.Options));
-                if (next.Options is not null)
+                    .Select(move => (move.Purpose, Options: ForTargets(WithoutIgnored(move.Options))))
+                    .FirstOrDefault(move => !_tried.Contains((move.Options, false)) && Fits(move.Options) && FitsTargets(move.Options) && FitsSpace(move.Options));
+                if (next.Options is not null && TimeForAnotherRun())
                 {
                     var child = await RunNewAsync(next.Purpose, next.Options, toNul: false, cancellationToken);
-                    var childGain = await CompareAsync(child, best, cancellationToken);
-                    if (childGain > 0 && !child.OptionsDiffer)
+                    var (childGain, childAdopted) = await CompareAsync(child, best, cancellationToken);
+                    if (childAdopted)
                     {
                         (trial, gain, adopted) = (child, childGain, true);
                     }
@@ -378,7 +524,10 @@ public sealed class Tuner
             }
 
             var progress = adopted && gain >= MinimumGain;
-            flat = progress ? 0 : endOfBufferCurve ? flat : flat + 1;
+
+            // A trial the server ran with other options than asked is retried without the ignored one: not a step.
+            var retry = trial.OptionsDiffer && _ignored.Count > 0;
+            flat = progress ? 0 : endOfBufferCurve || retry ? flat : flat + 1;
             lastFlat = progress ? null : candidate.Purpose;
             if (flat >= FlatStepsToStop)
             {
@@ -387,17 +536,31 @@ public sealed class Tuner
         }
     }
 
-    /// <summary>The relative gain of <paramref name="candidate"/> over <paramref name="incumbent"/>, after repeating both while the noise is larger.</summary>
-    private async Task<double> CompareAsync(Trial candidate, Trial incumbent, CancellationToken cancellationToken)
+    /// <summary>
+    /// The relative gain of <paramref name="candidate"/> over <paramref name="incumbent"/> after repeating both, in
+    /// alternating order, while the noise hides the difference; adopted only when the gain exceeds
+    /// <see cref="ConfidenceDeviations"/> standard deviations of the difference and every option was confirmed.
+    /// </summary>
+    private async Task<(double Gain, bool Adopted)> CompareAsync(Trial candidate, Trial incumbent, CancellationToken cancellationToken)
     {
         while (true)
         {
-            var gain = candidate.RateMBps / incumbent.RateMBps - 1;
-
-            // Out of time, the means so far decide: the last trial still counts.
-            if (Math.Abs(gain) > 2 * NoiseOfDifference(candidate, incumbent) || candidate.Runs.Count >= MaxRunsPerTrial || candidate.OptionsDiffer || !TimeForAnotherRun())
+            if (!candidate.Measured || !incumbent.Measured)
             {
-                return gain;
+                candidate.Judgement = "not adopted: not measured (too little progress in its window)";
+                return (0, false);
+            }
+
+            var gain = candidate.RateMBps / incumbent.RateMBps - 1;
+            var bound = ConfidenceDeviations * NoiseOfDifference(candidate, incumbent);
+            if (gain > bound || gain < -bound || candidate.MeasuredRuns.Count >= MaxRunsPerTrial || !candidate.Confirmed || !TimeForAnotherRun())
+            {
+                var adopted = gain > bound && candidate.Confirmed;
+                candidate.Judgement = string.Create(CultureInfo.InvariantCulture, $"{(adopted ? "adopted" : "not adopted")}: {(gain >= 0 ? "+" : "")}{gain * 100:0.0}% over trial {incumbent.Number}, ")
+                    + (candidate.OptionsDiffer ? "but the server did not apply its options as asked"
+                        : !candidate.Confirmed ? "but an option it asked for is not confirmed"
+                        : string.Create(CultureInfo.InvariantCulture, $"{(adopted ? "above" : gain < -bound ? "below" : "within")} the noise (±{bound * 100:0.0}%, {ConfidenceDeviations:0} standard deviations of the difference over {candidate.MeasuredRuns.Count} and {incumbent.MeasuredRuns.Count} runs)"));
+                return (gain, adopted);
             }
 
             // Alternated, so that a drift in the server's load does not always favour the same side (a drawn order lost
@@ -422,19 +585,68 @@ public sealed class Tuner
         }
     }
 
-    private double NoiseOfDifference(Trial a, Trial b) => Math.Max(MinimumNoise, Noise()) * Math.Sqrt(1.0 / a.Runs.Count + 1.0 / b.Runs.Count);
+    private double NoiseOfDifference(Trial a, Trial b) =>
+        Math.Max(MinimumNoise, Noise()) * Math.Sqrt(1.0 / Math.Max(1, a.MeasuredRuns.Count) + 1.0 / Math.Max(1, b.MeasuredRuns.Count));
 
-    /// <summary>Run-to-run noise as measured: the relative deviation pooled over every option set run more than once.</summary>
-    private double Noise()
+    /// <summary>Run-to-run noise as measured: the relative deviation pooled over every option set measured more than once.</summary>
+    private double Noise() => PooledNoise(_trials.Select(t => (t.RateMBps, (IReadOnlyList<double>)[.. t.MeasuredRuns.Select(r => r.RateMBps)])));
+
+    private bool TimeForAnotherRun() => _spent + _window.TotalSeconds + TrialOverheadSeconds <= _request.TimeBudget.TotalSeconds;
+
+    /// <summary>
+    /// After a run that gave no rate, the window doubles, up to <see cref="LongestWindowShare"/> of the time budget;
+    /// false when it cannot grow.
+    /// </summary>
+    private bool GrowWindow()
     {
-        var deviations = _trials.Where(t => t.Runs.Count >= 2)
-            .SelectMany(t => t.Runs.Select(r => (r.RateMBps - t.RateMBps) / t.RateMBps))
-            .ToList();
-        var degrees = _trials.Where(t => t.Runs.Count >= 2).Sum(t => t.Runs.Count - 1);
-        return degrees == 0 ? 0 : Math.Sqrt(deviations.Sum(d => d * d) / degrees);
+        var longest = TimeSpan.FromSeconds(Math.Max(_request.Window.TotalSeconds, _request.TimeBudget.TotalSeconds * LongestWindowShare));
+        var grown = TimeSpan.FromSeconds(Math.Min(longest.TotalSeconds, _window.TotalSeconds * 2));
+        if (grown <= _window)
+        {
+            return false;
+        }
+
+        _window = grown;
+        return true;
     }
 
-    private bool TimeForAnotherRun() => _spent + _request.Window.TotalSeconds + TrialOverheadSeconds <= _request.TimeBudget.TotalSeconds;
+    /// <summary>
+    /// The options without what the server was seen to ignore: BUFFERCOUNT alone (the same memory at the transfer size the
+    /// server kept) when it ignored MAXTRANSFERSIZE, MAXTRANSFERSIZE alone when it ignored BUFFERCOUNT, no BLOCKSIZE or
+    /// COMPRESSION it ignored.
+    /// </summary>
+    private TrialOptions WithoutIgnored(TrialOptions options)
+    {
+        if (_ignored.TryGetValue("MAXTRANSFERSIZE", out var transfer) && options.MaxTransferSizeBytes is { } size)
+        {
+            var used = transfer.UsedTransferSize ?? OperationMeasures.DefaultMaxTransferSize;
+            options = options with
+            {
+                BufferCount = options.BufferCount is { } count ? (int)Math.Min(int.MaxValue, (long)count * size / used) : null,
+                MaxTransferSizeBytes = null,
+            };
+        }
+
+        if (_ignored.ContainsKey("BUFFERCOUNT"))
+        {
+            options = options with { BufferCount = null };
+        }
+
+        if (_ignored.ContainsKey("BLOCKSIZE"))
+        {
+            options = options with { BlockSizeBytes = null };
+        }
+
+        if (_ignored.ContainsKey("COMPRESSION"))
+        {
+            options = options with { Compression = null, CompressionAlgorithm = null, CompressionLevel = null };
+        }
+
+        return options;
+    }
+
+    /// <summary>Room for the run's files within what the tune may leave behind (always, on a host that deletes them).</summary>
+    private bool FitsSpace(TrialOptions options) => _space is null || _space.CanHost(options, _facts.CompressionDefault);
 
     /// <summary>
     /// The moves for the best trial's bottleneck: the diagnosis's own remedies first, then the rest of its class. With
@@ -535,7 +747,7 @@ public sealed class Tuner
                 continue;
             }
 
-            var options = requested with { BufferCount = plan.BufferCount, MaxTransferSizeBytes = plan.MaxTransferSizeBytes };
+            var options = WithoutIgnored(requested with { BufferCount = plan.BufferCount, MaxTransferSizeBytes = plan.MaxTransferSizeBytes });
             if (!Fits(options))
             {
                 return null;
@@ -609,14 +821,36 @@ public sealed class Tuner
     {
         var trial = new Trial(_trials.Count + 1, purpose, options, toNul);
         _tried.Add((options, toNul));
-        await RunAgainAsync(trial, cancellationToken);
+
+        // Listed before it runs: a trial the tune stops on (not measured, out of budget) is still reported.
         _trials.Add(trial);
+        await RunAgainAsync(trial, cancellationToken);
         return trial;
     }
 
+    /// <summary>
+    /// One more run of <paramref name="trial"/>; when its window gave too little progress to measure, the window grows
+    /// and the run is made again while the budget allows, so that a large database is measured rather than read as 0 MB/s.
+    /// </summary>
     private async Task RunAgainAsync(Trial trial, CancellationToken cancellationToken)
     {
-        var expected = _request.Window.TotalSeconds + TrialOverheadSeconds;
+        await RunOnceAsync(trial, cancellationToken);
+        var growing = true;
+        while (!trial.Runs[^1].Measured && (growing = GrowWindow()) && TimeForAnotherRun())
+        {
+            await RunOnceAsync(trial, cancellationToken);
+        }
+
+        if (!trial.Runs[^1].Measured && !growing)
+        {
+            // The longest window the budget allows gave nothing: later trials move no faster, so the budget is kept.
+            throw new TuningStopped(CannotMeasure($"trial {trial.Number} ({Kebab.Of(trial.Purpose)}{(trial.ToNul ? " to NUL" : "")})"), refused: false);
+        }
+    }
+
+    private async Task RunOnceAsync(Trial trial, CancellationToken cancellationToken)
+    {
+        var expected = _window.TotalSeconds + TrialOverheadSeconds;
         if (_spent + expected > _request.TimeBudget.TotalSeconds)
         {
             throw new TuningStopped($"The time budget ({Figures.Seconds(_request.TimeBudget.TotalSeconds)}) leaves no room for another trial of up to {Figures.Seconds(expected)}.", refused: false);
@@ -632,9 +866,19 @@ public sealed class Tuner
             throw new TuningStopped($"Another backup or restore of {_request.Database} is running: no trial runs beside it.", refused: true);
         }
 
+        var run = trial.Runs.Count + 1;
+        TrialSpace.Slot? slot = null;
+        if (!trial.ToNul && _space is not null)
+        {
+            slot = _space.Take(trial.Requested, _facts.CompressionDefault)
+                ?? throw new TuningStopped($"No room for trial {trial.Number}'s files within what the tune may leave behind ({Figures.Bytes(_space.LimitBytes)}).", refused: false);
+        }
+
         var statement = trial.ToNul
-            ? TrialStatement.ToNulDevice(_request.Database, trial.Requested)
-            : TrialStatement.ToFiles(_request.Database, _request.Directories, trial.Requested, _request.RunId, trial.Number, trial.Runs.Count + 1);
+            ? TrialStatement.ToNulDevice(_request.Database, trial.Requested, _request.RunId, trial.Number, run)
+            : slot is not null
+                ? TrialStatement.ToMediaSet(_request.Database, _request.Directories, trial.Requested, slot.MediaName, slot.Reused, _request.RunId, trial.Number, run)
+                : TrialStatement.ToFiles(_request.Database, _request.Directories, trial.Requested, _request.RunId, trial.Number, run);
         if (!trial.ToNul)
         {
             await CheckTargetsAsync(statement, cancellationToken);
@@ -643,7 +887,7 @@ public sealed class Tuner
         TrialCapture? capture = null;
         try
         {
-            capture = await _server.RunTrialAsync(statement, _request.Window, cancellationToken);
+            capture = await _server.RunTrialAsync(statement, _window, cancellationToken);
         }
         catch (TrialFailedException failure)
         {
@@ -653,32 +897,39 @@ public sealed class Tuner
         {
             if (!trial.ToNul)
             {
-                await CleanUpAsync(statement, capture);
+                await CleanUpAsync(statement);
             }
         }
 
         _spent += capture.WallSeconds;
-        if (capture.Finished && !trial.ToNul && !_server.DeletesFiles)
+        if (capture.Finished && !trial.ToNul && !_server.DeletesFiles && _finishedBackup is null)
         {
+            // The restore trials read this backup: its media set is kept as it is, never overwritten.
             _finishedBackup = statement.Devices;
+            slot?.Pinned = true;
         }
 
         var verdict = _diagnostician.Diagnose(capture.Operation).Verdict;
-        var run = TrialMeasure.Of(statement, capture, verdict);
-        trial.Add(run);
-        if ((run.ReportedBufferRatio ?? capture.Operation.BufferConfig?.SetsOfBuffers) is { } ratio)
+        var measured = TrialMeasure.Of(statement, capture, verdict, _facts.DatabaseBytes);
+        trial.Add(measured);
+        foreach (var ignored in measured.Ignored)
+        {
+            _ignored.TryAdd(ignored.Name, (trial, ignored, capture.Operation.BufferConfig?.MaxTransferSizeBytes));
+        }
+
+        if ((measured.ReportedBufferRatio ?? capture.Operation.BufferConfig?.SetsOfBuffers) is { } ratio)
         {
             _pricing.Learn(KindOf(trial.Requested), ratio);
         }
 
-        if (run.MemoryLimitBytes is { } limit)
+        if (measured.MemoryLimitBytes is { } limit)
         {
             _memoryLimit = _memoryLimit is { } known ? Math.Min(known, limit) : limit;
         }
 
-        if (run.BufferMemoryBytes > _request.MemoryBudgetBytes)
+        if (measured.BufferMemoryBytes > _request.MemoryBudgetBytes)
         {
-            throw new TuningStopped($"The server reported {Figures.Memory(run.BufferMemoryBytes.Value)} of buffer memory for trial {trial.Number}, above the budget of {Figures.Memory(_request.MemoryBudgetBytes)}: stopped.", refused: true);
+            throw new TuningStopped($"The server reported {Figures.Memory(measured.BufferMemoryBytes.Value)} of buffer memory for trial {trial.Number}, above the budget of {Figures.Memory(_request.MemoryBudgetBytes)}: stopped.", refused: true);
         }
     }
 
@@ -905,7 +1156,7 @@ public sealed class Tuner
     /// deleted even when it failed or was cancelled, or, when the host cannot delete, kept and listed with at most the
     /// bytes the trial read (a compressed trial writes less).
     /// </summary>
-    private async Task CleanUpAsync(TrialStatement statement, TrialCapture? capture)
+    private async Task CleanUpAsync(TrialStatement statement)
     {
         foreach (var path in statement.Devices)
         {
@@ -913,10 +1164,11 @@ public sealed class Tuner
             {
                 await _server.DeleteFileAsync(path, CancellationToken.None);
             }
-            else
+            else if (!_kept.Any(f => f.Path == path))
             {
-                var read = capture is null ? (long?)null : TrialMeasure.Rate(capture.Operation).Bytes;
-                _kept.Add(new KeptTrialFile(path, read is { } bytes ? bytes / statement.Devices.Count + (bytes % statement.Devices.Count) : null));
+                // Each file, and the whole media set with it, holds at most one full backup: a stripe's share is not an
+                // upper bound (stripes are not even, a compressed file is allocated ahead), the whole backup is.
+                _kept.Add(new KeptTrialFile(path, FullBackupBytesAtMost(_facts)) { MediaName = statement.MediaName });
             }
         }
     }
@@ -929,16 +1181,23 @@ public sealed class Tuner
             return;
         }
 
-        foreach (var path in statement.Devices)
+        foreach (var path in statement.Devices.Where(path => !_kept.Any(f => f.Path == path && f.MediaName == statement.MediaName)))
         {
+            // A file of this tune's own media set is overwritten WITH INIT under its media name; any other is never touched.
             if (await _server.FileExistsAsync(path, cancellationToken) == true)
             {
-                throw new TuningStopped($"{path} already exists: a trial never writes over an existing file.", refused: true);
+                throw new TuningStopped($"{path} already exists: a trial never writes over a file that is not the tune's own.", refused: true);
             }
         }
 
         // An uncompressed trial that finishes writes at most the database's size, split over its files.
         var perFile = _facts.DatabaseBytes / statement.Devices.Count;
+        if (statement.Overwrite)
+        {
+            // The run overwrites its media set's own files, which already hold their share: room was checked when they were made.
+            return;
+        }
+
         foreach (var group in statement.Devices.GroupBy(path => _request.Directories.First(d => path.StartsWith(d.TrimEnd('\\', '/'), StringComparison.Ordinal))))
         {
             await CheckFreeAsync(group.Key, perFile * group.Count() + (perFile * group.Count() / 10), "a trial", cancellationToken);
@@ -979,8 +1238,8 @@ public sealed class Tuner
         if (_request.StatedFreeBytes.TryGetValue(directory, out var stated))
         {
             _overrides.TryAdd(directory, $"{directory}: the server cannot report its free space ({why}); the stated {Figures.Memory(stated)} (--free-space-mb) was used in its place, less what earlier trials left there.");
-            var kept = _kept.Where(file => file.Path.StartsWith(TrialStatement.Join(directory, string.Empty), StringComparison.Ordinal))
-                .Sum(file => file.BytesAtMost ?? _facts.DatabaseBytes);
+            var kept = TrialFileCleanup.TotalBytesAtMost([.. _kept.Where(file => file.Path.StartsWith(TrialStatement.Join(directory, string.Empty), StringComparison.Ordinal))])
+                ?? _kept.Count * FullBackupBytesAtMost(_facts);
             return FreeSpace.Of(Math.Max(0, stated - kept));
         }
 

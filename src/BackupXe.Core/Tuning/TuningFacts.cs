@@ -12,4 +12,14 @@ public sealed record TuningFacts(
     IReadOnlyList<string> CompressionAlgorithms,
     IReadOnlyList<string> CompressionLevels,
     bool Encrypted,
-    bool Linux);
+    bool Linux)
+{
+    /// <summary>The log files' allocated size (a full backup holds at most this much of the log); 0 when not read.</summary>
+    public long LogBytes { get; init; }
+
+    /// <summary>SERVERPROPERTY('ProductMajorVersion'); null when not known.</summary>
+    public int? MajorVersion { get; init; }
+
+    /// <summary>SERVERPROPERTY('EngineEdition'); null when not known.</summary>
+    public int? EngineEdition { get; init; }
+}

@@ -73,13 +73,32 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         CROSS APPLY sys.dm_os_volume_stats(f.database_id, f.file_id) AS v;
         """;
 
-    /// <summary>The block size msdb recorded for the finished trial, found by its own media set name.</summary>
-    public const string BlockSizeQuery = """
-        SELECT TOP (1) f.physical_block_size
-        FROM msdb.dbo.backupmediaset AS m
-        JOIN msdb.dbo.backupmediafamily AS f ON f.media_set_id = m.media_set_id
-        WHERE m.name = @media_name;
+    /// <summary>
+    /// What msdb recorded for the finished trial, found by its own backup set NAME (unique per run) among the database's
+    /// COPY_ONLY rows: the block size of its media, its size (bytes read) and its duration in whole seconds.
+    /// </summary>
+    public const string BackupSetQuery = """
+        SELECT TOP (1) f.physical_block_size,
+               s.backup_size,
+               DATEDIFF(SECOND, s.backup_start_date, s.backup_finish_date) AS duration_seconds
+        FROM msdb.dbo.backupset AS s
+        JOIN msdb.dbo.backupmediafamily AS f ON f.media_set_id = s.media_set_id
+        WHERE s.name = @set_name AND s.database_name = @database AND s.is_copy_only = 1
+        ORDER BY s.backup_set_id DESC;
         """;
+
+    /// <summary>
+    /// The trial's request as it runs: percent_complete (0 to 100, for BACKUP among others) and the server's clock,
+    /// sampled every second, a rate where the capture's progress lines are too far apart.
+    /// </summary>
+    public const string PercentCompleteQuery = """
+        SELECT r.percent_complete, SYSUTCDATETIME() AS server_utc
+        FROM sys.dm_exec_requests AS r
+        WHERE r.session_id = @session_id AND r.command LIKE N'BACKUP%';
+        """;
+
+    /// <summary>How often the trial's percent_complete is read while it runs.</summary>
+    public static readonly TimeSpan PercentInterval = TimeSpan.FromSeconds(1);
 
     /// <summary>How long a cancelled trial may take to leave sys.dm_exec_requests before the tune stops and says so.</summary>
     public static readonly TimeSpan StopTimeout = TimeSpan.FromSeconds(60);
@@ -211,7 +230,7 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
     public Task<TrialCapture> RunTrialAsync(TrialStatement statement, TimeSpan window, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(statement);
-        return RunCapturedAsync(statement.Sql, statement.Database, OperationKind.Backup, statement.MediaName, window, cancellationToken);
+        return RunCapturedAsync(statement.Sql, statement.Database, OperationKind.Backup, statement.BackupSetName, window, cancellationToken);
     }
 
     public async Task<IReadOnlyList<string>> CheckRestoreReadyAsync(CancellationToken cancellationToken)
@@ -300,7 +319,7 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         }
     }
 
-    private async Task<TrialCapture> RunCapturedAsync(string sql, string database, OperationKind kind, string? mediaName, TimeSpan window, CancellationToken cancellationToken)
+    private async Task<TrialCapture> RunCapturedAsync(string sql, string database, OperationKind kind, string? setName, TimeSpan window, CancellationToken cancellationToken)
     {
         var clock = Stopwatch.StartNew();
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
@@ -310,7 +329,20 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         command.CommandTimeout = Math.Max(1, (int)Math.Ceiling(window.TotalSeconds));
         // Ctrl-C stops it sooner, through SqlCommand.Cancel (off the signal's thread: Cancel waits for the server).
         using var cancelOnCtrlC = cancellationToken.Register(() => _ = Task.Run(command.Cancel, CancellationToken.None));
-        var finished = await EndedAsync(command.ExecuteNonQueryAsync(CancellationToken.None), kind).ConfigureAwait(false);
+        var running = command.ExecuteNonQueryAsync(CancellationToken.None);
+        using var stopSampling = new CancellationTokenSource();
+        var sampling = kind == OperationKind.Backup ? SamplePercentAsync(sessionId, stopSampling.Token) : Task.FromResult<IReadOnlyList<PercentSample>>([]);
+        bool finished;
+        try
+        {
+            finished = await EndedAsync(running, kind).ConfigureAwait(false);
+        }
+        finally
+        {
+            await stopSampling.CancelAsync().ConfigureAwait(false);
+        }
+
+        var percent = await sampling.ConfigureAwait(false);
         if (!finished)
         {
             await ConfirmStoppedAsync(sessionId).ConfigureAwait(false);
@@ -323,8 +355,46 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
             throw new TrialFailedException(problem!);
         }
 
-        int? block = finished && mediaName is { } media ? await BlockSizeAsync(media, cancellationToken).ConfigureAwait(false) : null;
-        return new TrialCapture(operation, block, clock.Elapsed.TotalSeconds, finished);
+        var (block, history) = finished && setName is { } name ? await BackupSetAsync(name, database, cancellationToken).ConfigureAwait(false) : (null, null);
+        return new TrialCapture(operation, block, clock.Elapsed.TotalSeconds, finished) { PercentSamples = percent, History = history };
+    }
+
+    /// <summary>
+    /// percent_complete of the trial's BACKUP every <see cref="PercentInterval"/> until <paramref name="stop"/>; what was
+    /// read so far when the server refuses or fails the query (the rate then comes from the capture alone).
+    /// </summary>
+    private async Task<IReadOnlyList<PercentSample>> SamplePercentAsync(int sessionId, CancellationToken stop)
+    {
+        var samples = new List<PercentSample>();
+        try
+        {
+            await using var connection = await factory.OpenAsync(stop).ConfigureAwait(false);
+            while (!stop.IsCancellationRequested)
+            {
+                await using (var command = factory.Command(connection, PercentCompleteQuery))
+                {
+                    command.Parameters.Add(new SqlParameter("@session_id", SqlDbType.Int) { Value = sessionId });
+                    await using var reader = await command.ExecuteReaderAsync(stop).ConfigureAwait(false);
+                    if (await reader.ReadAsync(stop).ConfigureAwait(false) && !reader.IsDBNull(0))
+                    {
+                        var percent = Convert.ToDouble(reader.GetValue(0), CultureInfo.InvariantCulture);
+                        var at = DateTime.SpecifyKind(reader.GetDateTime(1), DateTimeKind.Utc);
+                        if (percent is >= 0 and <= 100)
+                        {
+                            samples.Add(new PercentSample(at, percent));
+                        }
+                    }
+                }
+
+                await Task.Delay(PercentInterval, _time, stop).ConfigureAwait(false);
+            }
+        }
+        catch (Exception failure) when (failure is OperationCanceledException or SqlException or InvalidOperationException)
+        {
+            // Stopped with the trial, or the server would not answer: the samples so far stand.
+        }
+
+        return samples;
     }
 
     private static async Task<(int SessionId, DateTime Since)> TrialSessionAsync(SqlConnection connection, CancellationToken cancellationToken)
@@ -388,20 +458,30 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         }
     }
 
-    /// <summary>Null when msdb cannot be read (SELECT on its backup tables is not granted): the block size stays unconfirmed.</summary>
-    private async Task<int?> BlockSizeAsync(string mediaName, CancellationToken cancellationToken)
+    /// <summary>Nulls when msdb cannot be read (SELECT on its backup tables is not granted): the block size stays unconfirmed.</summary>
+    private async Task<(int? BlockSize, BackupSetFigures? History)> BackupSetAsync(string setName, string database, CancellationToken cancellationToken)
     {
         try
         {
             await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
-            await using var command = factory.Command(connection, BlockSizeQuery);
-            command.Parameters.Add(new SqlParameter("@media_name", SqlDbType.NVarChar, 128) { Value = mediaName });
-            var value = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false);
-            return value is null or DBNull ? null : Convert.ToInt32(value, CultureInfo.InvariantCulture);
+            await using var command = factory.Command(connection, BackupSetQuery);
+            command.Parameters.Add(new SqlParameter("@set_name", SqlDbType.NVarChar, 128) { Value = setName });
+            command.Parameters.Add(new SqlParameter("@database", SqlDbType.NVarChar, 128) { Value = database });
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                return (null, null);
+            }
+
+            var block = SqlRows.Number(reader, "physical_block_size") is { } b and > 0 and <= 65536 ? (int?)b : null;
+            var history = SqlRows.Number(reader, "backup_size") is { } bytes and > 0 && SqlRows.Number(reader, "duration_seconds") is { } seconds and > 0
+                ? new BackupSetFigures(bytes, seconds)
+                : null;
+            return (block, history);
         }
         catch (SqlException)
         {
-            return null;
+            return (null, null);
         }
     }
 }

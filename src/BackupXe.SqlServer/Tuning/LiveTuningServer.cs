@@ -28,6 +28,7 @@ internal sealed class LiveTuningServer(SqlConnectionFactory factory) : ITuningSe
                  ELSE HAS_PERMS_BY_NAME(NULL, NULL, N'VIEW SERVER STATE') END AS view_server_state,
             HAS_PERMS_BY_NAME(NULL, NULL, N'VIEW ANY DEFINITION') AS view_any_definition,
             (SELECT SUM(CAST(f.size AS bigint)) * 8192 FROM sys.master_files AS f WHERE f.database_id = DB_ID(@database) AND f.type = 0) AS data_bytes,
+            (SELECT SUM(CAST(f.size AS bigint)) * 8192 FROM sys.master_files AS f WHERE f.database_id = DB_ID(@database) AND f.type = 1) AS log_bytes,
             (SELECT CAST(c.value_in_use AS int) FROM sys.configurations AS c WHERE c.name = N'backup compression default') AS compression_default,
             (SELECT CAST(d.is_encrypted AS int) FROM sys.databases AS d WHERE d.name = @database) AS is_encrypted;
         """;
@@ -85,7 +86,13 @@ internal sealed class LiveTuningServer(SqlConnectionFactory factory) : ITuningSe
             CompressionAlgorithms: !compression ? [] : major >= 17 ? ["MS_XPRESS", "ZSTD"] : ["MS_XPRESS"],
             CompressionLevels: major >= 17 ? ["LOW", "MEDIUM", "HIGH"] : [],
             Encrypted: SqlRows.Number(reader, "is_encrypted") == 1,
-            Linux: SqlRows.Text(reader, "path_separator") == "/");
+            Linux: SqlRows.Text(reader, "path_separator") == "/")
+        {
+            // A full backup holds at most the log's allocated size of it: part of the bound on what trial files hold.
+            LogBytes = SqlRows.Number(reader, "log_bytes") is { } log and > 0 ? log : 0,
+            MajorVersion = major > 0 ? major : null,
+            EngineEdition = edition > 0 ? edition : null,
+        };
     }
 
     public async Task<bool> BackupOrRestoreRunningAsync(string database, CancellationToken cancellationToken)

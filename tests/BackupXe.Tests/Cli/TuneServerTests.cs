@@ -38,7 +38,8 @@ public sealed class TuneServerTests
         // The server dropped BUFFERCOUNT: the capture's buffer configuration says so, and no such trial is recommended.
         Assert.Contains("(effective options differ: not recommended): BUFFERCOUNT asked", run.Output, StringComparison.Ordinal);
         Assert.NotEmpty(tds.FilesWritten);
-        Assert.Contains("Trial files kept on the server: " + tds.FilesWritten.Count + ",", run.Output, StringComparison.Ordinal);
+        // Runs of one shape overwrite the tune's own media set: each file is listed once.
+        Assert.Contains("Trial files kept on the server: " + tds.FilesWritten.Distinct().Count() + ", in ", run.Output, StringComparison.Ordinal);
         Assert.All(tds.FilesWritten, path => Assert.Contains("'" + path + "'", run.Output, StringComparison.Ordinal));
         Assert.Contains("Remove-Item -LiteralPath 'X:\\Backup\\backupxe-tune-", run.Output, StringComparison.Ordinal);
         Assert.DoesNotContain(TdsClient.Password, run.Output + run.Error, StringComparison.Ordinal);
@@ -319,6 +320,62 @@ public sealed class TuneServerTests
             Assert.Contains("Trial blobs left in storage: " + tds.FilesWritten.Count, run.Output, StringComparison.Ordinal);
             Assert.All(tds.FilesWritten, blob => Assert.Contains(blob, run.Output, StringComparison.Ordinal));
             Assert.DoesNotContain("Remove-Item", run.Output, StringComparison.Ordinal);
+        }
+    }
+
+    /// <summary>Sparse progress on a large database, and Ctrl-C with JSON output. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    public sealed class SparseProgressAndJson
+    {
+        public SparseProgressAndJson() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
+        [Fact]
+        public async Task On_1_TB_with_sparse_progress_the_json_takes_rates_from_percent_complete_and_carries_the_kept_files()
+        {
+            // 1% of 1 TB is 10 GB: a 5 s window holds no percent line, so percent_complete, read every second, gives the rate.
+            var (model, directories) = Shapes.Get("s08-level-off");
+            var tds = new TuneOverTds(model with { DatabaseBytes = 1L << 40 }, directories) { SparseProgress = true };
+            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+
+            var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m", "--format", "json");
+
+            Assert.True(run.ExitCode is 0 or TuneCommand.Refused, run.Error);
+            using var json = System.Text.Json.JsonDocument.Parse(run.Output);
+            var root = json.RootElement;
+            var sources = root.GetProperty("trials").EnumerateArray().SelectMany(t => t.GetProperty("runs").EnumerateArray()).Select(r => r.GetProperty("source").GetString()).ToList();
+            Assert.Contains("percent-complete", sources);
+            Assert.True(tds.PercentQueries > 0);
+            var kept = root.GetProperty("keptFiles").EnumerateArray().Select(f => f.GetProperty("path").GetString()).ToList();
+            Assert.NotEmpty(kept);
+            Assert.Equal(tds.FilesWritten.Distinct().Order(StringComparer.Ordinal), kept.Order(StringComparer.Ordinal));
+            Assert.True(root.GetProperty("keptBytesAtMost").GetInt64() <= root.GetProperty("plan").GetProperty("diskSpaceAtMost").GetInt64());
+            Assert.All(tds.Backups, sql => Assert.Contains("NAME = N'backupxe-tune-", sql, StringComparison.Ordinal));
+        }
+
+        [Fact]
+        public async Task Ctrl_c_with_json_output_still_writes_one_json_object_with_the_kept_files()
+        {
+            var (model, directories) = Shapes.Get("buffer-count-table");
+            var tds = new TuneOverTds(model, directories);
+            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+            using var cancel = new CancellationTokenSource();
+            tds.Sql.Script.On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), request =>
+            {
+                var response = tds.Answer(request);
+                if (tds.FilesWritten.Count > 0)
+                {
+                    cancel.CancelAfter(TimeSpan.FromSeconds(1));
+                }
+
+                return response;
+            });
+
+            var run = await TuneAsync(server, cancel.Token, "--to", directories[0], "--window", "5s", "--time-budget", "2m", "--format", "json");
+
+            Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+            using var json = System.Text.Json.JsonDocument.Parse(run.Output[run.Output.IndexOf('{', StringComparison.Ordinal)..]);
+            var file = Assert.Single(tds.FilesWritten);
+            Assert.Equal(file, Assert.Single(json.RootElement.GetProperty("keptFiles").EnumerateArray()).GetProperty("path").GetString());
+            Assert.Contains("Remove-Item -LiteralPath", json.RootElement.GetProperty("keptFilesCommand").GetString(), StringComparison.Ordinal);
         }
     }
 

@@ -61,6 +61,12 @@ internal sealed record ServerModel
 
     public bool Encrypted { get; init; }
 
+    /// <summary>
+    /// Progress as percent lines only, one each time this share of the database is crossed (no throughput event): 0.01
+    /// on a 100 GB database is a line per GB. Null: a progress point every second.
+    /// </summary>
+    public double? ProgressStepShare { get; init; }
+
     /// <summary>Default BUFFERCOUNT: devices x 4 + devices + 2 x volumes (one volume here): 7 for one file, as S01 shows.</summary>
     public static int DefaultBufferCount(int files) => (files * 5) + 2;
 
@@ -130,7 +136,11 @@ internal sealed record ServerModel
     /// The best rate any option set reaches within the memory cap (priced as the server counts it) and the file
     /// limit, found by trying them all: what the tuner is judged against.
     /// </summary>
-    public double BestAchievable(IReadOnlyList<string> directories, long memoryBudget, int maxFiles)
+    /// <param name="blockSizeConfirmable">
+    /// False when no trial finishes within its window: a BLOCKSIZE is confirmed only by msdb's row of a finished
+    /// backup, and an unconfirmed option is never recommended, so the best is judged among sets without it.
+    /// </param>
+    public double BestAchievable(IReadOnlyList<string> directories, long memoryBudget, int maxFiles, bool blockSizeConfirmable = true)
     {
         var cap = Math.Min(memoryBudget, MemoryLimitBytes);
         var best = 0.0;
@@ -147,7 +157,7 @@ internal sealed record ServerModel
                         continue;
                     }
 
-                    foreach (var block in new int?[] { null, 65536 })
+                    foreach (var block in blockSizeConfirmable ? new int?[] { null, 65536 } : [null])
                     {
                         foreach (var (compression, algorithm, level) in compressions)
                         {

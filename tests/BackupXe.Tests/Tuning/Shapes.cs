@@ -169,6 +169,24 @@ internal static class Shapes
         Noise = S08Noise(),
     };
 
+    /// <summary>
+    /// A device-bound database: one slow target, buffers that gain nothing at any memory (the
+    /// curve is flat), more files on the one volume gain nothing, compression writes less and gains. Noise as S08's.
+    /// </summary>
+    public static ServerModel DeviceBound() => new()
+    {
+        Name = "device-bound",
+        DatabaseBytes = 200 * GB,
+        ReadMBps = 1200,
+        DirectoryWriteMBps = new Dictionary<string, double> { [OneDirectory[0]] = 180 },
+        CompressMBps = new Dictionary<string, double> { ["MS_XPRESS"] = 900 },
+        CompressionRatio = new Dictionary<string, double> { ["MS_XPRESS"] = 2.5 },
+        CompressionDefault = false,
+        BufferCurve = [(1 * MB, 1.0), (64 * 1024 * MB, 1.0)],
+        BlockSizeGain = 0,
+        Noise = S08Noise(),
+    };
+
     /// <summary>A slow source and a fast target: the read ceiling is reached once the buffers are not starved.</summary>
     public static ServerModel ReadBound() => new()
     {

@@ -29,6 +29,15 @@ internal sealed class SimulatedServer(ServerModel model, IReadOnlyList<string> d
 
     public HashSet<string> Files { get; } = new(StringComparer.OrdinalIgnoreCase);
 
+    /// <summary>The media name each file on the volumes carries (its media header).</summary>
+    public Dictionary<string, string?> MediaNames { get; } = new(StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>The bytes each file holds: what the backups written to it wrote (compressed where they compressed).</summary>
+    public Dictionary<string, long> FileBytes { get; } = new(StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>True: each trial's capture carries sys.dm_exec_requests.percent_complete, sampled every second.</summary>
+    public bool SamplesPercentComplete { get; set; }
+
     public Dictionary<string, long?> FreeBytes { get; } = directories.ToDictionary(d => d, _ => (long?)(10L * 1024 * ServerModel.MB * 1024));
 
     public bool OtherBackupRunning { get; set; }
@@ -69,6 +78,8 @@ internal sealed class SimulatedServer(ServerModel model, IReadOnlyList<string> d
     {
         Calls.Add("delete " + path);
         Files.Remove(path);
+        MediaNames.Remove(path);
+        FileBytes.Remove(path);
         return Task.CompletedTask;
     }
 
@@ -80,10 +91,19 @@ internal sealed class SimulatedServer(ServerModel model, IReadOnlyList<string> d
         {
             foreach (var path in statement.Devices)
             {
-                if (!Files.Add(path))
+                // As the BACKUP page has it: with NOSKIP the media name must match the one on the volume; INIT then
+                // overwrites its backup sets, NOINIT appends. A file of another media set is never written.
+                if (!Files.Add(path) && (statement.MediaName is null || !string.Equals(MediaNames[path], statement.MediaName, StringComparison.Ordinal)))
                 {
                     throw new InvalidOperationException($"the simulated server was asked to write over {path}");
                 }
+
+                if (statement.Overwrite || !FileBytes.ContainsKey(path))
+                {
+                    FileBytes[path] = 0;
+                }
+
+                MediaNames[path] = statement.MediaName;
             }
         }
 
@@ -133,8 +153,19 @@ internal sealed class SimulatedServer(ServerModel model, IReadOnlyList<string> d
             Options = new OptionsReport(Checksum: false, Compression: effective.Compression, Encryption: false),
             Phases = [new PhaseReport(Kebab.Of(OperationPhase.CopyData), start, start.AddSeconds(seconds), seconds)],
             Waits = Waits(limit, seconds, devices, statement.Options.Compression ?? model.CompressionDefault),
-            Progress = _random.WobblingProgress(start, seconds, rate, "throughput-event"),
+            Progress = model.ProgressStepShare is { } step
+                ? PercentLines(_random.WobblingProgress(start, seconds, rate, "percent"), step)
+                : _random.WobblingProgress(start, seconds, rate, "throughput-event"),
         };
+        if (!toNul)
+        {
+            // Each file holds its share of what the backup wrote: the bytes read, less what compression saved.
+            var written = (finished ? model.DatabaseBytes : operation.BytesProcessed ?? 0) / (effective.Compression ? model.CompressionRatio[effective.Algorithm] : 1);
+            foreach (var path in statement.Devices)
+            {
+                FileBytes[path] += (long)Math.Ceiling(written / devices);
+            }
+        }
         if (finished)
         {
             Calls.Add("finished");
@@ -145,7 +176,24 @@ internal sealed class SimulatedServer(ServerModel model, IReadOnlyList<string> d
         }
 
         int? block = finished ? effective.BlockSize : null;
-        return Task.FromResult(new TrialCapture(operation, toNul ? null : block, seconds + 2, finished));
+        return Task.FromResult(new TrialCapture(operation, toNul ? null : block, seconds + 2, finished)
+        {
+            PercentSamples = SamplesPercentComplete
+                ? [.. Enumerable.Range(0, (int)seconds + 1).Select(t => new PercentSample(start.AddSeconds(t), Math.Min(100, rate * ServerModel.MB * t * 100 / model.DatabaseBytes)))]
+                : [],
+            History = finished ? new BackupSetFigures(model.DatabaseBytes, Math.Max(1, Math.Round(seconds))) : null,
+        });
+    }
+
+    /// <summary>The percent messages of a capture without the throughput event: a point only where each step of the database is crossed.</summary>
+    private ProgressReport PercentLines(ProgressReport fine, double step)
+    {
+        var stepBytes = (long)(model.DatabaseBytes * step);
+        var points = fine.Points
+            .Where((p, i) => i > 0 && p.Bytes / stepBytes > fine.Points[i - 1].Bytes / stepBytes)
+            .Select(p => new ProgressPointReport(p.At, p.Bytes / stepBytes * stepBytes))
+            .ToList();
+        return new ProgressReport("percent", points);
     }
 
     /// <summary>

@@ -36,8 +36,8 @@ internal sealed partial class TuneOverTds
         Sql.Script
             .On("AS major_version", _ => TdsResponse.Of(new TdsResultSet(
                     TdsColumn.Int("major_version"), TdsColumn.Int("engine_edition"), TdsColumn.NVarChar("path_separator", 1), TdsColumn.Int("view_server_state"),
-                    TdsColumn.Int("view_any_definition"), TdsColumn.BigInt("data_bytes"), TdsColumn.Int("compression_default"), TdsColumn.Int("is_encrypted"))
-                .Row(15, 3, "\\", 1, 1, model.DatabaseBytes, model.CompressionDefault ? 1 : 0, model.Encrypted ? 1 : 0)))
+                    TdsColumn.Int("view_any_definition"), TdsColumn.BigInt("data_bytes"), TdsColumn.BigInt("log_bytes"), TdsColumn.Int("compression_default"), TdsColumn.Int("is_encrypted"))
+                .Row(15, 3, "\\", 1, 1, model.DatabaseBytes, 1L << 30, model.CompressionDefault ? 1 : 0, model.Encrypted ? 1 : 0)))
             .On("r.command LIKE N'RESTORE%'", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.Int("running")).Row(0)))
             .On("AS can_see_credentials", _ =>
             {
@@ -63,6 +63,19 @@ internal sealed partial class TuneOverTds
                 {
                     StopChecks++;
                     return TdsResponse.Of(new TdsResultSet(TdsColumn.Int("running")).Row(0));
+                }
+            })
+            .On("r.percent_complete", request =>
+            {
+                // sys.dm_exec_requests.percent_complete of the trial's BACKUP as it runs: its share of the database so far.
+                lock (_gate)
+                {
+                    var set = new TdsResultSet(TdsColumn.Real("percent_complete"), TdsColumn.DateTime2("server_utc"));
+                    PercentQueries++;
+                    var session = Convert.ToInt32(request.Parameters["@session_id"], CultureInfo.InvariantCulture);
+                    return TdsResponse.Of(_running.TryGetValue(session, out var backup)
+                        ? set.Row((float)Math.Min(100, (DateTime.UtcNow - backup.Started).TotalSeconds * backup.Rate * ServerModel.MB * 100 / _model.DatabaseBytes), DateTime.UtcNow)
+                        : set);
                 }
             })
             .On("sys.dm_os_volume_stats", _ => Volumes.Aggregate(
@@ -296,6 +309,17 @@ internal sealed partial class TuneOverTds
 
     public int StopChecks { get; private set; }
 
+    /// <summary>How many times the trial's percent_complete was read.</summary>
+    public int PercentQueries { get; private set; }
+
+    /// <summary>
+    /// The capture holds percent lines only where each 1% of the database is crossed (no throughput event, as on a
+    /// large database): a short window holds one or none.
+    /// </summary>
+    public bool SparseProgress { get; init; }
+
+    private readonly Dictionary<int, (DateTime Started, double Rate)> _running = [];
+
     /// <summary>The answer to a trial BACKUP: its capture written to the event file, then nothing until the cancel.</summary>
     public TdsResponse Answer(TdsRequest request)
     {
@@ -324,6 +348,11 @@ internal sealed partial class TuneOverTds
         var (rate, limit) = _model.Rate(options, _directories, toNul);
         rate *= Math.Max(0.5, 1 + (_model.Noise * Gaussian()));
         var effective = _model.Effective(options, toNul);
+        lock (_gate)
+        {
+            _running[session] = (DateTime.UtcNow, rate);
+        }
+
         Events.Append(Capture(session, devices, effective, rate, limit, options.Compression ?? _model.CompressionDefault));
         // A backup longer than the window: nothing more until the driver cancels it.
         return new TdsResponse().Stall();
@@ -356,9 +385,14 @@ internal sealed partial class TuneOverTds
         var bytes = 0.0;
         for (var second = 1; second <= WindowSeconds; second++)
         {
+            var before = (long)bytes * 100 / _model.DatabaseBytes;
             bytes += rate * ServerModel.MB * Math.Max(0.5, 1 + (0.02 * Gaussian()));
             var done = Math.Min((long)bytes, _model.DatabaseBytes - 1);
-            Message(second, string.Create(CultureInfo.InvariantCulture, $"{done * 100 / _model.DatabaseBytes} percent ({done}/{_model.DatabaseBytes} bytes) processed"));
+            if (!SparseProgress || done * 100 / _model.DatabaseBytes > before)
+            {
+                Message(second, string.Create(CultureInfo.InvariantCulture, $"{done * 100 / _model.DatabaseBytes} percent ({done}/{_model.DatabaseBytes} bytes) processed"));
+            }
+
             foreach (var wait in Waits(limit, devices.Count, compression))
             {
                 events.Add(Wait(at.AddSeconds(second - 0.5), session, wait.Key, wait.Name, wait.Ms, wait.Signal));

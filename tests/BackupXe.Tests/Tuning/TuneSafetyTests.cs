@@ -51,6 +51,31 @@ public class TuneSafetyTests
     }
 
     [Fact]
+    public async Task Every_statement_shape_of_a_tune_that_keeps_its_files_parses_as_a_copy_only_backup_with_its_media_and_set_names()
+    {
+        // Kept files: first runs (NOINIT), reruns over the tune's own media set (INIT), NUL ceilings; each with NAME and DESCRIPTION.
+        var (model, directories) = Shapes.Get("striping");
+        var server = new SimulatedServer(model, directories) { DeletesFiles = false };
+
+        await new Tuner(server, TunerTests.Request(directories)).RunAsync(CancellationToken.None);
+
+        Assert.Contains(server.Statements, s => s.Overwrite);
+        Assert.Contains(server.Statements, s => !s.ToNul && !s.Overwrite);
+        foreach (var statement in server.Statements)
+        {
+            var fragment = new TSql150Parser(true).Parse(new StringReader(statement.Sql), out var errors);
+            Assert.Empty(errors);
+            var backup = Assert.IsType<BackupDatabaseStatement>(Assert.Single(Assert.Single(((TSqlScript)fragment).Batches).Statements));
+            Assert.Contains(backup.Options, o => o.OptionKind == BackupOptionKind.CopyOnly);
+            Assert.Contains(backup.Options, o => o.OptionKind == BackupOptionKind.Name);
+            Assert.Contains(backup.Options, o => o.OptionKind == BackupOptionKind.Description);
+            Assert.Equal(!statement.ToNul, backup.Options.Any(o => o.OptionKind == BackupOptionKind.MediaName));
+            Assert.Equal(statement.Overwrite, backup.Options.Any(o => o.OptionKind == BackupOptionKind.Init));
+            Assert.Equal(!statement.ToNul && !statement.Overwrite, backup.Options.Any(o => o.OptionKind == BackupOptionKind.NoInit));
+        }
+    }
+
+    [Fact]
     public async Task The_read_ceilings_come_first_to_nul_without_then_with_compression()
     {
         var (server, request) = Setup();
