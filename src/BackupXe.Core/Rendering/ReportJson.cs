@@ -104,6 +104,7 @@ public static class ReportJson
         yield return Spelled<Tuning.LimitingSide>();
         yield return Spelled<Tuning.RestoreSide>();
         yield return Spelled<Tuning.UrlStorage>();
+        yield return Spelled<Tuning.RateSource>();
         yield return Spelled<Diagnosis.DefectSymptom>();
     }
 
