@@ -82,11 +82,21 @@ internal static class SessionCommand
                 {
                     "install" => Report(console, await client.InstallAsync(cancellationToken), factory.Settings.Server, installing: true),
                     "uninstall" => Report(console, await client.UninstallAsync(cancellationToken), factory.Settings.Server, installing: false),
-                    _ => Print(console, SessionStatusFormatter.Format(await client.StatusAsync(cancellationToken))),
+                    _ => Print(console, await StatusLinesAsync(client, factory.Settings.Server, cancellationToken)),
                 };
             });
         });
         return command;
+    }
+
+    /// <summary>The status, and for an installed session how its wait filter compares with this build.</summary>
+    private static async Task<IReadOnlyList<string>> StatusLinesAsync(SessionClient client, string server, CancellationToken cancellationToken)
+    {
+        var status = await client.StatusAsync(cancellationToken);
+        var lines = SessionStatusFormatter.Format(status);
+        return status.Exists
+            ? [.. lines, .. SessionStatusFormatter.FormatDrift(await client.DriftAsync(cancellationToken), SessionRepair.Reinstall(server, status))]
+            : lines;
     }
 
     private static int Report(CliConsole console, SessionInstallOutcome outcome, string server, bool installing)

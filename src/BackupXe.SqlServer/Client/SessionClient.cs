@@ -122,6 +122,62 @@ public sealed class SessionClient(SqlConnectionFactory factory, CaptureSessionSe
             BufferMemoryBytes: SqlRows.Number(reader, "buffer_memory_bytes"));
     }
 
+    /// <summary>The installed session's events and wait filter against this build's catalog (sessions/backupxe-session-drift.sql).</summary>
+    public async Task<SessionDrift> DriftAsync(CancellationToken cancellationToken)
+    {
+        await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
+        return await DriftAsync(connection, cancellationToken).ConfigureAwait(false);
+    }
+
+    internal async Task<SessionDrift> DriftAsync(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        await using var command = factory.Command(connection, SessionScripts.RenderDrift(Settings.SessionName));
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        var events = new List<InstalledEvent>();
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            if (SqlRows.Text(reader, "package") is { } package && SqlRows.Text(reader, "name") is { } name)
+            {
+                events.Add(new InstalledEvent(package, name, SqlRows.Text(reader, "predicate")));
+            }
+        }
+
+        var waits = new Dictionary<long, string>();
+        await NextResultAsync(reader, cancellationToken).ConfigureAwait(false);
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            if (SqlRows.Number(reader, "map_key") is { } key && SqlRows.Text(reader, "map_value") is { } value)
+            {
+                waits[key] = value;
+            }
+        }
+
+        var offered = new HashSet<string>(StringComparer.Ordinal);
+        await NextResultAsync(reader, cancellationToken).ConfigureAwait(false);
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            offered.Add($"{SqlRows.Text(reader, "package")}.{SqlRows.Text(reader, "name")}");
+        }
+
+        var fields = new HashSet<string>(StringComparer.Ordinal);
+        await NextResultAsync(reader, cancellationToken).ConfigureAwait(false);
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            fields.Add($"{SqlRows.Text(reader, "object_name")}.{SqlRows.Text(reader, "name")}");
+        }
+
+        return SessionDrift.Compare(events, new XeCatalog(waits, offered, fields));
+    }
+
+    private static async Task NextResultAsync(SqlDataReader reader, CancellationToken cancellationToken)
+    {
+        if (!await reader.NextResultAsync(cancellationToken).ConfigureAwait(false))
+        {
+            // The script always returns four result sets; fewer means it was not our script that answered.
+            throw new InvalidOperationException("The session drift query returned fewer result sets than it has.");
+        }
+    }
+
     /// <summary>
     /// Creates (or re-creates, re-resolving the map keys) and starts the session, when the server and login
     /// allow it. Idempotent: the script drops an existing session of the same name first.

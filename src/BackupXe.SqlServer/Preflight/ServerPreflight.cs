@@ -30,6 +30,10 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
         {
             checks.AddRange(Permissions(problems));
             checks.Add(await Guarded(connection, "capture session", () => SessionState(client, connection, cancellationToken)).ConfigureAwait(false));
+            if (await GuardedOptional(connection, "session filter", () => SessionFilter(client, connection, cancellationToken)).ConfigureAwait(false) is { } filter)
+            {
+                checks.Add(filter);
+            }
             checks.Add(await Guarded(connection, "events", () => Events(connection, cancellationToken)).ConfigureAwait(false));
         }
         else if (problems.Any(p => p.Kind == RequirementKind.VersionTooOld))
@@ -137,6 +141,26 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
             ? new PreflightCheck("capture session", PreflightOutcome.Warn, $"session {name} is running; {dropped}",
                 "re-run `backupxe session install` (it re-creates the session) and keep fewer sessions running at once; reports from this capture may miss waits")
             : new PreflightCheck("capture session", PreflightOutcome.Pass, $"session {name} is running; {dropped}");
+    }
+
+    /// <summary>
+    /// The installed session's events and wait keys against this build's catalog; nothing when no session is installed
+    /// (the capture session line already says so). A stale key is a warning: the capture runs but misses waits.
+    /// </summary>
+    private async Task<PreflightCheck?> SessionFilter(SessionClient client, SqlConnection connection, CancellationToken cancellationToken)
+    {
+        var status = await client.StatusAsync(connection, cancellationToken).ConfigureAwait(false);
+        if (!status.Exists)
+        {
+            return null;
+        }
+
+        var drift = await client.DriftAsync(connection, cancellationToken).ConfigureAwait(false);
+        return drift.Drifted
+            ? new PreflightCheck("session filter", PreflightOutcome.Warn,
+                $"session {status.SessionName} was installed for another build: {string.Join("; ", drift.Drifts)}",
+                SessionRepair.Reinstall(factory.Settings.Server, status))
+            : new PreflightCheck("session filter", PreflightOutcome.Pass, $"session {status.SessionName}: {drift.Checked}");
     }
 
     private async Task<PreflightCheck> Events(SqlConnection connection, CancellationToken cancellationToken)
@@ -264,6 +288,10 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
     /// socket closed mid-result raises Number 0 Class 20 and the connection still claims Open, so the class decides.
     /// </summary>
     private static async Task<PreflightCheck> Guarded(SqlConnection connection, string name, Func<Task<PreflightCheck>> check)
+        => (await GuardedOptional(connection, name, async () => (PreflightCheck?)await check().ConfigureAwait(false)).ConfigureAwait(false))!;
+
+    /// <summary>As above, for a check that may not apply (null).</summary>
+    private static async Task<PreflightCheck?> GuardedOptional(SqlConnection connection, string name, Func<Task<PreflightCheck?>> check)
     {
         try
         {

@@ -20,6 +20,9 @@ public static class SessionScripts
     /// <summary>One row: defined, running, targets, dropped events and buffers, files.</summary>
     public const string StatusFile = "backupxe-session-status.sql";
 
+    /// <summary>The session's stored predicates and events beside this build's wait keys, events and fields.</summary>
+    public const string DriftFile = "backupxe-session-drift.sql";
+
     /// <summary>Version, edition and the current login's effective server permissions.</summary>
     public const string ServerFactsFile = "backupxe-server-facts.sql";
 
@@ -29,6 +32,8 @@ public static class SessionScripts
     public static string Drop => Read(DropFile);
 
     public static string Status => Read(StatusFile);
+
+    public static string Drift => Read(DriftFile);
 
     /// <summary>The query whose results fill <see cref="ServerFacts"/>; it takes no parameters.</summary>
     public static string ServerFacts => Read(ServerFactsFile);
@@ -53,6 +58,9 @@ public static class SessionScripts
 
     /// <summary>The status query for session <paramref name="sessionName"/>.</summary>
     public static string RenderStatus(string sessionName) => WithSessionName(Status, sessionName);
+
+    /// <summary>The drift query for session <paramref name="sessionName"/>.</summary>
+    public static string RenderDrift(string sessionName) => WithSessionName(Drift, sessionName);
 
     private static string WithSessionName(string script, string sessionName)
     {

@@ -58,6 +58,21 @@ public static class SessionStatusFormatter
         return lines;
     }
 
+    /// <summary>The wait filter's comparison with this build: one line when it matches, else each drift and the repair.</summary>
+    public static IReadOnlyList<string> FormatDrift(SessionDrift drift, string repair)
+    {
+        ArgumentNullException.ThrowIfNull(drift);
+        if (!drift.Drifted)
+        {
+            return [$"  filter: {drift.Checked}"];
+        }
+
+        var lines = new List<string> { "  warning: the session was installed for another build; it misses or mislabels waits:" };
+        lines.AddRange(drift.Drifts.Select(d => $"    {d}"));
+        lines.Add($"  Repair (re-creates it with this build's keys): {repair}");
+        return lines;
+    }
+
     private static string YesNo(bool? value) => value switch
     {
         true => "yes",

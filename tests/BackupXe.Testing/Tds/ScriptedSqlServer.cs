@@ -25,6 +25,7 @@ public sealed class ScriptedSqlServer
                 SessionRunning = true;
                 // STARTUP_STATE as the rendered script declares it.
                 StartsWithServer = !r.Text.Contains("DECLARE @StartWithServer bit = 0;", StringComparison.Ordinal);
+                InstalledWaitTypes = new Dictionary<int, string>(WaitTypes);
                 return new TdsResponse().Info($"BackupXe: session [{SessionName}] created and running.");
             })
             .On("QUOTENAME(@session) + N' ON SERVER STATE = START;'", r => ChangeState(r, start: true))
@@ -46,7 +47,8 @@ public sealed class ScriptedSqlServer
             .On("AS data_pages", _ => Files())
             .On("t.target_name = N'ring_buffer'", _ => RingBuffer())
             .On("COL_LENGTH(N'msdb.dbo.backupset'", _ => ColumnLengths(MajorVersion))
-            .On("msdb.dbo.restorehistory", _ => { lock (Restores) { return RestoresResponse(Restores); } });
+            .On("msdb.dbo.restorehistory", _ => { lock (Restores) { return RestoresResponse(Restores); } })
+            .On("sys.server_event_session_events", _ => Drift());
     }
 
     /// <summary>
@@ -95,6 +97,19 @@ public sealed class ScriptedSqlServer
     public List<string> EventNames { get; } = ["backup_restore_progress_trace", "databases_backup_restore_throughput"];
 
     public List<int> GlobalTraceFlags { get; } = [];
+
+    /// <summary>
+    /// This build's sqlos wait_types map (sys.dm_xe_map_values: map_key int, map_value nvarchar(2048)). The keys are a
+    /// test's input: Microsoft documents only that they differ between builds, so none here stands for a real build's.
+    /// </summary>
+    public Dictionary<int, string> WaitTypes { get; set; } = new()
+    {
+        [66] = "IO_COMPLETION", [98] = "ASYNC_IO_COMPLETION", [101] = "BACKUP", [102] = "BACKUPBUFFER", [103] = "BACKUPIO",
+        [104] = "BACKUPTHREAD", [140] = "LATCH_EX", [512] = "PREEMPTIVE_OS_WRITEFILEGATHER", [513] = "PREEMPTIVE_OS_WRITEFILE",
+    };
+
+    /// <summary>The map as it was when the session was installed, which its predicates were built from; null: this build's.</summary>
+    public Dictionary<int, string>? InstalledWaitTypes { get; set; }
 
     public int CompressionDefault { get; set; }
 
@@ -212,6 +227,38 @@ public sealed class ScriptedSqlServer
         }
 
         return TdsResponse.Of(set);
+    }
+
+    /// <summary>
+    /// sessions/backupxe-session-drift.sql answered with the documented column types: sys.server_event_session_events
+    /// package and name sysname, predicate nvarchar(3000), stored as ([opcode]=(1) AND ([wait_type]=(k) OR ...));
+    /// sys.dm_xe_map_values map_key int, map_value nvarchar(2048); sys.dm_xe_objects and sys.dm_xe_object_columns names
+    /// nvarchar(256), sys.dm_xe_packages name nvarchar(256).
+    /// </summary>
+    private TdsResponse Drift()
+    {
+        var installed = InstalledWaitTypes ?? WaitTypes;
+        string Predicate(bool preemptive) => "([opcode]=(1) AND ("
+            + string.Join(" OR ", installed.Where(m => CapturedWaits.Names.Contains(m.Value) && CapturedWaits.IsPreemptive(m.Value) == preemptive)
+                .Select(m => m.Key).Order().Select(k => $"[wait_type]=({k})"))
+            + "))";
+        var events = new TdsResultSet(TdsColumn.NVarChar("package", 128), TdsColumn.NVarChar("name", 128), TdsColumn.NVarChar("predicate", 3000));
+        if (SessionExists)
+        {
+            events.Row("sqlos", "wait_info", Predicate(preemptive: false)).Row("sqlos", "wait_info_external", Predicate(preemptive: true));
+            foreach (var name in EventNames)
+            {
+                events.Row("sqlserver", name, null);
+            }
+        }
+
+        var map = WaitTypes.Aggregate(new TdsResultSet(TdsColumn.Int("map_key"), TdsColumn.NVarChar("map_value", 2048)), (set, m) => set.Row(m.Key, m.Value));
+        var offered = EventNames.Aggregate(
+            new TdsResultSet(TdsColumn.NVarChar("package", 256), TdsColumn.NVarChar("name", 256)).Row("sqlos", "wait_info").Row("sqlos", "wait_info_external"),
+            (set, name) => set.Row("sqlserver", name));
+        var fields = new TdsResultSet(TdsColumn.NVarChar("object_name", 256), TdsColumn.NVarChar("name", 256))
+            .Row("wait_info", "wait_type").Row("wait_info", "opcode").Row("wait_info_external", "wait_type").Row("wait_info_external", "opcode");
+        return TdsResponse.Of(events, map, offered, fields);
     }
 
     private TdsResponse Facts() => TdsResponse.Of(

@@ -175,10 +175,69 @@ public class ServerCommandTests
         Assert.Equal(0, run.ExitCode);
         var lines = Lines(run.Output);
         Assert.Equal(
-            ["version", "platform", "permissions", "capture session", "events", "backup compression", "instant file init", "memory", "msdb history"],
+            ["version", "platform", "permissions", "capture session", "session filter", "events", "backup compression", "instant file init", "memory", "msdb history"],
             lines.Where(l => l.StartsWith("PASS", StringComparison.Ordinal)).Select(l => l[6..].Split("  ")[0].Trim()));
         Assert.Contains(lines, l => l.Contains("SQL Server 2019 (major version 15), Developer Edition (64-bit)", StringComparison.Ordinal));
         Assert.Contains(lines, l => l.Contains("databases_backup_restore_throughput present", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Check_reports_a_wait_filter_whose_keys_a_cumulative_update_moved_with_the_reinstall_command()
+    {
+        // Given: installed when BACKUPIO was key 103; after the update 103 is LATCH_EX and BACKUPIO is 105
+        var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true };
+        sql.InstalledWaitTypes = new Dictionary<int, string>(sql.WaitTypes);
+        sql.WaitTypes[103] = "LATCH_EX";
+        sql.WaitTypes.Remove(140);
+        sql.WaitTypes[105] = "BACKUPIO";
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "check");
+
+        // Then: a warning naming both sides of the drift, and the one command that repairs it
+        Assert.Equal(0, run.ExitCode);
+        var line = Assert.Single(Lines(run.Output), l => l.StartsWith("WARN  session filter", StringComparison.Ordinal));
+        Assert.Contains("wait_info filters key 103, which now means LATCH_EX, not a backup wait", line, StringComparison.Ordinal);
+        Assert.Contains("wait_info misses BACKUPIO (key 105 on this build)", line, StringComparison.Ordinal);
+        Assert.DoesNotContain("wait_info_external", line, StringComparison.Ordinal);
+        Assert.Contains($"fix: backupxe session install --server {server.Server}", run.Output, StringComparison.Ordinal);
+        Assert.Contains(server.Requests, r => r.Text.Contains("sys.server_event_session_events", StringComparison.Ordinal)
+            && r.Text.Contains("DECLARE @SessionName sysname = N'BackupXe';", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Check_passes_a_wait_filter_installed_on_this_build()
+    {
+        // Given: installed by `session install` on this build
+        var sql = new ScriptedSqlServer();
+        await using var server = Start(sql);
+        Assert.Equal(0, (await RunAsync(server, "session", "install")).ExitCode);
+
+        // When
+        var run = await RunAsync(server, "check");
+
+        // Then
+        Assert.Contains(Lines(run.Output), l => l.StartsWith("PASS  session filter", StringComparison.Ordinal)
+            && l.Contains("wait_info and wait_info_external wait keys match this build's wait_types map", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Session_status_lists_each_drift_of_a_named_session_and_its_repair()
+    {
+        // Given: a session named with a space, installed before a key was reused
+        var sql = new ScriptedSqlServer { SessionName = "Backup trace", SessionExists = true, SessionRunning = true };
+        sql.InstalledWaitTypes = new Dictionary<int, string>(sql.WaitTypes);
+        sql.WaitTypes.Remove(512);
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "session", "status", "--session-name", "Backup trace");
+
+        // Then
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("    wait_info_external filters key 512, which this build's wait_types map does not have", run.Output, StringComparison.Ordinal);
+        Assert.Contains($"  Repair (re-creates it with this build's keys): backupxe session install --server {server.Server} --session-name \"Backup trace\"", run.Output, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -495,6 +495,30 @@ public sealed partial class ConformanceIntegrationTests
         }
     }
 
+    [Fact]
+    public async Task A_freshly_installed_sessions_stored_wait_filter_is_read_and_matches_this_builds_keys_on_a_real_server()
+    {
+        // Given BackupXe's session just installed, so its keys are this build's
+        var factory = SqlServerIntegrationTests.Factory();
+        var session = ScratchName("Drift");
+        var client = new SessionClient(factory, new CaptureSessionSettings(session, session + ".xel", StartWithServer: false));
+        var installed = await client.InstallAsync(None);
+        Skipped.Unless(installed.Problems.Count == 0, "the test login or server cannot host the session: " + string.Join(" ", installed.Problems.Select(p => p.Message)), GrantSessionRights);
+        try
+        {
+            // When check's drift query compares it with the catalog
+            var drift = await client.DriftAsync(None);
+
+            // Then the server's stored predicate form is one BackupXe reads, and nothing has drifted
+            Assert.Empty(drift.Drifts);
+            Assert.Contains("wait_info", drift.Checked, StringComparison.Ordinal);
+        }
+        finally
+        {
+            await client.UninstallAsync(None);
+        }
+    }
+
     private static async Task<ServerFacts> ManagedInstanceFactsAsync(SqlConnectionFactory factory)
     {
         var facts = await new SessionClient(factory, new CaptureSessionSettings()).ReadServerFactsAsync(None);
