@@ -34,6 +34,7 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
     // Errors no open operation took (a log without trace flags writes no start line before a failure): held, a few at
     // most, for the failure line that follows them and makes their operation.
     private readonly Queue<LooseError> _loose = new();
+    private int _looseInput;
 
     private const int MaxHeldHeaders = 64;
     private const int MaxLooseErrors = 16;
@@ -76,6 +77,12 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         if (_clocklessInput is { } held && held != Input)
         {
             ReleaseClocklessOf(held);
+        }
+
+        if (_loose.Count > 0 && _looseInput != Input)
+        {
+            // No line of another input closes a device failure: the input it came from has ended.
+            FailDevicesLeftLoose();
         }
 
         Settle(traceEvent.Timestamp);
@@ -126,6 +133,7 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
     /// <summary>End of input: everything still held or open is released; open ones will report as incomplete.</summary>
     public void Flush()
     {
+        FailDevicesLeftLoose();
         foreach (var operation in _open.InOrder)
         {
             CloseAmbiguous(operation);
@@ -188,6 +196,11 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         if (_headers.Count > 0 && _headers.Remove(SessionKey(progress.SessionId), out var numbered))
         {
             parsed = Numbered(parsed, numbered, progress.Message, progress.SessionId, at);
+        }
+        else if (parsed.Message is UnknownMessage && progress.Kind is null && DeviceFailure.Identify(progress.Message) is { } unnumbered)
+        {
+            // A log collected without its "Error: N" lines (docker logs, a forum post) still holds the device's failure.
+            parsed = parsed with { Message = unnumbered };
         }
 
         switch (parsed.Message)
@@ -324,6 +337,30 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         }
 
         _loose.Enqueue(new LooseError(error, sessionId, at, Input));
+        _looseInput = Input;
+    }
+
+    // Device failures (18204, 18210) that no closing 3041 or 3013 took by the end of their input: the ERRORLOG wrote them
+    // for a failed command all the same, so each is a failed operation of the kind its device's verb tells, at its
+    // own time and of its own input. Other loose errors stay unplaced: alone they name no operation.
+    private void FailDevicesLeftLoose()
+    {
+        var current = Input;
+        while (_loose.TryDequeue(out var held))
+        {
+            if (!DeviceFailure.Is(held.Error.Number) || DeviceFailure.KindOf(held.Error.Text) is not { } kind)
+            {
+                continue;
+            }
+
+            Input = held.Input;
+            var failed = Adopt(kind, null, null, held.SessionId, held.At);
+            failed.Apply(held.Error, held.At);
+            failed.Finish(held.At, OperationStatus.Failed, held.Error.Text);
+            MoveToEnded(failed);
+        }
+
+        Input = current;
     }
 
     // The held errors of the failing process (or of none: the Backup column of the ERRORLOG has no session) that came

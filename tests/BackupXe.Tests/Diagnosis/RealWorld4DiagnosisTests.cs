@@ -18,6 +18,7 @@ namespace BackupXe.Tests.Diagnosis;
 /// </summary>
 public static partial class RealWorld4DiagnosisTests
 {
+    private const string V04 = "V04_bitwarden_2019_container_errorlog_createmedia_os_error_2.txt";
     private const string V05b = "V05b_mssqldocker_2018_macos_restore_read_failure_31_errorlog.txt";
     private const string V07 = "V07_ola_2019_job_output_backup_3202_disk_full_after_processed.txt";
     private const string V19 = "V19_mssqldocker_2024_container_restore_completion_then_sqlcmd_hang.txt";
@@ -152,6 +153,51 @@ public static partial class RealWorld4DiagnosisTests
 
             // When / Then
             Assert.True(EngineArithmetic.Agrees(pages, seconds, rate), $"{file}:{line}");
+        }
+    }
+
+    public class V04_a_container_errorlog_line_of_a_backup_device_that_failed_to_create
+    {
+        [Fact]
+        public async Task Is_a_failed_backup_before_any_copy_whose_root_error_is_18204_with_operating_system_error_2()
+        {
+            // Given / When: one ERRORLOG line, BackupDiskFile::CreateMedia ... failed to create ... error 2, without its
+            // "Error: 18204" header and without a closing 3041
+            var backup = Assert.Single((await AnalyseAsync(V04)).Reports);
+
+            // Then: a failed backup; the line names no database, so none is given
+            Assert.Equal((OperationKind.Backup, (string?)null, OperationStatus.Failed), (backup.Kind, backup.Database, backup.Status));
+            var error = Assert.IsType<FailureErrorReport>(backup.FailureError);
+            Assert.Equal((18204, CopyStage.BeforeCopy), (error.Number, error.Stage));
+            Assert.Equal((2, "The system cannot find the file specified."), (error.OsError?.Code, error.OsError?.Meaning));
+            Assert.Equal("/etc/bitwarden/mssql/backups/vault_FULL_20191017_235901.BAK", error.Target);
+            Assert.Equal("path-not-found", error.Remedy?.Id);
+            Assert.Equal(Bottleneck.Unknown, backup.Verdict!.Bottleneck);
+        }
+    }
+
+    public class V05b_an_errorlog_read_failure_of_a_restore_on_a_host_shared_folder
+    {
+        [Fact]
+        public async Task Is_a_failed_restore_whose_root_error_is_18210_with_operating_system_error_31()
+        {
+            // Given / When: the failed I/O request dump (no timestamp: located and skipped), then Error: 18210 and its
+            // "read failure on backup device" text, with no closing 3041
+            var (reports, inputs) = await AnalyseAsync(V05b);
+            var restore = Assert.Single(reports);
+
+            // Then: reading a backup device is a restore; the lines name no database
+            Assert.Equal((OperationKind.Restore, (string?)null, OperationStatus.Failed), (restore.Kind, restore.Database, restore.Status));
+            var error = Assert.IsType<FailureErrorReport>(restore.FailureError);
+            Assert.Equal(18210, error.Number);
+            Assert.Equal((31, "A device attached to the system is not functioning."), (error.OsError?.Code, error.OsError?.Meaning));
+            Assert.Equal("/app/backup/DBTEST.bak", error.Target);
+
+            // And what the timestamped lines cannot tell stays untold: the stage (the position-0 read is in the skipped
+            // dump line) and a remedy for error 31, which the catalog has none for
+            Assert.Null(error.Stage);
+            Assert.Null(error.Remedy);
+            Assert.Equal("line 1", Assert.Single(Assert.Single(inputs).Status.Problems).Location);
         }
     }
 
