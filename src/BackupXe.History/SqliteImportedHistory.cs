@@ -53,8 +53,18 @@ public sealed class SqliteImportedHistory
     /// when given, receives the records stored as new rows (not merged into a known one), in import order.
     /// </summary>
     /// <exception cref="HistoryStoreException">The file is damaged, not a database or read-only; nothing was imported.</exception>
-    public async Task<HistoryImportResult> ImportAsync(
+    public Task<HistoryImportResult> ImportAsync(
         string instance, IEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added = null)
+        => ImportAsync(instance, Stream(records), cancellationToken, added);
+
+    /// <summary>
+    /// As above, taking each record as it is read: one write transaction, written record by record, so memory holds
+    /// the record being stored (and SQLite's bounded page cache), not the file's records, and a failure part-way
+    /// (a damaged history, an exception from <paramref name="records"/>, a cancellation) rolls back the whole file's import.
+    /// </summary>
+    /// <exception cref="HistoryStoreException">The file is damaged, not a database or read-only; nothing was imported.</exception>
+    public async Task<HistoryImportResult> ImportAsync(
+        string instance, IAsyncEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added = null)
     {
         try
         {
@@ -68,13 +78,13 @@ public sealed class SqliteImportedHistory
     }
 
     private async Task<HistoryImportResult> ImportCoreAsync(
-        string instance, IEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added)
+        string instance, IAsyncEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added)
     {
         int inserted = 0, merged = 0, unchanged = 0;
         var stored = new StoredRows();
         await using var connection = await OpenAsync(SqliteOpenMode.ReadWrite, cancellationToken);
         await using var transaction = (SqliteTransaction)await connection.BeginTransactionAsync(cancellationToken);
-        foreach (var record in records)
+        await foreach (var record in records.WithCancellation(cancellationToken))
         {
             var match = await FindAsync(connection, transaction, instance, record, stored, cancellationToken);
             if (match is null)
@@ -310,6 +320,16 @@ public sealed class SqliteImportedHistory
         }
 
         return columns;
+    }
+
+    private static async IAsyncEnumerable<HistoryOperation> Stream(IEnumerable<HistoryOperation> records)
+    {
+        foreach (var record in records)
+        {
+            yield return record;
+        }
+
+        await Task.CompletedTask;
     }
 
     private static double Distance(HistoryOperation a, HistoryOperation b) => Math.Abs((a.Start - b.Start).TotalSeconds);

@@ -26,11 +26,25 @@ public static class HistoryFile
     /// <summary>dbatools' Get-DbaDbBackupHistory printed as a table: msdb's rows through PowerShell.</summary>
     public const string DbaBackupHistoryFormat = "dbatools-backup-history";
 
+    /// <summary>Reads the whole file at once; <c>history import</c> streams it through <see cref="OpenAsync(string, CancellationToken)"/>.</summary>
     public static async Task<HistoryFileResult> ReadAsync(string path, CancellationToken cancellationToken)
+    {
+        await using var reading = await OpenAsync(path, cancellationToken);
+        var records = new List<HistoryOperation>();
+        await foreach (var record in reading.ReadRecordsAsync(cancellationToken))
+        {
+            records.Add(record);
+        }
+
+        return new HistoryFileResult(path, reading.Format, reading.Server, records, reading.Problems, reading.SkippedCommands);
+    }
+
+    /// <summary>Recognises the file's format from its first bytes; its records are read as they are taken.</summary>
+    public static Task<HistoryFileReading> OpenAsync(string path, CancellationToken cancellationToken)
     {
         if (Directory.Exists(path))
         {
-            return Failed(path, "is a folder, not a file");
+            return Task.FromResult(HistoryFileReading.Failed(path, "is a folder, not a file"));
         }
 
         Stream stream;
@@ -40,13 +54,19 @@ public static class HistoryFile
         }
         catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
         {
-            return Failed(path, InputSources.FileNotFound);
+            return Task.FromResult(HistoryFileReading.Failed(path, InputSources.FileNotFound));
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            return Failed(path, $"cannot be opened: {e.Message}");
+            return Task.FromResult(HistoryFileReading.Failed(path, $"cannot be opened: {e.Message}"));
         }
 
+        return OpenAsync(path, stream, cancellationToken);
+    }
+
+    /// <summary>As <see cref="OpenAsync(string, CancellationToken)"/> over an open stream, which the reading then owns.</summary>
+    internal static async Task<HistoryFileReading> OpenAsync(string path, Stream stream, CancellationToken cancellationToken)
+    {
         InputPrefix prefix;
         try
         {
@@ -55,64 +75,68 @@ public static class HistoryFile
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
             await stream.DisposeAsync();
-            return Failed(path, $"cannot be read: {e.Message}");
+            return HistoryFileReading.Failed(path, $"cannot be read: {e.Message}");
         }
+
+        StreamReader Text() => new(new PrefixedStream(prefix.Bytes, stream), prefix.Text.Encoding, detectEncodingFromByteOrderMarks: true);
 
         if (OlaJobOutputReader.Recognise(prefix.Text))
         {
             var reader = new OlaJobOutputReader(path);
-            using var text = new StreamReader(new PrefixedStream(prefix.Bytes, stream), prefix.Text.Encoding, detectEncodingFromByteOrderMarks: true);
-            var records = reader.Read(text).ToList();
-            return new HistoryFileResult(path, OlaOutputFormat, reader.Server, records, reader.Problems, reader.SkippedCommands);
+            return new HistoryFileReading(
+                path, OlaOutputFormat, stream, ct => HistoryFileReading.FromText(Text(), reader.Read, ct),
+                () => reader.Server, () => reader.Problems, () => reader.SkippedCommands);
         }
 
         if (RestoreHeaderOnlyReader.Recognise(prefix.Text))
         {
             var reader = new RestoreHeaderOnlyReader();
-            using var text = new StreamReader(new PrefixedStream(prefix.Bytes, stream), prefix.Text.Encoding, detectEncodingFromByteOrderMarks: true);
-            var records = reader.Read(text).ToList();
-            return new HistoryFileResult(path, BackupHeaderFormat, null, records, reader.Problems, 0);
+            return new HistoryFileReading(
+                path, BackupHeaderFormat, stream, ct => HistoryFileReading.FromText(Text(), reader.Read, ct),
+                () => null, () => reader.Problems, () => 0);
         }
 
         if (DbaBackupHistoryTableReader.Recognise(prefix.Text))
         {
             var reader = new DbaBackupHistoryTableReader();
-            using var text = new StreamReader(new PrefixedStream(prefix.Bytes, stream), prefix.Text.Encoding, detectEncodingFromByteOrderMarks: true);
-            var records = reader.Read(text).ToList();
-            return new HistoryFileResult(path, DbaBackupHistoryFormat, reader.Server, records, reader.Problems, 0);
+            return new HistoryFileReading(
+                path, DbaBackupHistoryFormat, stream, ct => HistoryFileReading.FromText(Text(), reader.Read, ct),
+                () => reader.Server, () => reader.Problems, () => 0);
         }
 
         if (DbaBackupListReader.Recognise(prefix.Text))
         {
             var reader = new DbaBackupListReader();
-            using var text = new StreamReader(new PrefixedStream(prefix.Bytes, stream), prefix.Text.Encoding, detectEncodingFromByteOrderMarks: true);
-            var records = reader.Read(text).Select(o => o.Record).ToList();
-            return new HistoryFileResult(path, HistoryExports.DbaBackupObjectsFormat.FormatName, reader.Server, records, reader.Problems, 0);
+            return new HistoryFileReading(
+                path, HistoryExports.DbaBackupObjectsFormat.FormatName, stream,
+                ct => HistoryFileReading.FromText(Text(), text => reader.Read(text).Select(o => o.Record), ct),
+                () => reader.Server, () => reader.Problems, () => 0);
         }
 
         if (InputFormats.Recognise(prefix) is var (format, match))
         {
             var source = format.Open(path, new PrefixedStream(prefix.Bytes, stream), match);
             var session = new AnalysisSession([source]);
-            var records = new List<HistoryOperation>();
-            await foreach (var report in session.ReadOperationsAsync(cancellationToken))
-            {
-                if (HistoryOperation.FromReport(report) is { } record)
-                {
-                    records.Add(record);
-                }
-            }
-
-            var problems = session.Findings.Inputs.SelectMany(i => i.Problems).ToList();
-            return new HistoryFileResult(path, format.Name, null, records, problems, 0);
+            return new HistoryFileReading(
+                path, format.Name, stream, ct => FromReports(session, ct),
+                () => null, () => [.. session.Findings.Inputs.SelectMany(i => i.Problems)], () => 0);
         }
 
         await stream.DisposeAsync();
-        return Failed(path, prefix.Bytes.IsEmpty || prefix.Text.IsBlank
+        return HistoryFileReading.Failed(path, prefix.Bytes.IsEmpty || prefix.Text.IsBlank
             ? InputSources.EmptyFile
             : $"not a recognised format (expected an Ola Hallengren job output file, a RESTORE HEADERONLY result, {InputFormats.Names()})");
     }
 
-    private static HistoryFileResult Failed(string path, string message)
-        => new(path, null, null, [], [new InputProblem("offset 0", message)], 0);
+    private static async IAsyncEnumerable<HistoryOperation> FromReports(
+        AnalysisSession session, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await foreach (var report in session.ReadOperationsAsync(cancellationToken))
+        {
+            if (HistoryOperation.FromReport(report) is { } record)
+            {
+                yield return record;
+            }
+        }
+    }
 }

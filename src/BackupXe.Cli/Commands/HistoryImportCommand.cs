@@ -124,47 +124,68 @@ internal static class HistoryImportCommand
 
             foreach (var file in (parse.GetValue(files) ?? []).Distinct(StringComparer.Ordinal))
             {
-                var result = await HistoryFile.ReadAsync(file, cancellationToken);
-                foreach (var problem in result.Problems)
+                await using var reading = await HistoryFile.OpenAsync(file, cancellationToken);
+                var counted = new CountedRecords(reading.ReadRecordsAsync(cancellationToken), wanted);
+                string? instanceName = null;
+                HistoryImportResult? imported = null;
+                if (reading.Format is not null)
                 {
-                    await console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {file}: {problem.Location}: {problem.Message}"));
+                    // The header naming the server comes before the first record.
+                    await counted.StartAsync(cancellationToken);
+                    instanceName = named ?? reading.Server;
+                    if (instanceName is not null)
+                    {
+                        try
+                        {
+                            imported = await history.ImportAsync(instanceName, counted.Kept(), cancellationToken);
+                        }
+                        catch (HistoryStoreException exception)
+                        {
+                            // Every later file would fail on the same pages.
+                            await Problems(console, file, reading);
+                            return await Unusable(console, historyPath, exception, anyRead);
+                        }
+                    }
+                    else
+                    {
+                        // Read to the end all the same, so every damaged line is still located.
+                        await counted.DrainAsync(cancellationToken);
+                    }
                 }
 
-                damaged |= result.Problems.Count > 0;
-                if (result.Format is null)
+                damaged |= await Problems(console, file, reading);
+                if (reading.Format is null)
                 {
                     continue;
                 }
 
-                if ((named ?? result.Server) is not { } instanceName)
+                if (instanceName is null || imported is null)
                 {
                     await console.Error.WriteLineAsync($"backupxe: {file}: the output does not name its server: give the instance with --instance");
                     damaged = true;
                     continue;
                 }
 
-                var records = wanted.Count == 0 ? result.Records : [.. result.Records.Where(r => r.Database is { } name && wanted.Contains(name))];
-                HistoryImportResult imported;
-                try
-                {
-                    imported = await history.ImportAsync(instanceName, records, cancellationToken);
-                }
-                catch (HistoryStoreException exception)
-                {
-                    // Every later file would fail on the same pages.
-                    return await Unusable(console, historyPath, exception, anyRead);
-                }
-
                 anyRead = true;
-                var left = result.Records.Count - records.Count;
+                var left = counted.Read - counted.KeptCount;
                 console.Out.WriteLine(
-                    $"{file} ({result.Format}, {instanceName}): {records.Count} operations{(left > 0 ? $" ({left} of other databases left out)" : string.Empty)}: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there"
-                    + (result.SkippedCommands > 0 ? $"; {result.SkippedCommands} other commands skipped (not BACKUP/RESTORE, VERIFYONLY, or not executed)" : string.Empty));
+                    $"{file} ({reading.Format}, {instanceName}): {counted.KeptCount} operations{(left > 0 ? $" ({left} of other databases left out)" : string.Empty)}: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there"
+                    + (reading.SkippedCommands > 0 ? $"; {reading.SkippedCommands} other commands skipped (not BACKUP/RESTORE, VERIFYONLY, or not executed)" : string.Empty));
             }
 
             return !anyRead ? ExitCodes.NothingUsable : damaged ? ExitCodes.Partial : ExitCodes.Success;
         });
         return command;
+    }
+
+    private static async Task<bool> Problems(CliConsole console, string file, HistoryFileReading reading)
+    {
+        foreach (var problem in reading.Problems)
+        {
+            await console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {file}: {problem.Location}: {problem.Message}"));
+        }
+
+        return reading.Problems.Count > 0;
     }
 
     // A history found damaged (or read-only) half-way: its import was rolled back, so the file is as it was.

@@ -117,4 +117,55 @@ public sealed class SqliteImportedHistoryTests : IDisposable
         Assert.Equal("Sales", Assert.Single(read).Record.Database);
         Assert.Equal(1, history.UnreadableRows);
     }
+
+    [Fact]
+    public async Task Each_record_is_stored_before_the_next_one_is_read()
+    {
+        // Given
+        var history = new SqliteImportedHistory(_path, TimeProvider.System);
+        await history.InitializeAsync(CancellationToken.None);
+        var added = new List<HistoryOperation>();
+        var seenBeforeEach = new List<int>();
+
+        async IAsyncEnumerable<HistoryOperation> Records()
+        {
+            for (var day = 0; day < 5; day++)
+            {
+                // What the import has stored when it asks for this record.
+                seenBeforeEach.Add(added.Count);
+                await Task.Yield();
+                yield return Msdb("Sales", Night.AddDays(day), 60, 20 * GiB);
+            }
+        }
+
+        // When
+        var result = await history.ImportAsync("PROD01", Records(), CancellationToken.None, added);
+
+        // Then: never more than the record in hand between reading and storing
+        Assert.Equal(new HistoryImportResult(5, 0, 0), result);
+        Assert.Equal([0, 1, 2, 3, 4], seenBeforeEach);
+    }
+
+    [Fact]
+    public async Task A_read_that_fails_part_way_leaves_the_history_as_it_was()
+    {
+        // Given
+        var history = new SqliteImportedHistory(_path, TimeProvider.System);
+        await history.InitializeAsync(CancellationToken.None);
+        await history.ImportAsync("PROD01", [Msdb("HR", Night, 10, GiB)], CancellationToken.None);
+        var before = await RowsAsync();
+
+        async IAsyncEnumerable<HistoryOperation> Records()
+        {
+            yield return Msdb("Sales", Night, 60, 20 * GiB);
+            await Task.Yield();
+            throw new IOException("the disk went away");
+        }
+
+        // When
+        await Assert.ThrowsAsync<IOException>(() => history.ImportAsync("PROD01", Records(), CancellationToken.None));
+
+        // Then: the one transaction is rolled back
+        Assert.Equal(before, await RowsAsync());
+    }
 }
