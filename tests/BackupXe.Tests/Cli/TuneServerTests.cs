@@ -13,6 +13,7 @@ namespace BackupXe.Tests.Cli;
 /// whose trial backups follow the simulated server's model: the trials, the recommendation, the effective-options check,
 /// and the trial files kept and listed, at the end and on Ctrl-C. A double, not SQL Server.
 /// </summary>
+[Collection(ConsoleCollection.Name)]
 public sealed class TuneServerTests
 {
     public TuneServerTests() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
@@ -146,6 +147,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>Restore trials into scratch databases: about as long as a whole tune. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class RestoreTrials
     {
         public RestoreTrials() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
@@ -198,6 +200,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>The central table taking the restore trials' columns, with restore trials. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class CentralTableMigration
     {
         public CentralTableMigration() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
@@ -231,6 +234,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>The central table created or refused around a whole tune. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class CentralTable
     {
         public CentralTable() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
@@ -294,6 +298,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>Trials to URL striped over blobs. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class TrialsToUrl
     {
         public TrialsToUrl() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
@@ -324,6 +329,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>Sparse progress on a large database, and Ctrl-C with JSON output. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class SparseProgressAndJson
     {
         public SparseProgressAndJson() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
@@ -380,6 +386,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>Ctrl-C during a trial, a refused directory and a stated free space. A class of its own, so that it waits on its trials' windows beside the others.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class StoppedOrOverridden
     {
         public StoppedOrOverridden() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);

@@ -9,6 +9,7 @@ namespace BackupXe.Tests.Pipeline;
 /// The bundled samples replayed with a seven-minute gap: once in the backup's copy (after its 40 percent line), once in
 /// the restore's log zeroing (whose eighteen minutes become seven). The limit is the default five minutes.
 /// </summary>
+[Collection(BackupXe.Tests.Cli.ConsoleCollection.Name)]
 public sealed class StallReplayTests : IDisposable
 {
     private static readonly TimeSpan Gap = TimeSpan.FromMinutes(7);
