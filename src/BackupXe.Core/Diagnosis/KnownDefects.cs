@@ -38,8 +38,12 @@ public sealed record KnownDefect(
     string Page,
     string Symptom,
     DefectSymptom Evidence,
-    IReadOnlyList<int> ErrorNumbers)
+    IReadOnlyList<int> ErrorNumbers,
+    string? Workaround = null)
 {
+    /// <summary>"fixed in SQL Server 2019 CU16 (15.0.4223.1)", or the page's workaround where no update fixes it.</summary>
+    public string Remedy => Workaround is { } workaround ? $"no update fixes it; the page's workaround: {workaround}" : $"fixed in {FixedIn}";
+
     /// <summary>"SQL Server 2019 builds 15.0.2000 to before 15.0.4223".</summary>
     public string Affected => string.Create(CultureInfo.InvariantCulture,
         $"{ServerVersion.ProductName(Major, Minor)} builds {Major}.{Minor}.{FirstBuild}{(FixedBuild is { } fixedBuild ? $" to before {Major}.{Minor}.{fixedBuild}" : " and later")}");
@@ -120,6 +124,44 @@ public static class KnownDefects
             "KB4566579, \"Operations that trigger a buffer pool scan may run slowly on large-memory computers\"",
             "on a server with 1 TB of memory or more, a full or differential backup and every restore first scan the whole buffer pool",
             DefectSymptom.NotReadYet, []),
+        new("tde-compressed-log-misaligned-io-2019", 15, 0, 0, 4223, "SQL Server 2019 CU16 (15.0.4223.1)",
+            "KB5011644, \"Cumulative Update 16 for SQL Server 2019\" (fix 14235719)",
+            "restoring log backups from a compressed backup of a TDE database can fall back to synchronous I/O, and the ERRORLOG says \"There have been N misaligned log IOs which required falling back to synchronous IO\"",
+            DefectSymptom.NotReadYet, []),
+        new("vdi-compressed-filestream-3241-2019", 15, 0, 0, 4223, "SQL Server 2019 CU16 (15.0.4223.1)",
+            "KB5011644, \"Cumulative Update 16 for SQL Server 2019\" (fix 14573042)",
+            "restoring a compressed backup that holds FILESTREAM data through a VDI client (a third-party backup tool) fails at random with error 3241 (media family incorrectly formed)",
+            DefectSymptom.NotReadYet, []),
+        new("vss-freeze-never-thawed-2019", 15, 0, 0, 4223, "SQL Server 2019 CU16 (15.0.4223.1)",
+            "KB5011644, \"Cumulative Update 16 for SQL Server 2019\" (fix 14332258)",
+            "a VSS (snapshot) backup freezes a database's I/O and never thaws it, so latch timeouts follow",
+            DefectSymptom.NotReadYet, []),
+        new("backup-pfs-nonyielding-2019", 15, 0, 0, 4223, "SQL Server 2019 CU16 (15.0.4223.1)",
+            "KB5011644, \"Cumulative Update 16 for SQL Server 2019\" (fix 14618099)",
+            "a backup meets concurrent Page Free Space (PFS) updates and the scheduler stops yielding: a \"Non-yielding Scheduler\" dump during the backup",
+            DefectSymptom.NotReadYet, []),
+        new("vdi-striped-delayed-log-pinning-2019", 15, 0, 0, null, "no update",
+            "Microsoft support article \"Backing up a SQL Server database using a VDI application with multi-striping may fail with error 3456\"",
+            "restoring a full or differential backup written by a VDI client over several stripes fails with error 3456 (could not redo log record): from SQL Server 2019 a full backup can hold a page twice (delayed log pinning), which some VDI clients return out of order",
+            DefectSymptom.RestoreFailedWithError, [3456],
+            "trace flag 3471 (full backups) or 3475 (differential backups) as a startup parameter, then a restart, then a new backup"),
+        new("vdi-striped-delayed-log-pinning-2022", 16, 0, 0, null, "no update",
+            "Microsoft support article \"Backing up a SQL Server database using a VDI application with multi-striping may fail with error 3456\"",
+            "restoring a full or differential backup written by a VDI client over several stripes fails with error 3456 (could not redo log record): from SQL Server 2019 a full backup can hold a page twice (delayed log pinning), which some VDI clients return out of order",
+            DefectSymptom.RestoreFailedWithError, [3456],
+            "trace flag 3471 (full backups) or 3475 (differential backups) as a startup parameter, then a restart, then a new backup"),
+        new("url-tls12-2016-sp1", 13, 0, 4001, 4446, "SQL Server 2016 SP1 CU4 (13.0.4446.0)",
+            "KB4017023, \"FIX: SQL Server 2014 or 2016 Backup to Microsoft Azure Blob storage service URL isn't compatible for TLS 1.2\"",
+            "a backup to an Azure Blob Storage URL fails where the storage account requires TLS 1.2",
+            DefectSymptom.NotReadYet, []),
+        new("ag-secondary-log-backup-2016-sp1", 13, 0, 4001, 4446, "SQL Server 2016 SP1 CU4 (13.0.4446.0)",
+            "KB4017080, \"FIX: Transaction log backup failure on the secondary replica in SQL Server Always-On Availability Groups\"",
+            "a transaction log backup taken on a secondary replica of an availability group fails",
+            DefectSymptom.NotReadYet, []),
+        new("tde-large-backup-assertion-2016-sp1", 13, 0, 4001, 4446, "SQL Server 2016 SP1 CU4 (13.0.4446.0)",
+            "KB4024868, \"FIX: Assertion failure when backing up large TDE encrypted database in SQL Server\"",
+            "backing up a large TDE-encrypted database fails with an assertion",
+            DefectSymptom.NotReadYet, []),
     ];
 
     /// <summary>The defects whose affected builds include <paramref name="server"/>'s (none when its build is unknown).</summary>
@@ -136,6 +178,6 @@ public static class KnownDefects
     public static string Sentence(KnownDefect defect)
     {
         ArgumentNullException.ThrowIfNull(defect);
-        return $"Known defect, fixed in {defect.FixedIn} ({defect.Page}): {defect.Symptom}. Affected: {defect.Affected} (docs/known-issues.md).";
+        return $"Known defect, {defect.Remedy} ({defect.Page}): {defect.Symptom}. Affected: {defect.Affected} (docs/known-issues.md).";
     }
 }

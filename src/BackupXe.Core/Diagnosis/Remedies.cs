@@ -372,7 +372,9 @@ internal sealed class Remedies(DiagnosisSettings settings)
         return new Recommendation(RecommendationIds.KnownDefect, KnownDefects.Sentence(defect),
             "SELECT SERVERPROPERTY('ProductVersion') AS build, SERVERPROPERTY('ProductUpdateLevel') AS update_level;")
         {
-            ExpectedGain = ExpectedGains.Published($"Microsoft's page says {defect.FixedIn} fixes it; not measured on this server."),
+            ExpectedGain = ExpectedGains.Published(defect.Workaround is null
+                ? $"Microsoft's page says {defect.FixedIn} fixes it; not measured on this server."
+                : "Microsoft's page gives the workaround; not measured on this server."),
         };
     }
 

@@ -70,7 +70,7 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
             return new PreflightCheck(name, PreflightOutcome.Pass, $"none of docs/known-issues.md applies to build {server.Build}");
         }
 
-        var listed = string.Join("; ", defects.Select(d => $"{d.Id}: fixed in {d.FixedIn} ({d.Page.Split(',')[0]})"));
+        var listed = string.Join("; ", defects.Select(d => $"{d.Id}: {d.Remedy} ({d.Page.Split(',')[0]})"));
         var found = string.Create(CultureInfo.InvariantCulture, $"{defects.Count} documented backup/restore defect{(defects.Count == 1 ? "" : "s")} apply to build {server.Build}: {listed}");
         return defects.Any(d => d.FixedBuild is not null)
             ? new PreflightCheck(name, PreflightOutcome.Warn, found, "install the cumulative update named (docs/known-issues.md says what each one breaks and how BackupXe shows it)")

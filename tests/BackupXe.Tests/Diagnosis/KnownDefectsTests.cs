@@ -83,9 +83,37 @@ public sealed class KnownDefectsTests
     public void The_defects_of_a_build_are_those_whose_range_holds_it()
     {
         Assert.Equal(
-            new[] { "tde-compressed-restore-3241", "tde-compressed-new-format", "buffer-pool-scan-2019" },
+            new[]
+            {
+                "tde-compressed-restore-3241", "tde-compressed-new-format", "buffer-pool-scan-2019", "tde-compressed-log-misaligned-io-2019",
+                "vdi-compressed-filestream-3241-2019", "vss-freeze-never-thawed-2019", "backup-pfs-nonyielding-2019", "vdi-striped-delayed-log-pinning-2019",
+            },
             KnownDefects.For(ServerVersion.FromBuild("15.0.2000.5", "login")).Select(d => d.Id));
-        Assert.Empty(KnownDefects.For(ServerVersion.FromBuild("16.0.4225.2", "login")));
+        Assert.Equal(new[] { "buffer-pool-scan-2019", "vdi-striped-delayed-log-pinning-2019" }, KnownDefects.For(ServerVersion.FromBuild("15.0.4223.1", "login")).Select(d => d.Id));
+        Assert.Equal(new[] { "vdi-striped-delayed-log-pinning-2022" }, KnownDefects.For(ServerVersion.FromBuild("16.0.4225.2", "login")).Select(d => d.Id));
+        Assert.Empty(KnownDefects.For(ServerVersion.FromBuild("17.0.1000.7", "login")));
         Assert.Empty(KnownDefects.For(null));
+    }
+
+    [Fact]
+    public void A_defect_no_update_fixes_gives_the_pages_workaround_not_a_fixed_build()
+    {
+        // Given: error 3456 (could not redo log record) restoring on SQL Server 2022
+        var operation = FailedRestore("16.0.4225.2", 3456);
+
+        // When
+        var hint = Assert.Single(Hints(operation));
+
+        // Then
+        Assert.StartsWith("Known defect, no update fixes it; the page's workaround: trace flag 3471 (full backups) or 3475", hint.Text, StringComparison.Ordinal);
+        Assert.DoesNotContain("fixed in", hint.Text, StringComparison.Ordinal);
+        Assert.Contains("SQL Server 2022 builds 16.0.0 and later", hint.Text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void At_least_fifteen_defects_are_cataloged_each_once()
+    {
+        Assert.True(KnownDefects.All.Count >= 15, $"{KnownDefects.All.Count} rows");
+        Assert.Equal(KnownDefects.All.Count, KnownDefects.All.Select(d => d.Id).Distinct().Count());
     }
 }

@@ -31,7 +31,17 @@ public sealed class KnownDefectsCheckTests
     [Fact]
     public void A_build_no_row_affects_or_no_build_at_all_passes()
     {
-        Assert.Equal(PreflightOutcome.Pass, ServerPreflight.KnownDefectsOf(ServerPreflight.LoginBuild("16.00.4225")).Outcome);
+        Assert.Equal(PreflightOutcome.Pass, ServerPreflight.KnownDefectsOf(ServerPreflight.LoginBuild("17.00.1000")).Outcome);
+        Assert.Contains("none of docs/known-issues.md", ServerPreflight.KnownDefectsOf(ServerPreflight.LoginBuild("17.00.1000")).Finding, StringComparison.Ordinal);
         Assert.Contains("cannot tell", ServerPreflight.KnownDefectsOf(ServerPreflight.LoginBuild(null)).Finding, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_defect_without_a_fixing_update_passes_with_the_pages_workaround()
+    {
+        var check = ServerPreflight.KnownDefectsOf(ServerPreflight.LoginBuild("16.00.4225"));
+
+        Assert.Equal(PreflightOutcome.Pass, check.Outcome);
+        Assert.Contains("vdi-striped-delayed-log-pinning-2022: no update fixes it; the page's workaround: trace flag 3471", check.Finding, StringComparison.Ordinal);
     }
 }
