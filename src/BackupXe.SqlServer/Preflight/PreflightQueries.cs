@@ -55,7 +55,33 @@ internal static class PreflightQueries
         FROM msdb.dbo.backupset;
         """;
 
+    /// <summary>
+    /// Each database's latest full, differential and log backup to URL (device_type 9) of the last 35 days: what it
+    /// wrote (compressed_backup_size, else backup_size), to how many URLs (the media set's families of mirror 0), and
+    /// the first URL, which names the target's kind. Backup to URL exists from SQL Server 2012 SP1 CU2 on.
+    /// </summary>
+    public const string UrlBackups = """
+        WITH url_backups AS (
+            SELECT bs.database_name, bs.type, bs.backup_finish_date,
+                   written_bytes = CONVERT(bigint, COALESCE(bs.compressed_backup_size, bs.backup_size)),
+                   url_families = (SELECT COUNT(*) FROM msdb.dbo.backupmediafamily AS mf
+                                   WHERE mf.media_set_id = bs.media_set_id AND mf.mirror = 0),
+                   device = (SELECT TOP (1) mf.physical_device_name FROM msdb.dbo.backupmediafamily AS mf
+                             WHERE mf.media_set_id = bs.media_set_id AND mf.mirror = 0 ORDER BY mf.family_sequence_number),
+                   newest = ROW_NUMBER() OVER (PARTITION BY bs.database_name, bs.type ORDER BY bs.backup_finish_date DESC)
+            FROM msdb.dbo.backupset AS bs
+            WHERE bs.backup_finish_date >= DATEADD(DAY, -35, GETDATE())
+              AND bs.type IN ('D', 'I', 'L')
+              AND EXISTS (SELECT 1 FROM msdb.dbo.backupmediafamily AS mf
+                          WHERE mf.media_set_id = bs.media_set_id AND mf.device_type = 9)
+        )
+        SELECT database_name, type, backup_finish_date, written_bytes, url_families, device
+        FROM url_backups
+        WHERE newest = 1
+        ORDER BY database_name, type;
+        """;
+
     /// <summary>Every query above, for the tests that parse what BackupXe sends.</summary>
     public static IReadOnlyList<string> All { get; } =
-        [Events, TraceFlags, CompressionDefault, InstantFileInitialization, Memory, BackupHistory];
+        [Events, TraceFlags, CompressionDefault, InstantFileInitialization, Memory, BackupHistory, UrlBackups];
 }

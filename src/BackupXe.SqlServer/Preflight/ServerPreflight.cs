@@ -1,4 +1,6 @@
 using System.Globalization;
+using BackupXe.Core.Diagnosis;
+using BackupXe.Core.Rendering;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Requirements;
 using BackupXe.SqlServer.Sessions;
@@ -45,6 +47,11 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
         checks.Add(await Guarded(connection, "instant file init", () => InstantFileInitialization(connection, cancellationToken)).ConfigureAwait(false));
         checks.Add(await Guarded(connection, "memory", () => Memory(connection, cancellationToken)).ConfigureAwait(false));
         checks.Add(await Guarded(connection, "msdb history", () => History(connection, cancellationToken)).ConfigureAwait(false));
+        if (facts.ProductMajorVersion >= 11)
+        {
+            checks.Add(await Guarded(connection, "backups to URL", () => UrlBackups(connection, cancellationToken)).ConfigureAwait(false));
+        }
+
         return checks;
     }
 
@@ -274,6 +281,48 @@ public sealed class ServerPreflight(SqlConnectionFactory factory, CaptureSession
             ? new PreflightCheck("msdb history", PreflightOutcome.Warn, found,
                 string.Create(CultureInfo.InvariantCulture, $"EXEC msdb.dbo.sp_delete_backuphistory @oldest_date = N'{DateTime.UtcNow.AddYears(-1):yyyy-MM-dd}'; (keep a year), then schedule it"))
             : new PreflightCheck("msdb history", PreflightOutcome.Pass, found);
+    }
+
+    /// <summary>
+    /// Each database's latest backup to URL held against what its URLs take (docs/diagnosis.md, "URL targets"): a
+    /// warning when the next one of about the same size comes within the margin, before it fails part-way.
+    /// </summary>
+    private async Task<PreflightCheck> UrlBackups(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        const string name = "backups to URL";
+        var headrooms = new List<UrlHeadroom>();
+        await using (var command = factory.Command(connection, PreflightQueries.UrlBackups))
+        await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
+        {
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                var written = SqlRows.Number(reader, "written_bytes");
+                var urls = SqlRows.Number(reader, "url_families");
+                var device = reader.IsDBNull(reader.GetOrdinal("device")) ? null : reader.GetString(reader.GetOrdinal("device"));
+                if (written is { } bytes && urls is { } count and > 0 and <= int.MaxValue && device is not null
+                    && UrlHeadroom.Of(reader.GetString(reader.GetOrdinal("database_name")), reader.GetString(reader.GetOrdinal("type")),
+                        reader.GetDateTime(reader.GetOrdinal("backup_finish_date")), bytes, (int)count, device) is { } headroom)
+                {
+                    headrooms.Add(headroom);
+                }
+            }
+        }
+
+        if (headrooms.Count == 0)
+        {
+            return new PreflightCheck(name, PreflightOutcome.Pass, "no backup to URL in msdb's last 35 days");
+        }
+
+        var near = headrooms.Where(h => h.Near).ToList();
+        if (near.Count == 0)
+        {
+            return new PreflightCheck(name, PreflightOutcome.Pass, string.Create(CultureInfo.InvariantCulture,
+                $"{headrooms.Count} latest backup{(headrooms.Count == 1 ? "" : "s")} to URL, each under {(int)(UrlCapacity.Margin * 100)}% of what its URLs take; the fullest: {headrooms.MaxBy(h => h.WrittenBytes)!.Sentence}"));
+        }
+
+        return new PreflightCheck(name, PreflightOutcome.Warn,
+            string.Join("; ", near.Select(h => TerminalText.Line(h.Sentence))),
+            "stripe the backup over more URLs or raise MAXTRANSFERSIZE before the next one grows past what the URLs take (docs/diagnosis.md, \"URL targets\")");
     }
 
     private async Task<long?> ScalarAsync(SqlConnection connection, string query, string column, CancellationToken cancellationToken)

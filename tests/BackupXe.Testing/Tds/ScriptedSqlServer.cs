@@ -43,6 +43,10 @@ public sealed class ScriptedSqlServer
             .On("dm_os_sys_memory", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("available_physical_memory_kb"), TdsColumn.BigInt("total_physical_memory_kb")).Row(AvailableMemoryKb, 16L * 1024 * 1024)))
             .On("sys.dm_exec_requests", _ => Requests())
             .On("msdb.dbo.backupset", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.BigInt("backup_sets"), TdsColumn.DateTime("oldest")).Row(HistoryRows, new DateTime(2023, 1, 1))))
+            .On("url_families", _ => UrlBackups.Aggregate(
+                new TdsResultSet(TdsColumn.NVarChar("database_name", 128), TdsColumn.NVarChar("type", 1), TdsColumn.DateTime("backup_finish_date"),
+                    TdsColumn.BigInt("written_bytes"), TdsColumn.Int("url_families"), TdsColumn.NVarChar("device", 260)),
+                (set, b) => set.Row(b.Database, b.Type, b.Finished, b.WrittenBytes, b.Urls, b.Device)) is var urls ? TdsResponse.Of(urls) : TdsResponse.Empty)
             .On("checkpoint_lsn", BackupChain)
             .On("AS data_pages", _ => Files())
             .On("t.target_name = N'ring_buffer'", _ => RingBuffer())
@@ -117,6 +121,9 @@ public sealed class ScriptedSqlServer
     public string? InstantFileInitialization { get; set; } = "Y";
 
     public long AvailableMemoryKb { get; set; } = 8L * 1024 * 1024;
+
+    /// <summary>PreflightQueries.UrlBackups' rows: each database's latest backup to URL, as msdb records it.</summary>
+    public List<UrlBackupRow> UrlBackups { get; } = [];
 
     public long HistoryRows { get; set; } = 1234;
 
@@ -463,3 +470,6 @@ public sealed record ScriptedRestore(string Destination, DateTime RestoreDate, b
 
 /// <summary>One database's files in the scripted sys.master_files: data (ROWS) and log pages of 8 KB.</summary>
 public sealed record ScriptedDatabaseFiles(string Database, long DataPages, long LogPages, bool? Encrypted = false);
+
+/// <summary>One row of PreflightQueries.UrlBackups.</summary>
+public sealed record UrlBackupRow(string Database, string Type, DateTime Finished, long WrittenBytes, int Urls, string Device);

@@ -175,7 +175,7 @@ public class ServerCommandTests
         Assert.Equal(0, run.ExitCode);
         var lines = Lines(run.Output);
         Assert.Equal(
-            ["version", "platform", "permissions", "capture session", "session filter", "events", "backup compression", "instant file init", "memory", "msdb history"],
+            ["version", "platform", "permissions", "capture session", "session filter", "events", "backup compression", "instant file init", "memory", "msdb history", "backups to URL"],
             lines.Where(l => l.StartsWith("PASS", StringComparison.Ordinal)).Select(l => l[6..].Split("  ")[0].Trim()));
         Assert.Contains(lines, l => l.Contains("SQL Server 2019 (major version 15), Developer Edition (64-bit)", StringComparison.Ordinal));
         Assert.Contains(lines, l => l.Contains("databases_backup_restore_throughput present", StringComparison.Ordinal));
@@ -257,6 +257,49 @@ public class ServerCommandTests
         Assert.Contains("Azure SQL Managed Instance (engine edition 8)", platform.GetProperty("finding").GetString(), StringComparison.Ordinal);
         Assert.Contains("https://", platform.GetProperty("fix").GetString(), StringComparison.Ordinal);
         Assert.DoesNotContain("2014", checks["version"].GetProperty("finding").GetString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Check_warns_before_a_backup_to_one_s3_url_outgrows_the_parts_it_may_write()
+    {
+        // Given: msdb's latest full of Sales wrote 85 GiB to one S3 URL; at the default 10 MB a part, an object holds 10,000 parts, 97.7 GiB
+        const long GiB = 1L << 30;
+        var sql = new ScriptedSqlServer();
+        sql.UrlBackups.Add(new UrlBackupRow("Sales", "D", new DateTime(2026, 11, 20, 1, 0, 0), 85 * GiB, 1, "s3://storage.example/backups/Sales_FULL.bak"));
+        sql.UrlBackups.Add(new UrlBackupRow("Sales", "L", new DateTime(2026, 11, 28, 23, 45, 0), 2 * GiB, 1, "s3://storage.example/backups/Sales_LOG.trn"));
+        await using var server = Start(sql);
+
+        // When
+        var run = await RunAsync(server, "check");
+
+        // Then: one warning, for the full only, with the arithmetic and what msdb cannot say
+        Assert.Equal(0, run.ExitCode);
+        Assert.Single(Lines(run.Output), l => l.StartsWith("WARN  backups to URL", StringComparison.Ordinal));
+        var text = Words(run.Output);
+        Assert.Contains("WARN backups to URL Sales (full, 2026-11-20): 85 GB written to 1 URL; 1 URL x 10,000 parts x 10 MB = 97.7 GB at the default MAXTRANSFERSIZE (87%), unless the job sets a larger one (msdb does not record it) fix: stripe the backup over more URLs or raise MAXTRANSFERSIZE", text, StringComparison.Ordinal);
+        Assert.DoesNotContain("Sales (log", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Check_reads_a_backup_larger_than_the_default_allows_as_one_with_a_larger_transfer_size()
+    {
+        // Given: 120 GiB to one S3 URL succeeded, so the job sets MAXTRANSFERSIZE above 10 MB; at 20 MB an object takes 195 GiB
+        const long GiB = 1L << 30;
+        var fits = new ScriptedSqlServer();
+        fits.UrlBackups.Add(new UrlBackupRow("Sales", "D", new DateTime(2026, 11, 20), 120 * GiB, 1, "s3://storage.example/backups/Sales.bak"));
+        var tight = new ScriptedSqlServer();
+        tight.UrlBackups.Add(new UrlBackupRow("Sales", "D", new DateTime(2026, 11, 20), 170 * GiB, 1, "s3://storage.example/backups/Sales.bak"));
+        await using var fitsServer = Start(fits);
+        await using var tightServer = Start(tight);
+
+        // When
+        var roomy = await RunAsync(fitsServer, "check");
+        var near = await RunAsync(tightServer, "check");
+
+        // Then
+        Assert.Contains("PASS backups to URL 1 latest backup to URL, each under 80% of what its URLs take; the fullest: Sales (full, 2026-11-20): 120 GB written to 1 URL, more than 1 URL x 10,000 parts x 10 MB = 97.7 GB at the default MAXTRANSFERSIZE, so the job sets a larger one (msdb does not record it); at the largest, 1 URL x 10,000 parts x 20 MB = 195 GB (61%)", Words(roomy.Output), StringComparison.Ordinal);
+        Assert.Contains("WARN backups to URL Sales (full, 2026-11-20): 170 GB", Words(near.Output), StringComparison.Ordinal);
+        Assert.Contains("(87%)", Words(near.Output), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -529,6 +572,8 @@ public class ServerCommandTests
             Assert.DoesNotContain("Data Source=", text, StringComparison.OrdinalIgnoreCase);
         }
     }
+
+    private static string Words(string text) => System.Text.RegularExpressions.Regex.Replace(text, @"\s+", " ");
 
     private static List<string> Lines(string text) => [.. text.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(l => l.TrimEnd('\r'))];
 }
