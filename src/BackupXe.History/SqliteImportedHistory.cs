@@ -59,7 +59,8 @@ public sealed class SqliteImportedHistory
 
     /// <summary>
     /// As above, taking each record as it is read: one write transaction, written record by record, so memory holds
-    /// the record being stored (and SQLite's bounded page cache), not the file's records, and a failure part-way
+    /// the record being stored, the stored rows near it (<see cref="StoredRowWindow"/>) and SQLite's bounded page cache,
+    /// not the file's records, and a failure part-way
     /// (a damaged history, an exception from <paramref name="records"/>, a cancellation) rolls back the whole file's import.
     /// </summary>
     /// <exception cref="HistoryStoreException">The file is damaged, not a database or read-only; nothing was imported.</exception>
@@ -81,7 +82,7 @@ public sealed class SqliteImportedHistory
         string instance, IAsyncEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added)
     {
         int inserted = 0, merged = 0, unchanged = 0;
-        var stored = new StoredRows();
+        var stored = new StoredRowWindow();
         await using var connection = await OpenAsync(SqliteOpenMode.ReadWrite, cancellationToken);
         await using var transaction = (SqliteTransaction)await connection.BeginTransactionAsync(cancellationToken);
         await foreach (var record in records.WithCancellation(cancellationToken))
@@ -125,7 +126,7 @@ public sealed class SqliteImportedHistory
             update.Parameters.AddWithValue("$throughput", combined.ThroughputMBps is { } t ? t : DBNull.Value);
             update.Parameters.AddWithValue("$id", match.Value.Id);
             await update.ExecuteNonQueryAsync(cancellationToken);
-            stored.Replace(match.Value.Id, combined, json);
+            stored.Keep(match.Value.Id, combined);
             merged++;
         }
 
@@ -198,7 +199,7 @@ public sealed class SqliteImportedHistory
     }
 
     private static async Task<(long Id, HistoryOperation Record, string? Json)?> FindAsync(
-        SqliteConnection connection, SqliteTransaction transaction, string instance, HistoryOperation record, StoredRows rows,
+        SqliteConnection connection, SqliteTransaction transaction, string instance, HistoryOperation record, StoredRowWindow rows,
         CancellationToken cancellationToken)
     {
         if (record.Database is null)
@@ -219,32 +220,33 @@ public sealed class SqliteImportedHistory
         command.Parameters.AddWithValue("$kind", Kebab.Of(record.Kind));
         command.Parameters.AddWithValue("$from", Format(record.Start.AddDays(-1)));
         command.Parameters.AddWithValue("$to", Format((record.End ?? record.Start).AddDays(1)));
+        rows.Storing(record);
         (long Id, HistoryOperation Record, string? Json)? best = null;
         await using var reader = await command.ExecuteReaderAsync(cancellationToken);
         while (await reader.ReadAsync(cancellationToken))
         {
             var id = reader.GetInt64(0);
-            if (!rows.TryGet(id, out var stored, out var json))
+            if (!rows.TryGet(id, out var stored))
             {
-                json = reader.IsDBNull(2) ? null : reader.GetString(2);
                 try
                 {
-                    stored = json is null
+                    stored = reader.IsDBNull(2)
                         ? HistoryOperation.FromReport(ReportJson.Deserialize<OperationReport>(reader.GetString(1)))
-                        : ReportJson.Deserialize<HistoryOperation>(json);
+                        : ReportJson.Deserialize<HistoryOperation>(reader.GetString(2));
                 }
                 catch (JsonException)
                 {
                     continue;
                 }
 
-                rows.Replace(id, stored, json);
+                rows.Keep(id, stored);
             }
 
             if (stored is not null && HistoryMerge.SameOperation(stored, record)
                 && (best is null || Distance(stored, record) < Distance(best.Value.Record, record)))
             {
-                best = (id, stored, json);
+                // The JSON of the row that matches only: the window keeps records, not their text.
+                best = (id, stored, reader.IsDBNull(2) ? null : reader.GetString(2));
             }
         }
 
@@ -337,31 +339,4 @@ public sealed class SqliteImportedHistory
     private static string Sources(HistoryOperation record) => string.Join(',', record.Sources.Select(Kebab.Of));
 
     private static string Format(DateTime time) => time.ToString(TimeFormat, CultureInfo.InvariantCulture);
-
-    /// <summary>
-    /// Stored rows already read by this import: each is compared with every record of its series within a day, so
-    /// reading its JSON again for each made an import quadratic in the records per day. Bounded by a clear.
-    /// </summary>
-    private sealed class StoredRows
-    {
-        private const int MaxRows = 50_000;
-        private readonly Dictionary<long, (HistoryOperation? Record, string? Json)> _rows = [];
-
-        public bool TryGet(long id, out HistoryOperation? record, out string? json)
-        {
-            var found = _rows.TryGetValue(id, out var row);
-            (record, json) = row;
-            return found;
-        }
-
-        public void Replace(long id, HistoryOperation? record, string? json)
-        {
-            if (_rows.Count >= MaxRows && !_rows.ContainsKey(id))
-            {
-                _rows.Clear();
-            }
-
-            _rows[id] = (record, json);
-        }
-    }
 }

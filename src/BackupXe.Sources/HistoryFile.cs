@@ -8,13 +8,10 @@ using BackupXe.Sources.OlaOutput;
 
 namespace BackupXe.Sources;
 
-/// <summary>What one file gave the history: its records, the server it names (if any), what was wrong with it.</summary>
-public sealed record HistoryFileResult(
-    string Path, string? Format, string? Server, IReadOnlyList<HistoryOperation> Records, IReadOnlyList<InputProblem> Problems, int SkippedCommands);
-
 /// <summary>
 /// Reads a file for <c>backupxe history import</c>, by content: an Ola Hallengren job output file, or any
 /// trace input <c>analyze</c> reads (XE XML, ERRORLOG), whose operations come through the one analysis path.
+/// One way in: <see cref="OpenAsync(string, CancellationToken)"/>, whose records are read as they are taken.
 /// </summary>
 public static class HistoryFile
 {
@@ -25,19 +22,6 @@ public static class HistoryFile
 
     /// <summary>dbatools' Get-DbaDbBackupHistory printed as a table: msdb's rows through PowerShell.</summary>
     public const string DbaBackupHistoryFormat = "dbatools-backup-history";
-
-    /// <summary>Reads the whole file at once; <c>history import</c> streams it through <see cref="OpenAsync(string, CancellationToken)"/>.</summary>
-    public static async Task<HistoryFileResult> ReadAsync(string path, CancellationToken cancellationToken)
-    {
-        await using var reading = await OpenAsync(path, cancellationToken);
-        var records = new List<HistoryOperation>();
-        await foreach (var record in reading.ReadRecordsAsync(cancellationToken))
-        {
-            records.Add(record);
-        }
-
-        return new HistoryFileResult(path, reading.Format, reading.Server, records, reading.Problems, reading.SkippedCommands);
-    }
 
     /// <summary>Recognises the file's format from its first bytes; its records are read as they are taken.</summary>
     public static Task<HistoryFileReading> OpenAsync(string path, CancellationToken cancellationToken)

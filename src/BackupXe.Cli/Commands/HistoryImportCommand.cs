@@ -84,12 +84,17 @@ internal static class HistoryImportCommand
                 HistoryStoreException? unusable = null;
                 var exit = await ServerCall.RunAsync(console, settings, async factory =>
                 {
-                    var read = await new ServerHistoryReader(factory).ReadAsync(request, cancellationToken);
-                    var name = named ?? read.ServerName;
-                    HistoryImportResult imported;
+                    HistoryImportResult? imported = null;
+                    string? name = null;
+                    ServerHistory read;
                     try
                     {
-                        imported = await history.ImportAsync(name, read.Operations, cancellationToken);
+                        // The rows go into the import as they arrive: memory holds the row being stored, not msdb's history.
+                        read = await new ServerHistoryReader(factory).ReadAsync(request, async (serverName, operations) =>
+                        {
+                            name = named ?? serverName;
+                            imported = await history.ImportAsync(name, operations, cancellationToken);
+                        }, cancellationToken);
                     }
                     catch (HistoryStoreException exception)
                     {
@@ -101,7 +106,7 @@ internal static class HistoryImportCommand
                         ? ", " + string.Join(", ", read.CommandLogs.Select(l => $"{l.Operations} from [{l.Database}].dbo.CommandLog"))
                         : string.Empty;
                     console.Out.WriteLine(
-                        $"{settings.Server} ({name}): {read.FromMsdb} backups from msdb{logs}: {imported.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there");
+                        $"{settings.Server} ({name}): {read.FromMsdb} backups from msdb{logs}: {imported!.Added} added, {imported.Merged} merged with known ones, {imported.Unchanged} already there");
                     foreach (var note in read.Notes)
                     {
                         console.Out.WriteLine($"  note: {note}");

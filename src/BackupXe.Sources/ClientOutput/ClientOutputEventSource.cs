@@ -41,38 +41,16 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
 
         using (reader)
         {
-            // Bounded like the ERRORLOG's lines: a 200 MB line must not become a 400 MB string.
-            var lines = new BoundedLineReader(reader);
             var transcript = new ClientTranscript();
             var excerpt = new ExcerptRuns(new DiagnosisSettings().QuickOperationSeconds);
             var lineNumber = 0;
             var operations = 0;
             var excerptRuns = 0;
-            while (true)
+            var read = AgentFold.Join(Lines(reader, status, cancellationToken), l => l.Text, (head, next) => (head.Number, head.Text + next.Text, next.Ended));
+            foreach (var (number, text, ended) in read)
             {
-                string? line;
-                try
-                {
-                    cancellationToken.ThrowIfCancellationRequested();
-                    line = lines.ReadLine();
-                }
-                catch (IOException e)
-                {
-                    status.Report($"line {lineNumber + 1}", $"reading stopped: {e.Message}");
-                    break;
-                }
-
-                if (line is null)
-                {
-                    break;
-                }
-
-                lineNumber++;
-                if (lines.Truncated)
-                {
-                    status.Report($"line {lineNumber}", BoundedLineReader.CutProblem(lines.LastLineLength));
-                }
-
+                lineNumber = number;
+                var line = text;
                 if (ErrorlogLine.LooksBinary(line))
                 {
                     if (DamagedMessages.Without(line) is not { } rest)
@@ -92,7 +70,7 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 {
                     status.Report($"line {lineNumber}", $"{rejected.Reason}; line skipped");
                 }
-                else if (!lines.LastLineEnded && transcript.LastMessage is UnknownMessage && LooksCut(line))
+                else if (!ended && transcript.LastMessage is UnknownMessage && LooksCut(line))
                 {
                     status.Report($"line {lineNumber}", $"the input ends inside this message ('{line.Trim()}'): the output was cut");
                 }
@@ -154,6 +132,40 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 status.Unusable = true;
                 status.Report("file", "no backup or restore message found");
             }
+        }
+    }
+
+    // Bounded like the ERRORLOG's lines: a 200 MB line must not become a 400 MB string.
+    private static IEnumerable<(int Number, string Text, bool Ended)> Lines(TextReader reader, SourceStatus status, CancellationToken cancellationToken)
+    {
+        var lines = new BoundedLineReader(reader);
+        var number = 0;
+        while (true)
+        {
+            string? line;
+            try
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                line = lines.ReadLine();
+            }
+            catch (IOException e)
+            {
+                status.Report($"line {number + 1}", $"reading stopped: {e.Message}");
+                yield break;
+            }
+
+            if (line is null)
+            {
+                yield break;
+            }
+
+            number++;
+            if (lines.Truncated)
+            {
+                status.Report($"line {number}", BoundedLineReader.CutProblem(lines.LastLineLength));
+            }
+
+            yield return (number, line, lines.LastLineEnded);
         }
     }
 

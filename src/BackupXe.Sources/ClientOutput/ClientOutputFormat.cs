@@ -26,7 +26,7 @@ internal sealed class ClientOutputFormat : IInputFormat
         int nonEmpty = 0, client = 0, closing = 0;
         bool? firstIsClient = null;
         string? unjudged = null;
-        foreach (var read in prefix.Text.Lines(LinesJudged))
+        foreach (var read in AgentFold.Join(prefix.Text.Lines(LinesJudged)))
         {
             // One damaged message of an Agent step stored on one line leaves the step's other messages to judge.
             var line = ErrorlogLine.LooksBinary(read) && DamagedMessages.Without(read) is { } rest ? rest.Kept : read;

@@ -1,14 +1,16 @@
 using System.Collections.Frozen;
 using System.Collections.Immutable;
+using BackupXe.Core.History;
 
 namespace BackupXe.Sources.OlaOutput;
 
 /// <summary>
 /// Tells the lines that carry on a BACKUP or RESTORE command printed over several lines from the engine's messages
 /// after it (docs/input-formats.md, Ola Hallengren's job output). A line carries the command on when the text so far
-/// stops inside a quoted name or path, or after a comma, an equals sign or a clause word (TO, WITH, FROM), or when the
-/// line itself starts with what only a statement holds there: a comma, a device (DISK, URL, TAPE) or an option name.
-/// No message SQL Server prints starts that way, and none of its messages follows "Command:" before the engine's first.
+/// stops inside a quoted name or path (whatever the line holds, even nothing), or after a comma, an equals sign or a
+/// clause word (TO, WITH, FROM), or when the line itself starts with what only a statement holds there: a comma, a
+/// device (DISK, URL, TAPE) or an option name. No message SQL Server prints starts that way, and none of its messages
+/// follows "Command:" before the engine's first. The one rule for a command over several lines, whatever cut it.
 /// </summary>
 internal static class CommandContinuation
 {
@@ -27,17 +29,18 @@ internal static class CommandContinuation
     private static readonly ImmutableArray<string> OpenEndings = ["TO", "WITH", "FROM", "AND"];
 
     /// <summary>True when <paramref name="line"/> carries on <paramref name="command"/>.</summary>
-    public static bool Continues(string command, string line)
+    public static bool Continues(string command, string line) => InsideQuote(command) || Wraps(command, line);
+
+    /// <summary>True when the command stops inside a string literal or a bracketed name: the next line is the rest of it.</summary>
+    public static bool InsideQuote(string command) => BackupCommandParser.EndsInsideQuote(command);
+
+    // A statement printed over several lines at its clauses: the line starts or ends where a statement goes on.
+    private static bool Wraps(string command, string line)
     {
         var text = line.Trim();
         if (text.Length == 0)
         {
             return false;
-        }
-
-        if (InsideQuotes(command))
-        {
-            return true;
         }
 
         var before = command.TrimEnd();
@@ -62,12 +65,30 @@ internal static class CommandContinuation
         return end > 0 && StatementWords.Contains(text[..end]) && (end == text.Length || text[end] is ' ' or '=' or ',' or '\t' or '(');
     }
 
-    /// <summary>The command with the line joined on: without a space inside a quoted path (a cut, not a word break), with one elsewhere.</summary>
-    public static string Join(string command, string line)
-        => InsideQuotes(command) ? command + line : command.TrimEnd() + " " + line.Trim();
+    /// <summary>
+    /// The command with the line joined on. Inside a path's string literal the break is a wrapped copy's (no file name
+    /// holds one): joined without a space. Inside a bracketed name it may be the name's own character (CommandExecute
+    /// prints the name as it is): kept, and <paramref name="insideName"/> says so. Elsewhere a word break: one space.
+    /// </summary>
+    public static string Join(string command, string line, out bool insideName)
+    {
+        insideName = false;
+        if (InsideLiteral(command))
+        {
+            return command + line;
+        }
+
+        if (InsideQuote(command))
+        {
+            insideName = true;
+            return command + "\n" + line;
+        }
+
+        return command.TrimEnd() + " " + line.Trim();
+    }
 
     // An odd number of single quotes: a literal (N'X:\b\a.bak') was cut by the line end. A doubled quote counts twice.
-    public static bool InsideQuotes(string text) => text.Count(c => c == '\'') % 2 == 1;
+    private static bool InsideLiteral(string text) => text.Count(c => c == '\'') % 2 == 1;
 
     private static bool EndsWithWord(string text, string word)
         => text.EndsWith(word, StringComparison.OrdinalIgnoreCase)

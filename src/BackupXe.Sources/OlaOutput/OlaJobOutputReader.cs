@@ -49,7 +49,7 @@ internal sealed partial class OlaJobOutputReader
     /// <summary>True when the prefix holds a CommandExecute block: a "Date and time:" line followed within three lines by "Database context:" or "Command:".</summary>
     public static bool Recognise(TextPrefix prefix)
     {
-        var lines = prefix.Lines(2000).SelectMany(Messages).ToList();
+        var lines = AgentFold.Join(prefix.Lines(2000)).SelectMany(Messages).ToList();
         for (var i = 0; i < lines.Count; i++)
         {
             if (Timestamp(lines[i]) is not null)
@@ -83,20 +83,12 @@ internal sealed partial class OlaJobOutputReader
 
         foreach (var (lineNumber, rawLine, truncated) in Lines(reader))
         {
-
-            // The command's text goes on until its quote closes. Inside a path's string literal the break is a wrapped
-            // copy's (no file name holds one) and the path is joined whole; inside a bracketed name it may be the name's
-            // own character (CommandExecute prints the name as it is), so it is kept and the reading said.
-            if (block is { Outcome: null, CommandCut: true } && block.ContinuationLines < MaxContinuationLines)
+            // A command cut inside a quote goes on over the next line whatever that line holds (a date, a blank), so the
+            // raw line is taken before it is read as messages.
+            if (block is { CommandOpen: true, CommandCut: true } && block.QuotedLines < MaxContinuationLines)
             {
-                var wrappedPath = CommandContinuation.InsideQuotes(block.Command);
-                block.Command += wrappedPath ? rawLine : "\n" + rawLine;
-                block.CommandCut = BackupCommandParser.EndsInsideQuote(block.Command);
-                if (block.ContinuationLines++ == 0 && !wrappedPath)
-                {
-                    Problem(block.Line, "the command's text goes on over the next line (a line break inside a quoted name or path): read as one statement");
-                }
-
+                block.QuotedLines++;
+                CarryOn(block, rawLine);
                 continue;
             }
 
@@ -148,7 +140,7 @@ internal sealed partial class OlaJobOutputReader
                     // An excerpt of job history often starts mid-command: its engine messages still make the operation.
                     block = new Block(lastTimestamp, lineNumber, line["Command: ".Length..], _parser);
                     // A line cut at the bound ends inside its quote for that reason, already said: its rest is not on the next line.
-                    block.CommandCut = !truncated && BackupCommandParser.EndsInsideQuote(block.Command);
+                    block.CommandCut = !truncated && CommandContinuation.InsideQuote(block.Command);
                     if (lastTimestamp is null && !startRejected)
                     {
                         Problem(lineNumber, "a command without the 'Date and time:' line before it: its start on the client's clock is unknown "
@@ -180,7 +172,7 @@ internal sealed partial class OlaJobOutputReader
                 {
                     // A command printed over several lines (a wrapped copy, a job history viewer): its stripes and
                     // options are on the lines after "Command:", before the engine's first message.
-                    block.Command = CommandContinuation.Join(block.Command, line);
+                    CarryOn(block, line);
                     continue;
                 }
 
@@ -253,13 +245,15 @@ internal sealed partial class OlaJobOutputReader
 
     /// <summary>
     /// The output's lines with their numbers, bounded like every text input's lines (a 20 MB Command: line must not
-    /// become a 40 MB string, copied again), and an Agent SQLSTATE suffix split by a fold joined back onto its line.
+    /// become a 40 MB string, copied again), and Agent text folded by a copy joined back (<see cref="AgentFold"/>).
     /// </summary>
     private IEnumerable<(int Number, string Text, bool Truncated)> Lines(TextReader reader)
+        => AgentFold.Join(BoundedLines(reader), line => line.Text, (head, next) => (head.Number, head.Text + next.Text, head.Truncated));
+
+    private IEnumerable<(int Number, string Text, bool Truncated)> BoundedLines(TextReader reader)
     {
         var lines = new BoundedLineReader(reader);
         var number = 0;
-        (int Number, string Text, bool Truncated)? held = null;
         while (lines.ReadLine() is { } line)
         {
             number++;
@@ -268,30 +262,19 @@ internal sealed partial class OlaJobOutputReader
                 Problem(number, BoundedLineReader.CutProblem(lines.LastLineLength));
             }
 
-            if (held is { } head)
-            {
-                held = null;
-                if (SqlStateFold.Join(head.Text, line) is { } joined)
-                {
-                    yield return (head.Number, joined, head.Truncated);
-                    continue;
-                }
-
-                yield return head;
-            }
-
-            if (SqlStateFold.EndsInside(line))
-            {
-                held = (number, line, lines.Truncated);
-                continue;
-            }
-
             yield return (number, line, lines.Truncated);
         }
+    }
 
-        if (held is { } last)
+    // The line joined onto the command by the one rule for a command over several lines; a break kept inside a name is said once.
+    private void CarryOn(Block block, string line)
+    {
+        block.Command = CommandContinuation.Join(block.Command, line, out var insideName);
+        block.CommandCut = CommandContinuation.InsideQuote(block.Command);
+        if (insideName && !block.NameBreakSaid)
         {
-            yield return last;
+            block.NameBreakSaid = true;
+            Problem(block.Line, "the command's text goes on over the next line (a line break inside a quoted name or path): read as one statement");
         }
     }
 
@@ -448,11 +431,14 @@ internal sealed partial class OlaJobOutputReader
         /// <summary>True until the first line after "Command:" that does not carry on the command's text.</summary>
         public bool CommandOpen { get; set; } = true;
 
-        /// <summary>Lines after "Command:" read as the rest of its text (<see cref="MaxContinuationLines"/>).</summary>
-        public int ContinuationLines { get; set; }
+        /// <summary>Lines read as the rest of a quote the command's text ended inside (<see cref="MaxContinuationLines"/>).</summary>
+        public int QuotedLines { get; set; }
 
-        /// <summary>True while the command's text ends inside a quote: the next line is more of it.</summary>
+        /// <summary>True while the command's text ends inside a quote, and not because the line was cut at the bound: the next line is more of it.</summary>
         public bool CommandCut { get; set; }
+
+        /// <summary>True once a line break kept inside a bracketed name has been reported.</summary>
+        public bool NameBreakSaid { get; set; }
 
         /// <summary>The engine's messages between "Command:" and "Outcome:" (bounded by ClientTranscript).</summary>
         public ClientTranscript Engine { get; } = new(parser);

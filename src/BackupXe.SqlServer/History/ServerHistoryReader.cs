@@ -1,4 +1,5 @@
 using System.Data;
+using System.Runtime.CompilerServices;
 using BackupXe.Core.History;
 using BackupXe.SqlServer.Client;
 using Microsoft.Data.SqlClient;
@@ -22,13 +23,39 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
 {
     public const string ServerNameQuery = "SELECT CAST(SERVERPROPERTY('ServerName') AS nvarchar(128)) AS server_name;";
 
+    /// <summary>The whole history in one list: for a small one (a test, a chain check); an import streams it (<see cref="ReadAsync(ServerHistoryRequest, Func{string, IAsyncEnumerable{HistoryOperation}, Task}, CancellationToken)"/>).</summary>
     public async Task<ServerHistory> ReadAsync(ServerHistoryRequest request, CancellationToken cancellationToken)
+    {
+        var operations = new List<HistoryOperation>();
+        var read = await ReadAsync(request, async (_, records) =>
+        {
+            await foreach (var record in records.WithCancellation(cancellationToken))
+            {
+                operations.Add(record);
+            }
+        }, cancellationToken);
+        return read with { Operations = operations };
+    }
+
+    /// <summary>
+    /// Reads the history and hands its operations to <paramref name="store"/> as the rows arrive, msdb's then each
+    /// CommandLog's, with the server's name: memory holds the row being stored, not the history. The counts and notes
+    /// of the result are whole once <paramref name="store"/> has taken every operation; its Operations is empty.
+    /// </summary>
+    public async Task<ServerHistory> ReadAsync(
+        ServerHistoryRequest request, Func<string, IAsyncEnumerable<HistoryOperation>, Task> store, CancellationToken cancellationToken)
     {
         await using var connection = await factory.OpenAsync(cancellationToken);
         var serverName = (string?)await ScalarAsync(connection, ServerNameQuery, cancellationToken) ?? factory.Settings.Server;
-        var operations = new List<HistoryOperation>();
-        var notes = new List<string>();
+        var counts = new Counts();
+        await store(serverName, OperationsAsync(connection, request, counts, cancellationToken));
+        return new ServerHistory(serverName, [], counts.FromMsdb, counts.CommandLogs, counts.Notes);
+    }
 
+    private async IAsyncEnumerable<HistoryOperation> OperationsAsync(
+        SqlConnection connection, ServerHistoryRequest request, Counts counts, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        var notes = counts.Notes;
         var columns = await ColumnsAsync(connection, cancellationToken);
         var currentNames = await CurrentNamesAsync(connection, notes, cancellationToken);
         var guids = currentNames.Where(n => request.Databases.Contains(n.Value, StringComparer.OrdinalIgnoreCase)).Select(n => n.Key).ToList();
@@ -42,41 +69,88 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
             await using var reader = await command.ExecuteReaderAsync(cancellationToken);
             await foreach (var operation in MsdbBackupHistory.ReadAsync(reader, columns, currentNames, cancellationToken, notes))
             {
-                operations.Add(operation);
+                counts.FromMsdb++;
+                yield return operation;
             }
         }
 
-        var fromMsdb = operations.Count;
-        var logs = new List<(string, int)>();
         foreach (var database in await CommandLogDatabasesAsync(connection, request.CommandLogDatabase, notes, cancellationToken))
         {
-            var read = new List<HistoryOperation>();
             var thirdParty = new Dictionary<string, int>(StringComparer.OrdinalIgnoreCase);
-            try
+            var read = 0;
+            SqlException? failure = null;
+            await using (var command = Command(connection, CommandLogHistory.Query(database, request.Databases.Count), request, SqlDbType.DateTime2))
             {
-                await using var command = Command(connection, CommandLogHistory.Query(database, request.Databases.Count), request, SqlDbType.DateTime2);
-                await using var reader = await command.ExecuteReaderAsync(cancellationToken);
-                await foreach (var operation in CommandLogHistory.ReadAsync(reader, thirdParty, cancellationToken))
+                SqlDataReader? reader = null;
+                try
                 {
-                    read.Add(operation);
+                    reader = await command.ExecuteReaderAsync(cancellationToken);
+                }
+                catch (SqlException exception) when (IsStatementError(exception))
+                {
+                    failure = exception;
+                }
+
+                if (reader is not null)
+                {
+                    await using (reader)
+                    {
+                        var rows = CommandLogHistory.ReadAsync(reader, thirdParty, cancellationToken).GetAsyncEnumerator(cancellationToken);
+                        await using (rows)
+                        {
+                            while (true)
+                            {
+                                var (more, error) = await NextAsync(rows);
+                                if (!more)
+                                {
+                                    failure = error;
+                                    break;
+                                }
+
+                                read++;
+                                yield return rows.Current;
+                            }
+                        }
+                    }
                 }
             }
-            catch (SqlException failure) when (IsStatementError(failure))
+
+            if (failure is not null)
             {
                 // One database this replica cannot read (a non-readable availability-group secondary) is skipped, not the import.
-                notes.Add(NotRead(database, failure));
+                notes.Add(NotRead(database, failure, read));
                 continue;
             }
 
-            operations.AddRange(read);
-            logs.Add((database, read.Count));
+            counts.CommandLogs.Add((database, read));
             if (CommandLogHistory.ThirdPartyNote(database, thirdParty) is { } note)
             {
                 notes.Add(note);
             }
         }
+    }
 
-        return new ServerHistory(serverName, operations, fromMsdb, logs, notes);
+    // A statement error part-way through a CommandLog ends that database's rows, not the import.
+    private static async Task<(bool More, SqlException? Failure)> NextAsync(IAsyncEnumerator<HistoryOperation> rows)
+    {
+        try
+        {
+            return (await rows.MoveNextAsync(), null);
+        }
+        catch (SqlException exception) when (IsStatementError(exception))
+        {
+            return (false, exception);
+        }
+    }
+
+    /// <summary>What the rows streamed so far came from.</summary>
+    private sealed class Counts
+    {
+        public int FromMsdb { get; set; }
+
+        public List<(string Database, int Operations)> CommandLogs { get; } = [];
+
+        public List<string> Notes { get; } = [];
     }
 
     /// <summary>How many AUTO_CLOSE databases a note names before it says "and N more".</summary>
@@ -136,8 +210,9 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
             $"{databases.Count} database(s) with AUTO_CLOSE on ({named}{more})");
     }
 
-    private static string NotRead(string database, SqlException failure) =>
-        $"{CommandLogHistory.QuoteName(database)}.dbo.CommandLog not read (error {failure.Number}: {FirstLine(failure.Message)}); the other sources were imported";
+    private static string NotRead(string database, SqlException failure, int rowsRead = 0) => rowsRead == 0
+        ? $"{CommandLogHistory.QuoteName(database)}.dbo.CommandLog not read (error {failure.Number}: {FirstLine(failure.Message)}); the other sources were imported"
+        : $"{CommandLogHistory.QuoteName(database)}.dbo.CommandLog read in part, {rowsRead} operation(s) before error {failure.Number} ({FirstLine(failure.Message)}); the other sources were imported";
 
     private static string FirstLine(string text) => text.Split('\n', 2)[0].Trim();
 

@@ -71,4 +71,75 @@ public class AgentStepLineTests
         Assert.Contains(run.Problems, p => p.Location == "line 1");
         Assert.Contains(run.Operations, o => o.Database == "HR" && o.Status == Core.Reporting.OperationStatus.Completed);
     }
+
+    public static TheoryData<int> FoldWidths => [.. Enumerable.Range(40, 21)];
+
+    /// <summary>The text cut every <paramref name="width"/> characters, as a copy through a fixed-width window folds it.</summary>
+    private static byte[] Folded(byte[] text, int width)
+    {
+        var line = Encoding.UTF8.GetString(text).TrimEnd('\r', '\n');
+        var pieces = Enumerable.Range(0, (line.Length + width - 1) / width).Select(i => line.Substring(i * width, Math.Min(width, line.Length - (i * width))));
+        return Encoding.UTF8.GetBytes(string.Join("\r\n", pieces) + "\r\n");
+    }
+
+    [Theory]
+    [MemberData(nameof(FoldWidths))]
+    public async Task A_one_line_step_folded_by_a_copy_is_read_whole(int width)
+    {
+        // Given
+        var clean = await HostileRun.AnalyzeAsync(Step([.. Sales, .. Hr]), "step.txt");
+
+        // When
+        var run = await HostileRun.AnalyzeAsync(Folded(Step([.. Sales, .. Hr]), width), "step.txt");
+
+        // Then
+        run.AssertInvariants($"folded at {width}");
+        Assert.Equal(0, run.ExitCode);
+        Assert.Empty(run.Problems);
+        Assert.Equal(2, run.Operations.Count);
+        run.AssertKeeps(clean, $"folded at {width}");
+        Assert.All(run.Operations, o => Assert.Equal(1.953, o.ThroughputMBps));
+    }
+
+    [Theory]
+    [InlineData(40)]
+    [InlineData(53)]
+    public async Task A_damaged_message_in_a_folded_one_line_step_costs_that_message_only(int width)
+    {
+        // Given
+        var messages = Sales.ToArray();
+        messages[1] = "100 percent pro\u0007cessed.";
+
+        // When
+        var run = await HostileRun.AnalyzeAsync(Folded(Step([.. messages, .. Hr]), width), "step.txt");
+
+        // Then
+        run.AssertInvariants($"folded at {width}");
+        Assert.Equal(2, run.ExitCode);
+        var problem = Assert.Single(run.Problems);
+        Assert.Equal("line 1", problem.Location);
+        Assert.Contains("message 2 of the line's messages holds binary or control characters", problem.Message);
+        Assert.Equal(["HR", "Sales"], run.Operations.Select(o => o.Database).Order());
+    }
+
+    public static TheoryData<int> SuffixCuts => [.. Enumerable.Range(1, "[SQLSTATE 01000]".Length - 1)];
+
+    [Theory]
+    [MemberData(nameof(SuffixCuts))]
+    public async Task A_fold_inside_the_suffix_of_a_message_on_its_own_line_is_no_problem(int cut)
+    {
+        // Given Agent's per-message lines, the completion line folded inside its " [SQLSTATE 01000]"
+        var lines = Sales.Select(m => m + " [SQLSTATE 01000]").ToArray();
+        var at = lines[^1].IndexOf("[SQLSTATE", StringComparison.Ordinal) + cut;
+        string[] folded = [.. lines[..^1], lines[^1][..at], lines[^1][at..]];
+
+        // When
+        var run = await HostileRun.AnalyzeAsync(Encoding.UTF8.GetBytes(string.Join("\r\n", folded) + "\r\n"), "step.txt");
+
+        // Then
+        run.AssertInvariants($"cut after {cut}");
+        Assert.Equal(0, run.ExitCode);
+        Assert.Empty(run.Problems);
+        Assert.Equal(1.953, Assert.Single(run.Operations).ThroughputMBps);
+    }
 }

@@ -113,7 +113,7 @@ public class ValueRangeTests
         using var input = TempInput.WithText(string.Join("\r\n", [lines[0], damaged, .. lines[1..]]) + "\r\n", new UTF8Encoding(false), "header.tsv");
 
         // When
-        var read = await HistoryFile.ReadAsync(input.Path, CancellationToken.None);
+        var read = await HistoryFileRead.ReadAsync(input.Path, CancellationToken.None);
 
         // Then
         var problem = Assert.Single(read.Problems);
@@ -130,7 +130,7 @@ public class ValueRangeTests
         using var input = TempInput.WithText(header, new UTF8Encoding(false), "header.tsv");
 
         // When
-        var read = await HistoryFile.ReadAsync(input.Path, CancellationToken.None);
+        var read = await HistoryFileRead.ReadAsync(input.Path, CancellationToken.None);
 
         // Then
         var problem = Assert.Single(read.Problems);

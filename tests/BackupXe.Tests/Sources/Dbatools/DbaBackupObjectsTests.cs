@@ -146,7 +146,7 @@ public sealed class DbaBackupObjectsTests
         using var input = TempInput.WithText(text, Encodings.Utf8WithoutBom, "backup.txt");
 
         // When
-        var file = await HistoryFile.ReadAsync(input.Path, CancellationToken.None);
+        var file = await HistoryFileRead.ReadAsync(input.Path, CancellationToken.None);
 
         // Then
         Assert.Equal(("dbatools-backup-objects", "SQL01"), (file.Format, file.Server));

@@ -22,7 +22,7 @@ public sealed class DbaBackupHistoryTableReaderTests : IDisposable
     public async Task T01c_is_a_7_GB_full_in_no_time_and_a_log_backup_neither_ranked_at_one_second_resolution()
     {
         // Given / When: two tables, the second listing the full again after the log backup
-        var file = await HistoryFile.ReadAsync(Fixture.RealWorld2(T01c), CancellationToken.None);
+        var file = await HistoryFileRead.ReadAsync(Fixture.RealWorld2(T01c), CancellationToken.None);
 
         // Then: each backup once; 7.00 GB and 813.00 KB as dbatools rounds them; 00:00:00 is under a second, not a speed
         Assert.Equal("dbatools-backup-history", file.Format);
@@ -82,7 +82,7 @@ public sealed class DbaBackupHistoryTableReaderTests : IDisposable
             ""));
 
         // When
-        var file = await HistoryFile.ReadAsync(path, CancellationToken.None);
+        var file = await HistoryFileRead.ReadAsync(path, CancellationToken.None);
 
         // Then
         var found = Assert.Single(file.Problems);

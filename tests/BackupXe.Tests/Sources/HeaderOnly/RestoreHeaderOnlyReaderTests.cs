@@ -20,7 +20,7 @@ public sealed class RestoreHeaderOnlyReaderTests
     public async Task S07_is_a_6_second_uncompressed_backup_to_a_URL_too_short_to_rank_at_one_second_resolution()
     {
         // Given / When: the real RESTORE HEADERONLY row of a SQL Server 2022 backup to S3
-        var file = await HistoryFile.ReadAsync(RealWorld.Path(S07), CancellationToken.None);
+        var file = await HistoryFileRead.ReadAsync(RealWorld.Path(S07), CancellationToken.None);
 
         // Then: 17:10:51 to 17:10:57, 519,838,720 bytes, BackupSize = CompressedBackupSize, DeviceType 9
         Assert.Equal("restore-headeronly", file.Format);
