@@ -3,6 +3,7 @@ using System.Runtime.CompilerServices;
 using System.Text;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
+using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Sources.Errorlog;
 using BackupXe.Sources.Formats;
@@ -48,6 +49,10 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
             var lineNumber = 0;
             var operations = 0;
             var excerptRuns = 0;
+
+            // A command the output echoes before its messages (sp_DatabaseRestore prints each one it runs) names the
+            // database its messages may not.
+            BackupCommand? echoed = null;
             while (true)
             {
                 string? line;
@@ -87,6 +92,10 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 }
 
                 var closedOperations = transcript.Add(line);
+                if (transcript.LastMessage is UnknownMessage && Echoed(line) is { } command)
+                {
+                    echoed = command;
+                }
                 NoteServer(line, transcript.LastMessage, lineNumber, status);
                 if (transcript.Rejected is { } rejected)
                 {
@@ -105,7 +114,7 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 foreach (var operation in closedOperations)
                 {
                     operations++;
-                    foreach (var traceEvent in Events(operation, status, lineNumber))
+                    foreach (var traceEvent in Events(Named(operation, ref echoed), status, lineNumber))
                     {
                         yield return traceEvent;
                     }
@@ -143,7 +152,7 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                     }
                 }
 
-                foreach (var traceEvent in Events(last, status, lineNumber))
+                foreach (var traceEvent in Events(Named(last, ref echoed), status, lineNumber))
                 {
                     yield return traceEvent;
                 }
@@ -155,6 +164,25 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 status.Report("file", "no backup or restore message found");
             }
         }
+    }
+
+    // "RESTORE DATABASE [db] WITH RECOVERY" printed by the script that ran it: a statement, not one of the engine's messages.
+    private static BackupCommand? Echoed(string line)
+    {
+        var text = line.TrimStart();
+        return (text.StartsWith("BACKUP ", StringComparison.OrdinalIgnoreCase) || text.StartsWith("RESTORE ", StringComparison.OrdinalIgnoreCase))
+            && BackupCommandParser.Parse(text) is { IsVerifyOnly: false, Database: not null } command
+                ? command
+                : null;
+    }
+
+    // The operation with the database of the command echoed before it, when its messages named none and the kinds agree;
+    // the echo serves that one operation only.
+    private static ClientOperation Named(ClientOperation operation, ref BackupCommand? echoed)
+    {
+        var command = echoed;
+        echoed = null;
+        return operation.Database is null && command is not null && operation.Kind == command.Kind ? operation with { Database = command.Database } : operation;
     }
 
     // The last message of the line, whatever wraps it (a PowerShell VERBOSE: prefix, an Agent SQLSTATE suffix), is the
