@@ -4,8 +4,8 @@ namespace BackupXe.Core.Parsing;
 /// ERRORLOG messages copied without their date and process columns, as a blog, a forum post or a support case quotes
 /// them: still the engine's messages, known by their content. A line the parser knows opens a message, and so does the
 /// line after an <c>Error: N, Severity: S, State: T.</c> header, which is that header's text; a line it does not know
-/// goes on with the message above, as a line without a timestamp does in the log itself, joined by the space a page's
-/// wrap took the place of. A blank line ends a message.
+/// goes on with a message above that it did not know either (the head of a message a page wrapped), as a line without a
+/// timestamp does in the log itself, joined by the space the wrap took the place of. A blank line ends a message.
 /// </summary>
 public sealed class BareMessages
 {
@@ -16,6 +16,7 @@ public sealed class BareMessages
     private string? _open;
     private int _openLine;
     private int _openLines;
+    private bool _openKnown;
 
     /// <summary>
     /// Adds line <paramref name="number"/>; returns the messages it ends: none, mostly; the one above when this line
@@ -29,8 +30,9 @@ public sealed class BareMessages
             return Finish();
         }
 
+        // Only a message the parser does not know yet goes on: one it knows is whole on its line, and text after it is other text.
         var parsed = _parser.Parse(text);
-        if (parsed.Message is UnknownMessage && _open is not null && _openLines < MaxLines)
+        if (parsed.Message is UnknownMessage && _open is not null && !_openKnown && _openLines < MaxLines)
         {
             _open += " " + text;
             _openLines++;
@@ -43,7 +45,7 @@ public sealed class BareMessages
             return [.. ended, Judged(text, number, 1, parsed)];
         }
 
-        (_open, _openLine, _openLines) = (text, number, 1);
+        (_open, _openLine, _openLines, _openKnown) = (text, number, 1, parsed.Message is not UnknownMessage);
         return ended;
     }
 

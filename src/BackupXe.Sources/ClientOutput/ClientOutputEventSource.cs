@@ -166,12 +166,14 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
         }
     }
 
-    // "RESTORE DATABASE [db] WITH RECOVERY" printed by the script that ran it: a statement, not one of the engine's messages.
+    // "RESTORE DATABASE [db] WITH RECOVERY" printed by the script that ran it: a statement, with its devices or options, not
+    // the head of an engine message a width folded ("RESTORE DATABASE successfully processed 0 pages in").
     private static BackupCommand? Echoed(string line)
     {
         var text = line.TrimStart();
         return (text.StartsWith("BACKUP ", StringComparison.OrdinalIgnoreCase) || text.StartsWith("RESTORE ", StringComparison.OrdinalIgnoreCase))
             && BackupCommandParser.Parse(text) is { IsVerifyOnly: false, Database: not null } command
+            && (command.Devices.Count > 0 || text.Contains(" WITH ", StringComparison.OrdinalIgnoreCase))
                 ? command
                 : null;
     }
