@@ -101,7 +101,7 @@ public static partial class RealWorld4DiagnosisTests
             Assert.Equal(17291L * 8192, backup.BytesProcessed);
             Assert.Null(backup.DurationSeconds);
             Assert.Null(backup.ThroughputMBps);
-            Assert.Equal(Bottleneck.Unknown, backup.Verdict!.Bottleneck);
+            Assert.Equal(Bottleneck.CannotTell, backup.Verdict!.Bottleneck);
         }
     }
 
