@@ -13,7 +13,7 @@ internal static class EngineTextFound
     private const int LinesJudged = 400;
 
     // The record a .NET driver makes of a server error: its text follows.
-    private static readonly string[] DriverRecords = ["SqlError: ", "SqlException: "];
+    private static readonly System.Collections.Immutable.ImmutableArray<string> DriverRecords = ["SqlError: ", "SqlException: "];
 
     /// <summary>The sentence for the input, or null when nothing in it is SQL Server's.</summary>
     public static string? Describe(TextPrefix text)
