@@ -76,9 +76,10 @@ public static class InputSources
         }
     }
 
-    // Why no format took the input: nothing in it, or content of no known format.
+    // Why no format took the input: nothing in it, SQL Server's text too thin to tell an operation from, or content of no
+    // known format.
     private static string Unrecognised(InputPrefix prefix)
-        => prefix.Bytes.IsEmpty || prefix.Text.IsBlank ? EmptyFile : NotRecognised;
+        => prefix.Bytes.IsEmpty || prefix.Text.IsBlank ? EmptyFile : EngineTextFound.Describe(prefix.Text) ?? NotRecognised;
 
     private static bool TryOpenFile(string path, [NotNullWhen(true)] out Stream? stream, [NotNullWhen(false)] out string? problem)
     {

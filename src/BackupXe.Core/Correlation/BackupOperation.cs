@@ -249,6 +249,9 @@ public sealed class BackupOperation
                 break;
             case EngineError error:
                 NoteError(error);
+
+                // "... for database \"X\" ...": a failed command's error may be the only line that names its database.
+                Database ??= EngineMessageCatalog.DatabaseOf(error.Number, error.Text);
                 break;
             case SnapshotStep step:
                 Database ??= step.Database;

@@ -25,6 +25,8 @@ internal static class DeviceFailure
             return null;
         }
 
+        // As a page wrapped or spaced it: "Flush   failure" is the engine's "Flush failure".
+        text = EngineMessageCatalog.Normalised(text).ToString();
         if (text.Contains("failed to create", StringComparison.Ordinal)
             || text.Contains("write failure", StringComparison.OrdinalIgnoreCase)
             || text.Contains("Flush failure", StringComparison.OrdinalIgnoreCase))
@@ -41,7 +43,7 @@ internal static class DeviceFailure
     /// </summary>
     public static EngineError? Identify(string text)
     {
-        if (!text.Contains("backup device '", StringComparison.OrdinalIgnoreCase)
+        if ((!text.Contains("backup device '", StringComparison.OrdinalIgnoreCase) && !text.Contains("backup device \u2018", StringComparison.OrdinalIgnoreCase))
             || EngineMessageCatalog.Identify(text) is not { } row || !Is(row.Number))
         {
             return null;

@@ -262,11 +262,12 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
             return;
         }
 
-        if (operation is null && progress.Kind is null && parsed.Message is OperationFailed { Kind: { } failedKind } failedAlone)
+        if (operation is null && (progress.Kind is null || progress.Kind == (parsed.Message as OperationFailed)?.Kind) && parsed.Message is OperationFailed { Kind: { } failedKind } failedAlone)
         {
             // A failure with no operation open: an ERRORLOG without trace flags writes only the errors and the closing
             // "BACKUP failed to complete the command BACKUP DATABASE X" (3041). The command names the operation; the
-            // errors just before it, of its process or of none, are its cause.
+            // errors just before it, of its process or of none, are its cause. A client's output whose only engine line
+            // is its failure line (the error above it in a wrapper no reader peels) is that failed operation too.
             var failedOperation = Adopt(failedKind, failedAlone.Scope, failedAlone.Database ?? database, progress.SessionId, at);
             TakeLoose(failedOperation, progress.SessionId, at);
             failedOperation.Finish(at, OperationStatus.Failed, failedAlone.Reason);

@@ -417,6 +417,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         {
             FilePagesProcessed files => files.Database,
             DatabaseUpgrade upgrade => upgrade.Database,
+            EngineError error => EngineMessageCatalog.DatabaseOf(error.Number, error.Text),
             _ => null,
         }).FirstOrDefault(name => name is not null);
         var operation = new ClientOperation(kind, scope, database, [.. _pending], _dropped);

@@ -38,7 +38,8 @@ internal enum CatalogSource
 /// One message SQL Server writes about a backup or restore: its number, usual severity, and text template with the
 /// engine's placeholders (<c>%ls</c>, <c>%d</c>, <c>%I64d</c> ...).
 /// </summary>
-internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Family, string Template, CatalogSource Source)
+/// <param name="DatabaseArgument">Which of the template's placeholders (from 0) is the database the message names, when one is.</param>
+internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Family, string Template, CatalogSource Source, int? DatabaseArgument = null)
 {
     /// <summary>The template's literal text between its placeholders, in order.</summary>
     public ImmutableArray<string> Pieces { get; } = TemplatePieces.Of(Template);
@@ -48,15 +49,40 @@ internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Fa
     /// the template opens with one) and holds the other pieces in order. Versions differ in their closing sentences, so
     /// the last piece of a long template is not required to end the text.
     /// </summary>
-    public bool Matches(ReadOnlySpan<char> text)
+    public bool Matches(ReadOnlySpan<char> text) => Locate(text) is not null;
+
+    /// <summary>
+    /// The database <paramref name="text"/> names at the template's <see cref="DatabaseArgument"/>; null when the row
+    /// names none or the text does not read as the template.
+    /// </summary>
+    public string? DatabaseIn(string text)
+    {
+        if (DatabaseArgument is not { } argument || Locate(text) is not { } ends)
+        {
+            return null;
+        }
+
+        // Placeholder k lies after piece k - 1 and before piece k when the template opens with a placeholder, after
+        // piece k and before piece k + 1 when it opens with text.
+        var before = Template.StartsWith('%') ? argument - 1 : argument;
+        var after = before + 1;
+        var start = before < 0 ? 0 : ends[before];
+        var end = after < ends.Length ? ends[after] - Pieces[after].Length : text.Length;
+        var name = end > start ? text[start..end].Trim() : string.Empty;
+        return name.Length > 0 ? name : null;
+    }
+
+    // Where each literal piece ends in the text, or null when the pieces are not all there in order.
+    private int[]? Locate(ReadOnlySpan<char> text)
     {
         var pieces = Pieces;
         if (pieces.IsEmpty)
         {
-            return false;
+            return null;
         }
 
         var opensWithText = !Template.StartsWith('%');
+        var ends = new int[pieces.Length];
         var at = 0;
         for (var i = 0; i < pieces.Length; i++)
         {
@@ -64,13 +90,14 @@ internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Fa
             var found = text[at..].IndexOf(piece, StringComparison.Ordinal);
             if (found < 0 || (i == 0 && opensWithText && found != 0))
             {
-                return false;
+                return null;
             }
 
             at += found + piece.Length;
+            ends[i] = at;
         }
 
-        return true;
+        return ends;
     }
 }
 
@@ -97,7 +124,7 @@ public static class EngineMessageCatalog
     /// </summary>
     internal static CatalogMessage? Identify(ReadOnlySpan<char> text)
     {
-        text = text.Trim();
+        text = Normalised(text.Trim());
         foreach (var row in All)
         {
             if (row.Matches(text))
@@ -108,6 +135,42 @@ public static class EngineMessageCatalog
 
         return null;
     }
+
+    /// <summary>
+    /// The text as the templates are written: a run of white space (a line break where a page or a console wrapped the
+    /// message, spaces a page doubled) is one space, and a typographic single quote that a page rendered is the
+    /// engine's straight one. The text is copied only when it holds either.
+    /// </summary>
+    internal static ReadOnlySpan<char> Normalised(ReadOnlySpan<char> text)
+    {
+        if (text.IndexOfAny(Rendered) < 0 && text.IndexOf("  ", StringComparison.Ordinal) < 0)
+        {
+            return text;
+        }
+
+        var copy = new System.Text.StringBuilder(text.Length);
+        foreach (var c in text)
+        {
+            var plain = c is '\u2018' or '\u2019' ? '\'' : char.IsWhiteSpace(c) ? ' ' : c;
+            if (plain == ' ' && copy.Length > 0 && copy[^1] == ' ')
+            {
+                continue;
+            }
+
+            copy.Append(plain);
+        }
+
+        return copy.ToString();
+    }
+
+    private static readonly System.Buffers.SearchValues<char> Rendered = System.Buffers.SearchValues.Create("\t\r\n\u2018\u2019");
+
+    /// <summary>
+    /// The database an error of the catalog names in its text ("... for database \"Archive_Tables\" ...", "... other than the
+    /// existing 'AdventureWorks2012' database."); null when its row names none or the text is not the row's.
+    /// </summary>
+    public static string? DatabaseOf(int number, string? text)
+        => text is null || Find(number) is not { DatabaseArgument: not null } row ? null : row.DatabaseIn(Normalised(text.Trim()).ToString());
 
     /// <summary>True when <paramref name="number"/> is a failure of a backup or restore in the catalog.</summary>
     public static bool IsFailure(int number) => Find(number)?.Family == MessageFamily.Failure;
@@ -136,12 +199,13 @@ public static class EngineMessageCatalog
             new(3013, 16, MessageFamily.Failure, "%hs is terminating abnormally.", Page),
             new(3041, 16, MessageFamily.Failure, "BACKUP failed to complete the command %.*ls. Check the backup application log for detailed messages.", ToConfirm),
             new(3043, 16, MessageFamily.Failure, "BACKUP '%ls' detected an error on page (%d:%d) in file '%ls'.", ToConfirm),
+            new(3035, 16, MessageFamily.Failure, "Cannot perform a differential backup for database \"%ls\", because a current database backup does not exist. Perform a full database backup by reissuing BACKUP DATABASE, omitting the WITH DIFFERENTIAL option.", Genuine, DatabaseArgument: 0),
             new(3101, 16, MessageFamily.Failure, "Exclusive access could not be obtained because the database is in use.", ToConfirm),
             new(3117, 16, MessageFamily.Failure, "The log or differential backup cannot be restored because no files are ready to rollforward.", ToConfirm),
             new(3153, 16, MessageFamily.Failure, "The database is already fully recovered.", ToConfirm),
-            new(3154, 16, MessageFamily.Failure, "The backup set holds a backup of a database other than the existing '%ls' database.", ToConfirm),
-            new(3159, 16, MessageFamily.Failure, "The tail of the log for the database \"%ls\" has not been backed up.", ToConfirm),
-            new(3183, 16, MessageFamily.Failure, "RESTORE detected an error on page (%d:%d) in database \"%ls\" as read from the backup set.", ToConfirm),
+            new(3154, 16, MessageFamily.Failure, "The backup set holds a backup of a database other than the existing '%ls' database.", ToConfirm, DatabaseArgument: 0),
+            new(3159, 16, MessageFamily.Failure, "The tail of the log for the database \"%ls\" has not been backed up.", ToConfirm, DatabaseArgument: 0),
+            new(3183, 16, MessageFamily.Failure, "RESTORE detected an error on page (%d:%d) in database \"%ls\" as read from the backup set.", ToConfirm, DatabaseArgument: 2),
             new(3201, 16, MessageFamily.Failure, "Cannot open backup device '%ls'. Operating system error %ls.", ToConfirm),
             new(3202, 16, MessageFamily.Failure, "Write on \"%ls\" failed: %ls", ToConfirm),
             new(3203, 16, MessageFamily.Failure, "Read on \"%ls\" failed: %ls", ToConfirm),

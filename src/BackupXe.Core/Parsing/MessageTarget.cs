@@ -22,6 +22,19 @@ internal static class MessageTarget
             return null;
         }
 
+        // As written first; then as a page rendered it (wrapped, spaces doubled, quotes set typographic), which only a
+        // text the leads missed pays for.
+        if (Find(text) is { } named)
+        {
+            return named;
+        }
+
+        var plain = EngineMessageCatalog.Normalised(text);
+        return plain.SequenceEqual(text) ? null : Find(plain.ToString());
+    }
+
+    private static string? Find(string text)
+    {
         foreach (var (lead, quote) in Leads)
         {
             var at = text.IndexOf(lead, StringComparison.OrdinalIgnoreCase);

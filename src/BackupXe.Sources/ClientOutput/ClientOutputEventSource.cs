@@ -3,6 +3,7 @@ using System.Runtime.CompilerServices;
 using System.Text;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
+using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Sources.Errorlog;
 using BackupXe.Sources.Formats;
@@ -46,6 +47,10 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
             var lineNumber = 0;
             var operations = 0;
             var excerptRuns = 0;
+
+            // A command the output echoes before its messages (sp_DatabaseRestore prints each one it runs) names the
+            // database its messages may not.
+            BackupCommand? echoed = null;
             var read = AgentFold.Join(Lines(reader, status, cancellationToken), l => l.Text, (head, next) => (head.Number, head.Text + next.Text, next.Ended));
             foreach (var (number, text, ended) in read)
             {
@@ -65,6 +70,10 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 }
 
                 var closedOperations = transcript.Add(line);
+                if (transcript.LastMessage is UnknownMessage && Echoed(line) is { } command)
+                {
+                    echoed = command;
+                }
                 NoteServer(line, transcript.LastMessage, lineNumber, status);
                 if (transcript.Rejected is { } rejected)
                 {
@@ -83,7 +92,7 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                 foreach (var operation in closedOperations)
                 {
                     operations++;
-                    foreach (var traceEvent in Events(operation, status, lineNumber))
+                    foreach (var traceEvent in Events(Named(operation, ref echoed), status, lineNumber))
                     {
                         yield return traceEvent;
                     }
@@ -121,7 +130,7 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
                     }
                 }
 
-                foreach (var traceEvent in Events(last, status, lineNumber))
+                foreach (var traceEvent in Events(Named(last, ref echoed), status, lineNumber))
                 {
                     yield return traceEvent;
                 }
@@ -167,6 +176,27 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
 
             yield return (number, line, lines.LastLineEnded);
         }
+    }
+
+    // "RESTORE DATABASE [db] WITH RECOVERY" printed by the script that ran it: a statement, with its devices or options, not
+    // the head of an engine message a width folded ("RESTORE DATABASE successfully processed 0 pages in").
+    private static BackupCommand? Echoed(string line)
+    {
+        var text = line.TrimStart();
+        return (text.StartsWith("BACKUP ", StringComparison.OrdinalIgnoreCase) || text.StartsWith("RESTORE ", StringComparison.OrdinalIgnoreCase))
+            && BackupCommandParser.Parse(text) is { IsVerifyOnly: false, Database: not null } command
+            && (command.Devices.Count > 0 || text.Contains(" WITH ", StringComparison.OrdinalIgnoreCase))
+                ? command
+                : null;
+    }
+
+    // The operation with the database of the command echoed before it, when its messages named none and the kinds agree;
+    // the echo serves that one operation only.
+    private static ClientOperation Named(ClientOperation operation, ref BackupCommand? echoed)
+    {
+        var command = echoed;
+        echoed = null;
+        return operation.Database is null && command is not null && operation.Kind == command.Kind ? operation with { Database = command.Database } : operation;
     }
 
     // The last message of the line, whatever wraps it (a PowerShell VERBOSE: prefix, an Agent SQLSTATE suffix), is the

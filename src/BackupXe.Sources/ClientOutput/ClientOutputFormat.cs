@@ -81,7 +81,9 @@ internal sealed class ClientOutputFormat : IInputFormat
             isClient |= message is PercentReached or FilePagesProcessed or CompletionSummary or ElidedCompletion or DatabaseUpgrade or ImplausibleValue
                 or SnapshotStep or BufferParameterLine or BufferConfigurationHeader or OperationFailed { Kind: not null }
                 || IsBackupRestoreError(message);
-            closing += message is CompletionSummary or ElidedCompletion ? 1 : 0;
+            // A failed command is closed by its failure line as a completed one by its completion line: a script's or a
+            // job's own text around one failed command's messages is still that command's output.
+            closing += message is CompletionSummary or ElidedCompletion or OperationFailed { Kind: not null } || IsClosingError(message) ? 1 : 0;
         }
 
         return (isClient, closing);
@@ -91,6 +93,10 @@ internal sealed class ClientOutputFormat : IInputFormat
     // output even when nothing else was printed (docs/message-catalog.md).
     private static bool IsBackupRestoreError(TraceMessage message)
         => message is EngineError error && EngineMessageCatalog.IsFailure(error.Number);
+
+    // Agent's "Msg 3013, Sev 16, State 1, Line 1 : BACKUP DATABASE is terminating abnormally.": the ending with its header.
+    private static bool IsClosingError(TraceMessage message)
+        => message is EngineError { Number: EngineError.TerminatingAbnormally, Text: not null };
 
     public ITraceEventSource Open(string name, Stream content, FormatMatch match)
         => new ClientOutputEventSource(name, OneShot.Of(content), match.TextEncoding);

@@ -76,6 +76,9 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
             var messages = 0L;
             var tableRows = false;
             var dateOrder = new ErrorlogTableRow.DateOrder();
+
+            // Until the first timestamped line: messages quoted without their columns (a page, a post), read by content.
+            BareMessages? bare = new();
             while (TryReadLine(reader, status, lineNumber + 1, cancellationToken, out var line))
             {
                 lineNumber++;
@@ -103,10 +106,19 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
 
                 if (opens)
                 {
+                    // The messages quoted before the first timestamp end here; no timestamped one is open before them.
+                    var quotedBefore = bare is null ? null : Quoted(bare.Finish(), status).ToList();
+                    bare = null;
+
                     // The line lives in the reader's buffer until the next read: start the new message from it
                     // before handing on the one it ends.
                     var ready = message.Take(status);
                     message.Start(parsed, line, lineNumber);
+                    foreach (var quoted in quotedBefore ?? [])
+                    {
+                        messages++;
+                        yield return quoted;
+                    }
                     if (ready is not null)
                     {
                         messages++;
@@ -119,6 +131,15 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
 
                 if (line.Length == 0 || IsExportDecoration(line))
                 {
+                    if (bare is not null && line.Trim().Length == 0)
+                    {
+                        foreach (var quoted in Quoted(bare.Finish(), status))
+                        {
+                            messages++;
+                            yield return quoted;
+                        }
+                    }
+
                     continue;
                 }
 
@@ -128,6 +149,17 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                     var row = line.ToString();
                     if (ErrorlogTableRow.TryParse(row, dateOrder, out var tableLine, out var textEnd, out var rowProblem))
                     {
+                        if (bare is not null)
+                        {
+                            foreach (var quoted in Quoted(bare.Finish(), status))
+                            {
+                                messages++;
+                                yield return quoted;
+                            }
+
+                            bare = null;
+                        }
+
                         tableRows = true;
                         if (rowProblem is not null)
                         {
@@ -198,12 +230,17 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
 
                 if (!message.IsOpen)
                 {
-                    // Between messages after a client's line: more of the client's own text, not the ERRORLOG's.
-                    if (!message.AnyStarted)
+                    if (bare is not null && !message.AnyStarted)
                     {
-                        status.Report($"line {lineNumber}", "text before the first timestamped line; line skipped");
+                        // Judged by content once its message ends: the engine's, read without a clock, or text to skip.
+                        foreach (var quoted in Quoted(bare.Add(line.ToString(), lineNumber), status))
+                        {
+                            messages++;
+                            yield return quoted;
+                        }
                     }
 
+                    // Between messages after a client's line: more of the client's own text, not the ERRORLOG's.
                     continue;
                 }
 
@@ -214,6 +251,15 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                 }
 
                 message.Continue(line);
+            }
+
+            if (bare is not null)
+            {
+                foreach (var quoted in Quoted(bare.Finish(), status))
+                {
+                    messages++;
+                    yield return quoted;
+                }
             }
 
             if (message.Take(status) is { } last)
@@ -228,6 +274,35 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                 status.Unusable = true;
                 status.Report("file", "no timestamped ERRORLOG line found");
             }
+        }
+    }
+
+    /// <summary>
+    /// ERRORLOG messages quoted without their date and process columns: the engine's as events without a clock (the
+    /// page kept no time, so none is made up), and any other text skipped with its lines named.
+    /// </summary>
+    private static IEnumerable<ProgressTraceEvent> Quoted(IReadOnlyList<BareMessage> ended, SourceStatus status)
+    {
+        foreach (var quoted in ended)
+        {
+            if (!quoted.IsEngine)
+            {
+                for (var i = 0; i < quoted.Lines; i++)
+                {
+                    status.Report(string.Create(CultureInfo.InvariantCulture, $"line {quoted.Line + i}"), "text before the first timestamped line; line skipped");
+                }
+
+                continue;
+            }
+
+            if (quoted.Parsed.Message is ImplausibleValue implausible)
+            {
+                status.Report(string.Create(CultureInfo.InvariantCulture, $"line {quoted.Line}"), $"{implausible.Reason}; message skipped");
+                continue;
+            }
+
+            status.Events++;
+            yield return new ParsedProgressTraceEvent(TraceEvent.NoClock, null, kind: null, databaseName: null, quoted.Text, traceLevel: null, quoted.Parsed);
         }
     }
 

@@ -1,4 +1,5 @@
 using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
 using BackupXe.Sources.Formats;
 
 namespace BackupXe.Sources.Errorlog;
@@ -47,9 +48,14 @@ internal sealed class ErrorlogFormat : IInputFormat
         }
 
         // Text decoded with the wrong encoding, or binary data, shows control characters on most lines.
-        if (timestamped == 0 || binary * 4 > nonEmpty)
+        if (binary * 4 > nonEmpty)
         {
             return FormatMatch.None;
+        }
+
+        if (timestamped == 0)
+        {
+            return WithoutClocks(text);
         }
 
         // The majority of the content decides, never the first line alone: a transcript that quotes one ERRORLOG line
@@ -61,6 +67,45 @@ internal sealed class ErrorlogFormat : IInputFormat
 
         // The first line is damaged or foreign: still a log when timestamps open a good share of the lines.
         return timestamped * 4 >= nonEmpty ? new FormatMatch(MatchStrength.Weak, text.Encoding) : FormatMatch.None;
+    }
+
+    // ERRORLOG messages quoted without their date and process columns (a blog, a forum, a support case): a log still,
+    // without clocks, when most of its messages are the engine's and more are the ERRORLOG's own than a client's
+    // (an error's header, a history record, 3041, a device failure against Msg headers, percent lines and 3013).
+    private static FormatMatch WithoutClocks(TextPrefix text)
+    {
+        var messages = new BareMessages();
+        int total = 0, engine = 0, errorlog = 0, client = 0;
+        MessageSide? first = null;
+        var number = 0;
+        foreach (var line in text.Lines(LinesJudged))
+        {
+            foreach (var message in messages.Add(line, ++number))
+            {
+                Count(message);
+            }
+        }
+
+        foreach (var message in messages.Finish())
+        {
+            Count(message);
+        }
+
+        if (errorlog == 0 || errorlog <= client || engine * 2 < total)
+        {
+            return FormatMatch.None;
+        }
+
+        return new FormatMatch(first == MessageSide.Errorlog ? MatchStrength.Strong : MatchStrength.Weak, text.Encoding);
+
+        void Count(BareMessage message)
+        {
+            total++;
+            first ??= message.Side;
+            engine += message.IsEngine ? 1 : 0;
+            errorlog += message.Side == MessageSide.Errorlog ? 1 : 0;
+            client += message.Side == MessageSide.Client ? 1 : 0;
+        }
     }
 
     public ITraceEventSource Open(string name, Stream content, FormatMatch match)

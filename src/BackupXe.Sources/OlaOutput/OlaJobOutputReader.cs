@@ -81,6 +81,12 @@ internal sealed partial class OlaJobOutputReader
         var afterStamp = false;
         Block? block = null;
 
+        // An excerpt that starts inside a command, after its "Command:" line: the engine's messages up to its "Outcome:"
+        // line are still that command's, read without the command (its options and its start are cut).
+        var cut = new ClientTranscript(_parser);
+        var beforeFirstCommand = true;
+        var cutProblem = false;
+
         foreach (var (lineNumber, rawLine, truncated) in Lines(reader))
         {
             // A command cut inside a quote goes on over the next line whatever that line holds (a date, a blank), so the
@@ -137,6 +143,18 @@ internal sealed partial class OlaJobOutputReader
                         yield return previous;
                     }
 
+                    if (beforeFirstCommand)
+                    {
+                        beforeFirstCommand = false;
+                        foreach (var closed in cut.Finish())
+                        {
+                            if (CutCommand(closed) is { } headless)
+                            {
+                                yield return headless;
+                            }
+                        }
+                    }
+
                     // An excerpt of job history often starts mid-command: its engine messages still make the operation.
                     block = new Block(lastTimestamp, lineNumber, line["Command: ".Length..], _parser);
                     // A line cut at the bound ends inside its quote for that reason, already said: its rest is not on the next line.
@@ -150,6 +168,38 @@ internal sealed partial class OlaJobOutputReader
                     lastTimestamp = null;
                     startRejected = false;
                     continue;
+                }
+
+                if (block is null && beforeFirstCommand)
+                {
+                    if (line.StartsWith("Outcome: ", StringComparison.Ordinal))
+                    {
+                        beforeFirstCommand = false;
+                        foreach (var closed in cut.Finish())
+                        {
+                            if (CutCommand(closed) is { } headless)
+                            {
+                                yield return headless;
+                            }
+                        }
+
+                        continue;
+                    }
+
+                    foreach (var closed in cut.Add(line))
+                    {
+                        if (CutCommand(closed) is { } headless)
+                        {
+                            yield return headless;
+                        }
+                    }
+
+                    if (!cutProblem && cut.LastMessage is not (null or UnknownMessage))
+                    {
+                        cutProblem = true;
+                        Problem(lineNumber, "the output starts inside a command, after its 'Command:' line: its engine messages are read without the command, "
+                            + "so its options and its start on the client's clock are unknown (history import skips it)");
+                    }
                 }
 
                 if (block is null)
@@ -241,7 +291,25 @@ internal sealed partial class OlaJobOutputReader
         {
             yield return last;
         }
+
+        if (beforeFirstCommand)
+        {
+            foreach (var closed in cut.Finish())
+            {
+                if (CutCommand(closed) is { } headless)
+                {
+                    yield return headless;
+                }
+            }
+        }
     }
+
+    // The messages of a command whose "Command:" line the excerpt cut: an operation when they name its kind (a completion
+    // or failure line); else they are lines of no operation, left out.
+    private static OlaCommand? CutCommand(ClientOperation closed)
+        => closed.Kind is { } kind && kind != OperationKind.Unknown
+            ? new OlaCommand(null, closed.Messages, null) { CutKind = kind, CutDatabase = closed.Database }
+            : null;
 
     /// <summary>
     /// The output's lines with their numbers, bounded like every text input's lines (a 20 MB Command: line must not
@@ -464,6 +532,20 @@ internal sealed partial class OlaJobOutputReader
 
 /// <summary>
 /// One command of CommandExecute's output: its history record (null when the output starts mid-command, with no
-/// "Date and time:" before it), the engine's messages printed for it, and the command as parsed.
+/// "Date and time:" before it), the engine's messages printed for it, and the command as parsed (null for the messages an
+/// excerpt holds before its first "Command:" line, whose command was cut).
 /// </summary>
-public sealed record OlaCommand(HistoryOperation? Operation, IReadOnlyList<ClientMessage> EngineMessages, BackupCommand Command);
+public sealed record OlaCommand(HistoryOperation? Operation, IReadOnlyList<ClientMessage> EngineMessages, BackupCommand? Command)
+{
+    /// <summary>For messages before an excerpt's first "Command:" line (<see cref="Command"/> null): the kind their closing line names.</summary>
+    public OperationKind? CutKind { get; init; }
+
+    /// <summary>For messages before an excerpt's first "Command:" line: the database they name, if any.</summary>
+    public string? CutDatabase { get; init; }
+
+    /// <summary>The kind of operation the messages belong to: the command's, else what they name.</summary>
+    public OperationKind? Kind => Command?.Kind ?? CutKind;
+
+    /// <summary>The database the messages belong to: the command's, else what they name.</summary>
+    public string? Database => Command?.Database ?? CutDatabase;
+}

@@ -56,11 +56,18 @@ internal sealed class OlaOutputEventSource : ITraceEventSource
 
                 commands++;
                 status.Server = reader.ServerVersion;
-                var (operation, messages, command) = lines.Current;
+                var current = lines.Current;
+                var (operation, messages, command) = current;
                 foreach (var message in messages)
                 {
                     status.Events++;
-                    yield return new ProgressTraceEvent(TraceEvent.NoClock, null, command.Kind, command.Database, message.Text);
+                    yield return new ProgressTraceEvent(TraceEvent.NoClock, null, current.Kind, current.Database, message.Text);
+                }
+
+                if (command is null)
+                {
+                    // Messages whose command the excerpt cut: they make their operation, with no span of the client's.
+                    continue;
                 }
 
                 if (operation?.End is null && messages.Count == 0)

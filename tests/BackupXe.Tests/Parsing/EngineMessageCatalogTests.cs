@@ -99,6 +99,9 @@ public static partial class EngineMessageCatalogTests
         [InlineData("BACKUP failed to complete the command BACKUP DATABASE Sales. Check the backup application log for detailed messages.", 3041)]
         [InlineData("The log or differential backup cannot be restored because no files are ready to rollforward.", 3117)]
         [InlineData("A Sales line no template has", null)]
+        [InlineData("BackupVirtualDeviceFile::RequestDurableMedia: Flush failure on backup device 'RVX-{1}'.\nOperating system error 995(The I/O operation has been aborted.)", 18210)]
+        [InlineData("BackupDiskFile::CreateMedia: Backup device \u2018R:\\aw.bak\u2019 failed to create. Operating system error 3(The system cannot find the path specified.).", 18204)]
+        [InlineData("BackupVirtualDeviceFile::RequestDurableMedia: Flush   failure on backup device   'https://a/b.trn'.   Operating system error Backup to URL received an exception.", 18210)]
         public void Of_an_error_without_its_number_is_identified_by_template(string text, int? number)
         {
             // Given / When: a line that carries no number (a PowerShell error record, a message quoted on its own)
@@ -106,6 +109,21 @@ public static partial class EngineMessageCatalogTests
 
             // Then
             Assert.Equal(number, found?.Number);
+        }
+    }
+
+    public class The_database_an_error_names
+    {
+        [Theory]
+        [InlineData(3035, "Cannot perform a differential backup for database \"Archive_Tables\", because a current database backup does not exist. Perform a full database backup by reissuing BACKUP DATABASE, omitting the WITH DIFFERENTIAL option.", "Archive_Tables")]
+        [InlineData(3154, "The backup set holds a backup of a database other than the existing 'AdventureWorks2012' database.", "AdventureWorks2012")]
+        [InlineData(3183, "RESTORE detected an error on page (1:153) in database \"Sales\" as read from the backup set.", "Sales")]
+        [InlineData(3201, "Cannot open backup device '/var/opt/mssql/backup/Sales.bak'. Operating system error 2(The system cannot find the file specified.).", null)]
+        [InlineData(3154, "The backup set holds something else.", null)]
+        public void Is_read_at_its_rows_database_placeholder_and_nowhere_else(int number, string text, string? database)
+        {
+            // Given / When / Then: a file name is never taken for a database (3201 names none)
+            Assert.Equal(database, EngineMessageCatalog.DatabaseOf(number, text));
         }
     }
 
