@@ -8,12 +8,15 @@ internal static class Program
     public static Task<int> Main(string[] args) => RunAsync(args, CliConsole.Process());
 
     /// <param name="console">Where the verbs write: the process's console in <see cref="Main"/>, a capture in a test.</param>
-    public static async Task<int> RunAsync(string[] args, CliConsole console)
+    public static Task<int> RunAsync(string[] args, CliConsole console) => RunAsync(args, console, TimeProvider.System);
+
+    /// <param name="time">The clock watch's replay and quiet ticks are timed on: a test's fake one.</param>
+    public static async Task<int> RunAsync(string[] args, CliConsole console, TimeProvider time)
     {
         try
         {
             // Our own handler below: the default one prints a stack trace, which a DBA should never see.
-            var parse = BuildRoot(console).Parse(args);
+            var parse = BuildRoot(console, time).Parse(args);
             if (UsageErrors.Refused(parse))
             {
                 foreach (var line in UsageErrors.Lines(parse))
@@ -46,13 +49,13 @@ internal static class Program
         Error = console.Error,
     };
 
-    public static RootCommand BuildRoot(CliConsole? console = null)
+    public static RootCommand BuildRoot(CliConsole? console = null, TimeProvider? time = null)
     {
         var root = new RootCommand("BackupXe explains why a SQL Server backup or restore is slow.");
         console ??= CliConsole.Process();
         root.Subcommands.Add(AnalyzeCommand.Create(console));
         root.Subcommands.Add(EventsCommand.Create(console));
-        root.Subcommands.Add(WatchCommand.Create(console));
+        root.Subcommands.Add(WatchCommand.Create(console, time));
         root.Subcommands.Add(SessionCommand.Create(console));
         root.Subcommands.Add(CheckCommand.Create(console));
         root.Subcommands.Add(HistoryCommand.Create(console));

@@ -284,7 +284,7 @@ internal static class WatchCommand
             AnalysisFindings findings;
             if (requests is null)
             {
-                findings = await RunAsync(source, view, settings, cancellationToken, quietInterval, clockRate, compared);
+                findings = await RunAsync(source, view, settings, cancellationToken, quietInterval, clockRate, compared, time);
             }
             else
             {
@@ -294,7 +294,7 @@ internal static class WatchCommand
                 var poll = requests.PollAsync(view, polling.Token);
                 try
                 {
-                    findings = await RunAsync(source, view, settings, cancellationToken, quietInterval, sink: compared);
+                    findings = await RunAsync(source, view, settings, cancellationToken, quietInterval, sink: compared, time: time);
                 }
                 finally
                 {
@@ -341,7 +341,15 @@ internal static class WatchCommand
     /// progress after each trace message (JSON Lines show no progress, so no snapshot is built for them).
     /// </summary>
     /// <param name="sink">What receives each completed operation when not the view itself (the history comparison in front of it).</param>
-    public static Task<AnalysisFindings> RunAsync(ITraceEventSource source, WatchView view, DiagnosisSettings settings, CancellationToken cancellationToken, TimeSpan? quietInterval = null, double clockRate = 1, IOperationSink? sink = null)
-        => new AnalysisSession([source], new AnalysisOptions { Diagnosis = settings, OnProgress = view.WantsProgress ? view.ShowProgress : null, QuietInterval = quietInterval, ClockRate = clockRate })
+    /// <param name="time">The clock the quiet ticks are measured on, the one the replay is paced by: the system's, a test's fake one.</param>
+    public static Task<AnalysisFindings> RunAsync(ITraceEventSource source, WatchView view, DiagnosisSettings settings, CancellationToken cancellationToken, TimeSpan? quietInterval = null, double clockRate = 1, IOperationSink? sink = null, TimeProvider? time = null)
+        => new AnalysisSession([source], new AnalysisOptions
+            {
+                Diagnosis = settings,
+                OnProgress = view.WantsProgress ? view.ShowProgress : null,
+                QuietInterval = quietInterval,
+                ClockRate = clockRate,
+                Time = time ?? TimeProvider.System,
+            })
             .RunAsync(sink ?? view, cancellationToken);
 }

@@ -28,6 +28,15 @@ internal sealed record CliRun(int ExitCode, string Output, string Error)
         return new CliRun(exit, output.ToString(), error.ToString());
     }
 
+    /// <summary>The CLI run in-process on a console of its own, its waits timed on <paramref name="time"/> (a test's fake clock).</summary>
+    public static async Task<CliRun> RunAsync(TimeProvider time, params string[] args)
+    {
+        var output = new StringWriter();
+        var error = new StringWriter();
+        var exit = await Program.RunAsync(args, Captured(output, error), time);
+        return new CliRun(exit, output.ToString(), error.ToString());
+    }
+
     /// <summary>
     /// A console whose standard output and error land in <paramref name="output"/> and <paramref name="error"/>, as a
     /// pipe: not a terminal (the JSON report's bytes land in the same writer, in order).

@@ -7,9 +7,9 @@ namespace BackupXe.Tests.Pipeline;
 
 /// <summary>
 /// The bundled samples replayed with a seven-minute gap: once in the backup's copy (after its 40 percent line), once in
-/// the restore's log zeroing (whose eighteen minutes become seven). The limit is the default five minutes.
+/// the restore's log zeroing (whose eighteen minutes become seven). The limit is the default five minutes. A paced
+/// replay runs on a fake clock (<see cref="WatchAsync"/>).
 /// </summary>
-[Collection(BackupXe.Tests.Cli.ConsoleCollection.Name)]
 public sealed class StallReplayTests : IDisposable
 {
     private static readonly TimeSpan Gap = TimeSpan.FromMinutes(7);
@@ -24,13 +24,23 @@ public sealed class StallReplayTests : IDisposable
 
     private static int Count(string text, string what) => text.Split(what).Length - 1;
 
+    /// <summary>
+    /// watch run on a fake clock, moved from one timer to the next once the replay waits for its next event and the
+    /// analysis for its next quiet tick (two timers): the replay's pace and the ticks take no real time.
+    /// </summary>
+    private static Task<CliRun> WatchAsync(params string[] args)
+    {
+        var clock = new FakeClock();
+        return ClockDriver.UntilDoneAsync(clock, CliRun.RunAsync(clock, ["watch", .. args]), () => clock.PendingTimers >= 2, TimeSpan.FromHours(1));
+    }
+
     [Theory]
     [InlineData("0")]
     [InlineData("100")]
     public async Task A_seven_minute_gap_in_the_copy_is_named_as_one_stall(string speed)
     {
         // When replayed at once (the stall is seen when bytes move again) or paced (seen while it lasts)
-        var run = await CliRun.RunAsync("watch", "--replay", CopyGap(), "--speed", speed, "--no-color");
+        var run = await WatchAsync("--replay", CopyGap(), "--speed", speed, "--no-color");
 
         // Then one live line names it, with the phase and what to look at, and the diagnosis keeps it
         Assert.Equal(0, run.ExitCode);
@@ -45,7 +55,7 @@ public sealed class StallReplayTests : IDisposable
     public async Task The_same_gap_in_log_zeroing_is_expected_waiting_not_a_stall()
     {
         // When
-        var run = await CliRun.RunAsync("watch", "--replay", ZeroingGap(), "--speed", "500", "--no-color");
+        var run = await WatchAsync("--replay", ZeroingGap(), "--speed", "500", "--no-color");
 
         // Then
         Assert.Equal(0, run.ExitCode);
@@ -59,7 +69,7 @@ public sealed class StallReplayTests : IDisposable
     public async Task A_gap_shorter_than_the_limit_is_not_named()
     {
         // When the limit is raised above the gap
-        var run = await CliRun.RunAsync("watch", "--replay", CopyGap(), "--speed", "0", "--stall-after", "480", "--no-color");
+        var run = await WatchAsync("--replay", CopyGap(), "--speed", "0", "--stall-after", "480", "--no-color");
 
         // Then
         Assert.Equal(0, run.ExitCode);
@@ -70,7 +80,7 @@ public sealed class StallReplayTests : IDisposable
     public async Task Watch_json_carries_the_stall_in_the_operations_quiet_periods()
     {
         // When
-        var run = await CliRun.RunAsync("watch", "--replay", CopyGap(), "--speed", "0", "--format", "json");
+        var run = await WatchAsync("--replay", CopyGap(), "--speed", "0", "--format", "json");
 
         // Then
         Assert.Equal(0, run.ExitCode);

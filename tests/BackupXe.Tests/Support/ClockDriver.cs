@@ -4,6 +4,32 @@ namespace BackupXe.Tests.Support;
 internal static class ClockDriver
 {
     /// <summary>
+    /// Fires <paramref name="clock"/>'s timers one due time after the other while <paramref name="run"/> is pending,
+    /// each only once <paramref name="settled"/> holds (every part of the code under test that waits on the clock has
+    /// armed its timer): the clock never outruns the real work between two timers, and no step sleeps. Between checks
+    /// it yields, nothing more. <paramref name="limit"/> of fake time turns a run that never ends into a failing test.
+    /// </summary>
+    public static async Task<T> UntilDoneAsync<T>(FakeClock clock, Task<T> run, Func<bool> settled, TimeSpan limit)
+    {
+        while (!run.IsCompleted)
+        {
+            if (clock.Elapsed > limit)
+            {
+                throw new TimeoutException($"Not done after {limit} of fake time.");
+            }
+
+            if (settled() && clock.UntilNextTimer is { } next)
+            {
+                clock.Advance(next > TimeSpan.Zero ? next : TimeSpan.Zero);
+            }
+
+            await Task.Yield();
+        }
+
+        return await run;
+    }
+
+    /// <summary>
     /// Advances <paramref name="clock"/> by <paramref name="step"/> until <paramref name="done"/> or <paramref name="limit"/>
     /// of fake time. After each step it waits (in real time, at most <paramref name="settleWithin"/>, 50 ms unless given)
     /// until <paramref name="settled"/> holds, so a reader waiting on the clock has armed its timers before the clock moves again.

@@ -60,6 +60,18 @@ public sealed class FakeClock : FakeTimeProvider
         }
     }
 
+    /// <summary>How long until the earliest pending timer is due; null when none is pending.</summary>
+    public TimeSpan? UntilNextTimer
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _timers.Where(t => t.DueAt is not null).Min(t => t.DueAt) is { } due ? due - GetUtcNow() : null;
+            }
+        }
+    }
+
     public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
     {
         // The test is told of a timer only once FakeTimeProvider holds it: told earlier, it could advance the clock
