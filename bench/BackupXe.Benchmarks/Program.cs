@@ -77,10 +77,17 @@ public static class Program
             case "allocations":
                 // An ERRORLOG and one stage (default json-one-thread): the allocated types, sampled by the runtime.
                 return AllocationProfile.Run(args[1], args.Length > 2 ? args[2] : "json-one-thread");
+            case "speed-guard":
+                // CLI, docs/performance.md, pairs (default 5), --update to record the ratios instead of checking them.
+                return await RatioGuard.RunAsync(
+                    args[1],
+                    args[2],
+                    args.Length > 3 && args[3] != "--update" ? int.Parse(args[3], CultureInfo.InvariantCulture) : 5,
+                    args.Contains("--update")).ConfigureAwait(false);
             case "bare-xml" or "bare-lines":
                 return ProcessBenchmark.Bare(args[0], args[1]);
             default:
-                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | xel-file wait-info|genuine MB PATH [FIXTURE] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | xel-set CLI|publish [wait-info|genuine] [MB] [MEMBER-MB] [PAIRS] [FACTORS] [KEEP-DIR|-] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | stages ERRORLOG [RUNS] [STAGE...] | allocations ERRORLOG [STAGE] | bare-xml FILE | bare-lines FILE");
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | xel-file wait-info|genuine MB PATH [FIXTURE] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | xel-set CLI|publish [wait-info|genuine] [MB] [MEMBER-MB] [PAIRS] [FACTORS] [KEEP-DIR|-] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | stages ERRORLOG [RUNS] [STAGE...] | allocations ERRORLOG [STAGE] | speed-guard CLI DOC [PAIRS] [--update] | bare-xml FILE | bare-lines FILE");
                 return 1;
         }
     }

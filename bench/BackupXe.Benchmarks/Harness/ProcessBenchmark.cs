@@ -178,7 +178,7 @@ public static class ProcessBenchmark
     /// <summary>Wall time, CPU time (user + system: on a shared machine the steadier of the two), peak resident set.</summary>
     internal sealed record Measured(double Seconds, double CpuSeconds, double PeakMegabytes);
 
-    private static Child Self(string verb, string path)
+    internal static Child Self(string verb, string path)
     {
         var process = Environment.ProcessPath!;
         return Path.GetFileNameWithoutExtension(process) == "dotnet"
@@ -190,6 +190,13 @@ public static class ProcessBenchmark
         => cli.EndsWith(".dll", StringComparison.Ordinal) ? new Child("dotnet", [cli, .. arguments]) : new Child(cli, arguments);
 
     internal static async Task<(Ratios Ratio, Measured A, Measured B)> PairsAsync(int pairs, Child a, Child b)
+    {
+        var (ratio, aRun, bRun, _) = await PairsWithRatiosAsync(pairs, a, b).ConfigureAwait(false);
+        return (ratio, aRun, bRun);
+    }
+
+    /// <summary>As <see cref="PairsAsync"/>, with each pair's CPU ratio (A over B) besides the medians.</summary>
+    internal static async Task<(Ratios Ratio, Measured A, Measured B, IReadOnlyList<double> CpuRatios)> PairsWithRatiosAsync(int pairs, Child a, Child b)
     {
         await MeasureAsync(a).ConfigureAwait(false); // warm the file cache and the runtime's own files
         var ratios = new List<double>();
@@ -217,7 +224,7 @@ public static class ProcessBenchmark
             Console.Error.WriteLine($"  {string.Join(' ', a.Arguments.Skip(1))}: {ra} | {string.Join(' ', b.Arguments.Skip(1))}: {rb}");
         }
 
-        return (new Ratios(Median(ratios), Median(cpuRatios)), Median(aRuns), Median(bRuns));
+        return (new Ratios(Median(ratios), Median(cpuRatios)), Median(aRuns), Median(bRuns), cpuRatios);
     }
 
     internal sealed record Ratios(double Wall, double Cpu);
@@ -269,7 +276,7 @@ public static class ProcessBenchmark
         return sorted.Count % 2 == 1 ? sorted[sorted.Count / 2] : (sorted[(sorted.Count / 2) - 1] + sorted[sorted.Count / 2]) / 2;
     }
 
-    private static void Generate(string format, string path, long targetEvents)
+    internal static void Generate(string format, string path, long targetEvents)
     {
         var perBackup = format == "xe-xml" ? 7_150 : 149;
         var backups = (int)Math.Max(1, targetEvents / perBackup);

@@ -70,8 +70,8 @@ internal sealed class OutputBuffer : IBufferWriter<byte>
         return _block.AsMemory(_count, room);
     }
 
-    // The listing asks for a few bytes at a time, several times per value: when they fit, no call to Room (which was
-    // a tenth of an events run, docs/performance.md).
+    // The listing asks for a few bytes at a time, several times per value: when they fit, no call to Room, which would
+    // otherwise run for every value.
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public Span<byte> GetSpan(int sizeHint = 0)
     {

@@ -70,10 +70,30 @@ public sealed class AnalysisSession
         var time = _options.Time;
         var arrived = time.GetTimestamp();
         Task<bool>? unfinishedRead = null;
+
+        // A single file's reads complete at once and nothing waits on a clock: its events are observed in a plain loop
+        // until one completes an operation, so that the loop suspends per report rather than paying its await per event.
+        var synchronous = quiet is null ? reader as SynchronousEventReader : null;
         try
         {
             while (true)
             {
+                if (synchronous is not null)
+                {
+                    if (!run.ObserveUntilCompleted(synchronous))
+                    {
+                        break;
+                    }
+
+                    while (run.Completed.TryDequeue(out var report))
+                    {
+                        yield return report;
+                    }
+
+                    run.HandedOn(synchronous.Current);
+                    continue;
+                }
+
                 var next = reader.MoveNextAsync();
                 if (quiet is { } quietFor && !next.IsCompleted && run.Previous is { } previous)
                 {
@@ -197,6 +217,27 @@ public sealed class AnalysisSession
             {
                 eventsRead.Report(_events);
             }
+        }
+
+        /// <summary>
+        /// Observes the reader's events until one completes an operation (true: its reports wait in <see cref="Completed"/>,
+        /// to hand on before <see cref="HandedOn"/>) or the events end (false).
+        /// </summary>
+        public bool ObserveUntilCompleted(SynchronousEventReader reader)
+        {
+            while (reader.MoveNext())
+            {
+                var traceEvent = reader.Current;
+                Observe(traceEvent, 0);
+                if (completed.Count > 0)
+                {
+                    return true;
+                }
+
+                HandedOn(traceEvent);
+            }
+
+            return false;
         }
 
         /// <summary>Every report <paramref name="traceEvent"/> completed has been handed on.</summary>

@@ -11,17 +11,14 @@ namespace BackupXe.Core.Analysis;
 /// without read-ahead: the exception is raised to the caller after every event before it.
 /// </summary>
 /// <remarks>
-/// On a 1M-line ERRORLOG the reading side (lines, timestamps, message parsing) is about 40 % of the work and the
-/// analysing side the rest (docs/performance.md): in process the whole run went from 0.56 s on one thread to
-/// 0.35 s, and the published CLI from 1.43 s to 0.91 s of wall time, for the same CPU time. Memory stays flat: at
-/// most <see cref="BatchesAhead"/> full batches wait, whatever the input's size.
+/// It pays where reading is a large share of the work but not all of it, as an ERRORLOG's is (docs/performance.md,
+/// "ERRORLOG decisions"). Memory stays flat: at most <see cref="BatchesAhead"/> full batches wait, whatever the input's size.
 /// </remarks>
 internal static class ReadAhead
 {
     /// <summary>
     /// Events handed over at once: one hand-over per batch, not per event, keeps the two threads' cost low, and a
-    /// batch small enough to be still in the cache when the analysis takes it. On a 1M-line ERRORLOG, in-process,
-    /// best of 10 runs (docs/performance.md): 256 events 0.30-0.38 s, 1,024 0.40-0.45 s, 16,384 0.59-0.62 s.
+    /// batch small enough to be still in the cache when the analysis takes it is what makes the second core pay.
     /// </summary>
     public const int BatchEvents = 256;
 
@@ -76,8 +73,7 @@ internal static class ReadAhead
 
     /// <summary>
     /// Events in a struct's field rather than a <c>TraceEvent[]</c>: storing a ProgressTraceEvent into an array of its
-    /// base type is checked against the array's element type at every store (covariance), which was 2 % of the
-    /// reading thread of a 1M-line ERRORLOG (docs/performance.md).
+    /// base type is checked against the array's element type at every store (covariance), a cost paid per event.
     /// </summary>
     private struct Slot
     {

@@ -8,22 +8,25 @@ namespace BackupXe.Core.Analysis;
 /// </summary>
 internal sealed class SynchronousEventReader(IEnumerator<TraceEvent> events, SourceStatus status) : EventReader
 {
-    public override ValueTask<bool> MoveNextAsync()
+    public override ValueTask<bool> MoveNextAsync() => new(MoveNext());
+
+    /// <summary>Reads the next event; false at the end, or once the source has thrown.</summary>
+    public bool MoveNext()
     {
         try
         {
             if (!events.MoveNext())
             {
-                return new ValueTask<bool>(false);
+                return false;
             }
 
             Current = events.Current;
-            return new ValueTask<bool>(true);
+            return true;
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {
             status.ReadingStopped(e);
-            return new ValueTask<bool>(false);
+            return false;
         }
     }
 

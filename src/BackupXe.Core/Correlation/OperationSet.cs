@@ -10,9 +10,8 @@ internal sealed class OperationSet
     private readonly SortedSet<BackupOperation> _ordered = new(Comparer<BackupOperation>.Create((a, b) => a.Sequence.CompareTo(b.Sequence)));
     private readonly Dictionary<int, List<BackupOperation>> _bySession = [];
 
-    // InOrder as an array, made again only after the set changes. A wait without session_id is compared with every
-    // ended operation; enumerating the sorted set for it allocated a traversal stack per wait and made 1000
-    // concurrent backups without session_id 1.5x the CPU time of the same capture with it (docs/performance.md).
+    // InOrder as an array, made again only after the set changes: a wait without session_id is compared with every
+    // ended operation, and enumerating the sorted set for it would allocate a traversal stack per wait.
     private BackupOperation[]? _inOrder;
 
     public int Count => _ordered.Count;

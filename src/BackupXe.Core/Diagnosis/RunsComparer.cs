@@ -318,7 +318,18 @@ internal sealed class RunsComparer(double quickOperationSeconds)
 
     private sealed record Run(int Input, ComparedRunReport Report);
 
-    private sealed record Difference(string Factor, string Text);
+    /// <summary>
+    /// A setting two runs differ in. Its sentence is written only when a conclusion quotes it: every pair of a series is
+    /// compared, up to 1,225 pairs a series, and few of them are quoted.
+    /// </summary>
+    private sealed class Difference(string factor, Func<ComparedRunReport, ComparedRunReport, string> describe, ComparedRunReport a, ComparedRunReport b)
+    {
+        private string? _text;
+
+        public string Factor => factor;
+
+        public string Text => _text ??= describe(a, b);
+    }
 
     /// <summary>Two runs that did the same work (sizes within <see cref="SizeTolerance"/>, or neither known), and what differed.</summary>
     private sealed record Pair(int First, int Second, double Ratio, int Fast, int Slow, bool SameData, bool SizesKnown, bool SettingsKnown, IReadOnlyList<Difference> Differences)
@@ -361,27 +372,27 @@ internal sealed class RunsComparer(double quickOperationSeconds)
             var differed = new List<Difference>();
             if (a.BufferCount != b.BufferCount)
             {
-                differed.Add(new("buffers", $"BUFFERCOUNT {Count(a.BufferCount)} then {Count(b.BufferCount)}"));
+                differed.Add(new("buffers", static (a, b) => $"BUFFERCOUNT {Count(a.BufferCount)} then {Count(b.BufferCount)}", a, b));
             }
 
             if (a.MaxTransferSizeBytes != b.MaxTransferSizeBytes)
             {
-                differed.Add(new("buffers", $"MAXTRANSFERSIZE {Size(a.MaxTransferSizeBytes)} then {Size(b.MaxTransferSizeBytes)}"));
+                differed.Add(new("buffers", static (a, b) => $"MAXTRANSFERSIZE {Size(a.MaxTransferSizeBytes)} then {Size(b.MaxTransferSizeBytes)}", a, b));
             }
 
             if (a.Stripes is { } s && b.Stripes is { } t && s != t)
             {
-                differed.Add(new("stripes", string.Create(CultureInfo.InvariantCulture, $"{s} then {t} stripes")));
+                differed.Add(new("stripes", static (a, b) => string.Create(CultureInfo.InvariantCulture, $"{a.Stripes} then {b.Stripes} stripes"), a, b));
             }
 
             if (a.Compression != b.Compression)
             {
-                differed.Add(new("compression", $"compression {Flag(a.Compression)} then {Flag(b.Compression)}"));
+                differed.Add(new("compression", static (a, b) => $"compression {Flag(a.Compression)} then {Flag(b.Compression)}", a, b));
             }
 
             if (a.Target is { } x && b.Target is { } y && !string.Equals(x, y, StringComparison.OrdinalIgnoreCase))
             {
-                differed.Add(new("target", $"target {x} then {y}"));
+                differed.Add(new("target", static (a, b) => $"target {a.Target} then {b.Target}", a, b));
             }
 
             return differed;

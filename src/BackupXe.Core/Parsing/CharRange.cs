@@ -6,10 +6,8 @@ namespace BackupXe.Core.Parsing;
 /// <remarks>
 /// The generic span methods (<c>IndexOfAnyExceptInRange&lt;T&gt;</c>, <c>ContainsAnyInRange&lt;T&gt;</c>) choose their
 /// vectorised path with <c>value is byte or sbyte</c>, <c>is short or ushort or char</c> tests on the generic bounds.
-/// The JIT folds those away, but the ReadyToRun code the published CLI runs boxes the bounds for every test: on a
-/// 1M-line ERRORLOG that was 3.3 boxes a line, 80 MB of garbage and a fifth of all the reading thread allocated
-/// (allocation stacks from an EventPipe trace of the published CLI, docs/performance.md). A range <see cref="SearchValues{T}"/>
-/// reaches the same vectorised search through a virtual call and boxes nothing.
+/// The JIT folds those away, but precompiled code may box the bounds for every test, several boxes a line on a hot
+/// path. A range <see cref="SearchValues{T}"/> reaches the same vectorised search through a virtual call and boxes nothing.
 /// </remarks>
 public static class CharRange
 {

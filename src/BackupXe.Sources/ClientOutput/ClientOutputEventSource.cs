@@ -1,6 +1,6 @@
 using System.Globalization;
-using System.Runtime.CompilerServices;
 using System.Text;
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
@@ -15,7 +15,7 @@ namespace BackupXe.Sources.ClientOutput;
 /// <see cref="TraceEvent.NoClock"/>; the kind and database of an operation are known only when its closing line
 /// arrives, so <see cref="ClientTranscript"/> holds one operation's messages and they are emitted together.
 /// </summary>
-internal sealed class ClientOutputEventSource : ITraceEventSource
+internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IReadAheadAdvice
 {
     private readonly Func<Stream> _open;
     private readonly Encoding _encodingWithoutBom;
@@ -31,9 +31,17 @@ internal sealed class ClientOutputEventSource : ITraceEventSource
 
     public string Format => "client-output";
 
-    public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(
-        SourceStatus status,
-        [EnumeratorCancellation] CancellationToken cancellationToken)
+    /// <summary>
+    /// False: the output may name its server (a printed @@VERSION) after its operations, and a reader ahead on its own
+    /// thread would then name it to operations that a reading in step completes before it.
+    /// </summary>
+    public bool ReadAheadPays => false;
+
+    public IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken)
+        => ReadEvents(status, cancellationToken).ToAsyncEnumerable();
+
+    /// <summary>The same events without awaiting: a single output is read in step with the analysis, with no merge.</summary>
+    public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
     {
         if (TextInput.Open(_open, _encodingWithoutBom, status) is not { } reader)
         {

@@ -234,9 +234,8 @@ internal readonly record struct ErrorlogLine(DateTime Timestamp, int? SessionId,
     /// <item>its date and time to the second: a log writes several lines a second (a backup's percent lines, its
     /// setup steps), and those share their first 19 characters, which are cheaper to compare than six numbers are to
     /// read and range-check;</item>
-    /// <item>its raw process column, padding included ("spid51      "): one session writes line after line, and
-    /// reading the column again (two runs of blanks, the name, the session id) cost 8 M of the reading thread's
-    /// 254 M instructions on a 100k-line log (docs/performance.md).</item>
+    /// <item>its raw process column, padding included ("spid51      "): one session writes line after line, so one
+    /// comparison stands for reading the column again (two runs of blanks, the name, the session id).</item>
     /// </list>
     /// </summary>
     internal sealed class LastLine

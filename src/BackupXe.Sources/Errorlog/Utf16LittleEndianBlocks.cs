@@ -12,9 +12,10 @@ namespace BackupXe.Sources.Errorlog;
 /// to the same lines for any bytes, read in any sizes).
 /// </summary>
 /// <remarks>
-/// The decoder and the copy out of a <see cref="StreamReader"/>'s buffer were 8 % of the instructions of the thread
-/// that reads a 1M-line ERRORLOG (callgrind, docs/performance.md). A search of every block for surrogates still cost half of
-/// that; lines proven printable ASCII by the line search cannot hold one, and only the others are searched.
+/// Why: a decoder and the copy out of a <see cref="StreamReader"/>'s buffer are work on every character of the thread
+/// that reads a log (docs/performance.md, "ERRORLOG decisions"). Surrogates are looked for only in lines the line search
+/// did not prove printable ASCII, since those cannot hold one and a search of every block would cost most of what the
+/// decoder did.
 /// </remarks>
 internal sealed class Utf16LittleEndianBlocks : CharBlocks
 {

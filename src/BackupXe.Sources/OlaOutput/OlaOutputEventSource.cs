@@ -1,4 +1,3 @@
-using System.Runtime.CompilerServices;
 using System.Text;
 using BackupXe.Core.Events;
 using BackupXe.Core.Reporting;
@@ -12,7 +11,7 @@ namespace BackupXe.Sources.OlaOutput;
 /// operation those messages made. The span is what lets a diagnosis tell time spent in the operation from time the
 /// command spent waiting before or after it.
 /// </summary>
-internal sealed class OlaOutputEventSource : ITraceEventSource
+internal sealed class OlaOutputEventSource : ISynchronousTraceEventSource
 {
     /// <summary>Named in the evidence: where the client's span comes from.</summary>
     public const string SpanSource = "Ola Hallengren's job output, to the second";
@@ -31,9 +30,14 @@ internal sealed class OlaOutputEventSource : ITraceEventSource
 
     public string Format => HistoryFile.OlaOutputFormat;
 
-    public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(
-        SourceStatus status,
-        [EnumeratorCancellation] CancellationToken cancellationToken)
+    public IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken)
+        => ReadEvents(status, cancellationToken).ToAsyncEnumerable();
+
+    /// <summary>
+    /// The same events without awaiting: the output is read block by block, so a folder of job outputs is read ahead,
+    /// one thread each, before the merge (docs/performance.md, "Many inputs at once").
+    /// </summary>
+    public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
     {
         if (TextInput.Open(_open, _encodingWithoutBom, status) is not { } text)
         {

@@ -43,8 +43,7 @@ public sealed class ReplayEventSource : ITraceEventSource
     /// <summary>
     /// What a replay at <paramref name="speed"/> reads. Unpaced (0 or infinity) nothing waits, so a recording the
     /// analysis can read synchronously is handed over as it is: <c>watch --replay F --speed 0</c> then reads the file the
-    /// way <c>analyze F</c> does, without the merge or a suspension per event (ERRORLOG, 1M lines: 1.19x the CPU of analyze through
-    /// this wrapper; docs/performance.md).
+    /// way <c>analyze F</c> does, without the merge or a suspension per event, which a wrapper would add to every event.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">Speed is negative or not a number.</exception>
     public static ITraceEventSource Play(ITraceEventSource recording, double speed, TimeProvider? timeProvider = null)

@@ -205,6 +205,40 @@ public sealed class ReadAheadTests
         Assert.True(ReadAhead.PaysFor(Assert.IsAssignableFrom<ISynchronousTraceEventSource>(InputSources.Open(CliRun.Sample("log-zeroing-restore.log")))));
     }
 
+    [Fact]
+    public async Task Job_outputs_read_ahead_give_the_reports_and_findings_of_one_read_after_the_other()
+    {
+        // Given two of Ola Hallengren's job outputs (a failed backup, a differential with its verify) and a client's output
+        string[] inputs =
+        [
+            Fixture("realworld4", "V07_ola_2019_job_output_backup_3202_disk_full_after_processed.txt"),
+            Fixture("realworld4", "V17_ola_2022_agent_job_output_diff_backup_12201_pages_and_verify.txt"),
+            Fixture("realworld", "S13_sqlworkday_2012_restore_stats_output.txt"),
+        ];
+        var ahead = new Reports();
+        var inline = new Reports();
+
+        // When they are analysed together with each read ahead where that pays, and all on the calling thread
+        var aheadFindings = await new AnalysisSession([.. inputs.Select(InputSources.Open)], new AnalysisOptions { ReadAhead = true }).RunAsync(ahead, CancellationToken.None);
+        var inlineFindings = await new AnalysisSession([.. inputs.Select(InputSources.Open)], new AnalysisOptions { ReadAhead = false }).RunAsync(inline, CancellationToken.None);
+
+        // Then the reports, their order, the inputs' counts and problems are the same
+        Assert.True(inline.Json.Count >= 2, $"{inline.Json.Count} operations");
+        Assert.Equal(inline.Json, ahead.Json);
+        Assert.Equal(ReportJson.Serialize(inlineFindings), ReportJson.Serialize(aheadFindings));
+    }
+
+    [Fact]
+    public void A_job_output_is_read_ahead_and_a_client_output_is_not()
+    {
+        // A client's output may print its server's @@VERSION after its operations: read ahead, that server would reach
+        // operations a reading in step completes before the banner.
+        Assert.True(ReadAhead.PaysFor(Assert.IsAssignableFrom<ISynchronousTraceEventSource>(
+            InputSources.Open(Fixture("realworld4", "V17_ola_2022_agent_job_output_diff_backup_12201_pages_and_verify.txt")))));
+        Assert.False(ReadAhead.PaysFor(Assert.IsAssignableFrom<ISynchronousTraceEventSource>(
+            InputSources.Open(Fixture("realworld", "S13_sqlworkday_2012_restore_stats_output.txt")))));
+    }
+
     private static string Fixture(string folder, string name) => Path.Combine(AppContext.BaseDirectory, "Fixtures", folder, name);
 
     private sealed class Reports : IOperationSink
