@@ -40,7 +40,7 @@ public sealed record RestoreDrillResult(
     public static bool IsRestore(string phase) => phase is DrillPhases.RestoreFull or DrillPhases.RestoreDifferential or DrillPhases.RestoreLog or DrillPhases.Recovery;
 }
 
-/// <summary>A drill as the history keeps it (docs/history.md, "Restore drills"): enough for the estimate to cite it.</summary>
+/// <summary>A drill as the history keeps it (docs/history.md, "Restore drills: migration 4"): enough for the estimate to cite it.</summary>
 /// <param name="DrilledAt">When the drill started, UTC.</param>
 /// <param name="RestoreSeconds">The measured restore and recovery (<see cref="RestoreDrillResult.RestoreSeconds"/>); what "measured on" cites.</param>
 public sealed record StoredDrill(

@@ -135,6 +135,7 @@ public sealed class RestoreDrillServer(SqlConnectionFactory target, SqlConnectio
 
             foreach (var step in plan.Preflight.Concat(plan.Steps))
             {
+                cancellationToken.ThrowIfCancellationRequested();
                 created |= step.Phase == DrillPhases.RestoreFull;
                 var (phase, error) = await RunAsync(connection, step, plan, cancellationToken).ConfigureAwait(false);
                 phases.Add(phase);
