@@ -26,8 +26,6 @@ internal static class RestoreDrillCommand
     /// <summary>Stopped by Ctrl-C (as every verb): what is left is named.</summary>
     public const int Cancelled = 130;
 
-    private static readonly string[] StopAtFormats = ["yyyy-MM-dd HH:mm", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss"];
-
     public static Command Create(CliConsole console)
     {
         var connection = new ConnectionOptions();
@@ -67,7 +65,7 @@ internal static class RestoreDrillCommand
             DateTime? stop = null;
             if (parse.GetValue(stopAt) is { } stopText)
             {
-                if (!DateTime.TryParseExact(stopText.Trim(), StopAtFormats, CultureInfo.InvariantCulture, DateTimeStyles.None, out var parsed))
+                if (!DateTime.TryParseExact(stopText.Trim(), ["yyyy-MM-dd HH:mm", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss"], CultureInfo.InvariantCulture, DateTimeStyles.None, out var parsed))
                 {
                     await console.Error.WriteLineAsync($"backupxe: --stopat '{stopText}': expected yyyy-mm-dd hh:mm[:ss]");
                     return ExitCodes.NothingUsable;

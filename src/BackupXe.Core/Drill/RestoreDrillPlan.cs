@@ -220,10 +220,10 @@ public static class RestoreDrillPlanner
         var permissions = new List<string> { $"{CreateDatabase}: {(target.CanCreateDatabase ? "held" : "missing")}" };
         if (request.CheckDb)
         {
-            permissions.Add("DBCC CHECKDB: sysadmin or db_owner of the scratch database (its creator owns it); not checked before, a refusal fails the CHECKDB phase");
+            permissions.Add("DBCC CHECKDB: sysadmin or db_owner of the scratch database; not checked before, a refusal fails the CHECKDB phase");
         }
 
-        permissions.Add("DROP DATABASE of the scratch: its owner, CONTROL on it or ALTER ANY DATABASE (its creator owns it)");
+        permissions.Add("DROP DATABASE of the scratch: its owner, CONTROL on it or ALTER ANY DATABASE; not checked before, a refused DROP is named with what is left");
         permissions.Add("VIEW SERVER STATE (VIEW SERVER PERFORMANCE STATE from SQL Server 2022) and VIEW ANY DEFINITION: the free space (sys.dm_os_volume_stats); without them the space cannot be told");
         return new RestoreDrillPlan
         {
