@@ -265,4 +265,48 @@ public sealed class RestoreDrillCommandTests : IDisposable
         using var document = JsonDocument.Parse(json.Output);
         Assert.Equal($"measured on 2026-11-29 by a restore drill into [{Scratch}]: 17 min 30 s", document.RootElement.GetProperty("restoreEstimates")[0].GetProperty("lastDrill").GetString());
     }
+    [Fact]
+    public async Task Every_field_the_json_report_writes_is_named_in_the_json_schema_page()
+    {
+        // Given: a drill run to its end with a history, so every field is written
+        var file = _directory.File("history.db");
+        await DrillAsync(CancellationToken.None, "--execute", "--history", file);
+        var run = await DrillAsync(CancellationToken.None, "--execute", "--history", file, "--scratch-name", "SalesDB_second", "--format", "json");
+        var page = File.ReadAllText(Path.Combine(Repository.Root, "docs", "json-schema.md"));
+        var start = page.IndexOf("`restore-drill --format json`", StringComparison.Ordinal);
+        var paragraph = page[start..page.IndexOf("\n\n", start, StringComparison.Ordinal)];
+
+        // When: the names under restoreDrill, the estimate's own (documented with restoreEstimates) left out
+        using var document = JsonDocument.Parse(run.Output);
+        var names = new SortedSet<string>(StringComparer.Ordinal);
+        void Walk(JsonElement element)
+        {
+            if (element.ValueKind == JsonValueKind.Object)
+            {
+                foreach (var property in element.EnumerateObject())
+                {
+                    names.Add(property.Name);
+                    if (property.Name != "estimate")
+                    {
+                        Walk(property.Value);
+                    }
+                }
+            }
+            else if (element.ValueKind == JsonValueKind.Array)
+            {
+                foreach (var item in element.EnumerateArray())
+                {
+                    Walk(item);
+                }
+            }
+        }
+
+        Walk(document.RootElement);
+
+        // Then
+        Assert.True(run.ExitCode == 0, run.Error + run.Output);
+        Assert.Contains("lastDrill", names);
+        Assert.Contains("leftBehind", names);
+        Assert.DoesNotContain(names, name => !System.Text.RegularExpressions.Regex.IsMatch(paragraph, $@"[`{{ ]{name}[`,}}]"));
+    }
 }
