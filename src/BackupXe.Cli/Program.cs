@@ -60,6 +60,7 @@ internal static class Program
         root.Subcommands.Add(CheckCommand.Create(console));
         root.Subcommands.Add(HistoryCommand.Create(console));
         root.Subcommands.Add(TuneCommand.Create(console));
+        root.Subcommands.Add(RestoreDrillCommand.Create(console));
         return root;
     }
 }

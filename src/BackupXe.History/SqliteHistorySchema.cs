@@ -14,9 +14,27 @@ internal static class SqliteHistorySchema
 {
     /// <summary>
     /// 1: <c>sources</c> and <c>history_json</c> on operations (history import); 2: the <c>tune_runs</c> table; 3: the
-    /// restore trials' best and defaults rates on tune_runs (the trials themselves are in tune_json).
+    /// restore trials' best and defaults rates on tune_runs (the trials themselves are in tune_json); 4: the
+    /// <c>restore_drills</c> table (<c>restore-drill --execute</c>, its phases in drill_json).
     /// </summary>
-    public const int Version = 3;
+    public const int Version = 4;
+
+    private const string RestoreDrills = """
+        CREATE TABLE IF NOT EXISTS restore_drills (
+            id              INTEGER PRIMARY KEY,
+            instance_name   TEXT    NOT NULL,
+            database_name   TEXT    NOT NULL,
+            scratch_name    TEXT    NOT NULL,
+            drilled_at      TEXT    NOT NULL,
+            status          TEXT    NOT NULL,
+            restore_seconds REAL    NOT NULL,
+            total_seconds   REAL    NOT NULL,
+            drill_json      TEXT    NOT NULL,
+            recorded_at     TEXT    NOT NULL
+        );
+        CREATE UNIQUE INDEX IF NOT EXISTS ux_restore_drills_identity
+            ON restore_drills (instance_name, database_name COLLATE NOCASE, drilled_at);
+        """;
 
     private const string TuneRuns = """
         CREATE TABLE IF NOT EXISTS tune_runs (
@@ -73,6 +91,11 @@ internal static class SqliteHistorySchema
             var migration = (columns.Contains("restore_best_mbps") ? string.Empty : "ALTER TABLE tune_runs ADD COLUMN restore_best_mbps REAL NULL;")
                 + (columns.Contains("restore_defaults_mbps") ? string.Empty : "ALTER TABLE tune_runs ADD COLUMN restore_defaults_mbps REAL NULL;");
             await ExecuteAsync(connection, transaction, migration, cancellationToken);
+        }
+
+        if (version < 4)
+        {
+            await ExecuteAsync(connection, transaction, RestoreDrills, cancellationToken);
         }
 
         if (version < Version)

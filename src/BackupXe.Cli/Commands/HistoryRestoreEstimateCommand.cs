@@ -3,6 +3,7 @@ using BackupXe.Cli.Rendering;
 using BackupXe.Core.History;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
+using BackupXe.History;
 using BackupXe.SqlServer.History;
 
 namespace BackupXe.Cli.Commands;
@@ -34,9 +35,39 @@ internal static class HistoryRestoreEstimateCommand
             }
 
             var operations = await OperationsAsync(records, history.InstanceOf(parse), console.Error);
-            return (server, since, databases, token) => new ServerRestoreEstimate(server).EstimateAsync(since, databases, operations, token);
+            var file = history.PathOf(parse);
+            var instance = history.InstanceOf(parse);
+            return async (server, since, databases, token) =>
+            {
+                var estimates = await new ServerRestoreEstimate(server).EstimateAsync(since, databases, operations, token);
+                return file is null ? estimates : await WithDrillsAsync(estimates, file, instance, console.Error, token);
+            };
         });
         return verb.Command;
+    }
+
+    /// <summary>Each estimate with the latest completed restore drill of its database in the history, when there is one (docs/commands/restore-drill.md).</summary>
+    private static async Task<IReadOnlyList<RestoreEstimateReport>> WithDrillsAsync(
+        IReadOnlyList<RestoreEstimateReport> estimates, string file, string? instance, TextWriter error, CancellationToken cancellationToken)
+    {
+        var drills = new SqliteRestoreDrills(file, TimeProvider.System);
+        var shown = new List<RestoreEstimateReport>(estimates.Count);
+        foreach (var estimate in estimates)
+        {
+            try
+            {
+                shown.Add(await drills.LatestAsync(instance, estimate.Database, cancellationToken) is { } drill
+                    ? estimate with { LastDrill = RestoreDrillWriter.MeasuredOn(drill) }
+                    : estimate);
+            }
+            catch (HistoryStoreException exception)
+            {
+                await error.WriteLineAsync($"backupxe: {file}: {exception.Message}");
+                return estimates;
+            }
+        }
+
+        return shown;
     }
 
     /// <summary>

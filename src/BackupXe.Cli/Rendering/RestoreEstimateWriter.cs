@@ -130,6 +130,7 @@ internal sealed class RestoreEstimateWriter : IMsdbReportWriter<RestoreEstimateR
         {
             json.WriteStartObject();
             json.WriteString("database", report.Database);
+            json.WriteStringOrNull("lastDrill", report.LastDrill);
             json.WriteStartObject("chain");
             WriteSet(json, "full", report.Plan.Full);
             WriteSet(json, "differential", report.Plan.Differential);
@@ -207,7 +208,8 @@ internal sealed class RestoreEstimateWriter : IMsdbReportWriter<RestoreEstimateR
                 [.. (report.Estimate?.NotCounted ?? []).Select(u => $"not counted: {u.Part}: {CannotTell}: {u.Reason}"), .. report.Notes])).ToList());
 
     /// <summary>One line: the total interval, or why not, and which phases rest on an assumption.</summary>
-    public static string Total(RestoreEstimateReport report) => RestoreEstimateText.Total(report);
+    public static string Total(RestoreEstimateReport report)
+        => report.LastDrill is { } drill ? $"{RestoreEstimateText.Total(report)}; {drill}" : RestoreEstimateText.Total(report);
 
     private static string Chain(RestorePlan plan)
     {

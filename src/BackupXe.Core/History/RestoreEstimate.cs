@@ -48,6 +48,9 @@ public sealed record RestoreEstimate(IReadOnlyList<RestorePhaseEstimate> Phases,
 public sealed record RestoreEstimateReport(RestorePlan Plan, RestoreTarget Target, RestoreEstimate? Estimate, IReadOnlyList<string> Notes)
 {
     public string Database => Plan.Database;
+
+    /// <summary>"measured on DATE by a restore drill ...: N min": the latest drill of the database in the history, said beside the estimate; null without one.</summary>
+    public string? LastDrill { get; init; }
 }
 
 /// <summary>

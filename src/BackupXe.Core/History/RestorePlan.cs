@@ -9,6 +9,12 @@ public sealed record PlannedBackup(char Type, DateTime Start, DateTime Finish, l
 {
     /// <summary>Encrypted with backup encryption (backupset key_algorithm names an algorithm).</summary>
     public bool Encrypted { get; init; }
+
+    /// <summary>backupset first_lsn: with <see cref="LastLsn"/>, how a restore drill finds the set's media in msdb; 0 when not read.</summary>
+    public decimal FirstLsn { get; init; }
+
+    /// <summary>backupset last_lsn; 0 when not read.</summary>
+    public decimal LastLsn { get; init; }
 }
 
 /// <summary>
@@ -115,7 +121,7 @@ public static class RestorePlanner
     }
 
     private static PlannedBackup Planned(BackupSetRow row)
-        => new(row.Type, row.Start, row.Finish, row.BackupSize, row.CompressedSize ?? row.BackupSize) { Encrypted = row.Encrypted };
+        => new(row.Type, row.Start, row.Finish, row.BackupSize, row.CompressedSize ?? row.BackupSize) { Encrypted = row.Encrypted, FirstLsn = row.FirstLsn, LastLsn = row.LastLsn };
 
     private static string Time(DateTime at) => at.ToString("yyyy-MM-dd HH:mm", CultureInfo.InvariantCulture);
 }

@@ -26,4 +26,5 @@ namespace BackupXe.Core.Rendering;
 [JsonSerializable(typeof(HistoryChartData))]
 [JsonSerializable(typeof(TuneRecord))]
 [JsonSerializable(typeof(IReadOnlyList<TuneRecord>))]
+[JsonSerializable(typeof(Drill.StoredDrill))]
 internal sealed partial class ReportJsonContext : JsonSerializerContext;

@@ -133,7 +133,8 @@ public sealed class ServerRestoreEstimate(SqlConnectionFactory factory)
         }
     }
 
-    private static HistoryOperation AsOperation(BackupSetRow row) => new()
+    /// <summary>A backup set of msdb as a history operation, the backup rate where no history has one.</summary>
+    internal static HistoryOperation AsOperation(BackupSetRow row) => new()
     {
         Kind = OperationKind.Backup,
         Scope = row.Type switch { 'L' => OperationScope.Log, 'I' => OperationScope.Differential, _ => OperationScope.Database },

@@ -83,7 +83,7 @@ public sealed class TuneHistoryTests : IDisposable
         var added = await new SqliteHistoryStore(path, _time).SaveTuneAsync(Tune(), CancellationToken.None);
 
         Assert.True(added);
-        Assert.Equal(3L, await ScalarAsync<long>(path, "PRAGMA user_version;"));
+        Assert.Equal((long)SqliteHistorySchema.Version, await ScalarAsync<long>(path, "PRAGMA user_version;"));
         Assert.Equal(1L, await ScalarAsync<long>(path, "SELECT COUNT(*) FROM operations;"));
         Assert.Equal("sources,history_json", await ScalarAsync<string>(path, "SELECT group_concat(name, ',') FROM pragma_table_info('operations') WHERE name IN ('sources', 'history_json');"));
         var read = await new SqliteTuneHistory(path, _time).ReadAsync(null, null, 10, CancellationToken.None);
@@ -107,7 +107,7 @@ public sealed class TuneHistoryTests : IDisposable
         Assert.True(await store.SaveTuneAsync(Tune(), CancellationToken.None));
         Assert.False(await store.SaveTuneAsync(Tune(), CancellationToken.None));
 
-        Assert.Equal(3L, await ScalarAsync<long>(path, "PRAGMA user_version;"));
+        Assert.Equal((long)SqliteHistorySchema.Version, await ScalarAsync<long>(path, "PRAGMA user_version;"));
         Assert.Equal(1L, await ScalarAsync<long>(path, "SELECT COUNT(*) FROM tune_runs;"));
     }
 
@@ -176,7 +176,7 @@ public sealed class TuneHistoryTests : IDisposable
         var added = await new SqliteHistoryStore(path, _time).SaveTuneAsync(WithRestore(Tuned.AddDays(1)), CancellationToken.None);
 
         Assert.True(added);
-        Assert.Equal(3L, await ScalarAsync<long>(path, "PRAGMA user_version;"));
+        Assert.Equal((long)SqliteHistorySchema.Version, await ScalarAsync<long>(path, "PRAGMA user_version;"));
         Assert.Equal(2L, await ScalarAsync<long>(path, "SELECT COUNT(*) FROM tune_runs;"));
         Assert.Equal(1L, await ScalarAsync<long>(path, "SELECT COUNT(*) FROM tune_runs WHERE restore_best_mbps IS NULL AND restore_defaults_mbps IS NULL AND tuned_at = '2024-04-25T14:00:00.0000000';"));
         Assert.Equal(157.9, await ScalarAsync<double>(path, "SELECT restore_best_mbps FROM tune_runs WHERE restore_best_mbps IS NOT NULL;"));

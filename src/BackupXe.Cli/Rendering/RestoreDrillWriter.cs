@@ -1,0 +1,371 @@
+using System.Globalization;
+using System.Text.Json;
+using BackupXe.Core.Drill;
+using BackupXe.Core.Formatting;
+using BackupXe.Core.History;
+using BackupXe.Core.Rendering;
+
+namespace BackupXe.Cli.Rendering;
+
+/// <summary>restore-drill's report (docs/commands/restore-drill.md): the plan, and with --execute each phase as measured; console, markdown and JSON (docs/json-schema.md, "restore-drill").</summary>
+internal static class RestoreDrillWriter
+{
+    public static void Write(TextWriter output, string format, RestoreDrillPlan plan, RestoreDrillResult? result, StoredDrill? previous)
+    {
+        switch (format)
+        {
+            case "json":
+                Json(output, plan, result, previous);
+                break;
+            case "markdown":
+                Markdown(output, plan, result, previous);
+                break;
+            default:
+                Console(output, plan, result, previous);
+                break;
+        }
+    }
+
+    /// <summary>"measured on 2026-11-28 (restore drill): 28 min 3 s", what restore-estimate shows beside the estimate.</summary>
+    public static string MeasuredOn(StoredDrill drill)
+    {
+        ArgumentNullException.ThrowIfNull(drill);
+        return $"measured on {drill.DrilledAt.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture)} by a restore drill into [{drill.Scratch}]: {Figures.Duration(drill.RestoreSeconds)}";
+    }
+
+    private static void Console(TextWriter output, RestoreDrillPlan plan, RestoreDrillResult? result, StoredDrill? previous)
+    {
+        output.WriteLine($"Restore drill of [{Line(plan.Database)}] from {Line(plan.SourceServer)} into [{Line(plan.Scratch)}] on {Line(plan.TargetServer)}");
+        output.WriteLine($"  source    {Line(plan.SourceServer)}: {Line(plan.SourceIdentity?.ToString() ?? "?")}");
+        output.WriteLine($"  target    {Line(plan.TargetServer)}: {Line(plan.TargetIdentity?.ToString() ?? "?")}");
+        if (plan.StopAt is { } stop)
+        {
+            output.WriteLine($"  stop at   {stop.ToString("yyyy-MM-dd HH:mm:ss", CultureInfo.InvariantCulture)} (source server local time)");
+        }
+
+        output.WriteLine("  backups, in the order restored:");
+        foreach (var backup in plan.Backups)
+        {
+            output.WriteLine($"    {backup.Kind,-12} {backup.Set.Start.ToString("yyyy-MM-dd HH:mm:ss", CultureInfo.InvariantCulture)}  {Figures.Bytes(backup.Set.BackupSize),9}  FILE = {backup.Position.ToString(CultureInfo.InvariantCulture)}  {Line(string.Join(", ", backup.Devices))}");
+        }
+
+        output.WriteLine("  files, each moved (WITH MOVE, never REPLACE):");
+        foreach (var move in plan.Moves)
+        {
+            output.WriteLine($"    {Line(move.LogicalName)} ({move.Type}, {Figures.Bytes(move.SizeBytes)}) -> {Line(move.Path)}");
+        }
+
+        output.WriteLine("  space:");
+        foreach (var space in plan.Space)
+        {
+            output.WriteLine($"    {Line(space.Folder)}: needs {Figures.Bytes(space.NeededBytes)}, {(space.AvailableBytes is { } free ? Figures.Bytes(free) + " free" : "free space cannot be told: " + space.Unknown)}{(space.Short ? " (too little)" : string.Empty)}");
+        }
+
+        output.WriteLine("  permissions:");
+        foreach (var permission in plan.Permissions)
+        {
+            output.WriteLine($"    {permission}");
+        }
+
+        if (plan.Estimate is { } estimate)
+        {
+            output.WriteLine($"  estimate  {RestoreEstimateText.Total(estimate)}");
+        }
+
+        if (previous is not null)
+        {
+            output.WriteLine($"  last drill {MeasuredOn(previous)}");
+        }
+
+        foreach (var refusal in plan.Refusals)
+        {
+            output.WriteLine($"  refused: {Line(refusal)}");
+        }
+
+        foreach (var note in plan.Notes)
+        {
+            output.WriteLine($"  note: {Line(note)}");
+        }
+
+        output.WriteLine(result is null ? "  statements, in order (run with --execute):" : "  statements, in order:");
+        foreach (var step in plan.Preflight.Concat(plan.Steps))
+        {
+            output.WriteLine($"    -- {step.Phase}");
+            output.WriteLine("    " + Line(step.Sql).Replace("\n", "\n    ", StringComparison.Ordinal));
+        }
+
+        output.WriteLine(plan.Keep ? $"    -- kept (--keep): {plan.DropSql} is not run" : $"    -- drop\n    {Line(plan.DropSql)}");
+        if (result is null)
+        {
+            return;
+        }
+
+        output.WriteLine();
+        output.WriteLine($"Drill {result.Status.ToString().ToLowerInvariant()}: restore and recovery measured {Figures.Duration(result.RestoreSeconds)} (the time to get [{Line(plan.Database)}] back on {Line(plan.TargetServer)}), {Figures.Duration(result.TotalSeconds)} in all");
+        if (result.Failure is { } failure)
+        {
+            output.WriteLine($"  failure: {Line(failure)}");
+        }
+
+        var width = Math.Max(5, result.Phases.Max(p => (int?)p.Phase.Length) ?? 0);
+        output.WriteLine($"  {"phase".PadRight(width)}  {"time",14}  statements  measured on");
+        foreach (var (phase, seconds, statements) in result.ByPhase())
+        {
+            output.WriteLine($"  {phase.PadRight(width)}  {Figures.Duration(seconds),14}  {statements,10}  {"BackupXe's clock, per statement"}");
+        }
+
+        foreach (var phase in result.Phases.Where(p => p.Error is not null))
+        {
+            output.WriteLine($"  {phase.Phase}: {phase.Outcome.ToString().ToLowerInvariant()}: {Line(phase.Error!)}");
+        }
+
+        output.WriteLine(result.LeftBehind is { } left ? $"  left on the server: {Line(left)}" : "  left on the server: nothing (the scratch database was dropped with its files, or never created)");
+    }
+
+    private static void Markdown(TextWriter output, RestoreDrillPlan plan, RestoreDrillResult? result, StoredDrill? previous)
+    {
+        output.WriteLine($"## Restore drill of [{Md(plan.Database)}] into [{Md(plan.Scratch)}] on {Md(plan.TargetServer)}");
+        output.WriteLine();
+        output.WriteLine($"Source: {Md(plan.SourceServer)} ({Md(plan.SourceIdentity?.ToString() ?? "?")}); target: {Md(plan.TargetIdentity?.ToString() ?? "?")}.");
+        output.WriteLine();
+        output.WriteLine("| backup | start | size | position | devices |");
+        output.WriteLine("|---|---|---|---|---|");
+        foreach (var backup in plan.Backups)
+        {
+            output.WriteLine($"| {backup.Kind} | {backup.Set.Start.ToString("yyyy-MM-dd HH:mm:ss", CultureInfo.InvariantCulture)} | {Figures.Bytes(backup.Set.BackupSize)} | {backup.Position.ToString(CultureInfo.InvariantCulture)} | {Md(string.Join(", ", backup.Devices))} |");
+        }
+
+        output.WriteLine();
+        foreach (var move in plan.Moves)
+        {
+            output.WriteLine($"- MOVE {Md(move.LogicalName)} ({move.Type}, {Figures.Bytes(move.SizeBytes)}) to {Md(move.Path)}");
+        }
+
+        foreach (var space in plan.Space)
+        {
+            output.WriteLine($"- space in {Md(space.Folder)}: needs {Figures.Bytes(space.NeededBytes)}, {(space.AvailableBytes is { } free ? Figures.Bytes(free) + " free" : "free space cannot be told")}");
+        }
+
+        foreach (var permission in plan.Permissions)
+        {
+            output.WriteLine($"- permission: {Md(permission)}");
+        }
+
+        if (plan.Estimate is { } estimate)
+        {
+            output.WriteLine($"- estimate: {Md(RestoreEstimateText.Total(estimate))}");
+        }
+
+        if (previous is not null)
+        {
+            output.WriteLine($"- last drill: {Md(MeasuredOn(previous))}");
+        }
+
+        foreach (var refusal in plan.Refusals)
+        {
+            output.WriteLine($"- **refused**: {Md(refusal)}");
+        }
+
+        foreach (var note in plan.Notes)
+        {
+            output.WriteLine($"- note: {Md(note)}");
+        }
+
+        output.WriteLine();
+        output.WriteLine("```sql");
+        foreach (var step in plan.Preflight.Concat(plan.Steps))
+        {
+            output.WriteLine($"-- {step.Phase}");
+            output.WriteLine(step.Sql);
+        }
+
+        output.WriteLine(plan.Keep ? "-- kept (--keep): no DROP" : plan.DropSql);
+        output.WriteLine("```");
+        if (result is null)
+        {
+            return;
+        }
+
+        output.WriteLine();
+        output.WriteLine($"**{result.Status.ToString().ToLowerInvariant()}**: restore and recovery {Figures.Duration(result.RestoreSeconds)}, {Figures.Duration(result.TotalSeconds)} in all.");
+        output.WriteLine();
+        output.WriteLine("| phase | seconds | statements |");
+        output.WriteLine("|---|---|---|");
+        foreach (var (phase, seconds, statements) in result.ByPhase())
+        {
+            output.WriteLine($"| {phase} | {seconds.ToString("0.000", CultureInfo.InvariantCulture)} | {statements.ToString(CultureInfo.InvariantCulture)} |");
+        }
+
+        output.WriteLine();
+        if (result.Failure is { } failure)
+        {
+            output.WriteLine($"- failure: {Md(failure)}");
+        }
+
+        output.WriteLine(result.LeftBehind is { } left ? $"- left on the server: {Md(left)}" : "- left on the server: nothing");
+    }
+
+    private static void Json(TextWriter output, RestoreDrillPlan plan, RestoreDrillResult? result, StoredDrill? previous)
+    {
+        var buffer = new MemoryStream();
+        using (var json = new Utf8JsonWriter(buffer, new JsonWriterOptions { Indented = true }))
+        {
+            json.WriteStartObject();
+            json.WriteStartObject("restoreDrill");
+            json.WriteString("database", plan.Database);
+            json.WriteString("scratch", plan.Scratch);
+            json.WriteString("targetServer", plan.TargetServer);
+            json.WriteString("sourceServer", plan.SourceServer);
+            Identity(json, "targetIdentity", plan.TargetIdentity);
+            Identity(json, "sourceIdentity", plan.SourceIdentity);
+            json.WriteBooleanOrNull(JsonEncodedText.Encode("sameServer"), plan.SourceIdentity is null ? null : plan.TargetIdentity?.SameAs(plan.SourceIdentity));
+            MsdbSpan.WriteTime(json, "stopAt", plan.StopAt);
+            json.WriteStartArray("backups");
+            foreach (var backup in plan.Backups)
+            {
+                json.WriteStartObject();
+                json.WriteString("type", backup.Kind);
+                MsdbSpan.WriteTime(json, "start", backup.Set.Start);
+                MsdbSpan.WriteTime(json, "finish", backup.Set.Finish);
+                json.WriteNumber("position", backup.Position);
+                json.WriteNumberOrNull("backupBytes", backup.Set.BackupSize);
+                json.WriteNumberOrNull("mediaBytes", backup.Set.MediaSize);
+                json.WriteStartArray("devices");
+                foreach (var device in backup.Devices)
+                {
+                    json.WriteStringValue(device);
+                }
+
+                json.WriteEndArray();
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            json.WriteStartArray("moves");
+            foreach (var move in plan.Moves)
+            {
+                json.WriteStartObject();
+                json.WriteString("logicalName", move.LogicalName);
+                json.WriteString("type", move.Type);
+                json.WriteNumber("sizeBytes", move.SizeBytes);
+                json.WriteString("path", move.Path);
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            json.WriteStartArray("space");
+            foreach (var space in plan.Space)
+            {
+                json.WriteStartObject();
+                json.WriteString("folder", space.Folder);
+                json.WriteNumber("neededBytes", space.NeededBytes);
+                json.WriteNumberOrNull("availableBytes", space.AvailableBytes);
+                json.WriteStringOrNull("unknown", space.Unknown);
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            Strings(json, "permissions", plan.Permissions);
+            json.WriteStartArray("statements");
+            foreach (var step in plan.Preflight.Concat(plan.Steps))
+            {
+                json.WriteStartObject();
+                json.WriteString("phase", step.Phase);
+                json.WriteString("sql", step.Sql);
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            json.WriteString("dropStatement", plan.DropSql);
+            json.WriteBoolean("keep", plan.Keep);
+            json.WriteBoolean("checkdb", plan.CheckDb);
+            if (plan.Estimate is { } estimate)
+            {
+                RestoreEstimateWriter.Json(json, "estimate", [estimate]);
+            }
+            else
+            {
+                json.WriteNull("estimate");
+            }
+
+            if (previous is null)
+            {
+                json.WriteNull("lastDrill");
+            }
+            else
+            {
+                json.WriteStartObject("lastDrill");
+                json.WriteString("drilledAtUtc", previous.DrilledAt.ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", CultureInfo.InvariantCulture));
+                json.WriteString("scratch", previous.Scratch);
+                json.WriteNumber("restoreSeconds", previous.RestoreSeconds);
+                json.WriteEndObject();
+            }
+
+            Strings(json, "refusals", plan.Refusals);
+            Strings(json, "notes", plan.Notes);
+            if (result is null)
+            {
+                json.WriteNull("result");
+            }
+            else
+            {
+                json.WriteStartObject("result");
+                json.WriteString("status", result.Status.ToString().ToLowerInvariant());
+                json.WriteString("startedUtc", result.StartedUtc.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture));
+                json.WriteNumber("restoreSeconds", result.RestoreSeconds);
+                json.WriteNumber("totalSeconds", result.TotalSeconds);
+                json.WriteStringOrNull("failure", result.Failure);
+                json.WriteStringOrNull("leftBehind", result.LeftBehind);
+                json.WriteStartArray("phases");
+                foreach (var phase in result.Phases)
+                {
+                    json.WriteStartObject();
+                    json.WriteString("phase", phase.Phase);
+                    json.WriteString("statement", phase.Statement);
+                    json.WriteNumber("seconds", phase.Seconds);
+                    json.WriteString("outcome", phase.Outcome.ToString().ToLowerInvariant());
+                    json.WriteStringOrNull("error", phase.Error);
+                    json.WriteEndObject();
+                }
+
+                json.WriteEndArray();
+                json.WriteEndObject();
+            }
+
+            json.WriteEndObject();
+            json.WriteEndObject();
+        }
+
+        output.WriteLine(System.Text.Encoding.UTF8.GetString(buffer.ToArray()));
+    }
+
+    private static void Identity(Utf8JsonWriter json, string name, ServerIdentity? identity)
+    {
+        if (identity is null)
+        {
+            json.WriteNull(name);
+            return;
+        }
+
+        json.WriteStartObject(name);
+        json.WriteStringOrNull("serverName", identity.ServerName);
+        json.WriteStringOrNull("machineName", identity.MachineName);
+        json.WriteStringOrNull("instanceName", identity.InstanceName);
+        json.WriteEndObject();
+    }
+
+    private static void Strings(Utf8JsonWriter json, string name, IEnumerable<string> values)
+    {
+        json.WriteStartArray(name);
+        foreach (var value in values)
+        {
+            json.WriteStringValue(value);
+        }
+
+        json.WriteEndArray();
+    }
+
+    private static string Line(string text) => TerminalText.Line(text);
+
+    private static string Md(string text) => TerminalText.Line(text).Replace("|", "\\|", StringComparison.Ordinal);
+}
