@@ -59,6 +59,17 @@ internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = t
             console.Write(new Panel(new Rows(lines)).Header(Markup.Escape(TerminalText.Line(RunsComparedLines.Heading(series)))).Border(BoxBorder.Rounded).Expand());
         }
 
+    }
+
+    private static void InputFindings(IAnsiConsole console, AnalysisFindings findings)
+    {
+        if (findings.InputFindings.Count == 0)
+        {
+            return;
+        }
+
+        console.WriteLine();
+        console.Write(new Rule($"[bold]{RunsComparedLines.FindingsTitle}[/]").LeftJustified());
         foreach (var finding in findings.InputFindings)
         {
             console.Write(new Text(TerminalText.Block($"- {RunsComparedLines.Of(finding)}") + Environment.NewLine));
@@ -78,6 +89,7 @@ internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = t
         public void Complete(AnalysisFindings findings)
         {
             RunsCompared(console, findings);
+            InputFindings(console, findings);
             console.WriteLine();
             console.Write(Inputs(findings.Inputs));
             if (_summary.Operations == 0)

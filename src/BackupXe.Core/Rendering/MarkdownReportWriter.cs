@@ -34,6 +34,7 @@ public sealed class MarkdownReportWriter : IReportStream
     {
         var md = _md;
         WriteRunsCompared(md, findings);
+        WriteInputFindings(md, findings);
         md.AppendLine().AppendLine("## Inputs").AppendLine();
         md.AppendLine("| input | format | events | problems |").AppendLine("|---|---|---:|---|");
         foreach (var input in findings.Inputs)
@@ -81,9 +82,13 @@ public sealed class MarkdownReportWriter : IReportStream
             }
         }
 
+    }
+
+    private static void WriteInputFindings(StringBuilder md, AnalysisFindings findings)
+    {
         if (findings.InputFindings.Count > 0)
         {
-            md.AppendLine();
+            md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"## {RunsComparedLines.FindingsTitle}").AppendLine();
             foreach (var finding in findings.InputFindings)
             {
                 md.AppendLine(CultureInfo.InvariantCulture, $"- {RunsComparedLines.Of(finding)}");

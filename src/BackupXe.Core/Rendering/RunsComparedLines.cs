@@ -10,11 +10,14 @@ public static class RunsComparedLines
 {
     public const string Title = "Runs compared";
 
-    /// <summary>True when the run has something for the section.</summary>
+    /// <summary>The section of what the inputs show besides operations: excerpts' timed runs, verifications, a job's time.</summary>
+    public const string FindingsTitle = "What the inputs show";
+
+    /// <summary>True when the run has series for the section.</summary>
     public static bool Any(AnalysisFindings findings)
     {
         ArgumentNullException.ThrowIfNull(findings);
-        return findings.RunsCompared.Count > 0 || findings.InputFindings.Count > 0;
+        return findings.RunsCompared.Count > 0;
     }
 
     /// <summary>"full backup of [Sales]: 4 runs in job.txt".</summary>

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using BackupXe.Core.Events;
+using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
@@ -39,6 +40,19 @@ internal sealed partial class OlaJobOutputReader
 
     /// <summary>Commands that were not executed (@Execute = 'N') or were not BACKUP/RESTORE, skipped.</summary>
     public int SkippedCommands { get; private set; }
+
+    /// <summary>What the output shows besides operations: each RESTORE VERIFYONLY as the verification it is, located ("line L").</summary>
+    public IReadOnlyList<InputProblem> Findings => _findings;
+
+    /// <summary>
+    /// Each run of the job (from a "Server:" header of DatabaseBackup's to the next) with its time by kind of command;
+    /// none in an excerpt without the header, where where one run starts cannot be told.
+    /// </summary>
+    public IReadOnlyList<OlaJobTime> Executions => _executions;
+
+    private readonly List<OlaJobTime> _executions = [];
+
+    private readonly List<InputProblem> _findings = [];
 
     /// <summary>The server DatabaseBackup names in its header ("Server: name"), when the output has that header.</summary>
     public string? Server { get; private set; }
@@ -204,9 +218,12 @@ internal sealed partial class OlaJobOutputReader
 
                 if (block is null)
                 {
-                    if (Server is null && line.StartsWith("Server: ", StringComparison.Ordinal) && line.Length > "Server: ".Length)
+                    if (line.StartsWith("Server: ", StringComparison.Ordinal) && line.Length > "Server: ".Length)
                     {
-                        Server = line["Server: ".Length..].Trim();
+                        Server ??= line["Server: ".Length..].Trim();
+
+                        // Each run of DatabaseBackup prints this header first: its commands are one run of the job.
+                        _executions.Add(new OlaJobTime(lineNumber));
                     }
 
                     // "Version: " is printed twice: the server's ProductVersion after "Server:", and the procedure's date later.
@@ -364,10 +381,20 @@ internal sealed partial class OlaJobOutputReader
         }
 
         var command = BackupCommandParser.Parse(block.Command);
+        if (command is { IsVerifyOnly: true } && block.Outcome is not (null or "Not Executed"))
+        {
+            Verified(block, command);
+        }
+
         if (command is null || command.IsVerifyOnly || block.Outcome == "Not Executed")
         {
             SkippedCommands++;
             return null;
+        }
+
+        if (block.Start is { } began && (block.End ?? (block.Duration is { } lasted ? began + lasted : null)) is { } ended && ended >= began)
+        {
+            (_executions.Count > 0 ? _executions[^1] : null)?.Add(OlaCommandRole.BackupOrRestore, began, ended);
         }
 
         foreach (var problem in command.Problems)
@@ -418,6 +445,23 @@ internal sealed partial class OlaJobOutputReader
             Sources = [HistorySource.OlaOutput],
         };
         return new OlaCommand(operation, block.Messages, command);
+    }
+
+    // RESTORE VERIFYONLY reads a backup's media to check it: the job's verification step, never a restore.
+    private void Verified(Block block, BackupCommand command)
+    {
+        var device = command.Devices is [{ Path: { } path }, ..] ? $" of {Path.GetFileName(path.Replace('\\', '/'))}" : string.Empty;
+        var end = block.End ?? (block.Start is { } began && block.Duration is { } lasted ? began + lasted : null);
+        var took = block.Start is { } start && end is { } ended && ended >= start
+            ? string.Create(CultureInfo.InvariantCulture, $" in {Figures.Duration((ended - start).TotalSeconds)} ({start:HH:mm:ss} to {ended:HH:mm:ss})")
+            : block.Duration is { } duration ? string.Create(CultureInfo.InvariantCulture, $" in {Figures.Duration(duration.TotalSeconds)}") : string.Empty;
+        if (block.Start is { } from && end is { } to && to >= from)
+        {
+            (_executions.Count > 0 ? _executions[^1] : null)?.Add(OlaCommandRole.Verification, from, to);
+        }
+
+        _findings.Add(new InputProblem(string.Create(CultureInfo.InvariantCulture, $"line {block.Line}"),
+            $"RESTORE VERIFYONLY{device}: the job's verification of a backup, not a restore: {block.Outcome?.ToLowerInvariant()}{took}"));
     }
 
     private void Problem(int line, string message)

@@ -94,6 +94,19 @@ internal sealed class OlaOutputEventSource : ISynchronousTraceEventSource
             status.Report(reader.Problems[reported].Location, reader.Problems[reported].Message);
         }
 
+        foreach (var finding in reader.Findings)
+        {
+            status.Find(finding.Location, finding.Message);
+        }
+
+        foreach (var execution in reader.Executions)
+        {
+            if (execution.Sentence() is { } jobTime)
+            {
+                status.Find(string.Create(System.Globalization.CultureInfo.InvariantCulture, $"line {execution.HeaderLine}"), jobTime);
+            }
+        }
+
         if (commands == 0)
         {
             status.Unusable = true;

@@ -44,6 +44,7 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
     {
         ArgumentNullException.ThrowIfNull(findings);
         WriteRunsCompared(findings);
+        WriteInputFindings(findings);
         Finish(findings.Inputs);
     }
 
@@ -77,17 +78,27 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
             Line("</ul>");
         }
 
-        if (findings.InputFindings.Count > 0)
-        {
-            Line("<ul>");
-            foreach (var finding in findings.InputFindings)
-            {
-                Line($"<li>{E(RunsComparedLines.Of(finding))}</li>");
-            }
+        Line("</section>");
+    }
 
-            Line("</ul>");
+    /// <summary>What the inputs show besides operations, as the console and Markdown reports have it.</summary>
+    private void WriteInputFindings(AnalysisFindings findings)
+    {
+        if (findings.InputFindings.Count == 0)
+        {
+            return;
         }
 
+        Start();
+        Line("<section class=\"block\" id=\"input-findings\" data-section=\"input-findings\" aria-labelledby=\"input-findings-title\">");
+        Line($"<h2 id=\"input-findings-title\">{E(RunsComparedLines.FindingsTitle)}</h2>");
+        Line("<ul>");
+        foreach (var finding in findings.InputFindings)
+        {
+            Line($"<li>{E(RunsComparedLines.Of(finding))}</li>");
+        }
+
+        Line("</ul>");
         Line("</section>");
     }
 

@@ -45,6 +45,45 @@ public sealed class OlaOutputAnalysisTests
     }
 
     [Fact]
+    public async Task A_verifyonly_after_the_backup_is_listed_as_its_verification_and_the_jobs_time_is_accounted()
+    {
+        // Given: a full backup of 10 minutes, then RESTORE VERIFYONLY of its file for 4 minutes, 5 s apart
+        var text = new OlaJobOutput()
+            .Raw("Date and time: 2024-05-01 02:00:00")
+            .Raw("Database context: [master]")
+            .Raw("Command: BACKUP DATABASE [Sales] TO DISK = N'X:\\b\\Sales_FULL.bak' WITH CHECKSUM, COMPRESSION")
+            .Raw("Processed 292888 pages for database 'Sales', file 'Sales' on file 1.")
+            .Raw("Processed 6 pages for database 'Sales', file 'Sales_log' on file 1.")
+            .Raw("BACKUP DATABASE successfully processed 292894 pages in 598.000 seconds (3.826 MB/sec).")
+            .Raw("Outcome: Succeeded")
+            .Raw("Duration: 00:10:00")
+            .Raw("Date and time: 2024-05-01 02:10:00")
+            .Raw("\t")
+            .Raw("Date and time: 2024-05-01 02:10:05")
+            .Raw("Database context: [master]")
+            .Raw("Command: RESTORE VERIFYONLY FROM DISK = N'X:\\b\\Sales_FULL.bak' WITH CHECKSUM")
+            .Raw("The backup set on file 1 is valid.")
+            .Raw("Outcome: Succeeded")
+            .Raw("Duration: 00:04:00")
+            .Raw("Date and time: 2024-05-01 02:14:05")
+            .ToString();
+        using var input = TempInput.WithText(text, Encodings.Utf8WithoutBom, "job.txt");
+
+        // When
+        var run = await BackupXe.Tests.Cli.CliRun.RunAsync("analyze", input.Path, "--format", "json");
+
+        // Then: one operation, the backup; the verification and the job's time are findings of the input
+        Assert.Equal(0, run.ExitCode);
+        using var json = System.Text.Json.JsonDocument.Parse(run.Output);
+        var operation = Assert.Single(json.RootElement.GetProperty("operations").EnumerateArray());
+        Assert.Equal("backup", operation.GetProperty("kind").GetString());
+        var findings = json.RootElement.GetProperty("findings").EnumerateArray().Select(f => f.GetProperty("location").GetString() + ": " + f.GetProperty("message").GetString()).ToList();
+        Assert.Contains("line 23: RESTORE VERIFYONLY of Sales_FULL.bak: the job's verification of a backup, not a restore: succeeded in 4 min 00 s (02:10:05 to 02:14:05)", findings);
+        Assert.Contains("line 2: the job's commands ran from 2024-05-01 02:00:00 to 2024-05-01 02:14:05 (14 min 05 s): 1 backup or restore command 10 min 00 s, "
+            + "1 verification (RESTORE VERIFYONLY) 4 min 00 s, between and around the commands (the procedure's own checks and clean-up, which no command line times) 5 s", findings);
+    }
+
+    [Fact]
     public async Task A_restore_of_23_s_inside_a_command_of_ten_minutes_is_outside_the_operation()
     {
         // Given: the engine restored in 23.265 s; the job's command ran 02:00:00 to 02:10:05
