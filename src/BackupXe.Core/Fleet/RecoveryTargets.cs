@@ -65,10 +65,10 @@ public sealed record RecoveryTargets(TimeSpan? DefaultRpo, TimeSpan? DefaultRto,
     }
 
     /// <summary>
-    /// What is wrong with targets given in minutes, each problem naming its key under <paramref name="key"/>
+    /// What is wrong with targets given in minutes (0: none), each problem naming its key under <paramref name="key"/>
     /// (BackupXe:Targets:Rules:0:RpoMinutes): the daemon's validation and the CLI's reading of its settings say the same.
     /// </summary>
-    public static IEnumerable<string> Problems(string key, double? rpoMinutes, double? rtoMinutes, IReadOnlyList<(string? Instance, string? Database, string? RecoveryModel, double? RpoMinutes, double? RtoMinutes)> rules)
+    public static IEnumerable<string> Problems(string key, double rpoMinutes, double rtoMinutes, IReadOnlyList<(string? Instance, string? Database, string? RecoveryModel, double RpoMinutes, double RtoMinutes)> rules)
     {
         foreach (var problem in Minutes($"{key}:RpoMinutes", rpoMinutes).Concat(Minutes($"{key}:RtoMinutes", rtoMinutes)))
         {
@@ -84,7 +84,7 @@ public sealed record RecoveryTargets(TimeSpan? DefaultRpo, TimeSpan? DefaultRto,
                 yield return $"{at} matches every database: give it an Instance, a Database pattern or a RecoveryModel (the defaults are {key}:RpoMinutes and {key}:RtoMinutes).";
             }
 
-            if (rule.RpoMinutes is null && rule.RtoMinutes is null)
+            if (rule.RpoMinutes == 0 && rule.RtoMinutes == 0)
             {
                 yield return $"{at} sets no target: give it RpoMinutes, RtoMinutes or both.";
             }
@@ -111,17 +111,17 @@ public sealed record RecoveryTargets(TimeSpan? DefaultRpo, TimeSpan? DefaultRto,
         }
     }
 
-    /// <summary>Targets from minutes already checked by <see cref="Problems"/>.</summary>
-    public static RecoveryTargets FromMinutes(double? rpoMinutes, double? rtoMinutes, IEnumerable<(string? Instance, string? Database, string? RecoveryModel, double? RpoMinutes, double? RtoMinutes)> rules)
+    /// <summary>Targets from minutes (0: none) already checked by <see cref="Problems"/>.</summary>
+    public static RecoveryTargets FromMinutes(double rpoMinutes, double rtoMinutes, IEnumerable<(string? Instance, string? Database, string? RecoveryModel, double RpoMinutes, double RtoMinutes)> rules)
         => new(Span(rpoMinutes), Span(rtoMinutes), rules.Select(r => new RecoveryTargetRule(r.Instance, r.Database, r.RecoveryModel?.ToUpperInvariant(), Span(r.RpoMinutes), Span(r.RtoMinutes))).ToList());
 
-    private static TimeSpan? Span(double? minutes) => minutes is { } m ? TimeSpan.FromMinutes(m) : null;
+    private static TimeSpan? Span(double minutes) => minutes > 0 ? TimeSpan.FromMinutes(minutes) : null;
 
-    private static IEnumerable<string> Minutes(string key, double? minutes)
+    private static IEnumerable<string> Minutes(string key, double minutes)
     {
-        if (minutes is { } m && (!double.IsFinite(m) || m <= 0 || m > Longest.TotalMinutes))
+        if (!(minutes >= 0 && minutes <= Longest.TotalMinutes))
         {
-            yield return string.Create(CultureInfo.InvariantCulture, $"{key} must be greater than 0 and at most {Longest.TotalMinutes} (a year); it is {m}.");
+            yield return string.Create(CultureInfo.InvariantCulture, $"{key} must be from 0 (no target) to {Longest.TotalMinutes} (a year); it is {minutes}.");
         }
     }
 }

@@ -48,22 +48,22 @@ public sealed class RecoveryTargetsTests
     [Fact]
     public void Each_problem_names_its_key()
     {
-        var problems = RecoveryTargets.Problems("BackupXe:Targets", 0, double.NaN,
+        var problems = RecoveryTargets.Problems("BackupXe:Targets", -1, double.NaN,
         [
-            (null, null, null, 10, null),
-            ("sql01", " ", "FAST", null, null),
+            (null, null, null, 10, 0),
+            ("sql01", " ", "FAST", 0, 0),
             (null, "Sales*", null, 600_000, 30),
         ]).ToList();
 
         Assert.Equal(
         [
-            "BackupXe:Targets:RpoMinutes must be greater than 0 and at most 525600 (a year); it is 0.",
-            "BackupXe:Targets:RtoMinutes must be greater than 0 and at most 525600 (a year); it is NaN.",
+            "BackupXe:Targets:RpoMinutes must be from 0 (no target) to 525600 (a year); it is -1.",
+            "BackupXe:Targets:RtoMinutes must be from 0 (no target) to 525600 (a year); it is NaN.",
             "BackupXe:Targets:Rules:0 matches every database: give it an Instance, a Database pattern or a RecoveryModel (the defaults are BackupXe:Targets:RpoMinutes and BackupXe:Targets:RtoMinutes).",
             "BackupXe:Targets:Rules:1 sets no target: give it RpoMinutes, RtoMinutes or both.",
             "BackupXe:Targets:Rules:1:Database must not be empty.",
             "BackupXe:Targets:Rules:1:RecoveryModel must be one of FULL, BULK_LOGGED, SIMPLE; it is 'FAST'.",
-            "BackupXe:Targets:Rules:2:RpoMinutes must be greater than 0 and at most 525600 (a year); it is 600000.",
+            "BackupXe:Targets:Rules:2:RpoMinutes must be from 0 (no target) to 525600 (a year); it is 600000.",
         ], problems);
     }
 }
