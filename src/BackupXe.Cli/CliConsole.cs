@@ -25,6 +25,9 @@ internal sealed record CliConsole
     /// <summary>The terminal's width; throws <see cref="IOException"/> when no terminal is attached.</summary>
     public required Func<int> WindowWidth { get; init; }
 
+    /// <summary>The clock a verb judges "now" by (the fleet's ages); a test hands in a fake one.</summary>
+    public TimeProvider Time { get; init; } = TimeProvider.System;
+
     /// <summary>The process's own console.</summary>
     public static CliConsole Process() => new()
     {

@@ -57,6 +57,7 @@ internal static class Program
         root.Subcommands.Add(CheckCommand.Create(console));
         root.Subcommands.Add(HistoryCommand.Create(console));
         root.Subcommands.Add(TuneCommand.Create(console));
+        root.Subcommands.Add(FleetCommand.Create(console));
         return root;
     }
 }
