@@ -129,7 +129,7 @@ internal static class FleetCommand
 
             const string Key = "BackupXe:Targets";
             var problems = new List<string>();
-            var rpo = Number(targets, "RpoMinutes", Key, problems) ?? 24 * 60;
+            var rpo = Number(targets, "RpoMinutes", Key, problems) ?? RecoveryTargets.StandardRpo.TotalMinutes;
             var rto = Number(targets, "RtoMinutes", Key, problems) ?? 0;
             var rules = new List<(string?, string?, string?, double, double)>();
             if (Find(targets, "Rules", out var list))

@@ -103,18 +103,32 @@ public static class Compliance
         // A differential rests on the last full that is not COPY_ONLY (a COPY_ONLY full starts no base); a log backup
         // needs some full before it, and after the chain's last break when msdb's LSNs showed one.
         var lastGap = chain?.Gaps.Count > 0 ? chain.Gaps[^1].After : (DateTime?)null;
+        // One pass for where the first full of each kind stands, so the walk back from the newest stays linear.
+        int firstFull = -1, firstRegularFull = -1, firstFullAfterGap = -1;
+        for (var i = 0; i < backups.Count; i++)
+        {
+            if (backups[i].Scope != OperationScope.Database)
+            {
+                continue;
+            }
+
+            firstFull = firstFull < 0 ? i : firstFull;
+            firstRegularFull = firstRegularFull < 0 && backups[i].Options.CopyOnly != true ? i : firstRegularFull;
+            firstFullAfterGap = firstFullAfterGap < 0 && (lastGap is null || backups[i].Start >= lastGap) ? i : firstFullAfterGap;
+        }
+
         for (var i = backups.Count - 1; i >= 0; i--)
         {
             var backup = backups[i];
             var copyOnly = backup.Options.CopyOnly == true;
-            var before = backups.Take(i);
             switch (backup.Scope)
             {
                 case OperationScope.Database:
                     return (backup, copyOnly ? "COPY_ONLY full backup" : "full backup");
-                case OperationScope.Differential when before.Any(b => b.Scope == OperationScope.Database && b.Options.CopyOnly != true):
+                case OperationScope.Differential when firstRegularFull >= 0 && firstRegularFull < i:
                     return (backup, "differential backup");
-                case OperationScope.Log when logMode && before.Any(b => b.Scope == OperationScope.Database && (lastGap is null || backup.Start < lastGap || b.Start >= lastGap)):
+                case OperationScope.Log when logMode && firstFull >= 0 && firstFull < i
+                    && (lastGap is null || backup.Start < lastGap || (firstFullAfterGap >= 0 && firstFullAfterGap < i)):
                     return (backup, copyOnly ? "COPY_ONLY log backup" : "log backup");
             }
         }
