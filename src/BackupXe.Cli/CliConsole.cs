@@ -25,7 +25,7 @@ internal sealed record CliConsole
     /// <summary>The terminal's width; throws <see cref="IOException"/> when no terminal is attached.</summary>
     public required Func<int> WindowWidth { get; init; }
 
-    /// <summary>The clock a verb measures with (restore-drill's phases): the system's, or a test's fake one.</summary>
+    /// <summary>The clock a verb measures and judges "now" by (restore-drill's phases, the fleet's ages): the system's, or a test's fake one.</summary>
     public TimeProvider Time { get; init; } = TimeProvider.System;
 
     /// <summary>The process's own console.</summary>

@@ -61,6 +61,7 @@ internal static class Program
         root.Subcommands.Add(HistoryCommand.Create(console));
         root.Subcommands.Add(TuneCommand.Create(console));
         root.Subcommands.Add(RestoreDrillCommand.Create(console));
+        root.Subcommands.Add(FleetCommand.Create(console));
         return root;
     }
 }

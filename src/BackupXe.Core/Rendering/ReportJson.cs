@@ -107,6 +107,8 @@ public static class ReportJson
         yield return Spelled<Tuning.RateSource>();
         yield return Spelled<Diagnosis.DefectSymptom>();
         yield return Spelled<Drill.DrillStatus>();
+        yield return Spelled<Fleet.ComplianceState>();
+        yield return Spelled<Fleet.ChainState>();
     }
 
     private static JsonStringEnumConverter<T> Spelled<T>()

@@ -1,3 +1,4 @@
+using BackupXe.Core.Fleet;
 using BackupXe.Core.History;
 
 namespace BackupXe.Worker.Configuration;
@@ -27,6 +28,9 @@ internal sealed class BackupXeOptions
     public RegressionOptions Regression { get; set; } = new();
 
     public MetricsOptions Metrics { get; set; } = new();
+
+    /// <summary>The RPO and RTO targets each database is held to (docs/fleet.md, "Targets").</summary>
+    public TargetsOptions Targets { get; set; } = new();
 }
 
 /// <summary>
@@ -178,4 +182,41 @@ internal sealed class MetricsOptions
 {
     /// <summary>OTLP collector address (e.g. http://localhost:4317); metrics are not exported when unset.</summary>
     public string? OtlpEndpoint { get; set; }
+}
+
+/// <summary>The recovery targets: defaults, and rules for some databases; minutes, 0 for none.</summary>
+internal sealed class TargetsOptions
+{
+    /// <summary>The RPO target of every database no rule sets one for; 0: none.</summary>
+    public double RpoMinutes { get; set; } = BackupXeOptionsDefaults.TargetRpoMinutes;
+
+    /// <summary>The RTO target of every database no rule sets one for; 0: none.</summary>
+    public double RtoMinutes { get; set; } = BackupXeOptionsDefaults.TargetRtoMinutes;
+
+    /// <summary>Targets of the databases a rule matches; the most specific matching rule wins, per target.</summary>
+    public List<TargetRuleOptions> Rules { get; set; } = [];
+
+    /// <summary>The rules as the targets' checks and matching take them.</summary>
+    public List<(string? Instance, string? Database, string? RecoveryModel, double RpoMinutes, double RtoMinutes)> RuleValues()
+        => Rules.Select(r => (r.Instance, r.Database, r.RecoveryModel, r.RpoMinutes, r.RtoMinutes)).ToList();
+
+    /// <summary>These settings as the compliance rule takes them (checked first by the validator).</summary>
+    public RecoveryTargets ToTargets() => RecoveryTargets.FromMinutes(RpoMinutes, RtoMinutes, RuleValues());
+}
+
+/// <summary>One rule: which databases (null matches any) and their targets (0 leaves it to a less specific rule).</summary>
+internal sealed class TargetRuleOptions
+{
+    /// <summary>An instance name as BackupXe:Instances names it.</summary>
+    public string? Instance { get; set; }
+
+    /// <summary>A database name pattern: * any run of characters, ? one; without case.</summary>
+    public string? Database { get; set; }
+
+    /// <summary>FULL, BULK_LOGGED or SIMPLE.</summary>
+    public string? RecoveryModel { get; set; }
+
+    public double RpoMinutes { get; set; }
+
+    public double RtoMinutes { get; set; }
 }

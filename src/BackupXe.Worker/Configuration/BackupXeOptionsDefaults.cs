@@ -44,6 +44,12 @@ internal static class BackupXeOptionsDefaults
     /// <summary>Five minutes: a job that starts a little early is still captured from its first event.</summary>
     public const double CaptureLeadMinutes = 5;
 
+    /// <summary>A day: the targets when none are set hold every database to a backup a day (docs/fleet.md).</summary>
+    public const double TargetRpoMinutes = 24 * 60;
+
+    /// <summary>None: a restore time is a business's choice, shown but not judged until set.</summary>
+    public const double TargetRtoMinutes = 0;
+
     public const string HistoryProvider = HistoryProviders.Sqlite;
     public const string HistoryPath = SqliteHistoryStore.DefaultPath;
 

@@ -53,6 +53,7 @@ internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = n
         ValidateHistory(options.History, failures);
         ValidateRegression(options.Regression, failures);
         ValidateMetrics(options.Metrics, failures);
+        failures.AddRange(Core.Fleet.RecoveryTargets.Problems($"{Section}:Targets", options.Targets.RpoMinutes, options.Targets.RtoMinutes, options.Targets.RuleValues()));
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 

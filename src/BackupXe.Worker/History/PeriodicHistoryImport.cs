@@ -1,3 +1,4 @@
+using BackupXe.Core.Fleet;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
 using BackupXe.Core.Rendering;
@@ -10,6 +11,7 @@ using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Logging;
 using BackupXe.Worker.Telemetry;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 
 namespace BackupXe.Worker.History;
 
@@ -22,7 +24,8 @@ namespace BackupXe.Worker.History;
 /// each database's restore time estimated with the rates this instance's history measured.
 /// </summary>
 internal sealed class PeriodicHistoryImport(
-    SqliteImportedHistory history, RegressionDetector regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger)
+    SqliteImportedHistory history, RegressionDetector regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger,
+    IOptions<BackupXeOptions>? options = null)
 {
     /// <summary>How far back the chain is read: as `check` reads it, long enough to hold a weekly full backup.</summary>
     public const int ChainDays = 30;
@@ -92,13 +95,33 @@ internal sealed class PeriodicHistoryImport(
             }
         }
 
-        await CheckChainAsync(instance, server, cancellationToken);
+        var chains = await CheckChainAsync(instance, server, cancellationToken);
         await EstimateRestoresAsync(instance, server, cancellationToken);
+        await JudgeAsync(instance, chains, cancellationToken);
         return imported;
     }
 
     /// <summary>Each new gap as one warning (event 190); a chain that cannot be read is one warning (event 191), and the import stands.</summary>
-    private async Task CheckChainAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)
+    /// <summary>
+    /// The instance's databases against their targets (docs/fleet.md), from its history and the chains msdb's LSNs
+    /// showed (with their recovery model), recorded as the per-instance compliance metrics.
+    /// </summary>
+    private async Task JudgeAsync(string instance, IReadOnlyList<RestoreChainReport> chains, CancellationToken cancellationToken)
+    {
+        var targets = options?.Value.Targets.ToTargets() ?? RecoveryTargets.Standard;
+        var byName = chains.GroupBy(c => c.Database, StringComparer.OrdinalIgnoreCase).ToDictionary(g => g.Key, g => g.First(), StringComparer.OrdinalIgnoreCase);
+        var inputs = (await history.ReadAsync(instance, null, cancellationToken))
+            .Where(r => r.Record.Database is not null)
+            .GroupBy(r => r.Record.Database!, StringComparer.OrdinalIgnoreCase)
+            .Select(g => new ComplianceInput(instance, g.Key, g.Select(r => r.Record).ToList())
+            {
+                Chain = byName.GetValueOrDefault(g.Key),
+                RecoveryModel = byName.GetValueOrDefault(g.Key)?.RecoveryModel,
+            });
+        metrics.RecordCompliance(instance, Compliance.Evaluate(inputs, targets, time.GetUtcNow().UtcDateTime));
+    }
+
+    private async Task<IReadOnlyList<RestoreChainReport>> CheckChainAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)
     {
         IReadOnlyList<RestoreChainReport> chains;
         try
@@ -108,7 +131,7 @@ internal sealed class PeriodicHistoryImport(
         catch (Exception exception) when (exception is not OperationCanceledException)
         {
             logger.RestoreChainFailed(instance, exception.GetType().Name, ConnectionStringRedactor.RedactMessage(exception.Message));
-            return;
+            return [];
         }
 
         foreach (var chain in chains)
@@ -123,6 +146,8 @@ internal sealed class PeriodicHistoryImport(
                 }
             }
         }
+
+        return chains;
     }
 
     /// <summary>

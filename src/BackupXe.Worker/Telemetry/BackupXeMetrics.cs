@@ -25,6 +25,8 @@ internal sealed class BackupXeMetrics : IDisposable
     private readonly Counter<long> _regressions;
     private readonly Counter<long> _quietPeriods;
     private readonly Gauge<double> _longestRestore;
+    private readonly Gauge<int> _outOfTarget;
+    private readonly Gauge<double> _worstRpo;
 
     // Per instance, the running operations' ETAs as the last progress update left them; read when a listener collects.
     private readonly ConcurrentDictionary<string, IReadOnlyList<(string Kind, double Low, double High)>> _remaining = new(StringComparer.Ordinal);
@@ -44,6 +46,9 @@ internal sealed class BackupXeMetrics : IDisposable
         _regressions = Meter.CreateCounter<long>("backupxe.regressions", "{operation}", "Operations below their recent median throughput.");
         Meter.CreateObservableGauge("backupxe.live.remaining.longest", ObserveRemaining, "s", "The longest ETA of an instance's running operations of a kind, fastest and slowest bound.");
         _longestRestore = Meter.CreateGauge<double>("backupxe.restore.estimate.longest", "s", "The longest restore estimate of an instance's databases, fastest and slowest bound.");
+        // Per instance and target, not per database: the series stay as many as the instances however many databases (docs/fleet.md).
+        _outOfTarget = Meter.CreateGauge<int>("backupxe.fleet.out_of_target", "{database}", "An instance's databases past their RPO or RTO target.");
+        _worstRpo = Meter.CreateGauge<double>("backupxe.fleet.rpo.worst", "s", "The oldest newest-restore-point of an instance's databases: its worst RPO.");
     }
 
     public Meter Meter { get; }
@@ -107,6 +112,17 @@ internal sealed class BackupXeMetrics : IDisposable
     /// After each progress update of an instance: the ETA interval of each running operation that has one (docs/live.md,
     /// "The ETA"), of which <c>backupxe.live.remaining.longest</c> reports, per kind, the operation with the slowest bound.
     /// </summary>
+    /// <summary>An instance's compliance as last judged: how many databases are past each target, and the worst RPO when any has one.</summary>
+    public void RecordCompliance(string instance, IReadOnlyCollection<Core.Fleet.DatabaseCompliance> databases)
+    {
+        _outOfTarget.Record(databases.Count(d => d.Rpo.State == Core.Fleet.ComplianceState.Outside), new TagList { { "instance", instance }, { "target", "rpo" } });
+        _outOfTarget.Record(databases.Count(d => d.Rto.State == Core.Fleet.ComplianceState.Outside), new TagList { { "instance", instance }, { "target", "rto" } });
+        if (databases.Where(d => d.Rpo.Value is not null).Select(d => d.Rpo.Value!.Value.TotalSeconds).DefaultIfEmpty(double.NaN).Max() is var worst && !double.IsNaN(worst))
+        {
+            _worstRpo.Record(worst, new KeyValuePair<string, object?>("instance", instance));
+        }
+    }
+
     public void RecordRunning(string instance, IReadOnlyList<OperationProgress> running)
         => _remaining[instance] = running
             .Where(op => op.RemainingRange is not null)

@@ -3,6 +3,7 @@ using BackupXe.Tests.Hostile;
 using BackupXe.Tests.Support;
 using BackupXe.Worker;
 using BackupXe.Worker.Configuration;
+using Microsoft.Extensions.Configuration;
 using Xunit;
 
 namespace BackupXe.Tests.Worker;
@@ -98,6 +99,46 @@ public sealed partial class ConfigurationCheckTests : IDisposable
         Assert.Equal(ExitCodes.InvalidConfiguration, run.ExitCode);
         Assert.Contains("BackupXe:Instances:0:CaptureWindows:Windows:0:Start is 200007 characters long", run.Error);
         Assert.False(run.ShowsStackTrace, run.Error);
+    }
+
+    [Fact]
+    public async Task Recovery_targets_out_of_range_exit_2_naming_each_key()
+    {
+        File.Copy(Path.Combine(RepositoryRoot, "samples", "buffer-starved-backup.xml"), Path.Combine(_folder, "backup.xml"));
+        var settings = Path.Combine(_folder, "settings.json");
+        await File.WriteAllTextAsync(settings, """
+            { "BackupXe": { "Instances": [ { "Name": "backup", "ReplayPath": "backup.xml" } ],
+              "Targets": { "RpoMinutes": -5, "Rules": [ { "Database": "Sales*", "RecoveryModel": "FAST", "RtoMinutes": 60 }, { "Instance": "backup" } ] } } }
+            """);
+
+        var result = ConfigurationCheck.Check(settings);
+
+        Assert.Equal(ExitCodes.InvalidConfiguration, result.ExitCode);
+        Assert.Equal(
+        [
+            "BackupXe:Targets:RpoMinutes must be from 0 (no target) to 525600 (a year); it is -5.",
+            "BackupXe:Targets:Rules:0:RecoveryModel must be one of FULL, BULK_LOGGED, SIMPLE; it is 'FAST'.",
+            "BackupXe:Targets:Rules:1 sets no target: give it RpoMinutes, RtoMinutes or both.",
+        ], result.Problems);
+    }
+
+    [Fact]
+    public async Task Recovery_targets_bind_into_the_rule_the_compliance_uses()
+    {
+        var settings = Path.Combine(_folder, "settings.json");
+        await File.WriteAllTextAsync(settings, """
+            { "BackupXe": { "Instances": [ { "Name": "sql01", "Server": "sql01" } ],
+              "Targets": { "RpoMinutes": 60, "RtoMinutes": 240, "Rules": [ { "Database": "Sales*", "RpoMinutes": 15 } ] } } }
+            """);
+        var options = new ConfigurationBuilder().AddJsonFile(settings).Build()
+            .GetSection(BackupXeOptions.SectionName).Get<BackupXeOptions>(binder => binder.ErrorOnUnknownConfiguration = true)!;
+
+        var targets = options.Targets.ToTargets();
+
+        Assert.Equal(ExitCodes.Success, ConfigurationCheck.Check(settings).ExitCode);
+        Assert.Equal(TimeSpan.FromMinutes(15), targets.RpoFor("sql01", "SalesDB", "FULL")!.Value);
+        Assert.Equal(TimeSpan.FromMinutes(60), targets.RpoFor("sql01", "Hr", "FULL")!.Value);
+        Assert.Equal(TimeSpan.FromHours(4), targets.RtoFor("sql01", "SalesDB", "FULL")!.Value);
     }
 
     [Fact]

@@ -1,6 +1,10 @@
 using System.Diagnostics.Metrics;
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using BackupXe.Core.Events;
+using BackupXe.Core.Fleet;
+using BackupXe.Core.History;
+using BackupXe.Core.Reporting;
 using BackupXe.Tests.Support;
 using BackupXe.Worker.Telemetry;
 using Xunit;
@@ -27,6 +31,128 @@ public sealed partial class MetricsDashboardTests
 
         Assert.NotEmpty(queried);
         Assert.Empty(queried.Except(exported));
+    }
+
+    [Theory]
+    [InlineData("deploy/prometheus/backupxe-rules.yml")]
+    [InlineData("deploy/grafana/alerting/backupxe-alerts.yaml")]
+    public void Every_metric_an_alert_rule_uses_is_one_the_worker_exports(string file)
+    {
+        var exported = PrometheusSeries();
+        var rules = RuleExpressions(file);
+
+        Assert.NotEmpty(rules);
+        Assert.All(rules, rule => Assert.Contains(rule.Metric, exported));
+    }
+
+    [Fact]
+    public void A_database_past_its_rpo_target_fires_the_shipped_rpo_rule_and_a_compliant_one_fires_none()
+    {
+        // Given: sql01's SalesDB whose last log backup finished two hours ago against a 15-minute RPO target; sql02's
+        // Orders whose last one finished five minutes ago; no RTO target
+        var now = new FakeClock(new DateTimeOffset(2026, 11, 20, 5, 0, 0, TimeSpan.Zero)).GetUtcNow().UtcDateTime;
+        var targets = new RecoveryTargets(TimeSpan.FromMinutes(15), null, []);
+        var late = Compliance.Evaluate(new ComplianceInput("sql01", "SalesDB", [Backup(OperationScope.Database, now.AddHours(-5)), Backup(OperationScope.Log, now.AddHours(-2))]), targets, now);
+        var fine = Compliance.Evaluate(new ComplianceInput("sql02", "Orders", [Backup(OperationScope.Database, now.AddHours(-5)), Backup(OperationScope.Log, now.AddMinutes(-5))]), targets, now);
+
+        // When the worker records them and Prometheus evaluates the shipped rules on the series it would scrape
+        var series = Recorded(metrics =>
+        {
+            metrics.RecordCompliance("sql01", [late]);
+            metrics.RecordCompliance("sql02", [fine]);
+        });
+        var rules = RuleExpressions("deploy/prometheus/backupxe-rules.yml");
+        var firing = rules.SelectMany(rule => series.Where(rule.FiresOn).Select(s => (rule.Alert, Instance: s.Labels["instance"]))).ToList();
+
+        // Then only the RPO rule fires, for sql01 alone
+        Assert.Equal([("BackupXeDatabasesPastRpoTarget", "sql01")], firing);
+    }
+
+    private static HistoryOperation Backup(OperationScope scope, DateTime finish) => new()
+    {
+        Kind = OperationKind.Backup,
+        Scope = scope,
+        Database = "db",
+        Start = finish.AddMinutes(-1),
+        End = finish,
+        TimeResolutionSeconds = 1,
+        Status = OperationStatus.Completed,
+        Sources = [HistorySource.Msdb],
+    };
+
+    private sealed record Series(string Name, IReadOnlyDictionary<string, string> Labels, double Value);
+
+    /// <summary>
+    /// One rule's expression in the one shape the shipped rules use, <c>metric{label="value",...} op number</c>:
+    /// anything else fails the test, so a rule cannot drift into a form this check does not read.
+    /// </summary>
+    private sealed record RuleExpression(string Alert, string Metric, IReadOnlyDictionary<string, string> Matchers, string Operator, double Threshold)
+    {
+        public bool FiresOn(Series series)
+            => series.Name == Metric && Matchers.All(m => series.Labels.GetValueOrDefault(m.Key) == m.Value)
+                && Operator switch { ">" => series.Value > Threshold, ">=" => series.Value >= Threshold, "<" => series.Value < Threshold, _ => false };
+    }
+
+    private static List<RuleExpression> RuleExpressions(string file)
+    {
+        var text = File.ReadAllText(Path.Combine(RepositoryRoot, file));
+        var rules = new List<RuleExpression>();
+        string? alert = null;
+        foreach (var line in text.Split('\n'))
+        {
+            if (Regex.Match(line, @"^\s*-?\s*(?:alert|title):\s*(.+)$") is { Success: true } name)
+            {
+                alert = name.Groups[1].Value.Trim();
+            }
+
+            if (Regex.Match(line, @"^\s*expr:\s*(.+)$") is not { Success: true } expr)
+            {
+                continue;
+            }
+
+            var shape = Regex.Match(expr.Groups[1].Value.Trim(), @"^(backupxe_[a-z_]+)(?:\{([^}]*)\})?\s*(>=|>|<)\s*([0-9.]+)$");
+            Assert.True(shape.Success, $"{file}: '{expr.Groups[1].Value}' is not metric{{labels}} op number");
+            var matchers = shape.Groups[2].Value.Length == 0
+                ? new Dictionary<string, string>()
+                : shape.Groups[2].Value.Split(',').Select(m => m.Split('=')).ToDictionary(m => m[0].Trim(), m => m[1].Trim().Trim('"'));
+            rules.Add(new RuleExpression(alert ?? "?", shape.Groups[1].Value, matchers, shape.Groups[3].Value, double.Parse(shape.Groups[4].Value, System.Globalization.CultureInfo.InvariantCulture)));
+        }
+
+        return rules;
+    }
+
+    /// <summary>The last value of each gauge series the worker recorded in <paramref name="record"/>, under its Prometheus name.</summary>
+    private static List<Series> Recorded(Action<BackupXeMetrics> record)
+    {
+        using var metrics = new BackupXeMetrics();
+        var series = new Dictionary<string, Series>(StringComparer.Ordinal);
+        using var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Meter == metrics.Meter)
+                {
+                    l.EnableMeasurementEvents(instrument);
+                }
+            },
+        };
+        void Add(Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+        {
+            var labels = new Dictionary<string, string>(StringComparer.Ordinal);
+            foreach (var tag in tags)
+            {
+                labels[tag.Key] = tag.Value?.ToString() ?? string.Empty;
+            }
+
+            var name = PrometheusName(instrument.Name, instrument.Unit, counter: false);
+            series[name + string.Join(',', labels.OrderBy(l => l.Key).Select(l => $"{l.Key}={l.Value}"))] = new Series(name, labels, value);
+        }
+
+        listener.SetMeasurementEventCallback<int>((instrument, value, tags, _) => Add(instrument, value, tags));
+        listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Add(instrument, value, tags));
+        listener.Start();
+        record(metrics);
+        return [.. series.Values];
     }
 
     [Fact]

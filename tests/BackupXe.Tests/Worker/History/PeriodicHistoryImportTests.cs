@@ -220,6 +220,58 @@ public sealed class PeriodicHistoryImportTests : IDisposable
     }
 
     [Fact]
+    public async Task Each_import_records_how_many_databases_are_past_their_targets_and_the_worst_rpo()
+    {
+        // Given: Sales' six nightly fulls and a chain with a gap, judged against an RPO target of a minute
+        var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
+        var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
+            .On("checkpoint_lsn", _ => ScriptedSqlServer.ChainResponse(
+            [
+                new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
+                new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
+            ]))
+            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]));
+        var import = new PeriodicHistoryImport(
+            _history, new RegressionDetector(_captures, new HistoryComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
+            Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 1 } }));
+        var recorded = new List<(string Name, string? Target, double Value)>();
+        using var listener = new System.Diagnostics.Metrics.MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter == _metrics.Meter && instrument.Name.StartsWith("backupxe.fleet.", StringComparison.Ordinal))
+            {
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        void Add(System.Diagnostics.Metrics.Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+        {
+            string? target = null;
+            foreach (var tag in tags)
+            {
+                target = tag.Key == "target" ? (string?)tag.Value : target;
+            }
+
+            lock (recorded)
+            {
+                recorded.Add((instrument.Name, target, value));
+            }
+        }
+
+        listener.SetMeasurementEventCallback<int>((instrument, value, tags, _) => Add(instrument, value, tags));
+        listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Add(instrument, value, tags));
+        listener.Start();
+        await using var server = TdsServerDouble.Start(script);
+
+        // When: one import
+        await import.ImportOnceAsync("prod", new SqlConnectionFactory(TdsClient.Settings(server)), Hourly, CancellationToken.None);
+
+        // Then: Sales is past its RPO target, none past an RTO target (none is set), and the worst RPO is over a minute
+        Assert.Contains(("backupxe.fleet.out_of_target", "rpo", 1.0), recorded);
+        Assert.Contains(("backupxe.fleet.out_of_target", "rto", 0.0), recorded);
+        Assert.True(recorded.Single(r => r.Name == "backupxe.fleet.rpo.worst").Value > 60, string.Join("; ", recorded));
+    }
+
+    [Fact]
     public async Task A_database_restored_over_itself_logs_no_gap_where_its_two_chains_cross()
     {
         // Given: Sales' full of 01:00 and three log backups, restored over itself at 05:00 WITH REPLACE from that full
