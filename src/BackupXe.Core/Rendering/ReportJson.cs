@@ -106,6 +106,7 @@ public static class ReportJson
         yield return Spelled<Tuning.UrlStorage>();
         yield return Spelled<Tuning.RateSource>();
         yield return Spelled<Diagnosis.DefectSymptom>();
+        yield return Spelled<Parsing.MessageSide>();
         yield return Spelled<Drill.DrillStatus>();
         yield return Spelled<Fleet.ComplianceState>();
         yield return Spelled<Fleet.ChainState>();

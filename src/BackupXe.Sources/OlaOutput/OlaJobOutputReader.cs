@@ -173,6 +173,7 @@ internal sealed partial class OlaJobOutputReader
                     block = new Block(lastTimestamp, lineNumber, line["Command: ".Length..], _parser);
                     // A line cut at the bound ends inside its quote for that reason, already said: its rest is not on the next line.
                     block.CommandCut = !truncated && CommandContinuation.InsideQuote(block.Command);
+                    block.CutAtBound = truncated;
                     if (lastTimestamp is null && !startRejected)
                     {
                         Problem(lineNumber, "a command without the 'Date and time:' line before it: its start on the client's clock is unknown "
@@ -235,7 +236,7 @@ internal sealed partial class OlaJobOutputReader
                     continue;
                 }
 
-                if (block.CommandOpen && CommandContinuation.Continues(block.Command, line))
+                if (block.CommandOpen && !block.CutAtBound && CommandContinuation.Continues(block.Command, line))
                 {
                     // A command printed over several lines (a wrapped copy, a job history viewer): its stripes and
                     // options are on the lines after "Command:", before the engine's first message.
@@ -548,6 +549,9 @@ internal sealed partial class OlaJobOutputReader
 
         /// <summary>True while the command's text ends inside a quote, and not because the line was cut at the bound: the next line is more of it.</summary>
         public bool CommandCut { get; set; }
+
+        /// <summary>True when the "Command:" line was cut at the line bound: its text ends where the cut fell, and no later line carries it on.</summary>
+        public bool CutAtBound { get; set; }
 
         /// <summary>True once a line break kept inside a bracketed name has been reported.</summary>
         public bool NameBreakSaid { get; set; }
