@@ -28,7 +28,17 @@ internal sealed class MonitoringService(
     {
         // Before the monitors start, so that an unusable history file stops the daemon with one clear
         // message instead of every instance failing on its first operation.
-        await history.InitializeAsync(cancellationToken);
+        try
+        {
+            await history.InitializeAsync(cancellationToken);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            // A stop (SIGTERM) during start-up is a stop, not a failure: the host then stops with nothing started and
+            // exit code 0, instead of logging "Hosting failed to start" with a stack trace.
+            return;
+        }
+
         await base.StartAsync(cancellationToken);
     }
 

@@ -63,6 +63,24 @@ public sealed class MonitoringServiceTests : IDisposable
         => [.. (await _history.QueryAsync(new HistoryQuery(), CancellationToken.None)).Select(stored => stored.Instance).Order()];
 
     [Fact]
+    public async Task A_stop_while_the_history_opens_at_start_up_is_a_stop_not_a_failure()
+    {
+        // Given: the service manager's stop arrives while the history file is being opened
+        var service = Service(new ScriptedSourceFactory((instance, _) => new ScriptedSource($"{instance.Name}.xml", SomeEvents)), new Dictionary<string, IReadOnlyList<OperationReport>>());
+        using var stopping = new CancellationTokenSource();
+        await stopping.CancelAsync();
+
+        // When
+        await service.StartAsync(stopping.Token);
+        await service.StopAsync(CancellationToken.None);
+
+        // Then: nothing started, no fault, nothing logged as an error
+        Assert.Null(service.Fault);
+        Assert.Null(service.ExecuteTask);
+        Assert.DoesNotContain(_log.Events, e => e.Level >= Serilog.Events.LogEventLevel.Error);
+    }
+
+    [Fact]
     public async Task A_failing_instance_does_not_stop_the_others_and_is_retried_after_the_delay()
     {
         // Given "flaky" whose first open fails (quoting its connection string, as drivers do) and "steady"
