@@ -368,22 +368,8 @@ public sealed class RestoreDrillServer(SqlConnectionFactory target, SqlConnectio
         }
     }
 
-    private async Task<bool?> InstantFileInitializationAsync(CancellationToken cancellationToken)
-    {
-        try
-        {
-            await using var connection = await target.OpenAsync(cancellationToken).ConfigureAwait(false);
-            await using var command = target.Command(connection, Preflight.PreflightQueries.InstantFileInitialization);
-            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-            return await reader.ReadAsync(cancellationToken).ConfigureAwait(false)
-                ? SqlRows.Text(reader, "instant_file_initialization_enabled")?.Trim().ToUpperInvariant() switch { "Y" => true, "N" => false, _ => null }
-                : null;
-        }
-        catch (SqlException)
-        {
-            return null;
-        }
-    }
+    private Task<bool?> InstantFileInitializationAsync(CancellationToken cancellationToken)
+        => Preflight.InstantFileInitializationState.ReadAsync(target, cancellationToken);
 
     // numeric(25,0) as text, as MsdbBackupChain reads it.
     private static decimal? Lsn(string? text) =>

@@ -274,22 +274,8 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         return Convert.ToInt64(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) ?? 1L, CultureInfo.InvariantCulture) != 0;
     }
 
-    public async Task<bool?> InstantFileInitializationAsync(CancellationToken cancellationToken)
-    {
-        try
-        {
-            await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
-            await using var command = factory.Command(connection, Preflight.PreflightQueries.InstantFileInitialization);
-            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-            return await reader.ReadAsync(cancellationToken).ConfigureAwait(false)
-                ? SqlRows.Text(reader, "instant_file_initialization_enabled")?.Trim().ToUpperInvariant() switch { "Y" => true, "N" => false, _ => null }
-                : null;
-        }
-        catch (SqlException)
-        {
-            return null;
-        }
-    }
+    public Task<bool?> InstantFileInitializationAsync(CancellationToken cancellationToken)
+        => Preflight.InstantFileInitializationState.ReadAsync(factory, cancellationToken);
 
     public Task<TrialCapture> RunRestoreAsync(RestoreTrialStatement statement, TimeSpan window, CancellationToken cancellationToken)
     {
