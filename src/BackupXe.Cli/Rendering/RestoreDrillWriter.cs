@@ -26,7 +26,7 @@ internal static class RestoreDrillWriter
         }
     }
 
-    /// <summary>"measured on 2026-11-28 (restore drill): 28 min 3 s", what restore-estimate shows beside the estimate.</summary>
+    /// <summary>"measured on DATE (restore drill): the drill's time", what restore-estimate shows beside the estimate.</summary>
     public static string MeasuredOn(StoredDrill drill)
     {
         ArgumentNullException.ThrowIfNull(drill);

@@ -52,6 +52,9 @@ internal sealed partial class OlaJobOutputReader
 
     private readonly List<OlaJobTime> _executions = [];
 
+    // The run the commands now read belong to; none before DatabaseBackup's first header.
+    private OlaJobTime? CurrentExecution => _executions.Count > 0 ? _executions[^1] : null;
+
     private readonly List<InputProblem> _findings = [];
 
     /// <summary>The server DatabaseBackup names in its header ("Server: name"), when the output has that header.</summary>
@@ -393,9 +396,9 @@ internal sealed partial class OlaJobOutputReader
             return null;
         }
 
-        if (block.Start is { } began && (block.End ?? (block.Duration is { } lasted ? began + lasted : null)) is { } ended && ended >= began)
+        if (block.Span is (var began, var ended))
         {
-            (_executions.Count > 0 ? _executions[^1] : null)?.Add(OlaCommandRole.BackupOrRestore, began, ended);
+            CurrentExecution?.Add(OlaCommandRole.BackupOrRestore, began, ended);
         }
 
         foreach (var problem in command.Problems)
@@ -426,8 +429,7 @@ internal sealed partial class OlaJobOutputReader
             return new OlaCommand(null, block.Messages, command);
         }
 
-        // The end line is the one to trust; Duration is the same whole seconds, and stands in when the end line is missing.
-        var end = block.End ?? (block.Duration is { } duration ? start + duration : null);
+        var end = block.Ended;
 
         var operation = new HistoryOperation
         {
@@ -452,13 +454,12 @@ internal sealed partial class OlaJobOutputReader
     private void Verified(Block block, BackupCommand command)
     {
         var device = command.Devices is [{ Path: { } path }, ..] ? $" of {Path.GetFileName(path.Replace('\\', '/'))}" : string.Empty;
-        var end = block.End ?? (block.Start is { } began && block.Duration is { } lasted ? began + lasted : null);
-        var took = block.Start is { } start && end is { } ended && ended >= start
+        var took = block.Span is (var start, var ended)
             ? string.Create(CultureInfo.InvariantCulture, $" in {Figures.Duration((ended - start).TotalSeconds)} ({start:HH:mm:ss} to {ended:HH:mm:ss})")
             : block.Duration is { } duration ? string.Create(CultureInfo.InvariantCulture, $" in {Figures.Duration(duration.TotalSeconds)}") : string.Empty;
-        if (block.Start is { } from && end is { } to && to >= from)
+        if (block.Span is (var from, var to))
         {
-            (_executions.Count > 0 ? _executions[^1] : null)?.Add(OlaCommandRole.Verification, from, to);
+            CurrentExecution?.Add(OlaCommandRole.Verification, from, to);
         }
 
         _findings.Add(new InputProblem(string.Create(CultureInfo.InvariantCulture, $"line {block.Line}"),
@@ -561,6 +562,12 @@ internal sealed partial class OlaJobOutputReader
         public string? Outcome { get; set; }
         public TimeSpan? Duration { get; set; }
         public DateTime? End { get; set; }
+
+        /// <summary>The end line, which is the one to trust; Duration is the same whole seconds, and stands in when the end line is missing.</summary>
+        public DateTime? Ended => End ?? (Start is { } start && Duration is { } duration ? start + duration : null);
+
+        /// <summary>The command's span on the client's clock, when both ends are known and in order.</summary>
+        public (DateTime Start, DateTime End)? Span => Start is { } start && Ended is { } end && end >= start ? (start, end) : null;
         public long? Bytes { get; set; }
         public double? EngineSeconds { get; set; }
         public string? Error { get; set; }
