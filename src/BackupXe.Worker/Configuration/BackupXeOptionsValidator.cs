@@ -256,7 +256,7 @@ internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = n
             }
             else
             {
-                failures.AddRange(LiveInstanceSettings.Problems(new InstanceOptions { Name = "history", ConnectionString = history.ConnectionString }, key));
+                failures.AddRange(LiveInstanceSettings.Problems(new InstanceOptions { Name = LiveInstanceSettings.HistoryStoreName, ConnectionString = history.ConnectionString }, key));
             }
         }
         else

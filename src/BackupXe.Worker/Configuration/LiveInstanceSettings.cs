@@ -13,6 +13,9 @@ namespace BackupXe.Worker.Configuration;
 /// </summary>
 internal static class LiveInstanceSettings
 {
+    /// <summary>The name under which the central history store's connection is checked like an instance's.</summary>
+    public const string HistoryStoreName = "history";
+
     /// <summary>Every problem with the live settings of <paramref name="instance"/>, each naming its key.</summary>
     public static IReadOnlyList<string> Problems(InstanceOptions instance, string key)
     {
@@ -57,10 +60,22 @@ internal static class LiveInstanceSettings
         else
         {
             problems.AddRange(settings!.Validate().Select(p => $"{key}: {p}"));
+            if (SqlAuthenticationNames.NeedsSecret(settings.Authentication) && !string.IsNullOrEmpty(settings.UserName)
+                && string.IsNullOrEmpty(settings.Password))
+            {
+                // The driver refuses such a login before it reaches the server, and a service has no prompt: without
+                // this the daemon would retry a connection that can never open.
+                problems.Add(instance.Name == HistoryStoreName
+                    ? $"{key}:ConnectionString names the login '{settings.UserName}' ({settings.Authentication}) but no password: give the connection string through the environment ({EnvironmentName(key)}__ConnectionString), never in appsettings.json."
+                    : $"{key}:Password is not set: {settings.Authentication} as '{settings.UserName}' needs the login's secret; give it through the environment ({EnvironmentName(key)}__Password), never in appsettings.json.");
+            }
         }
 
         return problems;
     }
+
+    /// <summary>The environment variable's spelling of a configuration key: "BackupXe:Instances:0" is "BackupXe__Instances__0".</summary>
+    private static string EnvironmentName(string key) => key.Replace(":", "__", StringComparison.Ordinal);
 
     /// <summary>The connection settings; throws only for options <see cref="Problems"/> would have refused.</summary>
     public static SqlConnectionSettings Build(InstanceOptions instance)

@@ -298,6 +298,48 @@ public sealed class LiveInstanceTests : IDisposable
     }
 
     [Fact]
+    public void A_sql_login_without_a_password_is_refused_at_start_up_naming_the_key_and_its_environment_variable()
+    {
+        var validator = new BackupXeOptionsValidator();
+        BackupXeOptions Options(InstanceOptions instance) => new() { Instances = [instance] };
+
+        var keys = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1", UserName = "backupxe" }));
+        var connectionString = validator.Validate(null, Options(new InstanceOptions { Name = "prod", ConnectionString = "Server=db1;User ID=backupxe" }));
+        var passwordBeside = validator.Validate(null, Options(new InstanceOptions { Name = "prod", ConnectionString = "Server=db1;User ID=backupxe", Password = "x" }));
+        var integrated = validator.Validate(null, Options(new InstanceOptions { Name = "prod", Server = "db1" }));
+        var store = validator.Validate(null, new BackupXeOptions
+        {
+            Instances = [new InstanceOptions { Name = "prod", Server = "db1" }],
+            History = new HistoryOptions { Provider = "sqlserver", ConnectionString = "Server=central;Database=dba;User ID=backupxe" },
+        });
+
+        Assert.Contains("BackupXe:Instances:0:Password is not set: SqlPassword as 'backupxe' needs the login's secret; give it through the environment (BackupXe__Instances__0__Password)", keys.FailureMessage, StringComparison.Ordinal);
+        Assert.Contains("BackupXe:Instances:0:Password is not set", connectionString.FailureMessage, StringComparison.Ordinal);
+        Assert.True(passwordBeside.Succeeded, passwordBeside.FailureMessage);
+        Assert.True(integrated.Succeeded, integrated.FailureMessage);
+        Assert.Contains("BackupXe:History:ConnectionString names the login 'backupxe' (SqlPassword) but no password: give the connection string through the environment (BackupXe__History__ConnectionString)", store.FailureMessage, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task The_driver_refuses_a_sql_login_without_a_password_before_any_server_answers_and_would_be_retried_as_its_own_fault()
+    {
+        // Why start-up refuses it: the connection BackupXe builds for such a login never reaches the server, and the
+        // live sources would take the driver's exception for a driver fault and reconnect for ever. The port is one
+        // nothing listens on; the refusal comes first.
+        var factory = new SqlConnectionFactory(new SqlConnectionSettings("127.0.0.1,1", Authentication: SqlAuthentication.SqlPassword, UserName: "backupxe"));
+
+        var failure = await Record.ExceptionAsync(async () =>
+        {
+            await using var connection = factory.Create();
+            await connection.OpenAsync(TestContext.Current.CancellationToken);
+        });
+
+        var refusal = Assert.IsType<InvalidOperationException>(failure);
+        Assert.StartsWith("Either Credential or both 'User ID' and 'Password'", refusal.Message, StringComparison.Ordinal);
+        Assert.Equal(LiveFailureKind.DriverFault, new SqlFailureClassifier().Classify(refusal));
+    }
+
+    [Fact]
     public async Task A_stream_instance_is_read_over_sys_fn_msxe_read_event_stream_and_its_backups_come_out_whole()
     {
         // Given an instance configured with Transport stream, whose session streams the BUILT backup as log buffers,
