@@ -42,13 +42,23 @@ internal sealed class WorkerProcess : IDisposable
 
     public static WorkerProcess Start(string workingDirectory, IReadOnlyDictionary<string, string> environment)
     {
-        var start = new ProcessStartInfo("dotnet")
+        // A run started from a background job of a shell without job control (`.ci/run &`, nohup) inherits SIGINT and
+        // SIGQUIT ignored, and so would the worker: the .NET runtime leaves a signal ignored at start-up ignored, as
+        // POSIX programs do. A person's Ctrl-C reaches a worker started from a terminal, so the worker starts with
+        // them at their default, through coreutils' env.
+        var start = new ProcessStartInfo(InheritsIgnoredInterrupt() ? "env" : "dotnet")
         {
             WorkingDirectory = workingDirectory,
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             UseShellExecute = false,
         };
+        if (start.FileName == "env")
+        {
+            start.ArgumentList.Add("--default-signal=INT,QUIT");
+            start.ArgumentList.Add("dotnet");
+        }
+
         start.ArgumentList.Add(ChildProcess.Worker);
         start.Environment["DOTNET_ENVIRONMENT"] = "Production";
         start.Environment["NO_COLOR"] = "1";
@@ -58,6 +68,21 @@ internal sealed class WorkerProcess : IDisposable
         }
 
         return new WorkerProcess(Process.Start(start)!);
+    }
+
+    /// <summary>Whether this process ignores SIGINT (bit 2 of /proc/self/status's SigIgn mask), as its children would.</summary>
+    private static bool InheritsIgnoredInterrupt()
+    {
+        const string Status = "/proc/self/status";
+        if (!File.Exists(Status))
+        {
+            return false;
+        }
+
+        var mask = File.ReadLines(Status).FirstOrDefault(l => l.StartsWith("SigIgn:", StringComparison.Ordinal))?["SigIgn:".Length..].Trim();
+        return mask is not null
+            && ulong.TryParse(mask, System.Globalization.NumberStyles.HexNumber, System.Globalization.CultureInfo.InvariantCulture, out var ignored)
+            && (ignored & (1UL << (2 - 1))) != 0;
     }
 
     /// <summary>SIGKILL on Linux (TerminateProcess on Windows); safe to call after the process has exited.</summary>
@@ -85,10 +110,18 @@ internal sealed class WorkerProcess : IDisposable
 
     public int ExitCode => _process.ExitCode;
 
+    /// <summary>Waits for the exit; past <paramref name="timeout"/> fails with what the worker printed, so a hang says where it was.</summary>
     public async Task WaitForExitAsync(TimeSpan timeout)
     {
         using var limit = new CancellationTokenSource(timeout);
-        await _process.WaitForExitAsync(limit.Token);
+        try
+        {
+            await _process.WaitForExitAsync(limit.Token);
+        }
+        catch (OperationCanceledException) when (limit.IsCancellationRequested)
+        {
+            throw new TimeoutException($"the worker had not exited {timeout.TotalSeconds:F0} s later; it printed:\n{Output}");
+        }
     }
 
     public void Dispose()
