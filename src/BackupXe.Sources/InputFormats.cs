@@ -1,16 +1,18 @@
 using System.Collections.Immutable;
 using BackupXe.Sources.ClientOutput;
 using BackupXe.Sources.Errorlog;
+using BackupXe.Sources.Formats;
 using BackupXe.Sources.HistoryExports;
 using BackupXe.Sources.OlaOutput;
 using BackupXe.Sources.Xel;
 using BackupXe.Sources.XeXml;
 
-namespace BackupXe.Sources.Formats;
+namespace BackupXe.Sources;
 
 /// <summary>
-/// Every input format BackupXe reads. Adding a format is adding its folder and one line here; detection,
-/// opening, the CLI's help and docs/input-formats.md all follow this table.
+/// Every input format BackupXe reads, beside the sources that open them: Formats holds only what every format shares,
+/// so that no format's folder and this list depend on each other. Adding a format is adding its folder and one line
+/// here; detection, opening, the CLI's help and docs/input-formats.md all follow this table.
 /// </summary>
 internal static class InputFormats
 {

@@ -1,9 +1,8 @@
-using BackupXe.Cli.Commands;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 
-namespace BackupXe.Cli.Rendering;
+namespace BackupXe.Cli.Commands;
 
 /// <summary>A report of only the operations a filter keeps; the inputs and their problems are reported whole.</summary>
 internal sealed class FilteredReportStream(IReportStream inner, OperationFilter filter) : IReportStream, IDisposable

@@ -1,8 +1,7 @@
 using System.Globalization;
-using BackupXe.Worker.Configuration;
 using Cronos;
 
-namespace BackupXe.Worker.Monitoring;
+namespace BackupXe.Worker.Configuration;
 
 /// <summary>
 /// When an instance's capture session should run: from <c>lead</c> before each window's start (a cron rule read in
