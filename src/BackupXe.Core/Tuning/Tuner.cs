@@ -99,9 +99,6 @@ public sealed class Tuner
             : plan;
     }
 
-    /// <summary>What would run, with upper bounds, from the server's facts alone.</summary>
-    public static TuningPlan Plan(TuningFacts facts, TuneRequest request) => TuningPlanner.Plan(facts, request);
-
     /// <summary>
     /// Trial files left on the server because the host cannot delete them, so far: after <see cref="RunAsync"/> threw
     /// (Ctrl-C), the ones to list for the DBA.
