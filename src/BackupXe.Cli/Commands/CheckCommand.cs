@@ -114,7 +114,7 @@ internal static class CheckCommand
         }
     }
 
-    private static void WriteJson(
+    internal static void WriteJson(
         CliConsole console, string server, IReadOnlyList<PreflightCheck> checks,
         (IReadOnlyList<RestoreChainReport>? Chains, string? Problem) chain, (IReadOnlyList<RestoreEstimateReport>? Estimates, string? Problem) estimate)
     {

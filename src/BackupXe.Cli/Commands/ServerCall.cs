@@ -53,7 +53,7 @@ internal static class ServerCall
         }
     }
 
-    private static async Task<int> FailAsync(CliConsole console, string server, string message, bool json)
+    internal static async Task<int> FailAsync(CliConsole console, string server, string message, bool json)
     {
         await console.Error.WriteLineAsync($"backupxe: {message}");
         if (json)

@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using BackupXe.Cli.Commands;
 using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Cli.Rendering;

@@ -1,6 +1,5 @@
 using System.Buffers.Text;
 using System.Globalization;
-using BackupXe.Cli.Commands;
 using BackupXe.Sources.XeEvents;
 
 namespace BackupXe.Cli.Rendering;

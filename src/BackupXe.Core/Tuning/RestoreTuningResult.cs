@@ -23,7 +23,7 @@ public sealed record RestoreTuneRequest(IReadOnlyList<string> From, string Scrat
 /// gain): each run restores into a scratch database of its own. Its rate is the mean of the runs' rates over their
 /// windows; the zeroing, the diagnosis and the limit are the last run's.
 /// </summary>
-public sealed class RestoreTrial
+public sealed class RestoreTrial : IComparedTrial
 {
     private readonly List<RestoreRun> _runs = [];
 
@@ -72,6 +72,15 @@ public sealed class RestoreTrial
 
     /// <summary>"BUFFERCOUNT 64, default MAXTRANSFERSIZE".</summary>
     public string Options => $"{(BufferCount is { } count ? $"BUFFERCOUNT {count}" : "default BUFFERCOUNT")}, {(MaxTransferSizeBytes is { } size ? $"MAXTRANSFERSIZE {size / 1024} KB" : "default MAXTRANSFERSIZE")}";
+
+    /// <summary>Every run gives a rate: a restore's is read over its window whatever it reached.</summary>
+    IReadOnlyList<double> IComparedTrial.MeasuredRates => [.. _runs.Select(r => r.RateMBps)];
+
+    int IComparedTrial.RunCount => _runs.Count;
+
+    bool IComparedTrial.Measured => _runs.Count > 0;
+
+    bool IComparedTrial.AsAsked => !OptionsDiffer;
 
     internal void Add(RestoreRun run) => _runs.Add(run);
 }

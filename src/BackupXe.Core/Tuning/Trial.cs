@@ -21,7 +21,7 @@ public enum TrialPurpose
 /// database read per second of the measured window, the buffer memory the server reported, the bottleneck the
 /// diagnosis found, and any option the server did not apply as asked.
 /// </summary>
-public sealed class Trial
+public sealed class Trial : IComparedTrial
 {
     private readonly List<TrialRun> _runs = [];
 
@@ -76,6 +76,12 @@ public sealed class Trial
 
     /// <summary>Its rate over the read ceiling of the same compression; null for the ceilings themselves.</summary>
     public double? RatioToCeiling { get; internal set; }
+
+    IReadOnlyList<double> IComparedTrial.MeasuredRates => [.. MeasuredRuns.Select(r => r.RateMBps)];
+
+    int IComparedTrial.RunCount => _runs.Count;
+
+    bool IComparedTrial.AsAsked => Confirmed;
 
     internal void Add(TrialRun run) => _runs.Add(run);
 }

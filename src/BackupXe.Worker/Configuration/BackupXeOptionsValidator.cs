@@ -148,7 +148,7 @@ internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = n
             failures.Add($"{at} starts and stops the session on the server, a change: allow it with {key}:EnsureSession true (the daemon's opt-in to changing the session).");
         }
 
-        failures.AddRange(Monitoring.CaptureSchedule.From(windows, at).Problems);
+        failures.AddRange(CaptureSchedule.From(windows, at).Problems);
     }
 
     private static void ValidateHistoryImports(BackupXeOptions options, List<string> failures)

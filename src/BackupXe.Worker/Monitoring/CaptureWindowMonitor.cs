@@ -1,5 +1,6 @@
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Sessions;
+using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Logging;
 using Microsoft.Extensions.Logging;
 

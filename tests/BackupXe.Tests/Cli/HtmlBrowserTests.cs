@@ -3,6 +3,7 @@ using BackupXe.Core.Reporting;
 using BackupXe.Core.Rendering.Html;
 using BackupXe.History;
 using BackupXe.Tests.Rendering;
+using BackupXe.Tests.Rendering.Html;
 using BackupXe.Tests.Support;
 using Microsoft.Playwright;
 using Xunit;
