@@ -12,6 +12,12 @@ namespace BackupXe.Testing.Tds;
 /// </summary>
 public sealed class ScriptedSqlServer
 {
+    /// <summary>
+    /// What only the restore chain's backupset query (MsdbBackupChain.Query) holds: the history import's query reads the
+    /// same LSN columns, so a column name no longer tells them apart.
+    /// </summary>
+    public const string MsdbChainFragment = "WHERE bs.backup_start_date >= @since AND bs.type IN ('D', 'I', 'L')";
+
     public const string ServerStateDenied = "VIEW SERVER STATE permission was denied on object 'server', database 'master'.";
 
     public ScriptedSqlServer()
@@ -47,7 +53,7 @@ public sealed class ScriptedSqlServer
                 new TdsResultSet(TdsColumn.NVarChar("database_name", 128), TdsColumn.NVarChar("type", 1), TdsColumn.DateTime("backup_finish_date"),
                     TdsColumn.BigInt("written_bytes"), TdsColumn.Int("url_families"), TdsColumn.NVarChar("device", 260)),
                 (set, b) => set.Row(b.Database, b.Type, b.Finished, b.WrittenBytes, b.Urls, b.Device)) is var urls ? TdsResponse.Of(urls) : TdsResponse.Empty)
-            .On("checkpoint_lsn", BackupChain)
+            .On(MsdbChainFragment, BackupChain)
             .On("AS data_pages", _ => Files())
             .On("t.target_name = N'ring_buffer'", _ => RingBuffer())
             .On("COL_LENGTH(N'msdb.dbo.backupset'", _ => ColumnLengths(MajorVersion))

@@ -41,6 +41,41 @@ public sealed class ServerHistoryReaderTests : IDisposable
         TdsColumn.NVarChar("encryptor_type", 32), TdsColumn.Int("software_major_version"), TdsColumn.Int("software_minor_version"),
         TdsColumn.Int("software_build_version"));
 
+    /// <summary>The LSN, recovery model and family_guid columns the query adds at the end (nvarchar(25) LSNs, recovery_model nvarchar(60), family_guid as nvarchar(36)).</summary>
+    private static readonly TdsColumn[] IdentityColumns =
+    [
+        TdsColumn.NVarChar("first_lsn", 25), TdsColumn.NVarChar("last_lsn", 25), TdsColumn.NVarChar("database_backup_lsn", 25),
+        TdsColumn.NVarChar("checkpoint_lsn", 25), TdsColumn.NVarChar("recovery_model", 60), TdsColumn.NVarChar("family_guid", 36),
+    ];
+
+    /// <summary>msdb's rows with the LSN, recovery model and family_guid columns, for a test that gives them.</summary>
+    internal static TdsResultSet MsdbRowsWithLsns() => new([.. MsdbRows().Columns, .. IdentityColumns]);
+
+    /// <summary>
+    /// <paramref name="rows"/> in the query's whole shape: a test that does not give the LSN columns gets them NULL,
+    /// what msdb cannot hold for a completed backup but what the reader must take as "not known".
+    /// </summary>
+    internal static TdsResultSet WithIdentityColumns(TdsResultSet rows)
+    {
+        if (rows.Columns.Count == MsdbRows().Columns.Count + IdentityColumns.Length)
+        {
+            return rows;
+        }
+
+        var whole = MsdbRowsWithLsns();
+        foreach (var row in rows.Rows)
+        {
+            whole.Row([.. row, .. new object?[IdentityColumns.Length]]);
+        }
+
+        return whole;
+    }
+
+    /// <summary>sys.databases' availability group databases: (name, group_database_id as nvarchar(36)).</summary>
+    internal static TdsResultSet GroupDatabases(params (string Name, string GroupDatabaseId)[] databases) => databases.Aggregate(
+        new TdsResultSet(TdsColumn.NVarChar("name", 128), TdsColumn.NVarChar("group_database_id", 36)),
+        (set, d) => set.Row(d.Name, d.GroupDatabaseId));
+
     internal static TdsResultSet CommandLogRows() => new(
         TdsColumn.Int("ID"), TdsColumn.NVarChar("DatabaseName", 128), TdsColumn.NVarChar("CommandType", 60), TdsColumn.NVarChar("Command", null),
         TdsColumn.DateTime2("StartTime"), TdsColumn.DateTime2("EndTime"), TdsColumn.Int("ErrorNumber"), TdsColumn.NVarChar("ErrorMessage", null));
@@ -65,7 +100,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
         var script = new TdsScript()
             .On("SERVERPROPERTY('ServerName')", TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("server_name", 128)).Row("PROD01")))
             .On("COL_LENGTH(N'msdb.dbo.backupset'", TdsResponse.Of(columns))
-            .On("FROM msdb.dbo.backupset AS bs", TdsResponse.Of(msdb))
+            .On("FROM msdb.dbo.backupset AS bs", TdsResponse.Of(WithIdentityColumns(msdb)))
+            .On("WHERE d.group_database_id IS NOT NULL", TdsResponse.Of(GroupDatabases()))
             .On("FROM sys.databases AS d\nWHERE d.state = 0;", TdsResponse.Of(databases))
             .On("FROM sys.database_recovery_status AS drs", r => TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("database_guid", 36))
                 .Row(Convert.ToInt32(r.Parameters["@database_id"], System.Globalization.CultureInfo.InvariantCulture) switch

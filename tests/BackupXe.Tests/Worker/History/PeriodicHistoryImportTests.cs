@@ -186,7 +186,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         // Given: msdb's chain for Sales misses the log backup between 02:00 and 04:00 (LSNs as backupset holds them)
         var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
         var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
-            .On("checkpoint_lsn", _ => ScriptedSqlServer.ChainResponse(
+            .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse(
             [
                 new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
                 new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
@@ -225,7 +225,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         // Given: Sales' six nightly fulls and a chain with a gap, judged against an RPO target of a minute
         var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
         var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
-            .On("checkpoint_lsn", _ => ScriptedSqlServer.ChainResponse(
+            .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse(
             [
                 new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
                 new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
@@ -280,7 +280,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
         ScriptedBackupSet full = new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10));
         var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
-            .On("checkpoint_lsn", _ => ScriptedSqlServer.ChainResponse(
+            .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse(
             [
                 full,
                 new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
@@ -322,7 +322,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
             new("Sales", "L", false, "41000000018400001", "41000000019200001", "41000000016000037", "41000000019200001", "FULL", chainNight.AddHours(2), chainNight.AddHours(2).AddMinutes(1), GiB),
         };
         var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
-            .On("checkpoint_lsn", _ => { lock (sets) { return ScriptedSqlServer.ChainResponse([.. sets]); } })
+            .On(ScriptedSqlServer.MsdbChainFragment, _ => { lock (sets) { return ScriptedSqlServer.ChainResponse([.. sets]); } })
             .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]))
             .On("AS data_pages", _ => ScriptedSqlServer.FilesResponse([new("Sales", 200 * GiB / 8192, 20 * GiB / 8192)], 16))
             .On("instant_file_initialization_enabled", _ => ScriptedSqlServer.InstantFileInitializationResponse("Y"));
