@@ -124,7 +124,12 @@ internal sealed class PeriodicHistoryImport(
             .Select(d => d.GroupDatabaseId is null && byName.GetValueOrDefault(d.Database) is { } chain
                 ? d with { Chain = chain, RecoveryModel = chain.RecoveryModel ?? d.RecoveryModel }
                 : d);
-        metrics.RecordCompliance(instance, Compliance.Evaluate(inputs, targets, time.GetUtcNow().UtcDateTime));
+        var judged = Compliance.Evaluate(inputs, targets, time.GetUtcNow().UtcDateTime);
+        metrics.RecordCompliance(instance, judged);
+        if (options?.Value.Targets is { DatabaseSeries: { } pattern } chosen)
+        {
+            metrics.RecordDatabases(instance, judged, pattern, chosen.MaxDatabaseSeries);
+        }
     }
 
     private async Task<IReadOnlyList<RestoreChainReport>> CheckChainAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)

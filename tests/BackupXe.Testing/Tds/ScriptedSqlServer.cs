@@ -353,6 +353,19 @@ public sealed class ScriptedSqlServer
         return TdsResponse.Of(set);
     }
 
+    /// <summary>What only MsdbBackupHistory.GroupDatabasesQuery holds.</summary>
+    public const string GroupDatabasesFragment = "WHERE d.group_database_id IS NOT NULL";
+
+    /// <summary>
+    /// MsdbBackupHistory.GroupDatabasesQuery answered for <paramref name="databases"/>, as the sys.databases page documents
+    /// the columns: name (sysname) and group_database_id (uniqueidentifier, sent as nvarchar(36) as the query casts it),
+    /// the database's id within its availability group, the same on every replica where it joined. Only databases of a
+    /// group: the column is NULL outside one, which the query's WHERE leaves out. No argument: a server with no group.
+    /// </summary>
+    public static TdsResponse GroupDatabasesResponse(params (string Name, string GroupDatabaseId)[] databases) => TdsResponse.Of(databases.Aggregate(
+        new TdsResultSet(TdsColumn.NVarChar("name", 128), TdsColumn.NVarChar("group_database_id", 36)),
+        (set, d) => set.Row(d.Name, d.GroupDatabaseId)));
+
     /// <summary>What msdb.dbo.restorehistory holds (full database restores), with the backup set each read; read anew on every query.</summary>
     public List<ScriptedRestore> Restores { get; } = [];
 

@@ -65,7 +65,7 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
                     6 => copyGuid,
                     var id => $"00000000-0000-0000-0000-{id:D12}",
                 })))
-            .On("WHERE d.group_database_id IS NOT NULL", TdsResponse.Of(inGroup ? ServerHistoryReaderTests.GroupDatabases(("Sales", Group)) : ServerHistoryReaderTests.GroupDatabases()));
+            .On(ScriptedSqlServer.GroupDatabasesFragment, inGroup ? ScriptedSqlServer.GroupDatabasesResponse(("Sales", Group)) : ScriptedSqlServer.GroupDatabasesResponse());
     }
 
     private static TdsResultSet Msdb(params object?[][] rows) => rows.Aggregate(ServerHistoryReaderTests.MsdbRowsWithLsns(), (set, row) => set.Row(row));

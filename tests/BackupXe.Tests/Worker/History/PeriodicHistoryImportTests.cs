@@ -233,7 +233,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
             .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]));
         var import = new PeriodicHistoryImport(
             _history, new RegressionDetector(_captures, new HistoryComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
-            Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 1 } }));
+            Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 1, DatabaseSeries = "Sal*", MaxDatabaseSeries = 1 } }));
         var recorded = new List<(string Name, string? Target, double Value)>();
         using var listener = new System.Diagnostics.Metrics.MeterListener();
         listener.InstrumentPublished = (instrument, l) =>
@@ -269,6 +269,10 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         Assert.Contains(("backupxe.fleet.out_of_target", "rpo", 1.0), recorded);
         Assert.Contains(("backupxe.fleet.out_of_target", "rto", 0.0), recorded);
         Assert.True(recorded.Single(r => r.Name == "backupxe.fleet.rpo.worst").Value > 60, string.Join("; ", recorded));
+        // Sales matches the opted-in pattern: its own series, its RPO the instance's worst, past its RPO target
+        Assert.Equal(recorded.Single(r => r.Name == "backupxe.fleet.rpo.worst").Value, recorded.Single(r => r.Name == "backupxe.fleet.database.rpo").Value);
+        Assert.Contains(("backupxe.fleet.database.out_of_target", "rpo", 1.0), recorded);
+        Assert.Contains(("backupxe.fleet.database.out_of_target", "rto", 0.0), recorded);
     }
 
     /// <summary>
@@ -289,7 +293,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
 
         return ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), rows, commandLog: null)
             .On("SERVERPROPERTY('ServerName')", TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("server_name", 128)).Row(name)))
-            .On("WHERE d.group_database_id IS NOT NULL", TdsResponse.Of(ServerHistoryReaderTests.GroupDatabases(("Sales", group))))
+            .On(ScriptedSqlServer.GroupDatabasesFragment, ScriptedSqlServer.GroupDatabasesResponse(("Sales", group)))
             .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse([]))
             .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]));
     }
