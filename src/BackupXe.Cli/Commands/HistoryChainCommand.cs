@@ -23,7 +23,7 @@ internal static class HistoryChainCommand
             $"Without --server: the history file the chain is read from (its backups' LSNs); unset, the daemon's: {DaemonHistory.Variable}, else {BackupXe.History.SqliteHistoryStore.DefaultPath} here, else the service's data folder.");
         verb.SetAction<RestoreChainReport, RestoreChainWriter>(
             (_, _) => Task.FromResult<MsdbRead<RestoreChainReport>?>((server, since, databases, cancellationToken) => new MsdbBackupChain(server).CheckAsync(since, databases, cancellationToken)),
-            (databases, _) => Task.FromResult<IReadOnlyList<RestoreChainReport>>(databases.SelectMany(Chain).ToList()));
+            (_, _, databases, _) => Task.FromResult<IReadOnlyList<RestoreChainReport>>(databases.SelectMany(Chain).ToList()));
         return verb.Command;
     }
 

@@ -42,7 +42,7 @@ internal static class HistoryRestoreEstimateCommand
                 var estimates = await new ServerRestoreEstimate(server).EstimateAsync(since, databases, operations, token);
                 return file is null ? estimates : await WithDrillsAsync(estimates, file, instance, console.Error, token);
             };
-        }, (databases, token) => Task.FromResult(FromHistory(databases)));
+        }, (parse, file, databases, token) => WithDrillsAsync(FromHistory(databases), file, history.InstanceOf(parse), console.Error, token));
         return verb.Command;
     }
 

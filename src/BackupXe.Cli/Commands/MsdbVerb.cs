@@ -11,7 +11,7 @@ namespace BackupXe.Cli.Commands;
 internal delegate Task<IReadOnlyList<T>> MsdbRead<T>(SqlConnectionFactory server, DateTime since, IReadOnlyCollection<string> databases, CancellationToken cancellationToken);
 
 /// <summary>Makes a verb's report from a history alone: each database with its records (an availability group database's from every replica).</summary>
-internal delegate Task<IReadOnlyList<T>> HistoryRead<T>(IReadOnlyList<ComplianceInput> databases, CancellationToken cancellationToken);
+internal delegate Task<IReadOnlyList<T>> HistoryRead<T>(ParseResult parse, string file, IReadOnlyList<ComplianceInput> databases, CancellationToken cancellationToken);
 
 /// <summary>
 /// The skeleton of a verb that reports on msdb's backups over a span (<c>history chain</c>, <c>history
@@ -136,7 +136,7 @@ internal sealed class MsdbVerb
                 && (wanted.Count == 0 || wanted.Contains(d.Database, StringComparer.OrdinalIgnoreCase)))
             .OrderBy(d => d.Database, StringComparer.OrdinalIgnoreCase)
             .ToList();
-        var items = await fromHistory(databases, cancellationToken);
+        var items = await fromHistory(parse, file, databases, cancellationToken);
         return await CommonOptions.WriteAsync(_console, parse.GetValue(Output), writer =>
         {
             MsdbSpan.Write<T, TWriter>(writer, format, instance, from, items);

@@ -189,4 +189,31 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
         Assert.True(chain.GetProperty("whole").GetBoolean(), run.Output);
         Assert.Contains(chain.GetProperty("notes").EnumerateArray(), n => n.GetString()!.Contains("sql-a, sql-b, sql-c", StringComparison.Ordinal));
     }
+
+    [Fact]
+    public async Task Restore_estimate_without_a_server_plans_the_group_chain_from_the_file_and_says_what_it_lacks()
+    {
+        await ImportFleetAsync();
+
+        var run = await RunAsync("history", "restore-estimate", "--history", HistoryFile, "--instance", "sql-a", "--since", "2026-11-01", "--format", "json");
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        using var report = JsonDocument.Parse(run.Output);
+        var estimates = report.RootElement.GetProperty("restoreEstimates").EnumerateArray().ToList();
+        var sales = Assert.Single(estimates, e => e.GetProperty("database").GetString() == "Sales");
+        // The plan: sql-a's full (not the COPY_ONLY one of sql-c) and the 21 log backups sql-b took after it
+        Assert.Equal(21, sales.GetProperty("chain").GetProperty("logs").GetArrayLength());
+        Assert.Contains(sales.GetProperty("notes").EnumerateArray(), n => n.GetString()!.StartsWith("from the history alone", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task History_chain_without_a_server_on_a_history_of_several_instances_asks_for_one()
+    {
+        await ImportFleetAsync();
+
+        var run = await RunAsync("history", "chain", "--history", HistoryFile);
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("holds 4 instances (sql-a, sql-b, sql-c, sql-d): name one with --instance", run.Error, StringComparison.Ordinal);
+    }
 }
