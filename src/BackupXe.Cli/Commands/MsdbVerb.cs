@@ -139,6 +139,12 @@ internal sealed class MsdbVerb
         var items = await fromHistory(parse, file, databases, cancellationToken);
         return await CommonOptions.WriteAsync(_console, parse.GetValue(Output), writer =>
         {
+            if (format == "console")
+            {
+                // The source first: the same verb with --server reads msdb, and the two may differ.
+                writer.WriteLine($"From the history file {file}, instance {Core.Rendering.TerminalText.Line(instance)} (--server reads msdb instead)");
+            }
+
             MsdbSpan.Write<T, TWriter>(writer, format, instance, from, items);
             return Task.FromResult(ExitCodes.Success);
         }, cancellationToken);
