@@ -233,6 +233,13 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
             }
         }
 
+        if (groups.Count > 0)
+        {
+            var named = string.Join(", ", groups.Keys.Order(StringComparer.OrdinalIgnoreCase).Take(NamedInNote).Select(CommandLogHistory.QuoteName));
+            var more = groups.Count > NamedInNote ? $" and {groups.Count - NamedInNote} more" : string.Empty;
+            notes.Add($"{groups.Count} database(s) in an availability group ({named}{more}): their backups keep its group_database_id, so `fleet` takes them with the other replicas' backups imported into the same history");
+        }
+
         return groups;
     }
 

@@ -70,13 +70,17 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
 
     private static TdsResultSet Msdb(params object?[][] rows) => rows.Aggregate(ServerHistoryReaderTests.MsdbRowsWithLsns(), (set, row) => set.Row(row));
 
+    /// <summary>What each import said, by server.</summary>
+    private readonly Dictionary<string, IReadOnlyList<string>> _notes = [];
+
     private async Task ImportAsync(TdsScript script)
     {
         await using var server = TdsServerDouble.Start(script);
         var history = new SqliteImportedHistory(HistoryFile, Clock);
         await history.InitializeAsync(CancellationToken.None);
-        await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
+        var read = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
             .ReadAsync(new ServerHistoryRequest(Night.AddDays(-7), [], null), (name, operations) => history.ImportAsync(name, operations, CancellationToken.None), CancellationToken.None);
+        _notes[read.ServerName] = read.Notes;
     }
 
     /// <summary>
@@ -140,6 +144,9 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
         Assert.Equal("FULL", group.GetProperty("recoveryModel").GetString());
         // The logs taken on sql-b continue the full taken on sql-a: one chain across the replicas, on their LSNs.
         Assert.True(group.GetProperty("chain").GetProperty("state").GetString() == "whole", group.GetProperty("chain").GetProperty("evidence").GetString());
+        // Each replica's import said which of its databases are in a group; the standalone instance's said none
+        Assert.Contains(_notes["sql-b"], n => n.StartsWith("1 database(s) in an availability group ([Sales])", StringComparison.Ordinal));
+        Assert.DoesNotContain(_notes["sql-d"], n => n.Contains("availability group", StringComparison.Ordinal));
     }
 
     [Fact]
