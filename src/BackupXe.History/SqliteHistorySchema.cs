@@ -15,9 +15,16 @@ internal static class SqliteHistorySchema
     /// <summary>
     /// 1: <c>sources</c> and <c>history_json</c> on operations (history import); 2: the <c>tune_runs</c> table; 3: the
     /// restore trials' best and defaults rates on tune_runs (the trials themselves are in tune_json); 4: the
-    /// <c>restore_drills</c> table (<c>restore-drill --execute</c>, its phases in drill_json).
+    /// <c>restore_drills</c> table (<c>restore-drill --execute</c>, its phases in drill_json); 5: a backup's LSNs, recovery
+    /// model and availability group database id on operations (first_lsn, last_lsn as digits, recovery_model,
+    /// group_database_id), with an index on the last, so a group's rows are found across instances.
     /// </summary>
-    public const int Version = 4;
+    public const int Version = 5;
+
+    private const string GroupDatabaseIndex = """
+        CREATE INDEX IF NOT EXISTS ix_operations_group_database
+            ON operations (group_database_id) WHERE group_database_id IS NOT NULL;
+        """;
 
     private const string RestoreDrills = """
         CREATE TABLE IF NOT EXISTS restore_drills (
@@ -96,6 +103,17 @@ internal static class SqliteHistorySchema
         if (version < 4)
         {
             await ExecuteAsync(connection, transaction, RestoreDrills, cancellationToken);
+        }
+
+        if (version < 5)
+        {
+            // Existing rows keep NULL: their history_json has no LSNs either (nothing read them before this migration).
+            var columns = await ColumnsAsync(connection, transaction, "operations", cancellationToken);
+            var migration = string.Concat(
+                new[] { "first_lsn", "last_lsn", "recovery_model", "group_database_id" }
+                    .Where(c => !columns.Contains(c))
+                    .Select(c => $"ALTER TABLE operations ADD COLUMN {c} TEXT NULL;"));
+            await ExecuteAsync(connection, transaction, migration + GroupDatabaseIndex, cancellationToken);
         }
 
         if (version < Version)

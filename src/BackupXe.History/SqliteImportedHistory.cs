@@ -114,9 +114,11 @@ public sealed class SqliteImportedHistory
                 UPDATE operations SET history_json = $json, sources = $sources,
                     report_json = CASE WHEN history_json IS NULL AND sources IS NULL THEN report_json ELSE $report END,
                     end_time = IFNULL($end, end_time), status = $status,
-                    duration_seconds = IFNULL($duration, duration_seconds), throughput_mbps = IFNULL($throughput, throughput_mbps)
+                    duration_seconds = IFNULL($duration, duration_seconds), throughput_mbps = IFNULL($throughput, throughput_mbps),
+                    first_lsn = $first_lsn, last_lsn = $last_lsn, recovery_model = $recovery_model, group_database_id = $group
                 WHERE id = $id;
                 """;
+            Identify(update, combined);
             update.Parameters.AddWithValue("$json", json);
             update.Parameters.AddWithValue("$sources", Sources(combined));
             update.Parameters.AddWithValue("$report", ReportJson.Serialize(combined.ToReport()));
@@ -261,11 +263,14 @@ public sealed class SqliteImportedHistory
         command.CommandText = """
             INSERT OR IGNORE INTO operations (
                 instance_name, database_name, kind, scope, start_time, end_time, session_id, status,
-                duration_seconds, throughput_mbps, bottleneck, confidence, report_json, recorded_at, sources, history_json)
+                duration_seconds, throughput_mbps, bottleneck, confidence, report_json, recorded_at, sources, history_json,
+                first_lsn, last_lsn, recovery_model, group_database_id)
             VALUES (
                 $instance, $database, $kind, $scope, $start, $end, NULL, $status,
-                $duration, $throughput, NULL, NULL, $report, $recorded, $sources, $json);
+                $duration, $throughput, NULL, NULL, $report, $recorded, $sources, $json,
+                $first_lsn, $last_lsn, $recovery_model, $group);
             """;
+        Identify(command, record);
         command.Parameters.AddWithValue("$instance", instance);
         command.Parameters.AddWithValue("$database", (object?)record.Database ?? DBNull.Value);
         command.Parameters.AddWithValue("$kind", Kebab.Of(record.Kind));
@@ -322,6 +327,15 @@ public sealed class SqliteImportedHistory
         }
 
         return columns;
+    }
+
+    /// <summary>Migration 5's columns: the LSNs as digits (numeric(25,0) is past SQLite's integers), the model, the group id.</summary>
+    private static void Identify(SqliteCommand command, HistoryOperation record)
+    {
+        command.Parameters.AddWithValue("$first_lsn", record.Lsns is { } lsns ? lsns.FirstLsn.ToString(CultureInfo.InvariantCulture) : DBNull.Value);
+        command.Parameters.AddWithValue("$last_lsn", record.Lsns is { } last ? last.LastLsn.ToString(CultureInfo.InvariantCulture) : DBNull.Value);
+        command.Parameters.AddWithValue("$recovery_model", (object?)record.RecoveryModel ?? DBNull.Value);
+        command.Parameters.AddWithValue("$group", record.Identity?.GroupDatabaseId is { } group ? group.ToString("D") : DBNull.Value);
     }
 
     private static async IAsyncEnumerable<HistoryOperation> Stream(IEnumerable<HistoryOperation> records)

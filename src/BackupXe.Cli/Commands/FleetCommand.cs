@@ -84,7 +84,7 @@ internal static class FleetCommand
             }
 
             var now = console.Time.GetUtcNow().UtcDateTime;
-            var fleet = Compliance.Evaluate(Inputs(records), targets, now);
+            var fleet = Compliance.Evaluate(FleetDatabases.Inputs(records), targets, now);
             var page = new FleetPage(now, fleet);
             await console.Out.WriteAsync(chosen switch
             {
@@ -96,13 +96,6 @@ internal static class FleetCommand
         });
         return command;
     }
-
-    /// <summary>One input per instance and database, from the history's backups and restores of a named database.</summary>
-    internal static IEnumerable<ComplianceInput> Inputs(IEnumerable<InstanceOperation> records)
-        => records
-            .Where(r => r.Record.Database is not null && r.Record.Kind is OperationKind.Backup or OperationKind.Restore)
-            .GroupBy(r => (Instance: r.Instance.ToUpperInvariant(), Database: r.Record.Database!.ToUpperInvariant()))
-            .Select(g => new ComplianceInput(g.First().Instance, g.First().Record.Database!, g.Select(r => r.Record).ToList()));
 
     /// <summary>
     /// BackupXe:Targets of a daemon's settings file, checked as the daemon checks them (the same lines); null and the

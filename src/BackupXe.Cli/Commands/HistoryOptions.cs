@@ -84,15 +84,15 @@ internal sealed class HistoryOptions
 
     /// <summary>Every stored run, imported and captured, or null when no history is named (or it cannot be read: <c>Error</c> says why).</summary>
     public async Task<(IReadOnlyList<InstanceOperation>? Records, string? Error)> ReadAsync(ParseResult parse, TextWriter error, CancellationToken cancellationToken)
-    {
-        if (PathOf(parse) is not { } file)
-        {
-            return (null, null);
-        }
+        => PathOf(parse) is { } file ? await ReadAsync(file, error, cancellationToken, Defaulted(parse)) : (null, null);
 
+    /// <summary>Every stored run of <paramref name="file"/>, or null and why it cannot be read.</summary>
+    /// <param name="defaulted">The file is the daemon's, found by looking: a missing one is said with every place looked.</param>
+    public async Task<(IReadOnlyList<InstanceOperation>? Records, string? Error)> ReadAsync(string file, TextWriter error, CancellationToken cancellationToken, bool defaulted = false)
+    {
         if (!File.Exists(file))
         {
-            return (null, Defaulted(parse)
+            return (null, defaulted
                 ? $"backupxe: no daemon history found (looked at {string.Join(", ", DaemonHistory.Candidates().Select(c => $"'{c}'"))}): name the file with --history FILE."
                 : $"backupxe: no history at '{file}': the daemon writes it (History:Path); name it with --history.");
         }

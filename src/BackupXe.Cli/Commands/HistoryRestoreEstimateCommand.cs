@@ -20,10 +20,10 @@ internal static class HistoryRestoreEstimateCommand
         var verb = new MsdbVerb(
             console,
             "restore-estimate",
-            "Estimate how long restoring each database from its msdb chain would take, phase by phase, with what was measured and what assumed.",
-            "Backups of the last 30d, 12h... or since a date (yyyy-mm-dd), server local time: the span the chain is picked from.");
-        var history = new HistoryOptions("The history file (the daemon's SQLite file) whose restores, log restores and backups of each database give the measured rates; --history alone reads the daemon's default. Without it, msdb's backups give the rates.");
-        history.AddTo(verb.Command);
+            "Estimate how long restoring each database would take, phase by phase, from its chain in the history file or in msdb with --server, with what was measured and what assumed.",
+            "Backups of the last 30d, 12h... or since a date (yyyy-mm-dd), server local time: the span the chain is picked from.",
+            "The history file (the daemon's SQLite file): without --server, the chain and the rates come from it (the daemon's when unset); with --server, its restores, log restores and backups of each database give the measured rates (--history alone reads the daemon's; without it, msdb's backups give the rates).");
+        var history = verb.History;
         OutputTarget.MustNotOverwriteWhatIsRead(verb.Command, verb.Output, result => OutputTarget.SqliteFiles(history.PathOf(result)));
         verb.SetAction<RestoreEstimateReport, RestoreEstimateWriter>(async (parse, cancellationToken) =>
         {
@@ -42,8 +42,28 @@ internal static class HistoryRestoreEstimateCommand
                 var estimates = await new ServerRestoreEstimate(server).EstimateAsync(since, databases, operations, token);
                 return file is null ? estimates : await WithDrillsAsync(estimates, file, instance, console.Error, token);
             };
-        });
+        }, (parse, file, databases, token) => WithDrillsAsync(FromHistory(databases), file, history.InstanceOf(parse), console.Error, token));
         return verb.Command;
+    }
+
+    /// <summary>
+    /// Each database's estimate from the history alone: its plan on the backups' LSNs, the rates its own runs measured;
+    /// file sizes and Instant File Initialization are not in a history, so the zeroing phases are not counted.
+    /// </summary>
+    internal static IReadOnlyList<RestoreEstimateReport> FromHistory(IReadOnlyList<Core.Fleet.ComplianceInput> databases)
+    {
+        const string Unread = "from the history alone: the database's file sizes and Instant File Initialization are not in it (--server reads them from the server), so the file zeroing is not counted";
+        var reports = new List<RestoreEstimateReport>();
+        foreach (var database in databases)
+        {
+            foreach (var plan in HistoryChain.Plan(database.Operations))
+            {
+                var notes = database.GroupDatabaseId is null ? [Unread] : new[] { HistoryChainCommand.AvailabilityGroupNote(database), Unread };
+                reports.Add(RestoreEstimator.Report(plan, new RestoreTarget(null, null, null, null), database.Operations, notes));
+            }
+        }
+
+        return reports;
     }
 
     /// <summary>Each estimate with the latest completed restore drill of its database in the history, when there is one (docs/commands/restore-drill.md).</summary>

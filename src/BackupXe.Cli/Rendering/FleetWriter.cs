@@ -33,7 +33,8 @@ internal static class FleetWriter
         string[] header = ["Instance", "Database", "Model", "Last full", "Last diff", "Last log", "RPO", "RPO target", "RTO", "RTO target", "Chain", "Restored"];
         var rows = page.Databases.Select(d => new[]
         {
-            TerminalText.Line(d.Instance), TerminalText.Line(d.Database), d.RecoveryModel ?? "?", Stamp(d.LastFull), Stamp(d.LastDifferential), Stamp(d.LastLog),
+            TerminalText.Line(d.Instance), TerminalText.Line(d.Database), d.RecoveryModel ?? "?",
+            Taken(d, d.LastFull, d.LastFullOn), Taken(d, d.LastDifferential, d.LastDifferentialOn), Taken(d, d.LastLog, d.LastLogOn),
             Figure(d.Rpo), Target(d.Rpo), Figure(d.Rto), Target(d.Rto), Kebab.Of(d.Chain.State), d.Verification.Verified ? Stamp(d.Verification.Since) : "never",
         }).ToList();
         var widths = header.Select((h, i) => Math.Max(h.Length, rows.Max(r => r[i].Length))).ToArray();
@@ -47,7 +48,7 @@ internal static class FleetWriter
             || d.Rpo.State == ComplianceState.CannotTell || d.Rto.State == ComplianceState.CannotTell || !d.Verification.Verified))
         {
             text.AppendLine();
-            text.AppendLine($"[{TerminalText.Line(database.Database)}] on {TerminalText.Line(database.Instance)}");
+            text.AppendLine($"[{TerminalText.Line(database.Database)}] on {TerminalText.Line(database.Instance)}{(database.GroupDatabaseId is null ? string.Empty : " (availability group replicas)")}");
             text.AppendLine($"  RPO    {Said(database.Rpo)}");
             text.AppendLine($"  RTO    {Said(database.Rto)}");
             text.AppendLine($"  chain  {Kebab.Of(database.Chain.State)}{Since(database.Chain.Since)}: {TerminalText.Line(database.Chain.Evidence)}");
@@ -76,6 +77,17 @@ internal static class FleetWriter
                 WriteTime(json, "lastFull", d.LastFull);
                 WriteTime(json, "lastDifferential", d.LastDifferential);
                 WriteTime(json, "lastLog", d.LastLog);
+                json.WriteStartArray("replicas");
+                foreach (var replica in d.Replicas)
+                {
+                    json.WriteStringValue(replica);
+                }
+
+                json.WriteEndArray();
+                WriteOrNull(json, "groupDatabaseId", d.GroupDatabaseId?.ToString("D"));
+                WriteOrNull(json, "lastFullOn", d.LastFullOn);
+                WriteOrNull(json, "lastDifferentialOn", d.LastDifferentialOn);
+                WriteOrNull(json, "lastLogOn", d.LastLogOn);
                 Finding(json, "rpo", d.Rpo);
                 Finding(json, "rto", d.Rto);
                 json.WriteStartObject("chain");
@@ -114,7 +126,7 @@ internal static class FleetWriter
         {
             html.Append("<tr>")
                 .Append($"<td>{E(d.Instance)}</td><td>{E(d.Database)}</td><td>{E(d.RecoveryModel ?? "?")}</td>")
-                .Append($"<td>{E(Stamp(d.LastFull))}</td><td>{E(Stamp(d.LastDifferential))}</td><td>{E(Stamp(d.LastLog))}</td>")
+                .Append($"<td>{E(Taken(d, d.LastFull, d.LastFullOn))}</td><td>{E(Taken(d, d.LastDifferential, d.LastDifferentialOn))}</td><td>{E(Taken(d, d.LastLog, d.LastLogOn))}</td>")
                 .Append($"<td class=\"{Kebab.Of(d.Rpo.State)}\">{E(Figure(d.Rpo))} / {E(Target(d.Rpo))}<br><small>{E(Said(d.Rpo))}</small></td>")
                 .Append($"<td class=\"{Kebab.Of(d.Rto.State)}\">{E(Figure(d.Rto))} / {E(Target(d.Rto))}<br><small>{E(Said(d.Rto))}</small></td>")
                 .Append($"<td>{E(Kebab.Of(d.Chain.State))}{E(Since(d.Chain.Since))}<br><small>{E(d.Chain.Evidence)}</small></td>")
@@ -166,6 +178,10 @@ internal static class FleetWriter
     private static string Target(RecoveryFinding finding) => finding.Target is { } target ? Figures.Duration(target.Value.TotalSeconds) : "none";
 
     private static string Since(DateTime? at) => at is { } value ? " since " + Stamp(value) : string.Empty;
+
+    /// <summary>A backup's time, and for an availability group database the replica that took it.</summary>
+    private static string Taken(DatabaseCompliance database, DateTime? at, string? on)
+        => database.GroupDatabaseId is not null && at is not null && on is not null ? $"{Stamp(at)} @{TerminalText.Line(on)}" : Stamp(at);
 
     private static string Stamp(DateTime? at) => at is { } value ? value.ToString("yyyy-MM-dd HH:mm", Invariant) : "-";
 

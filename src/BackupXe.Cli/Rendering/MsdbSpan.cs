@@ -8,8 +8,8 @@ namespace BackupXe.Cli.Rendering;
 /// <summary>What the msdb reports share: the heading, msdb's local times, the JSON envelope and the HTML page.</summary>
 internal static class MsdbSpan
 {
-    /// <summary>"Restore chain (msdb backups since 2024-05-01 01:00, server local time)".</summary>
-    public static string Heading(string title, DateTime since) => $"{title} (msdb backups since {Time(since)}, server local time)";
+    /// <summary>"Restore chain (backups since 2024-05-01 01:00, server local time)": msdb's, or a history file's.</summary>
+    public static string Heading(string title, DateTime since) => $"{title} (backups since {Time(since)}, server local time)";
 
     /// <summary>The report in <paramref name="format"/> (console, markdown, json or html) for <paramref name="server"/>.</summary>
     public static void Write<T, TWriter>(TextWriter output, string format, string server, DateTime since, IReadOnlyList<T> items)

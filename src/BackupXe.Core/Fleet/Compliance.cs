@@ -16,6 +16,18 @@ public sealed record ComplianceInput(string Instance, string Database, IReadOnly
 
     /// <summary>The chain checked on msdb's LSNs; null when the history read has none.</summary>
     public RestoreChainReport? Chain { get; init; }
+
+    /// <summary>The instances whose rows these are: the one instance, or every replica of an availability group database.</summary>
+    public IReadOnlyList<string> Replicas { get; init; } = [Instance];
+
+    /// <summary>sys.databases.group_database_id of an availability group database; null outside a group.</summary>
+    public Guid? GroupDatabaseId { get; init; }
+
+    /// <summary>Which replica took each operation (by reference), for a group database's "taken on"; null: all on <see cref="Instance"/>.</summary>
+    public IReadOnlyDictionary<HistoryOperation, string>? TakenOn { get; init; }
+
+    /// <summary>The instance <paramref name="operation"/> ran on.</summary>
+    public string On(HistoryOperation operation) => TakenOn?.GetValueOrDefault(operation) ?? Instance;
 }
 
 /// <summary>
@@ -60,18 +72,32 @@ public static class Compliance
             ? $"recovery model {model}"
             : logs.Count > 0 ? "log backups in the history, so the FULL or BULK_LOGGED recovery model" : "no log backup in the history, so taken as the SIMPLE recovery model";
 
+        var lastFull = backups.LastOrDefault(o => o.Scope == OperationScope.Database);
+        var lastDifferential = backups.LastOrDefault(o => o.Scope == OperationScope.Differential);
+        var lastLog = logs.LastOrDefault();
         return new DatabaseCompliance(
             input.Instance,
             input.Database,
             model,
-            Utc(backups.LastOrDefault(o => o.Scope == OperationScope.Database)),
-            Utc(backups.LastOrDefault(o => o.Scope == OperationScope.Differential)),
-            Utc(logs.LastOrDefault()),
-            Rpo(backups, logMode, modelSaid, input.Chain, targets.RpoFor(input.Instance, input.Database, model), nowUtc),
-            Rto(input, backups, targets.RtoFor(input.Instance, input.Database, model)),
+            Utc(lastFull),
+            Utc(lastDifferential),
+            Utc(lastLog),
+            Rpo(backups, logMode, modelSaid, input.Chain, Strictest(input, r => targets.RpoFor(r, input.Database, model)), nowUtc),
+            Rto(input, backups, Strictest(input, r => targets.RtoFor(r, input.Database, model))),
             Chain(input.Chain, logMode, logs.Count, backups.LastOrDefault()?.UtcOffset),
-            Verification(input, backups));
+            Verification(input, backups))
+        {
+            Replicas = input.Replicas,
+            GroupDatabaseId = input.GroupDatabaseId,
+            LastFullOn = lastFull is null ? null : input.On(lastFull),
+            LastDifferentialOn = lastDifferential is null ? null : input.On(lastDifferential),
+            LastLogOn = lastLog is null ? null : input.On(lastLog),
+        };
     }
+
+    /// <summary>The shortest target any of the database's replicas has: a group database is held to its strictest replica's rule.</summary>
+    private static AppliedTarget? Strictest(ComplianceInput input, Func<string, AppliedTarget?> target)
+        => input.Replicas.Select(target).OfType<AppliedTarget>().MinBy(t => t.Value);
 
     private static RecoveryFinding Rpo(List<HistoryOperation> backups, bool logMode, string modelSaid, RestoreChainReport? chain, AppliedTarget? target, DateTime nowUtc)
     {
@@ -189,7 +215,7 @@ public static class Compliance
 
         if (chain is null)
         {
-            return new ChainFinding(ChainState.CannotTell, null, Inv($"{logCount} log backup(s), but the history read holds no LSNs: `backupxe history chain --server` checks the chain against msdb"));
+            return new ChainFinding(ChainState.CannotTell, null, Inv($"{logCount} log backup(s), but the history read holds no LSNs for them: an import from msdb or RESTORE HEADERONLY keeps them, and `backupxe history chain --server` checks the chain against msdb"));
         }
 
         if (chain.Gaps.Count > 0)
@@ -202,7 +228,7 @@ public static class Compliance
 
         return chain.Whole
             ? new ChainFinding(ChainState.Whole, ServerToUtc(chain.PointInTimeFrom ?? chain.OldestRestorePoint, offset),
-                Inv($"whole over {chain.BackupSets} backup set(s) of msdb; any moment from {Stamp(chain.PointInTimeFrom ?? chain.OldestRestorePoint)} to {Stamp(chain.PointInTimeTo)} (server time)"))
+                Inv($"whole over {chain.BackupSets} backup set(s) on their LSNs; any moment from {Stamp(chain.PointInTimeFrom ?? chain.OldestRestorePoint)} to {Stamp(chain.PointInTimeTo)} (server time)"))
             : new ChainFinding(ChainState.CannotTell, null, chain.Notes.FirstOrDefault() ?? "msdb's backup sets do not show a whole chain");
     }
 

@@ -70,6 +70,21 @@ public sealed record DatabaseCompliance(
     ChainFinding Chain,
     VerificationFinding Verification)
 {
+    /// <summary>The instances its rows come from: one, or the replicas of its availability group that hold backups of it.</summary>
+    public IReadOnlyList<string> Replicas { get; init; } = [Instance];
+
+    /// <summary>sys.databases.group_database_id when the database is in an availability group; null otherwise.</summary>
+    public Guid? GroupDatabaseId { get; init; }
+
+    /// <summary>The instance (replica) that took the last full backup; null without one.</summary>
+    public string? LastFullOn { get; init; }
+
+    /// <summary>The instance (replica) that took the last differential backup; null without one.</summary>
+    public string? LastDifferentialOn { get; init; }
+
+    /// <summary>The instance (replica) that took the last log backup; null without one.</summary>
+    public string? LastLogOn { get; init; }
+
     /// <summary>Whether RPO or RTO is past its target.</summary>
     public bool OutOfTarget => Rpo.State == ComplianceState.Outside || Rto.State == ComplianceState.Outside;
 }

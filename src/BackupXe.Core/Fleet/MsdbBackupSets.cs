@@ -9,7 +9,7 @@ public static class MsdbBackupSets
 {
     /// <summary>
     /// The backup set as a completed backup: D a full, I a differential, L a log backup, the other types a file backup;
-    /// its sizes, COPY_ONLY and encryption; <paramref name="utcOffset"/> is backupset.time_zone's offset when read.
+    /// its sizes, COPY_ONLY, encryption, LSNs and recovery model; <paramref name="utcOffset"/> is backupset.time_zone's offset when read.
     /// </summary>
     public static HistoryOperation ToHistory(BackupSetRow row, TimeSpan? utcOffset = null)
     {
@@ -33,6 +33,8 @@ public static class MsdbBackupSets
             BytesWritten = row.CompressedSize ?? row.BackupSize,
             Options = new HistoryOptions { CopyOnly = row.IsCopyOnly, Encryption = row.KeyAlgorithm is null ? null : row.Encrypted },
             UtcOffset = utcOffset,
+            Lsns = row.FirstLsn <= row.LastLsn ? new BackupLsns(row.FirstLsn, row.LastLsn, row.DatabaseBackupLsn, row.CheckpointLsn) : null,
+            RecoveryModel = RecoveryModels.Of(row.RecoveryModel),
             Sources = [HistorySource.Msdb],
         };
     }

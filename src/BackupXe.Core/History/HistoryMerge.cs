@@ -70,6 +70,10 @@ public static class HistoryMerge
             RecoverySeconds = a.RecoverySeconds ?? b.RecoverySeconds,
             UtcOffset = a.UtcOffset ?? b.UtcOffset,
             ServerBuild = a.ServerBuild ?? b.ServerBuild,
+            // msdb's and the media's LSNs and ids are the same facts: whichever record has them keeps them.
+            Lsns = a.Lsns ?? b.Lsns,
+            RecoveryModel = a.RecoveryModel ?? b.RecoveryModel,
+            Identity = a.Identity?.Or(b.Identity) ?? b.Identity,
             Sources = a.Sources.Union(b.Sources).Order().ToList(),
         };
     }

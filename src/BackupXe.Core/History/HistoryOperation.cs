@@ -91,6 +91,24 @@ public sealed record HistoryOperation
     /// <summary>The server's local time minus UTC when the source says (msdb backupset.time_zone), so local times can meet UTC captures.</summary>
     public TimeSpan? UtcOffset { get; init; }
 
+    /// <summary>
+    /// The backup's log sequence numbers (msdb backupset's first_lsn, last_lsn, database_backup_lsn, checkpoint_lsn; RESTORE
+    /// HEADERONLY's FirstLSN...), which link it into its restore chain; null when no source had them (docs/restore-chain.md).
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public BackupLsns? Lsns { get; init; }
+
+    /// <summary>The database's recovery model when the backup was taken (FULL, BULK_LOGGED, SIMPLE), as msdb or the media said; null: not said.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? RecoveryModel { get; init; }
+
+    /// <summary>
+    /// Which database the backup is of, beyond its name (docs/fleet.md, "Availability groups"): msdb's family_guid and
+    /// database_guid, and the availability group's group_database_id read from sys.databases; null when no source had them.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public DatabaseIdentity? Identity { get; init; }
+
     /// <summary>Every source that contributed, in <see cref="HistorySource"/> order.</summary>
     public IReadOnlyList<HistorySource> Sources { get; init; } = [];
 
@@ -208,6 +226,71 @@ public sealed record HistoryOperation
         var name = Kebab.Of(phase);
         return report.Phases.FirstOrDefault(p => p.Name == name)?.Seconds is { } seconds and >= 0 ? seconds : null;
     }
+}
+
+/// <summary>
+/// A backup's log sequence numbers, numeric(25,0) on the server (at most 25 digits), written as strings of digits in JSON
+/// so no reader rounds them. <see cref="FirstLsn"/> is at most <see cref="LastLsn"/>.
+/// </summary>
+public sealed record BackupLsns(
+    [property: JsonNumberHandling(JsonNumberHandling.WriteAsString | JsonNumberHandling.AllowReadingFromString)] decimal FirstLsn,
+    [property: JsonNumberHandling(JsonNumberHandling.WriteAsString | JsonNumberHandling.AllowReadingFromString)] decimal LastLsn,
+    [property: JsonNumberHandling(JsonNumberHandling.WriteAsString | JsonNumberHandling.AllowReadingFromString)] decimal? DatabaseBackupLsn,
+    [property: JsonNumberHandling(JsonNumberHandling.WriteAsString | JsonNumberHandling.AllowReadingFromString)] decimal? CheckpointLsn)
+{
+    /// <summary>The largest LSN numeric(25,0) holds.</summary>
+    public const decimal Max = 9_999_999_999_999_999_999_999_999m;
+
+    /// <summary>An LSN as the server writes it: 1 to 25 digits, nothing else; null for anything else.</summary>
+    public static decimal? Parse(string? text)
+        => text is { Length: > 0 and <= 25 } && decimal.TryParse(text.Trim(), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var value)
+            ? value
+            : null;
+
+    /// <summary>
+    /// The LSNs of one backup from their text, or null and why when a value that is there is no LSN or first is past
+    /// last; null and no problem when first or last is missing (the source lacks them: unknown, never invented).
+    /// </summary>
+    public static (BackupLsns? Lsns, string? Problem) From(string? first, string? last, string? databaseBackup, string? checkpoint)
+    {
+        foreach (var (name, text) in new[] { ("first", first), ("last", last), ("database backup", databaseBackup), ("checkpoint", checkpoint) })
+        {
+            if (!string.IsNullOrWhiteSpace(text) && Parse(text) is null)
+            {
+                return (null, $"{name} LSN '{(text.Length > 32 ? text[..32] + "..." : text)}' is not an LSN (1 to 25 digits): the backup is kept without its LSNs");
+            }
+        }
+
+        if (Parse(first) is not { } from || Parse(last) is not { } to)
+        {
+            return (null, null);
+        }
+
+        return from > to
+            ? (null, $"first LSN {from} is past last LSN {to}: the backup is kept without its LSNs")
+            : (new BackupLsns(from, to, Parse(databaseBackup), Parse(checkpoint)), null);
+    }
+}
+
+/// <summary>
+/// Which database a backup is of beyond its name. <see cref="FamilyGuid"/> (backupset.family_guid, RESTORE HEADERONLY
+/// FamilyGUID) is the original database's id, kept through a restore under another name; <see cref="DatabaseGuid"/>
+/// (backupset.database_guid, HEADERONLY BindingID) is new after each restore; <see cref="GroupDatabaseId"/>
+/// (sys.databases.group_database_id) is the same on every replica of an availability group database and null outside one.
+/// Only <see cref="GroupDatabaseId"/> says two instances' rows are one database (docs/fleet.md, "Availability groups").
+/// </summary>
+public sealed record DatabaseIdentity(Guid? FamilyGuid, Guid? DatabaseGuid, Guid? GroupDatabaseId)
+{
+    /// <summary>Each id from this identity when known, else from <paramref name="other"/>.</summary>
+    public DatabaseIdentity Or(DatabaseIdentity? other)
+        => other is null ? this : new(FamilyGuid ?? other.FamilyGuid, DatabaseGuid ?? other.DatabaseGuid, GroupDatabaseId ?? other.GroupDatabaseId);
+
+    /// <summary>A GUID as the sources write it (with or without braces); null for empty text, NULL or no GUID.</summary>
+    public static Guid? Parse(string? text) => Guid.TryParse(text?.Trim(), out var value) && value != Guid.Empty ? value : null;
+
+    /// <summary>An identity from what the source had, or null when it had none of the three.</summary>
+    public static DatabaseIdentity? Of(Guid? family, Guid? database, Guid? group)
+        => family is null && database is null && group is null ? null : new(family, database, group);
 }
 
 /// <summary>The settings that bear on speed, as far as any source told them. Null: not known.</summary>

@@ -181,6 +181,14 @@ internal sealed partial class DbaBackupListReader
                 ? paths.Select(p => new BackupDevice(kind ?? (p.StartsWith("https://", StringComparison.OrdinalIgnoreCase) ? DeviceKind.Url : DeviceKind.Disk), p)).ToList()
                 : kind is { } k ? [new BackupDevice(k, null)] : [];
         var failed = Value("BackupComplete") is { } complete && complete.Equals("False", StringComparison.OrdinalIgnoreCase);
+        // Get-DbaDbBackupHistory's objects carry msdb's LSNs, is_copy_only and recovery_model; Backup-DbaDatabase's result some of them.
+        var (lsns, lsnProblem) = BackupLsns.From(Value("FirstLsn"), Value("LastLsn"), Value("DatabaseBackupLsn"), Value("CheckpointLsn"));
+        if (lsnProblem is not null)
+        {
+            Problem(line, lsnProblem);
+        }
+
+        var options = statement is null ? new HistoryOptions() : HistoryOptions.From(statement);
         var record = new HistoryOperation
         {
             Kind = OperationKind.Backup,
@@ -192,12 +200,17 @@ internal sealed partial class DbaBackupListReader
             Status = failed ? OperationStatus.Failed : OperationStatus.Completed,
             BytesRead = failed ? null : size,
             Devices = devices,
-            Options = statement is null ? new HistoryOptions() : HistoryOptions.From(statement),
+            Options = options with { CopyOnly = options.CopyOnly ?? Flag(Value("IsCopyOnly")) },
             ErrorMessage = failed ? Value("Notes") : null,
+            Lsns = failed ? null : lsns,
+            RecoveryModel = RecoveryModels.Of(Value("RecoveryModel")),
             Sources = [HistorySource.Msdb],
         };
         return new DbaBackupObject(record, statement is not null);
     }
+
+    /// <summary>PowerShell's True and False; anything else is not said.</summary>
+    private static bool? Flag(string? text) => text?.Trim().ToUpperInvariant() switch { "TRUE" => true, "FALSE" => false, _ => null };
 
     /// <summary>"{X:\b\a.bak, Y:\b\b.bak}" (PowerShell's view of an array) or one path.</summary>
     private static List<string> Paths(string? value)

@@ -159,6 +159,13 @@ internal sealed class DbaBackupHistoryTableReader
         }
 
         Server ??= Cell("SqlInstance");
+        // The default table has no LSNs; a table of chosen properties (Format-Table ..., FirstLsn, LastLsn) may have them.
+        var (lsns, lsnProblem) = BackupLsns.From(Cell("FirstLsn"), Cell("LastLsn"), Cell("DatabaseBackupLsn"), Cell("CheckpointLsn"));
+        if (lsnProblem is not null)
+        {
+            Problem(lineNumber, lsnProblem);
+        }
+
         return new HistoryOperation
         {
             Kind = OperationKind.Backup,
@@ -170,6 +177,9 @@ internal sealed class DbaBackupHistoryTableReader
             Status = OperationStatus.Completed,
             BytesRead = size,
             Devices = DeviceOf(Cell("DeviceType")) is { } kind ? [new BackupDevice(kind, null)] : [],
+            Options = new HistoryOptions { CopyOnly = Cell("IsCopyOnly")?.ToUpperInvariant() switch { "TRUE" => true, "FALSE" => false, _ => null } },
+            Lsns = lsns,
+            RecoveryModel = RecoveryModels.Of(Cell("RecoveryModel")),
             Sources = [HistorySource.Msdb],
         };
     }

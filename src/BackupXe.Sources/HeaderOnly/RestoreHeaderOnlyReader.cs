@@ -145,6 +145,12 @@ internal sealed class RestoreHeaderOnlyReader
         }
 
         var encrypted = Encryption(Cell("KeyAlgorithm"), Cell("EncryptorThumbprint"));
+        var (lsns, lsnProblem) = BackupLsns.From(Cell("FirstLSN"), Cell("LastLSN"), Cell("DatabaseBackupLSN"), Cell("CheckpointLSN"));
+        if (lsnProblem is not null)
+        {
+            Problem(line, lsnProblem);
+        }
+
         return new HistoryOperation
         {
             Kind = OperationKind.Backup,
@@ -173,6 +179,10 @@ internal sealed class RestoreHeaderOnlyReader
                 : null,
             // IsSnapshot 1: a snapshot backup, whose size over its time is no transfer speed (counted apart).
             Snapshot = Flag("IsSnapshot") is true,
+            Lsns = lsns,
+            RecoveryModel = RecoveryModels.Of(Cell("RecoveryModel")),
+            // BindingID is the database's database_guid (new after a restore); FamilyGUID the original database's.
+            Identity = DatabaseIdentity.Of(DatabaseIdentity.Parse(Cell("FamilyGUID")), DatabaseIdentity.Parse(Cell("BindingID")), null),
             Sources = [HistorySource.BackupHeader],
         };
     }

@@ -45,6 +45,17 @@ internal static class MsdbBackupHistory
         WHERE d.state = 0;
         """;
 
+    /// <summary>
+    /// The databases of an availability group on this replica and their group_database_id (sys.databases, SQL Server 2012
+    /// and later: the same on every replica the database joined, NULL outside a group), which merges a group database's
+    /// backups across replicas (docs/fleet.md, "Availability groups"). Before 2012 the column does not exist (error 207).
+    /// </summary>
+    public const string GroupDatabasesQuery = """
+        SELECT d.name, CAST(d.group_database_id AS nvarchar(36)) AS group_database_id
+        FROM sys.databases AS d
+        WHERE d.group_database_id IS NOT NULL;
+        """;
+
     /// <summary>The GUID of the one database <c>@database_id</c> (asked only for a database without AUTO_CLOSE).</summary>
     public const string GuidQuery = """
         SELECT CAST(drs.database_guid AS nvarchar(36)) AS database_guid
@@ -89,7 +100,13 @@ internal static class MsdbBackupHistory
         sql.Append("""
                    CAST(bs.software_major_version AS int) AS software_major_version,
                    CAST(bs.software_minor_version AS int) AS software_minor_version,
-                   CAST(bs.software_build_version AS int) AS software_build_version
+                   CAST(bs.software_build_version AS int) AS software_build_version,
+                   CONVERT(nvarchar(25), bs.first_lsn) AS first_lsn,
+                   CONVERT(nvarchar(25), bs.last_lsn) AS last_lsn,
+                   CONVERT(nvarchar(25), bs.database_backup_lsn) AS database_backup_lsn,
+                   CONVERT(nvarchar(25), bs.checkpoint_lsn) AS checkpoint_lsn,
+                   bs.recovery_model,
+                   CAST(bs.family_guid AS nvarchar(36)) AS family_guid
             FROM msdb.dbo.backupset AS bs
             JOIN msdb.dbo.backupmediafamily AS mf ON mf.media_set_id = bs.media_set_id
             WHERE bs.backup_start_date >= @since
@@ -117,9 +134,14 @@ internal static class MsdbBackupHistory
     /// each under its database's name today when <paramref name="currentNames"/> knows its GUID.
     /// </summary>
     /// <param name="notes">Where a row with impossible values (a finish before its start) is said; its impossible part is not used.</param>
+    /// <param name="groups">
+    /// The group_database_id of each availability group database on this replica by name (<see cref="GroupDatabasesQuery"/>),
+    /// given to the backups of the database of that name today (a backup of an earlier database of the name, whose
+    /// database_guid is not today's, gets none); null or empty: none.
+    /// </param>
     public static async IAsyncEnumerable<HistoryOperation> ReadAsync(
         DbDataReader reader, MsdbColumns columns, IReadOnlyDictionary<Guid, string> currentNames, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken,
-        List<string>? notes = null)
+        List<string>? notes = null, IReadOnlyDictionary<string, Guid>? groups = null)
     {
         HistoryOperation? current = null;
         var currentId = -1;
@@ -135,7 +157,7 @@ internal static class MsdbBackupHistory
 
             if (id != currentId)
             {
-                current = Operation(reader, columns, currentNames, notes);
+                current = Operation(reader, columns, currentNames, notes, groups);
                 currentId = id;
             }
 
@@ -152,9 +174,11 @@ internal static class MsdbBackupHistory
         }
     }
 
-    private static HistoryOperation Operation(DbDataReader reader, MsdbColumns columns, IReadOnlyDictionary<Guid, string> currentNames, List<string>? notes)
+    private static HistoryOperation Operation(
+        DbDataReader reader, MsdbColumns columns, IReadOnlyDictionary<Guid, string> currentNames, List<string>? notes, IReadOnlyDictionary<string, Guid>? groups)
     {
-        var today = Guid.TryParse(Text(reader, "database_guid"), out var guid) && currentNames.TryGetValue(guid, out var name) ? name : null;
+        var databaseGuid = DatabaseIdentity.Parse(Text(reader, "database_guid"));
+        var today = databaseGuid is { } guid && currentNames.TryGetValue(guid, out var name) ? name : null;
         var size = Long(reader, "backup_size");
         // Without the column (2005) nothing could be compressed; NULL is what an msdb upgrade leaves, an uncompressed backup.
         var written = columns.CompressedSize ? Long(reader, "compressed_backup_size") ?? size : size;
@@ -168,6 +192,16 @@ internal static class MsdbBackupHistory
             finish = null;
         }
 
+        var (lsns, lsnProblem) = BackupLsns.From(Text(reader, "first_lsn"), Text(reader, "last_lsn"), Text(reader, "database_backup_lsn"), Text(reader, "checkpoint_lsn"));
+        if (lsnProblem is not null)
+        {
+            notes?.Add(string.Create(CultureInfo.InvariantCulture,
+                $"msdb backup set {reader.GetInt32(reader.GetOrdinal("backup_set_id"))} of [{today ?? Text(reader, "recorded_name")}]: {lsnProblem}"));
+        }
+
+        // Joined by name on this replica, for the database of that name today only: an earlier one of the name is another database.
+        Guid? group = groups is { Count: > 0 } && (today ?? (databaseGuid is null ? Text(reader, "recorded_name") : null)) is { } current
+            && groups.TryGetValue(current, out var id) ? id : null;
         var algorithm = Text(reader, "compression_algorithm");
         bool? compressed = size is { } s && written is { } w ? w < s : null;
         var zone = Int(reader, "time_zone");
@@ -200,6 +234,9 @@ internal static class MsdbBackupHistory
             UtcOffset = zone is >= -48 and <= 48 ? TimeSpan.FromMinutes(zone.Value * 15) : null,
             // Taken WITH SNAPSHOT (VSS or T-SQL snapshot): its size over its time is no transfer speed, so it is counted apart.
             Snapshot = Bool(reader, "is_snapshot") is true,
+            Lsns = lsns,
+            RecoveryModel = RecoveryModels.Of(Text(reader, "recovery_model")),
+            Identity = DatabaseIdentity.Of(DatabaseIdentity.Parse(Text(reader, "family_guid")), databaseGuid, group),
             Sources = [HistorySource.Msdb],
         };
     }

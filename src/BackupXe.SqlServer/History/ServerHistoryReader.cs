@@ -58,6 +58,7 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
         var notes = counts.Notes;
         var columns = await ColumnsAsync(connection, cancellationToken);
         var currentNames = await CurrentNamesAsync(connection, notes, cancellationToken);
+        var groups = await GroupDatabasesAsync(connection, notes, cancellationToken);
         var guids = currentNames.Where(n => request.Databases.Contains(n.Value, StringComparer.OrdinalIgnoreCase)).Select(n => n.Key).ToList();
         await using (var command = Command(connection, MsdbBackupHistory.Query(columns, request.Databases.Count, guids.Count), request, SqlDbType.DateTime))
         {
@@ -67,7 +68,7 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
             }
 
             await using var reader = await command.ExecuteReaderAsync(cancellationToken);
-            await foreach (var operation in MsdbBackupHistory.ReadAsync(reader, columns, currentNames, cancellationToken, notes))
+            await foreach (var operation in MsdbBackupHistory.ReadAsync(reader, columns, currentNames, cancellationToken, notes, groups))
             {
                 counts.FromMsdb++;
                 yield return operation;
@@ -200,6 +201,46 @@ public sealed class ServerHistoryReader(SqlConnectionFactory factory)
         }
 
         return names;
+    }
+
+    /// <summary>SQL Server's error for a column name it does not know: group_database_id before SQL Server 2012, which had no availability groups.</summary>
+    private const int InvalidColumnName = 207;
+
+    /// <summary>
+    /// The availability group databases on this server by name, with their group_database_id; none before SQL Server 2012.
+    /// A login that cannot read them gets a note: its group databases are then judged per replica.
+    /// </summary>
+    private async Task<IReadOnlyDictionary<string, Guid>> GroupDatabasesAsync(SqlConnection connection, List<string> notes, CancellationToken cancellationToken)
+    {
+        var groups = new Dictionary<string, Guid>(StringComparer.OrdinalIgnoreCase);
+        try
+        {
+            await using var command = factory.Command(connection, MsdbBackupHistory.GroupDatabasesQuery);
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken);
+            while (await reader.ReadAsync(cancellationToken))
+            {
+                if (!reader.IsDBNull(0) && DatabaseIdentity.Parse(reader.IsDBNull(1) ? null : reader.GetString(1)) is { } id)
+                {
+                    groups[reader.GetString(0)] = id;
+                }
+            }
+        }
+        catch (SqlException failure) when (IsStatementError(failure))
+        {
+            if (failure.Number != InvalidColumnName)
+            {
+                notes.Add($"sys.databases.group_database_id not read (error {failure.Number}: {FirstLine(failure.Message)}): availability group databases are judged per replica");
+            }
+        }
+
+        if (groups.Count > 0)
+        {
+            var named = string.Join(", ", groups.Keys.Order(StringComparer.OrdinalIgnoreCase).Take(NamedInNote).Select(CommandLogHistory.QuoteName));
+            var more = groups.Count > NamedInNote ? $" and {groups.Count - NamedInNote} more" : string.Empty;
+            notes.Add($"{groups.Count} database(s) in an availability group ({named}{more}): their backups keep its group_database_id, so `fleet` takes them with the other replicas' backups imported into the same history");
+        }
+
+        return groups;
     }
 
     private static string AutoCloseNote(IReadOnlyList<string> databases, string format)

@@ -196,6 +196,15 @@ internal sealed class TargetsOptions
     /// <summary>Targets of the databases a rule matches; the most specific matching rule wins, per target.</summary>
     public List<TargetRuleOptions> Rules { get; set; } = [];
 
+    /// <summary>
+    /// A database name pattern (* and ?) whose databases get series of their own (backupxe.fleet.database.*); null: none,
+    /// only the per-instance gauges. Opt-in, because each series is one more for the metrics store to keep.
+    /// </summary>
+    public string? DatabaseSeries { get; set; }
+
+    /// <summary>At most this many databases per instance get series (the first by name): the cardinality's bound.</summary>
+    public int MaxDatabaseSeries { get; set; } = BackupXeOptionsDefaults.MaxDatabaseSeries;
+
     /// <summary>The rules as the targets' checks and matching take them.</summary>
     public List<(string? Instance, string? Database, string? RecoveryModel, double RpoMinutes, double RtoMinutes)> RuleValues()
         => Rules.Select(r => (r.Instance, r.Database, r.RecoveryModel, r.RpoMinutes, r.RtoMinutes)).ToList();

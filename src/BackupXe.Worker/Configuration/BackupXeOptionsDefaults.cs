@@ -50,6 +50,12 @@ internal static class BackupXeOptionsDefaults
     /// <summary>None: a restore time is a business's choice, shown but not judged until set.</summary>
     public const double TargetRtoMinutes = 0;
 
+    /// <summary>Twenty databases per instance: their own series stay a small multiple of the instances (docs/metrics.md).</summary>
+    public const int MaxDatabaseSeries = 20;
+
+    /// <summary>The most MaxDatabaseSeries accepts: past it, a per-database series is a store's problem, not a gauge.</summary>
+    public const int MaxDatabaseSeriesLimit = 500;
+
     public const string HistoryProvider = HistoryProviders.Sqlite;
     public const string HistoryPath = SqliteHistoryStore.DefaultPath;
 

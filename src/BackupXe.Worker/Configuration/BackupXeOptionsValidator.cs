@@ -54,7 +54,22 @@ internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = n
         ValidateRegression(options.Regression, failures);
         ValidateMetrics(options.Metrics, failures);
         failures.AddRange(Core.Fleet.RecoveryTargets.Problems($"{Section}:Targets", options.Targets.RpoMinutes, options.Targets.RtoMinutes, options.Targets.RuleValues()));
+        ValidateDatabaseSeries(options.Targets, failures);
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+
+    private static void ValidateDatabaseSeries(TargetsOptions targets, List<string> failures)
+    {
+        if (targets.DatabaseSeries is { } pattern && Core.Fleet.NamePattern.Problem(pattern) is { } problem)
+        {
+            failures.Add($"{Section}:Targets:DatabaseSeries {problem}.");
+        }
+
+        if (targets.MaxDatabaseSeries is < 1 or > BackupXeOptionsDefaults.MaxDatabaseSeriesLimit)
+        {
+            failures.Add(string.Create(CultureInfo.InvariantCulture,
+                $"{Section}:Targets:MaxDatabaseSeries must be from 1 to {BackupXeOptionsDefaults.MaxDatabaseSeriesLimit}; it is {targets.MaxDatabaseSeries}."));
+        }
     }
 
     private void ValidateInstances(List<InstanceOptions> instances, List<string> failures)

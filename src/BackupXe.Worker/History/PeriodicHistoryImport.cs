@@ -104,21 +104,32 @@ internal sealed class PeriodicHistoryImport(
     /// <summary>Each new gap as one warning (event 190); a chain that cannot be read is one warning (event 191), and the import stands.</summary>
     /// <summary>
     /// The instance's databases against their targets (docs/fleet.md), from its history and the chains msdb's LSNs
-    /// showed (with their recovery model), recorded as the per-instance compliance metrics.
+    /// showed (with their recovery model), recorded as the per-instance compliance metrics. A database of an
+    /// availability group is judged on the rows of every replica the history holds (docs/fleet.md, "Availability
+    /// groups"), its chain on their LSNs: this replica's msdb holds only its own backups.
     /// </summary>
     private async Task JudgeAsync(string instance, IReadOnlyList<RestoreChainReport> chains, CancellationToken cancellationToken)
     {
         var targets = options?.Value.Targets.ToTargets() ?? RecoveryTargets.Standard;
         var byName = chains.GroupBy(c => c.Database, StringComparer.OrdinalIgnoreCase).ToDictionary(g => g.Key, g => g.First(), StringComparer.OrdinalIgnoreCase);
-        var inputs = (await history.ReadAsync(instance, null, cancellationToken))
-            .Where(r => r.Record.Database is not null)
-            .GroupBy(r => r.Record.Database!, StringComparer.OrdinalIgnoreCase)
-            .Select(g => new ComplianceInput(instance, g.Key, g.Select(r => r.Record).ToList())
-            {
-                Chain = byName.GetValueOrDefault(g.Key),
-                RecoveryModel = byName.GetValueOrDefault(g.Key)?.RecoveryModel,
-            });
-        metrics.RecordCompliance(instance, Compliance.Evaluate(inputs, targets, time.GetUtcNow().UtcDateTime));
+        var rows = (await history.ReadAsync(instance, null, cancellationToken)).ToList();
+        // The other replicas' rows of this instance's group databases only: memory grows with the group, not the fleet.
+        foreach (var name in rows.Where(r => r.Record.Identity?.GroupDatabaseId is not null).Select(r => r.Record.Database!).Distinct(StringComparer.OrdinalIgnoreCase).ToList())
+        {
+            rows.AddRange((await history.ReadAsync(null, name, cancellationToken)).Where(r => !string.Equals(r.Instance, instance, StringComparison.Ordinal)));
+        }
+
+        var inputs = FleetDatabases.Inputs(rows)
+            .Where(d => d.Replicas.Contains(instance, StringComparer.OrdinalIgnoreCase))
+            .Select(d => d.GroupDatabaseId is null && byName.GetValueOrDefault(d.Database) is { } chain
+                ? d with { Chain = chain, RecoveryModel = chain.RecoveryModel ?? d.RecoveryModel }
+                : d);
+        var judged = Compliance.Evaluate(inputs, targets, time.GetUtcNow().UtcDateTime);
+        metrics.RecordCompliance(instance, judged);
+        if (options?.Value.Targets is { DatabaseSeries: { } pattern } chosen)
+        {
+            metrics.RecordDatabases(instance, judged, pattern, chosen.MaxDatabaseSeries);
+        }
     }
 
     private async Task<IReadOnlyList<RestoreChainReport>> CheckChainAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)

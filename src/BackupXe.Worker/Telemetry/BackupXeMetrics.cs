@@ -27,6 +27,8 @@ internal sealed class BackupXeMetrics : IDisposable
     private readonly Gauge<double> _longestRestore;
     private readonly Gauge<int> _outOfTarget;
     private readonly Gauge<double> _worstRpo;
+    private readonly Gauge<double> _databaseRpo;
+    private readonly Gauge<int> _databaseOutOfTarget;
 
     // Per instance, the running operations' ETAs as the last progress update left them; read when a listener collects.
     private readonly ConcurrentDictionary<string, IReadOnlyList<(string Kind, double Low, double High)>> _remaining = new(StringComparer.Ordinal);
@@ -49,6 +51,9 @@ internal sealed class BackupXeMetrics : IDisposable
         // Per instance and target, not per database: the series stay as many as the instances however many databases (docs/fleet.md).
         _outOfTarget = Meter.CreateGauge<int>("backupxe.fleet.out_of_target", "{database}", "An instance's databases past their RPO or RTO target.");
         _worstRpo = Meter.CreateGauge<double>("backupxe.fleet.rpo.worst", "s", "The oldest newest-restore-point of an instance's databases: its worst RPO.");
+        // Opt-in and capped per instance (Targets:DatabaseSeries, MaxDatabaseSeries): instances x the cap at most.
+        _databaseRpo = Meter.CreateGauge<double>("backupxe.fleet.database.rpo", "s", "A chosen database's RPO: the time since its newest restore point.");
+        _databaseOutOfTarget = Meter.CreateGauge<int>("backupxe.fleet.database.out_of_target", "{database}", "Whether a chosen database is past its RPO or RTO target: 1 past, 0 not.");
     }
 
     public Meter Meter { get; }
@@ -120,6 +125,27 @@ internal sealed class BackupXeMetrics : IDisposable
         if (databases.Where(d => d.Rpo.Value is not null).Select(d => d.Rpo.Value!.Value.TotalSeconds).DefaultIfEmpty(double.NaN).Max() is var worst && !double.IsNaN(worst))
         {
             _worstRpo.Record(worst, new KeyValuePair<string, object?>("instance", instance));
+        }
+    }
+
+    /// <summary>
+    /// Series of their own for the databases whose name matches <paramref name="pattern"/>, the first <paramref name="max"/>
+    /// by name (the rest get none): the RPO when it has one, and past-target (1 or 0) per target.
+    /// </summary>
+    public void RecordDatabases(string instance, IReadOnlyCollection<Core.Fleet.DatabaseCompliance> databases, string pattern, int max)
+    {
+        var chosen = databases.Where(d => Core.Fleet.NamePattern.Matches(pattern, d.Database))
+            .OrderBy(d => d.Database, StringComparer.OrdinalIgnoreCase)
+            .Take(max);
+        foreach (var database in chosen)
+        {
+            if (database.Rpo.Value is { } rpo)
+            {
+                _databaseRpo.Record(rpo.TotalSeconds, new TagList { { "instance", instance }, { "database", database.Database } });
+            }
+
+            _databaseOutOfTarget.Record(database.Rpo.State == Core.Fleet.ComplianceState.Outside ? 1 : 0, new TagList { { "instance", instance }, { "database", database.Database }, { "target", "rpo" } });
+            _databaseOutOfTarget.Record(database.Rto.State == Core.Fleet.ComplianceState.Outside ? 1 : 0, new TagList { { "instance", instance }, { "database", database.Database }, { "target", "rto" } });
         }
     }
 

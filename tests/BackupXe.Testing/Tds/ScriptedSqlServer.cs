@@ -12,6 +12,12 @@ namespace BackupXe.Testing.Tds;
 /// </summary>
 public sealed class ScriptedSqlServer
 {
+    /// <summary>
+    /// What only the restore chain's backupset query (MsdbBackupChain.Query) holds: the history import's query reads the
+    /// same LSN columns, so a column name no longer tells them apart.
+    /// </summary>
+    public const string MsdbChainFragment = "WHERE bs.backup_start_date >= @since AND bs.type IN ('D', 'I', 'L')";
+
     public const string ServerStateDenied = "VIEW SERVER STATE permission was denied on object 'server', database 'master'.";
 
     public ScriptedSqlServer()
@@ -47,7 +53,7 @@ public sealed class ScriptedSqlServer
                 new TdsResultSet(TdsColumn.NVarChar("database_name", 128), TdsColumn.NVarChar("type", 1), TdsColumn.DateTime("backup_finish_date"),
                     TdsColumn.BigInt("written_bytes"), TdsColumn.Int("url_families"), TdsColumn.NVarChar("device", 260)),
                 (set, b) => set.Row(b.Database, b.Type, b.Finished, b.WrittenBytes, b.Urls, b.Device)) is var urls ? TdsResponse.Of(urls) : TdsResponse.Empty)
-            .On("checkpoint_lsn", BackupChain)
+            .On(MsdbChainFragment, BackupChain)
             .On("AS data_pages", _ => Files())
             .On("t.target_name = N'ring_buffer'", _ => RingBuffer())
             .On("COL_LENGTH(N'msdb.dbo.backupset'", _ => ColumnLengths(MajorVersion))
@@ -346,6 +352,19 @@ public sealed class ScriptedSqlServer
 
         return TdsResponse.Of(set);
     }
+
+    /// <summary>What only MsdbBackupHistory.GroupDatabasesQuery holds.</summary>
+    public const string GroupDatabasesFragment = "WHERE d.group_database_id IS NOT NULL";
+
+    /// <summary>
+    /// MsdbBackupHistory.GroupDatabasesQuery answered for <paramref name="databases"/>, as the sys.databases page documents
+    /// the columns: name (sysname) and group_database_id (uniqueidentifier, sent as nvarchar(36) as the query casts it),
+    /// the database's id within its availability group, the same on every replica where it joined. Only databases of a
+    /// group: the column is NULL outside one, which the query's WHERE leaves out. No argument: a server with no group.
+    /// </summary>
+    public static TdsResponse GroupDatabasesResponse(params (string Name, string GroupDatabaseId)[] databases) => TdsResponse.Of(databases.Aggregate(
+        new TdsResultSet(TdsColumn.NVarChar("name", 128), TdsColumn.NVarChar("group_database_id", 36)),
+        (set, d) => set.Row(d.Name, d.GroupDatabaseId)));
 
     /// <summary>What msdb.dbo.restorehistory holds (full database restores), with the backup set each read; read anew on every query.</summary>
     public List<ScriptedRestore> Restores { get; } = [];

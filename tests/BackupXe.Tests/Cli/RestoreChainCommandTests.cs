@@ -223,7 +223,7 @@ public sealed class RestoreChainCommandTests
 
         // Then
         Assert.Equal(0, console.ExitCode);
-        Assert.Contains("Restore chain (msdb backups since ", console.Output, StringComparison.Ordinal);
+        Assert.Contains("Restore chain (backups since ", console.Output, StringComparison.Ordinal);
         Assert.Contains("  SalesDB  broken: 1 gap(s)", console.Output, StringComparison.Ordinal);
         using var document = JsonDocument.Parse(json.Output);
         Assert.Equal(2, document.RootElement.GetProperty("restoreChains").GetArrayLength());

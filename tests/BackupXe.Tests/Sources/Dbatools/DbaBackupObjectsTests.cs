@@ -1,5 +1,6 @@
 using System.Text;
 using BackupXe.Core.Events;
+using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;
 using BackupXe.Tests.Sources.Support;
@@ -152,5 +153,43 @@ public sealed class DbaBackupObjectsTests
         Assert.Equal(("dbatools-backup-objects", "SQL01"), (file.Format, file.Server));
         var record = Assert.Single(file.Records);
         Assert.Equal((64, 207.0, 100L << 30), (record.Options.BufferCount, record.DurationSeconds!.Value, record.BytesRead!.Value));
+    }
+
+    /// <summary>Get-DbaDbBackupHistory | Format-List: the history object's own properties, its LSNs among them (dbatools' BackupHistory).</summary>
+    private static (string, string)[] HistoryObject(string type, string start, string end, string first, string last, string checkpoint, string databaseBackup) =>
+    [
+        ("ComputerName", "SQL01"), ("InstanceName", "MSSQLSERVER"), ("SqlInstance", "SQL01"), ("Database", "Sales"), ("DatabaseId", "5"), ("UserName", @"CONTOSO\svc_sql"),
+        ("Start", start), ("End", end), ("Duration", "00:05:12"), ("Path", @"{X:\backup\Sales.bak}"), ("TotalSize", "7.00 GB"), ("CompressedBackupSize", "2.10 GB"),
+        ("CompressionRatio", "3.33"), ("Type", type), ("BackupSetId", "101"), ("DeviceType", "Disk"), ("Software", "Microsoft SQL Server"),
+        ("FullName", @"{X:\backup\Sales.bak}"), ("Position", "1"), ("FirstLsn", first), ("DatabaseBackupLsn", databaseBackup), ("CheckpointLsn", checkpoint),
+        ("LastLsn", last), ("SoftwareVersionMajor", "16"), ("IsCopyOnly", "False"), ("LastRecoveryForkGuid", "918cdbdd-e60c-4db5-b57e-bab507756b31"),
+        ("RecoveryModel", "FULL"), ("KeyAlgorithm", ""), ("EncryptorThumbprint", ""), ("EncryptorType", ""),
+    ];
+
+    [Fact]
+    public async Task Get_DbaDbBackupHistory_objects_keep_their_lsns_copy_only_and_recovery_model_and_analyze_reads_them_too()
+    {
+        // Given: a full and the log backup after it, then a log whose LastLsn is no LSN
+        var text = ListView(
+            HistoryObject("Full", "2024-06-18 08:00:00.000", "2024-06-18 08:05:12.000", "41000000016000037", "41000000017600001", "41000000016000037", "41000000000000001"),
+            HistoryObject("Log", "2024-06-18 08:15:00.000", "2024-06-18 08:15:03.000", "41000000008800001", "41000000018400001", "41000000018400001", "41000000016000037"),
+            HistoryObject("Log", "2024-06-18 08:30:00.000", "2024-06-18 08:30:03.000", "41000000018400001", "4100000001840000X", "41000000018400001", "41000000016000037"));
+        using var input = TempInput.WithText(text, Encodings.Utf8WithoutBom, "history.txt");
+
+        // When
+        var file = await HistoryFileRead.ReadAsync(input.Path, CancellationToken.None);
+        var (reports, status, format) = await AnalyseAsync(text);
+
+        // Then: the LSNs as msdb wrote them, the damaged one said at its object's line and the backup kept without LSNs
+        Assert.Equal(3, file.Records.Count);
+        Assert.Equal(new BackupLsns(41000000016000037m, 41000000017600001m, 41000000000000001m, 41000000016000037m), file.Records[0].Lsns);
+        Assert.Equal(41000000008800001m, file.Records[1].Lsns!.FirstLsn);
+        Assert.Equal(("FULL", false), (file.Records[0].RecoveryModel, file.Records[0].Options.CopyOnly));
+        Assert.Null(file.Records[2].Lsns);
+        var problem = Assert.Single(file.Problems);
+        Assert.Contains("last LSN '4100000001840000X' is not an LSN", problem.Message, StringComparison.Ordinal);
+        Assert.Equal("dbatools-backup-objects", format);
+        Assert.Equal(3, reports.Count);
+        Assert.Equal(3, status.Events);
     }
 }

@@ -115,5 +115,38 @@ public sealed class RestoreHeaderOnlyReaderTests
         Assert.False(RestoreHeaderOnlyReader.Recognise(TextOf("10 percent processed.\r\n")));
     }
 
+    [Fact]
+    public async Task S07_keeps_its_lsns_recovery_model_and_the_database_ids_of_its_header()
+    {
+        // Given / When: the real row (FirstLSN 626000002505600002 ... BindingID, FamilyGUID, RecoveryModel FULL)
+        var file = await HistoryFileRead.ReadAsync(RealWorld.Path(S07), CancellationToken.None);
+
+        // Then
+        var backup = Assert.Single(file.Records);
+        Assert.Equal(new BackupLsns(626000002505600002m, 627000001042400001m, 627000001012800001m, 627000001040000001m), backup.Lsns);
+        Assert.Equal("FULL", backup.RecoveryModel);
+        Assert.Equal(new DatabaseIdentity(Guid.Parse("1cc0a00a-1361-463f-b195-df7642a9754e"), Guid.Parse("e373cfd3-775b-489e-a3ad-9dd737e1c86a"), null), backup.Identity);
+    }
+
+    [Fact]
+    public void A_first_lsn_past_its_last_is_said_at_its_line_and_the_backup_kept_without_lsns()
+    {
+        // Given: S07's row with FirstLSN and LastLSN swapped
+        var lines = File.ReadAllLines(RealWorld.Path(S07));
+        var swapped = lines[1].Replace("626000002505600002\t627000001042400001", "627000001042400001\t626000002505600002", StringComparison.Ordinal);
+        Assert.NotEqual(lines[1], swapped);
+
+        // When
+        var reader = new RestoreHeaderOnlyReader();
+        var backup = Assert.Single(reader.Read(new StringReader(lines[0] + "\n" + swapped)).ToList());
+
+        // Then
+        Assert.Null(backup.Lsns);
+        Assert.Equal("FULL", backup.RecoveryModel);
+        var problem = Assert.Single(reader.Problems);
+        Assert.Equal("line 2", problem.Location);
+        Assert.Contains("first LSN 627000001042400001 is past last LSN 626000002505600002", problem.Message, StringComparison.Ordinal);
+    }
+
     private static TextPrefix TextOf(string text) => new(System.Text.Encoding.UTF8, text);
 }

@@ -41,6 +41,36 @@ public sealed class ServerHistoryReaderTests : IDisposable
         TdsColumn.NVarChar("encryptor_type", 32), TdsColumn.Int("software_major_version"), TdsColumn.Int("software_minor_version"),
         TdsColumn.Int("software_build_version"));
 
+    /// <summary>The LSN, recovery model and family_guid columns the query adds at the end (nvarchar(25) LSNs, recovery_model nvarchar(60), family_guid as nvarchar(36)).</summary>
+    private static readonly TdsColumn[] IdentityColumns =
+    [
+        TdsColumn.NVarChar("first_lsn", 25), TdsColumn.NVarChar("last_lsn", 25), TdsColumn.NVarChar("database_backup_lsn", 25),
+        TdsColumn.NVarChar("checkpoint_lsn", 25), TdsColumn.NVarChar("recovery_model", 60), TdsColumn.NVarChar("family_guid", 36),
+    ];
+
+    /// <summary>msdb's rows with the LSN, recovery model and family_guid columns, for a test that gives them.</summary>
+    internal static TdsResultSet MsdbRowsWithLsns() => new([.. MsdbRows().Columns, .. IdentityColumns]);
+
+    /// <summary>
+    /// <paramref name="rows"/> in the query's whole shape: a test that does not give the LSN columns gets them NULL,
+    /// what msdb cannot hold for a completed backup but what the reader must take as "not known".
+    /// </summary>
+    internal static TdsResultSet WithIdentityColumns(TdsResultSet rows)
+    {
+        if (rows.Columns.Count == MsdbRows().Columns.Count + IdentityColumns.Length)
+        {
+            return rows;
+        }
+
+        var whole = MsdbRowsWithLsns();
+        foreach (var row in rows.Rows)
+        {
+            whole.Row([.. row, .. new object?[IdentityColumns.Length]]);
+        }
+
+        return whole;
+    }
+
     internal static TdsResultSet CommandLogRows() => new(
         TdsColumn.Int("ID"), TdsColumn.NVarChar("DatabaseName", 128), TdsColumn.NVarChar("CommandType", 60), TdsColumn.NVarChar("Command", null),
         TdsColumn.DateTime2("StartTime"), TdsColumn.DateTime2("EndTime"), TdsColumn.Int("ErrorNumber"), TdsColumn.NVarChar("ErrorMessage", null));
@@ -65,7 +95,8 @@ public sealed class ServerHistoryReaderTests : IDisposable
         var script = new TdsScript()
             .On("SERVERPROPERTY('ServerName')", TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("server_name", 128)).Row("PROD01")))
             .On("COL_LENGTH(N'msdb.dbo.backupset'", TdsResponse.Of(columns))
-            .On("FROM msdb.dbo.backupset AS bs", TdsResponse.Of(msdb))
+            .On("FROM msdb.dbo.backupset AS bs", TdsResponse.Of(WithIdentityColumns(msdb)))
+            .On(ScriptedSqlServer.GroupDatabasesFragment, ScriptedSqlServer.GroupDatabasesResponse())
             .On("FROM sys.databases AS d\nWHERE d.state = 0;", TdsResponse.Of(databases))
             .On("FROM sys.database_recovery_status AS drs", r => TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("database_guid", 36))
                 .Row(Convert.ToInt32(r.Parameters["@database_id"], System.Globalization.CultureInfo.InvariantCulture) switch
@@ -132,6 +163,29 @@ public sealed class ServerHistoryReaderTests : IDisposable
         Assert.Matches(@"@since datetime(,|$)", query.Declarations);
         Assert.Contains("CAST(bs.compression_algorithm AS nvarchar(32))", query.Text);
         Assert.Contains("CAST(bs.encryptor_type AS nvarchar(32)) AS encryptor_type", query.Text);
+    }
+
+    [Theory]
+    [InlineData(207, "Invalid column name 'group_database_id'.", false)]
+    [InlineData(229, "The SELECT permission was denied on the object 'databases', database 'mssqlsystemresource', schema 'sys'.", true)]
+    public async Task A_server_without_group_database_id_is_imported_without_groups_and_a_refusal_is_a_note(int error, string message, bool noted)
+    {
+        // Given: msdb's one full backup with its LSNs; the group query refused (207: before 2012, no such column)
+        var msdb = MsdbRowsWithLsns().Row(1, "Sales", SalesGuid, "D", false, false, true, Night, Night.AddSeconds(60), 20 * GiB, 6 * GiB, null, null, 8,
+            @"X:\b\Sales.bak", 2, 0, null, 16, 0, 4135, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "BULK-LOGGED",
+            "1cc0a00a-1361-463f-b195-df7642a9754e");
+        var script = Server(Columns2022(), msdb, commandLog: null).On(ScriptedSqlServer.GroupDatabasesFragment, new TdsResponse().Error(error, 16, message));
+        await using var server = TdsServerDouble.Start(script);
+
+        // When
+        var history = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server))).ReadAsync(new ServerHistoryRequest(Night.AddDays(-1), [], null), CancellationToken.None);
+
+        // Then: the backup with its LSNs, its model in sys.databases' spelling, its ids, and no group
+        var backup = Assert.Single(history.Operations);
+        Assert.Equal(new BackupLsns(41000000016000037m, 41000000017600001m, 41000000000000001m, 41000000016000037m), backup.Lsns);
+        Assert.Equal("BULK_LOGGED", backup.RecoveryModel);
+        Assert.Equal(new DatabaseIdentity(Guid.Parse("1cc0a00a-1361-463f-b195-df7642a9754e"), Guid.Parse(SalesGuid), null), backup.Identity);
+        Assert.Equal(noted, history.Notes.Any(n => n.StartsWith($"sys.databases.group_database_id not read (error {error}", StringComparison.Ordinal)));
     }
 
     [Fact]

@@ -123,6 +123,22 @@ public sealed partial class ConfigurationCheckTests : IDisposable
     }
 
     [Fact]
+    public async Task A_per_database_series_pattern_and_its_cap_are_checked_each_named_by_its_key()
+    {
+        var settings = Path.Combine(_folder, "settings.json");
+        await File.WriteAllTextAsync(settings, """
+            { "BackupXe": { "Instances": [ { "Name": "backup", "ReplayPath": "backup.xml" } ],
+              "Targets": { "DatabaseSeries": " ", "MaxDatabaseSeries": 501 } } }
+            """);
+
+        var result = ConfigurationCheck.Check(settings);
+
+        Assert.Equal(ExitCodes.InvalidConfiguration, result.ExitCode);
+        Assert.Contains("BackupXe:Targets:DatabaseSeries must not be empty.", result.Problems);
+        Assert.Contains("BackupXe:Targets:MaxDatabaseSeries must be from 1 to 500; it is 501.", result.Problems);
+    }
+
+    [Fact]
     public async Task Recovery_targets_bind_into_the_rule_the_compliance_uses()
     {
         var settings = Path.Combine(_folder, "settings.json");

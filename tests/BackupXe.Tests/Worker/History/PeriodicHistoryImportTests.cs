@@ -186,7 +186,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         // Given: msdb's chain for Sales misses the log backup between 02:00 and 04:00 (LSNs as backupset holds them)
         var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
         var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
-            .On("checkpoint_lsn", _ => ScriptedSqlServer.ChainResponse(
+            .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse(
             [
                 new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
                 new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
@@ -225,7 +225,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         // Given: Sales' six nightly fulls and a chain with a gap, judged against an RPO target of a minute
         var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
         var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
-            .On("checkpoint_lsn", _ => ScriptedSqlServer.ChainResponse(
+            .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse(
             [
                 new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
                 new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
@@ -233,7 +233,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
             .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]));
         var import = new PeriodicHistoryImport(
             _history, new RegressionDetector(_captures, new HistoryComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
-            Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 1 } }));
+            Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 1, DatabaseSeries = "Sal*", MaxDatabaseSeries = 1 } }));
         var recorded = new List<(string Name, string? Target, double Value)>();
         using var listener = new System.Diagnostics.Metrics.MeterListener();
         listener.InstrumentPublished = (instrument, l) =>
@@ -269,6 +269,86 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         Assert.Contains(("backupxe.fleet.out_of_target", "rpo", 1.0), recorded);
         Assert.Contains(("backupxe.fleet.out_of_target", "rto", 0.0), recorded);
         Assert.True(recorded.Single(r => r.Name == "backupxe.fleet.rpo.worst").Value > 60, string.Join("; ", recorded));
+        // Sales matches the opted-in pattern: its own series, its RPO the instance's worst, past its RPO target
+        Assert.Equal(recorded.Single(r => r.Name == "backupxe.fleet.rpo.worst").Value, recorded.Single(r => r.Name == "backupxe.fleet.database.rpo").Value);
+        Assert.Contains(("backupxe.fleet.database.out_of_target", "rpo", 1.0), recorded);
+        Assert.Contains(("backupxe.fleet.database.out_of_target", "rto", 0.0), recorded);
+    }
+
+    /// <summary>
+    /// One replica of an availability group whose Sales (group_database_id <paramref name="group"/>) has the backups
+    /// <paramref name="backups"/> (type, hours before now, first and last LSN) in its msdb, with its own database_guid.
+    /// </summary>
+    private TdsScript Replica(string name, string group, params (string Type, double HoursAgo, long First, long Last)[] backups)
+    {
+        var now = _time.GetUtcNow().UtcDateTime;
+        var rows = ServerHistoryReaderTests.MsdbRowsWithLsns();
+        var id = 0;
+        foreach (var (type, hoursAgo, first, last) in backups)
+        {
+            var start = DateTime.SpecifyKind(now.AddHours(-hoursAgo), DateTimeKind.Unspecified);
+            rows.Row(++id, "Sales", ServerHistoryReaderTests.SalesGuid, type, false, false, true, start, start.AddSeconds(30), GiB, GiB, null, null, 0, $@"X:\b\Sales_{id}.bak", 2, 0, null, 16, 0, 4135,
+                first.ToString(System.Globalization.CultureInfo.InvariantCulture), last.ToString(System.Globalization.CultureInfo.InvariantCulture), "1500", "1500", "FULL", null);
+        }
+
+        return ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), rows, commandLog: null)
+            .On("SERVERPROPERTY('ServerName')", TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("server_name", 128)).Row(name)))
+            .On(ScriptedSqlServer.GroupDatabasesFragment, ScriptedSqlServer.GroupDatabasesResponse(("Sales", group)))
+            .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse([]))
+            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]));
+    }
+
+    [Fact]
+    public async Task Two_replicas_whose_backups_alternate_record_the_group_rpo_not_one_servers()
+    {
+        // Given: sql-a takes the full (6 h ago) and a log backup (2 h ago), sql-b the log backups between (4 h and 20 min
+        // ago), one chain on their LSNs; alone, sql-a's newest restore point is 2 h old, past an RPO target of an hour
+        const string Group = "5a1e5000-0000-4000-8000-0000000000a9";
+        var import = new PeriodicHistoryImport(
+            _history, new RegressionDetector(_captures, new HistoryComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
+            Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 60 } }));
+        var recorded = new List<(string Name, string? Instance, string? Target, double Value)>();
+        using var listener = new System.Diagnostics.Metrics.MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter == _metrics.Meter && instrument.Name.StartsWith("backupxe.fleet.", StringComparison.Ordinal))
+            {
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        void Add(System.Diagnostics.Metrics.Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+        {
+            string? target = null, instance = null;
+            foreach (var tag in tags)
+            {
+                target = tag.Key == "target" ? (string?)tag.Value : target;
+                instance = tag.Key == "instance" ? (string?)tag.Value : instance;
+            }
+
+            lock (recorded)
+            {
+                recorded.Add((instrument.Name, instance, target, value));
+            }
+        }
+
+        listener.SetMeasurementEventCallback<int>((instrument, value, tags, _) => Add(instrument, value, tags));
+        listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Add(instrument, value, tags));
+        listener.Start();
+        await using (var b = TdsServerDouble.Start(Replica("sql-b", Group, ("L", 4, 900, 2100), ("L", 1.0 / 3, 2200, 2300))))
+        {
+            await import.ImportOnceAsync("sql-b", new SqlConnectionFactory(TdsClient.Settings(b)), Hourly, CancellationToken.None);
+        }
+
+        recorded.Clear();
+
+        // When: sql-a's import
+        await using var a = TdsServerDouble.Start(Replica("sql-a", Group, ("D", 6, 1000, 2000), ("L", 2, 2100, 2200)));
+        await import.ImportOnceAsync("sql-a", new SqlConnectionFactory(TdsClient.Settings(a)), Hourly, CancellationToken.None);
+
+        // Then: sql-a's gauges carry the group's RPO, sql-b's log of 20 minutes ago (+30 s): within the hour
+        Assert.Contains(("backupxe.fleet.out_of_target", "sql-a", "rpo", 0.0), recorded);
+        var worst = recorded.Single(r => r.Name == "backupxe.fleet.rpo.worst" && r.Instance == "sql-a").Value;
+        Assert.InRange(worst, 20 * 60 - 30 - 1, 20 * 60 - 30 + 1);
     }
 
     [Fact]
@@ -280,7 +360,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
         ScriptedBackupSet full = new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10));
         var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
-            .On("checkpoint_lsn", _ => ScriptedSqlServer.ChainResponse(
+            .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse(
             [
                 full,
                 new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
@@ -322,7 +402,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
             new("Sales", "L", false, "41000000018400001", "41000000019200001", "41000000016000037", "41000000019200001", "FULL", chainNight.AddHours(2), chainNight.AddHours(2).AddMinutes(1), GiB),
         };
         var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
-            .On("checkpoint_lsn", _ => { lock (sets) { return ScriptedSqlServer.ChainResponse([.. sets]); } })
+            .On(ScriptedSqlServer.MsdbChainFragment, _ => { lock (sets) { return ScriptedSqlServer.ChainResponse([.. sets]); } })
             .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]))
             .On("AS data_pages", _ => ScriptedSqlServer.FilesResponse([new("Sales", 200 * GiB / 8192, 20 * GiB / 8192)], 16))
             .On("instant_file_initialization_enabled", _ => ScriptedSqlServer.InstantFileInitializationResponse("Y"));
