@@ -179,9 +179,19 @@ public sealed class RestoreDrillServer(SqlConnectionFactory target, SqlConnectio
                 var (phase, error) = await RunAsync(connection, step, plan, cancellationToken).ConfigureAwait(false);
                 if (error is null && sessionId > 0)
                 {
-                    var (_, ended) = await SessionAsync(connection, cancellationToken).ConfigureAwait(false);
-                    var (operation, problem) = await Capture!.Value.Reader.TakeAsync(sessionId, plan.Scratch, since, finished: true, Core.Events.OperationKind.Restore, cancellationToken, ended).ConfigureAwait(false);
-                    phase = operation is null ? phase with { CaptureProblem = problem } : phase with { Capture = CapturedRestore.Of(operation) };
+                    try
+                    {
+                        var (after, ended) = await SessionAsync(connection, cancellationToken).ConfigureAwait(false);
+                        var (operation, problem) = await Capture!.Value.Reader.TakeAsync(
+                            sessionId, plan.Scratch, since, finished: true, Core.Events.OperationKind.Restore, cancellationToken, after > 0 ? ended : null).ConfigureAwait(false);
+                        phase = operation is null ? phase with { CaptureProblem = problem } : phase with { Capture = CapturedRestore.Of(operation) };
+                    }
+                    catch (OperationCanceledException)
+                    {
+                        // The RESTORE itself completed: it is kept as measured before the drill stops.
+                        phases.Add(phase);
+                        throw;
+                    }
                 }
 
                 phases.Add(phase);
@@ -304,16 +314,24 @@ public sealed class RestoreDrillServer(SqlConnectionFactory target, SqlConnectio
 
     private double Seconds(long start) => time.GetElapsedTime(start).TotalSeconds;
 
-    private async Task<(int SessionId, DateTime Since)> SessionAsync(SqlConnection connection, CancellationToken cancellationToken)
+    /// <summary>The drill connection's session id and the server's clock; (0, default) when the server does not answer, so the step goes unmeasured inside rather than failing the drill.</summary>
+    private async Task<(int SessionId, DateTime Now)> SessionAsync(SqlConnection connection, CancellationToken cancellationToken)
     {
-        await using var command = target.Command(connection, LiveTrialHost.TrialSessionQuery);
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        try
+        {
+            await using var command = target.Command(connection, LiveTrialHost.TrialSessionQuery);
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                return (0, default);
+            }
+
+            return ((int)(SqlRows.Number(reader, "session_id") ?? 0), DateTime.SpecifyKind(reader.GetDateTime(reader.GetOrdinal("server_utc")), DateTimeKind.Utc));
+        }
+        catch (Exception failure) when (failure is SqlException or InvalidCastException)
         {
             return (0, default);
         }
-
-        return ((int)(SqlRows.Number(reader, "session_id") ?? 0), DateTime.SpecifyKind(reader.GetDateTime(reader.GetOrdinal("server_utc")), DateTimeKind.Utc));
     }
 
     private static async Task<(ServerIdentity Identity, string? DataPath, string? LogPath, int? Major)> IdentityAsync(SqlConnectionFactory factory, CancellationToken cancellationToken)

@@ -93,6 +93,40 @@ public sealed class RestoreDrillCaptureTests : IDisposable
     }
 
     [Fact]
+    public async Task The_markdown_report_has_the_same_tables()
+    {
+        // When
+        var run = await DrillAsync("--execute", "--format", "markdown");
+
+        // Then: the phases, then the phases inside each RESTORE, as pipe tables with their numbers right-aligned
+        Assert.True(run.ExitCode == 0, run.Error + run.Output);
+        Assert.Contains("| phase | time | seconds | statements |\n|---|---|---:|---:|\n| planning | 5 min 15 s | 315.000 | 15 |", run.Output.ReplaceLineEndings("\n"), StringComparison.Ordinal);
+        Assert.Contains("| restore | phase inside the server | time | seconds | bytes | rate |", run.Output, StringComparison.Ordinal);
+        Assert.Contains("| restore full | transfer-data | ", run.Output, StringComparison.Ordinal);
+        Assert.Contains("- restore full: ", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Without_the_capture_session_the_plan_says_the_phases_inside_each_restore_are_not_measured()
+    {
+        // Given: a target where the session is not installed
+        var bare = new DrillOverTds(_clock, "TESTSQL02");
+        await using var prod = TdsServerDouble.Start(Prod.Sql.Script);
+        await using var test = TdsServerDouble.Start(bare.Sql.Script);
+        var output = new StringWriter();
+        var console = CliRun.Captured(output, new StringWriter()) with { Time = _clock };
+        var root = new RootCommand { RestoreDrillCommand.Create(console) };
+
+        // When
+        var exit = await root.Parse(["restore-drill", .. TdsClient.CliArguments(test), "--database", "SalesDB", "--from-server", prod.Server])
+            .InvokeAsync(BackupXe.Cli.Program.Invocation(console), CancellationToken.None);
+
+        // Then: the plan stands, and says what will not be measured
+        Assert.Equal(0, exit);
+        Assert.Contains("  note: the phases inside each RESTORE (zeroing, copy, redo, recovery) are not measured: ", output.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task The_next_restore_estimate_is_timed_by_the_rates_the_drill_measured_and_says_so()
     {
         // Given: a drill stored in the history
