@@ -46,6 +46,11 @@ internal static class DrillTables
             rows);
     }
 
+    /// <summary>The rows of <see cref="Inside"/> that were timed, as bars: "restore full: transfer-data" and its time.</summary>
+    public static IReadOnlyList<HtmlBar> InsideBars(RestoreDrillResult result) =>
+        [.. Captured(result).SelectMany(c => c.Capture.Phases.Where(p => p.Seconds is not null).Select(p =>
+            new HtmlBar($"{c.Step}: {p.Name}{(p.Detail is null ? string.Empty : " " + Path.GetFileName(p.Detail.Replace('\\', '/')))}", p.Seconds!.Value, Figures.Duration(p.Seconds))))];
+
     /// <summary>One line per RESTORE run under the capture: its diagnosis (as any operation's), or why it was not captured.</summary>
     public static IReadOnlyList<string> Diagnoses(RestoreDrillResult result)
     {

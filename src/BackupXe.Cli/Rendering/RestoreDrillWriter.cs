@@ -450,10 +450,16 @@ internal static class RestoreDrillWriter
             outcome.AddRange(result.Phases.Where(p => p.Error is not null).Select(p => $"{p.Phase}: {p.Outcome.ToString().ToLowerInvariant()}: {p.Error}"));
             outcome.Add(result.LeftBehind is { } left ? "left on the server: " + left : "left on the server: nothing");
             blocks.Add(new($"Drill {result.Status.ToString().ToLowerInvariant()}: restore and recovery measured {Figures.Duration(result.RestoreSeconds)}, {Figures.Duration(result.TotalSeconds)} in all",
-                outcome, DrillTables.Phases(result), []));
+                outcome, DrillTables.Phases(result), [])
+            {
+                Chart = new("Each phase's time on BackupXe's clock", [.. result.ByPhase().Select(p => new HtmlBar(p.Phase, p.Seconds, Figures.Duration(p.Seconds)))]),
+            });
             if (DrillTables.Inside(result) is { } inside)
             {
-                blocks.Add(new("Inside each RESTORE, as the capture session timed it", [], inside, DrillTables.Diagnoses(result)));
+                blocks.Add(new("Inside each RESTORE, as the capture session timed it", [], inside, DrillTables.Diagnoses(result))
+                {
+                    Chart = new("Each phase inside each RESTORE, as the capture session timed it", DrillTables.InsideBars(result)),
+                });
             }
             else if (DrillTables.Diagnoses(result) is { Count: > 0 } problems)
             {
