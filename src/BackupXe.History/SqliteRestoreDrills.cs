@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Text.Json;
 using BackupXe.Core.Drill;
 using BackupXe.Core.Rendering;
@@ -13,8 +12,6 @@ namespace BackupXe.History;
 /// </summary>
 public sealed class SqliteRestoreDrills(string path, TimeProvider time)
 {
-    private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff";
-
     private readonly string _path = Path.GetFullPath(path);
 
     /// <summary>Stores <paramref name="drill"/>; false when the same drill (instance, database, start) is already there.</summary>
@@ -22,11 +19,9 @@ public sealed class SqliteRestoreDrills(string path, TimeProvider time)
     public async Task<bool> SaveAsync(StoredDrill drill, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(drill);
-        await new SqliteImportedHistory(_path, time).InitializeAsync(cancellationToken);
         try
         {
-            await using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = _path, Mode = SqliteOpenMode.ReadWrite, Pooling = false }.ToString());
-            await connection.OpenAsync(cancellationToken);
+            await using var connection = await SqliteHistoryTables.OpenForWriteAsync(_path, time, cancellationToken);
             await using var command = connection.CreateCommand();
             command.CommandText = """
                 INSERT OR IGNORE INTO restore_drills (instance_name, database_name, scratch_name, drilled_at, status, restore_seconds, total_seconds, drill_json, recorded_at)
@@ -35,12 +30,12 @@ public sealed class SqliteRestoreDrills(string path, TimeProvider time)
             command.Parameters.AddWithValue("$instance", drill.Instance);
             command.Parameters.AddWithValue("$database", drill.Database);
             command.Parameters.AddWithValue("$scratch", drill.Scratch);
-            command.Parameters.AddWithValue("$drilled", Format(drill.DrilledAt));
+            command.Parameters.AddWithValue("$drilled", SqliteHistoryTables.Format(drill.DrilledAt));
             command.Parameters.AddWithValue("$status", drill.Status.ToString().ToLowerInvariant());
             command.Parameters.AddWithValue("$restore", drill.RestoreSeconds);
             command.Parameters.AddWithValue("$total", drill.TotalSeconds);
             command.Parameters.AddWithValue("$json", ReportJson.Serialize(drill));
-            command.Parameters.AddWithValue("$recorded", Format(time.GetUtcNow().UtcDateTime));
+            command.Parameters.AddWithValue("$recorded", SqliteHistoryTables.Format(time.GetUtcNow().UtcDateTime));
             return await command.ExecuteNonQueryAsync(cancellationToken) == 1;
         }
         catch (SqliteException exception)
@@ -58,8 +53,8 @@ public sealed class SqliteRestoreDrills(string path, TimeProvider time)
     {
         try
         {
-            await using var connection = await ReadOnlyHistoryFile.OpenAsync(_path, cancellationToken);
-            if (!await SqliteHistorySchema.HasTableAsync(connection, "restore_drills", cancellationToken))
+            await using var connection = await SqliteHistoryTables.OpenForReadAsync(_path, "restore_drills", cancellationToken);
+            if (connection is null)
             {
                 return null;
             }
@@ -94,5 +89,4 @@ public sealed class SqliteRestoreDrills(string path, TimeProvider time)
         }
     }
 
-    private static string Format(DateTime at) => at.ToString(TimeFormat, CultureInfo.InvariantCulture);
 }

@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Text.Json;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
@@ -15,8 +14,6 @@ namespace BackupXe.History;
 /// </summary>
 public sealed class SqliteTuneHistory(string path, TimeProvider time)
 {
-    private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff";
-
     private readonly string _path = Path.GetFullPath(path);
 
     /// <summary>Stores <paramref name="record"/>; false when the same tune (instance, database, time) is already there.</summary>
@@ -24,11 +21,9 @@ public sealed class SqliteTuneHistory(string path, TimeProvider time)
     public async Task<bool> SaveAsync(TuneRecord record, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(record);
-        await new SqliteImportedHistory(_path, time).InitializeAsync(cancellationToken);
         try
         {
-            await using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = _path, Mode = SqliteOpenMode.ReadWrite, Pooling = false }.ToString());
-            await connection.OpenAsync(cancellationToken);
+            await using var connection = await SqliteHistoryTables.OpenForWriteAsync(_path, time, cancellationToken);
             await using var command = connection.CreateCommand();
             command.CommandText = """
                 INSERT OR IGNORE INTO tune_runs (instance_name, database_name, tuned_at, best_mbps, baseline_mbps, read_ceiling_mbps, restore_best_mbps, restore_defaults_mbps, tune_json, recorded_at)
@@ -36,14 +31,14 @@ public sealed class SqliteTuneHistory(string path, TimeProvider time)
                 """;
             command.Parameters.AddWithValue("$instance", record.Instance);
             command.Parameters.AddWithValue("$database", record.Database);
-            command.Parameters.AddWithValue("$tuned", Format(record.TunedAt));
+            command.Parameters.AddWithValue("$tuned", SqliteHistoryTables.Format(record.TunedAt));
             command.Parameters.AddWithValue("$best", record.BestMBps is { } best ? best : DBNull.Value);
             command.Parameters.AddWithValue("$baseline", record.BaselineMBps is { } baseline ? baseline : DBNull.Value);
             command.Parameters.AddWithValue("$ceiling", record.ReadCeilingMBps is { } ceiling ? ceiling : DBNull.Value);
             command.Parameters.AddWithValue("$restoreBest", record.Restore?.BestMBps is { } restoreBest ? restoreBest : DBNull.Value);
             command.Parameters.AddWithValue("$restoreDefaults", record.Restore?.DefaultsMBps is { } restoreDefaults ? restoreDefaults : DBNull.Value);
             command.Parameters.AddWithValue("$json", ReportJson.Serialize(record));
-            command.Parameters.AddWithValue("$recorded", Format(time.GetUtcNow().UtcDateTime));
+            command.Parameters.AddWithValue("$recorded", SqliteHistoryTables.Format(time.GetUtcNow().UtcDateTime));
             return await command.ExecuteNonQueryAsync(cancellationToken) == 1;
         }
         catch (SqliteException exception)
@@ -63,8 +58,8 @@ public sealed class SqliteTuneHistory(string path, TimeProvider time)
         var problems = new List<string>();
         try
         {
-            await using var connection = await ReadOnlyHistoryFile.OpenAsync(_path, cancellationToken);
-            if (!await SqliteHistorySchema.HasTableAsync(connection, "tune_runs", cancellationToken))
+            await using var connection = await SqliteHistoryTables.OpenForReadAsync(_path, "tune_runs", cancellationToken);
+            if (connection is null)
             {
                 return new TuneRead(records, problems);
             }
@@ -108,8 +103,8 @@ public sealed class SqliteTuneHistory(string path, TimeProvider time)
     {
         try
         {
-            await using var connection = await ReadOnlyHistoryFile.OpenAsync(_path, cancellationToken);
-            if (!await SqliteHistorySchema.HasTableAsync(connection, "tune_runs", cancellationToken))
+            await using var connection = await SqliteHistoryTables.OpenForReadAsync(_path, "tune_runs", cancellationToken);
+            if (connection is null)
             {
                 return null;
             }
@@ -123,7 +118,7 @@ public sealed class SqliteTuneHistory(string path, TimeProvider time)
                 """;
             command.Parameters.AddWithValue("$instance", instance);
             command.Parameters.AddWithValue("$database", database);
-            command.Parameters.AddWithValue("$before", Format(before));
+            command.Parameters.AddWithValue("$before", SqliteHistoryTables.Format(before));
             return await command.ExecuteScalarAsync(cancellationToken) is string json ? Read(json) : null;
         }
         catch (SqliteException exception)
@@ -145,7 +140,6 @@ public sealed class SqliteTuneHistory(string path, TimeProvider time)
         }
     }
 
-    private static string Format(DateTime value) => value.ToString(TimeFormat, CultureInfo.InvariantCulture);
 }
 
 /// <summary>Tune runs read for the CLI, with the rows that could not be read named.</summary>

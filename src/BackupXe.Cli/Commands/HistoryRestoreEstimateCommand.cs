@@ -77,7 +77,7 @@ internal static class HistoryRestoreEstimateCommand
             try
             {
                 shown.Add(await drills.LatestAsync(instance, estimate.Database, cancellationToken) is { } drill
-                    ? estimate with { LastDrill = RestoreDrillWriter.MeasuredOn(drill) }
+                    ? (drill.Rates is { } rates ? RestoreEstimator.Calibrate(estimate, rates) : estimate) with { LastDrill = RestoreDrillWriter.MeasuredOn(drill) }
                     : estimate);
             }
             catch (HistoryStoreException exception)

@@ -6,7 +6,11 @@ using BackupXe.Core.Drill;
 using BackupXe.Core.History;
 using BackupXe.History;
 using BackupXe.SqlServer.Client;
+using BackupXe.Core.Diagnosis;
 using BackupXe.SqlServer.Drill;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Sessions;
+using BackupXe.SqlServer.Tuning;
 
 namespace BackupXe.Cli.Commands;
 
@@ -46,8 +50,8 @@ internal static class RestoreDrillCommand
             Arity = ArgumentArity.ZeroOrOne,
         };
         var instance = new Option<string?>("--instance", "-i") { Description = "The instance name the stored drill gets (as the daemon names the source); default: the source server's name." };
-        var format = new Option<string>("--format", "-f") { Description = "console (default), json or markdown.", DefaultValueFactory = _ => "console" };
-        Choices.OneOf(format, "console", "json", "markdown");
+        var format = new Option<string>("--format", "-f") { Description = "console (default), json, markdown or html.", DefaultValueFactory = _ => "console" };
+        Choices.OneOf(format, "console", "json", "markdown", "html");
         var command = new Command("restore-drill", "Plan (and with --execute run) a restore of a database's latest chain into a scratch database, each phase measured, then drop it.")
         {
             database, fromServer, since, stopAt, scratch, dataFolder, logFolder, allowSource, execute, checkDb, keep, history, instance, format, CommonOptions.NoColor(),
@@ -129,7 +133,10 @@ internal static class RestoreDrillCommand
                 var sourceFactory = sourceName is { Length: > 0 } && !string.Equals(sourceName, settings.Server, StringComparison.OrdinalIgnoreCase)
                     ? new SqlConnectionFactory(settings with { Server = sourceName })
                     : targetFactory;
-                var drill = new RestoreDrillServer(targetFactory, sourceFactory, console.Time);
+                // Each RESTORE is measured inside the server by the capture session on the target, read as tune's trials are.
+                var session = new CaptureSessionSettings(SessionName.Default);
+                await using var capture = new TrialOperationCapture(LiveSources.Open(new LiveSourceSettings(targetFactory, session)), new DiagnosisSettings());
+                var drill = new RestoreDrillServer(targetFactory, sourceFactory, console.Time) { Capture = (session, capture) };
                 var plan = await drill.PlanAsync(request, from, operations, cancellationToken);
                 var previous = historyFile is not null && File.Exists(historyFile)
                     ? await LatestAsync(historyFile, console, plan.Database, cancellationToken)
@@ -164,7 +171,10 @@ internal static class RestoreDrillCommand
     {
         ArgumentNullException.ThrowIfNull(result);
         return new StoredDrill(instance, result.Plan.Database, result.Plan.Scratch, result.StartedUtc, result.Status, result.RestoreSeconds, result.TotalSeconds,
-            result.Phases, result.Failure, result.LeftBehind);
+            result.Phases, result.Failure, result.LeftBehind)
+        {
+            Rates = DrillCalibration.Of(result),
+        };
     }
 
     private static async Task<StoredDrill?> LatestAsync(string file, CliConsole console, string database, CancellationToken cancellationToken)

@@ -4,10 +4,11 @@ using BackupXe.Core.Drill;
 using BackupXe.Core.Formatting;
 using BackupXe.Core.History;
 using BackupXe.Core.Rendering;
+using BackupXe.Core.Rendering.Html;
 
 namespace BackupXe.Cli.Rendering;
 
-/// <summary>restore-drill's report (docs/commands/restore-drill.md): the plan, and with --execute each phase as measured; console, markdown and JSON (docs/json-schema.md, "restore-drill").</summary>
+/// <summary>restore-drill's report (docs/commands/restore-drill.md): the plan, and with --execute each phase as measured; console, markdown, JSON (docs/json-schema.md, "restore-drill") and HTML; the measured tables come from <see cref="DrillTables"/>.</summary>
 internal static class RestoreDrillWriter
 {
     public static void Write(TextWriter output, string format, RestoreDrillPlan plan, RestoreDrillResult? result, StoredDrill? previous)
@@ -19,6 +20,11 @@ internal static class RestoreDrillWriter
                 break;
             case "markdown":
                 Markdown(output, plan, result, previous);
+                break;
+            case "html":
+                var html = new HtmlReportWriter(output, $"BackupXe restore drill of [{plan.Database}] on {plan.TargetServer}");
+                html.WriteTextSection(Html(plan, result, previous));
+                html.Finish(null);
                 break;
             default:
                 Console(output, plan, result, previous);
@@ -107,11 +113,17 @@ internal static class RestoreDrillWriter
             output.WriteLine($"  failure: {Line(failure)}");
         }
 
-        var width = Math.Max(5, result.Phases.Max(p => (int?)p.Phase.Length) ?? 0);
-        output.WriteLine($"  {"phase".PadRight(width)}  {"time",14}  statements  measured on");
-        foreach (var (phase, seconds, statements) in result.ByPhase())
+        output.WriteLine("  each phase on BackupXe's clock, per statement:");
+        DrillTables.Console(output, DrillTables.Phases(result), "    ");
+        if (DrillTables.Inside(result) is { } inside)
         {
-            output.WriteLine($"  {phase.PadRight(width)}  {Figures.Duration(seconds),14}  {statements,10}  {"BackupXe's clock, per statement"}");
+            output.WriteLine("  inside each RESTORE, as the capture session timed it:");
+            DrillTables.Console(output, inside, "    ");
+        }
+
+        foreach (var line in DrillTables.Diagnoses(result))
+        {
+            output.WriteLine($"  {Line(line)}");
         }
 
         foreach (var phase in result.Phases.Where(p => p.Error is not null))
@@ -189,14 +201,21 @@ internal static class RestoreDrillWriter
         output.WriteLine();
         output.WriteLine($"**{result.Status.ToString().ToLowerInvariant()}**: restore and recovery {Figures.Duration(result.RestoreSeconds)}, {Figures.Duration(result.TotalSeconds)} in all.");
         output.WriteLine();
-        output.WriteLine("| phase | seconds | statements |");
-        output.WriteLine("|---|---|---|");
-        foreach (var (phase, seconds, statements) in result.ByPhase())
+        DrillTables.Markdown(output, DrillTables.Phases(result));
+        output.WriteLine();
+        if (DrillTables.Inside(result) is { } inside)
         {
-            output.WriteLine($"| {phase} | {seconds.ToString("0.000", CultureInfo.InvariantCulture)} | {statements.ToString(CultureInfo.InvariantCulture)} |");
+            output.WriteLine("Inside each RESTORE, as the capture session timed it:");
+            output.WriteLine();
+            DrillTables.Markdown(output, inside);
+            output.WriteLine();
         }
 
-        output.WriteLine();
+        foreach (var line in DrillTables.Diagnoses(result))
+        {
+            output.WriteLine($"- {Md(line)}");
+        }
+
         if (result.Failure is { } failure)
         {
             output.WriteLine($"- failure: {Md(failure)}");
@@ -325,6 +344,7 @@ internal static class RestoreDrillWriter
                     json.WriteNumber("seconds", phase.Seconds);
                     json.WriteString("outcome", phase.Outcome.ToString().ToLowerInvariant());
                     json.WriteStringOrNull("error", phase.Error);
+                    Capture(json, phase);
                     json.WriteEndObject();
                 }
 
@@ -337,6 +357,117 @@ internal static class RestoreDrillWriter
         }
 
         output.WriteLine(System.Text.Encoding.UTF8.GetString(buffer.ToArray()));
+    }
+
+    /// <summary>A RESTORE's phases inside the server and its diagnosis (the verdict as analyze writes it), or null with why.</summary>
+    private static void Capture(Utf8JsonWriter json, DrillPhase phase)
+    {
+        json.WriteStringOrNull("captureProblem", phase.CaptureProblem);
+        if (phase.Capture is not { } capture)
+        {
+            json.WriteNull("capture");
+            return;
+        }
+
+        json.WriteStartObject("capture");
+        json.WriteNumberOrNull("seconds", capture.Seconds);
+        json.WriteNumberOrNull("bytes", capture.Bytes);
+        json.WriteNumberOrNull("throughputMBps", capture.ThroughputMBps);
+        json.WriteStartArray("phases");
+        foreach (var inside in capture.Phases)
+        {
+            json.WriteStartObject();
+            json.WriteString("name", inside.Name);
+            json.WriteStringOrNull("detail", inside.Detail);
+            json.WriteNumberOrNull("seconds", inside.Seconds);
+            json.WriteNumberOrNull("bytes", inside.Bytes);
+            json.WriteNumberOrNull("megabytesPerSecond", inside.MegabytesPerSecond);
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+        if (capture.Verdict is { } verdict)
+        {
+            json.WritePropertyName("verdict");
+            json.WriteRawValue(ReportJson.Serialize(verdict));
+        }
+        else
+        {
+            json.WriteNull("verdict");
+        }
+
+        json.WriteEndObject();
+    }
+
+    /// <summary>The plan and, after --execute, the measured tables, as one section of the house's HTML page.</summary>
+    private static HtmlTextSection Html(RestoreDrillPlan plan, RestoreDrillResult? result, StoredDrill? previous)
+    {
+        var lines = new List<string>
+        {
+            $"source: {plan.SourceServer} ({plan.SourceIdentity?.ToString() ?? "?"})",
+            $"target: {plan.TargetServer} ({plan.TargetIdentity?.ToString() ?? "?"})",
+        };
+        if (plan.StopAt is { } stop)
+        {
+            lines.Add($"stop at {stop.ToString("yyyy-MM-dd HH:mm:ss", CultureInfo.InvariantCulture)} (source server local time)");
+        }
+
+        lines.AddRange(plan.Space.Select(space => $"space in {space.Folder}: needs {Figures.Bytes(space.NeededBytes)}, {(space.AvailableBytes is { } free ? Figures.Bytes(free) + " free" : "free space cannot be told: " + space.Unknown)}{(space.Short ? " (too little)" : string.Empty)}"));
+        lines.AddRange(plan.Permissions.Select(p => "permission: " + p));
+        if (plan.Estimate is { } estimate)
+        {
+            lines.Add("estimate: " + RestoreEstimateText.Total(estimate));
+        }
+
+        if (previous is not null)
+        {
+            lines.Add("last drill: " + MeasuredOn(previous));
+        }
+
+        lines.AddRange(plan.Refusals.Select(r => "refused: " + r));
+        var blocks = new List<HtmlTextBlock>
+        {
+            new("Backups, in the order restored", [.. plan.Moves.Select(m => $"MOVE {m.LogicalName} ({m.Type}, {Figures.Bytes(m.SizeBytes)}) to {m.Path}")],
+                new HtmlTable("backups", [new("backup"), new("start"), new("size", "backupBytes"), new("position", "position"), new("devices")],
+                    plan.Backups.Select(b => (IReadOnlyList<HtmlCell>)
+                    [
+                        new(b.Kind), new(b.Set.Start.ToString("yyyy-MM-dd HH:mm:ss", CultureInfo.InvariantCulture)), new(Figures.Bytes(b.Set.BackupSize), b.Set.BackupSize),
+                        new(b.Position.ToString(CultureInfo.InvariantCulture), b.Position), new(string.Join(", ", b.Devices)),
+                    ]).ToList()),
+                plan.Notes),
+            new(result is null ? "Statements, in order (run with --execute)" : "Statements, in order",
+                [.. plan.Preflight.Concat(plan.Steps).Select(step => $"{step.Phase}: {step.Sql}"), plan.Keep ? $"kept (--keep): {plan.DropSql} is not run" : "drop: " + plan.DropSql],
+                null, []),
+        };
+        if (result is not null)
+        {
+            var outcome = new List<string>();
+            if (result.Failure is { } failure)
+            {
+                outcome.Add("failure: " + failure);
+            }
+
+            outcome.AddRange(result.Phases.Where(p => p.Error is not null).Select(p => $"{p.Phase}: {p.Outcome.ToString().ToLowerInvariant()}: {p.Error}"));
+            outcome.Add(result.LeftBehind is { } left ? "left on the server: " + left : "left on the server: nothing");
+            blocks.Add(new($"Drill {result.Status.ToString().ToLowerInvariant()}: restore and recovery measured {Figures.Duration(result.RestoreSeconds)}, {Figures.Duration(result.TotalSeconds)} in all",
+                outcome, DrillTables.Phases(result), [])
+            {
+                Chart = new("Each phase's time on BackupXe's clock", [.. result.ByPhase().Select(p => new HtmlBar(p.Phase, p.Seconds, Figures.Duration(p.Seconds)))]),
+            });
+            if (DrillTables.Inside(result) is { } inside)
+            {
+                blocks.Add(new("Inside each RESTORE, as the capture session timed it", [], inside, DrillTables.Diagnoses(result))
+                {
+                    Chart = new("Each phase inside each RESTORE, as the capture session timed it", DrillTables.InsideBars(result)),
+                });
+            }
+            else if (DrillTables.Diagnoses(result) is { Count: > 0 } problems)
+            {
+                blocks.Add(new("Inside each RESTORE", problems, null, []));
+            }
+        }
+
+        return new HtmlTextSection("restore-drill", $"Restore drill of [{plan.Database}] from {plan.SourceServer} into [{plan.Scratch}] on {plan.TargetServer}", lines, blocks);
     }
 
     private static void Identity(Utf8JsonWriter json, string name, ServerIdentity? identity)

@@ -74,6 +74,9 @@ public sealed record RestoreDrillPlan
     public bool Keep { get; init; }
     public IReadOnlyList<string> Refusals { get; init; } = [];
     public IReadOnlyList<string> Notes { get; init; } = [];
+
+    /// <summary>Whether each RESTORE is measured inside the server by the capture session (running on the target when planned).</summary>
+    public bool Captured { get; init; }
 }
 
 /// <summary>One set's media as msdb records it (backupset joined to backupmediafamily), found by type and LSNs.</summary>

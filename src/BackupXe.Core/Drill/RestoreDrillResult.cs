@@ -1,3 +1,5 @@
+using BackupXe.Core.History;
+
 namespace BackupXe.Core.Drill;
 
 /// <summary>How a drill ended.</summary>
@@ -15,7 +17,14 @@ public enum DrillStatus
 
 /// <summary>One measured phase: its statement (one per backup restored), its time on the drill's clock, and how it ended.</summary>
 /// <param name="Error">The server's message and number when it failed; null otherwise.</param>
-public sealed record DrillPhase(string Phase, string Statement, double Seconds, DrillStatus Outcome, string? Error = null);
+public sealed record DrillPhase(string Phase, string Statement, double Seconds, DrillStatus Outcome, string? Error = null)
+{
+    /// <summary>For a RESTORE run under the capture session: its phases inside the server, its rates and its diagnosis; null otherwise.</summary>
+    public CapturedRestore? Capture { get; init; }
+
+    /// <summary>Why a RESTORE run under the capture session has no <see cref="Capture"/> (the session did not deliver it); null otherwise.</summary>
+    public string? CaptureProblem { get; init; }
+}
 
 /// <summary>
 /// A drill as it ran: the phases measured in order (the planning reads first, the drop last), how it ended, and what it
@@ -45,4 +54,63 @@ public sealed record RestoreDrillResult(
 /// <param name="RestoreSeconds">The measured restore and recovery (<see cref="RestoreDrillResult.RestoreSeconds"/>); what "measured on" cites.</param>
 public sealed record StoredDrill(
     string Instance, string Database, string Scratch, DateTime DrilledAt, DrillStatus Status, double RestoreSeconds, double TotalSeconds,
-    IReadOnlyList<DrillPhase> Phases, string? Failure, string? LeftBehind);
+    IReadOnlyList<DrillPhase> Phases, string? Failure, string? LeftBehind)
+{
+    /// <summary>What the drill measured inside its restores, for the next restore estimate of the database; null when it measured nothing.</summary>
+    public MeasuredRestoreRates? Rates { get; init; }
+}
+
+/// <summary>The rates a completed drill measured (docs/commands/restore-drill.md, "The estimate, calibrated"), for <see cref="RestoreEstimator.Calibrate"/>.</summary>
+public static class DrillCalibration
+{
+    private const double Megabyte = 1024 * 1024;
+
+    /// <summary>
+    /// The copy rate of the full and differential restores' transfer-data, each log restore's bytes over its time, each
+    /// file's zeroing, and the recovery (the redo inside the restores plus the recovery step); null when the drill did not
+    /// complete or measured none of them.
+    /// </summary>
+    public static MeasuredRestoreRates? Of(RestoreDrillResult result)
+    {
+        ArgumentNullException.ThrowIfNull(result);
+        if (result.Status != DrillStatus.Completed)
+        {
+            return null;
+        }
+
+        var copies = new List<double>();
+        var logs = new List<double>();
+        var zeroing = new List<double>();
+        double redo = 0;
+        foreach (var phase in result.Phases.Where(p => p.Capture is not null))
+        {
+            var capture = phase.Capture!;
+            zeroing.AddRange(capture.Phases.Where(p => p.Name == CapturedRestore.Zeroing && p.MegabytesPerSecond is > 0).Select(p => p.MegabytesPerSecond!.Value * Megabyte));
+            if (phase.Phase is DrillPhases.RestoreFull or DrillPhases.RestoreDifferential)
+            {
+                copies.AddRange(capture.Phases.Where(p => p.Name == CapturedRestore.TransferData && p.MegabytesPerSecond is > 0).Select(p => p.MegabytesPerSecond!.Value * Megabyte));
+                redo += capture.SecondsOf(CapturedRestore.Redo) ?? 0;
+            }
+            else if (phase.Phase == DrillPhases.RestoreLog && capture.Bytes is > 0 && capture.Seconds is > 0)
+            {
+                logs.Add(capture.Bytes.Value / capture.Seconds.Value);
+            }
+        }
+
+        var recovery = result.Phases.Where(p => p.Phase == DrillPhases.Recovery && p.Outcome == DrillStatus.Completed).Select(p => (double?)p.Seconds).FirstOrDefault();
+        var source = $"a restore drill into [{result.Plan.Scratch}] on {result.Plan.TargetServer}";
+        var rates = new MeasuredRestoreRates(
+            result.StartedUtc,
+            source,
+            Interval(copies, "the transfer-data of the full and differential restores"),
+            Interval(logs, "the log restores, bytes over time"),
+            Interval(zeroing, "each file's zeroing, pages over time"),
+            recovery is { } seconds
+                ? new SecondsInterval(redo + seconds, redo + seconds, redo > 0 ? "the redo inside the restores and the RESTORE WITH RECOVERY step" : "the RESTORE WITH RECOVERY step")
+                : null);
+        return rates.Any ? rates : null;
+    }
+
+    private static RateInterval? Interval(List<double> rates, string basis) =>
+        rates.Count == 0 ? null : new RateInterval(rates.Min(), rates.Max(), Measured: true, basis);
+}

@@ -54,6 +54,24 @@ public sealed record RestoreEstimateReport(RestorePlan Plan, RestoreTarget Targe
 }
 
 /// <summary>
+/// The rates a restore drill measured inside its restores (the capture session's phases), for the estimate of the same
+/// database: <see cref="RestoreEstimator.Calibrate"/> times every phase they cover with them and says so.
+/// </summary>
+/// <param name="Source">"a drill into [scratch] on SERVER", what the basis of each phase names.</param>
+/// <param name="Copy">The transfer-data rate of the full and differential restores.</param>
+/// <param name="LogRestore">Each log restore's bytes over its time.</param>
+/// <param name="Zeroing">Each file's zeroing, its pages over its time.</param>
+/// <param name="Recovery">The redo of the restores and the recovery step, in seconds.</param>
+public sealed record MeasuredRestoreRates(DateTime MeasuredOn, string Source, RateInterval? Copy, RateInterval? LogRestore, RateInterval? Zeroing, SecondsInterval? Recovery)
+{
+    /// <summary>"measured on 2026-11-29 by a drill into [X] on TEST": the basis of a phase these rates time.</summary>
+    public string Basis => $"measured on {MeasuredOn.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture)} by {Source}";
+
+    /// <summary>Whether any phase is measured at all.</summary>
+    public bool Any => Copy is not null || LogRestore is not null || Zeroing is not null || Recovery is not null;
+}
+
+/// <summary>
 /// Estimates how long restoring a database's chain would take, phase by phase, from rates measured in its history and
 /// the file sizes and Instant File Initialization state (docs/restore-chain.md, "Restore time"). Never a rate from
 /// nowhere: a phase with neither a measured rate nor a stated assumption is "cannot tell".
@@ -187,6 +205,56 @@ public static class RestoreEstimator
         return new RestoreEstimateReport(plan, target, estimate, all);
     }
 
+    /// <summary>
+    /// <paramref name="report"/> with every phase <paramref name="drill"/> measured timed by the drill instead (the copy, the
+    /// log restores, the zeroing of files that are zeroed, the recovery), each phase's basis saying so; the rest as it
+    /// was. Unchanged when the report has no estimate or the drill measured nothing.
+    /// </summary>
+    public static RestoreEstimateReport Calibrate(RestoreEstimateReport report, MeasuredRestoreRates drill)
+    {
+        ArgumentNullException.ThrowIfNull(report);
+        ArgumentNullException.ThrowIfNull(drill);
+        if (report.Estimate is not { } estimate || !drill.Any)
+        {
+            return report;
+        }
+
+        RateInterval? Measured(RateInterval? rate) => rate is null ? null : rate with { Measured = true, Basis = drill.Basis + " (" + rate.Basis + ")" };
+        var phases = new List<RestorePhaseEstimate>();
+        foreach (var phase in estimate.Phases)
+        {
+            phases.Add(phase.Phase switch
+            {
+                DataZeroing when Measured(drill.Zeroing) is { } zeroing && phase.Bytes > 0 && !(report.Target.InstantFileInitialization is true && report.Target.Encrypted is not true)
+                    // Unknown IFI: none if enabled, so the interval still starts at zero.
+                    => FromZero(Timed(DataZeroing, phase.Bytes, zeroing, string.Empty), report.Target.InstantFileInitialization is null),
+                LogZeroing when Measured(drill.Zeroing) is { } zeroing && phase.Bytes > 0
+                    => FromZero(Timed(LogZeroing, phase.Bytes, zeroing, string.Empty), phase.LowSeconds == 0),
+                Copy when Measured(drill.Copy) is { } copy => Timed(Copy, phase.Bytes, copy, string.Empty),
+                LogRestore when Measured(drill.LogRestore) is { } logRate && phase.Bytes > 0 => Timed(LogRestore, phase.Bytes, logRate, string.Empty),
+                Recovery when drill.Recovery is { } recovery => new RestorePhaseEstimate(Recovery, 0, recovery.Low, recovery.High, Measured: true, drill.Basis + " (" + recovery.Basis + ")"),
+                _ => phase,
+            });
+        }
+
+        if (drill.Recovery is { } measured && phases.All(p => p.Phase != Recovery))
+        {
+            phases.Add(new RestorePhaseEstimate(Recovery, 0, measured.Low, measured.High, Measured: true, drill.Basis + " (" + measured.Basis + ")"));
+        }
+
+        var known = phases.All(p => p.LowSeconds is not null);
+        var calibrated = estimate with
+        {
+            Phases = phases,
+            LowSeconds = known ? phases.Sum(p => p.LowSeconds!.Value) : null,
+            HighSeconds = known ? phases.Sum(p => p.HighSeconds!.Value) : null,
+            NotCounted = estimate.NotCounted
+                .Where(u => !(u.Part == Recovery && drill.Recovery is not null) && !(u.Part == Reading && drill.Copy is not null))
+                .ToList(),
+        };
+        return report with { Estimate = calibrated, Notes = [.. report.Notes, "calibrated: the phases a restore drill measured are timed by it (" + drill.Basis + ")"] };
+    }
+
     /// <param name="recovery">The recovery measured by past restores (<see cref="RecoveryTime"/>): a phase when given, else "not counted".</param>
     public static RestoreEstimate Estimate(RestoreChainBytes chain, RestoreTarget target, RateInterval? copyRate, RateInterval? logRestoreRate, SecondsInterval? recovery = null)
     {
@@ -318,6 +386,8 @@ public static class RestoreEstimator
         => rate is null || rate.LowBytesPerSecond <= 0
             ? CannotTell(phase, bytes, whyNot)
             : new RestorePhaseEstimate(phase, bytes, bytes / rate.HighBytesPerSecond, bytes / rate.LowBytesPerSecond, rate.Measured, rate.Basis);
+
+    private static RestorePhaseEstimate FromZero(RestorePhaseEstimate phase, bool mayNotHappen) => mayNotHappen ? phase with { LowSeconds = 0 } : phase;
 
     private static RestorePhaseEstimate CannotTell(string phase, long bytes, string why)
         => new(phase, bytes, null, null, Measured: false, "cannot tell: " + why);

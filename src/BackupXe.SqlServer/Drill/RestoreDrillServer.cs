@@ -5,6 +5,8 @@ using BackupXe.Core.History;
 using BackupXe.Core.Tuning;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.History;
+using BackupXe.SqlServer.Live;
+using BackupXe.SqlServer.Sessions;
 using BackupXe.SqlServer.Tuning;
 using Microsoft.Data.SqlClient;
 
@@ -19,6 +21,12 @@ namespace BackupXe.SqlServer.Drill;
 /// </summary>
 public sealed class RestoreDrillServer(SqlConnectionFactory target, SqlConnectionFactory source, TimeProvider time)
 {
+    /// <summary>
+    /// The capture session on the target that measures each RESTORE inside the server, with the reader of its events
+    /// (the tuner's <see cref="TrialOperationCapture"/>, the same live source <c>watch</c> reads); null: not measured.
+    /// </summary>
+    public (CaptureSessionSettings Session, TrialOperationCapture Reader)? Capture { get; init; }
+
     /// <summary>
     /// Who the server is (SERVERPROPERTY MachineName and InstanceName; @@SERVERNAME as shown), its default data and log
     /// folders (InstanceDefaultDataPath and InstanceDefaultLogPath, SQL Server 2012 and later) and major version.
@@ -102,8 +110,28 @@ public sealed class RestoreDrillServer(SqlConnectionFactory target, SqlConnectio
             estimate = RestoreEstimator.Report(chain, restoreTarget, measured, ["the files' sizes are the full backup's (RESTORE FILELISTONLY on the target), the Instant File Initialization state the target's"]);
         }
 
-        return RestoreDrillPlanner.Build(
+        var plan = RestoreDrillPlanner.Build(
             request with { Scratch = scratch }, target.Settings.Server, source.Settings.Server, sourceIdentity, chain, media, fileList, facts, estimate, time.GetUtcNow().UtcDateTime);
+        var captureProblem = await CaptureProblemAsync(cancellationToken).ConfigureAwait(false);
+        return plan with
+        {
+            Captured = captureProblem is null,
+            Notes = [.. plan.Notes, captureProblem is null
+                ? $"each RESTORE is measured inside the server by the capture session [{Capture!.Value.Session.SessionName}] on {target.Settings.Server}: its phases, rates and diagnosis"
+                : "the phases inside each RESTORE (zeroing, copy, redo, recovery) are not measured: " + captureProblem],
+        };
+    }
+
+    /// <summary>Null when the capture session runs on the target; else why the restores go unmeasured inside.</summary>
+    private async Task<string?> CaptureProblemAsync(CancellationToken cancellationToken)
+    {
+        if (Capture is not { } capture)
+        {
+            return "no capture session was given";
+        }
+
+        var (_, problem) = await CaptureSessionReadiness.CheckAsync(new SessionClient(target, capture.Session), ensureSession: false, new TransientRetry(attempts: 1), cancellationToken).ConfigureAwait(false);
+        return problem;
     }
 
     /// <summary>
@@ -133,11 +161,39 @@ public sealed class RestoreDrillServer(SqlConnectionFactory target, SqlConnectio
                 return new RestoreDrillResult(plan, started, phases, DrillStatus.Failed, $"a database [{plan.Scratch}] appeared on {plan.TargetServer} since the plan: nothing was restored", null);
             }
 
+            var captured = plan.Captured && Capture is not null;
+            if (captured)
+            {
+                // Read from the session's files' start in the background, as the tuner's trials are; earlier operations are dropped.
+                Capture!.Value.Reader.Start();
+            }
+
             foreach (var step in plan.Preflight.Concat(plan.Steps))
             {
                 cancellationToken.ThrowIfCancellationRequested();
                 created |= step.Phase == DrillPhases.RestoreFull;
+                // The RESTORE's own session and the server's clock before it: what the capture's operation is found by.
+                var (sessionId, since) = captured && RestoreDrillResult.IsRestore(step.Phase)
+                    ? await SessionAsync(connection, cancellationToken).ConfigureAwait(false)
+                    : (0, default);
                 var (phase, error) = await RunAsync(connection, step, plan, cancellationToken).ConfigureAwait(false);
+                if (error is null && sessionId > 0)
+                {
+                    try
+                    {
+                        var (after, ended) = await SessionAsync(connection, cancellationToken).ConfigureAwait(false);
+                        var (operation, problem) = await Capture!.Value.Reader.TakeAsync(
+                            sessionId, plan.Scratch, since, finished: true, Core.Events.OperationKind.Restore, cancellationToken, after > 0 ? ended : null).ConfigureAwait(false);
+                        phase = operation is null ? phase with { CaptureProblem = problem } : phase with { Capture = CapturedRestore.Of(operation) };
+                    }
+                    catch (OperationCanceledException)
+                    {
+                        // The RESTORE itself completed: it is kept as measured before the drill stops.
+                        phases.Add(phase);
+                        throw;
+                    }
+                }
+
                 phases.Add(phase);
                 if (error is not null)
                 {
@@ -257,6 +313,26 @@ public sealed class RestoreDrillServer(SqlConnectionFactory target, SqlConnectio
     }
 
     private double Seconds(long start) => time.GetElapsedTime(start).TotalSeconds;
+
+    /// <summary>The drill connection's session id and the server's clock; (0, default) when the server does not answer, so the step goes unmeasured inside rather than failing the drill.</summary>
+    private async Task<(int SessionId, DateTime Now)> SessionAsync(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await using var command = target.Command(connection, LiveTrialHost.TrialSessionQuery);
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                return (0, default);
+            }
+
+            return ((int)(SqlRows.Number(reader, "session_id") ?? 0), DateTime.SpecifyKind(reader.GetDateTime(reader.GetOrdinal("server_utc")), DateTimeKind.Utc));
+        }
+        catch (Exception failure) when (failure is SqlException or InvalidCastException)
+        {
+            return (0, default);
+        }
+    }
 
     private static async Task<(ServerIdentity Identity, string? DataPath, string? LogPath, int? Major)> IdentityAsync(SqlConnectionFactory factory, CancellationToken cancellationToken)
     {

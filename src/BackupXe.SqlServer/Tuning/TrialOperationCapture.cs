@@ -20,6 +20,9 @@ public sealed class TrialOperationCapture : IOperationSink, IAsyncDisposable
     /// <summary>How long a trial's operation is waited for at most, behind history the reader may still be reading.</summary>
     public static readonly TimeSpan Timeout = TimeSpan.FromSeconds(60);
 
+    /// <summary>Past the correlator's grace period for late events of an ended operation (2 s), on the server's clock.</summary>
+    private static readonly TimeSpan ReleaseAfterEnd = TimeSpan.FromSeconds(3);
+
     private readonly ITraceEventSource _source;
     private readonly TimeProvider _time;
     private readonly OperationPipeline _pipeline;
@@ -46,7 +49,12 @@ public sealed class TrialOperationCapture : IOperationSink, IAsyncDisposable
     /// The operation of the BACKUP (or RESTORE, by <paramref name="kind"/>) run on <paramref name="sessionId"/> at or after <paramref name="sinceUtc"/> (server
     /// clock) of <paramref name="database"/>; null with the reason when the session did not deliver it in time.
     /// </summary>
-    public async Task<(OperationReport? Operation, string? Problem)> TakeAsync(int sessionId, string database, DateTime sinceUtc, bool finished, OperationKind kind, CancellationToken cancellationToken)
+    /// <param name="endedUtc">
+    /// For a statement that returned: the server's clock once it had, read on the server after it. An operation ended by
+    /// then is released once its grace period has passed on that clock, without waiting for a later event (a session
+    /// that records only backups and restores writes none until the next one starts); null: released by later events.
+    /// </param>
+    public async Task<(OperationReport? Operation, string? Problem)> TakeAsync(int sessionId, string database, DateTime sinceUtc, bool finished, OperationKind kind, CancellationToken cancellationToken, DateTime? endedUtc = null)
     {
         var started = _time.GetTimestamp();
         var flushed = false;
@@ -64,6 +72,12 @@ public sealed class TrialOperationCapture : IOperationSink, IAsyncDisposable
                     var operation = _completed[found];
                     _completed.Clear();
                     return (operation, null);
+                }
+
+                if (finished && endedUtc is { } ended)
+                {
+                    // Only ended operations are released by the clock: one whose last events are still unread stays open.
+                    _pipeline.AdvanceClock(ended + ReleaseAfterEnd);
                 }
 
                 var waited = _time.GetElapsedTime(started);

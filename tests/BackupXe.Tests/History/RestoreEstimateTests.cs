@@ -277,4 +277,43 @@ public sealed class RestoreEstimateTests
         Assert.DoesNotContain(unmeasured.Phases, p => p.Phase == RestoreEstimator.Recovery);
         Assert.Contains("no captured restore of this database", unmeasured.NotCounted.Single(u => u.Part == RestoreEstimator.Recovery).Reason, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public void A_drill_times_every_phase_it_measured_and_says_so_leaving_the_rest_as_estimated()
+    {
+        // Given: an estimate from backups alone (assumed 0.5x..1x of 100 MiB/s), IFI off, and a drill that measured a copy
+        // at 250 MiB/s, log restores at 40..50 MiB/s, zeroing at 32..1024 MiB/s and 200 s of redo and recovery
+        var history = new[] { HistoryOperations.Msdb("SalesDB", Night, 1024, 100 * GiB) };
+        var plan = new RestorePlan("SalesDB",
+            new PlannedBackup('D', Night, Night.AddSeconds(1024), 100 * GiB, null),
+            null, [], []);
+        var report = RestoreEstimator.Report(plan, new RestoreTarget(200 * GiB, 20 * GiB, false, 16), history, []);
+        var drill = new MeasuredRestoreRates(new DateTime(2026, 11, 29, 8, 0, 0), "a restore drill into [SalesDB_drill] on TEST",
+            new RateInterval(250 * MiB, 250 * MiB, true, "the transfer-data"), new RateInterval(40 * MiB, 50 * MiB, true, "the log restores"),
+            new RateInterval(32 * MiB, 1024 * MiB, true, "each file's zeroing"), new SecondsInterval(200, 200, "the recovery step"));
+
+        // When
+        var calibrated = RestoreEstimator.Calibrate(report, drill);
+
+        // Then: 100 GiB at 250 MiB/s = 409.6 s; 200 GiB of data zeroed at 1024..32 MiB/s = 200..6400 s; 20 GiB of log
+        // 20..640 s; recovery 200 s, no longer "not counted"; every phase measured by the drill, and the note says so
+        var phases = calibrated.Estimate!.Phases.ToDictionary(p => p.Phase);
+        Assert.Equal(409.6, phases[RestoreEstimator.Copy].LowSeconds!.Value, 3);
+        Assert.Equal(409.6, phases[RestoreEstimator.Copy].HighSeconds!.Value, 3);
+        Assert.Equal(200, phases[RestoreEstimator.DataZeroing].LowSeconds!.Value, 3);
+        Assert.Equal(6400, phases[RestoreEstimator.DataZeroing].HighSeconds!.Value, 3);
+        Assert.Equal(640, phases[RestoreEstimator.LogZeroing].HighSeconds!.Value, 3);
+        Assert.Equal(200, phases[RestoreEstimator.Recovery].LowSeconds!.Value, 3);
+        Assert.All(phases.Values.Where(p => p.Phase != RestoreEstimator.LogRestore), p =>
+        {
+            Assert.True(p.Measured, p.Phase);
+            Assert.StartsWith("measured on 2026-11-29 by a restore drill into [SalesDB_drill] on TEST", p.Basis, StringComparison.Ordinal);
+        });
+        Assert.DoesNotContain(calibrated.Estimate.NotCounted, u => u.Part is RestoreEstimator.Recovery or RestoreEstimator.Reading);
+        Assert.Equal(409.6 + 200 + 20 + 200, calibrated.Estimate.LowSeconds!.Value, 3);
+        Assert.Contains(calibrated.Notes, n => n.StartsWith("calibrated: ", StringComparison.Ordinal));
+
+        // and a drill that measured nothing changes nothing
+        Assert.Same(report, RestoreEstimator.Calibrate(report, drill with { Copy = null, LogRestore = null, Zeroing = null, Recovery = null }));
+    }
 }

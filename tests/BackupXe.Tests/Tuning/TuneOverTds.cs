@@ -418,7 +418,8 @@ internal sealed partial class TuneOverTds
         return [(187, "BACKUPBUFFER", bufferMs, (long)(bufferMs * signal)), (188, "BACKUPIO", ioMs, (long)(ioMs * signal))];
     }
 
-    private static string Trace(DateTime at, int session, string message, string database = "Sales", bool restore = false) => $"""
+    /// <summary>One backup_restore_progress_trace event as the capture session's file holds it (also the drill double's, <c>DrillOverTds</c>).</summary>
+    internal static string Trace(DateTime at, int session, string message, string database = "Sales", bool restore = false) => $"""
         <event name="backup_restore_progress_trace" package="sqlserver" timestamp="{Stamp(at)}"><data name="operation_type"><type name="backup_restore_operation_type" package="sqlserver" /><value>{(restore ? 1 : 0)}</value><text>{(restore ? "Restore" : "Backup")}</text></data><data name="trace_level"><type name="uint16" package="package0" /><value>0</value></data><data name="database_name"><type name="unicode_string" package="package0" /><value><![CDATA[{database}]]></value></data><data name="trace_message"><type name="unicode_string" package="package0" /><value><![CDATA[{message}]]></value></data><action name="session_id" package="sqlserver"><type name="uint16" package="package0" /><value>{session}</value></action></event>
         """;
 

@@ -202,6 +202,11 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
                 WriteTable(table);
             }
 
+            if (block.Chart is { Bars.Count: > 0 } chart)
+            {
+                WriteBarChart(chart);
+            }
+
             if (block.Notes.Count > 0)
             {
                 Line("<ul class=\"notes\">" + string.Concat(block.Notes.Select(n => $"<li>note: {E(n)}</li>")) + "</ul>");
@@ -212,6 +217,25 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
 
         Line("</section>");
         output.Flush();
+    }
+
+    /// <summary>Labels in the first 320 px, bars in the next 340 px scaled to the largest value, each bar's text after it.</summary>
+    private void WriteBarChart(HtmlBarChart chart)
+    {
+        const int Row = 18;
+        const double LabelWidth = 320;
+        const double BarWidth = 340;
+        var largest = chart.Bars.Max(b => Math.Max(0, b.Value));
+        Line($"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"740\" height=\"{(chart.Bars.Count * Row).ToString(Invariant)}\" role=\"img\" aria-label=\"{E(chart.Label)}\">");
+        for (var i = 0; i < chart.Bars.Count; i++)
+        {
+            var bar = chart.Bars[i];
+            var width = largest > 0 ? Math.Round(BarWidth * Math.Max(0, bar.Value) / largest, 1) : 0;
+            var top = i * Row;
+            Line(string.Create(Invariant, $"<text x=\"0\" y=\"{top + 13}\" font-size=\"12\">{E(bar.Label)}</text><rect x=\"{LabelWidth}\" y=\"{top + 2}\" width=\"{width}\" height=\"14\" fill=\"#4a7ab5\"/><text x=\"{LabelWidth + width + 4}\" y=\"{top + 13}\" font-size=\"12\">{E(bar.Text)}</text>"));
+        }
+
+        Line("</svg>");
     }
 
     private void WriteTable(HtmlTable table)

@@ -159,7 +159,14 @@ internal sealed class DrillOverTds
         }
 
         var key = Key(text);
-        _clock.Advance(Durations.GetValueOrDefault(key));
+        var startedAt = _clock.GetUtcNow().UtcDateTime;
+        var duration = Durations.GetValueOrDefault(key);
+        if (Captured && key.StartsWith("RESTORE ", StringComparison.Ordinal) && key is not ("RESTORE HEADERONLY" or "RESTORE FILELISTONLY" or "RESTORE VERIFYONLY") && !(DiskFull && key == "RESTORE DATABASE full"))
+        {
+            Events.Append(RestoreEvents(key, text, startedAt, duration.TotalSeconds));
+        }
+
+        _clock.Advance(duration);
         switch (key)
         {
             case "RESTORE HEADERONLY":
@@ -219,6 +226,117 @@ internal sealed class DrillOverTds
 
         return text[start..end].Replace("]]", "]", StringComparison.Ordinal);
     }
+
+    /// <summary>The capture session's id for the drill's connection (@@SPID).</summary>
+    public const short SessionId = 57;
+
+    /// <summary>Whether the capture session runs: then every RESTORE writes its events to <see cref="Events"/>.</summary>
+    public bool Captured { get; private set; }
+
+    /// <summary>The capture session's event file, read by the drill's live source as <c>watch</c> reads it.</summary>
+    public ScriptedEventFile Events { get; } = ScriptedEventFile.Of([], 100, 1000);
+
+    /// <summary>
+    /// The BackupXe capture session runs on this server (sys.dm_xe_sessions lists it, with its file target), and each
+    /// RESTORE's backup_restore_progress_trace events land in its file, timed on the fake clock as the statement takes
+    /// its <see cref="Durations"/>. The drill's connection is session <see cref="SessionId"/>, the server's clock the fake one.
+    /// </summary>
+    public DrillOverTds RunCaptureSession()
+    {
+        Captured = true;
+        Sql.SessionExists = true;
+        Sql.SessionRunning = true;
+        Sql.Script.Serve(Events);
+        Sql.Script.On("SELECT @@SPID", _ => TdsResponse.Of(new TdsResultSet(TdsColumn.SmallInt("session_id"), TdsColumn.DateTime2("server_utc"))
+            .Row(SessionId, _clock.GetUtcNow().UtcDateTime)));
+        return this;
+    }
+
+    /// <summary>
+    /// A RESTORE's events in the trace's vocabulary (docs/backup-internals.md, "Restore steps", the wording of
+    /// samples/log-zeroing-restore.log, with the XE start and end lines): the full restore prepares its containers, zeroing
+    /// every file (no Instant File Initialization here), the data files at <see cref="ZeroingMBps"/>, the log in the background while the
+    /// data transfers (the log's zeroing ends 10 s before the transfer does), then waits for the log zero, redoes and ends; a differential transfers and redoes; a log restore
+    /// redoes; the recovery brings the database online. Bytes advance in "N percent (x/y bytes) processed" lines.
+    /// </summary>
+    private List<string> RestoreEvents(string key, string text, DateTime at, double seconds)
+    {
+        var database = Name(text);
+        var events = new List<string>();
+        var kind = key == "RESTORE LOG" ? "RESTORE LOG" : "RESTORE DATABASE";
+        void Message(double offset, string message) => events.Add(Tuning.TuneOverTds.Trace(at.AddSeconds(offset), SessionId, message, database, restore: true));
+        void Transfer(double from, double to, long bytes)
+        {
+            for (var step = 1; step <= 4; step++)
+            {
+                var done = bytes * step / 4;
+                Message(from + ((to - from) * step / 4), string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{step * 25} percent ({done}/{bytes} bytes) processed"));
+            }
+        }
+
+        Message(0, kind + " started");
+        Message(0.1, "Restore: Planning begins");
+        Message(0.2, "Restore: Planning complete");
+        switch (key)
+        {
+            case "RESTORE DATABASE full":
+                var paths = System.Text.RegularExpressions.Regex.Matches(text, @"MOVE N'(?:[^']|'')*' TO N'((?:[^']|'')*)'").Select(m => m.Groups[1].Value.Replace("''", "'", StringComparison.Ordinal)).ToList();
+                Message(0.3, "Restore: PreparingContainers");
+                var dataReady = 0.3;
+                string? logPath = null;
+                for (var i = 0; i < paths.Count && i < Files.Count; i++)
+                {
+                    Message(0.3, string.Create(System.Globalization.CultureInfo.InvariantCulture, $"Zeroing {paths[i]} from page 1 to {Files[i].SizeBytes / 8192} (0x2000 to 0x{Files[i].SizeBytes:x})"));
+                    if (Files[i].Type == "L")
+                    {
+                        logPath = paths[i];
+                        continue;
+                    }
+
+                    var zeroing = Files[i].SizeBytes / (ZeroingMBps * 1024 * 1024);
+                    Message(0.3 + zeroing, $"Zeroing completed on {paths[i]}");
+                    dataReady = Math.Max(dataReady, 0.3 + zeroing);
+                }
+
+                Message(dataReady, "Restore: Containers are ready");
+                Message(dataReady, "Restore: Restoring backup set");
+                Message(dataReady + 0.1, "Restore: Transferring data to " + database);
+                // The log is zeroed in the background, slower than the transfer: the restore waits for it at the end (as in the sample).
+                var transferEnd = seconds - 25;
+                Transfer(dataReady + 0.1, transferEnd - 20, 100L << 30);
+                Message(transferEnd - 20, "Restore: Waiting for log zero on " + database);
+                Message(transferEnd - 10, $"Zeroing completed on {logPath}");
+                Message(transferEnd - 10, "Restore: LogZero complete");
+                Message(transferEnd, "Restore: Data transfer complete on " + database);
+                Message(transferEnd + 0.1, "Restore: Backup set restored");
+                Message(transferEnd + 0.2, "Restore-Redo begins on database " + database);
+                Message(seconds - 3, "Rollforward complete on database " + database);
+                Message(seconds - 2, "Restore: Done with fixups");
+                break;
+            case "RESTORE DATABASE differential":
+                Message(1, "Restore: Transferring data to " + database);
+                Transfer(1, seconds - 12, 10L << 30);
+                Message(seconds - 12, "Restore: Data transfer complete on " + database);
+                Message(seconds - 11.9, "Restore-Redo begins on database " + database);
+                Message(seconds - 2, "Rollforward complete on database " + database);
+                break;
+            case "RESTORE LOG":
+                Message(0.5, "Restore-Redo begins on database " + database);
+                Transfer(0.5, seconds - 1, 1L << 30);
+                Message(seconds - 1, "Rollforward complete on database " + database);
+                break;
+            default:
+                Message(0.5, "Restore: Transitioning database to ONLINE");
+                Message(seconds - 1, "Restore: Database is restarted");
+                break;
+        }
+
+        Message(seconds - 0.5, kind + " finished");
+        return events;
+    }
+
+    /// <summary>How fast the server zeroes a file without Instant File Initialization, in MB/s.</summary>
+    public double ZeroingMBps { get; set; } = 1024;
 
     public override string ToString() => string.Join("\n", Statements.Select(s => s.Split('\n')[0]));
 }
