@@ -22,7 +22,7 @@ internal static class FailureRemedies
 
     /// <summary>Every root error number a remedy is chosen for; the catalog has a row for each (a test holds it).</summary>
     public static IReadOnlyList<int> ErrorNumbers { get; } = [3101, 3117, 3153, 3154, 3159, 3183, 3203, 3241, 3266, 4208, 4214, 4305, 4306, 4326, 833, 823, 845, 5159, 3043,
-        3035, 3078, 3271, EngineMessageCatalog.ClientTimedOut];
+        3035, 3078, 3168, 3271, EngineMessageCatalog.ClientTimedOut];
 
     /// <summary>Every OS error code a remedy is chosen for.</summary>
     public static IReadOnlyList<int> OsErrorCodes { get; } = [2, 3, 5, 32, 53, 64, 112, 665, 995, 1117, 1450];
@@ -67,6 +67,8 @@ internal static class FailureRemedies
                 + "first, as the message itself says.", ErrorPages),
             3078 => new("invalid-device-name", "The backup device's name is not valid for its device type: reissue the command with a valid name "
                 + "(as the message itself says); a URL is written with its scheme and two slashes, https:// for Azure Blob Storage and s3:// for S3-compatible storage.", S3Url),
+            3168 => new("other-server-version", "A system database's backup is restored only on a server of the version that wrote it, and the message names "
+                + "both versions: restore it on an instance at the backup's version, then update that instance.", TheMessage),
             3117 => new("nothing-to-roll-forward", "No restore had left the database waiting for this log or differential backup (its message: no files are "
                 + "ready to roll forward): either an earlier RESTORE in the sequence ran WITH RECOVERY (the default), or no full backup was restored WITH "
                 + "NORECOVERY before it (a log or differential backup given first, as if it were a full one). Restart the sequence from the full backup, "

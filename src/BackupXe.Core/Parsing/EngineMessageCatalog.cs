@@ -257,6 +257,7 @@ public static class EngineMessageCatalog
             new(3154, 16, MessageFamily.Failure, "The backup set holds a backup of a database other than the existing '%ls' database.", ToConfirm, DatabaseArgument: 0),
             new(3159, 16, MessageFamily.Failure, "The tail of the log for the database \"%ls\" has not been backed up.", ToConfirm, DatabaseArgument: 0),
             new(3204, 16, MessageFamily.Failure, "The backup or restore was aborted.", Genuine),
+            new(3168, 16, MessageFamily.Failure, "The backup of the system database on the device %ls cannot be restored because it was created by a different version of the server (%ls) than this server (%ls).", Genuine),
             new(3183, 16, MessageFamily.Failure, "RESTORE detected an error on page (%d:%d) in database \"%ls\" as read from the backup set.", ToConfirm, DatabaseArgument: 2),
             new(3201, 16, MessageFamily.Failure, "Cannot open backup device '%ls'. Operating system error %ls.", ToConfirm),
             new(3202, 16, MessageFamily.Failure, "Write on \"%ls\" failed: %ls", ToConfirm),

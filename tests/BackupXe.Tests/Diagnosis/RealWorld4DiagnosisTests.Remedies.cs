@@ -17,6 +17,7 @@ public static partial class RealWorld4DiagnosisTests
     private const string V05a = "V05a_mssqldocker_2018_macos_restore_read_failure_31_sqlcmd.txt";
     private const string V09 = "V09_ola_2019_backup_to_url_3271_blob_exists_without_format.txt";
     private const string V10 = "V10_sqlworkshops_2022_backup_to_s3_url_3078_invalid_name.txt";
+    private const string V20 = "V20_gosqlcmd_2024_linux_restore_master_3168_other_build.txt";
     private const string V24 = "V24_dbatools_2018_backup_dbadatabase_result_object.txt";
 
     public class Failures_read_to_their_remedy
@@ -27,6 +28,7 @@ public static partial class RealWorld4DiagnosisTests
         [InlineData(V16, 3035, "no-full-backup", CopyStage.BeforeCopy)]
         [InlineData(V11, 3117, "nothing-to-roll-forward", CopyStage.BeforeCopy)]
         [InlineData(V25, 3201, "file-in-use", CopyStage.BeforeCopy)]
+        [InlineData(V20, 3168, "other-server-version", CopyStage.BeforeCopy)]
         public async Task Give_the_remedy_their_root_error_names(string file, int number, string remedy, CopyStage stage)
         {
             // Given / When
