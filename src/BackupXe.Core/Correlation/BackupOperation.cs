@@ -379,6 +379,9 @@ public sealed class BackupOperation
         NoteFlow(at);
     }
 
+    /// <summary>What joins a client's time-out to the line that then ended the command, in <see cref="FailureReason"/>.</summary>
+    public const string ClientStopThen = " Then: ";
+
     public void Finish(DateTime at, OperationStatus outcome, string? reason)
     {
         Seen(at);
@@ -401,7 +404,7 @@ public sealed class BackupOperation
 
         FailureReason = outcome == OperationStatus.Failed && FailureError is { } error && !EngineError.IsGeneric(error.Number)
             ? error.Number == EngineMessageCatalog.ClientTimedOut
-                ? $"the client's command time-out: {error.Text}" + (reason is null ? string.Empty : $" Then: {reason}")
+                ? $"the client's command time-out: {error.Text}" + (reason is null ? string.Empty : $"{ClientStopThen}{reason}")
                 : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"Msg {error.Number}: {error.Text}")
             : reason ?? FailureReason;
     }

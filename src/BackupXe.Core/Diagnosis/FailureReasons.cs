@@ -84,9 +84,16 @@ internal static class FailureReasons
     {
         var sentence = $"The client stopped waiting: its command time-out expired ('{error.Text.Trim()}'), so it cancelled the {noun}; "
             + "this is not a failure inside SQL Server, which had not completed the command when the client gave up.";
-        return operation.FailureReason?.EndsWith(AbortedText, StringComparison.Ordinal) == true
-            ? sentence + $" SQL Server then aborted the {noun} (3204, 'The backup or restore was aborted.'): it did not complete."
-            : sentence + $" Whether SQL Server then ended it is not in the input: it may still have been running.";
+        var then = operation.FailureReason?.IndexOf(Correlation.BackupOperation.ClientStopThen, StringComparison.Ordinal) ?? -1;
+        if (then < 0)
+        {
+            return sentence + " Whether SQL Server then ended it is not in the input: it may still have been running.";
+        }
+
+        var ending = operation.FailureReason![(then + Correlation.BackupOperation.ClientStopThen.Length)..].Trim();
+        return sentence + (ending == AbortedText
+            ? $" SQL Server then aborted the {noun} (3204, '{ending}'): it did not complete."
+            : $" SQL Server then ended it ('{ending}'): it did not complete.");
     }
 
     private static readonly string AbortedText = Parsing.EngineMessageCatalog.Find(Parsing.EngineMessageCatalog.Aborted)!.Template;

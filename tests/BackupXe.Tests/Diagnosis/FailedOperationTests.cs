@@ -12,7 +12,7 @@ namespace BackupXe.Tests.Diagnosis;
 /// step output and job history, the ERRORLOG of a failed backup): each is an operation with its status, root error, the
 /// operating system error decoded and a remedy with its source; never a bottleneck verdict.
 /// </summary>
-public static class FailedOperationTests
+public static partial class FailedOperationTests
 {
     private static async Task<(IReadOnlyList<OperationReport> Reports, string Format)> AnalyseAsync(string text, string fileName = "output.txt")
     {
