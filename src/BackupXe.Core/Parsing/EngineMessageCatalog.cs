@@ -209,13 +209,21 @@ public static class EngineMessageCatalog
     /// </summary>
     internal static (CatalogMessage Row, int Start)? Quoted(string text)
     {
-        foreach (var row in QuotableFailures)
+        // One search for every opening at once: most records (a percent line after VERBOSE:) hold none.
+        var rest = text.AsSpan();
+        var offset = 0;
+        while (rest.IndexOfAny(QuotableOpenings) is var at and >= 0)
         {
-            var at = text.IndexOf(row.Opening!, StringComparison.Ordinal);
-            if (at >= 0 && row.Matches(Normalised(text.AsSpan(at).Trim())))
+            foreach (var row in QuotableFailures)
             {
-                return (row, at);
+                if (rest[at..].StartsWith(row.Opening, StringComparison.Ordinal) && row.Matches(Normalised(rest[at..].Trim())))
+                {
+                    return (row, offset + at);
+                }
             }
+
+            offset += at + 1;
+            rest = rest[(at + 1)..];
         }
 
         return null;
@@ -224,6 +232,9 @@ public static class EngineMessageCatalog
     // Openings of a dozen characters or more: shorter ones ("Read on \"") would be found in a tool's own words.
     private static readonly ImmutableArray<CatalogMessage> QuotableFailures =
         [.. All.Where(r => r.Family == MessageFamily.Failure && r.Opening is { Length: >= 12 })];
+
+    private static readonly System.Buffers.SearchValues<string> QuotableOpenings =
+        System.Buffers.SearchValues.Create([.. QuotableFailures.Select(r => r.Opening!)], StringComparison.Ordinal);
 
     private static ImmutableArray<CatalogMessage> Rows()
     {
