@@ -379,6 +379,9 @@ public sealed class BackupOperation
         NoteFlow(at);
     }
 
+    /// <summary>What joins a client's time-out to the line that then ended the command, in <see cref="FailureReason"/>.</summary>
+    public const string ClientStopThen = " Then: ";
+
     public void Finish(DateTime at, OperationStatus outcome, string? reason)
     {
         Seen(at);
@@ -391,8 +394,18 @@ public sealed class BackupOperation
 
         End ??= at;
         Outcome = outcome;
+
+        // "BACKUP DATABASE is terminating abnormally." ends a full and a differential backup alike; the error that refused
+        // the command may name which it was (3035: a differential).
+        if (outcome == OperationStatus.Failed && Scope is OperationScope.Database or null && FailureError is { } root && EngineMessageCatalog.ScopeOf(root.Number) is { } named)
+        {
+            Scope = named;
+        }
+
         FailureReason = outcome == OperationStatus.Failed && FailureError is { } error && !EngineError.IsGeneric(error.Number)
-            ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"Msg {error.Number}: {error.Text}")
+            ? error.Number == EngineMessageCatalog.ClientTimedOut
+                ? $"the client's command time-out: {error.Text}" + (reason is null ? string.Empty : $"{ClientStopThen}{reason}")
+                : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"Msg {error.Number}: {error.Text}")
             : reason ?? FailureReason;
     }
 
@@ -404,7 +417,7 @@ public sealed class BackupOperation
             return;
         }
 
-        FailureError = new FailureErrorReport(error.Number, error.Severity, error.Text, StageNow() ?? StageOf(error.Number))
+        FailureError = new FailureErrorReport(error.Number, error.Severity, error.Text, StageNow() ?? StageOf(error.Number, error.Text))
         {
             OsError = OsError.In(error.Text) is { } os ? new OsErrorReport(os.Code, os.Text ?? OsError.MeaningOf(os.Code)) : null,
             Target = MessageTarget.In(error.Text),
@@ -430,16 +443,18 @@ public sealed class BackupOperation
         return null;
     }
 
-    // Without progress in the input, errors whose nature places them: a device that cannot be opened, a media set or a
-    // log chain that does not fit are found before any data moves; a failed read or write of the device, while it moves.
-    private static CopyStage? StageOf(int number) => number switch
+    // Without progress in the input, errors whose nature places them: a device that cannot be opened or whose name is
+    // refused, a media set or a log chain that does not fit are found before any data moves. A failed read or write of
+    // the device may come at its first I/O or its last, so without progress it is not placed (realworld4 V05a failed at
+    // position 0), except a backup to URL refused because its blob exists ("Backup cannot proceed").
+    private static CopyStage? StageOf(int number, string? text) => number switch
     {
-        3201 or 3241 or 3266 or 4305 or 4326 or 18204 => CopyStage.BeforeCopy,
+        3201 or 3078 or 3241 or 3266 or 4305 or 4326 or 18204 => CopyStage.BeforeCopy,
 
-        // Refused by the database's state before anything is read: its recovery model, its being recovered, in use,
-        // another database's backup, a tail not backed up.
-        4208 or 4214 or 3117 or 3153 or 4306 or 3101 or 3154 or 3159 => CopyStage.BeforeCopy,
-        3202 or 3203 or 3271 => CopyStage.DuringCopy,
+        // Refused by the database's state before anything is read: its recovery model, no full backup as a base, its
+        // being recovered, in use, another database's backup, a tail not backed up, a system database's other version.
+        4208 or 4214 or 3035 or 3117 or 3153 or 4306 or 3101 or 3154 or 3159 or 3168 => CopyStage.BeforeCopy,
+        3271 when EngineMessageCatalog.RefusesExistingBlob(text) => CopyStage.BeforeCopy,
         _ => null,
     };
 

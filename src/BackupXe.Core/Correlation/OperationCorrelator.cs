@@ -299,6 +299,12 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
                 operation.Finish(at, OperationStatus.Failed, failed.Reason);
                 MoveToEnded(operation);
                 break;
+            case EngineError { Number: EngineMessageCatalog.Aborted, Text: { } aborted } when operation.Kind == OperationKind.Unknown:
+                // A client that shows only the text of 3204 ends a stopped command with it and no 3013 naming its kind.
+                operation.Apply(parsed.Message, at);
+                operation.Finish(at, OperationStatus.Failed, aborted);
+                MoveToEnded(operation);
+                break;
             default:
                 operation.Database ??= database;
                 operation.Apply(parsed.Message, at);

@@ -141,6 +141,11 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
                 };
             }
 
+            if (measures.TotalsOnly && QuickByTheClient(measures) is { } quick)
+            {
+                return quick;
+            }
+
             return measures.TotalsOnly
                 ? CannotTell(measures)
                 : Unknown(measures, "The operation's duration is unknown: its start or end was not captured.") with
@@ -339,6 +344,31 @@ internal sealed class BottleneckRules(DiagnosisSettings settings)
         return new Verdict(Bottleneck.NotAThroughputProblem, Confidence.Medium, evidence)
         {
             DecidedBy = "duration",
+            WouldChange = $"A run of {Figures.Seconds(settings.QuickOperationSeconds)} or more (a bigger database or a slower target) is judged on its phases and waits.",
+        };
+    }
+
+    /// <summary>
+    /// The server's operation lies inside the client's command, so the client's span, rounded up to its clock's
+    /// resolution, bounds it from above: below the quick threshold it is no throughput problem even with no server time
+    /// (realworld4 V24: dbatools' Start and End in the same second).
+    /// </summary>
+    private Verdict? QuickByTheClient(OperationMeasures measures)
+    {
+        if (measures.Operation is not { Status: Reporting.OperationStatus.Completed, ClientCommand: { } client }
+            || client.Seconds < 0 || client.Seconds + client.ResolutionSeconds >= settings.QuickOperationSeconds)
+        {
+            return null;
+        }
+
+        var bound = client.Seconds + client.ResolutionSeconds;
+        var size = measures.Operation.BytesProcessed is { } bytes ? $" ({Figures.Memory(bytes)} recorded)" : "";
+        return new Verdict(Bottleneck.NotAThroughputProblem, Confidence.Medium,
+            [$"The {measures.Noun}{size} took under {Figures.Seconds(bound)} by {client.Source} ({Figures.Duration(client.Seconds)} on a clock of "
+                + $"{Figures.Seconds(client.ResolutionSeconds)} resolution), an upper bound of its time: below {Figures.Seconds(settings.QuickOperationSeconds)}, "
+                + "too quick for tuning to matter, whatever it moved."])
+        {
+            DecidedBy = "the client's span as an upper bound",
             WouldChange = $"A run of {Figures.Seconds(settings.QuickOperationSeconds)} or more (a bigger database or a slower target) is judged on its phases and waits.",
         };
     }

@@ -18,11 +18,16 @@ internal static class FailureReasons
             return null;
         }
 
-        var noun = restore ? "restore" : "backup";
+        var noun = restore ? "restore" : operation.Kind == Events.OperationKind.Unknown ? "backup or restore" : "backup";
         if (operation.FailureError is not { } error || Parsing.EngineError.IsGeneric(error.Number))
         {
             return $"The {noun} failed, and the input names no error more specific than its generic ending ({operation.FailureReason ?? "no message"}): "
                 + "the client's own output (SSMS, sqlcmd, the Agent job step) prints the real error just before or after that line.";
+        }
+
+        if (error.Number == Parsing.EngineMessageCatalog.ClientTimedOut)
+        {
+            return ClientStopped(operation, error, noun);
         }
 
         var level = error.Severity is { } severity ? string.Create(CultureInfo.InvariantCulture, $" (severity {severity})") : "";
@@ -57,7 +62,7 @@ internal static class FailureReasons
         }
 
         var os = error.OsError is { } decoded ? new Parsing.OsError(decoded.Code, decoded.Meaning) : null;
-        return FailureRemedies.For(error.Number, os, restore) is { } remedy
+        return FailureRemedies.For(error.Number, os, restore, error.Text) is { } remedy
             ? operation with { FailureError = error with { Remedy = remedy } }
             : operation;
     }
@@ -74,6 +79,25 @@ internal static class FailureReasons
         _ => "Where the copy stood when it came is not in the input (no progress line before it).",
     };
 
+    // The driver's time-out is the client's, not the server's: what the input shows of the server after it is all that is said.
+    private static string ClientStopped(OperationReport operation, FailureErrorReport error, string noun)
+    {
+        var sentence = $"The client stopped waiting: its command time-out expired ('{error.Text.Trim()}'), so it cancelled the {noun}; "
+            + "this is not a failure inside SQL Server, which had not completed the command when the client gave up.";
+        var then = operation.FailureReason?.IndexOf(Correlation.BackupOperation.ClientStopThen, StringComparison.Ordinal) ?? -1;
+        if (then < 0)
+        {
+            return sentence + " Whether SQL Server then ended it is not in the input: it may still have been running.";
+        }
+
+        var ending = operation.FailureReason![(then + Correlation.BackupOperation.ClientStopThen.Length)..].Trim();
+        return sentence + (ending == AbortedText
+            ? $" SQL Server then aborted the {noun} (3204, '{ending}'): it did not complete."
+            : $" SQL Server then ended it ('{ending}'): it did not complete.");
+    }
+
+    private static readonly string AbortedText = Parsing.EngineMessageCatalog.Find(Parsing.EngineMessageCatalog.Aborted)!.Template;
+
     // Microsoft's error pages (MSSQLSERVER_845, _3201, _3203, _3241, _3266, _4305) and the messages' own wording.
     private static string? Meaning(int number) => number switch
     {
@@ -84,6 +108,9 @@ internal static class FailureReasons
         3203 => "A read of the backup device failed: the backup file, or the storage or network under it, is damaged or was unavailable.",
         3241 => "The media family on the device is incorrectly formed: the file is not a complete backup, or a newer version of SQL Server wrote it.",
         3266 => "The backup data at the end of the device is incorrectly formatted: an earlier backup to this media set did not finish, so it cannot be appended to.",
+        3035 => "A differential backup needs a full backup as its base, and the database has none (or none since it was created or its recovery model changed).",
+        3078 => "The backup device's name is not valid for the device type given (DISK, TAPE, URL): the command was refused before anything was opened.",
+        3204 => "SQL Server aborted the command: it was stopped (a client's cancel or time-out, or a KILL) before it completed.",
         4305 => "The log backup begins after the point the database has reached: a log backup between them is missing from the restore sequence.",
         _ => null,
     };

@@ -16,16 +16,35 @@ internal static class FailureRemedies
     private const string RestoreStatement = "Microsoft Learn, 'RESTORE Statements - Arguments (Transact-SQL)'";
     private const string UrlPractices = "Microsoft Learn, 'SQL Server back up to URL for Microsoft Azure Blob Storage best practices and troubleshooting'";
     private const string ErrorPages = "Microsoft Learn, 'Database engine events and errors'";
+    private const string BackupToUrl = "Microsoft Learn, 'SQL Server backup to URL for Microsoft Azure Blob Storage'";
+    private const string S3Url = "Microsoft Learn, 'SQL Server backup to URL for S3-compatible object storage'";
+    private const string TheMessage = "the message's own words";
 
     /// <summary>Every root error number a remedy is chosen for; the catalog has a row for each (a test holds it).</summary>
-    public static IReadOnlyList<int> ErrorNumbers { get; } = [3101, 3117, 3153, 3154, 3159, 3183, 3203, 3241, 3266, 4208, 4214, 4305, 4306, 4326, 833, 823, 845, 5159, 3043];
+    public static IReadOnlyList<int> ErrorNumbers { get; } = [3101, 3117, 3153, 3154, 3159, 3183, 3203, 3241, 3266, 4208, 4214, 4305, 4306, 4326, 833, 823, 845, 5159, 3043,
+        3035, 3078, 3168, 3271, EngineMessageCatalog.ClientTimedOut];
 
     /// <summary>Every OS error code a remedy is chosen for.</summary>
     public static IReadOnlyList<int> OsErrorCodes { get; } = [2, 3, 5, 32, 53, 64, 112, 665, 995, 1117, 1450];
 
-    /// <summary>The remedy for a failure whose root error is <paramref name="number"/> with <paramref name="os"/> inside it; null when none is known.</summary>
-    public static FailureRemedyReport? For(int number, OsError? os, bool restore)
+    /// <summary>
+    /// The remedy for a failure whose root error is <paramref name="number"/> with <paramref name="os"/> inside it and
+    /// <paramref name="text"/> as printed; null when none is known.
+    /// </summary>
+    public static FailureRemedyReport? For(int number, OsError? os, bool restore, string? text = null)
     {
+        if (number == 3271 && EngineMessageCatalog.RefusesExistingBlob(text))
+        {
+            return new("blob-exists", "The backup to URL found its blob already there and does not overwrite it unless told to: add WITH FORMAT to overwrite it, "
+                + "or back up to a new blob name.", BackupToUrl);
+        }
+
+        if (number == EngineMessageCatalog.ClientTimedOut)
+        {
+            return new("client-timeout", "The client's command time-out elapsed before the operation completed (the time-out's own message says so): "
+                + "give the client a command time-out longer than the operation takes, or none, and run it again.", TheMessage);
+        }
+
         if (os is { Code: null })
         {
             return new("url-endpoint", "The backup to URL got an exception from the storage endpoint"
@@ -44,7 +63,17 @@ internal static class FailureRemedies
             4208 => new("recovery-model", "The database uses the SIMPLE recovery model, which keeps no log to back up: take BACKUP DATABASE (full or differential) "
                 + "instead, or switch it to FULL (ALTER DATABASE ... SET RECOVERY FULL) and take a full backup, which starts the log chain.", RecoveryModels),
             4214 => new("no-full-backup", "A log backup needs a full backup of the database first: take BACKUP DATABASE, which starts the log chain.", RecoveryModels),
-            3117 or 3153 or 4306 => new("already-recovered", "The database was already recovered: an earlier RESTORE in the sequence ran WITH RECOVERY (the default), so no "
+            3035 => new("no-full-backup", "A differential backup needs a full backup of the database as its base: take BACKUP DATABASE without WITH DIFFERENTIAL "
+                + "first, as the message itself says.", ErrorPages),
+            3078 => new("invalid-device-name", "The backup device's name is not valid for its device type: reissue the command with a valid name "
+                + "(as the message itself says); a URL is written with its scheme and two slashes, https:// for Azure Blob Storage and s3:// for S3-compatible storage.", S3Url),
+            3168 => new("other-server-version", "A system database's backup is restored only on a server of the version that wrote it, and the message names "
+                + "both versions: restore it on an instance at the backup's version, then update that instance.", TheMessage),
+            3117 => new("nothing-to-roll-forward", "No restore had left the database waiting for this log or differential backup (its message: no files are "
+                + "ready to roll forward): either an earlier RESTORE in the sequence ran WITH RECOVERY (the default), or no full backup was restored WITH "
+                + "NORECOVERY before it (a log or differential backup given first, as if it were a full one). Restart the sequence from the full backup, "
+                + "with NORECOVERY on every step but the last.", RestoreStatement),
+            3153 or 4306 => new("already-recovered", "The database was already recovered: an earlier RESTORE in the sequence ran WITH RECOVERY (the default), so no "
                 + "later backup can be applied. Restart the sequence from the full backup, with NORECOVERY on every step but the last.", RestoreStatement),
             3101 => new("exclusive-access", "A restore needs the database to itself: close its other connections "
                 + "(ALTER DATABASE ... SET SINGLE_USER WITH ROLLBACK IMMEDIATE) and run the restore again.", RestoreStatement),
@@ -53,6 +82,9 @@ internal static class FailureRemedies
             3159 => new("tail-log", "The log's tail has not been backed up: take BACKUP LOG ... WITH NORECOVERY first, or restore WITH REPLACE if that work may be lost.", RestoreStatement),
             4305 or 4326 => new("log-chain", "The log backups are not applied in their chain's order: list the sequence (RESTORE HEADERONLY gives each backup's first and last LSN) "
                 + "and apply the log backup that follows the last one restored.", RestoreStatement),
+            // A failed read with an operating system error this table has no remedy for: that error is the cause, so
+            // a damaged file is not assumed (realworld4 V05a: a device error).
+            3203 when os is { Code: not null } => null,
             3203 or 3241 or 3266 or 3183 => new("damaged-backup", "The backup file is damaged, incomplete or of a newer version: check it with RESTORE HEADERONLY and RESTORE VERIFYONLY, "
                 + "and restore another copy or a newer backup.", ErrorPages),
             845 or 833 or 823 or 5159 => new("storage-stall", restore

@@ -73,6 +73,8 @@ public sealed class BareMessages
     {
         ErrorHeader or HistoryRecord or OperationStarted or OperationFinished => MessageSide.Errorlog,
         OperationFailed failed => failed.Reason.Contains("failed to complete the command", StringComparison.OrdinalIgnoreCase) ? MessageSide.Errorlog : MessageSide.Client,
+        // The driver's own time-out is the client's text, not SQL Server's.
+        EngineError { Number: EngineMessageCatalog.ClientTimedOut } => MessageSide.None,
         EngineError or PercentReached or FilePagesProcessed => MessageSide.Client,
         UnknownMessage => EngineMessageCatalog.Identify(text) is { } row ? (row.Number is 18204 or 18210 ? MessageSide.Errorlog : MessageSide.Either) : MessageSide.None,
         _ => MessageSide.Either,

@@ -43,11 +43,18 @@ public static class ClientLine
             rest = rest[(user + 2)..];
         }
 
+        var powerShell = PrefixLength(line) > 0;
         while (!rest.IsEmpty)
         {
             var state = rest.IndexOf(SqlState, StringComparison.Ordinal);
             if (state < 0)
             {
+                if (powerShell && Quoted(rest) is { } quoted)
+                {
+                    messages.Add(quoted);
+                    break;
+                }
+
                 AddMessage(messages, rest, null);
                 break;
             }
@@ -60,6 +67,17 @@ public static class ClientLine
         }
 
         return messages;
+    }
+
+    // A PowerShell record puts its own words before the engine's message ("[11:23:56][Get-DbaBackupInformation] Failure on
+    // S | Cannot open backup device ..."): a failure of the catalog found in it is that message, numbered from its row as
+    // Agent's "(Error N)" numbers one.
+    private static string? Quoted(ReadOnlySpan<char> record)
+    {
+        var text = record.Trim().ToString();
+        return text.StartsWith("Msg ", StringComparison.Ordinal) || EngineMessageCatalog.Quoted(text) is not { } found
+            ? null
+            : string.Create(CultureInfo.InvariantCulture, $"Msg {found.Row.Number}, {text[found.Start..]}");
     }
 
     private static int PrefixLength(string line)

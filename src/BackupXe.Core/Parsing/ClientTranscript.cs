@@ -136,14 +136,17 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
 
     // A head gathers a third piece only when it opens the way the engine's messages do, so that a job's own text above
     // a folded message is never glued to it.
+    // A PowerShell record opens with its stream's word ("WARNING:"), which the message inside it follows.
     private static bool StartsLikeAMessage(string head)
     {
-        var text = LastPart(head).TrimStart();
-        foreach (var opening in MessageOpenings)
+        foreach (var text in (ReadOnlySpan<string>)[head.TrimStart(), LastPart(head).TrimStart()])
         {
-            if (text.StartsWith(opening, StringComparison.Ordinal))
+            foreach (var opening in MessageOpenings)
             {
-                return true;
+                if (text.StartsWith(opening, StringComparison.Ordinal))
+                {
+                    return true;
+                }
             }
         }
 
@@ -324,9 +327,17 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
             case ImplausibleValue { Completes: { } kind } damaged:
                 // Its figures are lost, but the operation ended here: the next one's lines must not join it.
                 return Close(kind, damaged.CompletedScope);
-            case OperationFailed { Kind: { } kind } failed when _failing is null:
+            case OperationFailed { Kind: { } kind } failed when _failing is null or OperationKind.Unknown:
                 _failing = kind;
                 _failingScope = failed.Scope;
+                _failureAt = _pending.Count - 1;
+                return null;
+            case EngineError { Number: EngineMessageCatalog.Aborted } when _failing is null:
+                // SQL Server's own end of a command that was stopped ("The backup or restore was aborted."), printed without
+                // a number by a client that shows only the text: it ends the operation as 3013 would, without naming
+                // its kind, which a 3013 after it still gives.
+                _failing = OperationKind.Unknown;
+                _failingScope = null;
                 _failureAt = _pending.Count - 1;
                 return null;
             default:

@@ -1,4 +1,5 @@
 using System.Collections.Immutable;
+using BackupXe.Core.Events;
 
 namespace BackupXe.Core.Parsing;
 
@@ -19,6 +20,12 @@ internal enum MessageFamily
 
     /// <summary>A warning the operation survives, which may explain its time (833, long I/O).</summary>
     Warning,
+
+    /// <summary>
+    /// The client stopped waiting: its driver's command time-out expired (SqlClient's error -2). Not SQL Server's message,
+    /// but what ends a command from the client's side, so the readers must tell it from a failure inside the server.
+    /// </summary>
+    ClientTimeout,
 }
 
 /// <summary>Where the text template of a catalog row was checked (docs/message-catalog.md).</summary>
@@ -39,8 +46,12 @@ internal enum CatalogSource
 /// engine's placeholders (<c>%ls</c>, <c>%d</c>, <c>%I64d</c> ...).
 /// </summary>
 /// <param name="DatabaseArgument">Which of the template's placeholders (from 0) is the database the message names, when one is.</param>
-internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Family, string Template, CatalogSource Source, int? DatabaseArgument = null)
+/// <param name="Scope">The scope the message names for the command it refuses (3035: a differential), when it names one.</param>
+internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Family, string Template, CatalogSource Source, int? DatabaseArgument = null, OperationScope? Scope = null)
 {
+    /// <summary>The template's opening text, when it opens with text (not a placeholder).</summary>
+    public string? Opening => Template.StartsWith('%') || Pieces.IsEmpty ? null : Pieces[0];
+
     /// <summary>The template's literal text between its placeholders, in order.</summary>
     public ImmutableArray<string> Pieces { get; } = TemplatePieces.Of(Template);
 
@@ -175,6 +186,56 @@ public static class EngineMessageCatalog
     /// <summary>True when <paramref name="number"/> is a failure of a backup or restore in the catalog.</summary>
     public static bool IsFailure(int number) => Find(number)?.Family == MessageFamily.Failure;
 
+    /// <summary>The number the client's driver gives its own command time-out (SqlClient's SqlError.Number).</summary>
+    public const int ClientTimedOut = -2;
+
+    /// <summary>"The backup or restore was aborted.": SQL Server's own end of a command the client cancelled or that was stopped.</summary>
+    public const int Aborted = 3204;
+
+    // What 3271 says, in its operating system error's place, of a backup to URL whose blob is already there (realworld4
+    // V09): the option that would overwrite it.
+    private const string BlobExists = "exists on the remote endpoint, and WITH FORMAT was not specified";
+
+    /// <summary>True when a 3271's <paramref name="text"/> is a backup to URL refused because its blob exists: nothing was written.</summary>
+    internal static bool RefusesExistingBlob(string? text) => text is not null && Normalised(text).Contains(BlobExists, StringComparison.Ordinal);
+
+    /// <summary>The scope error <paramref name="number"/> names for the command it refuses; null when it names none.</summary>
+    public static OperationScope? ScopeOf(int number) => Find(number)?.Scope;
+
+    /// <summary>
+    /// A failure of the catalog quoted inside another program's record, with no number (dbatools' <c>WARNING: [time][Cmdlet]
+    /// Failure on S | Cannot open backup device '...'. Operating system error 32(...).</c>): the row, and where its text
+    /// starts. Only rows that open with text of their own are looked for, and the rest of the template must follow.
+    /// </summary>
+    internal static (CatalogMessage Row, int Start)? Quoted(string text)
+    {
+        // One search for every opening at once: most records (a percent line after VERBOSE:) hold none.
+        var rest = text.AsSpan();
+        var offset = 0;
+        while (rest.IndexOfAny(QuotableOpenings) is var at and >= 0)
+        {
+            foreach (var row in QuotableFailures)
+            {
+                if (rest[at..].StartsWith(row.Opening, StringComparison.Ordinal) && row.Matches(Normalised(rest[at..].Trim())))
+                {
+                    return (row, offset + at);
+                }
+            }
+
+            offset += at + 1;
+            rest = rest[(at + 1)..];
+        }
+
+        return null;
+    }
+
+    // Openings of a dozen characters or more: shorter ones ("Read on \"") would be found in a tool's own words.
+    private static readonly ImmutableArray<CatalogMessage> QuotableFailures =
+        [.. All.Where(r => r.Family == MessageFamily.Failure && r.Opening is { Length: >= 12 })];
+
+    private static readonly System.Buffers.SearchValues<string> QuotableOpenings =
+        System.Buffers.SearchValues.Create([.. QuotableFailures.Select(r => r.Opening!)], StringComparison.Ordinal);
+
     private static ImmutableArray<CatalogMessage> Rows()
     {
         const CatalogSource Page = CatalogSource.MicrosoftPage;
@@ -199,12 +260,15 @@ public static class EngineMessageCatalog
             new(3013, 16, MessageFamily.Failure, "%hs is terminating abnormally.", Page),
             new(3041, 16, MessageFamily.Failure, "BACKUP failed to complete the command %.*ls. Check the backup application log for detailed messages.", ToConfirm),
             new(3043, 16, MessageFamily.Failure, "BACKUP '%ls' detected an error on page (%d:%d) in file '%ls'.", ToConfirm),
-            new(3035, 16, MessageFamily.Failure, "Cannot perform a differential backup for database \"%ls\", because a current database backup does not exist. Perform a full database backup by reissuing BACKUP DATABASE, omitting the WITH DIFFERENTIAL option.", Genuine, DatabaseArgument: 0),
+            new(3035, 16, MessageFamily.Failure, "Cannot perform a differential backup for database \"%ls\", because a current database backup does not exist. Perform a full database backup by reissuing BACKUP DATABASE, omitting the WITH DIFFERENTIAL option.", Genuine, DatabaseArgument: 0, Scope: OperationScope.Differential),
+            new(3078, 16, MessageFamily.Failure, "The file name \"%ls\" is invalid as a backup device name for the specified device type. Reissue the BACKUP statement with a valid file name and device type.", Genuine),
             new(3101, 16, MessageFamily.Failure, "Exclusive access could not be obtained because the database is in use.", ToConfirm),
             new(3117, 16, MessageFamily.Failure, "The log or differential backup cannot be restored because no files are ready to rollforward.", ToConfirm),
             new(3153, 16, MessageFamily.Failure, "The database is already fully recovered.", ToConfirm),
             new(3154, 16, MessageFamily.Failure, "The backup set holds a backup of a database other than the existing '%ls' database.", ToConfirm, DatabaseArgument: 0),
             new(3159, 16, MessageFamily.Failure, "The tail of the log for the database \"%ls\" has not been backed up.", ToConfirm, DatabaseArgument: 0),
+            new(3204, 16, MessageFamily.Failure, "The backup or restore was aborted.", Genuine),
+            new(3168, 16, MessageFamily.Failure, "The backup of the system database on the device %ls cannot be restored because it was created by a different version of the server (%ls) than this server (%ls).", Genuine),
             new(3183, 16, MessageFamily.Failure, "RESTORE detected an error on page (%d:%d) in database \"%ls\" as read from the backup set.", ToConfirm, DatabaseArgument: 2),
             new(3201, 16, MessageFamily.Failure, "Cannot open backup device '%ls'. Operating system error %ls.", ToConfirm),
             new(3202, 16, MessageFamily.Failure, "Write on \"%ls\" failed: %ls", ToConfirm),
@@ -223,6 +287,10 @@ public static class EngineMessageCatalog
             new(18210, 16, MessageFamily.Failure, "%hs: %hs failure on backup device '%ls'. Operating system error %ls.", ToConfirm),
             new(823, 24, MessageFamily.Failure, "The operating system returned error %ls to SQL Server during a %S_MSG at offset %#016I64x in file '%ls'.", ToConfirm),
             new(845, 17, MessageFamily.Failure, "Time-out occurred while waiting for buffer latch type %d for page %S_PGID, database ID %d.", Genuine),
+
+            // The client's driver, not SQL Server: its command time-out, in System.Data.SqlClient's ("Timeout expired.") and
+            // Microsoft.Data.SqlClient's ("Execution Timeout Expired.") wording, which differ only before the second sentence.
+            new(ClientTimedOut, 11, MessageFamily.ClientTimeout, "%hs The timeout period elapsed prior to completion of the operation or the server is not responding.", Genuine),
 
             // A warning that does not fail the operation but explains where its time went.
             new(833, 10, MessageFamily.Warning, "SQL Server has encountered %d occurrence(s) of I/O requests taking longer than %d seconds to complete on file [%ls] in database [%ls] (%d).", ToConfirm),

@@ -4,14 +4,15 @@ namespace BackupXe.Core.Parsing;
 
 /// <summary>
 /// The device, file or URL an engine error names: "Cannot open backup device 'X'" (3201), "on backup device 'X'" (18204,
-/// 18210), "Read on \"X\" failed" (3203), "Write on \"X\" failed" (3202), "on file \"X:\"" (3271), "on file \"X\"" (5159).
+/// 18210), "Read on \"X\" failed" (3203), "Write on \"X\" failed" (3202), "on file \"X:\"" (3271), "on file \"X\"" (5159),
+/// "The file name \"X\" is invalid as a backup device name" (3078).
 /// </summary>
 internal static class MessageTarget
 {
     // Each lead is followed by the quote that opens the name.
     private static readonly ImmutableArray<(string Lead, char Quote)> Leads =
     [
-        ("backup device '", '\''), ("Read on \"", '"'), ("Write on \"", '"'), ("on file \"", '"'), ("in file '", '\''),
+        ("backup device '", '\''), ("Read on \"", '"'), ("Write on \"", '"'), ("on file \"", '"'), ("in file '", '\''), ("The file name \"", '"'),
     ];
 
     /// <summary>The name <paramref name="text"/> gives; null when it gives none.</summary>

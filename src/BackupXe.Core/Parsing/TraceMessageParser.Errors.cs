@@ -87,4 +87,14 @@ public sealed partial class TraceMessageParser
 
         return new EngineError((int)number, severity, text.IsEmpty ? null : text.ToString());
     }
+
+    // "Execution Timeout Expired.  The timeout period elapsed prior to completion of the operation or the server is not
+    // responding.": the driver's, read by the catalog's template so that a pool or login time-out is not taken for it.
+    private static EngineError? ParseClientTimeout(Body body)
+    {
+        var text = body.ToText();
+        return EngineMessageCatalog.Find(EngineMessageCatalog.ClientTimedOut) is { } row && row.Matches(EngineMessageCatalog.Normalised(text))
+            ? new EngineError(EngineMessageCatalog.ClientTimedOut, null, text)
+            : null;
+    }
 }

@@ -291,6 +291,12 @@ public sealed partial class TraceMessageParser
         // A client's error line: the real reason of a failure comes before or after the generic 3013 (docs/diagnosis.md).
         Add("Msg", static (_, rest) => ParseEngineError(rest));
 
+        // Lines a client prints with no number: SQL Server's own end of a cancelled command (3204), and the driver's
+        // command time-out that makes the client cancel it (docs/message-catalog.md, "The client's time-out").
+        Add("The backup or restore was aborted", static (body, rest) => IsEnd(rest) ? new EngineError(EngineMessageCatalog.Aborted, null, body.ToText()) : null);
+        Add("Timeout expired", static (body, _) => ParseClientTimeout(body));
+        Add("Execution Timeout Expired", static (body, _) => ParseClientTimeout(body));
+
         // Backup steps with nothing to measure, in the order of the trace flag 3014 sample.
         Step("Opening the database with S lock");
         Step("Acquiring bulk-op lock on the database");

@@ -95,8 +95,9 @@ internal sealed class ClientOutputFormat : IInputFormat
         => message is EngineError error && EngineMessageCatalog.IsFailure(error.Number);
 
     // Agent's "Msg 3013, Sev 16, State 1, Line 1 : BACKUP DATABASE is terminating abnormally.": the ending with its header.
+    // SQL Server's "The backup or restore was aborted." (3204) ends a stopped command the same way.
     private static bool IsClosingError(TraceMessage message)
-        => message is EngineError { Number: EngineError.TerminatingAbnormally, Text: not null };
+        => message is EngineError { Number: EngineError.TerminatingAbnormally or EngineMessageCatalog.Aborted, Text: not null };
 
     public ITraceEventSource Open(string name, Stream content, FormatMatch match)
         => new ClientOutputEventSource(name, OneShot.Of(content), match.TextEncoding);

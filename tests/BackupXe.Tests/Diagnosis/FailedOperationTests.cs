@@ -12,7 +12,7 @@ namespace BackupXe.Tests.Diagnosis;
 /// step output and job history, the ERRORLOG of a failed backup): each is an operation with its status, root error, the
 /// operating system error decoded and a remedy with its source; never a bottleneck verdict.
 /// </summary>
-public static class FailedOperationTests
+public static partial class FailedOperationTests
 {
     private static async Task<(IReadOnlyList<OperationReport> Reports, string Format)> AnalyseAsync(string text, string fileName = "output.txt")
     {
@@ -34,7 +34,7 @@ public static class FailedOperationTests
         [Fact]
         public async Task A_log_restore_after_the_database_was_recovered_is_a_failed_restore_with_its_remedy()
         {
-            // Given: SSMS's Messages tab, a RESTORE LOG refused because an earlier restore ran WITH RECOVERY
+            // Given: SSMS's Messages tab, a RESTORE LOG refused: no restore left the database waiting for it (an earlier one ran WITH RECOVERY, or none ran WITH NORECOVERY)
             const string text = "Msg 3117, Level 16, State 1, Line 1\r\n"
                 + "The log or differential backup cannot be restored because no files are ready to rollforward.\r\n"
                 + "Msg 3013, Level 16, State 1, Line 1\r\n"
@@ -50,9 +50,9 @@ public static class FailedOperationTests
             Assert.Equal((OperationKind.Restore, OperationScope.Log), (restore.Kind, restore.Scope));
             Assert.Equal(3117, restore.FailureError!.Number);
             Assert.Equal(CopyStage.BeforeCopy, restore.FailureError.Stage);
-            Assert.Equal("already-recovered", restore.FailureError.Remedy!.Id);
+            Assert.Equal("nothing-to-roll-forward", restore.FailureError.Remedy!.Id);
             Assert.StartsWith("The restore failed with Msg 3117 (severity 16): The log or differential backup cannot be restored", restore.Verdict!.Evidence[0]);
-            Assert.Contains(restore.Verdict.Evidence, e => e.StartsWith("What to do (already-recovered):", StringComparison.Ordinal) && e.Contains("Source: Microsoft Learn", StringComparison.Ordinal));
+            Assert.Contains(restore.Verdict.Evidence, e => e.StartsWith("What to do (nothing-to-roll-forward):", StringComparison.Ordinal) && e.Contains("Source: Microsoft Learn", StringComparison.Ordinal));
         }
 
         [Fact]

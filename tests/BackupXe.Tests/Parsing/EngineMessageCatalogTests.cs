@@ -80,10 +80,14 @@ public static partial class EngineMessageCatalogTests
         [InlineData("realworld2", "T04_msdocs_sql2017_container_wwi_backup_sqlcmd.txt", "10 percent processed.", 3211)]
         [InlineData("realworld", "S15_mssqltrek_2008r2_tf3014_backup.txt", "Database backed up. Database: 3014_demo", 18264)]
         [InlineData("realworld", "S12_psssql_2008_restore_errorlog_default_logging.txt", "Database was restored: Database: dbPerf_MAIN", 18267)]
+        [InlineData("realworld4", "V10_sqlworkshops_2022_backup_to_s3_url_3078_invalid_name.txt", "The file name \"s3:/", 3078)]
+        [InlineData("realworld4", "V27_roundhouse_2013_15GB_restore_aborted_by_client_timeout.txt", "The backup or restore was aborted.", 3204)]
+        [InlineData("realworld4", "V27_roundhouse_2013_15GB_restore_aborted_by_client_timeout.txt", "Timeout expired.", EngineMessageCatalog.ClientTimedOut)]
         public void Is_identified_by_its_template(string set, string file, string opening, int number)
         {
             // Given the genuine line that holds the wording
-            var line = File.ReadLines(set == "realworld" ? Fixture.RealWorld(file) : Fixture.RealWorld2(file)).First(l => l.Contains(opening, StringComparison.Ordinal));
+            var path = set switch { "realworld" => Fixture.RealWorld(file), "realworld4" => Fixture.RealWorld4(file), _ => Fixture.RealWorld2(file) };
+            var line = File.ReadLines(path).First(l => l.Contains(opening, StringComparison.Ordinal));
             var text = line[line.IndexOf(opening, StringComparison.Ordinal)..];
 
             // When
@@ -99,6 +103,8 @@ public static partial class EngineMessageCatalogTests
         [InlineData("BACKUP failed to complete the command BACKUP DATABASE Sales. Check the backup application log for detailed messages.", 3041)]
         [InlineData("The log or differential backup cannot be restored because no files are ready to rollforward.", 3117)]
         [InlineData("A Sales line no template has", null)]
+        [InlineData("Execution Timeout Expired.  The timeout period elapsed prior to completion of the operation or the server is not responding.", EngineMessageCatalog.ClientTimedOut)]
+        [InlineData("Timeout expired.  The timeout period elapsed prior to obtaining a connection from the pool.", null)]
         [InlineData("BackupVirtualDeviceFile::RequestDurableMedia: Flush failure on backup device 'RVX-{1}'.\nOperating system error 995(The I/O operation has been aborted.)", 18210)]
         [InlineData("BackupDiskFile::CreateMedia: Backup device \u2018R:\\aw.bak\u2019 failed to create. Operating system error 3(The system cannot find the path specified.).", 18204)]
         [InlineData("BackupVirtualDeviceFile::RequestDurableMedia: Flush   failure on backup device   'https://a/b.trn'.   Operating system error Backup to URL received an exception.", 18210)]
@@ -109,6 +115,23 @@ public static partial class EngineMessageCatalogTests
 
             // Then
             Assert.Equal(number, found?.Number);
+        }
+    }
+
+    public class A_failure_quoted_in_another_programs_record
+    {
+        [Theory]
+        [InlineData("[11:23:56][Get-DbaBackupInformation] Failure on S | Cannot open backup device 'X.bak'. Operating system error 32(The process cannot access the file because it is being used by another process.).", 3201, 52)]
+        [InlineData("[11:23:56][Get-DbaBackupInformation] Failure on S | Cannot open backup device 'X.b", null, 0)]
+        [InlineData("Backup of Sales finished", null, 0)]
+        public void Is_found_where_its_template_begins_and_only_when_it_is_whole(string record, int? number, int start)
+        {
+            // Given / When
+            var found = EngineMessageCatalog.Quoted(record);
+
+            // Then
+            Assert.Equal(number, found?.Row.Number);
+            Assert.Equal(start, found?.Start ?? 0);
         }
     }
 
@@ -129,7 +152,7 @@ public static partial class EngineMessageCatalogTests
 
     public partial class The_documentation
     {
-        [GeneratedRegex(@"^\| (\d+) \|", RegexOptions.Multiline | RegexOptions.CultureInvariant)]
+        [GeneratedRegex(@"^\| (-?\d+) \|", RegexOptions.Multiline | RegexOptions.CultureInvariant)]
         private static partial Regex Row();
 
         [Fact]
