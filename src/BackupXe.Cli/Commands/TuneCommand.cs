@@ -134,10 +134,12 @@ internal static class TuneCommand
             return await ServerCall.RunAsync(console, parse, connection, session, async factory =>
             {
                 // Trials are measured by the capture session's event file, read as watch reads it.
+                // One clock for the trials' windows, the capture's polls and its settling: the console's (a test's fake one).
                 await using var capture = servers is null ? new TrialOperationCapture(
-                    LiveSources.Open(new LiveSourceSettings(factory, session)),
-                    new DiagnosisSettings { MemoryBudgetBytes = request.MemoryBudgetBytes }) : null;
-                var server = servers?.Invoke(factory) ?? new LiveTrialHost(factory, session, capture!);
+                    LiveSources.Open(new LiveSourceSettings(factory, session) { Time = console.Time }),
+                    new DiagnosisSettings { MemoryBudgetBytes = request.MemoryBudgetBytes },
+                    console.Time) : null;
+                var server = servers?.Invoke(factory) ?? new LiveTrialHost(factory, session, capture!, console.Time);
                 var plan = await Tuner.PlanAsync(server, request, cancellationToken);
                 if (!run || outputFormat != "json")
                 {

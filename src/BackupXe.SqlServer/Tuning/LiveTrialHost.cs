@@ -1,5 +1,4 @@
 using System.Data;
-using System.Diagnostics;
 using System.Globalization;
 using BackupXe.Core.Events;
 using BackupXe.Core.Tuning;
@@ -99,6 +98,13 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
 
     /// <summary>How often the trial's percent_complete is read while it runs.</summary>
     public static readonly TimeSpan PercentInterval = TimeSpan.FromSeconds(1);
+
+    /// <summary>
+    /// How much longer than its window a trial's command may run before the driver's own timeout stops it. The window's
+    /// cancel takes effect only while no packet of the BACKUP's answer has arrived: after its first STATS message the
+    /// driver reads the rest under a lock that SqlCommand.Cancel waits for, so then the timeout ends it (docs/development.md).
+    /// </summary>
+    public static readonly TimeSpan WindowBackstop = TimeSpan.FromSeconds(2);
 
     /// <summary>How long a cancelled trial may take to leave sys.dm_exec_requests before the tune stops and says so.</summary>
     public static readonly TimeSpan StopTimeout = TimeSpan.FromSeconds(60);
@@ -307,21 +313,22 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
 
     private async Task<TrialCapture> RunCapturedAsync(string sql, string database, OperationKind kind, string? setName, TimeSpan window, CancellationToken cancellationToken)
     {
-        var clock = Stopwatch.StartNew();
+        var started = _time.GetTimestamp();
         await using var connection = await factory.OpenAsync(cancellationToken).ConfigureAwait(false);
         var (sessionId, since) = await TrialSessionAsync(connection, cancellationToken).ConfigureAwait(false);
         await using var command = factory.Command(connection, sql);
-        // The window is the command timeout: at its end the driver sends ATTENTION, which stops the BACKUP or RESTORE.
-        command.CommandTimeout = Math.Max(1, (int)Math.Ceiling(window.TotalSeconds));
-        // Ctrl-C stops it sooner, through SqlCommand.Cancel (off the signal's thread: Cancel waits for the server).
-        using var cancelOnCtrlC = cancellationToken.Register(() => _ = Task.Run(command.Cancel, CancellationToken.None));
-        var running = command.ExecuteNonQueryAsync(CancellationToken.None);
+        // The window ends on the tune's clock, and Ctrl-C ends it sooner: either cancels the command, so the driver sends
+        // ATTENTION, which stops the BACKUP or RESTORE. The command timeout backs that up where the cancel waits (WindowBackstop).
+        command.CommandTimeout = Math.Max(1, (int)Math.Ceiling((window + WindowBackstop).TotalSeconds));
+        using var windowEnd = new CancellationTokenSource(window, _time);
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(windowEnd.Token, cancellationToken);
+        var running = command.ExecuteNonQueryAsync(stop.Token);
         using var stopSampling = new CancellationTokenSource();
         var sampling = kind == OperationKind.Backup ? SamplePercentAsync(sessionId, stopSampling.Token) : Task.FromResult<IReadOnlyList<PercentSample>>([]);
         bool finished;
         try
         {
-            finished = await EndedAsync(running, kind).ConfigureAwait(false);
+            finished = await EndedAsync(running, kind, stop.Token).ConfigureAwait(false);
         }
         finally
         {
@@ -342,7 +349,7 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         }
 
         var (block, history) = finished && setName is { } name ? await BackupSetAsync(name, database, cancellationToken).ConfigureAwait(false) : (null, null);
-        return new TrialCapture(operation, block, clock.Elapsed.TotalSeconds, finished) { PercentSamples = percent, History = history };
+        return new TrialCapture(operation, block, _time.GetElapsedTime(started).TotalSeconds, finished) { PercentSamples = percent, History = history };
     }
 
     /// <summary>
@@ -397,12 +404,16 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
     }
 
     /// <summary>True when the BACKUP or RESTORE completed; false when it was stopped. A server error of its own fails the trial.</summary>
-    private static async Task<bool> EndedAsync(Task backup, OperationKind kind)
+    private static async Task<bool> EndedAsync(Task backup, OperationKind kind, CancellationToken stop)
     {
         try
         {
             await backup.ConfigureAwait(false);
             return true;
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+            return false;
         }
         catch (SqlException failure) when (IsStop(failure))
         {
@@ -414,8 +425,8 @@ public sealed class LiveTrialHost(SqlConnectionFactory factory, CaptureSessionSe
         }
     }
 
-    // The window's end is the driver's timeout (-2); a Cancel is error 0 "Operation cancelled by user"; either may come
-    // as the batch's own 3013/3204 when the server had already reported the abort.
+    // A cancel is error 0 "Operation cancelled by user" (or the task's own cancellation); the backstop's end is the
+    // driver's timeout (-2); either may come as the batch's own 3013/3204 when the server had already reported the abort.
     private static bool IsStop(SqlException failure) => failure.Number is SqlErrorNumbers.Timeout or 0 or 3013 or 3204;
 
     /// <summary>The cancel is confirmed only when the server no longer runs the BACKUP on that session.</summary>

@@ -17,6 +17,9 @@ public sealed class TrialOperationCapture : IOperationSink, IAsyncDisposable
     /// <summary>The session's MAX_DISPATCH_LATENCY (2 s) plus the file tail's poll (1 s), with a margin.</summary>
     public static readonly TimeSpan Settle = TimeSpan.FromSeconds(5);
 
+    /// <summary>How often a trial's operation is looked for while the session settles.</summary>
+    public static readonly TimeSpan Poll = TimeSpan.FromMilliseconds(200);
+
     /// <summary>How long a trial's operation is waited for at most, behind history the reader may still be reading.</summary>
     public static readonly TimeSpan Timeout = TimeSpan.FromSeconds(60);
 
@@ -100,7 +103,7 @@ public sealed class TrialOperationCapture : IOperationSink, IAsyncDisposable
                 }
             }
 
-            await Task.Delay(TimeSpan.FromMilliseconds(200), _time, cancellationToken).ConfigureAwait(false);
+            await Task.Delay(Poll, _time, cancellationToken).ConfigureAwait(false);
         }
     }
 

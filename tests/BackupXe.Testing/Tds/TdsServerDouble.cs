@@ -57,6 +57,8 @@ public sealed class TdsServerDouble : IAsyncDisposable
     private readonly ConcurrentQueue<TdsRequest> requests = new();
     private readonly ConcurrentBag<Task> connections = [];
     private readonly Task accepting;
+    private int stalled;
+    private int attentions;
 
     private TdsServerDouble(TdsScript script)
     {
@@ -96,6 +98,12 @@ public sealed class TdsServerDouble : IAsyncDisposable
     }
 
     public IReadOnlyList<TdsLogin> Logins => [.. logins];
+
+    /// <summary>Batches held in a <see cref="TdsResponse.Stall"/> right now, waiting for the client's ATTENTION.</summary>
+    public int Stalled => Volatile.Read(ref stalled);
+
+    /// <summary>ATTENTION messages received and acknowledged with DONE(ATTN) so far, on every connection.</summary>
+    public int Attentions => Volatile.Read(ref attentions);
 
     public IReadOnlyList<TdsRequest> Requests => [.. requests];
 
@@ -323,8 +331,23 @@ public sealed class TdsServerDouble : IAsyncDisposable
                 case TdsStep.Fed(var columns, var feed):
                     return await FeedAsync(columns, feed, tokens, writer, inbox, client, cancellationToken);
                 case TdsStep.Stall:
-                    await writer.SendAsync(tokens, endOfMessage: false, cancellationToken);
-                    return await WaitForAttentionAsync(inbox, cancellationToken) && await AcknowledgeAttentionAsync(writer, tokens, cancellationToken);
+                    // Only what the batch produced before it stalls goes out: a busy server sends no packet until it has a
+                    // token to send. An empty packet here ends the driver's asynchronous wait, and it then reads the rest
+                    // synchronously under its state object's lock, which SqlCommand.Cancel waits for (docs/development.md).
+                    if (tokens.Length > 0)
+                    {
+                        await writer.SendAsync(tokens, endOfMessage: false, cancellationToken);
+                    }
+
+                    Interlocked.Increment(ref stalled);
+                    try
+                    {
+                        return await WaitForAttentionAsync(inbox, cancellationToken) && await AcknowledgeAttentionAsync(writer, tokens, cancellationToken);
+                    }
+                    finally
+                    {
+                        Interlocked.Decrement(ref stalled);
+                    }
                 case TdsStep.Drop:
                     await writer.SendAsync(tokens, endOfMessage: false, cancellationToken);
                     Reset(client);
@@ -346,7 +369,7 @@ public sealed class TdsServerDouble : IAsyncDisposable
         return true;
     }
 
-    private static async Task<bool> StreamUntilAttentionAsync(TdsResultSet template, TimeSpan interval, TdsTokens tokens, TdsPacketWriter writer, ChannelReader<TdsMessage> inbox, CancellationToken cancellationToken)
+    private async Task<bool> StreamUntilAttentionAsync(TdsResultSet template, TimeSpan interval, TdsTokens tokens, TdsPacketWriter writer, ChannelReader<TdsMessage> inbox, CancellationToken cancellationToken)
     {
         tokens.ColumnMetadata(template.Columns);
         var index = 0;
@@ -380,7 +403,7 @@ public sealed class TdsServerDouble : IAsyncDisposable
     }
 
     /// <summary>Rows as the test writes them, each sent at once; ATTENTION ends it, a Drop resets the connection.</summary>
-    private static async Task<bool> FeedAsync(TdsResultSet set, ChannelReader<TdsFeedItem> feed, TdsTokens tokens, TdsPacketWriter writer, ChannelReader<TdsMessage> inbox, TcpClient client, CancellationToken cancellationToken)
+    private async Task<bool> FeedAsync(TdsResultSet set, ChannelReader<TdsFeedItem> feed, TdsTokens tokens, TdsPacketWriter writer, ChannelReader<TdsMessage> inbox, TcpClient client, CancellationToken cancellationToken)
     {
         tokens.ColumnMetadata(set.Columns);
         await writer.SendAsync(tokens, endOfMessage: false, cancellationToken);
@@ -444,8 +467,9 @@ public sealed class TdsServerDouble : IAsyncDisposable
     }
 
     /// <summary>DONE with the ATTN bit ends whatever was in flight ([MS-TDS] 2.2.1.7).</summary>
-    private static async Task<bool> AcknowledgeAttentionAsync(TdsPacketWriter writer, TdsTokens tokens, CancellationToken cancellationToken)
+    private async Task<bool> AcknowledgeAttentionAsync(TdsPacketWriter writer, TdsTokens tokens, CancellationToken cancellationToken)
     {
+        Interlocked.Increment(ref attentions);
         tokens.Done(0xFD, TdsDoneStatus.Attention, 0, 0);
         await writer.SendAsync(tokens, endOfMessage: true, cancellationToken);
         return true;

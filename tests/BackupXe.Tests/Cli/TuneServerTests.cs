@@ -1,5 +1,6 @@
 using System.CommandLine;
 using BackupXe.Cli.Commands;
+using BackupXe.SqlServer.Tuning;
 using BackupXe.Tests.Support;
 using BackupXe.Testing.Tds;
 using BackupXe.Tests.Tuning;
@@ -11,21 +12,19 @@ namespace BackupXe.Tests.Cli;
 /// <summary>
 /// <c>backupxe tune --execute</c> end to end through the real driver against the TDS double (<see cref="TuneOverTds"/>),
 /// whose trial backups follow the simulated server's model: the trials, the recommendation, the effective-options check,
-/// and the trial files kept and listed, at the end and on Ctrl-C. A double, not SQL Server.
+/// and the trial files kept and listed, at the end and on Ctrl-C. A double, not SQL Server. Each tune runs on a fake
+/// clock (<see cref="TuneRun"/>): a trial's window, the capture's polls and its settling pass without real waits, so
+/// the classes run side by side.
 /// </summary>
-[Collection(ConsoleCollection.Name)]
 public sealed class TuneServerTests
 {
-    public TuneServerTests() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
-
     [Fact]
     public async Task Execute_runs_captured_trials_through_the_driver_checks_effective_options_recommends_and_lists_the_kept_files()
     {
-        var (model, directories) = Shapes.Get("striping");
-        var tds = new TuneOverTds(model with { IgnoredOption = "BUFFERCOUNT" }, directories);
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        await using var tune = TuneRun.Start("striping", model => model with { IgnoredOption = "BUFFERCOUNT" });
+        var tds = tune.Tds;
 
-        var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--to", directories[1], "--window", "5s", "--time-budget", "2m");
+        var run = await tune.TuneAsync("--to", tune.Directories[0], "--to", tune.Directories[1], "--window", "5s", "--time-budget", "2m");
 
         Assert.True(run.ExitCode == 0, run.Error);
         Assert.True(tds.Backups.Count >= 5, string.Join("\n", tds.Backups));
@@ -49,19 +48,19 @@ public sealed class TuneServerTests
     [Fact]
     public async Task Without_backup_permission_nothing_runs_and_the_grant_is_named()
     {
-        await using var readBound = ReadBound.Start(tds => tds.BackupPermission = false);
+        await using var tune = TuneRun.Start(arrange: tds => tds.BackupPermission = false);
 
-        var run = await readBound.TuneAsync();
+        var run = await tune.TuneAsync();
 
         Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
-        Assert.Empty(readBound.Tds.Backups);
+        Assert.Empty(tune.Tds.Backups);
         Assert.Contains("The login lacks BACKUP DATABASE on [Sales]", run.Output, StringComparison.Ordinal);
     }
 
     [Fact]
     public async Task A_history_that_cannot_take_the_result_stops_the_tune_before_any_trial()
     {
-        await using var readBound = ReadBound.Start();
+        await using var tune = TuneRun.Start();
         using var folder = new TempDirectory();
         var foreign = folder.File("other.db");
         await using (var connection = new Microsoft.Data.Sqlite.SqliteConnection($"Data Source={foreign};Pooling=False"))
@@ -72,20 +71,20 @@ public sealed class TuneServerTests
             await command.ExecuteNonQueryAsync();
         }
 
-        var run = await readBound.TuneAsync("--history", foreign);
+        var run = await tune.TuneAsync("--history", foreign);
 
         Assert.Equal(1, run.ExitCode);
-        Assert.Empty(readBound.Tds.Backups);
+        Assert.Empty(tune.Tds.Backups);
         Assert.Contains("another program's SQLite database", run.Error, StringComparison.Ordinal);
     }
 
     [Fact]
     public async Task Without_create_database_no_trial_runs_and_the_grant_is_named()
     {
-        await using var readBound = ReadBound.Start(tds => tds.RestorePermission = false);
-        var tds = readBound.Tds;
+        await using var tune = TuneRun.Start(arrange: tds => tds.RestorePermission = false);
+        var tds = tune.Tds;
 
-        var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
+        var run = await tune.TuneAsync("--window", "5s", "--time-budget", "1m",
             "--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch");
 
         Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
@@ -100,15 +99,15 @@ public sealed class TuneServerTests
     [InlineData(true, "INSERT", "GRANT INSERT, SELECT ON [dbo].[tune_runs] TO [tuner]]x];")]
     public async Task Without_the_permission_the_central_table_needs_nothing_runs_and_the_grant_is_named(bool tableExists, string missing, string grant)
     {
-        await using var readBound = ReadBound.Start(tds =>
+        await using var tune = TuneRun.Start(arrange: tds =>
         {
             tds.TuneTableExists = tableExists;
             tds.RepositoryGrants.Remove(missing);
         });
-        var tds = readBound.Tds;
+        var tds = tune.Tds;
 
-        var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
-            "--history-server", readBound.Server.Server, "--history-database", "BackupXe History");
+        var run = await tune.TuneAsync("--window", "5s", "--time-budget", "1m",
+            "--history-server", tune.Server.Server, "--history-database", "BackupXe History");
 
         Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
         Assert.Equal(["ready"], tds.Order);
@@ -121,11 +120,11 @@ public sealed class TuneServerTests
     [Fact]
     public async Task A_url_without_its_credential_refuses_the_tune_before_any_trial_naming_the_create_credential()
     {
-        var tds = new TuneOverTds(Shapes.UrlBlockBlob(), Shapes.BlobContainers);
-        tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials", "SHARED ACCESS SIGNATURE"));
-        await using var server = TdsServerDouble.Start(tds.Sql.Script);
+        await using var tune = TuneRun.Start(Shapes.UrlBlockBlob(), Shapes.BlobContainers,
+            tds => tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials", "SHARED ACCESS SIGNATURE")));
+        var tds = tune.Tds;
 
-        var run = await TuneAsync(server, CancellationToken.None, "--to", Shapes.BlobContainers[0], "--to", Shapes.BlobContainers[1], "--window", "5s", "--time-budget", "2m");
+        var run = await tune.TuneAsync("--to", Shapes.BlobContainers[0], "--to", Shapes.BlobContainers[1], "--window", "5s", "--time-budget", "2m");
 
         Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
         Assert.Empty(tds.Backups);
@@ -137,32 +136,29 @@ public sealed class TuneServerTests
     [Fact]
     public async Task History_server_without_history_database_is_a_usage_error()
     {
-        await using var readBound = ReadBound.Start();
+        await using var tune = TuneRun.Start();
 
-        var run = await readBound.TuneAsync("--history-server", readBound.Server.Server);
+        var run = await tune.TuneAsync("--history-server", tune.Server.Server);
 
         Assert.Equal(1, run.ExitCode);
-        Assert.Empty(readBound.Tds.Order);
+        Assert.Empty(tune.Tds.Order);
         Assert.Contains("--history-server and --history-database go together", run.Error, StringComparison.Ordinal);
     }
 
-    /// <summary>Restore trials into scratch databases: about as long as a whole tune. A class of its own, so that it waits on its trials' windows beside the others.</summary>
-    [Collection(ConsoleCollection.Name)]
+    /// <summary>Restore trials into scratch databases: about as long as a whole tune.</summary>
     public sealed class RestoreTrials
     {
-        public RestoreTrials() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
-
         [Fact]
         public async Task Restore_trials_restore_into_new_scratch_databases_drop_each_report_zeroing_and_never_reuse_a_taken_name()
         {
-            await using var readBound = ReadBound.Start(tds =>
+            await using var tune = TuneRun.Start(arrange: tds =>
             {
                 tds.TakenScratchTrial = 4;
                 tds.Sql.InstantFileInitialization = "N";
             });
-            var tds = readBound.Tds;
+            var tds = tune.Tds;
 
-            var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "3m",
+            var run = await tune.TuneAsync("--window", "5s", "--time-budget", "3m",
                 "--restore", "--restore-from", @"Z:\Nightly\Sales'full.bak", "--scratch-dir", @"X:\Scratch");
 
             // Three trials ran (defaults twice, to learn the noise, then 4 MB transfers, then 32 buffers, each gaining far
@@ -199,22 +195,22 @@ public sealed class TuneServerTests
         }
     }
 
-    /// <summary>The central table taking the restore trials' columns, with restore trials. A class of its own, so that it waits on its trials' windows beside the others.</summary>
-    [Collection(ConsoleCollection.Name)]
+    /// <summary>The central table taking the restore trials' columns, with restore trials.</summary>
     public sealed class CentralTableMigration
     {
-        public CentralTableMigration() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
-
         [Fact]
         public async Task With_restore_trials_a_central_table_from_before_them_gets_its_columns_after_alter_is_checked_and_keeps_the_restore_trials()
         {
-            var (model, directories) = Shapes.Get("read-bound");
-            var tds = new TuneOverTds(model, directories) { TuneTableExists = true, TuneTableRestoreColumns = false };
-            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+            await using var tune = TuneRun.Start(arrange: tds =>
+            {
+                tds.TuneTableExists = true;
+                tds.TuneTableRestoreColumns = false;
+            });
+            var tds = tune.Tds;
 
-            var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "2m",
+            var run = await tune.TuneAsync("--window", "5s", "--time-budget", "2m",
                 "--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch",
-                "--history-server", server.Server, "--history-database", "BackupXe History");
+                "--history-server", tune.Server.Server, "--history-database", "BackupXe History");
 
             Assert.True(run.ExitCode == 0, run.Error + run.Output);
             Assert.Equal(["ready", "alter"], tds.Order.Take(2));
@@ -233,20 +229,17 @@ public sealed class TuneServerTests
         }
     }
 
-    /// <summary>The central table created or refused around a whole tune. A class of its own, so that it waits on its trials' windows beside the others.</summary>
-    [Collection(ConsoleCollection.Name)]
+    /// <summary>The central table created or refused around a whole tune.</summary>
     public sealed class CentralTable
     {
-        public CentralTable() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
-
         [Fact]
         public async Task The_central_tune_table_is_created_only_after_its_permissions_are_read_before_any_trial_and_takes_the_result()
         {
-            await using var readBound = ReadBound.Start();
-            var tds = readBound.Tds;
+            await using var tune = TuneRun.Start();
+            var tds = tune.Tds;
 
-            var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
-                "--history-server", readBound.Server.Server, "--history-database", "BackupXe History", "--instance", "PROD]01");
+            var run = await tune.TuneAsync("--window", "5s", "--time-budget", "1m",
+                "--history-server", tune.Server.Server, "--history-database", "BackupXe History", "--instance", "PROD]01");
 
             Assert.True(run.ExitCode == 0, run.Error + run.Output);
             Assert.Equal(["ready", "create"], tds.Order.Take(2));
@@ -269,14 +262,17 @@ public sealed class TuneServerTests
         [InlineData(false)]
         public async Task A_central_table_from_before_the_restore_columns_without_alter_refuses_a_restore_tune_and_takes_a_backup_tune_as_it_is(bool restore)
         {
-            var (model, directories) = Shapes.Get("read-bound");
-            var tds = new TuneOverTds(model, directories) { TuneTableExists = true, TuneTableRestoreColumns = false };
-            tds.RepositoryGrants.Remove("ALTER TABLE");
-            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+            await using var tune = TuneRun.Start(arrange: tds =>
+            {
+                tds.TuneTableExists = true;
+                tds.TuneTableRestoreColumns = false;
+                tds.RepositoryGrants.Remove("ALTER TABLE");
+            });
+            var tds = tune.Tds;
             string[] restoreArguments = restore ? ["--restore", "--restore-from", @"Z:\Sales.bak", "--scratch-dir", @"X:\Scratch"] : [];
 
-            var run = await TuneAsync(server, CancellationToken.None, ["--to", directories[0], "--window", "5s", "--time-budget", "1m",
-                .. restoreArguments, "--history-server", server.Server, "--history-database", "BackupXe History"]);
+            var run = await tune.TuneAsync(["--window", "5s", "--time-budget", "1m",
+                .. restoreArguments, "--history-server", tune.Server.Server, "--history-database", "BackupXe History"]);
 
             Assert.Empty(tds.TuneTableDdl);
             Assert.DoesNotContain("alter", tds.Order);
@@ -297,21 +293,20 @@ public sealed class TuneServerTests
         }
     }
 
-    /// <summary>Trials to URL striped over blobs. A class of its own, so that it waits on its trials' windows beside the others.</summary>
-    [Collection(ConsoleCollection.Name)]
+    /// <summary>Trials to URL striped over blobs.</summary>
     public sealed class TrialsToUrl
     {
-        public TrialsToUrl() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
-
         [Fact]
         public async Task Trials_to_url_run_through_the_driver_striped_over_enough_blobs_and_every_blob_is_listed_not_deleted()
         {
-            var tds = new TuneOverTds(Shapes.UrlBlockBlob(), Shapes.BlobContainers);
-            tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials", "SHARED ACCESS SIGNATURE"));
-            tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials2", "SHARED ACCESS SIGNATURE"));
-            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+            await using var tune = TuneRun.Start(Shapes.UrlBlockBlob(), Shapes.BlobContainers, tds =>
+            {
+                tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials", "SHARED ACCESS SIGNATURE"));
+                tds.Credentials.Add(("https://backupxe.blob.core.windows.net/trials2", "SHARED ACCESS SIGNATURE"));
+            });
+            var tds = tune.Tds;
 
-            var run = await TuneAsync(server, CancellationToken.None, "--to", Shapes.BlobContainers[0], "--to", Shapes.BlobContainers[1], "--window", "5s", "--time-budget", "2m");
+            var run = await tune.TuneAsync("--to", Shapes.BlobContainers[0], "--to", Shapes.BlobContainers[1], "--window", "5s", "--time-budget", "2m");
 
             Assert.True(run.ExitCode == 0, run.Error + run.Output);
             var toUrl = tds.Backups.Where(sql => !sql.Contains("N'NUL'", StringComparison.Ordinal)).ToList();
@@ -328,21 +323,17 @@ public sealed class TuneServerTests
         }
     }
 
-    /// <summary>Sparse progress on a large database, and Ctrl-C with JSON output. A class of its own, so that it waits on its trials' windows beside the others.</summary>
-    [Collection(ConsoleCollection.Name)]
+    /// <summary>Sparse progress on a large database, and Ctrl-C with JSON output.</summary>
     public sealed class SparseProgressAndJson
     {
-        public SparseProgressAndJson() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
-
         [Fact]
         public async Task On_1_TB_with_sparse_progress_the_json_takes_rates_from_percent_complete_and_carries_the_kept_files()
         {
             // 1% of 1 TB is 10 GB: a 5 s window holds no percent line, so percent_complete, read every second, gives the rate.
-            var (model, directories) = Shapes.Get("s08-level-off");
-            var tds = new TuneOverTds(model with { DatabaseBytes = 1L << 40 }, directories) { SparseProgress = true };
-            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+            await using var tune = TuneRun.Start("s08-level-off", model => model with { DatabaseBytes = 1L << 40 }, tds => tds.SparseProgress = true);
+            var tds = tune.Tds;
 
-            var run = await TuneAsync(server, CancellationToken.None, "--to", directories[0], "--window", "5s", "--time-budget", "1m", "--format", "json");
+            var run = await tune.TuneAsync("--window", "5s", "--time-budget", "1m", "--format", "json");
 
             Assert.True(run.ExitCode is 0 or TuneCommand.Refused, run.Error);
             using var json = System.Text.Json.JsonDocument.Parse(run.Output);
@@ -360,22 +351,12 @@ public sealed class TuneServerTests
         [Fact]
         public async Task Ctrl_c_with_json_output_still_writes_one_json_object_with_the_kept_files()
         {
-            var (model, directories) = Shapes.Get("buffer-count-table");
-            var tds = new TuneOverTds(model, directories);
-            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+            await using var tune = TuneRun.Start("buffer-count-table");
+            var tds = tune.Tds;
             using var cancel = new CancellationTokenSource();
-            tds.Sql.Script.On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), request =>
-            {
-                var response = tds.Answer(request);
-                if (tds.FilesWritten.Count > 0)
-                {
-                    cancel.CancelAfter(TimeSpan.FromSeconds(1));
-                }
+            _ = tune.CtrlCOneSecondIntoTheFirstTrialToAFile(cancel);
 
-                return response;
-            });
-
-            var run = await TuneAsync(server, cancel.Token, "--to", directories[0], "--window", "5s", "--time-budget", "2m", "--format", "json");
+            var run = await tune.TuneAsync(cancel.Token, "--window", "5s", "--time-budget", "2m", "--format", "json");
 
             Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
             using var json = System.Text.Json.JsonDocument.Parse(run.Output[run.Output.IndexOf('{', StringComparison.Ordinal)..]);
@@ -385,34 +366,22 @@ public sealed class TuneServerTests
         }
     }
 
-    /// <summary>Ctrl-C during a trial, a refused directory and a stated free space. A class of its own, so that it waits on its trials' windows beside the others.</summary>
-    [Collection(ConsoleCollection.Name)]
+    /// <summary>Ctrl-C during a trial, a refused directory and a stated free space.</summary>
     public sealed class StoppedOrOverridden
     {
-        public StoppedOrOverridden() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
-
         [Fact]
         public async Task Ctrl_c_stops_the_running_trial_confirms_it_ended_and_lists_its_files()
         {
-            var (model, directories) = Shapes.Get("buffer-count-table");
-            var tds = new TuneOverTds(model, directories);
-            await using var server = TdsServerDouble.Start(tds.Sql.Script);
+            await using var tune = TuneRun.Start("buffer-count-table");
+            var tds = tune.Tds;
             using var cancel = new CancellationTokenSource();
-            tds.Sql.Script.On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), request =>
-            {
-                var response = tds.Answer(request);
-                if (tds.FilesWritten.Count > 0)
-                {
-                    // The first trial to a file: Ctrl-C while it runs.
-                    cancel.CancelAfter(TimeSpan.FromSeconds(1));
-                }
+            var ctrlC = tune.CtrlCOneSecondIntoTheFirstTrialToAFile(cancel);
 
-                return response;
-            });
-
-            var run = await TuneAsync(server, cancel.Token, "--to", directories[0], "--window", "5s", "--time-budget", "2m");
+            var run = await tune.TuneAsync(cancel.Token, "--window", "5s", "--time-budget", "2m");
 
             Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
+            // The trial stopped at the Ctrl-C, not at its window's end 4 s later: its stop was confirmed at once.
+            Assert.True(tds.StopCheckTimes[^1] - await ctrlC < TimeSpan.FromSeconds(1), $"Ctrl-C at {await ctrlC:HH:mm:ss.fff}, stop confirmed at {tds.StopCheckTimes[^1]:HH:mm:ss.fff}");
             Assert.Contains("tune cancelled: the running trial backup was stopped", run.Error, StringComparison.Ordinal);
             var file = Assert.Single(tds.FilesWritten);
             Assert.Contains("Trial files kept on the server: 1,", run.Output, StringComparison.Ordinal);
@@ -423,28 +392,28 @@ public sealed class TuneServerTests
         [Fact]
         public async Task A_directory_on_a_volume_without_database_files_is_refused_with_the_reason()
         {
-            await using var readBound = ReadBound.Start(tds => tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\"));
+            await using var tune = TuneRun.Start(arrange: tds => tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\"));
 
-            var run = await readBound.TuneAsync("--window", "5s");
+            var run = await tune.TuneAsync("--window", "5s");
 
             Assert.True(run.ExitCode == TuneCommand.Refused, run.Error + run.Output);
-            Assert.All(readBound.Tds.Backups, sql => Assert.Contains("TO DISK = N'NUL'", sql, StringComparison.Ordinal));
+            Assert.All(tune.Tds.Backups, sql => Assert.Contains("TO DISK = N'NUL'", sql, StringComparison.Ordinal));
             Assert.Contains("no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
         }
 
         [Fact]
         public async Task A_stated_free_space_overrides_the_refusal_says_so_and_the_result_goes_to_the_history()
         {
-            await using var readBound = ReadBound.Start(tds => tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\"));
+            await using var tune = TuneRun.Start(arrange: tds => tds.Volumes.RemoveAll(v => v.MountPoint == @"X:\"));
             using var folder = new TempDirectory();
             var history = folder.File("history.db");
 
-            var run = await readBound.TuneAsync("--window", "5s", "--time-budget", "1m",
-                "--free-space-mb", readBound.Directory + "=104857600", "--history", history, "--instance", "SQL01");
+            var run = await tune.TuneAsync("--window", "5s", "--time-budget", "1m",
+                "--free-space-mb", tune.Directories[0] + "=104857600", "--history", history, "--instance", "SQL01");
 
             Assert.True(run.ExitCode == 0, run.Error + run.Output);
-            Assert.NotEmpty(readBound.Tds.FilesWritten);
-            Assert.Contains($"Free-space check overridden: {readBound.Directory}: the server cannot report its free space (no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
+            Assert.NotEmpty(tune.Tds.FilesWritten);
+            Assert.Contains($"Free-space check overridden: {tune.Directories[0]}: the server cannot report its free space (no database file of this instance is on its volume", run.Output, StringComparison.Ordinal);
             Assert.Contains("is stored in the history", run.Error, StringComparison.Ordinal);
 
             var listed = await CliRun.RunAsync("history", "tunes", "--path", history, "--database", "sales");
@@ -454,43 +423,104 @@ public sealed class TuneServerTests
         }
     }
 
-    /// <summary>The read-bound shape's double, changed by the test before it starts, and tune --execute run to its one directory.</summary>
-    private sealed class ReadBound : IAsyncDisposable
+    /// <summary>
+    /// A shape's double, changed by the test before it starts, and <c>tune --execute</c> run against it on a fake clock
+    /// (the one arrange block every test here shares). The clock moves to its next timer only once every part of the
+    /// tune that waits on it has armed its timer (<see cref="Settled"/>): it never outruns a round trip to the double.
+    /// </summary>
+    private sealed class TuneRun : IAsyncDisposable
     {
-        private ReadBound(TuneOverTds tds, string directory)
+        private TuneRun(FakeClock clock, TuneOverTds tds, IReadOnlyList<string> directories)
         {
+            Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+            Clock = clock;
             Tds = tds;
-            Directory = directory;
+            Directories = directories;
             Server = TdsServerDouble.Start(tds.Sql.Script);
         }
 
+        public FakeClock Clock { get; }
+
         public TuneOverTds Tds { get; }
 
-        public string Directory { get; }
+        public IReadOnlyList<string> Directories { get; }
 
         public TdsServerDouble Server { get; }
 
-        public static ReadBound Start(Action<TuneOverTds>? arrange = null)
+        public static TuneRun Start(string shape = "read-bound", Func<ServerModel, ServerModel>? model = null, Action<TuneOverTds>? arrange = null)
         {
-            var (model, directories) = Shapes.Get("read-bound");
-            var tds = new TuneOverTds(model, directories);
-            arrange?.Invoke(tds);
-            return new ReadBound(tds, directories[0]);
+            var (shaped, directories) = Shapes.Get(shape);
+            return Start(model?.Invoke(shaped) ?? shaped, directories, arrange);
         }
 
-        public Task<CliRun> TuneAsync(params string[] extra) => TuneServerTests.TuneAsync(Server, CancellationToken.None, ["--to", Directory, .. extra]);
+        public static TuneRun Start(ServerModel model, IReadOnlyList<string> directories, Action<TuneOverTds>? arrange = null)
+        {
+            var clock = new FakeClock();
+            var tds = new TuneOverTds(model, directories) { Time = clock };
+            arrange?.Invoke(tds);
+            return new TuneRun(clock, tds, directories);
+        }
+
+        /// <summary>The tune, to the shape's first directory unless <paramref name="extra"/> names its own <c>--to</c>.</summary>
+        public Task<CliRun> TuneAsync(params string[] extra) => TuneAsync(CancellationToken.None, extra);
+
+        public async Task<CliRun> TuneAsync(CancellationToken cancellationToken, params string[] extra)
+        {
+            var output = new StringWriter();
+            var error = new StringWriter();
+            var console = CliRun.Captured(output, error) with { Time = Clock };
+            var root = new RootCommand { TuneCommand.Create(console) };
+            string[] to = extra.Contains("--to") ? [] : ["--to", Directories[0]];
+            string[] args = ["tune", .. TdsClient.CliArguments(Server), "--database", "Sales", "--execute", .. to, .. extra];
+            var running = root.Parse(args).InvokeAsync(BackupXe.Cli.Program.Invocation(console), cancellationToken);
+            var exit = await ClockDriver.UntilDoneAsync(Clock, running, Settled, TimeSpan.FromHours(6), TimeSpan.FromMinutes(2), State);
+            return new CliRun(exit, output.ToString(), error.ToString());
+        }
+
+        /// <summary>Ctrl-C one second (of the fake clock) into the first trial to a file; the task gives the server's time of it.</summary>
+        public Task<DateTime> CtrlCOneSecondIntoTheFirstTrialToAFile(CancellationTokenSource cancel)
+        {
+            var pressed = new TaskCompletionSource<DateTime>(TaskCreationOptions.RunContinuationsAsynchronously);
+            var armed = 0;
+            Tds.Sql.Script.On(r => r.Text.StartsWith("BACKUP DATABASE", StringComparison.Ordinal), request =>
+            {
+                var response = Tds.Answer(request);
+                if (Tds.FilesWritten.Count > 0 && Interlocked.Exchange(ref armed, 1) == 0)
+                {
+                    _ = Task.Delay(TimeSpan.FromSeconds(1), Clock).ContinueWith(_ =>
+                    {
+                        pressed.TrySetResult(Clock.GetUtcNow().UtcDateTime);
+                        cancel.Cancel();
+                    }, TaskScheduler.Default);
+                }
+
+                return response;
+            });
+            return pressed.Task;
+        }
 
         public ValueTask DisposeAsync() => Server.DisposeAsync();
-    }
 
-    private static async Task<CliRun> TuneAsync(TdsServerDouble server, CancellationToken cancellationToken, params string[] extra)
-    {
-        var output = new StringWriter();
-        var error = new StringWriter();
-        var console = CliRun.Captured(output, error);
-        var root = new RootCommand { TuneCommand.Create(console) };
-        string[] args = ["tune", .. TdsClient.CliArguments(server), "--database", "Sales", "--execute", .. extra];
-        var exit = await root.Parse(args).InvokeAsync(BackupXe.Cli.Program.Invocation(console), cancellationToken);
-        return new CliRun(exit, output.ToString(), error.ToString());
+        /// <summary>
+        /// Every part of the tune that waits on the clock has armed its timer: the capture's tail, once a trial has begun;
+        /// while a trial's BACKUP or RESTORE runs (stalled at the double), its window and, a BACKUP, its percent_complete
+        /// sampling once it has read once; after a trial, the capture looking for its operation, whose poll is the next
+        /// timer. Anything short of that is a round trip to the double, which the clock must not outrun (a trial on its
+        /// way to the double has armed its window already: that alone is not a reason to move).
+        /// </summary>
+        private bool Settled()
+        {
+            var tail = Tds.Backups.Count + Tds.Restores.Count > 0 ? 1 : 0;
+            if (Server.Stalled > 0)
+            {
+                return Tds.BackupRunning
+                    ? Tds.PercentQueriesOfThisTrial > 0 && Clock.PendingTimers >= tail + 2
+                    : Clock.PendingTimers >= tail + 1;
+            }
+
+            return Clock.PendingTimers >= tail + 1 && Clock.UntilNextTimer <= TrialOperationCapture.Poll;
+        }
+
+        private string State() => $"{Clock.PendingTimers} timers, {Server.Stalled} stalled, {Tds.Events.Reads} event file reads, {Tds.PercentQueriesOfThisTrial} percent reads of this trial, last request: {Server.Requests.LastOrDefault()?.Text.Split('\n')[0]}";
     }
 }

@@ -3,6 +3,7 @@ using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
 using BackupXe.Testing.Tds;
+using BackupXe.Tests.Support;
 using Microsoft.Data.SqlClient;
 using Xunit;
 
@@ -186,6 +187,62 @@ public class TdsServerDoubleTests
         // Then
         Assert.Equal(SqlErrorNumbers.Timeout, failure.Number);
         Assert.Equal(LiveFailureKind.Transient, new SqlFailureClassifier().Classify(failure));
+        await using var next = new SqlCommand("SELECT 1;", connection);
+        Assert.Equal(1, await next.ExecuteScalarAsync());
+    }
+
+    /// <summary>How a test stops a stalled command: the token it passed, SqlCommand.Cancel, or the token on a fake clock.</summary>
+    public enum StopBy
+    {
+        Token,
+        CancelFromAnotherThread,
+        TokenOnFakeClock,
+    }
+
+    /// <summary>
+    /// A BACKUP that has sent nothing yet, stopped while ExecuteNonQueryAsync waits on it: the driver sends ATTENTION, the
+    /// double acknowledges it with DONE(ATTN), and the command ends at once as "Operation cancelled by user" with the
+    /// connection still usable. Once any packet of the response has arrived (the double used to send an empty one before
+    /// stalling; a STATS message does the same) the driver reads the rest synchronously under its state object's lock,
+    /// and a Cancel waits for that lock until the command timeout (docs/development.md, "Stopping a running command").
+    /// </summary>
+    [Theory]
+    [InlineData(StopBy.Token)]
+    [InlineData(StopBy.CancelFromAnotherThread)]
+    [InlineData(StopBy.TokenOnFakeClock)]
+    public async Task A_stalled_command_stopped_while_it_waits_sends_attention_ends_at_once_and_the_connection_stays_usable(StopBy stopBy)
+    {
+        // Given: a command timeout far beyond the test, so only the stop can end the command
+        var script = new TdsScript()
+            .On("BACKUP DATABASE", new TdsResponse().Stall())
+            .On("SELECT 1", TdsResponse.Of(new TdsResultSet(TdsColumn.Int("one")).Row(1)));
+        await using var server = TdsServerDouble.Start(script);
+        await using var connection = await new SqlConnectionFactory(TdsClient.Settings(server, commandTimeoutSeconds: 600)).OpenAsync(CancellationToken.None);
+        await using var command = new SqlCommand("BACKUP DATABASE [Sales] TO DISK = N'NUL' WITH COPY_ONLY, STATS = 5;", connection) { CommandTimeout = 600 };
+        var clock = new FakeClock();
+        using var stop = stopBy == StopBy.TokenOnFakeClock ? new CancellationTokenSource(TimeSpan.FromSeconds(5), clock) : new CancellationTokenSource();
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        var running = command.ExecuteNonQueryAsync(stopBy == StopBy.CancelFromAnotherThread ? CancellationToken.None : stop.Token);
+        while (server.Stalled == 0)
+        {
+            await Task.Delay(1);
+        }
+
+        // When
+        var stopping = stopBy switch
+        {
+            StopBy.Token => stop.CancelAsync(),
+            StopBy.CancelFromAnotherThread => Task.Run(command.Cancel),
+            _ => Task.Run(() => clock.Advance(TimeSpan.FromSeconds(5))), // the timer fires the cancel on the thread that moves the clock
+        };
+        var failure = await Record.ExceptionAsync(() => running.WaitAsync(TimeSpan.FromSeconds(60)));
+        await stopping.WaitAsync(TimeSpan.FromSeconds(60));
+
+        // Then
+        Assert.True(failure is SqlException { Number: 0 } or OperationCanceledException, failure?.ToString());
+        Assert.True(watch.Elapsed < TimeSpan.FromSeconds(20), $"the stop took {watch.Elapsed}");
+        Assert.Equal(1, server.Attentions);
+        Assert.Equal(0, server.Stalled);
         await using var next = new SqlCommand("SELECT 1;", connection);
         Assert.Equal(1, await next.ExecuteScalarAsync());
     }

@@ -30,6 +30,38 @@ internal static class ClockDriver
     }
 
     /// <summary>
+    /// As <see cref="UntilDoneAsync{T}(FakeClock, Task{T}, Func{bool}, TimeSpan)"/>, for code that spends most of its real
+    /// time on round trips (a whole CLI run against the TDS double): it pauses a millisecond between checks instead of
+    /// spinning, and a run that stays unsettled for <paramref name="stuckAfter"/> of real time fails with
+    /// <paramref name="state"/> instead of hanging.
+    /// </summary>
+    public static async Task<T> UntilDoneAsync<T>(FakeClock clock, Task<T> run, Func<bool> settled, TimeSpan limit, TimeSpan stuckAfter, Func<string> state)
+    {
+        var unsettledSince = System.Diagnostics.Stopwatch.StartNew();
+        while (!run.IsCompleted)
+        {
+            if (clock.Elapsed > limit)
+            {
+                throw new TimeoutException($"Not done after {limit} of fake time: {state()}");
+            }
+
+            if (settled() && clock.UntilNextTimer is { } next)
+            {
+                clock.Advance(next > TimeSpan.Zero ? next : TimeSpan.Zero);
+                unsettledSince.Restart();
+            }
+            else if (unsettledSince.Elapsed > stuckAfter)
+            {
+                throw new TimeoutException($"Not settled for {stuckAfter} of real time at {clock.Elapsed} of fake time: {state()}");
+            }
+
+            await Task.WhenAny(run, Task.Delay(1));
+        }
+
+        return await run;
+    }
+
+    /// <summary>
     /// Advances <paramref name="clock"/> by <paramref name="step"/> until <paramref name="done"/> or <paramref name="limit"/>
     /// of fake time. After each step it waits (in real time, at most <paramref name="settleWithin"/>, 50 ms unless given)
     /// until <paramref name="settled"/> holds, so a reader waiting on the clock has armed its timers before the clock moves again.

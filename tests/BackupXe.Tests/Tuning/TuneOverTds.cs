@@ -54,7 +54,7 @@ internal sealed partial class TuneOverTds
                 lock (_gate)
                 {
                     _sessionId = ++_nextSessionId;
-                    return TdsResponse.Of(new TdsResultSet(TdsColumn.SmallInt("session_id"), TdsColumn.DateTime2("server_utc")).Row((short)_sessionId, DateTime.UtcNow));
+                    return TdsResponse.Of(new TdsResultSet(TdsColumn.SmallInt("session_id"), TdsColumn.DateTime2("server_utc")).Row((short)_sessionId, Now));
                 }
             })
             .On("r.session_id = @session_id", request =>
@@ -62,6 +62,7 @@ internal sealed partial class TuneOverTds
                 lock (_gate)
                 {
                     StopChecks++;
+                    StopCheckTimes.Add(Now);
                     return TdsResponse.Of(new TdsResultSet(TdsColumn.Int("running")).Row(0));
                 }
             })
@@ -72,9 +73,10 @@ internal sealed partial class TuneOverTds
                 {
                     var set = new TdsResultSet(TdsColumn.Real("percent_complete"), TdsColumn.DateTime2("server_utc"));
                     PercentQueries++;
+                    PercentQueriesOfThisTrial++;
                     var session = Convert.ToInt32(request.Parameters["@session_id"], CultureInfo.InvariantCulture);
                     return TdsResponse.Of(_running.TryGetValue(session, out var backup)
-                        ? set.Row((float)Math.Min(100, (DateTime.UtcNow - backup.Started).TotalSeconds * backup.Rate * ServerModel.MB * 100 / _model.DatabaseBytes), DateTime.UtcNow)
+                        ? set.Row((float)Math.Min(100, (Now - backup.Started).TotalSeconds * backup.Rate * ServerModel.MB * 100 / _model.DatabaseBytes), Now)
                         : set);
                 }
             })
@@ -221,12 +223,13 @@ internal sealed partial class TuneOverTds
         lock (_gate)
         {
             session = _sessionId;
+            BackupRunning = false;
             Restores.Add(sql);
             Databases.Add(database);
         }
 
         var events = new List<string>();
-        var at = DateTime.UtcNow;
+        var at = Now;
         void Message(double seconds, string text) => events.Add(Trace(at.AddSeconds(seconds), session, text, database, restore: true));
         Message(0, "RESTORE DATABASE started");
         Message(0.01, "Backup/Restore buffer configuration parameters");
@@ -286,6 +289,11 @@ internal sealed partial class TuneOverTds
 
     public ScriptedSqlServer Sql { get; } = new();
 
+    /// <summary>The server's clock (SYSUTCDATETIME, the events' timestamps, percent_complete): the test's fake clock when the tune runs on it.</summary>
+    public TimeProvider Time { get; init; } = TimeProvider.System;
+
+    private DateTime Now => Time.GetUtcNow().UtcDateTime;
+
     public ScriptedEventFile Events { get; } = ScriptedEventFile.Of([], 100, 1000);
 
     public bool BackupPermission { get; set; } = true;
@@ -304,19 +312,28 @@ internal sealed partial class TuneOverTds
 
     public List<string> Backups { get; } = [];
 
+    /// <summary>The latest trial is a BACKUP (its percent_complete is sampled while it runs), not a RESTORE.</summary>
+    public bool BackupRunning { get; private set; }
+
     /// <summary>Each trial file the double's server "created".</summary>
     public List<string> FilesWritten { get; } = [];
 
     public int StopChecks { get; private set; }
 
+    /// <summary>When each stop check came, on the server's clock: right after the trial it confirms was stopped.</summary>
+    public List<DateTime> StopCheckTimes { get; } = [];
+
     /// <summary>How many times the trial's percent_complete was read.</summary>
     public int PercentQueries { get; private set; }
+
+    /// <summary>How many times percent_complete was read since the latest trial BACKUP started.</summary>
+    public int PercentQueriesOfThisTrial { get; private set; }
 
     /// <summary>
     /// The capture holds percent lines only where each 1% of the database is crossed (no throughput event, as on a
     /// large database): a short window holds one or none.
     /// </summary>
-    public bool SparseProgress { get; init; }
+    public bool SparseProgress { get; set; }
 
     private readonly Dictionary<int, (DateTime Started, double Rate)> _running = [];
 
@@ -337,6 +354,8 @@ internal sealed partial class TuneOverTds
         lock (_gate)
         {
             session = _sessionId;
+            BackupRunning = true;
+            PercentQueriesOfThisTrial = 0;
             Backups.Add(sql);
             Order.Add("backup");
             if (!toNul)
@@ -350,7 +369,7 @@ internal sealed partial class TuneOverTds
         var effective = _model.Effective(options, toNul);
         lock (_gate)
         {
-            _running[session] = (DateTime.UtcNow, rate);
+            _running[session] = (Now, rate);
         }
 
         Events.Append(Capture(session, devices, effective, rate, limit, options.Compression ?? _model.CompressionDefault));
@@ -362,7 +381,7 @@ internal sealed partial class TuneOverTds
     private List<string> Capture(int session, IReadOnlyList<string> devices, (int BufferCount, long MaxTransferSize, int BlockSize, bool Compression, string Algorithm) effective, double rate, string limit, bool compression)
     {
         var events = new List<string>();
-        var at = DateTime.UtcNow;
+        var at = Now;
         void Message(double seconds, string text) => events.Add(Trace(at.AddSeconds(seconds), session, text));
         var total = (long)(effective.BufferCount * effective.MaxTransferSize * _model.ReportedBufferRatio);
         Message(0, "BACKUP DATABASE started");
