@@ -257,7 +257,7 @@ public class TdsServerDoubleTests
 
         // When
         var seen = 0;
-        var failure = await Assert.ThrowsAsync<SqlException>(async () =>
+        var failure = await Record.ExceptionAsync(async () =>
         {
             await using var command = new SqlCommand("SELECT n FROM t;", connection);
             await using var reader = await command.ExecuteReaderAsync();
@@ -267,10 +267,23 @@ public class TdsServerDoubleTests
             }
         });
 
-        // Then
-        Assert.Equal(0, failure.Number);
-        Assert.Equal(20, failure.Class);
-        Assert.Equal(LiveFailureKind.Transient, new SqlFailureClassifier().Classify(failure));
+        // Then the driver reports the reset as number 0, class 20; on a loaded machine it has now and then (2 runs in
+        // 10 beside the tune tests) seen the close first and said "The connection is closed." instead. Either is transient.
+        switch (failure)
+        {
+            case SqlException sql:
+                Assert.Equal(0, sql.Number);
+                Assert.Equal(20, sql.Class);
+                break;
+            case InvalidOperationException closed:
+                Assert.Contains("connection is closed", closed.Message, StringComparison.OrdinalIgnoreCase);
+                break;
+            default:
+                Assert.Fail($"expected the driver's reset or closed-connection failure, got {failure?.GetType().Name ?? "none"}: {failure?.Message}");
+                break;
+        }
+
+        Assert.Equal(LiveFailureKind.Transient, new SqlFailureClassifier().Classify(failure!));
     }
 
     [Theory]
