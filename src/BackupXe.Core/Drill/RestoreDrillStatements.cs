@@ -25,6 +25,8 @@ public sealed record DrillBackup(PlannedBackup Set, IReadOnlyList<string> Device
 /// The T-SQL of a restore drill (docs/commands/restore-drill.md): the database always as a bracketed name with ] doubled,
 /// every path and logical name as an N'' literal with ' doubled, never REPLACE (the RESTORE page: without it the server
 /// refuses to overwrite an existing database of another backup and existing files), every file moved (WITH MOVE).
+/// No STATS on the RESTOREs, as on the tune's trials (TrialStatement): a progress message would leave a Ctrl-C unable to
+/// stop the RESTORE on the server; the phases come from the capture session.
 /// </summary>
 public static class RestoreDrillStatements
 {
@@ -63,12 +65,11 @@ public static class RestoreDrillStatements
         var options = new List<string> { $"FILE = {Position(full)}" };
         options.AddRange(moves.Select(m => $"MOVE {Tsql.Literal(m.LogicalName)} TO {Tsql.Literal(m.Path)}"));
         options.Add("NORECOVERY");
-        options.Add("STATS = 10");
         return Statement("DATABASE", scratch, full, options);
     }
 
     public static string RestoreDifferential(string scratch, DrillBackup differential)
-        => Statement("DATABASE", scratch, differential, [$"FILE = {Position(differential)}", "NORECOVERY", "STATS = 10"]);
+        => Statement("DATABASE", scratch, differential, [$"FILE = {Position(differential)}", "NORECOVERY"]);
 
     /// <param name="stopAt">The point in time, server local time, as STOPAT takes it; null for the whole log backup.</param>
     public static string RestoreLog(string scratch, DrillBackup log, DateTime? stopAt)

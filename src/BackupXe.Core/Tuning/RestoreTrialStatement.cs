@@ -73,7 +73,6 @@ public sealed class RestoreTrialStatement
                 options.Add($"MAXTRANSFERSIZE = {Tsql.Number(size)}");
             }
 
-            options.Add("STATS = 5");
             var sql = new StringBuilder();
             sql.Append("RESTORE DATABASE ").Append(Tsql.Name(Database)).Append('\n');
             sql.Append("FROM ").AppendJoin(",\n     ", From.Select(Tsql.Device)).Append('\n');

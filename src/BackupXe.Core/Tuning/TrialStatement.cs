@@ -12,6 +12,9 @@ namespace BackupXe.Core.Tuning;
 /// refuses to add to a file that existed, and msdb's backupmediaset finds the trial's row by that name. A trial to URLs
 /// writes new blobs (the same names under each URL prefix) and never says FORMAT, so the server refuses a blob that
 /// exists; it says no NOINIT or NOSKIP, which BACKUP TO URL does not take.
+/// No STATS: a progress message the server sends before the end puts Microsoft.Data.SqlClient's asynchronous execution
+/// where a cancel sends no ATTENTION (docs/tuning.md), and the trial's progress comes from the capture and
+/// sys.dm_exec_requests.
 /// </summary>
 public sealed class TrialStatement
 {
@@ -135,7 +138,6 @@ public sealed class TrialStatement
             options.Add($"DESCRIPTION = {Tsql.Literal(devices is ["NUL"] ? "BackupXe tune trial (read ceiling to NUL): COPY_ONLY, no backup to restore" : "BackupXe tune trial: COPY_ONLY, not a backup to keep")}");
         }
 
-        options.Add("STATS = 5");
         var sql = new StringBuilder();
         sql.Append("BACKUP DATABASE ").Append(Tsql.Name(Database)).Append('\n');
         sql.Append("TO ").AppendJoin(",\n   ", devices.Select(Tsql.Device)).Append('\n');
