@@ -16,6 +16,7 @@ namespace BackupXe.Tests.Cli;
 /// clock (<see cref="TuneRun"/>): a trial's window, the capture's polls and its settling pass without real waits, so
 /// the classes run side by side.
 /// </summary>
+[Collection(ConsoleCollection.Name)]
 public sealed class TuneServerTests
 {
     [Fact]
@@ -146,6 +147,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>Restore trials into scratch databases: about as long as a whole tune.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class RestoreTrials
     {
         [Fact]
@@ -196,6 +198,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>The central table taking the restore trials' columns, with restore trials.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class CentralTableMigration
     {
         [Fact]
@@ -230,6 +233,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>The central table created or refused around a whole tune.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class CentralTable
     {
         [Fact]
@@ -294,6 +298,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>Trials to URL striped over blobs.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class TrialsToUrl
     {
         [Fact]
@@ -324,6 +329,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>Sparse progress on a large database, and Ctrl-C with JSON output.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class SparseProgressAndJson
     {
         [Fact]
@@ -367,6 +373,7 @@ public sealed class TuneServerTests
     }
 
     /// <summary>Ctrl-C during a trial, a refused directory and a stated free space.</summary>
+    [Collection(ConsoleCollection.Name)]
     public sealed class StoppedOrOverridden
     {
         [Fact]
