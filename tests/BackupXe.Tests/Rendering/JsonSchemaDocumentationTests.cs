@@ -71,30 +71,7 @@ public sealed partial class JsonSchemaDocumentationTests
         Collect(SerializerOracle.Serialize(FullyPopulated.Of<IReadOnlyList<InputFindingReport>>(), indented: false));
         return names;
 
-        void Collect(string json)
-        {
-            using var document = JsonDocument.Parse(json);
-            Walk(document.RootElement);
-        }
-
-        void Walk(JsonElement element)
-        {
-            if (element.ValueKind == JsonValueKind.Object)
-            {
-                foreach (var property in element.EnumerateObject())
-                {
-                    names.Add(property.Name);
-                    Walk(property.Value);
-                }
-            }
-            else if (element.ValueKind == JsonValueKind.Array)
-            {
-                foreach (var item in element.EnumerateArray())
-                {
-                    Walk(item);
-                }
-            }
-        }
+        void Collect(string json) => JsonPropertyNames.AddTo(names, json);
     }
 
     private static HashSet<string> BacktickedNames(string text)

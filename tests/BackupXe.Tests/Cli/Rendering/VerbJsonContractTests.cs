@@ -122,30 +122,10 @@ public sealed partial class VerbJsonContractTests
         var names = new HashSet<string>(StringComparer.Ordinal);
         foreach (var text in documents)
         {
-            using var document = JsonDocument.Parse(text);
-            Walk(document.RootElement);
+            JsonPropertyNames.AddTo(names, text);
         }
 
         return names;
-
-        void Walk(JsonElement element)
-        {
-            if (element.ValueKind == JsonValueKind.Object)
-            {
-                foreach (var property in element.EnumerateObject())
-                {
-                    names.Add(property.Name);
-                    Walk(property.Value);
-                }
-            }
-            else if (element.ValueKind == JsonValueKind.Array)
-            {
-                foreach (var item in element.EnumerateArray())
-                {
-                    Walk(item);
-                }
-            }
-        }
     }
 
     private static HashSet<string> Documented(IEnumerable<string> sections)
