@@ -64,7 +64,7 @@ public sealed record RestoreEstimateReport(RestorePlan Plan, RestoreTarget Targe
 /// <param name="Recovery">The redo of the restores and the recovery step, in seconds.</param>
 public sealed record MeasuredRestoreRates(DateTime MeasuredOn, string Source, RateInterval? Copy, RateInterval? LogRestore, RateInterval? Zeroing, SecondsInterval? Recovery)
 {
-    /// <summary>"measured on 2026-11-29 by a drill into [X] on TEST": the basis of a phase these rates time.</summary>
+    /// <summary>"measured on DATE by a drill into [X] on SERVER": the basis of a phase these rates time.</summary>
     public string Basis => $"measured on {MeasuredOn.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture)} by {Source}";
 
     /// <summary>Whether any phase is measured at all.</summary>
