@@ -13,7 +13,10 @@ namespace BackupXe.Core.Correlation;
 internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeSpan? grace = null, TimeSpan? stallAfter = null)
 {
     private readonly TimeSpan _stallAfter = stallAfter ?? ByteFlow.DefaultStallAfter;
-    private readonly TimeSpan _grace = grace ?? TimeSpan.FromSeconds(2);
+    /// <summary>How long an ended operation waits for its late lines when no grace is given.</summary>
+    internal static readonly TimeSpan DefaultGrace = TimeSpan.FromSeconds(2);
+
+    private readonly TimeSpan _grace = grace ?? DefaultGrace;
     private readonly OperationSet _open = new();
     private readonly OperationSet _ended = new();
     private readonly WaitAccumulator _ambiguous = new();
