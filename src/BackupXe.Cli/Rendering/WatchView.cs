@@ -1,6 +1,6 @@
 using System.Globalization;
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Formatting;
-using BackupXe.Core.History;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;

@@ -19,7 +19,7 @@ internal sealed class MonitoringService(
     TimeProvider time,
     ILoggerFactory loggers,
     IHostApplicationLifetime? lifetime = null,
-    RegressionDetector? paces = null) : BackgroundService
+    StoredBaselines? paces = null) : BackgroundService
 {
     /// <summary>The error that stopped the daemon, if one did; Program turns it into a non-zero exit code.</summary>
     public Exception? Fault { get; private set; }

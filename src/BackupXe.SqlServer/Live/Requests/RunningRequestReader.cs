@@ -1,5 +1,5 @@
 using BackupXe.Core.Events;
-using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Requirements;
 using Microsoft.Data.SqlClient;

@@ -88,7 +88,7 @@ public class TransientRetryTests
         var sql = new ScriptedSqlServer { SessionExists = true, SessionRunning = true, Target = "package0.ring_buffer", SessionName = name, MajorVersion = 12, EngineEdition = 8 };
         sql.RingBufferReads.Enqueue(
             "<RingBufferTarget truncated=\"0\" processingTime=\"0\" totalEventsProcessed=\"1\" eventCount=\"1\" droppedCount=\"0\" memoryUsed=\"1024\">"
-            + XeXml.Progress("2024-05-01T01:00:01.000Z", "step 1") + "</RingBufferTarget>");
+            + XeXmlEvents.Progress("2024-05-01T01:00:01.000Z", "step 1") + "</RingBufferTarget>");
         await using var server = TdsServerDouble.Start(sql.Script);
         server.RefuseNextLogins(2, TdsError.ServiceError());
         var clock = new FakeClock();
