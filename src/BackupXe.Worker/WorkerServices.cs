@@ -1,5 +1,6 @@
 using BackupXe.History;
 using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
 using BackupXe.Worker.Configuration;
 using BackupXe.Worker.Imports;
 using BackupXe.Worker.Logging;

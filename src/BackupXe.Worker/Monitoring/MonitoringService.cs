@@ -95,7 +95,7 @@ internal sealed class MonitoringService(
                 TimeSpan.FromSeconds(settings.StallAfterSeconds),
                 instance.HasReplay
                     ? null
-                    : new StallWaits(new SqlServer.Live.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>()),
+                    : new StallWaits(new SqlServer.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>()),
                 paces);
             var run = Runner(instance, monitor, retryDelay);
 

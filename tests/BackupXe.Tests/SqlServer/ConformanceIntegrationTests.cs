@@ -2,7 +2,6 @@ using System.Data;
 using BackupXe.Core.Events;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Live.EventFile;
 using BackupXe.SqlServer.Msdb;
 using BackupXe.SqlServer.Requirements;

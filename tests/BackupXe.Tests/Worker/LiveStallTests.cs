@@ -1,7 +1,7 @@
 using BackupXe.History;
 using BackupXe.Sources;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;
 using BackupXe.Testing.Tds;

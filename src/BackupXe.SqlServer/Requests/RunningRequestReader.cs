@@ -4,7 +4,7 @@ using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Requirements;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer.Live.Requests;
+namespace BackupXe.SqlServer.Requests;
 
 /// <summary>
 /// Reads the backups and restores already running on a server from <c>sys.dm_exec_requests</c>, read only.

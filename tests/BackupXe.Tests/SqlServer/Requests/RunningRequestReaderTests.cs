@@ -1,12 +1,12 @@
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 using BackupXe.SqlServer.Requirements;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.Testing.Tds;
 using Xunit;
 
-namespace BackupXe.Tests.SqlServer.Live.Requests;
+namespace BackupXe.Tests.SqlServer.Requests;
 
 /// <summary>
 /// The read of sys.dm_exec_requests through Microsoft.Data.SqlClient against the TDS double, which serves the

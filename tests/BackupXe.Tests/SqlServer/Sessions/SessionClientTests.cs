@@ -1,14 +1,13 @@
 using System.Text.RegularExpressions;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Requirements;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Cli;
 using BackupXe.Testing.Tds;
 using Xunit;
 
-namespace BackupXe.Tests.SqlServer.Client;
+namespace BackupXe.Tests.SqlServer.Sessions;
 
 public partial class SessionClientTests
 {

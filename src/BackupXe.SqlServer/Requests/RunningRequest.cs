@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer.Live.Requests;
+namespace BackupXe.SqlServer.Requests;
 
 /// <summary>
 /// One BACKUP or RESTORE request as <c>sys.dm_exec_requests</c> shows it: what a watch started mid-operation

@@ -1,7 +1,8 @@
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer.Client;
+namespace BackupXe.SqlServer.Live;
 
 /// <summary>
 /// The one retry of a unit of work against a server (open, query, close) that is not itself a reconnecting read: the

@@ -1,4 +1,4 @@
-namespace BackupXe.SqlServer.Live;
+namespace BackupXe.SqlServer.Client;
 
 /// <summary>What a failed connection means for the next one.</summary>
 public enum LiveFailureKind
@@ -20,7 +20,7 @@ public enum LiveFailureKind
 }
 
 /// <summary>
-/// Sorts exceptions from <see cref="ILiveEventStream"/> or <see cref="ISessionInstaller"/>.
+/// Sorts exceptions from <see cref="Live.ILiveEventStream"/> or <see cref="ISessionInstaller"/>.
 /// <see cref="Client.SqlFailureClassifier"/> decides from SqlException numbers and classes.
 /// </summary>
 public interface ILiveFailureClassifier

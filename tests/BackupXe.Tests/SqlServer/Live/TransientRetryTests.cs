@@ -9,7 +9,7 @@ using BackupXe.Testing.Tds;
 using Microsoft.Data.SqlClient;
 using Xunit;
 
-namespace BackupXe.Tests.SqlServer.Client;
+namespace BackupXe.Tests.SqlServer.Live;
 
 /// <summary>
 /// The first connection of every reader goes through the one retry: the real driver against the TDS double refusing

@@ -2,10 +2,10 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 using Xunit;
 
-namespace BackupXe.Tests.SqlServer.Live.Requests;
+namespace BackupXe.Tests.SqlServer.Requests;
 
 public sealed class RunningRequestTrackerTests
 {

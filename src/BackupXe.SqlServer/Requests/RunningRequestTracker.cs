@@ -2,7 +2,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 
-namespace BackupXe.SqlServer.Live.Requests;
+namespace BackupXe.SqlServer.Requests;
 
 /// <summary>
 /// The backups and restores <c>sys.dm_exec_requests</c> showed running (at a watch's start or a later poll), tied to

@@ -1,10 +1,10 @@
-using BackupXe.SqlServer.Live;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Requests;
 using BackupXe.SqlServer.Requirements;
 using BackupXe.SqlServer.Sessions;
 using Microsoft.Data.SqlClient;
 
-namespace BackupXe.SqlServer.Client;
+namespace BackupXe.SqlServer.Sessions;
 
 /// <summary>What <see cref="SessionClient.InstallAsync(CancellationToken)"/> did.</summary>
 /// <param name="Problems">Unmet requirements; when any, nothing was changed on the server.</param>
