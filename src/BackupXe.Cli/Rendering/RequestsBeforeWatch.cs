@@ -5,7 +5,7 @@ using BackupXe.Core.Pipeline;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 
 namespace BackupXe.Cli.Rendering;
 

@@ -3,7 +3,6 @@ using System.Text;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
-using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Sources.Errorlog;
 using BackupXe.Sources.Formats;

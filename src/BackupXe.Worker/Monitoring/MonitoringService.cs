@@ -19,7 +19,7 @@ internal sealed class MonitoringService(
     TimeProvider time,
     ILoggerFactory loggers,
     IHostApplicationLifetime? lifetime = null,
-    RegressionDetector? paces = null) : BackgroundService
+    StoredBaselines? paces = null) : BackgroundService
 {
     /// <summary>The error that stopped the daemon, if one did; Program turns it into a non-zero exit code.</summary>
     public Exception? Fault { get; private set; }
@@ -95,7 +95,7 @@ internal sealed class MonitoringService(
                 TimeSpan.FromSeconds(settings.StallAfterSeconds),
                 instance.HasReplay
                     ? null
-                    : new StallWaits(new SqlServer.Live.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>()),
+                    : new StallWaits(new SqlServer.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>()),
                 paces);
             var run = Runner(instance, monitor, retryDelay);
 
