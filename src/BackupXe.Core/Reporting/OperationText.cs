@@ -26,10 +26,17 @@ public static class OperationText
             OperationScope.Log => "LOG",
             OperationScope.Differential => "DATABASE (differential)",
             OperationScope.File => "DATABASE (file)",
+            OperationScope.HeaderOnly => "HEADERONLY",
+            OperationScope.FileListOnly => "FILELISTONLY",
+            OperationScope.LabelOnly => "LABELONLY",
+            OperationScope.VerifyOnly => "VERIFYONLY",
             _ => "DATABASE",
         };
         return $"{verb} {scope}{database}{session}";
     }
+
+    /// <summary>True for a RESTORE that only reads the backup media (HEADERONLY, FILELISTONLY, LABELONLY, VERIFYONLY): no restore of data.</summary>
+    public static bool IsMediaRead(OperationScope? scope) => scope is OperationScope.HeaderOnly or OperationScope.FileListOnly or OperationScope.LabelOnly or OperationScope.VerifyOnly;
 
     /// <summary>The operation's duration, or "at least 19.05 s" when its closing line is not in the input.</summary>
     public static string Duration(OperationReport operation) =>
