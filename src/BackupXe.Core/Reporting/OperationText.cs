@@ -21,6 +21,13 @@ public static class OperationText
         }
 
         var verb = kind == OperationKind.Backup ? "BACKUP" : "RESTORE";
+
+        // An ERRORLOG's failure or device line, an abort, may not say what of: the title does not guess DATABASE.
+        if (operationScope is null)
+        {
+            return $"{verb} (DATABASE or LOG: the input does not say){database}{session}";
+        }
+
         var scope = operationScope switch
         {
             OperationScope.Log => "LOG",

@@ -86,6 +86,17 @@ public static partial class RealWorld4DiagnosisTests
             Assert.EndsWith("_LOG_20180509_003000.trn", error.Target, StringComparison.Ordinal);
             Assert.Contains("could not finish the operation within specified timeout", error.OsError?.Meaning, StringComparison.Ordinal);
         }
+
+        [Fact]
+        public async Task Is_not_titled_a_database_backup_which_its_lines_do_not_say()
+        {
+            // Given / When: 18210 names a device, not what was backed up (the file name says a log backup)
+            var backup = Assert.Single((await AnalyseAsync(V08a)).Reports);
+
+            // Then: the title says what the input does not tell
+            Assert.Null(backup.Scope);
+            Assert.Equal("BACKUP (DATABASE or LOG: the input does not say)", OperationText.Title(backup));
+        }
     }
 
     public class V26_an_errorlog_backup_record_quoted_without_its_columns

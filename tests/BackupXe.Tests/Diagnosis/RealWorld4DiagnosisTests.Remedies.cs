@@ -117,6 +117,7 @@ public static partial class RealWorld4DiagnosisTests
             // Then: a restore, and the report says which line told it
             var restore = Assert.Single(reports);
             Assert.Equal(OperationKind.Restore, restore.Kind);
+            Assert.Equal("RESTORE (DATABASE or LOG: the input does not say)", OperationText.Title(restore));
             Assert.Contains("cancelled the restore", restore.Verdict!.Evidence[0], StringComparison.Ordinal);
             var finding = Assert.Single(Assert.Single(inputs).Status.Findings, f => f.Message.StartsWith("the aborted command was a restore", StringComparison.Ordinal));
             Assert.Equal("line 2", finding.Location);
