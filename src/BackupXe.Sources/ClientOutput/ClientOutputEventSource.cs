@@ -62,6 +62,9 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
 
             // The line where SQL Server last said a database was RESTORING: what an aborted command's kind is told by.
             var restoringLine = 0;
+
+            // Set once an aborted restore closed: SQL Server saying RESTORING after it shows the abort left the database so.
+            var abortedRestore = false;
             var read = AgentFold.Join(Lines(reader, status, cancellationToken), l => l.Text, (head, next) => (head.Number, head.Text + next.Text, next.Ended));
             foreach (var (number, text, ended) in read)
             {
@@ -109,14 +112,22 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
                 foreach (var operation in closedOperations)
                 {
                     operations++;
+                    abortedRestore |= operation.KindEvidence is not null;
                     foreach (var traceEvent in Events(Named(operation, ref echoed), status, lineNumber, restoringLine))
                     {
                         yield return traceEvent;
                     }
                 }
 
-                // After the operations this line closed: a RESTORING said after an abort tells nothing of it.
+                // After the operations this line closed: a RESTORING said after an abort tells nothing of its kind, but
+                // that the abort left the database so (realworld4 V27).
                 restoringLine = transcript.SaidRestoring ? lineNumber : restoringLine;
+                if (transcript.SaidRestoring && abortedRestore)
+                {
+                    abortedRestore = false;
+                    status.Find($"line {lineNumber}", "after the aborted restore SQL Server still says the database is in the Restoring state: the abort left it "
+                        + "RESTORING, not usable, which is why the statements after it fail");
+                }
             }
 
             if (excerpt.Finish() is { } lastRuns)

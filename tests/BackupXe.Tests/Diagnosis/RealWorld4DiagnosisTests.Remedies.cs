@@ -125,6 +125,17 @@ public static partial class RealWorld4DiagnosisTests
         }
 
         [Fact]
+        public async Task Left_the_database_restoring_as_sql_server_says_after_it()
+        {
+            // Given / When: the same refusal again at line 10, after the abort
+            var (_, inputs) = await AnalyseAsync(V27);
+
+            // Then: why every later step of the tool fails
+            var left = Assert.Single(Assert.Single(inputs).Status.Findings, f => f.Location == "line 10");
+            Assert.StartsWith("after the aborted restore SQL Server still says the database is in the Restoring state", left.Message, StringComparison.Ordinal);
+        }
+
+        [Fact]
         public async Task Takes_the_percent_line_printed_after_the_abort_as_its_own_late_output()
         {
             // Given / When: "10 percent processed." at line 7, after the time-out (line 4) and the abort (line 5)
