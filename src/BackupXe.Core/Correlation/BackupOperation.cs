@@ -419,7 +419,7 @@ public sealed class BackupOperation
 
         FailureError = new FailureErrorReport(error.Number, error.Severity, error.Text, StageNow() ?? StageOf(error.Number, error.Text))
         {
-            OsError = OsError.In(error.Text) is { } os ? new OsErrorReport(os.Code, os.Text ?? OsError.MeaningOf(os.Code)) : null,
+            OsError = OsError.Of(error.Number, error.Text) is { } os ? new OsErrorReport(os.Code, os.Text ?? OsError.MeaningOf(os.Code)) : null,
             Target = MessageTarget.In(error.Text),
         };
     }

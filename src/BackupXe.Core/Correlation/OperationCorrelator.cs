@@ -302,6 +302,13 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
                 operation.Finish(at, OperationStatus.Failed, failed.Reason);
                 MoveToEnded(operation);
                 break;
+            case ClosingError closing:
+                // An error that ends its command where no failure line does (ClientTranscript): an abort whose kind the
+                // client's other lines told, or the last error of an output of errors only.
+                operation.Apply(closing.Error, at);
+                operation.Finish(at, OperationStatus.Failed, closing.Error.Text);
+                MoveToEnded(operation);
+                break;
             case EngineError { Number: EngineMessageCatalog.Aborted, Text: { } aborted } when operation.Kind == OperationKind.Unknown:
                 // A client that shows only the text of 3204 ends a stopped command with it and no 3013 naming its kind.
                 operation.Apply(parsed.Message, at);

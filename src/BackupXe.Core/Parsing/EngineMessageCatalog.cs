@@ -26,6 +26,12 @@ internal enum MessageFamily
     /// but what ends a command from the client's side, so the readers must tell it from a failure inside the server.
     /// </summary>
     ClientTimeout,
+
+    /// <summary>
+    /// A statement refused because of the database's state (5052, "... while a database is in the Restoring state."): no
+    /// operation of its own, but the state tells what left the database so.
+    /// </summary>
+    State,
 }
 
 /// <summary>Where the text template of a catalog row was checked (docs/message-catalog.md).</summary>
@@ -44,7 +50,8 @@ internal enum CatalogSource
 /// </summary>
 /// <param name="DatabaseArgument">Which of the template's placeholders (from 0) is the database the message names, when one is.</param>
 /// <param name="Scope">The scope the message names for the command it refuses (3035: a differential), when it names one.</param>
-internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Family, string Template, CatalogSource Source, int? DatabaseArgument = null, OperationScope? Scope = null)
+/// <param name="Language">The language of a wording SQL Server printed in another language than English; null for the English row.</param>
+internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Family, string Template, CatalogSource Source, int? DatabaseArgument = null, OperationScope? Scope = null, string? Language = null)
 {
     /// <summary>The template's opening text, when it opens with text (not a placeholder).</summary>
     public string? Opening => Template.StartsWith('%') || Pieces.IsEmpty ? null : Pieces[0];
@@ -116,7 +123,7 @@ internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Fa
 /// carries no number, such as PowerShell's error record); a message the readers act on has a row here, and a test
 /// holds them to it.
 /// </summary>
-public static class EngineMessageCatalog
+public static partial class EngineMessageCatalog
 {
     /// <summary>Every row, by number.</summary>
     internal static ImmutableArray<CatalogMessage> All { get; } = Rows();
@@ -228,7 +235,7 @@ public static class EngineMessageCatalog
 
     // Openings of a dozen characters or more: shorter ones ("Read on \"") would be found in a tool's own words.
     private static readonly ImmutableArray<CatalogMessage> QuotableFailures =
-        [.. All.Where(r => r.Family == MessageFamily.Failure && r.Opening is { Length: >= 12 })];
+        [.. All.Concat(LocalisedRows()).Where(r => r.Family == MessageFamily.Failure && r.Opening is { Length: >= 12 })];
 
     private static readonly System.Buffers.SearchValues<string> QuotableOpenings =
         System.Buffers.SearchValues.Create([.. QuotableFailures.Select(r => r.Opening!)], StringComparison.Ordinal);
@@ -290,6 +297,9 @@ public static class EngineMessageCatalog
 
             // A warning that does not fail the operation but explains where its time went.
             new(833, 10, MessageFamily.Warning, "SQL Server has encountered %d occurrence(s) of I/O requests taking longer than %d seconds to complete on file [%ls] in database [%ls] (%d).", Page),
+
+            // A statement refused by the database's state: a database RESTORING was left so by a restore (realworld4 V27).
+            new(5052, 16, MessageFamily.State, "ALTER DATABASE is not permitted while a database is in the %ls state.", Genuine),
         ];
 
         return [.. rows.OrderBy(r => r.Number)];
