@@ -59,6 +59,12 @@ internal static class WorkerServices
         services.AddSingleton<PeriodicHistoryImport>();
         services.AddHostedService<HistoryImportService>();
 
+        // Restore drills in their windows (off unless an instance lists databases), stored in the same SQLite history.
+        services.AddSingleton(provider => new SqliteRestoreDrills(
+            Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
+            provider.GetRequiredService<TimeProvider>()));
+        services.AddHostedService<Drill.RestoreDrillService>();
+
         // Only when configured: an OTLP exporter with nowhere to send would retry and log forever. The host starts the
         // meter provider and disposes it, which flushes the last export, at shutdown.
         var otlpEndpoint = configuration[$"{BackupXeOptions.SectionName}:Metrics:OtlpEndpoint"];
