@@ -10,7 +10,7 @@ namespace BackupXe.History;
 /// one row per drill with its measured restore time, its phases in drill_json. Saving creates and migrates the file as
 /// an import does; reading opens it read-only and reads a file from before migration 4 as one without drills.
 /// </summary>
-public sealed class SqliteRestoreDrills(string path, TimeProvider time)
+public sealed class SqliteRestoreDrills(string path, TimeProvider time) : IRestoreDrillStore
 {
     private readonly string _path = Path.GetFullPath(path);
 

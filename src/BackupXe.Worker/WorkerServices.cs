@@ -59,10 +59,22 @@ internal static class WorkerServices
         services.AddSingleton<PeriodicHistoryImport>();
         services.AddHostedService<HistoryImportService>();
 
-        // Restore drills in their windows (off unless an instance lists databases), stored in the same SQLite history.
-        services.AddSingleton(provider => new SqliteRestoreDrills(
-            Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
-            provider.GetRequiredService<TimeProvider>()));
+        // Restore drills in their windows (off unless an instance lists databases), stored beside the operations.
+        services.AddSingleton<IRestoreDrillStore>(provider =>
+        {
+            var history = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History;
+            if (string.Equals(history.Provider, HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase))
+            {
+                var retry = new TransientRetry(
+                    observer: new LiveSourceLog("history", provider.GetRequiredService<ILogger<LiveSourceLog>>()),
+                    time: provider.GetRequiredService<TimeProvider>());
+                return new SqlServerRestoreDrills(new SqlConnectionFactory(
+                    LiveInstanceSettings.Build(new InstanceOptions { Name = "history", ConnectionString = history.ConnectionString })), retry);
+            }
+
+            return new SqliteRestoreDrills(
+                Path.Combine(environment.ContentRootPath, history.Path ?? BackupXeOptionsDefaults.HistoryPath), provider.GetRequiredService<TimeProvider>());
+        });
         services.AddHostedService<Drill.RestoreDrillService>();
 
         // Only when configured: an OTLP exporter with nowhere to send would retry and log forever. The host starts the

@@ -171,7 +171,7 @@ internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = n
     {
         for (var index = 0; index < options.Instances.Count; index++)
         {
-            failures.AddRange(RestoreDrillsOptions.Problems(options.Instances[index], options.Instances, options.History.Provider, $"{Section}:Instances:{index}:RestoreDrills"));
+            failures.AddRange(RestoreDrillsOptions.Problems(options.Instances[index], options.Instances, $"{Section}:Instances:{index}:RestoreDrills"));
         }
 
         if (options.MaxConcurrentDrills is < 1 or > BackupXeOptionsDefaults.MaxConcurrentDrillsLimit)

@@ -49,7 +49,7 @@ internal sealed class RestoreDrillsOptions
     public CaptureWindowsOptions AsWindows() => new() { Windows = Windows, TimeZone = TimeZone, LeadMinutes = 0 };
 
     /// <summary>Every problem with the drills of <paramref name="instance"/>, each naming its key under <paramref name="key"/>.</summary>
-    public static IReadOnlyList<string> Problems(InstanceOptions instance, IReadOnlyList<InstanceOptions> instances, string historyProvider, string key)
+    public static IReadOnlyList<string> Problems(InstanceOptions instance, IReadOnlyList<InstanceOptions> instances, string key)
     {
         ArgumentNullException.ThrowIfNull(instance);
         var drills = instance.RestoreDrills;
@@ -67,11 +67,6 @@ internal sealed class RestoreDrillsOptions
         if (!instance.HasLiveConnection)
         {
             problems.Add($"{key} needs a live instance (ConnectionString or Server): the drill reads the backup chain from its msdb.");
-        }
-
-        if (!string.Equals(historyProvider, HistoryProviders.Sqlite, StringComparison.OrdinalIgnoreCase))
-        {
-            problems.Add($"{key} stores each drill in the SQLite history (restore_drills): set History:Provider to '{HistoryProviders.Sqlite}'; the central store has no drill table in this build.");
         }
 
         if (drills.Databases.Count > MaxDatabases)

@@ -22,11 +22,11 @@ internal sealed record DrillServers(string Target, SqlConnectionFactory SourceSe
 /// One instance's restore drills (docs/configuration.md, "Restore drill windows"): when a window opens, each listed
 /// database in turn is planned and run by <see cref="RestoreDrillServer"/>, the code behind <c>backupxe restore-drill
 /// --execute</c>, with its safety rules unchanged; a drill still running when the window ends is cancelled, which drops
-/// its scratch database. Each drill is stored in the SQLite history, logged and measured.
+/// its scratch database. Each drill is stored in the history (SQLite or the central table), logged and measured.
 /// </summary>
 internal sealed class DrillWindowRunner(
     string instance, RestoreDrillsOptions settings, CaptureSchedule schedule, DrillServers servers, SemaphoreSlim gate,
-    SqliteRestoreDrills store, BackupXeMetrics metrics, TimeProvider time, ILogger logger)
+    IRestoreDrillStore store, BackupXeMetrics metrics, TimeProvider time, ILogger logger)
 {
     /// <summary>
     /// Drills in each window until <paramref name="stoppingToken"/>; an unusable history file is thrown

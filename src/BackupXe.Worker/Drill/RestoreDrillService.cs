@@ -16,7 +16,7 @@ namespace BackupXe.Worker.Drill;
 /// for the imports.
 /// </summary>
 internal sealed class RestoreDrillService(
-    IOptions<BackupXeOptions> options, SqliteRestoreDrills store, BackupXeMetrics metrics, TimeProvider time, ILoggerFactory loggers,
+    IOptions<BackupXeOptions> options, IRestoreDrillStore store, BackupXeMetrics metrics, TimeProvider time, ILoggerFactory loggers,
     IHostApplicationLifetime? lifetime = null) : BackgroundService
 {
     /// <summary>The unusable history file that stopped the drills, if one did; Program turns it into exit code 3.</summary>
