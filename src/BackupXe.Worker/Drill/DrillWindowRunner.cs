@@ -34,12 +34,20 @@ internal sealed class DrillWindowRunner(
     /// </summary>
     public async Task RunAsync(CancellationToken stoppingToken)
     {
-        foreach (var database in Databases)
+        try
         {
-            if (await store.LatestAsync(instance, database, stoppingToken) is { } last)
+            foreach (var database in Databases)
             {
-                metrics.RecordDrillSuccess(instance, database, last.DrilledAt);
+                if (await store.LatestAsync(instance, database, stoppingToken) is { } last)
+                {
+                    metrics.RecordDrillSuccess(instance, database, last.DrilledAt);
+                }
             }
+        }
+        catch (Exception exception) when (exception is not (OperationCanceledException or HistoryStoreException))
+        {
+            // A repository out of reach at start: the drills still run, and store when it is back.
+            logger.DrillHistoryNotRead(instance, exception.GetType().Name, ConnectionStringRedactor.RedactMessage(exception.Message));
         }
 
         while (!stoppingToken.IsCancellationRequested)

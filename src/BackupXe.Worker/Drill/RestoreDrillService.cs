@@ -42,6 +42,11 @@ internal sealed class RestoreDrillService(
             logger.DaemonFailed(exception.GetType().Name, exception.Message);
             lifetime?.StopApplication();
         }
+        catch (Exception exception) when (exception is not OperationCanceledException || !stoppingToken.IsCancellationRequested)
+        {
+            // One line, scrubbed, instead of the host's stack trace; monitoring and imports are not stopped by it.
+            logger.DrillsFailed(exception.GetType().Name, SqlServer.ConnectionStringRedactor.RedactMessage(exception.Message));
+        }
     }
 
     private DrillWindowRunner Runner(InstanceOptions instance, BackupXeOptions settings, SemaphoreSlim gate, ILogger logger)
