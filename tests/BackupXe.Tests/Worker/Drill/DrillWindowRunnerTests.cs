@@ -238,6 +238,29 @@ public sealed class DrillWindowRunnerTests : IDisposable
     }
 
     [Fact]
+    public async Task A_daemon_stopped_while_a_drill_restores_cancels_it_on_the_server_and_drops_its_scratch_database_before_it_ends()
+    {
+        // Given: the first log restore held by the server
+        Test.Intercept = sql => sql.StartsWith("RESTORE LOG", StringComparison.Ordinal) ? new TdsResponse().Stall() : null;
+        await using var prod = TdsServerDouble.Start(Prod.Sql.Script);
+        await using var test = TdsServerDouble.Start(Test.Sql.Script);
+        var runner = Runner(prod, test);
+        await OpenTheWindowAsync(runner);
+        await UntilAsync(() => test.Stalled > 0, "log restore held by the server");
+
+        // When: the daemon stops (SIGTERM) inside the window
+        await StopAsync(runner);
+
+        // Then: the runner ended only after the drop, and says it was the stop
+        Assert.Equal(1, test.Attentions);
+        Assert.Equal($"DROP DATABASE [{Scratch}];", Test.Statements[^1]);
+        Assert.DoesNotContain(Scratch, Test.Databases);
+        var stopped = Assert.Single(_log.WithEventId(223));
+        Assert.Equal("by the daemon's stop", stopped.Scalar("Cause"));
+        Assert.Equal(["cancelled"], StoredStatuses());
+    }
+
+    [Fact]
     public async Task A_failed_step_is_an_event_with_the_servers_error_as_its_root_cause()
     {
         // Given: CREATE DATABASE held by HAS_PERMS_BY_NAME, refused by the RESTORE itself
