@@ -47,6 +47,20 @@ internal static class WorkerServices
             var path = Path.Combine(environment.ContentRootPath, history.Path ?? BackupXeOptionsDefaults.HistoryPath);
             return new SqliteHistoryStore(path, provider.GetRequiredService<TimeProvider>());
         });
+        if (string.Equals(configuration[$"{BackupXeOptions.SectionName}:History:Provider"], HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase))
+        {
+            // Daemons sharing the central store split its instances by lease (docs/fleet.md, "Several daemons, one store").
+            services.AddSingleton(provider => new SqlServerInstanceLeases(
+                new SqlConnectionFactory(LiveInstanceSettings.Build(new InstanceOptions
+                {
+                    Name = "history", ConnectionString = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.ConnectionString,
+                })),
+                SqlServerInstanceLeases.ThisProcess(), SqlServerInstanceLeases.DefaultDuration,
+                new TransientRetry(
+                    observer: new LiveSourceLog("history", provider.GetRequiredService<ILogger<LiveSourceLog>>()),
+                    time: provider.GetRequiredService<TimeProvider>())));
+        }
+
         services.AddSingleton(provider => new RegressionDetector(
             provider.GetRequiredService<IHistoryStore>(), provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.Regression.ToComparisonSettings()));
         services.AddSingleton<OperationRecorder>();
