@@ -32,11 +32,11 @@ public sealed record ComplianceChange(string Instance, string Database, Complian
 /// Remembers each database's last judged state per instance and says what changed at the next judgement, once: an
 /// unchanged state across judgements says nothing, however often it is judged. A database first seen says only what is
 /// not in order (so a daemon's start reports what is out of target, not every database in it). Memory grows with the
-/// databases watched, four small values each. Not thread-safe: one instance's judgements come from one loop.
+/// databases watched, four small values each. Safe to call from several instances' loops at once.
 /// </summary>
 public sealed class ComplianceChanges
 {
-    private readonly Dictionary<(string Instance, string Key), string[]> _last = new(KeyComparer.Instance);
+    private readonly Dictionary<(string Instance, string Database), string[]> _last = new(InstanceDatabaseComparer.Instance);
 
     /// <summary>The changes of <paramref name="instance"/>'s <paramref name="judged"/> databases since its previous call.</summary>
     public IReadOnlyList<ComplianceChange> Observe(string instance, IEnumerable<DatabaseCompliance> judged)
@@ -52,8 +52,14 @@ public sealed class ComplianceChanges
                 Kebab.Of(database.Rpo.State), Kebab.Of(database.Rto.State), Kebab.Of(database.Chain.State),
                 database.Verification.Verified ? "restored" : "never-restored",
             ];
-            var known = _last.TryGetValue(key, out var before);
-            _last[key] = now;
+            bool known;
+            string[]? before;
+            lock (_last)
+            {
+                known = _last.TryGetValue(key, out before);
+                _last[key] = now;
+            }
+
             for (var i = 0; i < now.Length; i++)
             {
                 var from = known ? before![i] : "none";
@@ -78,15 +84,4 @@ public sealed class ComplianceChanges
 
     // What a database first seen in this state need not be told: nothing is wrong with it.
     private static bool InOrder(string state) => state is "within" or "no-target" or "whole" or "not-applicable" or "restored";
-
-    private sealed class KeyComparer : IEqualityComparer<(string Instance, string Key)>
-    {
-        public static readonly KeyComparer Instance = new();
-
-        public bool Equals((string Instance, string Key) x, (string Instance, string Key) y)
-            => string.Equals(x.Instance, y.Instance, StringComparison.OrdinalIgnoreCase) && string.Equals(x.Key, y.Key, StringComparison.OrdinalIgnoreCase);
-
-        public int GetHashCode((string Instance, string Key) obj)
-            => HashCode.Combine(StringComparer.OrdinalIgnoreCase.GetHashCode(obj.Instance), StringComparer.OrdinalIgnoreCase.GetHashCode(obj.Key));
-    }
 }

@@ -173,9 +173,19 @@ internal sealed class PeriodicHistoryImport(
             read = new ReplicaRoles([], [$"availability replica roles not read ({exception.GetType().Name}: {ConnectionStringRedactor.RedactMessage(exception.Message)})"], Read: false);
         }
 
-        foreach (var note in read.Notes.Where(n => _roleNotesLogged.Add((instance, n))))
+        foreach (var note in read.Notes)
         {
-            logger.ReplicaRolesNotRead(instance, note);
+            bool first;
+            lock (_roleNotesLogged)
+            {
+                // Instances import side by side through this one object.
+                first = _roleNotesLogged.Add((instance, note));
+            }
+
+            if (first)
+            {
+                logger.ReplicaRolesNotRead(instance, note);
+            }
         }
 
         if (read.Read)

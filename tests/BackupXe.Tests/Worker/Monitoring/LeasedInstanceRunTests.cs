@@ -95,9 +95,14 @@ public sealed class LeasedInstanceRunTests : IAsyncDisposable
         }
     }
 
-    /// <summary>Moves both daemons' and the store's clock on by a renewal period and waits for the tries it fires.</summary>
-    private async Task RenewalPeriodAsync(int tries)
+    /// <summary>
+    /// Once the <paramref name="timers"/> running daemons' instances wait for their next try, moves both daemons' and the
+    /// store's clock on by a renewal period and waits for the <paramref name="tries"/> that reach the lease table.
+    /// </summary>
+    private async Task RenewalPeriodAsync(int tries, int timers)
     {
+        // A try counted by the table may not have scheduled its next wait yet; a wait scheduled after the move would miss it.
+        await Eventually.TrueAsync(() => _clock.PendingTimers >= timers, $"{timers} instances waiting for their next try");
         var before = _table.Takes;
         _clock.Advance(Lease / 3);
         await Eventually.TrueAsync(() => _table.Takes >= before + tries, $"{tries} lease tries after {_clock.GetUtcNow():HH:mm:ss}");
@@ -122,7 +127,7 @@ public sealed class LeasedInstanceRunTests : IAsyncDisposable
         // Three renewal periods: a renews its three and b its one, b tries i2 and i3 again each time and is refused
         for (var period = 0; period < 3; period++)
         {
-            await RenewalPeriodAsync(tries: 6);
+            await RenewalPeriodAsync(tries: 6, timers: 6);
             Assert.Equal("i1=a, i2=a, i3=a, i4=b", Polls());
         }
 
@@ -142,7 +147,7 @@ public sealed class LeasedInstanceRunTests : IAsyncDisposable
         await stopA.CancelAsync();
         await a;
         Assert.Equal(_clock.GetUtcNow().UtcDateTime, _table.Row("i2")!.Value.ExpiresAt);
-        await RenewalPeriodAsync(tries: 3);
+        await RenewalPeriodAsync(tries: 3, timers: 3);
 
         await Eventually.TrueAsync(() => Polls() == "i2=b, i3=b, i4=b", "daemon b polling i2, i3 and i4");
         Assert.Empty(_overlaps);
@@ -163,16 +168,40 @@ public sealed class LeasedInstanceRunTests : IAsyncDisposable
         await a;
 
         // Two periods: the leases a took at the start still run (90 s), b is refused
-        await RenewalPeriodAsync(tries: 3);
-        await RenewalPeriodAsync(tries: 3);
+        await RenewalPeriodAsync(tries: 3, timers: 3);
+        await RenewalPeriodAsync(tries: 3, timers: 3);
         Assert.Equal("i4=b", Polls());
 
         // The third: 90 s after a last renewed them, b takes them
-        await RenewalPeriodAsync(tries: 3);
+        await RenewalPeriodAsync(tries: 3, timers: 3);
         await Eventually.TrueAsync(() => Polls() == "i2=b, i3=b, i4=b", "daemon b polling i2, i3 and i4");
         Assert.Equal(taken + Lease, _clock.GetUtcNow().UtcDateTime);
         Assert.Empty(_overlaps);
         await stopB.CancelAsync();
         await b;
+    }
+
+    [Fact]
+    public async Task A_daemon_cut_off_from_the_store_stops_polling_before_its_leases_can_expire()
+    {
+        var (stopA, a, stopB, b) = await StartBothAsync();
+
+        // a runs on but can no longer reach the store: its renewals fail
+        _aCutOff = true;
+        await RenewalPeriodAsync(tries: 3, timers: 6);
+        Assert.Equal("i1=a, i2=a, i3=a, i4=b", Polls());
+
+        // 60 s without a renewal: a stops polling, 30 s before its leases could be taken
+        await RenewalPeriodAsync(tries: 3, timers: 6);
+        await Eventually.TrueAsync(() => Polls() == "i4=b", "daemon a stopping its polls");
+        Assert.Equal(3, _log.WithEventId(198).Count);
+
+        // 90 s: b takes i2 and i3; i1, a's alone, stays unpolled until a reaches the store again
+        await RenewalPeriodAsync(tries: 3, timers: 6);
+        await Eventually.TrueAsync(() => Polls() == "i2=b, i3=b, i4=b", "daemon b polling i2, i3 and i4");
+        Assert.Empty(_overlaps);
+        await stopA.CancelAsync();
+        await stopB.CancelAsync();
+        await Task.WhenAll(a, b);
     }
 }
