@@ -1,6 +1,7 @@
 using System.Data;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
 using Microsoft.Data.SqlClient;
 
 namespace BackupXe.History;

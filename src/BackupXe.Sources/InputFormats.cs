@@ -1,8 +1,8 @@
 using System.Collections.Immutable;
+using BackupXe.Sources.BackupLists;
 using BackupXe.Sources.ClientOutput;
 using BackupXe.Sources.Errorlog;
 using BackupXe.Sources.Formats;
-using BackupXe.Sources.HistoryExports;
 using BackupXe.Sources.OlaOutput;
 using BackupXe.Sources.Xel;
 using BackupXe.Sources.XeXml;

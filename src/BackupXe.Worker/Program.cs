@@ -1,8 +1,8 @@
 using System.Reflection;
 using BackupXe.History;
 using BackupXe.Worker.Configuration;
-using BackupXe.Worker.History;
 using BackupXe.Worker.Hosting;
+using BackupXe.Worker.Imports;
 using BackupXe.Worker.Logging;
 using BackupXe.Worker.Monitoring;
 using Microsoft.Extensions.DependencyInjection;

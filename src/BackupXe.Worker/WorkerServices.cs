@@ -1,7 +1,8 @@
 using BackupXe.History;
 using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
 using BackupXe.Worker.Configuration;
-using BackupXe.Worker.History;
+using BackupXe.Worker.Imports;
 using BackupXe.Worker.Logging;
 using BackupXe.Worker.Monitoring;
 using BackupXe.Worker.Telemetry;
@@ -61,7 +62,7 @@ internal static class WorkerServices
                     time: provider.GetRequiredService<TimeProvider>())));
         }
 
-        services.AddSingleton(provider => new RegressionDetector(
+        services.AddSingleton(provider => new StoredBaselines(
             provider.GetRequiredService<IHistoryStore>(), provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.Regression.ToComparisonSettings()));
         services.AddSingleton<OperationRecorder>();
         services.AddHostedService<MonitoringService>();

@@ -2,10 +2,10 @@ using System.CommandLine;
 using System.Text.Json;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
-using BackupXe.Core.History;
+using BackupXe.Core.Restores;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.History;
+using BackupXe.SqlServer.Msdb;
 using BackupXe.SqlServer.Preflight;
 using BackupXe.SqlServer.Sessions;
 

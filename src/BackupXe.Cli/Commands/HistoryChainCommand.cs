@@ -1,8 +1,8 @@
 using System.CommandLine;
 using BackupXe.Cli.Rendering;
 using BackupXe.Core.Fleet;
-using BackupXe.Core.History;
-using BackupXe.SqlServer.History;
+using BackupXe.Core.Restores;
+using BackupXe.SqlServer.Msdb;
 
 namespace BackupXe.Cli.Commands;
 

@@ -2,9 +2,9 @@ using System.CommandLine;
 using System.Globalization;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Events;
 using BackupXe.Core.Formatting;
-using BackupXe.Core.History;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.Core.Rendering.Html;
@@ -138,7 +138,7 @@ internal static class HistoryCommand
     /// </summary>
     private static async Task<IReadOnlyList<HistoryEntry>> JudgeAsync(SqliteHistoryStore store, IReadOnlyList<StoredOperation> rows, CancellationToken cancellationToken)
     {
-        var detector = new RegressionDetector(store, new HistoryComparisonSettings());
+        var detector = new StoredBaselines(store, new HistoryComparisonSettings());
         var entries = new List<HistoryEntry>(rows.Count);
         foreach (var row in rows)
         {

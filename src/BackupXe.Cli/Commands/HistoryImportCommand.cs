@@ -1,11 +1,10 @@
 using System.CommandLine;
 using BackupXe.Cli.Analysis;
-using BackupXe.Core.History;
 using BackupXe.History;
 using BackupXe.Sources;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.History;
+using BackupXe.SqlServer.Msdb;
 
 namespace BackupXe.Cli.Commands;
 
@@ -129,7 +128,7 @@ internal static class HistoryImportCommand
 
             foreach (var file in (parse.GetValue(files) ?? []).Distinct(StringComparer.Ordinal))
             {
-                await using var reading = await HistoryFile.OpenAsync(file, cancellationToken);
+                await using var reading = await ImportFile.OpenAsync(file, cancellationToken);
                 var counted = new CountedRecords(reading.ReadRecordsAsync(cancellationToken), wanted);
                 string? instanceName = null;
                 HistoryImportResult? imported = null;
@@ -183,7 +182,7 @@ internal static class HistoryImportCommand
         return command;
     }
 
-    private static async Task<bool> Problems(CliConsole console, string file, HistoryFileReading reading)
+    private static async Task<bool> Problems(CliConsole console, string file, ImportFileReading reading)
     {
         foreach (var problem in reading.Problems)
         {

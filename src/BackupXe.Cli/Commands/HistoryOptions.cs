@@ -1,4 +1,5 @@
 using System.CommandLine;
+using BackupXe.Core.Baselines;
 using BackupXe.Core.History;
 using BackupXe.History;
 

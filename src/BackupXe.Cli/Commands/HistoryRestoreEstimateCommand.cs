@@ -3,8 +3,9 @@ using BackupXe.Cli.Rendering;
 using BackupXe.Core.History;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Restores;
 using BackupXe.History;
-using BackupXe.SqlServer.History;
+using BackupXe.SqlServer.Msdb;
 
 namespace BackupXe.Cli.Commands;
 

@@ -1,5 +1,5 @@
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Events;
-using BackupXe.Core.History;
 using BackupXe.History;
 
 namespace BackupXe.Cli.Commands;

@@ -2,7 +2,6 @@ using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.Cli.Commands;

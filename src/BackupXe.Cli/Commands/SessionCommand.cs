@@ -1,7 +1,6 @@
 using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.SqlServer;
-using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.Cli.Commands;

@@ -2,6 +2,7 @@ using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.Cli.Rendering;
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;

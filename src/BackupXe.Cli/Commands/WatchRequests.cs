@@ -2,7 +2,7 @@ using BackupXe.Cli.Rendering;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 using BackupXe.SqlServer.Requirements;
 using BackupXe.SqlServer.Sessions;
 

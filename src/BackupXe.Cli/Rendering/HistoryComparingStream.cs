@@ -1,5 +1,5 @@
 using BackupXe.Core.Analysis;
-using BackupXe.Core.History;
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;

@@ -1,8 +1,8 @@
 using System.Globalization;
 using System.Text;
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Events;
 using BackupXe.Core.Formatting;
-using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;

@@ -5,7 +5,7 @@ using BackupXe.Core.Pipeline;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 
 namespace BackupXe.Cli.Rendering;
 
@@ -52,7 +52,7 @@ internal sealed class RequestsBeforeWatch
         }
 
         return report.Start is null
-            ? $"{OperationText.Title(report)}: {Note(tie.Request, tie.FirstEvent)}; the diagnosis below covers only what came after"
+            ? $"{OperationText.Title(report.Kind, report.Scope ?? ScopeOf(tie.Request), report.Database, report.SessionId)}: {Note(tie.Request, tie.FirstEvent)}; the diagnosis below covers only what came after"
             : string.Empty;
     }
 
@@ -84,11 +84,17 @@ internal sealed class RequestsBeforeWatch
             + $"elapsed {Figures.Duration(request.Elapsed.TotalSeconds)}  {wait}  started before watch";
     }
 
+    // The request's command (sys.dm_exec_requests: "BACKUP DATABASE", "BACKUP LOG", "RESTORE DATABASE") says what of.
+    private static OperationScope? ScopeOf(RunningRequest request)
+        => request.Command.EndsWith(" LOG", StringComparison.OrdinalIgnoreCase) ? OperationScope.Log
+            : request.Command.EndsWith(" DATABASE", StringComparison.OrdinalIgnoreCase) ? OperationScope.Database
+            : null;
+
     private static string Title(RunningRequest request)
     {
         var title = OperationText.Title(
             request.IsRestore ? OperationKind.Restore : OperationKind.Backup,
-            request.Command.EndsWith(" LOG", StringComparison.OrdinalIgnoreCase) ? OperationScope.Log : null,
+            ScopeOf(request),
             request.Database is null ? null : TerminalText.Line(request.Database),
             request.SessionId);
         // Never the database the request runs in: that is a job step's master, not the database backed up.

@@ -2,9 +2,9 @@ using System.Globalization;
 using System.Text.Json;
 using BackupXe.Core.Drill;
 using BackupXe.Core.Formatting;
-using BackupXe.Core.History;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Rendering.Html;
+using BackupXe.Core.Restores;
 
 namespace BackupXe.Cli.Rendering;
 

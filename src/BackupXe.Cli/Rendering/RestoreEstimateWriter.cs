@@ -1,10 +1,10 @@
 using System.Globalization;
 using System.Text.Json;
 using BackupXe.Core.Formatting;
-using BackupXe.Core.History;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.Core.Rendering.Html;
+using BackupXe.Core.Restores;
 
 namespace BackupXe.Cli.Rendering;
 

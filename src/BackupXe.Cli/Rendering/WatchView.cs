@@ -1,11 +1,11 @@
 using System.Globalization;
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Formatting;
-using BackupXe.Core.History;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 
 namespace BackupXe.Cli.Rendering;
 

@@ -419,7 +419,7 @@ public sealed class BackupOperation
 
         FailureError = new FailureErrorReport(error.Number, error.Severity, error.Text, StageNow() ?? StageOf(error.Number, error.Text))
         {
-            OsError = OsError.In(error.Text) is { } os ? new OsErrorReport(os.Code, os.Text ?? OsError.MeaningOf(os.Code)) : null,
+            OsError = OsError.Of(error.Number, error.Text) is { } os ? new OsErrorReport(os.Code, os.Text ?? OsError.MeaningOf(os.Code)) : null,
             Target = MessageTarget.In(error.Text),
         };
     }
@@ -453,7 +453,7 @@ public sealed class BackupOperation
 
         // Refused by the database's state before anything is read: its recovery model, no full backup as a base, its
         // being recovered, in use, another database's backup, a tail not backed up, a system database's other version.
-        4208 or 4214 or 3035 or 3117 or 3153 or 4306 or 3101 or 3154 or 3159 or 3168 => CopyStage.BeforeCopy,
+        4208 or 4214 or 3035 or 3117 or 3153 or 3101 or 3154 or 3159 or 3168 => CopyStage.BeforeCopy,
         3271 when EngineMessageCatalog.RefusesExistingBlob(text) => CopyStage.BeforeCopy,
         _ => null,
     };

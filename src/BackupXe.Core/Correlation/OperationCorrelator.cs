@@ -13,7 +13,10 @@ namespace BackupXe.Core.Correlation;
 internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeSpan? grace = null, TimeSpan? stallAfter = null)
 {
     private readonly TimeSpan _stallAfter = stallAfter ?? ByteFlow.DefaultStallAfter;
-    private readonly TimeSpan _grace = grace ?? TimeSpan.FromSeconds(2);
+    /// <summary>How long an ended operation waits for its late lines when no grace is given.</summary>
+    internal static readonly TimeSpan DefaultGrace = TimeSpan.FromSeconds(2);
+
+    private readonly TimeSpan _grace = grace ?? DefaultGrace;
     private readonly OperationSet _open = new();
     private readonly OperationSet _ended = new();
     private readonly WaitAccumulator _ambiguous = new();
@@ -297,6 +300,13 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
             case OperationFailed failed:
                 operation.Scope ??= failed.Scope;
                 operation.Finish(at, OperationStatus.Failed, failed.Reason);
+                MoveToEnded(operation);
+                break;
+            case ClosingError closing:
+                // An error that ends its command where no failure line does (ClientTranscript): an abort whose kind the
+                // client's other lines told, or the last error of an output of errors only.
+                operation.Apply(closing.Error, at);
+                operation.Finish(at, OperationStatus.Failed, closing.Error.Text);
                 MoveToEnded(operation);
                 break;
             case EngineError { Number: EngineMessageCatalog.Aborted, Text: { } aborted } when operation.Kind == OperationKind.Unknown:

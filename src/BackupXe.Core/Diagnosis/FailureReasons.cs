@@ -18,7 +18,9 @@ internal static class FailureReasons
             return null;
         }
 
-        var noun = restore ? "restore" : operation.Kind == Events.OperationKind.Unknown ? "backup or restore" : "backup";
+        // A read of the media is named by its statement: it restored nothing (realworld4 V25, a RESTORE HEADERONLY).
+        var noun = OperationText.IsMediaRead(operation.Scope) ? OperationText.Title(operation.Kind, operation.Scope, null, null)
+            : restore ? "restore" : operation.Kind == Events.OperationKind.Unknown ? "backup or restore" : "backup";
         if (operation.FailureError is not { } error || Parsing.EngineError.IsGeneric(error.Number))
         {
             return $"The {noun} failed, and the input names no error more specific than its generic ending ({operation.FailureReason ?? "no message"}): "
@@ -32,7 +34,7 @@ internal static class FailureReasons
 
         var level = error.Severity is { } severity ? string.Create(CultureInfo.InvariantCulture, $" (severity {severity})") : "";
         var sentence = string.Create(CultureInfo.InvariantCulture, $"The {noun} failed with Msg {error.Number}{level}: {error.Text.TrimEnd('.')}. ")
-            + Stage(error.Stage, restore);
+            + Wording(error) + Stage(error.Stage, restore);
         sentence = Meaning(error.Number) is { } meaning ? $"{sentence} {meaning}" : sentence;
         if (error.OsError is { } os)
         {
@@ -43,6 +45,17 @@ internal static class FailureReasons
 
         return sentence;
     }
+
+    // SQL Server localises a message's text, not its number: a text in another language is read by its number, and the
+    // report says so (realworld4 V23, a German 3201).
+    private static string Wording(FailureErrorReport error) => Parsing.EngineMessageCatalog.OtherWordingOf(error.Number, error.Text) switch
+    {
+        null => string.Empty,
+        "" => string.Create(CultureInfo.InvariantCulture,
+            $"Its text is not SQL Server's English wording of Msg {error.Number}: it is read by its number, and what the number and an operating system error's code tell is all that is said. "),
+        { } language => string.Create(CultureInfo.InvariantCulture,
+            $"Its text is SQL Server's {language} wording of Msg {error.Number}, not the English one: it is read by its number. "),
+    };
 
     /// <summary>The remedy sentence of a failed operation, with its source; null when none is known.</summary>
     public static string? RemedySentence(OperationReport operation)
@@ -84,6 +97,11 @@ internal static class FailureReasons
     {
         var sentence = $"The client stopped waiting: its command time-out expired ('{error.Text.Trim()}'), so it cancelled the {noun}; "
             + "this is not a failure inside SQL Server, which had not completed the command when the client gave up.";
+        if (error.Stage is { } stage)
+        {
+            sentence += " " + Stage(stage, operation.Kind == Events.OperationKind.Restore);
+        }
+
         var then = operation.FailureReason?.IndexOf(Correlation.BackupOperation.ClientStopThen, StringComparison.Ordinal) ?? -1;
         if (then < 0)
         {

@@ -21,7 +21,7 @@ internal static class FailureRemedies
     private const string TheMessage = "the message's own words";
 
     /// <summary>Every root error number a remedy is chosen for; the catalog has a row for each (a test holds it).</summary>
-    public static IReadOnlyList<int> ErrorNumbers { get; } = [3101, 3117, 3153, 3154, 3159, 3183, 3203, 3241, 3266, 4208, 4214, 4305, 4306, 4326, 833, 823, 845, 5159, 3043,
+    public static IReadOnlyList<int> ErrorNumbers { get; } = [3101, 3117, 3153, 3154, 3159, 3183, 3203, 3241, 3266, 4208, 4214, 4305, 4326, 833, 823, 845, 5159, 3043,
         3035, 3078, 3168, 3271, EngineMessageCatalog.ClientTimedOut];
 
     /// <summary>Every OS error code a remedy is chosen for.</summary>
@@ -73,7 +73,7 @@ internal static class FailureRemedies
                 + "ready to roll forward): either an earlier RESTORE in the sequence ran WITH RECOVERY (the default), or no full backup was restored WITH "
                 + "NORECOVERY before it (a log or differential backup given first, as if it were a full one). Restart the sequence from the full backup, "
                 + "with NORECOVERY on every step but the last.", RestoreStatement),
-            3153 or 4306 => new("already-recovered", "The database was already recovered: an earlier RESTORE in the sequence ran WITH RECOVERY (the default), so no "
+            3153 => new("already-recovered", "The database was already recovered: an earlier RESTORE in the sequence ran WITH RECOVERY (the default), so no "
                 + "later backup can be applied. Restart the sequence from the full backup, with NORECOVERY on every step but the last.", RestoreStatement),
             3101 => new("exclusive-access", "A restore needs the database to itself: close its other connections "
                 + "(ALTER DATABASE ... SET SINGLE_USER WITH ROLLBACK IMMEDIATE) and run the restore again.", RestoreStatement),

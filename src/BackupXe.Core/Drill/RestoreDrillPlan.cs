@@ -1,7 +1,8 @@
 using System.Globalization;
 using BackupXe.Core.Events;
 using BackupXe.Core.Formatting;
-using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Restores;
 using BackupXe.Core.Tuning;
 
 namespace BackupXe.Core.Drill;

@@ -1,4 +1,4 @@
-using BackupXe.Core.History;
+using BackupXe.Core.Restores;
 
 namespace BackupXe.Core.Drill;
 

@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Text;
 using BackupXe.Core.Diagnosis;
-using BackupXe.Core.History;
+using BackupXe.Core.Restores;
 using BackupXe.Core.Tuning;
 
 namespace BackupXe.Core.Drill;

@@ -2,6 +2,7 @@ using System.Globalization;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Restores;
 
 namespace BackupXe.Core.Fleet;
 

@@ -1,5 +1,6 @@
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
+using BackupXe.Core.Restores;
 
 namespace BackupXe.Core.Fleet;
 

@@ -1,6 +1,7 @@
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Restores;
 
 namespace BackupXe.Core.Fleet;
 

@@ -44,6 +44,19 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     private OperationScope? _failingScope;
     private int _failureAt;
 
+    // The engine's line, since the last operation closed, that said a database was RESTORING: what tells the kind of an
+    // aborted command no failure line named (realworld4 V27).
+    private string? _restoringSaid;
+
+    /// <summary>
+    /// True when the line just added was a progress line the client printed after the command's abort (its time-out and
+    /// SQL Server's 3204): late output of the aborted operation, kept with it, not the start of another.
+    /// </summary>
+    public bool LateOutput { get; private set; }
+
+    /// <summary>True when the line just added was SQL Server's saying a database was RESTORING (5052's "... in the Restoring state.").</summary>
+    public bool SaidRestoring { get; private set; }
+
     /// <summary>Set when the line just added held a value no server writes (and was skipped), else null.</summary>
     public ImplausibleValue? Rejected { get; private set; }
 
@@ -60,6 +73,8 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     public IReadOnlyList<ClientOperation> Add(string line)
     {
         ArgumentNullException.ThrowIfNull(line);
+        LateOutput = false;
+        SaidRestoring = false;
         if (_folded is { } head)
         {
             _folded = null;
@@ -271,9 +286,25 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
             return None;
         }
 
+        if (parsed is PercentReached && IsAbortHeld())
+        {
+            // The client delivered the command's last STATS line after its own time-out and SQL Server's abort: the
+            // operation had reached it before it was aborted (realworld4 V27), so it goes with the progress before the errors.
+            var at = _pending.FindIndex(m => m.Message is EngineError);
+            _pending.Insert(at, new ClientMessage(line.Trim(), parsed));
+            _failureAt++;
+            LateOutput = true;
+            return None;
+        }
+
         // A failure is closed by the first engine message that is not part of its error block.
         var closedFailure = _failing is not null && !blank && parsed is not (UnknownMessage or EngineError) ? CloseFailure() : null;
         var closed = Classify(line, blank, parsed);
+        if (parsed is DatabaseStateRefusal { IsRestoring: true })
+        {
+            _restoringSaid = line.Trim();
+            SaidRestoring = true;
+        }
         return (closedFailure, closed) switch
         {
             (null, null) => None,
@@ -291,7 +322,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     {
         var folded = FlushFolded();
         var failure = _failing is not null ? CloseFailure() : null;
-        var rest = _pending.Count == 0 ? null : Close(null, null);
+        var rest = _pending.Count == 0 ? null : IsErrorsOnly() ? CloseErrors() : Close(null, null);
         List<ClientOperation> closed = [.. folded];
         closed.AddRange(failure is null ? rest is null ? None : [rest] : rest is null ? [failure] : [failure, rest]);
         return closed.Count == 0 ? None : closed;
@@ -306,7 +337,8 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
             return null;
         }
 
-        if (parsed is UnknownMessage || blank)
+        // A refusal by the database's state is no line of an operation: only what it says of the state is kept.
+        if (parsed is UnknownMessage or DatabaseStateRefusal || blank)
         {
             IgnoredLines++;
             return null;
@@ -401,8 +433,36 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         var kind = _failing;
         _failing = null;
         _header = null;
-        return Close(kind, _failingScope);
+        var evidence = kind == OperationKind.Unknown ? _restoringSaid : null;
+        var abort = evidence is null ? -1 : _pending.FindLastIndex(m => m.Message is EngineError { Number: EngineMessageCatalog.Aborted });
+        if (abort >= 0)
+        {
+            // SQL Server's abort names "backup or restore"; a database the engine said was RESTORING before the command
+            // tells which: the abort closes a restore, and its meaning carries that kind (its text is unchanged).
+            var ending = _pending[abort];
+            _pending[abort] = ending with { Message = new ClosingError(OperationKind.Restore, (EngineError)ending.Message, evidence) };
+            kind = OperationKind.Restore;
+        }
+
+        return Close(kind, _failingScope) with { KindEvidence = abort >= 0 ? evidence : null };
     }
+
+    // Errors of the catalog's failures and nothing else: a failed command whose failure line the output does not hold (a
+    // driver's record of one server error, realworld4 V23), not a command still running.
+    private bool IsErrorsOnly()
+        => _pending.TrueForAll(m => m.Message is EngineError { Text: not null } error && EngineMessageCatalog.IsFailure(error.Number));
+
+    // That command, failed, its kind unknown: its last error closes it (its first is its root error).
+    private ClientOperation CloseErrors()
+    {
+        var last = _pending.Count - 1;
+        _pending[last] = _pending[last] with { Message = new ClosingError(OperationKind.Unknown, (EngineError)_pending[last].Message) };
+        return Close(OperationKind.Unknown, null);
+    }
+
+    // A command aborted (3204) or given up on by the client (its time-out) whose error block is still open.
+    private bool IsAbortHeld()
+        => _failing is not null && _pending.Exists(m => m.Message is EngineError { Number: EngineMessageCatalog.Aborted or EngineMessageCatalog.ClientTimedOut });
 
     private static bool IsBufferLine(TraceMessage message) => BufferBlock.IsLine(message);
 
@@ -434,6 +494,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         var operation = new ClientOperation(kind, scope, database, [.. _pending], _dropped);
         _pending.Clear();
         _dropped = 0;
+        _restoringSaid = null;
         return operation;
     }
 }
@@ -453,6 +514,12 @@ public sealed record ClientOperation(
     IReadOnlyList<ClientMessage> Messages,
     int DroppedMessages)
 {
+    /// <summary>
+    /// The engine's line that told the kind of an aborted command no failure line named ("... in the Restoring state."),
+    /// when it was told so; null otherwise.
+    /// </summary>
+    public string? KindEvidence { get; init; }
+
     /// <summary>"... successfully processed N pages in S seconds (R MB/sec).", when the operation completed.</summary>
     public CompletionSummary? Summary => Messages.Select(m => m.Message).OfType<CompletionSummary>().LastOrDefault();
 

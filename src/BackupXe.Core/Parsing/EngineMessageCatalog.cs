@@ -26,6 +26,12 @@ internal enum MessageFamily
     /// but what ends a command from the client's side, so the readers must tell it from a failure inside the server.
     /// </summary>
     ClientTimeout,
+
+    /// <summary>
+    /// A statement refused because of the database's state (5052, "... while a database is in the Restoring state."): no
+    /// operation of its own, but the state tells what left the database so.
+    /// </summary>
+    State,
 }
 
 /// <summary>Where the text template of a catalog row was checked (docs/message-catalog.md).</summary>
@@ -36,9 +42,6 @@ internal enum CatalogSource
 
     /// <summary>Read in a genuine output kept as a fixture (its SOURCES.md): the exact wording SQL Server printed.</summary>
     GenuineOutput,
-
-    /// <summary>Microsoft's list gives it, but the row's wording was not re-read there for this project: to confirm.</summary>
-    MicrosoftPageToConfirm,
 }
 
 /// <summary>
@@ -47,7 +50,8 @@ internal enum CatalogSource
 /// </summary>
 /// <param name="DatabaseArgument">Which of the template's placeholders (from 0) is the database the message names, when one is.</param>
 /// <param name="Scope">The scope the message names for the command it refuses (3035: a differential), when it names one.</param>
-internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Family, string Template, CatalogSource Source, int? DatabaseArgument = null, OperationScope? Scope = null)
+/// <param name="Language">The language of a wording SQL Server printed in another language than English; null for the English row.</param>
+internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Family, string Template, CatalogSource Source, int? DatabaseArgument = null, OperationScope? Scope = null, string? Language = null)
 {
     /// <summary>The template's opening text, when it opens with text (not a placeholder).</summary>
     public string? Opening => Template.StartsWith('%') || Pieces.IsEmpty ? null : Pieces[0];
@@ -119,7 +123,7 @@ internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Fa
 /// carries no number, such as PowerShell's error record); a message the readers act on has a row here, and a test
 /// holds them to it.
 /// </summary>
-public static class EngineMessageCatalog
+public static partial class EngineMessageCatalog
 {
     /// <summary>Every row, by number.</summary>
     internal static ImmutableArray<CatalogMessage> All { get; } = Rows();
@@ -231,7 +235,7 @@ public static class EngineMessageCatalog
 
     // Openings of a dozen characters or more: shorter ones ("Read on \"") would be found in a tool's own words.
     private static readonly ImmutableArray<CatalogMessage> QuotableFailures =
-        [.. All.Where(r => r.Family == MessageFamily.Failure && r.Opening is { Length: >= 12 })];
+        [.. All.Concat(LocalisedRows()).Where(r => r.Family == MessageFamily.Failure && r.Opening is { Length: >= 12 })];
 
     private static readonly System.Buffers.SearchValues<string> QuotableOpenings =
         System.Buffers.SearchValues.Create([.. QuotableFailures.Select(r => r.Opening!)], StringComparison.Ordinal);
@@ -240,7 +244,6 @@ public static class EngineMessageCatalog
     {
         const CatalogSource Page = CatalogSource.MicrosoftPage;
         const CatalogSource Genuine = CatalogSource.GenuineOutput;
-        const CatalogSource ToConfirm = CatalogSource.MicrosoftPageToConfirm;
         CatalogMessage[] rows =
         [
             // Progress and completion: the client's lines of every backup and restore.
@@ -250,11 +253,12 @@ public static class EngineMessageCatalog
 
             // The ERRORLOG's history records (default logging, no trace flag).
             new(18264, 10, MessageFamily.History, "Database backed up. Database: %s, creation date(time): %s(%s), pages dumped: %I64d, first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", Genuine),
-            new(18265, 10, MessageFamily.History, "Log was backed up. Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", ToConfirm),
+            new(18265, 10, MessageFamily.History, "Log was backed up. Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", Page),
             new(18267, 10, MessageFamily.History, "Database was restored: Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", Genuine),
-            new(18268, 10, MessageFamily.History, "Database changes were restored. Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", ToConfirm),
-            new(18269, 10, MessageFamily.History, "Log was restored. Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", ToConfirm),
-            new(18270, 10, MessageFamily.History, "Database differential changes were backed up. Database: %s, creation date(time): %s(%s), pages dumped: %I64d, first LSN: %s, last LSN: %s, full backup LSN: %s, number of dump devices: %d, device information: (%s).", ToConfirm),
+            new(18268, 10, MessageFamily.History, "Log was restored. Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", Page),
+            new(18269, 10, MessageFamily.History, "Database file was restored. Database: %s, creation date(time): %s(%s), file list: (%s), number of dump devices: %d, device information: (%s).", Page),
+            new(18270, 10, MessageFamily.History, "Database differential changes were backed up. Database: %s, creation date(time): %s(%s), pages dumped: %I64d, first LSN: %s, last LSN: %s, full backup LSN: %s, number of dump devices: %d, device information: (%s).", Page),
+            new(18271, 10, MessageFamily.History, "Database changes were restored. Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", Page),
 
             // Failures: the generic ending, then the errors that name the cause.
             new(3013, 16, MessageFamily.Failure, "%hs is terminating abnormally.", Page),
@@ -277,15 +281,14 @@ public static class EngineMessageCatalog
             new(3257, 16, MessageFamily.Failure, "There is insufficient free space on disk volume '%ls' to create the database.", Page),
             new(3266, 16, MessageFamily.Failure, "The backup data at the end of \"%ls\" is incorrectly formatted.", Page),
             new(3271, 16, MessageFamily.Failure, "A nonrecoverable I/O error occurred on file \"%ls:\" %ls.", Page),
-            new(4208, 16, MessageFamily.Failure, "The statement %hs is not allowed while the recovery model is SIMPLE. Use BACKUP DATABASE or change the recovery model using ALTER DATABASE.", ToConfirm),
-            new(4214, 16, MessageFamily.Failure, "BACKUP LOG cannot be performed because there is no current database backup.", ToConfirm),
-            new(4305, 16, MessageFamily.Failure, "The log in this backup set begins at LSN %.*ls, which is too recent to apply to the database.", ToConfirm),
-            new(4306, 16, MessageFamily.Failure, "The preceding restore operation did not specify WITH NORECOVERY or WITH STANDBY.", ToConfirm),
-            new(4326, 16, MessageFamily.Failure, "The log in this backup set terminates at LSN %.*ls, which is too early to apply to the database.", ToConfirm),
-            new(5159, 24, MessageFamily.Failure, "Operating system error %.*ls on file \"%.*ls\" during %ls.", ToConfirm),
-            new(18204, 16, MessageFamily.Failure, "%hs: Backup device '%ls' failed to %ls. Operating system error %ls.", ToConfirm),
-            new(18210, 16, MessageFamily.Failure, "%hs: %hs failure on backup device '%ls'. Operating system error %ls.", ToConfirm),
-            new(823, 24, MessageFamily.Failure, "The operating system returned error %ls to SQL Server during a %S_MSG at offset %#016I64x in file '%ls'.", ToConfirm),
+            new(4208, 16, MessageFamily.Failure, "The statement %hs is not allowed while the recovery model is SIMPLE. Use BACKUP DATABASE or change the recovery model using ALTER DATABASE.", Page),
+            new(4214, 16, MessageFamily.Failure, "BACKUP LOG cannot be performed because there is no current database backup.", Page),
+            new(4305, 16, MessageFamily.Failure, "The log in this backup set begins at LSN %.*ls, which is too recent to apply to the database.", Page),
+            new(4326, 16, MessageFamily.Failure, "The log in this backup set terminates at LSN %.*ls, which is too early to apply to the database.", Page),
+            new(5159, 24, MessageFamily.Failure, "Operating system error %.*ls on file \"%.*ls\" during %ls.", Page),
+            new(18204, 16, MessageFamily.Failure, "%hs: Backup device '%ls' failed to %ls. Operating system error %ls.", Page),
+            new(18210, 16, MessageFamily.Failure, "%hs: %hs failure on backup device '%ls'. Operating system error %ls.", Page),
+            new(823, 24, MessageFamily.Failure, "The operating system returned error %ls to SQL Server during a %S_MSG at offset %#016I64x in file '%ls'.", Page),
             new(845, 17, MessageFamily.Failure, "Time-out occurred while waiting for buffer latch type %d for page %S_PGID, database ID %d.", Genuine),
 
             // The client's driver, not SQL Server: its command time-out, in System.Data.SqlClient's ("Timeout expired.") and
@@ -293,7 +296,10 @@ public static class EngineMessageCatalog
             new(ClientTimedOut, 11, MessageFamily.ClientTimeout, "%hs The timeout period elapsed prior to completion of the operation or the server is not responding.", Genuine),
 
             // A warning that does not fail the operation but explains where its time went.
-            new(833, 10, MessageFamily.Warning, "SQL Server has encountered %d occurrence(s) of I/O requests taking longer than %d seconds to complete on file [%ls] in database [%ls] (%d).", ToConfirm),
+            new(833, 10, MessageFamily.Warning, "SQL Server has encountered %d occurrence(s) of I/O requests taking longer than %d seconds to complete on file [%ls] in database [%ls] (%d).", Page),
+
+            // A statement refused by the database's state: a database RESTORING was left so by a restore (realworld4 V27).
+            new(5052, 16, MessageFamily.State, "ALTER DATABASE is not permitted while a database is in the %ls state.", Genuine),
         ];
 
         return [.. rows.OrderBy(r => r.Number)];

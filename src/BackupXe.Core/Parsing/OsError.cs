@@ -1,3 +1,4 @@
+using System.Collections.Frozen;
 using System.Collections.Immutable;
 using System.Globalization;
 
@@ -20,23 +21,33 @@ internal sealed record OsError(int? Code, string? Text)
     private static readonly ImmutableArray<string> Leads = ["Operating system error ", "operating system returned error ", "failed: ", ":\" "];
 
     /// <summary>
+    /// What Windows says of each code BackupXe decodes (Microsoft's "System Error Codes"; docs/message-catalog.md lists
+    /// them with that source, and a test holds the two lists equal).
+    /// </summary>
+    internal static IReadOnlyDictionary<int, string> Known { get; } = new Dictionary<int, string>
+    {
+        [2] = "The system cannot find the file specified.",
+        [3] = "The system cannot find the path specified.",
+        [5] = "Access is denied.",
+        [31] = "A device attached to the system is not functioning.",
+        [32] = "The process cannot access the file because it is being used by another process.",
+        [53] = "The network path was not found.",
+        [64] = "The specified network name is no longer available.",
+        [112] = "There is not enough space on the disk.",
+        [665] = "The requested operation could not be completed due to a file system limitation.",
+        [995] = "The I/O operation has been aborted because of either a thread exit or an application request.",
+        [1117] = "The request could not be performed because of an I/O device error.",
+        [1450] = "Insufficient system resources exist to complete the requested service.",
+    }.ToFrozenDictionary();
+
+    /// <summary>
     /// What Windows says of <paramref name="code"/> (Microsoft's "System Error Codes"), for a message that printed the
     /// number without its text.
     /// </summary>
     public static string MeaningOf(int? code) => code switch
     {
-        2 => "The system cannot find the file specified.",
-        3 => "The system cannot find the path specified.",
-        5 => "Access is denied.",
-        32 => "The process cannot access the file because it is being used by another process.",
-        53 => "The network path was not found.",
-        64 => "The specified network name is no longer available.",
-        112 => "There is not enough space on the disk.",
-        665 => "The requested operation could not be completed due to a file system limitation.",
-        995 => "The I/O operation has been aborted because of either a thread exit or an application request.",
-        1117 => "The request could not be performed because of an I/O device error.",
-        1450 => "Insufficient system resources exist to complete the requested service.",
         null => "an exception from the remote endpoint, with no system error code",
+        { } known when Known.TryGetValue(known, out var meaning) => meaning,
         _ => "a system error code not in BackupXe's table (docs/message-catalog.md)",
     };
 
@@ -64,6 +75,42 @@ internal sealed record OsError(int? Code, string? Text)
             if (at >= 0 && Coded(text[(at + lead.Length)..]) is { } error)
             {
                 return error;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>
+    /// The OS error inside error <paramref name="number"/>'s <paramref name="text"/>: as <see cref="In"/> reads it, or, for a
+    /// text in another language than the catalog's English (a server in German), by the part no language changes: the
+    /// code and its printed text in parentheses, "2(Das System ...)", the last in the text. Such a code is given
+    /// Microsoft's English meaning when the table has it (its text left null), else the text as printed.
+    /// </summary>
+    public static OsError? Of(int number, string? text)
+    {
+        if (In(text) is { } found)
+        {
+            return found;
+        }
+
+        if (text is null || !EngineMessageCatalog.CarriesOsError(number) || EngineMessageCatalog.OtherWordingOf(number, text) is null)
+        {
+            return null;
+        }
+
+        for (var open = text.LastIndexOf('('); open > 0; open = text.LastIndexOf('(', open - 1))
+        {
+            var start = open;
+            while (start > 0 && open - start < 10 && char.IsAsciiDigit(text[start - 1]))
+            {
+                start--;
+            }
+
+            // A code stands alone before its parenthesis ("Betriebssystemfehler 2("), not at the end of a name ("x2(").
+            if (start < open && (start == 0 || !char.IsLetterOrDigit(text[start - 1])) && Coded(text.AsSpan(start)) is { Code: { } code } error)
+            {
+                return Known.ContainsKey(code) ? error with { Text = null } : error;
             }
         }
 

@@ -88,6 +88,20 @@ public sealed partial class TraceMessageParser
         return new EngineError((int)number, severity, text.IsEmpty ? null : text.ToString());
     }
 
+    // "ALTER DATABASE is not permitted while a database is in the Restoring state." (5052): the state, one word before "state.".
+    private static DatabaseStateRefusal? ParseStateRefusal(ReadOnlySpan<char> rest)
+    {
+        const string Tail = " state.";
+        var text = rest.Trim();
+        if (!text.EndsWith(Tail, StringComparison.OrdinalIgnoreCase))
+        {
+            return null;
+        }
+
+        var state = text[..^Tail.Length].Trim();
+        return state.IsEmpty || state.ContainsAny(' ', '\t') ? null : new DatabaseStateRefusal(state.ToString());
+    }
+
     // "Execution Timeout Expired.  The timeout period elapsed prior to completion of the operation or the server is not
     // responding.": the driver's, read by the catalog's template so that a pool or login time-out is not taken for it.
     private static EngineError? ParseClientTimeout(Body body)

@@ -24,7 +24,9 @@ public sealed partial class TraceMessageParser
         var abnormally = IndexOfIgnoreCase(rest, "is terminating abnormally");
         if (abnormally >= 0 || rest.Contains("abnormally", StringComparison.OrdinalIgnoreCase))
         {
-            return new OperationFailed(kind, body.ToText(), abnormally > 0 ? ScopeOf(rest[..abnormally]) : null);
+            // A RESTORE that only reads the media names its statement ("RESTORE HEADERONLY is terminating abnormally.", realworld4 V25).
+            var statement = abnormally > 0 ? rest[..abnormally].Trim() : [];
+            return new OperationFailed(kind, body.ToText(), statement.IsEmpty ? null : (kind == OperationKind.Restore ? MediaReadOf(statement) : null) ?? ScopeOf(statement));
         }
 
         var words = TrimEnd(rest);
@@ -88,6 +90,22 @@ public sealed partial class TraceMessageParser
         }
 
         return tail.Contains("FILE", StringComparison.OrdinalIgnoreCase) ? OperationScope.File : OperationScope.Database;
+    }
+
+    // The statement's word: 3013 names the statement ("%hs is terminating abnormally."), and these are RESTORE's
+    // own statements (Microsoft Learn, "RESTORE Statements").
+    private static OperationScope? MediaReadOf(ReadOnlySpan<char> head)
+    {
+        var space = head.IndexOfAny(' ', '\t');
+        var word = space < 0 ? head : head[..space];
+        return word switch
+        {
+            _ when word.Equals("HEADERONLY", StringComparison.OrdinalIgnoreCase) => OperationScope.HeaderOnly,
+            _ when word.Equals("FILELISTONLY", StringComparison.OrdinalIgnoreCase) => OperationScope.FileListOnly,
+            _ when word.Equals("LABELONLY", StringComparison.OrdinalIgnoreCase) => OperationScope.LabelOnly,
+            _ when word.Equals("VERIFYONLY", StringComparison.OrdinalIgnoreCase) => OperationScope.VerifyOnly,
+            _ => null,
+        };
     }
 
     // "... successfully processed 8042633 pages in 43.967 seconds (1429.096 MB/sec)."

@@ -297,6 +297,9 @@ public sealed partial class TraceMessageParser
         Add("Timeout expired", static (body, _) => ParseClientTimeout(body));
         Add("Execution Timeout Expired", static (body, _) => ParseClientTimeout(body));
 
+        // A statement refused because of the database's state (5052), which tells what left it so (realworld4 V27).
+        Add("ALTER DATABASE is not permitted while a database is in the", static (_, rest) => ParseStateRefusal(rest));
+
         // Backup steps with nothing to measure, in the order of the trace flag 3014 sample.
         Step("Opening the database with S lock");
         Step("Acquiring bulk-op lock on the database");

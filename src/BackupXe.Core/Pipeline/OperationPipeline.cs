@@ -33,6 +33,12 @@ public sealed class OperationPipeline
         _correlator = new OperationCorrelator(Complete, stallAfter: _diagnostician.Settings.StallAfter);
     }
 
+    /// <summary>
+    /// How long an ended operation is held for its late lines before it is released: a live source that advances the
+    /// clock past an operation's end by more than this gets it back.
+    /// </summary>
+    public static TimeSpan EndedOperationGrace => OperationCorrelator.DefaultGrace;
+
     public long UnattributedWaits => _correlator.UnattributedWaits;
 
     public long OrphanMessages => _correlator.OrphanMessages;

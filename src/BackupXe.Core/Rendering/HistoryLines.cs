@@ -50,5 +50,5 @@ public static class HistoryLines
     }
 
     private static string Describe(ConcurrentOperationReport other)
-        => History.ComparableRun.Describe(other.Kind, other.Scope);
+        => Baselines.ComparableRun.Describe(other.Kind, other.Scope);
 }

@@ -1,5 +1,6 @@
 using System.Text.Json.Serialization;
 using BackupXe.Core.Analysis;
+using BackupXe.Core.Baselines;
 using BackupXe.Core.History;
 using BackupXe.Core.Rendering.Html;
 using BackupXe.Core.Reporting;

@@ -21,15 +21,29 @@ public static class OperationText
         }
 
         var verb = kind == OperationKind.Backup ? "BACKUP" : "RESTORE";
+
+        // An ERRORLOG's failure or device line, an abort, may not say what of: the title does not guess DATABASE.
+        if (operationScope is null)
+        {
+            return $"{verb} (DATABASE or LOG: the input does not say){database}{session}";
+        }
+
         var scope = operationScope switch
         {
             OperationScope.Log => "LOG",
             OperationScope.Differential => "DATABASE (differential)",
             OperationScope.File => "DATABASE (file)",
+            OperationScope.HeaderOnly => "HEADERONLY",
+            OperationScope.FileListOnly => "FILELISTONLY",
+            OperationScope.LabelOnly => "LABELONLY",
+            OperationScope.VerifyOnly => "VERIFYONLY",
             _ => "DATABASE",
         };
         return $"{verb} {scope}{database}{session}";
     }
+
+    /// <summary>True for a RESTORE that only reads the backup media (HEADERONLY, FILELISTONLY, LABELONLY, VERIFYONLY): no restore of data.</summary>
+    public static bool IsMediaRead(OperationScope? scope) => scope is OperationScope.HeaderOnly or OperationScope.FileListOnly or OperationScope.LabelOnly or OperationScope.VerifyOnly;
 
     /// <summary>The operation's duration, or "at least 19.05 s" when its closing line is not in the input.</summary>
     public static string Duration(OperationReport operation) =>

@@ -3,7 +3,6 @@ using System.Text;
 using BackupXe.Core.Analysis;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
-using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Sources.Errorlog;
 using BackupXe.Sources.Formats;
@@ -59,6 +58,12 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
             // A command the output echoes before its messages (sp_DatabaseRestore prints each one it runs) names the
             // database its messages may not.
             BackupCommand? echoed = null;
+
+            // The line where SQL Server last said a database was RESTORING: what an aborted command's kind is told by.
+            var restoringLine = 0;
+
+            // Set once an aborted restore closed: SQL Server saying RESTORING after it shows the abort left the database so.
+            var abortedRestore = false;
             var read = AgentFold.Join(Lines(reader, status, cancellationToken), l => l.Text, (head, next) => (head.Number, head.Text + next.Text, next.Ended));
             foreach (var (number, text, ended) in read)
             {
@@ -92,6 +97,12 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
                     status.Report($"line {lineNumber}", $"the input ends inside this message ('{line.Trim()}'): the output was cut");
                 }
 
+                if (transcript.LateOutput)
+                {
+                    status.Find($"line {lineNumber}", $"'{line.Trim()}' came after the client's time-out and SQL Server's abort of the command: the client printed it "
+                        + "late, so it is the aborted operation's progress before the abort, not an operation still open");
+                }
+
                 if (excerpt.Add(lineNumber, line, transcript.LastMessage) is { } runs)
                 {
                     excerptRuns += ReportExcerpt(runs, status);
@@ -100,10 +111,21 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
                 foreach (var operation in closedOperations)
                 {
                     operations++;
-                    foreach (var traceEvent in Events(Named(operation, ref echoed), status, lineNumber))
+                    abortedRestore |= operation.KindEvidence is not null;
+                    foreach (var traceEvent in Events(Named(operation, ref echoed), status, lineNumber, restoringLine))
                     {
                         yield return traceEvent;
                     }
+                }
+
+                // After the operations this line closed: a RESTORING said after an abort tells nothing of its kind, but
+                // that the abort left the database so (realworld4 V27).
+                restoringLine = transcript.SaidRestoring ? lineNumber : restoringLine;
+                if (transcript.SaidRestoring && abortedRestore)
+                {
+                    abortedRestore = false;
+                    status.Find($"line {lineNumber}", "after the aborted restore SQL Server still says the database is in the Restoring state: the abort left it "
+                        + "RESTORING, not usable, which is why the statements after it fail");
                 }
             }
 
@@ -138,7 +160,7 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
                     }
                 }
 
-                foreach (var traceEvent in Events(Named(last, ref echoed), status, lineNumber))
+                foreach (var traceEvent in Events(Named(last, ref echoed), status, lineNumber, restoringLine))
                 {
                     yield return traceEvent;
                 }
@@ -249,7 +271,7 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
         return runs.Runs.Count;
     }
 
-    private static IEnumerable<TraceEvent> Events(ClientOperation operation, SourceStatus status, int lineNumber)
+    private static IEnumerable<TraceEvent> Events(ClientOperation operation, SourceStatus status, int lineNumber, int restoringLine)
     {
         if (operation.DroppedMessages > 0)
         {
@@ -257,10 +279,20 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
                 $"{operation.DroppedMessages} message(s) beyond {ClientTranscript.MaxMessagesPerOperation} in one operation were skipped");
         }
 
+        if (operation.KindEvidence is { } evidence)
+        {
+            status.Find($"line {restoringLine}", $"the aborted command was a restore: no failure line named its kind ('The backup or restore was aborted.' names both), "
+                + $"and SQL Server said before it that the database was in the Restoring state ('{evidence}'), which a restore leaves");
+        }
+
         foreach (var message in operation.Messages)
         {
             status.Events++;
-            yield return new ProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database, message.Text);
+
+            // An abort whose kind the output's other lines gave carries that kind in its meaning, which its text does not.
+            yield return message.Message is ClosingError
+                ? new ParsedProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database, message.Text, null, new ParsedTraceMessage(null, message.Message))
+                : new ProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database, message.Text);
         }
     }
 }

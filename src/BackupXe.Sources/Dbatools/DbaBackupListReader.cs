@@ -4,6 +4,7 @@ using System.Text;
 using System.Text.RegularExpressions;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources.Errorlog;
 using BackupXe.Sources.Formats;

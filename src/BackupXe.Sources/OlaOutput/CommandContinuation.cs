@@ -1,6 +1,6 @@
 using System.Collections.Frozen;
 using System.Collections.Immutable;
-using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
 
 namespace BackupXe.Sources.OlaOutput;
 

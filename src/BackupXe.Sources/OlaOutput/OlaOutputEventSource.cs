@@ -28,7 +28,7 @@ internal sealed class OlaOutputEventSource : ISynchronousTraceEventSource
 
     public string Name { get; }
 
-    public string Format => HistoryFile.OlaOutputFormat;
+    public string Format => ImportFile.OlaOutputFormat;
 
     public IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken)
         => ReadEvents(status, cancellationToken).ToAsyncEnumerable();

@@ -10,7 +10,7 @@ namespace BackupXe.Sources.OlaOutput;
 /// </summary>
 internal sealed class OlaOutputFormat : IInputFormat
 {
-    public string Name => HistoryFile.OlaOutputFormat;
+    public string Name => ImportFile.OlaOutputFormat;
 
     public string Description => "Ola Hallengren's DatabaseBackup / DatabaseRestore job output: each command's start and end on the client's clock, with the engine's messages";
 

@@ -1,5 +1,4 @@
 using System.Net.Sockets;
-using BackupXe.SqlServer.Live;
 using Microsoft.Data.SqlClient;
 
 namespace BackupXe.SqlServer.Client;

@@ -24,8 +24,8 @@ internal static class CaptureSessionReadiness
         catch (Exception failure) when (!cancellationToken.IsCancellationRequested)
         {
             var kind = new SqlFailureClassifier().Classify(failure);
-            var text = kind == Live.LiveFailureKind.DriverFault ? SqlFailureText.DriverFault(failure) : ConnectionStringRedactor.RedactMessage(failure.Message);
-            return (null, $"{text} ({(kind == Live.LiveFailureKind.DriverFault ? "driver fault" : kind.ToString().ToLowerInvariant())})");
+            var text = kind == LiveFailureKind.DriverFault ? SqlFailureText.DriverFault(failure) : ConnectionStringRedactor.RedactMessage(failure.Message);
+            return (null, $"{text} ({(kind == LiveFailureKind.DriverFault ? "driver fault" : kind.ToString().ToLowerInvariant())})");
         }
     }
 

@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.SqlServer.Live;

@@ -1,3 +1,4 @@
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.SqlServer.Live;

@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Threading.Channels;
 using BackupXe.Core.Events;
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Requirements;
 using BackupXe.SqlServer.Sessions;
 

@@ -1,6 +1,6 @@
 using System.Data;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 using BackupXe.SqlServer.Requirements;
 using Microsoft.Data.SqlClient;
 

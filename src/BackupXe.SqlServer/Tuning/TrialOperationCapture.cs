@@ -23,8 +23,8 @@ public sealed class TrialOperationCapture : IOperationSink, IAsyncDisposable
     /// <summary>How long a trial's operation is waited for at most, behind history the reader may still be reading.</summary>
     public static readonly TimeSpan Timeout = TimeSpan.FromSeconds(60);
 
-    /// <summary>Past the correlator's grace period for late events of an ended operation (2 s), on the server's clock.</summary>
-    private static readonly TimeSpan ReleaseAfterEnd = TimeSpan.FromSeconds(3);
+    /// <summary>Just past the pipeline's grace for late lines of an ended operation, on the server's clock.</summary>
+    private static readonly TimeSpan ReleaseAfterEnd = OperationPipeline.EndedOperationGrace + Poll;
 
     private readonly ITraceEventSource _source;
     private readonly TimeProvider _time;

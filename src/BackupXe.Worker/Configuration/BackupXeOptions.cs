@@ -1,3 +1,4 @@
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Fleet;
 using BackupXe.Core.History;
 

@@ -1,4 +1,4 @@
-using BackupXe.Core.History;
+using BackupXe.Core.Baselines;
 using BackupXe.History;
 using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Sessions;

@@ -1,4 +1,4 @@
-using BackupXe.Core.History;
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Pipeline;
 
 namespace BackupXe.Worker.Monitoring;

@@ -1,7 +1,7 @@
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Events;
 using BackupXe.Core.Formatting;
-using BackupXe.Core.History;
 using BackupXe.Core.Pipeline;
 using BackupXe.Core.Reporting;
 using BackupXe.History;
@@ -31,7 +31,7 @@ internal sealed class InstanceMonitor(
     ILogger<InstanceMonitor> logger,
     TimeSpan? stallAfter = null,
     StallWaits? stallWaits = null,
-    RegressionDetector? paces = null)
+    StoredBaselines? paces = null)
 {
     // The token of the current run, for the current-wait reads a stall starts from the analysis' callback.
     private CancellationToken _running;

@@ -24,6 +24,13 @@ internal sealed class LeasedInstanceRun(
         while (!stoppingToken.IsCancellationRequested)
         {
             var lease = await TryTakeAsync(stoppingToken);
+            if (stoppingToken.IsCancellationRequested)
+            {
+                // Stopped while asking: the store may have granted it, so it is given up (a no-op when not held).
+                await ReleaseAsync();
+                return;
+            }
+
             if (lease is { Unsupported: true })
             {
                 logger.LeaseTableMissing(instance);
@@ -109,7 +116,11 @@ internal sealed class LeasedInstanceRun(
         {
             return await leases.TakeAsync(instance, stoppingToken);
         }
-        catch (Exception exception) when (exception is not OperationCanceledException || !stoppingToken.IsCancellationRequested)
+        catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
+        {
+            return null;
+        }
+        catch (Exception exception)
         {
             logger.LeaseStoreFailed(instance, exception.GetType().Name, SqlServer.ConnectionStringRedactor.RedactMessage(exception.Message));
             return null;

@@ -19,7 +19,7 @@ internal sealed class MonitoringService(
     TimeProvider time,
     ILoggerFactory loggers,
     IHostApplicationLifetime? lifetime = null,
-    RegressionDetector? paces = null,
+    StoredBaselines? paces = null,
     SqlServerInstanceLeases? leases = null) : BackgroundService
 {
     /// <summary>The error that stopped the daemon, if one did; Program turns it into a non-zero exit code.</summary>
@@ -96,7 +96,7 @@ internal sealed class MonitoringService(
                 TimeSpan.FromSeconds(settings.StallAfterSeconds),
                 instance.HasReplay
                     ? null
-                    : new StallWaits(new SqlServer.Live.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>()),
+                    : new StallWaits(new SqlServer.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>()),
                 paces);
             var run = Runner(instance, monitor, retryDelay);
             if (leases is not null)

@@ -11,7 +11,7 @@ namespace BackupXe.Worker.Monitoring;
 
 /// <summary>What happens to each completed operation: stored, counted, diagnosed in the log, checked for regression.</summary>
 internal sealed class OperationRecorder(
-    IHistoryStore history, RegressionDetector regressions, BackupXeMetrics metrics, ILogger<OperationRecorder> logger)
+    IHistoryStore history, StoredBaselines regressions, BackupXeMetrics metrics, ILogger<OperationRecorder> logger)
 {
     public async Task RecordAsync(string instance, OperationReport report, CancellationToken cancellationToken)
     {
@@ -79,7 +79,7 @@ internal sealed class OperationRecorder(
                 comparison.Concurrent.Count(c => c.SameTarget), TerminalText.Line(comparison.Summary));
         }
 
-        if (RegressionDetector.Regression(instance, report, comparison) is { } regression)
+        if (StoredBaselines.Regression(instance, report, comparison) is { } regression)
         {
             metrics.RecordRegression(instance, report);
             logger.ThroughputRegressed(

@@ -1,5 +1,5 @@
 using BackupXe.SqlServer;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 using BackupXe.Worker.Logging;
 using Microsoft.Extensions.Logging;
 

@@ -114,7 +114,7 @@ public sealed class TimeOrderedMergeTests
         {
             // Given the 2014 fixture and an XE event stamped between its first two distinct times
             using var xml = TempInput.WithText(
-                XeXml.Progress("2014-09-10T18:10:49.000Z", "xe"), Encodings.Utf8WithoutBom, "events.xml");
+                XeXmlEvents.Progress("2014-09-10T18:10:49.000Z", "xe"), Encodings.Utf8WithoutBom, "events.xml");
             var merge = new TimeOrderedMerge(
                 [BackupXe.Sources.InputSources.Open(Fixture.Tf3014Sql2014), BackupXe.Sources.InputSources.Open(xml.Path)]);
 

@@ -12,11 +12,6 @@ public sealed class NamespaceCycleTests
 {
     private static readonly Dictionary<string, string> KnownCycles = new(StringComparer.Ordinal)
     {
-        // The connection helpers (SqlFailureClassifier, TransientRetry) implement and use the live source's retry
-        // contract, and the session arming reads running requests: breaking it moves types that Tuning/LiveTrialHost
-        // and BackupXe.History's SqlServerHistoryStore use, both changed on other branches now. Moves after the current
-        // branches merge.
-        ["BackupXe.SqlServer: Client <-> Live <-> Sessions"] = "moves after the current branches merge",
     };
 
     public static TheoryData<string> Projects() => [.. ProjectNames()];

@@ -20,20 +20,6 @@ public sealed partial class TestMirrorTests
         ["Diagnosis/BottleneckTests.cs"] = "tests BottleneckRules' verdicts through the diagnostician",
         ["Diagnosis/ExpectedGainTests.cs"] = "tests the gains the diagnosis computes, not the record",
         ["Diagnosis/RecommendationTests.cs"] = "tests the remedies the diagnosis proposes, not the record",
-
-        // Areas other branches change now: each moves after the current branches merge.
-        ["Cli/FleetCommandTests.cs"] = "moves after the current branches merge (fleet import)",
-        ["Cli/HistoryImportCommandTests.cs"] = "moves after the current branches merge (history import)",
-        ["Cli/HistoryTunesCommandTests.cs"] = "moves after the current branches merge (tune history)",
-        ["Cli/RestoreDrillCommandTests.cs"] = "moves after the current branches merge (restore drill)",
-        ["Cli/TuneCommandTests.cs"] = "moves after the current branches merge (tune)",
-        ["Sources/ErrorlogEventSourceTests.cs"] = "moves after the current branches merge (genuine-output readers)",
-        ["Sources/XeXmlEventSourceTests.cs"] = "moves after the current branches merge (genuine-output readers)",
-        // A Sources/XeXml test folder would hide the XeXml test helper (Sources/Support/XeXml.cs) from every Sources
-        // test behind a namespace of the same name: they move with that helper's rename.
-        ["Sources/StringPoolTests.cs"] = "moves with the XeXml test helper's rename, after the current branches merge",
-        ["Sources/XeNameTableTests.cs"] = "moves with the XeXml test helper's rename, after the current branches merge",
-        ["Worker/RegressionDetectorTests.cs"] = "moves after the current branches merge (history stores)",
     };
 
     [Fact]

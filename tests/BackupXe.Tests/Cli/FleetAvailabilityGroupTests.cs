@@ -1,9 +1,10 @@
 using System.Text.Json;
 using BackupXe.Cli;
 using BackupXe.History;
+using BackupXe.Sources;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.History;
-using BackupXe.Tests.SqlServer.History;
+using BackupXe.SqlServer.Msdb;
+using BackupXe.Tests.SqlServer.Msdb;
 using BackupXe.Tests.Support;
 using BackupXe.Testing.Tds;
 using Microsoft.Data.Sqlite;
@@ -31,7 +32,7 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
 
     public FleetAvailabilityGroupTests() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
 
-    private string HistoryFile => Path.Combine(_folder, "history.db");
+    private string ImportFile => Path.Combine(_folder, "history.db");
 
     public ValueTask InitializeAsync() => ValueTask.CompletedTask;
 
@@ -76,7 +77,7 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
     private async Task ImportAsync(TdsScript script)
     {
         await using var server = TdsServerDouble.Start(script);
-        var history = new SqliteImportedHistory(HistoryFile, Clock);
+        var history = new SqliteImportedHistory(ImportFile, Clock);
         await history.InitializeAsync(CancellationToken.None);
         var read = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
             .ReadAsync(new ServerHistoryRequest(Night.AddDays(-7), [], null), (name, operations) => history.ImportAsync(name, operations, CancellationToken.None), CancellationToken.None);
@@ -128,7 +129,7 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
     {
         await ImportFleetAsync();
 
-        var run = await RunAsync("fleet", "--history", HistoryFile, "--settings", await SettingsAsync(), "--format", "json");
+        var run = await RunAsync("fleet", "--history", ImportFile, "--settings", await SettingsAsync(), "--format", "json");
 
         Assert.True(run.ExitCode == 0, run.Error);
         using var page = JsonDocument.Parse(run.Output);
@@ -154,7 +155,7 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
     {
         await ImportFleetAsync();
 
-        var run = await RunAsync("fleet", "--history", HistoryFile, "--settings", await SettingsAsync(), "--format", "json");
+        var run = await RunAsync("fleet", "--history", ImportFile, "--settings", await SettingsAsync(), "--format", "json");
 
         Assert.True(run.ExitCode == 0, run.Error);
         using var page = JsonDocument.Parse(run.Output);
@@ -174,7 +175,7 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
     {
         await ImportFleetAsync();
 
-        var run = await RunAsync("fleet", "--history", HistoryFile, "--settings", await SettingsAsync());
+        var run = await RunAsync("fleet", "--history", ImportFile, "--settings", await SettingsAsync());
 
         Assert.True(run.ExitCode == 0, run.Error);
         var line = Assert.Single(run.Output.Split('\n'), l => l.StartsWith("sql-a, sql-b, sql-c", StringComparison.Ordinal));
@@ -187,7 +188,7 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
     {
         await ImportFleetAsync();
 
-        var run = await RunAsync("history", "chain", "--history", HistoryFile, "--instance", "sql-b", "--since", "2026-11-01", "--format", "json");
+        var run = await RunAsync("history", "chain", "--history", ImportFile, "--instance", "sql-b", "--since", "2026-11-01", "--format", "json");
 
         Assert.True(run.ExitCode == 0, run.Error);
         using var report = JsonDocument.Parse(run.Output);
@@ -202,7 +203,7 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
     {
         await ImportFleetAsync();
 
-        var run = await RunAsync("history", "restore-estimate", "--history", HistoryFile, "--instance", "sql-a", "--since", "2026-11-01", "--format", "json");
+        var run = await RunAsync("history", "restore-estimate", "--history", ImportFile, "--instance", "sql-a", "--since", "2026-11-01", "--format", "json");
 
         Assert.True(run.ExitCode == 0, run.Error);
         using var report = JsonDocument.Parse(run.Output);
@@ -218,7 +219,7 @@ public sealed class FleetAvailabilityGroupTests : IAsyncLifetime
     {
         await ImportFleetAsync();
 
-        var run = await RunAsync("history", "chain", "--history", HistoryFile);
+        var run = await RunAsync("history", "chain", "--history", ImportFile);
 
         Assert.Equal(1, run.ExitCode);
         Assert.Contains("holds 4 instances (sql-a, sql-b, sql-c, sql-d): name one with --instance", run.Error, StringComparison.Ordinal);

@@ -1,8 +1,8 @@
 using System.Globalization;
 using System.Text.Json;
-using BackupXe.Core.History;
 using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
+using BackupXe.Core.Restores;
 using BackupXe.History;
 using BackupXe.Tests.History;
 using BackupXe.Testing.Tds;

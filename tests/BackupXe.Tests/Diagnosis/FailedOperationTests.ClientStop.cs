@@ -33,6 +33,30 @@ public static partial class FailedOperationTests
         }
     }
 
+    public class An_error_in_another_language_than_english
+    {
+        [Fact]
+        public async Task Is_read_by_its_number_and_its_operating_system_errors_code()
+        {
+            // Given: sqlcmd's header of 3201 (the engine's number and shape in every language) over the German text realworld4
+            // V23 shows, then the 3013 block (kept in English here, to hold the kind)
+            var german = File.ReadLines(BackupXe.Tests.Sources.Support.Fixture.RealWorld4("V23_dbatools_2026_copy_dbadatabase_german_os_error_2.txt")).First();
+            german = german[german.IndexOf("Das Sicherungsmedium", StringComparison.Ordinal)..];
+            var text = "Msg 3201, Level 16, State 2, Line 1\n" + german + "\nMsg 3013, Level 16, State 1, Line 1\nRESTORE DATABASE is terminating abnormally.\n";
+
+            // When
+            var (reports, _) = await AnalyseAsync(text);
+
+            // Then: the root error by its number; the OS error by its code, with Microsoft's English meaning
+            var restore = Assert.Single(reports);
+            IsAFailureVerdict(restore);
+            Assert.Equal((OperationKind.Restore, OperationStatus.Failed), (restore.Kind, restore.Status));
+            Assert.Equal((3201, 2, "The system cannot find the file specified.", "path-not-found"),
+                (restore.FailureError?.Number, restore.FailureError?.OsError?.Code, restore.FailureError?.OsError?.Meaning, restore.FailureError?.Remedy?.Id));
+            Assert.Contains("read by its number", restore.Verdict!.Evidence[0], StringComparison.Ordinal);
+        }
+    }
+
     public class A_command_the_clients_time_out_stopped
     {
         [Fact]

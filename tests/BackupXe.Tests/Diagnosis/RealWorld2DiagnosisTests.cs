@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;

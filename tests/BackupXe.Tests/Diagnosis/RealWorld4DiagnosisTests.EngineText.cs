@@ -86,6 +86,17 @@ public static partial class RealWorld4DiagnosisTests
             Assert.EndsWith("_LOG_20180509_003000.trn", error.Target, StringComparison.Ordinal);
             Assert.Contains("could not finish the operation within specified timeout", error.OsError?.Meaning, StringComparison.Ordinal);
         }
+
+        [Fact]
+        public async Task Is_not_titled_a_database_backup_which_its_lines_do_not_say()
+        {
+            // Given / When: 18210 names a device, not what was backed up (the file name says a log backup)
+            var backup = Assert.Single((await AnalyseAsync(V08a)).Reports);
+
+            // Then: the title says what the input does not tell
+            Assert.Null(backup.Scope);
+            Assert.Equal("BACKUP (DATABASE or LOG: the input does not say)", OperationText.Title(backup));
+        }
     }
 
     public class V26_an_errorlog_backup_record_quoted_without_its_columns
@@ -189,23 +200,43 @@ public static partial class RealWorld4DiagnosisTests
             Assert.Equal((OperationKind.Restore, OperationStatus.Failed), (restore.Kind, restore.Status));
             Assert.Equal(Bottleneck.Unknown, restore.Verdict!.Bottleneck);
         }
+
+        [Fact]
+        public async Task Is_named_by_its_statement_a_read_of_the_header_not_a_restore_of_a_database()
+        {
+            // Given / When: 3013's "%hs" is RESTORE HEADERONLY
+            var read = Assert.Single((await AnalyseAsync(V25)).Reports);
+
+            // Then
+            Assert.Equal(OperationScope.HeaderOnly, read.Scope);
+            Assert.Equal("RESTORE HEADERONLY", OperationText.Title(read));
+            Assert.StartsWith("The RESTORE HEADERONLY failed with Msg 3201", read.Verdict!.Evidence[0], StringComparison.Ordinal);
+        }
+    }
+
+    public class V23_a_german_sql_error_in_a_dbatools_warning
+    {
+        [Fact]
+        public async Task Is_a_failed_command_whose_root_error_is_3201_with_operating_system_error_2_read_by_its_number()
+        {
+            // Given / When: "Microsoft.Data.SqlClient.SqlError: Das Sicherungsmedium \"...\" kann nicht geöffnet werden.
+            // Betriebssystemfehler 2(...)." inside a WARNING, then dbatools' VERBOSE line; no 3013
+            var (reports, inputs) = await AnalyseAsync(V23);
+
+            // Then: the failed command; the engine's lines do not say backup or restore (dbatools' own words do)
+            Assert.Equal("client-output", Assert.Single(inputs).Source.Format);
+            var failed = Assert.Single(reports);
+            Assert.Equal((OperationKind.Unknown, OperationStatus.Failed), (failed.Kind, failed.Status));
+            var error = Assert.IsType<FailureErrorReport>(failed.FailureError);
+            Assert.Equal((3201, 2, "The system cannot find the file specified."), (error.Number, error.OsError?.Code, error.OsError?.Meaning));
+            Assert.Equal((CopyStage.BeforeCopy, "path-not-found"), (error.Stage, error.Remedy?.Id));
+            Assert.Contains("Its text is SQL Server's German wording of Msg 3201, not the English one", failed.Verdict!.Evidence[0], StringComparison.Ordinal);
+            Assert.Equal(Bottleneck.Unknown, failed.Verdict.Bottleneck);
+        }
     }
 
     public class Files_that_cannot_give_an_operation
     {
-        [Theory]
-        [InlineData(V23, "cannot tell: line 1 holds a SQL Server error in the driver's record (SqlError)")]
-        public async Task Say_cannot_tell_with_the_line_that_shows_sql_servers_text(string file, string said)
-        {
-            // Given / When: a German SqlError inside a PowerShell warning
-            var (reports, inputs) = await AnalyseAsync(file);
-
-            // Then: no operation, and not "not a recognised format": genuine SQL Server text, too little of it
-            Assert.Empty(reports);
-            var problem = Assert.Single(Assert.Single(inputs).Status.Problems);
-            Assert.StartsWith(said, problem.Message, StringComparison.Ordinal);
-        }
-
         [Fact]
         public async Task Refuse_another_programs_log_as_not_a_recognised_format()
         {

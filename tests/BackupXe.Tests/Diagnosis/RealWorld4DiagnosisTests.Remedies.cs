@@ -95,16 +95,60 @@ public static partial class RealWorld4DiagnosisTests
             // Given / When: RoundhousE's lines, the driver's "Timeout expired." and the engine's "The backup or restore was aborted."
             var (reports, inputs) = await AnalyseAsync(V27);
 
-            // Then: one stopped command whose kind the engine's lines do not give; its root is the client's time-out
+            // Then: one stopped command; its root is the client's time-out
             Assert.Equal("client-output", Assert.Single(inputs).Source.Format);
             var operation = Assert.Single(reports);
-            Assert.Equal((OperationKind.Unknown, OperationStatus.Failed), (operation.Kind, operation.Status));
+            Assert.Equal(OperationStatus.Failed, operation.Status);
             var error = Assert.IsType<FailureErrorReport>(operation.FailureError);
             Assert.Equal((EngineMessageCatalog.ClientTimedOut, "client-timeout"), (error.Number, error.Remedy?.Id));
             var said = operation.Verdict!.Evidence[0];
             Assert.StartsWith("The client stopped waiting", said, StringComparison.Ordinal);
             Assert.Contains("not a failure inside SQL Server", said, StringComparison.Ordinal);
             Assert.Contains("SQL Server then aborted", said, StringComparison.Ordinal);
+        }
+
+        [Fact]
+        public async Task Is_a_restore_by_the_restoring_state_sql_server_named_before_it()
+        {
+            // Given / When: "ALTER DATABASE is not permitted while a database is in the Restoring state." (line 2), then the
+            // time-out and the abort, which names "backup or restore"
+            var (reports, inputs) = await AnalyseAsync(V27);
+
+            // Then: a restore, and the report says which line told it
+            var restore = Assert.Single(reports);
+            Assert.Equal(OperationKind.Restore, restore.Kind);
+            Assert.Equal("RESTORE (DATABASE or LOG: the input does not say)", OperationText.Title(restore));
+            Assert.Contains("cancelled the restore", restore.Verdict!.Evidence[0], StringComparison.Ordinal);
+            var finding = Assert.Single(Assert.Single(inputs).Status.Findings, f => f.Message.StartsWith("the aborted command was a restore", StringComparison.Ordinal));
+            Assert.Equal("line 2", finding.Location);
+            Assert.Contains("'ALTER DATABASE is not permitted while a database is in the Restoring state.'", finding.Message, StringComparison.Ordinal);
+        }
+
+        [Fact]
+        public async Task Left_the_database_restoring_as_sql_server_says_after_it()
+        {
+            // Given / When: the same refusal again at line 10, after the abort
+            var (_, inputs) = await AnalyseAsync(V27);
+
+            // Then: why every later step of the tool fails
+            var left = Assert.Single(Assert.Single(inputs).Status.Findings, f => f.Location == "line 10");
+            Assert.StartsWith("after the aborted restore SQL Server still says the database is in the Restoring state", left.Message, StringComparison.Ordinal);
+        }
+
+        [Fact]
+        public async Task Takes_the_percent_line_printed_after_the_abort_as_its_own_late_output()
+        {
+            // Given / When: "10 percent processed." at line 7, after the time-out (line 4) and the abort (line 5)
+            var (reports, inputs) = await AnalyseAsync(V27);
+
+            // Then: not an open operation at the end of the input, but the aborted one's progress: it failed during the copy
+            var input = Assert.Single(inputs);
+            Assert.DoesNotContain(input.Status.Problems, p => p.Message.Contains("no completion line closed", StringComparison.Ordinal));
+            var late = Assert.Single(input.Status.Findings, f => f.Location == "line 7");
+            Assert.StartsWith("'10 percent processed.' came after the client's time-out and SQL Server's abort", late.Message, StringComparison.Ordinal);
+            var restore = Assert.Single(reports);
+            Assert.Equal(CopyStage.DuringCopy, restore.FailureError?.Stage);
+            Assert.Contains("It came during the copy", restore.Verdict!.Evidence[0], StringComparison.Ordinal);
         }
     }
 

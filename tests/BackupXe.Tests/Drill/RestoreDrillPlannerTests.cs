@@ -1,5 +1,6 @@
 using BackupXe.Core.Drill;
-using BackupXe.Core.History;
+using BackupXe.Core.Parsing;
+using BackupXe.Core.Restores;
 using BackupXe.Core.Tuning;
 using Microsoft.SqlServer.TransactSql.ScriptDom;
 using Xunit;

@@ -2,6 +2,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Fleet;
 using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
+using BackupXe.Core.Restores;
 using BackupXe.Tests.Support;
 using Xunit;
 

@@ -1,3 +1,4 @@
+using BackupXe.Core.Baselines;
 using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources;

@@ -249,7 +249,7 @@ public sealed class TuneHistoryTests : IDisposable
         var path = await OldFileAsync();
         var store = new SqliteHistoryStore(path, _time);
         await store.SaveTuneAsync(Tune(), CancellationToken.None);
-        var detector = new RegressionDetector(store, new Core.History.HistoryComparisonSettings());
+        var detector = new StoredBaselines(store, new Core.Baselines.HistoryComparisonSettings());
         var full = new OperationReport
         {
             Kind = OperationKind.Backup,

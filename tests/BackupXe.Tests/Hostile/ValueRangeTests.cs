@@ -1,5 +1,4 @@
 using System.Text;
-using BackupXe.Sources;
 using BackupXe.Tests.Sources.Support;
 using BackupXe.Tests.Support;
 using Xunit;

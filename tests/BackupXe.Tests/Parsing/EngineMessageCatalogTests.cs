@@ -19,9 +19,9 @@ public static partial class EngineMessageCatalogTests
     // generic endings, and the lines the parser reads by phrase.
     private static readonly int[] ActedOn =
     [
-        3013, 3041, 3014, 3211, 4035, 18264, 18265, 18267, 18269,
+        3013, 3041, 3014, 3211, 4035, 18264, 18265, 18267, 18268, 18271,
         845, 3201, 3202, 3203, 3241, 3266, 3271, 4305, 4326, 18204, 18210,
-        4208, 4214, 3117, 3153, 4306, 3101, 3154, 3159, 3257,
+        4208, 4214, 3117, 3153, 3101, 3154, 3159, 3257,
     ];
 
     public partial class Its_rows
@@ -135,6 +135,30 @@ public static partial class EngineMessageCatalogTests
         }
     }
 
+    public class A_wording_in_another_language
+    {
+        [Fact]
+        public void Is_found_in_the_record_of_the_genuine_output_that_shows_it()
+        {
+            // Given realworld4 V23's record: dbatools' words, then a German server's 3201
+            var line = File.ReadLines(Fixture.RealWorld4("V23_dbatools_2026_copy_dbadatabase_german_os_error_2.txt")).First();
+
+            // When
+            var found = EngineMessageCatalog.Quoted(line);
+
+            // Then: 3201, where "Das Sicherungsmedium" starts
+            Assert.Equal((3201, "German"), (found?.Row.Number, found?.Row.Language));
+            Assert.Equal(line.IndexOf("Das Sicherungsmedium", StringComparison.Ordinal), found?.Start);
+            Assert.Equal("German", EngineMessageCatalog.OtherWordingOf(3201, line[found!.Value.Start..]));
+        }
+
+        [Theory]
+        [InlineData("Cannot open backup device 'D:\\b.bak'. Operating system error 5(Access is denied.).")]
+        [InlineData("[SQLSTATE 42000] Cannot open backup device 'D:\\b.bak'. Operating system error 5(Access is denied.) (Error 3201)")]
+        public void Is_not_said_of_an_english_text_even_one_another_program_wrapped(string text)
+            => Assert.Null(EngineMessageCatalog.OtherWordingOf(3201, text));
+    }
+
     public class The_database_an_error_names
     {
         [Theory]
@@ -152,6 +176,21 @@ public static partial class EngineMessageCatalogTests
 
     public partial class The_documentation
     {
+        [Fact]
+        public void Lists_every_wording_in_another_language_with_its_genuine_source()
+        {
+            // Given docs/message-catalog.md
+            var page = File.ReadAllText(Path.Combine(Repository.Root, "docs", "message-catalog.md"));
+
+            // When / Then: each wording, in its language's row, from a genuine output
+            foreach (var row in EngineMessageCatalog.Localised)
+            {
+                var line = page.Split('\n').Single(l => l.StartsWith($"| {row.Language} | {row.Number} |", StringComparison.Ordinal));
+                Assert.Contains($"`{row.Template}`", line, StringComparison.Ordinal);
+                Assert.Contains("genuine output", line, StringComparison.Ordinal);
+            }
+        }
+
         [GeneratedRegex(@"^\| (-?\d+) \|", RegexOptions.Multiline | RegexOptions.CultureInvariant)]
         private static partial Regex Row();
 
@@ -171,7 +210,7 @@ public static partial class EngineMessageCatalogTests
                 {
                     CatalogSource.MicrosoftPage => "Microsoft page",
                     CatalogSource.GenuineOutput => "genuine output",
-                    _ => "to confirm",
+                    _ => throw new InvalidOperationException($"No source text for {row.Source}."),
                 }, line, StringComparison.Ordinal);
             }
         }

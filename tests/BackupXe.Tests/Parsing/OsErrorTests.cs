@@ -1,4 +1,5 @@
 using BackupXe.Core.Parsing;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Parsing;
@@ -49,4 +50,23 @@ public sealed class OsErrorTests
     [Fact]
     public void Gives_the_meaning_of_a_code_printed_alone()
         => Assert.Equal("There is not enough space on the disk.", OsError.MeaningOf(112));
+
+    [Fact]
+    public void Decodes_31_as_windows_general_failure()
+        // realworld4 V05a and V05b: a restore's read of a file shared from a macOS host into a container
+        => Assert.Equal("A device attached to the system is not functioning.", OsError.MeaningOf(31));
+
+    [Fact]
+    public void Lists_in_the_catalog_page_every_code_it_decodes()
+    {
+        // Given docs/message-catalog.md's sentence that lists the decoded codes after their Microsoft source
+        var page = File.ReadAllText(Path.Combine(Repository.Root, "docs", "message-catalog.md"));
+        var listed = System.Text.RegularExpressions.Regex.Match(page, @"system-error-codes\):\s*([\d,\s]+)\.").Groups[1].Value;
+
+        // When
+        var codes = listed.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries).Select(int.Parse).Order();
+
+        // Then: the page and the table name the same codes
+        Assert.Equal(OsError.Known.Keys.Order(), codes);
+    }
 }

@@ -81,7 +81,7 @@ public sealed class InputFormatsTests
         [Fact]
         public void Xe_xml_with_damage_before_its_first_event_is_still_xe_xml()
         {
-            var prefix = PrefixOf("\u0003#cut#" + XeXml.Progress("2024-05-01T10:00:01Z", "BACKUP DATABASE started"), Encodings.Utf8WithoutBom);
+            var prefix = PrefixOf("\u0003#cut#" + XeXmlEvents.Progress("2024-05-01T10:00:01Z", "BACKUP DATABASE started"), Encodings.Utf8WithoutBom);
 
             var recognised = InputFormats.Recognise(prefix);
 

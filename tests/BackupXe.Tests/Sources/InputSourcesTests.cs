@@ -24,7 +24,7 @@ public sealed class InputSourcesTests
         public async Task Recognises_xe_xml_whatever_the_file_is_called()
         {
             // Given XE XML saved as ".log", after leading blank lines
-            using var input = TempInput.WithText("\r\n  " + XeXml.Progress("2024-05-01T10:00:01Z", "x"), Encodings.Utf8WithBom, "events.log");
+            using var input = TempInput.WithText("\r\n  " + XeXmlEvents.Progress("2024-05-01T10:00:01Z", "x"), Encodings.Utf8WithBom, "events.log");
 
             // When
             var source = InputSources.Open(input.Path);
@@ -69,7 +69,7 @@ public sealed class InputSourcesTests
         {
             // Given one line of event_data far longer than the detector reads, with multi-byte text across the cut
             var message = new string('é', InputPrefix.Length);
-            using var input = TempInput.WithText(XeXml.Progress("2024-05-01T10:00:01Z", message).ReplaceLineEndings(""), Encodings.Utf8WithoutBom);
+            using var input = TempInput.WithText(XeXmlEvents.Progress("2024-05-01T10:00:01Z", message).ReplaceLineEndings(""), Encodings.Utf8WithoutBom);
 
             // When
             var source = InputSources.Open(input.Path);

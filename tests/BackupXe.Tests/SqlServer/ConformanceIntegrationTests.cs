@@ -1,11 +1,9 @@
 using System.Data;
 using BackupXe.Core.Events;
-using BackupXe.Core.History;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.History;
-using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Live.EventFile;
+using BackupXe.SqlServer.Msdb;
 using BackupXe.SqlServer.Requirements;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.Sources.XeXml;

@@ -6,7 +6,6 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
-using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;

@@ -1,5 +1,4 @@
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Requirements;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.Testing.Tds;

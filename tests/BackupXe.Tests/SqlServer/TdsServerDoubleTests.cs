@@ -1,7 +1,6 @@
 using System.Data;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Live;
 using BackupXe.Testing.Tds;
 using BackupXe.Tests.Support;
 using Microsoft.Data.SqlClient;

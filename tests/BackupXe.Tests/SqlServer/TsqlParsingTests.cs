@@ -1,8 +1,8 @@
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Reporting;
 using BackupXe.SqlServer;
-using BackupXe.SqlServer.Live.Requests;
 using BackupXe.SqlServer.Preflight;
+using BackupXe.SqlServer.Requests;
 using BackupXe.SqlServer.Sessions;
 using BackupXe.SqlServer.Tuning;
 using BackupXe.Tests.Cli;

@@ -1,5 +1,6 @@
 using BackupXe.Core.Events;
 using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
 
 namespace BackupXe.Tests.Support;

@@ -64,7 +64,7 @@ public sealed class EtaLogTests : IDisposable
         var options = Options.Create(new BackupXeOptions { Instances = [new InstanceOptions { Name = "SQL01", ReplayPath = capture }] });
         var history = new SqliteHistoryStore(path, _time);
         await history.InitializeAsync(CancellationToken.None);
-        var detector = new RegressionDetector(history, options.Value.Regression.ToComparisonSettings());
+        var detector = new StoredBaselines(history, options.Value.Regression.ToComparisonSettings());
         var recorder = new OperationRecorder(history, detector, _metrics, _loggers.CreateLogger<OperationRecorder>());
         var monitor = new InstanceMonitor(
             options.Value.Instances[0], new ScriptedSourceFactory((_, _) => InputSources.Open(capture)), new SessionOperationAnalyzer(), recorder, _metrics, _time,

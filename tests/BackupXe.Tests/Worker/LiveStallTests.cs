@@ -1,7 +1,7 @@
 using BackupXe.History;
 using BackupXe.Sources;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;
 using BackupXe.Testing.Tds;
@@ -54,7 +54,7 @@ public sealed class LiveStallTests : IDisposable
         var options = new BackupXeOptions { Instances = [new InstanceOptions { Name = "prod", ReplayPath = capture }] };
         var history = new SqliteHistoryStore(_directory.File("history.db"), _time);
         await history.InitializeAsync(CancellationToken.None);
-        var recorder = new OperationRecorder(history, new RegressionDetector(history, options.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
+        var recorder = new OperationRecorder(history, new StoredBaselines(history, options.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
         var source = new PacedLiveSource(InputSources.Open(capture), _time);
         var waits = new StallWaits(new RunningRequestReader(new SqlConnectionFactory(TdsClient.Settings(server))), _loggers.CreateLogger<InstanceMonitor>());
         var monitor = new InstanceMonitor(

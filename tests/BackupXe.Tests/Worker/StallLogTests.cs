@@ -41,7 +41,7 @@ public sealed class StallLogTests : IDisposable
         var options = Options.Create(new BackupXeOptions { Instances = [new InstanceOptions { Name = "prod", ReplayPath = capture }] });
         var history = new SqliteHistoryStore(_directory.File("history.db"), _time);
         await history.InitializeAsync(CancellationToken.None);
-        var recorder = new OperationRecorder(history, new RegressionDetector(history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
+        var recorder = new OperationRecorder(history, new StoredBaselines(history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
         var monitor = new InstanceMonitor(
             options.Value.Instances[0], new ScriptedSourceFactory((_, _) => InputSources.Open(capture)), new SessionOperationAnalyzer(), recorder, _metrics, _time,
             TimeSpan.FromSeconds(30), _loggers.CreateLogger<InstanceMonitor>(), TimeSpan.FromMinutes(5));

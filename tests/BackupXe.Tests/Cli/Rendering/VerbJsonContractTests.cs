@@ -3,7 +3,7 @@ using System.Text.RegularExpressions;
 using BackupXe.Cli.Commands;
 using BackupXe.Cli.Rendering;
 using BackupXe.Core.Drill;
-using BackupXe.Core.History;
+using BackupXe.Core.Restores;
 using BackupXe.Core.Tuning;
 using BackupXe.SqlServer.Preflight;
 using BackupXe.Tests.Support;

@@ -222,7 +222,7 @@ internal static class VerdictInputs
         public XeTrace Step(double after, string message)
         {
             Now += after;
-            _events.Add((Now, XeXml.Progress(Stamp(Now), message, operation, database: database)));
+            _events.Add((Now, XeXmlEvents.Progress(Stamp(Now), message, operation, database: database)));
             return this;
         }
 
@@ -232,7 +232,7 @@ internal static class VerdictInputs
             for (var percent = 10; percent <= 100; percent += 10)
             {
                 var at = from + (seconds * percent / 100);
-                _events.Add((at, XeXml.Progress(Stamp(at), string.Create(CultureInfo.InvariantCulture, $"{percent} percent ({total * percent / 100}/{total} bytes) processed"), operation, database: database)));
+                _events.Add((at, XeXmlEvents.Progress(Stamp(at), string.Create(CultureInfo.InvariantCulture, $"{percent} percent ({total * percent / 100}/{total} bytes) processed"), operation, database: database)));
             }
 
             return this;
@@ -251,7 +251,7 @@ internal static class VerdictInputs
 
         public XeTrace Wait(double endsAt, string waitType, long durationMs, long signalMs = 0, int sessionId = 53)
         {
-            _events.Add((endsAt, XeXml.Wait(Stamp(endsAt), waitType, "End", durationMs, signalMs, sessionId: sessionId)));
+            _events.Add((endsAt, XeXmlEvents.Wait(Stamp(endsAt), waitType, "End", durationMs, signalMs, sessionId: sessionId)));
             return this;
         }
 

@@ -3,7 +3,7 @@ using BackupXe.Core.Events;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Pipeline;
 using BackupXe.SqlServer;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 using Xunit;
 
 namespace BackupXe.Tests.Cli.Rendering;

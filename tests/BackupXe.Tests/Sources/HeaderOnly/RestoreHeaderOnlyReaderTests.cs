@@ -1,10 +1,10 @@
+using BackupXe.Core.Baselines;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 using BackupXe.Sources.Formats;
 using BackupXe.Sources.HeaderOnly;
-using BackupXe.Sources;
 using BackupXe.Tests.Sources.Support;
 using BackupXe.Tests.Support;
 using Xunit;

@@ -10,7 +10,7 @@ internal sealed record HistoryFileRead(
 {
     public static async Task<HistoryFileRead> ReadAsync(string path, CancellationToken cancellationToken)
     {
-        await using var reading = await HistoryFile.OpenAsync(path, cancellationToken);
+        await using var reading = await ImportFile.OpenAsync(path, cancellationToken);
         var records = new List<HistoryOperation>();
         await foreach (var record in reading.ReadRecordsAsync(cancellationToken))
         {

@@ -1,7 +1,7 @@
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Live;
 using BackupXe.SqlServer.Requirements;
+using BackupXe.SqlServer.Sessions;
 using Xunit;
 
 namespace BackupXe.Tests.SqlServer.Client;

@@ -1,5 +1,6 @@
 using BackupXe.History;
 using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
 using BackupXe.Tests.Support;
 using BackupXe.Testing.Tds;
 using BackupXe.Worker.Monitoring;

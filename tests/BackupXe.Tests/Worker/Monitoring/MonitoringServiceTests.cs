@@ -55,7 +55,7 @@ public sealed class MonitoringServiceTests : IDisposable
                 new InstanceOptions { Name = "steady", ReplayPath = "steady.xml" },
             ],
         });
-        var recorder = new OperationRecorder(_history, new RegressionDetector(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
+        var recorder = new OperationRecorder(_history, new StoredBaselines(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
         return new MonitoringService(options, sources, new ScriptedAnalyzer(operations), _history, recorder, _metrics, _time, _loggers);
     }
 
@@ -168,7 +168,7 @@ public sealed class MonitoringServiceTests : IDisposable
                 },
             ],
         });
-        var recorder = new OperationRecorder(_history, new RegressionDetector(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
+        var recorder = new OperationRecorder(_history, new StoredBaselines(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
         var service = new MonitoringService(options, sources, new ScriptedAnalyzer(new Dictionary<string, IReadOnlyList<OperationReport>>()), _history, recorder, _metrics, _time, _loggers);
 
         // When the daemon starts, and the clock reaches the lead before the window
@@ -198,7 +198,7 @@ public sealed class MonitoringServiceTests : IDisposable
         });
         var sources = new ScriptedSourceFactory((instance, _) => new ScriptedSource($"{instance.Name}.xml", []));
         using var loggers = new StopAtLogger(_loggers, stopAt: 100);
-        var recorder = new OperationRecorder(_history, new RegressionDetector(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
+        var recorder = new OperationRecorder(_history, new StoredBaselines(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
         var service = new MonitoringService(options, sources, new ScriptedAnalyzer(new Dictionary<string, IReadOnlyList<OperationReport>>()), _history, recorder, _metrics, _time, loggers);
 
         // When the host starts it, and stops it as the 100th instance is set up

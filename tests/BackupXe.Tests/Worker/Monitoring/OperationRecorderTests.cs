@@ -31,7 +31,7 @@ public sealed class OperationRecorderTests : IDisposable
         _history = new SqliteHistoryStore(_directory.File("history.db"), new FakeClock());
         _history.InitializeAsync(CancellationToken.None).GetAwaiter().GetResult();
         var options = Options.Create(new BackupXeOptions());
-        _recorder = new OperationRecorder(_history, new RegressionDetector(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
+        _recorder = new OperationRecorder(_history, new StoredBaselines(_history, options.Value.Regression.ToComparisonSettings()), _metrics, _loggers.CreateLogger<OperationRecorder>());
     }
 
     public void Dispose()

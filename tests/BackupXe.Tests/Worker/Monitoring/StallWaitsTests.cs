@@ -1,6 +1,6 @@
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Live.Requests;
+using BackupXe.SqlServer.Requests;
 using BackupXe.Tests.Support;
 using BackupXe.Testing.Tds;
 using BackupXe.Worker.Monitoring;

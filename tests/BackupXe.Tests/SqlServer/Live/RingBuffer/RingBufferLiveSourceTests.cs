@@ -88,7 +88,7 @@ public class RingBufferLiveSourceTests
         new() { SessionExists = true, SessionRunning = true, Target = "package0.ring_buffer" };
 
     private static string Event(int step) =>
-        XeXml.Progress($"2024-05-01T01:00:{step:00}.000Z", $"step {step}");
+        XeXmlEvents.Progress($"2024-05-01T01:00:{step:00}.000Z", $"step {step}");
 
     /// <summary>A RingBufferTarget document as target_data holds it: the counts, then the events held, oldest first.</summary>
     private static string Target(long total, params string[] events) =>

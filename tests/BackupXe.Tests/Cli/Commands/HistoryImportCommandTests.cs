@@ -1,0 +1,127 @@
+using BackupXe.Tests.Support;
+using Microsoft.Data.Sqlite;
+using Xunit;
+
+namespace BackupXe.Tests.Cli.Commands;
+
+public sealed class HistoryImportCommandTests : IDisposable
+{
+    private readonly string _folder = Directory.CreateTempSubdirectory("backupxe-history-import-").FullName;
+
+    public void Dispose()
+    {
+        SqliteConnection.ClearAllPools();
+        Directory.Delete(_folder, recursive: true);
+    }
+
+    /// <summary>Ten nights at 40 s for 10 GB, then three at 100 s: the job output files of two weeks.</summary>
+    private string JobOutput()
+    {
+        var output = new OlaJobOutput();
+        for (var day = 0; day < 13; day++)
+        {
+            var seconds = day < 10 ? 40.0 : 100.0;
+            var buffers = day < 10 ? "BUFFERCOUNT = 50, MAXTRANSFERSIZE = 4194304" : "BUFFERCOUNT = 7";
+            output.Command(
+                new DateTime(2024, 5, 1 + day, 1, 0, 0), TimeSpan.FromSeconds(Math.Ceiling(seconds)),
+                $"BACKUP DATABASE [Sales] TO DISK = N'X:\\b\\Sales_{day}.bak' WITH CHECKSUM, COMPRESSION, {buffers}",
+                pages: 1_310_720, engineSeconds: seconds - 0.25);
+        }
+
+        output.Command(new DateTime(2024, 5, 14, 1, 0, 0), TimeSpan.FromSeconds(2), "BACKUP LOG [Sales] TO DISK = N'X:\\b\\Sales.trn'", outcome: "Failed", error: "Cannot open backup device.");
+        return output.WriteTo(_folder, "DatabaseBackup_USER_DATABASES_FULL.txt");
+    }
+
+    [Fact]
+    public async Task Import_then_history_gives_statistics_a_slowdown_with_its_date_and_settings_vs_speed()
+    {
+        // Given
+        var db = Path.Combine(_folder, "history.db");
+        var file = JobOutput();
+
+        // When
+        var import = await CliRun.RunAsync("history", "import", "--path", db, file);
+        var again = await CliRun.RunAsync("history", "import", "--path", db, file);
+        var history = await CliRun.RunAsync("history", "--path", db);
+
+        // Then
+        Assert.True(import.ExitCode == 0, import.Error);
+        Assert.Contains("14 operations: 14 added", import.Output);
+        Assert.Contains("14 operations: 0 added, 0 merged with known ones, 14 already there", again.Output);
+        Assert.True(history.ExitCode == 0, history.Error);
+        Assert.Contains("[Sales] on PROD01, full backups", history.Output);
+        Assert.Contains("slower since 2024-05-11 01:00:00.000: the last 3 runs", history.Output);
+        Assert.Contains("settings vs speed (fastest first): COMPRESSION, BUFFERCOUNT 50, MAXTRANSFERSIZE 4 MB, 1 stripe", history.Output);
+        Assert.Contains("[Sales] on PROD01, log backups", history.Output);
+        Assert.Contains("1 failed", history.Output);
+    }
+
+    [Fact]
+    public async Task History_writes_markdown_csv_and_json_statistics()
+    {
+        var db = Path.Combine(_folder, "history.db");
+        await CliRun.RunAsync("history", "import", "--path", db, JobOutput());
+
+        var markdown = await CliRun.RunAsync("history", "--path", db, "--format", "markdown");
+        var csv = await CliRun.RunAsync("history", "--path", db, "--format", "csv");
+        var json = await CliRun.RunAsync("history", "--path", db, "--format", "json");
+
+        Assert.Contains("| [Sales] on PROD01, full backups | 13 | 0 | 13 |", markdown.Output);
+        var lines = csv.Output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.StartsWith("instance,database,kind,scope,runs", lines[0]);
+        Assert.StartsWith("PROD01,Sales,backup,database,13,0,13,", lines[1]);
+        Assert.Contains("2024-05-11T01:00:00.000", lines[1]);
+        Assert.Contains("\"series\"", json.Output);
+        Assert.Contains("\"regression\"", json.Output);
+    }
+
+    [Fact]
+    public async Task Import_reports_an_unrecognised_file_with_its_path_and_still_imports_the_others()
+    {
+        var db = Path.Combine(_folder, "history.db");
+        var junk = Path.Combine(_folder, "notes.txt");
+        await File.WriteAllTextAsync(junk, "nothing to see\n");
+
+        var run = await CliRun.RunAsync("history", "import", "--path", db, junk, JobOutput());
+
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains($"backupxe: {junk}: offset 0: not a recognised format", run.Error);
+        Assert.Contains("14 added", run.Output);
+    }
+
+    [Fact]
+    public async Task Import_takes_the_operations_of_a_real_errorlog_through_the_analysis_path()
+    {
+        var db = Path.Combine(_folder, "history.db");
+        var errorlog = Path.Combine(AppContext.BaseDirectory, "Fixtures", "errorlog", "tf3014-backup-sql2014.log");
+
+        var withoutInstance = await CliRun.RunAsync("history", "import", "--path", db, errorlog);
+        var run = await CliRun.RunAsync("history", "import", "--path", db, "--instance", "SQL2014", errorlog);
+        var again = await CliRun.RunAsync("history", "import", "--path", db, "--instance", "SQL2014", errorlog);
+
+        Assert.Contains("does not name its server", withoutInstance.Error);
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Matches(@"\(errorlog, SQL2014\): [1-9]\d* operations: [1-9]\d* added", run.Output);
+        Assert.Contains(" 0 added, 0 merged with known ones", again.Output);
+    }
+
+    [Fact]
+    public async Task History_leaves_a_damaged_row_out_of_the_statistics_and_says_so()
+    {
+        var db = Path.Combine(_folder, "history.db");
+        await CliRun.RunAsync("history", "import", "--path", db, JobOutput());
+        await using (var connection = new SqliteConnection($"Data Source={db};Pooling=False"))
+        {
+            await connection.OpenAsync();
+            await using var command = connection.CreateCommand();
+            command.CommandText = "UPDATE operations SET history_json = '[' WHERE kind = 'backup' AND scope = 'log'";
+            await command.ExecuteNonQueryAsync();
+        }
+
+        var run = await CliRun.RunAsync("history", "--path", db, "--format", "csv");
+
+        Assert.Contains($"backupxe: {db}: 1 history rows could not be read and are left out of the statistics", run.Error);
+        Assert.Contains("PROD01,Sales,backup,database,13,", run.Output);
+        Assert.DoesNotContain(",log,", run.Output);
+    }
+}
