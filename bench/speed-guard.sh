@@ -3,6 +3,9 @@
 # on generated XE XML and ERRORLOG, checked against the ratios recorded in docs/performance.md.
 # Usage: bench/speed-guard.sh CLI [PAIRS]            check; exit 1 when a ratio fell by more than the stated tolerance
 #        bench/speed-guard.sh CLI [PAIRS] --update   measure and record the ratios in docs/performance.md
+#        bench/speed-guard.sh CLI [COUNTS] --instructions [--update]
+#                                                   the same with valgrind's instruction counts of analyze instead of CPU
+#                                                   ratios: load-independent, so CI fails on it (exit 1)
 # CLI is the native executable users install (build/release.sh's linux-x64 archive, or a Release publish for this runtime).
 # The harness is the Debug build CI makes with the solution, so that a recorded figure and CI's check measure the same
 # bare pass.

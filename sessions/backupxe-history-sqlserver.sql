@@ -118,14 +118,39 @@ BEGIN
 END;
 GO
 
--- The version of this script last applied: 4 (migration 1, history import; migration 2, tune runs; migration 3,
--- restore trials; migration 4, the fleet's columns and instance leases).
+-- Migration 5 (restore drills, docs/history.md; 4 is the fleet's): one row per drill, the phases in drill_json, as
+-- the SQLite history's restore_drills.
+IF OBJECT_ID(N'dbo.restore_drills', N'U') IS NULL
+BEGIN
+    CREATE TABLE dbo.restore_drills (
+        id              bigint IDENTITY(1, 1) NOT NULL CONSTRAINT pk_restore_drills PRIMARY KEY,
+        instance_name   nvarchar(128)  NOT NULL,   -- the source instance
+        database_name   nvarchar(128)  NOT NULL,
+        scratch_name    nvarchar(128)  NOT NULL,
+        drilled_at      datetime2(7)   NOT NULL,   -- UTC
+        status          nvarchar(16)   NOT NULL,   -- completed, failed, cancelled
+        restore_seconds float          NOT NULL,
+        total_seconds   float          NOT NULL,
+        drill_json      nvarchar(max)  NOT NULL,   -- the StoredDrill (ReportJson)
+        recorded_at     datetime2(7)   NOT NULL CONSTRAINT df_restore_drills_recorded_at DEFAULT SYSUTCDATETIME()
+    );
+END;
+GO
+
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.restore_drills') AND name = N'ux_restore_drills_identity')
+    CREATE UNIQUE INDEX ux_restore_drills_identity
+        ON dbo.restore_drills (instance_name, database_name, drilled_at)
+        WITH (IGNORE_DUP_KEY = ON);
+GO
+
+-- The version of this script last applied: 5 (migration 1, history import; migration 2, tune runs; migration 3,
+-- restore trials; migration 4, the fleet's columns and instance leases; migration 5, restore drills).
 IF OBJECT_ID(N'dbo.backupxe_schema', N'U') IS NULL
     CREATE TABLE dbo.backupxe_schema (version int NOT NULL);
 GO
 
 IF NOT EXISTS (SELECT 1 FROM dbo.backupxe_schema)
-    INSERT INTO dbo.backupxe_schema (version) VALUES (4);
+    INSERT INTO dbo.backupxe_schema (version) VALUES (5);
 ELSE
-    UPDATE dbo.backupxe_schema SET version = 4 WHERE version < 4;
+    UPDATE dbo.backupxe_schema SET version = 5 WHERE version < 5;
 GO

@@ -78,16 +78,20 @@ public static class Program
                 // An ERRORLOG and one stage (default json-one-thread): the allocated types, sampled by the runtime.
                 return AllocationProfile.Run(args[1], args.Length > 2 ? args[2] : "json-one-thread");
             case "speed-guard":
-                // CLI, docs/performance.md, pairs (default 5), --update to record the ratios instead of checking them.
-                return await RatioGuard.RunAsync(
-                    args[1],
-                    args[2],
-                    args.Length > 3 && args[3] != "--update" ? int.Parse(args[3], CultureInfo.InvariantCulture) : 5,
-                    args.Contains("--update")).ConfigureAwait(false);
+                // CLI, docs/performance.md, pairs (default 5; with --instructions, counts per input, default 1), --update to
+                // record the figures instead of checking them, --instructions to count instructions under valgrind.
+                var counts = args.Length > 3 && !args[3].StartsWith("--", StringComparison.Ordinal) ? int.Parse(args[3], CultureInfo.InvariantCulture) : (int?)null;
+                return args.Contains("--instructions")
+                    ? await InstructionGuard.RunAsync(args[1], args[2], counts ?? 1, args.Contains("--update")).ConfigureAwait(false)
+                    : await RatioGuard.RunAsync(args[1], args[2], counts ?? 5, args.Contains("--update")).ConfigureAwait(false);
+            case "generate":
+                // xe-xml|errorlog, events, path: the inputs of `process` and the speed guard, for profiling by hand.
+                ProcessBenchmark.Generate(args[1], args[3], long.Parse(args[2], CultureInfo.InvariantCulture));
+                return 0;
             case "bare-xml" or "bare-lines":
                 return ProcessBenchmark.Bare(args[0], args[1]);
             default:
-                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | xel-file wait-info|genuine MB PATH [FIXTURE] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | xel-set CLI|publish [wait-info|genuine] [MB] [MEMBER-MB] [PAIRS] [FACTORS] [KEEP-DIR|-] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | stages ERRORLOG [RUNS] [STAGE...] | allocations ERRORLOG [STAGE] | speed-guard CLI DOC [PAIRS] [--update] | bare-xml FILE | bare-lines FILE");
+                Console.Error.WriteLine("usage: BackupXe.Benchmarks samples [DIR] | bench [RUNS] [KEEP-DIR] | xel [RUNS] [MB] [KEEP-DIR] | xel-file wait-info|genuine MB PATH [FIXTURE] | process CLI|publish [BASE-EVENTS] [PAIRS] [FACTORS] [KEEP-DIR|-] [CONCURRENT|none] | xel-set CLI|publish [wait-info|genuine] [MB] [MEMBER-MB] [PAIRS] [FACTORS] [KEEP-DIR|-] | daemon [INSTANCES] [EVENTS-PER-MIN] [SECONDS] [POLL-S] [CAPTURE] | latency [POLLS-S] [EVENTS-PER-MIN] [SECONDS] [CAPTURE] | stages ERRORLOG [RUNS] [STAGE...] | allocations ERRORLOG [STAGE] | speed-guard CLI DOC [PAIRS|COUNTS] [--update] [--instructions] | generate xe-xml|errorlog EVENTS PATH | bare-xml FILE | bare-lines FILE");
                 return 1;
         }
     }

@@ -10,7 +10,7 @@ namespace BackupXe.History;
 /// one row per drill with its measured restore time, its phases in drill_json. Saving creates and migrates the file as
 /// an import does; reading opens it read-only and reads a file from before migration 4 as one without drills.
 /// </summary>
-public sealed class SqliteRestoreDrills(string path, TimeProvider time)
+public sealed class SqliteRestoreDrills(string path, TimeProvider time) : IRestoreDrillStore
 {
     private readonly string _path = Path.GetFullPath(path);
 
@@ -46,11 +46,17 @@ public sealed class SqliteRestoreDrills(string path, TimeProvider time)
 
     /// <summary>
     /// The latest completed drill of <paramref name="database"/> (compared without case) on <paramref name="instance"/>
-    /// (null: any), or null when there is none. A row whose drill_json cannot be read is skipped.
+    /// (null: any), or null when there is none or no file. A row whose drill_json cannot be read is skipped.
     /// </summary>
     /// <exception cref="HistoryStoreException">The file cannot be read.</exception>
     public async Task<StoredDrill?> LatestAsync(string? instance, string database, CancellationToken cancellationToken)
     {
+        // No file yet (a daemon's first drill): no drill, as a file from before migration 4.
+        if (!File.Exists(_path))
+        {
+            return null;
+        }
+
         try
         {
             await using var connection = await SqliteHistoryTables.OpenForReadAsync(_path, "restore_drills", cancellationToken);

@@ -149,6 +149,7 @@ internal static class Program
         // Taken before the run: RunAsync disposes the host, and its services with it, when it returns.
         var monitoring = host.Services.GetServices<IHostedService>().OfType<MonitoringService>().FirstOrDefault();
         var imports = host.Services.GetServices<IHostedService>().OfType<HistoryImportService>().FirstOrDefault();
+        var drills = host.Services.GetServices<IHostedService>().OfType<Drill.RestoreDrillService>().FirstOrDefault();
         var lifetime = host.Services.GetRequiredService<IHostApplicationLifetime>();
         try
         {
@@ -167,7 +168,7 @@ internal static class Program
 
         // A history file found damaged while in use: a restart would fail the same way, so the code is the
         // start-up one for an unusable history (docs/deploy.md), which a service manager does not restart on.
-        if ((monitoring?.Fault as HistoryStoreException ?? imports?.Fault) is { } unusable)
+        if ((monitoring?.Fault as HistoryStoreException ?? imports?.Fault ?? drills?.Fault) is { } unusable)
         {
             return Fail(ExitCodes.HistoryUnavailable, unusable.Message);
         }

@@ -37,12 +37,8 @@ internal static class WorkerServices
             var history = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History;
             if (string.Equals(history.Provider, HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase))
             {
-                // The repository's connections retry like the live ones, each wait logged as a live source's (event 161).
-                var retry = new TransientRetry(
-                    observer: new LiveSourceLog("history", provider.GetRequiredService<ILogger<LiveSourceLog>>()),
-                    time: provider.GetRequiredService<TimeProvider>());
-                return new SqlServerHistoryStore(new SqlConnectionFactory(
-                    LiveInstanceSettings.Build(new InstanceOptions { Name = "history", ConnectionString = history.ConnectionString })), retry);
+                var (connections, retry) = CentralRepository(provider, history);
+                return new SqlServerHistoryStore(connections, retry);
             }
 
             var path = Path.Combine(environment.ContentRootPath, history.Path ?? BackupXeOptionsDefaults.HistoryPath);
@@ -77,6 +73,21 @@ internal static class WorkerServices
         services.AddSingleton<PeriodicHistoryImport>();
         services.AddHostedService<HistoryImportService>();
 
+        // Restore drills in their windows (off unless an instance lists databases), stored beside the operations.
+        services.AddSingleton<IRestoreDrillStore>(provider =>
+        {
+            var history = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History;
+            if (string.Equals(history.Provider, HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase))
+            {
+                var (connections, retry) = CentralRepository(provider, history);
+                return new SqlServerRestoreDrills(connections, retry);
+            }
+
+            return new SqliteRestoreDrills(
+                Path.Combine(environment.ContentRootPath, history.Path ?? BackupXeOptionsDefaults.HistoryPath), provider.GetRequiredService<TimeProvider>());
+        });
+        services.AddHostedService<Drill.RestoreDrillService>();
+
         // Only when configured: an OTLP exporter with nowhere to send would retry and log forever. The host starts the
         // meter provider and disposes it, which flushes the last export, at shutdown.
         var otlpEndpoint = configuration[$"{BackupXeOptions.SectionName}:Metrics:OtlpEndpoint"];
@@ -90,4 +101,14 @@ internal static class WorkerServices
 
         return services;
     }
+
+    /// <summary>
+    /// The central repository's connections, which retry like the live ones, each wait logged as a live source's
+    /// (event 161): one home for the operations' store and the drills'.
+    /// </summary>
+    private static (SqlConnectionFactory Connections, TransientRetry Retry) CentralRepository(IServiceProvider provider, HistoryOptions history)
+        => (new SqlConnectionFactory(LiveInstanceSettings.Build(new InstanceOptions { Name = "history", ConnectionString = history.ConnectionString })),
+            new TransientRetry(
+                observer: new LiveSourceLog("history", provider.GetRequiredService<ILogger<LiveSourceLog>>()),
+                time: provider.GetRequiredService<TimeProvider>()));
 }

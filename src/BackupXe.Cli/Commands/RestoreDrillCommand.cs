@@ -150,7 +150,7 @@ internal static class RestoreDrillCommand
                 var result = await drill.ExecuteAsync(plan, cancellationToken);
                 if (historyFile is not null)
                 {
-                    var stored = Stored(result, parse.GetValue(instance) ?? sourceFactory.Settings.Server);
+                    var stored = StoredDrill.Of(result, parse.GetValue(instance) ?? sourceFactory.Settings.Server);
                     await new SqliteRestoreDrills(historyFile, console.Time).SaveAsync(stored, CancellationToken.None);
                 }
 
@@ -164,17 +164,6 @@ internal static class RestoreDrillCommand
             }, json: outputFormat == "json", verbose: parse.GetValue(connection.Verbose));
         });
         return command;
-    }
-
-    /// <summary>The drill as the history keeps it.</summary>
-    public static StoredDrill Stored(RestoreDrillResult result, string instance)
-    {
-        ArgumentNullException.ThrowIfNull(result);
-        return new StoredDrill(instance, result.Plan.Database, result.Plan.Scratch, result.StartedUtc, result.Status, result.RestoreSeconds, result.TotalSeconds,
-            result.Phases, result.Failure, result.LeftBehind)
-        {
-            Rates = DrillCalibration.Of(result),
-        };
     }
 
     private static async Task<StoredDrill?> LatestAsync(string file, CliConsole console, string database, CancellationToken cancellationToken)

@@ -25,7 +25,8 @@ public sealed class PhaseTimeline
 
     public void Mark(OperationPhase phase, PhaseEdge edge, DateTime at)
     {
-        var existing = _spans.FindLast(s => s.Phase == phase);
+        var found = LastIndexOf(phase);
+        var existing = found < 0 ? null : _spans[found];
         if (edge == PhaseEdge.Begin)
         {
             // A phase happens once per operation. Its begin marker can repeat: SQL Server 2014 writes "Calculating
@@ -52,12 +53,12 @@ public sealed class PhaseTimeline
         existing.EndMarked = true;
     }
 
-    public DateTime? BeginOf(OperationPhase phase) => _spans.FindLast(s => s.Phase == phase)?.Begin;
+    public DateTime? BeginOf(OperationPhase phase) => LastIndexOf(phase) is var index and >= 0 ? _spans[index].Begin : null;
 
     /// <summary>The phase's end: explicit, implicit, or null when nothing after it is known.</summary>
     public DateTime? EndOf(OperationPhase phase, DateTime? operationEnd)
     {
-        var index = _spans.FindLastIndex(s => s.Phase == phase);
+        var index = LastIndexOf(phase);
         return index < 0 ? null : EndOf(index, operationEnd);
     }
 
@@ -78,6 +79,20 @@ public sealed class PhaseTimeline
         }
 
         return reports;
+    }
+
+    // A loop, not FindLast with a lambda: the lambda captured the phase, a closure and a delegate for every marker line.
+    private int LastIndexOf(OperationPhase phase)
+    {
+        for (var i = _spans.Count - 1; i >= 0; i--)
+        {
+            if (_spans[i].Phase == phase)
+            {
+                return i;
+            }
+        }
+
+        return -1;
     }
 
     private DateTime? EndOf(int index, DateTime? operationEnd)

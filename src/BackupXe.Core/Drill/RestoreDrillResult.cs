@@ -58,6 +58,17 @@ public sealed record StoredDrill(
 {
     /// <summary>What the drill measured inside its restores, for the next restore estimate of the database; null when it measured nothing.</summary>
     public MeasuredRestoreRates? Rates { get; init; }
+
+    /// <summary>The drill as the history keeps it, under <paramref name="instance"/> (the source's name); one home for the CLI and the daemon.</summary>
+    public static StoredDrill Of(RestoreDrillResult result, string instance)
+    {
+        ArgumentNullException.ThrowIfNull(result);
+        return new StoredDrill(instance, result.Plan.Database, result.Plan.Scratch, result.StartedUtc, result.Status, result.RestoreSeconds, result.TotalSeconds,
+            result.Phases, result.Failure, result.LeftBehind)
+        {
+            Rates = DrillCalibration.Of(result),
+        };
+    }
 }
 
 /// <summary>The rates a completed drill measured (docs/commands/restore-drill.md, "The estimate, calibrated"), for <see cref="RestoreEstimator.Calibrate"/>.</summary>

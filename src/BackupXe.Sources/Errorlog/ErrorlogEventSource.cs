@@ -114,11 +114,16 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                     // before handing on the one it ends.
                     var ready = message.Take(status);
                     message.Start(parsed, line, lineNumber);
-                    foreach (var quoted in quotedBefore ?? [])
+                    // Not `quotedBefore ?? []`: that made an empty list for every line that opens a message.
+                    if (quotedBefore is not null)
                     {
-                        messages++;
-                        yield return quoted;
+                        foreach (var quoted in quotedBefore)
+                        {
+                            messages++;
+                            yield return quoted;
+                        }
                     }
+
                     if (ready is not null)
                     {
                         messages++;

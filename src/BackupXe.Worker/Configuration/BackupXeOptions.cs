@@ -24,6 +24,9 @@ internal sealed class BackupXeOptions
     /// </summary>
     public int MaxConcurrentReads { get; set; } = BackupXeOptionsDefaults.MaxConcurrentReads;
 
+    /// <summary>How many restore drills run at once over all instances (docs/configuration.md, "Restore drill windows").</summary>
+    public int MaxConcurrentDrills { get; set; } = BackupXeOptionsDefaults.MaxConcurrentDrills;
+
     public HistoryOptions History { get; set; } = new();
 
     public RegressionOptions Regression { get; set; } = new();
@@ -99,6 +102,9 @@ internal sealed class InstanceOptions
 
     /// <summary>Backup windows around which the daemon starts and stops the session (docs/configuration.md); none: read at all times.</summary>
     public CaptureWindowsOptions CaptureWindows { get; set; } = new();
+
+    /// <summary>Restore drills of this instance's databases on another instance, in windows; off unless Databases is set.</summary>
+    public RestoreDrillsOptions RestoreDrills { get; set; } = new();
 
     public bool HasLiveConnection
         => !string.IsNullOrWhiteSpace(ConnectionString) || !string.IsNullOrWhiteSpace(Server);

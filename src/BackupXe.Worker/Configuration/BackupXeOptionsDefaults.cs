@@ -56,6 +56,14 @@ internal static class BackupXeOptionsDefaults
     /// <summary>The most MaxDatabaseSeries accepts: past it, a per-database series is a store's problem, not a gauge.</summary>
     public const int MaxDatabaseSeriesLimit = 500;
 
+    /// <summary>The CLI's --since default: long enough to hold a weekly full backup and its logs.</summary>
+    public const double DrillLookbackDays = 30;
+
+    /// <summary>One drill at a time over the whole daemon: a drill writes a whole database on its target.</summary>
+    public const int MaxConcurrentDrills = 1;
+
+    public const int MaxConcurrentDrillsLimit = 64;
+
     public const string HistoryProvider = HistoryProviders.Sqlite;
     public const string HistoryPath = SqliteHistoryStore.DefaultPath;
 

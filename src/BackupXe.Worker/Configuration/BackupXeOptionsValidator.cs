@@ -47,6 +47,7 @@ internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = n
         var failures = new List<string>();
         ValidateInstances(options.Instances, failures);
         ValidateHistoryImports(options, failures);
+        ValidateRestoreDrills(options, failures);
         ValidateRetryDelay(options.RetryDelaySeconds, failures);
         ValidateStallAfter(options.StallAfterSeconds, failures);
         ValidateMaxConcurrentReads(options.MaxConcurrentReads, failures);
@@ -164,6 +165,20 @@ internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = n
         }
 
         failures.AddRange(CaptureSchedule.From(windows, at).Problems);
+    }
+
+    private static void ValidateRestoreDrills(BackupXeOptions options, List<string> failures)
+    {
+        for (var index = 0; index < options.Instances.Count; index++)
+        {
+            failures.AddRange(RestoreDrillsOptions.Problems(options.Instances[index], options.Instances, $"{Section}:Instances:{index}:RestoreDrills"));
+        }
+
+        if (options.MaxConcurrentDrills is < 1 or > BackupXeOptionsDefaults.MaxConcurrentDrillsLimit)
+        {
+            failures.Add(string.Create(CultureInfo.InvariantCulture,
+                $"{Section}:MaxConcurrentDrills must be from 1 to {BackupXeOptionsDefaults.MaxConcurrentDrillsLimit}; it is {options.MaxConcurrentDrills}."));
+        }
     }
 
     private static void ValidateHistoryImports(BackupXeOptions options, List<string> failures)

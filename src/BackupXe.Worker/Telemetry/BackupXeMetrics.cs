@@ -29,12 +29,19 @@ internal sealed class BackupXeMetrics : IDisposable
     private readonly Gauge<double> _worstRpo;
     private readonly Gauge<double> _databaseRpo;
     private readonly Gauge<int> _databaseOutOfTarget;
+    private readonly Histogram<double> _drillDuration;
+    private readonly Counter<long> _drills;
+    private readonly TimeProvider _time;
+
+    // Per instance and drilled database (the configured list, at most RestoreDrillsOptions.MaxDatabases each): the last completed drill's start.
+    private readonly ConcurrentDictionary<(string Instance, string Database), DateTime> _lastDrillSuccess = new();
 
     // Per instance, the running operations' ETAs as the last progress update left them; read when a listener collects.
     private readonly ConcurrentDictionary<string, IReadOnlyList<(string Kind, double Low, double High)>> _remaining = new(StringComparer.Ordinal);
 
-    public BackupXeMetrics()
+    public BackupXeMetrics(TimeProvider? time = null)
     {
+        _time = time ?? TimeProvider.System;
         Meter = new Meter(MeterName);
         _operations = Meter.CreateCounter<long>("backupxe.operations", "{operation}", "Backups and restores analysed.");
         _duration = Meter.CreateHistogram<double>("backupxe.operation.duration", "s", "Duration of analysed operations.");
@@ -54,6 +61,9 @@ internal sealed class BackupXeMetrics : IDisposable
         // Opt-in and capped per instance (Targets:DatabaseSeries, MaxDatabaseSeries): instances x the cap at most.
         _databaseRpo = Meter.CreateGauge<double>("backupxe.fleet.database.rpo", "s", "A chosen database's RPO: the time since its newest restore point.");
         _databaseOutOfTarget = Meter.CreateGauge<int>("backupxe.fleet.database.out_of_target", "{database}", "Whether a chosen database is past its RPO or RTO target: 1 past, 0 not.");
+        _drillDuration = Meter.CreateHistogram<double>("backupxe.restore.drill.duration", "s", "Restore drills' time per phase, and their restore and recovery.");
+        _drills = Meter.CreateCounter<long>("backupxe.restore.drills", "{drill}", "Restore drills run by the daemon, by outcome.");
+        Meter.CreateObservableGauge("backupxe.restore.drill.last_success.age", ObserveDrillAge, "s", "Time since the start of a drilled database's last completed restore drill.");
     }
 
     public Meter Meter { get; }
@@ -146,6 +156,47 @@ internal sealed class BackupXeMetrics : IDisposable
 
             _databaseOutOfTarget.Record(database.Rpo.State == Core.Fleet.ComplianceState.Outside ? 1 : 0, new TagList { { "instance", instance }, { "database", database.Database }, { "target", "rpo" } });
             _databaseOutOfTarget.Record(database.Rto.State == Core.Fleet.ComplianceState.Outside ? 1 : 0, new TagList { { "instance", instance }, { "database", database.Database }, { "target", "rto" } });
+        }
+    }
+
+    /// <summary>
+    /// After each daemon drill: its outcome, and each phase's time (the log restores summed, as the report's by-phase
+    /// table) plus the measured restore and recovery; a completed one becomes its database's last success.
+    /// </summary>
+    public void RecordDrill(string instance, Core.Drill.RestoreDrillResult result)
+    {
+        ArgumentNullException.ThrowIfNull(result);
+        var status = Kebab.Of(result.Status);
+        _drills.Add(1, new TagList { { "instance", instance }, { "status", status } });
+        foreach (var (phase, seconds, _) in result.ByPhase())
+        {
+            _drillDuration.Record(seconds, new TagList { { "instance", instance }, { "phase", phase.Replace(' ', '-') }, { "status", status } });
+        }
+
+        if (result.Phases.Any(p => Core.Drill.RestoreDrillResult.IsRestore(p.Phase)))
+        {
+            _drillDuration.Record(result.RestoreSeconds, new TagList { { "instance", instance }, { "phase", "restore-and-recovery" }, { "status", status } });
+        }
+
+        if (result.Status == Core.Drill.DrillStatus.Completed)
+        {
+            RecordDrillSuccess(instance, result.Plan.Database, result.StartedUtc);
+        }
+    }
+
+    /// <summary>A refused plan: counted, no phase ran.</summary>
+    public void RecordDrillRefused(string instance) => _drills.Add(1, new TagList { { "instance", instance }, { "status", "refused" } });
+
+    /// <summary>The start of a database's last completed drill (from the history at start-up, then from each drill).</summary>
+    public void RecordDrillSuccess(string instance, string database, DateTime startedUtc)
+        => _lastDrillSuccess.AddOrUpdate((instance, database), startedUtc, (_, known) => startedUtc > known ? startedUtc : known);
+
+    private IEnumerable<Measurement<double>> ObserveDrillAge()
+    {
+        var now = _time.GetUtcNow().UtcDateTime;
+        foreach (var ((instance, database), last) in _lastDrillSuccess)
+        {
+            yield return new Measurement<double>(Math.Max(0, (now - last).TotalSeconds), new TagList { { "instance", instance }, { "database", database } });
         }
     }
 

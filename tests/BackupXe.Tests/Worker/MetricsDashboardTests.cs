@@ -68,6 +68,26 @@ public sealed partial class MetricsDashboardTests
         Assert.Equal([("BackupXeDatabasesPastRpoTarget", "sql01")], firing);
     }
 
+    [Fact]
+    public void The_drill_rule_fires_for_a_database_whose_last_completed_drill_is_more_than_eight_days_old_and_for_no_other()
+    {
+        // Given: SalesDB last drilled to completion nine days ago, Billing yesterday
+        var clock = new FakeClock(new DateTimeOffset(2026, 11, 20, 5, 0, 0, TimeSpan.Zero));
+        var now = clock.GetUtcNow().UtcDateTime;
+
+        // When
+        var series = Recorded(metrics =>
+        {
+            metrics.RecordDrillSuccess("sql01", "SalesDB", now.AddDays(-9));
+            metrics.RecordDrillSuccess("sql01", "Billing", now.AddDays(-1));
+        }, clock);
+        var rules = RuleExpressions("deploy/prometheus/backupxe-rules.yml");
+        var firing = rules.SelectMany(rule => series.Where(rule.FiresOn).Select(s => (rule.Alert, Database: s.Labels["database"]))).ToList();
+
+        // Then
+        Assert.Equal([("BackupXeNoCompletedRestoreDrillForEightDays", "SalesDB")], firing);
+    }
+
     private static HistoryOperation Backup(OperationScope scope, DateTime finish) => new()
     {
         Kind = OperationKind.Backup,
@@ -122,9 +142,9 @@ public sealed partial class MetricsDashboardTests
     }
 
     /// <summary>The last value of each gauge series the worker recorded in <paramref name="record"/>, under its Prometheus name.</summary>
-    private static List<Series> Recorded(Action<BackupXeMetrics> record)
+    private static List<Series> Recorded(Action<BackupXeMetrics> record, TimeProvider? time = null)
     {
-        using var metrics = new BackupXeMetrics();
+        using var metrics = new BackupXeMetrics(time);
         var series = new Dictionary<string, Series>(StringComparer.Ordinal);
         using var listener = new MeterListener
         {
@@ -152,6 +172,8 @@ public sealed partial class MetricsDashboardTests
         listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Add(instrument, value, tags));
         listener.Start();
         record(metrics);
+        // The observable gauges (a drill's age) as a collection reads them.
+        listener.RecordObservableInstruments();
         return [.. series.Values];
     }
 

@@ -233,6 +233,75 @@ public sealed class RestoreDrillCommandTests : IDisposable
     }
 
     [Fact]
+    public async Task A_drill_stopped_while_a_restore_runs_on_the_server_cancels_it_drops_the_scratch_database_and_exits_130()
+    {
+        // When: Ctrl-C a minute (of the fake clock) into the second log restore, which the server is still running
+        var (run, attentions) = await CtrlCDuringTheSecondLogRestoreAsync();
+
+        // Then: the RESTORE was cancelled on the server (one ATTENTION), nothing after it ran but the drop
+        Assert.True(run.ExitCode == RestoreDrillCommand.Cancelled, run.Error + run.Output);
+        Assert.Equal(1, attentions);
+        Assert.Equal(2, Test.StatementsOf("RESTORE LOG").Count);
+        Assert.DoesNotContain(Test.Statements, s => s.Contains("WITH RECOVERY", StringComparison.Ordinal));
+        Assert.Equal("DROP DATABASE [" + Scratch + "];", Test.Statements[^1]);
+        Assert.DoesNotContain(Scratch, Test.Databases);
+        using var json = JsonDocument.Parse(run.Output);
+        var result = json.RootElement.GetProperty("restoreDrill").GetProperty("result");
+        Assert.Equal("cancelled", result.GetProperty("status").GetString());
+        Assert.Equal("cancelled during restore log", result.GetProperty("failure").GetString());
+        Assert.Equal(JsonValueKind.Null, result.GetProperty("leftBehind").ValueKind);
+        var phases = result.GetProperty("phases").EnumerateArray().ToList();
+        var stopped = phases.Single(p => p.GetProperty("outcome").GetString() == "cancelled");
+        Assert.Equal("restore log", stopped.GetProperty("phase").GetString());
+        Assert.Equal(60, stopped.GetProperty("seconds").GetDouble(), 3);
+        Assert.Equal("drop", phases[^1].GetProperty("phase").GetString());
+        Assert.Equal("completed", phases[^1].GetProperty("outcome").GetString());
+    }
+
+    [Fact]
+    public async Task A_drill_stopped_while_a_restore_runs_whose_drop_is_refused_names_the_database_left_its_files_and_the_drop()
+    {
+        // Given: the login may restore but not drop (3701)
+        Test.DropRefused = true;
+
+        // When
+        var (run, _) = await CtrlCDuringTheSecondLogRestoreAsync("console");
+
+        // Then: still exit 130, and what is left is said exactly, with the statement that removes it
+        Assert.True(run.ExitCode == RestoreDrillCommand.Cancelled, run.Error + run.Output);
+        Assert.Contains(Scratch, Test.Databases);
+        Assert.Contains($"left on the server: [{Scratch}] on 127.0.0.1", run.Output, StringComparison.Ordinal);
+        Assert.Contains($"with its files (D:\\SQLData\\{Scratch}_1.mdf, D:\\SQLData\\{Scratch}_2.ndf, L:\\SQLLogs\\{Scratch}_3.ldf)", run.Output, StringComparison.Ordinal);
+        Assert.Contains($"the DROP was refused (Cannot drop the database '{Scratch}', because it does not exist or you do not have permission. (error 3701))", run.Output, StringComparison.Ordinal);
+        Assert.Contains($"remove it with DROP DATABASE [{Scratch}];", run.Output, StringComparison.Ordinal);
+    }
+
+    /// <summary>
+    /// Runs the drill with the second RESTORE LOG held by the double (nothing sent until ATTENTION, as a busy server),
+    /// then presses Ctrl-C from a timer a minute later on the fake clock; the only real-time loop waits for the batch to
+    /// reach the double. Gives the run and the ATTENTIONs the double acknowledged.
+    /// </summary>
+    private async Task<(CliRun Run, int Attentions)> CtrlCDuringTheSecondLogRestoreAsync(string format = "json")
+    {
+        using var cancel = new CancellationTokenSource();
+        var logs = 0;
+        Test.Intercept = sql => sql.StartsWith("RESTORE LOG", StringComparison.Ordinal) && Interlocked.Increment(ref logs) == 2 ? new TdsResponse().Stall() : null;
+        await using var prod = TdsServerDouble.Start(Prod.Sql.Script);
+        await using var test = TdsServerDouble.Start(Test.Sql.Script);
+        var running = RunAsync(test, cancel.Token, ["--from-server", prod.Server, "--execute", "--format", format]);
+        while (test.Stalled == 0 && !running.IsCompleted)
+        {
+            await Task.WhenAny(running, Task.Delay(1));
+        }
+
+        Assert.False(running.IsCompleted, "the drill ended before its second log restore reached the server");
+        var ctrlC = Task.Delay(TimeSpan.FromMinutes(1), _clock).ContinueWith(_ => cancel.Cancel(), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+        _clock.Advance(TimeSpan.FromMinutes(1));
+        await ctrlC.WaitAsync(TimeSpan.FromSeconds(60));
+        return (await running.WaitAsync(TimeSpan.FromSeconds(60)), test.Attentions);
+    }
+
+    [Fact]
     public async Task Keep_leaves_the_scratch_database_and_names_it_with_its_drop()
     {
         // When

@@ -84,6 +84,12 @@ internal sealed class DrillOverTds
     /// <summary>The first statement starting with this fails with error 262, as a login refused CREATE DATABASE is answered.</summary>
     public string? DeniedStatement { get; set; }
 
+    /// <summary>
+    /// DROP DATABASE fails with 3701, as the server answers a login without CONTROL, ALTER ANY DATABASE or db_owner on
+    /// the database (the DROP DATABASE page's permissions; the message names no reason of its own).
+    /// </summary>
+    public bool DropRefused { get; set; }
+
     /// <summary>The restore of the full backup fails with 3257: the volume cannot hold the scratch files.</summary>
     public bool DiskFull { get; set; }
 
@@ -194,6 +200,8 @@ internal sealed class DrillOverTds
                 }
 
                 return new TdsResponse().Info("RESTORE DATABASE successfully processed 100 pages in 660.000 seconds (0.001 MB/sec).");
+            case "DROP DATABASE" when DropRefused:
+                return new TdsResponse().Error(3701, 14, $"Cannot drop the database '{Name(text)}', because it does not exist or you do not have permission.");
             case "DROP DATABASE":
                 lock (_gate)
                 {
