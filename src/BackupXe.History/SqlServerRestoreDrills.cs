@@ -2,6 +2,7 @@ using System.Data;
 using BackupXe.Core.Drill;
 using BackupXe.Core.Rendering;
 using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Live;
 using Microsoft.Data.SqlClient;
 
 namespace BackupXe.History;
