@@ -83,6 +83,41 @@ IF COL_LENGTH(N'dbo.tune_runs', N'restore_defaults_mbps') IS NULL
     ALTER TABLE dbo.tune_runs ADD restore_defaults_mbps float NULL;
 GO
 
+-- Migration 4 (the fleet, docs/fleet.md): the counterpart of the SQLite history's migration 5 (a backup's LSNs as
+-- digits, its recovery model and its availability group's group_database_id, indexed where not NULL), and one lease per
+-- instance, so that several daemons sharing this store never poll the same instance ("Several daemons, one store").
+IF COL_LENGTH(N'dbo.operations', N'first_lsn') IS NULL
+    ALTER TABLE dbo.operations ADD first_lsn varchar(25) NULL;   -- numeric(25,0) as digits, as msdb gives it
+GO
+
+IF COL_LENGTH(N'dbo.operations', N'last_lsn') IS NULL
+    ALTER TABLE dbo.operations ADD last_lsn varchar(25) NULL;
+GO
+
+IF COL_LENGTH(N'dbo.operations', N'recovery_model') IS NULL
+    ALTER TABLE dbo.operations ADD recovery_model varchar(16) NULL;   -- FULL | BULK_LOGGED | SIMPLE
+GO
+
+IF COL_LENGTH(N'dbo.operations', N'group_database_id') IS NULL
+    ALTER TABLE dbo.operations ADD group_database_id uniqueidentifier NULL;
+GO
+
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.operations') AND name = N'ix_operations_group_database')
+    CREATE INDEX ix_operations_group_database
+        ON dbo.operations (group_database_id) WHERE group_database_id IS NOT NULL;
+GO
+
+IF OBJECT_ID(N'dbo.instance_leases', N'U') IS NULL
+BEGIN
+    CREATE TABLE dbo.instance_leases (
+        instance_name nvarchar(128) NOT NULL CONSTRAINT pk_instance_leases PRIMARY KEY,
+        holder        nvarchar(256) NOT NULL,   -- the daemon holding it (a random part, host, process)
+        expires_at    datetime2(7)  NOT NULL,   -- UTC, on this server's clock (SYSUTCDATETIME())
+        renewed_at    datetime2(7)  NOT NULL
+    );
+END;
+GO
+
 -- Migration 5 (restore drills, docs/history.md; 4 is the fleet's): one row per drill, the phases in drill_json, as
 -- the SQLite history's restore_drills.
 IF OBJECT_ID(N'dbo.restore_drills', N'U') IS NULL
@@ -109,7 +144,7 @@ IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.resto
 GO
 
 -- The version of this script last applied: 5 (migration 1, history import; migration 2, tune runs; migration 3,
--- restore trials; migration 5, restore drills).
+-- restore trials; migration 4, the fleet's columns and instance leases; migration 5, restore drills).
 IF OBJECT_ID(N'dbo.backupxe_schema', N'U') IS NULL
     CREATE TABLE dbo.backupxe_schema (version int NOT NULL);
 GO

@@ -17,9 +17,25 @@ internal static class SqliteHistorySchema
     /// restore trials' best and defaults rates on tune_runs (the trials themselves are in tune_json); 4: the
     /// <c>restore_drills</c> table (<c>restore-drill --execute</c>, its phases in drill_json); 5: a backup's LSNs, recovery
     /// model and availability group database id on operations (first_lsn, last_lsn as digits, recovery_model,
-    /// group_database_id), with an index on the last, so a group's rows are found across instances.
+    /// group_database_id), with an index on the last, so a group's rows are found across instances; 6: the
+    /// <c>replica_roles</c> table (each availability group replica's role and backup preference, <see cref="SqliteReplicaRoles"/>).
     /// </summary>
-    public const int Version = 5;
+    public const int Version = 6;
+
+    private const string ReplicaRoles = """
+        CREATE TABLE IF NOT EXISTS replica_roles (
+            instance_name     TEXT    NOT NULL,
+            database_name     TEXT    NOT NULL,
+            group_database_id TEXT    NOT NULL,
+            group_name        TEXT    NOT NULL,
+            role              TEXT    NULL,
+            backup_preference TEXT    NULL,
+            backup_priority   INTEGER NULL,
+            is_preferred      INTEGER NULL,
+            read_at           TEXT    NOT NULL,
+            PRIMARY KEY (instance_name, group_database_id)
+        );
+        """;
 
     private const string GroupDatabaseIndex = """
         CREATE INDEX IF NOT EXISTS ix_operations_group_database
@@ -114,6 +130,11 @@ internal static class SqliteHistorySchema
                     .Where(c => !columns.Contains(c))
                     .Select(c => $"ALTER TABLE operations ADD COLUMN {c} TEXT NULL;"));
             await ExecuteAsync(connection, transaction, migration + GroupDatabaseIndex, cancellationToken);
+        }
+
+        if (version < 6)
+        {
+            await ExecuteAsync(connection, transaction, ReplicaRoles, cancellationToken);
         }
 
         if (version < Version)

@@ -44,6 +44,20 @@ internal static class WorkerServices
             var path = Path.Combine(environment.ContentRootPath, history.Path ?? BackupXeOptionsDefaults.HistoryPath);
             return new SqliteHistoryStore(path, provider.GetRequiredService<TimeProvider>());
         });
+        if (string.Equals(configuration[$"{BackupXeOptions.SectionName}:History:Provider"], HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase))
+        {
+            // Daemons sharing the central store split its instances by lease (docs/fleet.md, "Several daemons, one store").
+            services.AddSingleton(provider => new SqlServerInstanceLeases(
+                new SqlConnectionFactory(LiveInstanceSettings.Build(new InstanceOptions
+                {
+                    Name = "history", ConnectionString = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.ConnectionString,
+                })),
+                SqlServerInstanceLeases.ThisProcess(), SqlServerInstanceLeases.DefaultDuration,
+                new TransientRetry(
+                    observer: new LiveSourceLog("history", provider.GetRequiredService<ILogger<LiveSourceLog>>()),
+                    time: provider.GetRequiredService<TimeProvider>())));
+        }
+
         services.AddSingleton(provider => new StoredBaselines(
             provider.GetRequiredService<IHistoryStore>(), provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.Regression.ToComparisonSettings()));
         services.AddSingleton<OperationRecorder>();
@@ -51,6 +65,9 @@ internal static class WorkerServices
 
         // The periodic history import writes the SQLite history (validation refuses it with the sqlserver provider).
         services.AddSingleton(provider => new SqliteImportedHistory(
+            Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
+            provider.GetRequiredService<TimeProvider>()));
+        services.AddSingleton(provider => new SqliteReplicaRoles(
             Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
             provider.GetRequiredService<TimeProvider>()));
         services.AddSingleton<PeriodicHistoryImport>();

@@ -65,12 +65,14 @@ internal static class FleetCommand
             }
 
             IReadOnlyList<InstanceOperation> records;
+            IReadOnlyList<ReplicaRole> roles;
             var reader = new SqliteImportedHistory(file, console.Time);
             try
             {
                 // Read-only, as `history` reads it: the file is never created, altered or switched to WAL.
                 await SqliteHistoryStore.ForReading(file, console.Time).VerifyAsync(cancellationToken);
                 records = await reader.ReadAsync(null, null, cancellationToken);
+                roles = await new SqliteReplicaRoles(file, console.Time).ReadAsync(cancellationToken);
             }
             catch (HistoryStoreException exception)
             {
@@ -84,7 +86,7 @@ internal static class FleetCommand
             }
 
             var now = console.Time.GetUtcNow().UtcDateTime;
-            var fleet = Compliance.Evaluate(FleetDatabases.Inputs(records), targets, now);
+            var fleet = BackupPreferenceCheck.Apply(Compliance.Evaluate(FleetDatabases.Inputs(records), targets, now), roles);
             var page = new FleetPage(now, fleet);
             await console.Out.WriteAsync(chosen switch
             {

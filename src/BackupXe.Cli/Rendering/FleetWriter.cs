@@ -45,7 +45,7 @@ internal static class FleetWriter
         }
 
         foreach (var database in page.Databases.Where(d => d.OutOfTarget || d.Chain.State is ChainState.Broken or ChainState.Gap
-            || d.Rpo.State == ComplianceState.CannotTell || d.Rto.State == ComplianceState.CannotTell || !d.Verification.Verified))
+            || d.Rpo.State == ComplianceState.CannotTell || d.Rto.State == ComplianceState.CannotTell || !d.Verification.Verified || d.OffPreference.Count > 0))
         {
             text.AppendLine();
             text.AppendLine($"[{TerminalText.Line(database.Database)}] on {TerminalText.Line(database.Instance)}{(database.GroupDatabaseId is null ? string.Empty : " (availability group replicas)")}");
@@ -53,6 +53,10 @@ internal static class FleetWriter
             text.AppendLine($"  RTO    {Said(database.Rto)}");
             text.AppendLine($"  chain  {Kebab.Of(database.Chain.State)}{Since(database.Chain.Since)}: {TerminalText.Line(database.Chain.Evidence)}");
             text.AppendLine($"  tried  {TerminalText.Line(database.Verification.Evidence)}");
+            foreach (var note in database.OffPreference)
+            {
+                text.AppendLine($"  where  {TerminalText.Line(note)}");
+            }
         }
 
         return text.ToString();
@@ -88,6 +92,44 @@ internal static class FleetWriter
                 WriteOrNull(json, "lastFullOn", d.LastFullOn);
                 WriteOrNull(json, "lastDifferentialOn", d.LastDifferentialOn);
                 WriteOrNull(json, "lastLogOn", d.LastLogOn);
+                WriteOrNull(json, "backupPreference", d.BackupPreference);
+                json.WriteStartArray("replicaRoles");
+                foreach (var role in d.ReplicaRoles)
+                {
+                    json.WriteStartObject();
+                    json.WriteString("instance", role.Instance);
+                    json.WriteString("group", role.GroupName);
+                    WriteOrNull(json, "role", role.Role);
+                    if (role.BackupPriority is { } priority)
+                    {
+                        json.WriteNumber("backupPriority", priority);
+                    }
+                    else
+                    {
+                        json.WriteNull("backupPriority");
+                    }
+
+                    if (role.Preferred is { } preferred)
+                    {
+                        json.WriteBoolean("preferred", preferred);
+                    }
+                    else
+                    {
+                        json.WriteNull("preferred");
+                    }
+
+                    WriteTime(json, "readAt", role.ReadAt);
+                    json.WriteEndObject();
+                }
+
+                json.WriteEndArray();
+                json.WriteStartArray("offPreference");
+                foreach (var note in d.OffPreference)
+                {
+                    json.WriteStringValue(note);
+                }
+
+                json.WriteEndArray();
                 Finding(json, "rpo", d.Rpo);
                 Finding(json, "rto", d.Rto);
                 json.WriteStartObject("chain");
@@ -121,7 +163,7 @@ internal static class FleetWriter
         html.AppendLine("</head><body>");
         html.AppendLine($"<h1>{E(Headline(page))}</h1>");
         html.Append(Chart(page));
-        html.AppendLine("<table><thead><tr><th>Instance</th><th>Database</th><th>Model</th><th>Last full</th><th>Last diff</th><th>Last log</th><th>RPO</th><th>RTO</th><th>Chain</th><th>Restored</th></tr></thead><tbody>");
+        html.AppendLine("<table><thead><tr><th>Instance</th><th>Database</th><th>Model</th><th>Last full</th><th>Last diff</th><th>Last log</th><th>RPO</th><th>RTO</th><th>Chain</th><th>Restored</th><th>Backup replica</th></tr></thead><tbody>");
         foreach (var d in page.Databases)
         {
             html.Append("<tr>")
@@ -131,6 +173,7 @@ internal static class FleetWriter
                 .Append($"<td class=\"{Kebab.Of(d.Rto.State)}\">{E(Figure(d.Rto))} / {E(Target(d.Rto))}<br><small>{E(Said(d.Rto))}</small></td>")
                 .Append($"<td>{E(Kebab.Of(d.Chain.State))}{E(Since(d.Chain.Since))}<br><small>{E(d.Chain.Evidence)}</small></td>")
                 .Append($"<td>{E(d.Verification.Verified ? Stamp(d.Verification.Since) : "never")}<br><small>{E(d.Verification.Evidence)}</small></td>")
+                .Append(d.OffPreference.Count > 0 ? $"<td class=\"cannot-tell\">{string.Join("<br>", d.OffPreference.Select(E))}</td>" : "<td></td>")
                 .AppendLine("</tr>");
         }
 

@@ -85,6 +85,15 @@ public sealed record DatabaseCompliance(
     /// <summary>The instance (replica) that took the last log backup; null without one.</summary>
     public string? LastLogOn { get; init; }
 
+    /// <summary>The newest role each replica of its availability group gave (docs/fleet.md, "Backup preference"); empty outside a group or when none was read.</summary>
+    public IReadOnlyList<ReplicaRole> ReplicaRoles { get; init; } = [];
+
+    /// <summary>The group's automated backup preference (PRIMARY, SECONDARY_ONLY, SECONDARY, NONE) as last read; null when not read.</summary>
+    public string? BackupPreference { get; init; }
+
+    /// <summary>The last full or log backup taken on a replica that was not the preferred one, in words; empty when none.</summary>
+    public IReadOnlyList<string> OffPreference { get; init; } = [];
+
     /// <summary>Whether RPO or RTO is past its target.</summary>
     public bool OutOfTarget => Rpo.State == ComplianceState.Outside || Rto.State == ComplianceState.Outside;
 }

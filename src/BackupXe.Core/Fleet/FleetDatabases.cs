@@ -21,7 +21,7 @@ public static class FleetDatabases
             .ToList();
 
         // Each replica's database of a group: (instance, name) -> group id, and the database_guids its grouped rows carry.
-        var members = new Dictionary<(string Instance, string Database), (Guid Group, HashSet<Guid> DatabaseGuids)>(InstanceDatabase.Comparer);
+        var members = new Dictionary<(string Instance, string Database), (Guid Group, HashSet<Guid> DatabaseGuids)>(InstanceDatabaseComparer.Instance);
         foreach (var r in named)
         {
             if (r.Record.Identity?.GroupDatabaseId is { } group)
@@ -40,7 +40,7 @@ public static class FleetDatabases
         }
 
         var groups = new Dictionary<Guid, List<InstanceOperation>>();
-        var alone = new Dictionary<(string Instance, string Database), List<InstanceOperation>>(InstanceDatabase.Comparer);
+        var alone = new Dictionary<(string Instance, string Database), List<InstanceOperation>>(InstanceDatabaseComparer.Instance);
         foreach (var r in named)
         {
             var key = (r.Instance, r.Record.Database!);
@@ -109,17 +109,5 @@ public static class FleetDatabases
             GroupDatabaseId = group,
             TakenOn = takenOn,
         };
-    }
-
-    /// <summary>Instance and database names compared as SQL Server compares them by default: without case.</summary>
-    private sealed class InstanceDatabase : IEqualityComparer<(string Instance, string Database)>
-    {
-        public static readonly InstanceDatabase Comparer = new();
-
-        public bool Equals((string Instance, string Database) x, (string Instance, string Database) y)
-            => string.Equals(x.Instance, y.Instance, StringComparison.OrdinalIgnoreCase) && string.Equals(x.Database, y.Database, StringComparison.OrdinalIgnoreCase);
-
-        public int GetHashCode((string Instance, string Database) obj)
-            => HashCode.Combine(StringComparer.OrdinalIgnoreCase.GetHashCode(obj.Instance), StringComparer.OrdinalIgnoreCase.GetHashCode(obj.Database));
     }
 }

@@ -26,13 +26,19 @@ namespace BackupXe.Worker.Imports;
 /// </summary>
 internal sealed class PeriodicHistoryImport(
     SqliteImportedHistory history, StoredBaselines regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger,
-    IOptions<BackupXeOptions>? options = null)
+    IOptions<BackupXeOptions>? options = null, SqliteReplicaRoles? replicaRoles = null)
 {
     /// <summary>How far back the chain is read: as `check` reads it, long enough to hold a weekly full backup.</summary>
     public const int ChainDays = 30;
 
     // Gaps already logged, per instance, database and LSN: a gap stays in msdb for as long as its backups do.
     private readonly HashSet<(string Instance, string Database, decimal FromLsn, decimal ToLsn)> _gapsLogged = [];
+
+    // Each database's last judged state, so a change is an event once (docs/fleet.md, "Change events").
+    private readonly ComplianceChanges _changes = new();
+
+    // Notes of a replica's roles already logged, per instance: a missing permission stays missing every import.
+    private readonly HashSet<(string Instance, string Note)> _roleNotesLogged = [];
 
     // The base each database's estimate was last logged for: logged again when its full or differential backup changes.
     private readonly Dictionary<(string Instance, string Database), (DateTime? Full, DateTime? Differential, bool Known)> _estimatesLogged = [];
@@ -97,6 +103,7 @@ internal sealed class PeriodicHistoryImport(
         }
 
         var chains = await CheckChainAsync(instance, server, cancellationToken);
+        await ReadReplicaRolesAsync(instance, server, cancellationToken);
         await EstimateRestoresAsync(instance, server, cancellationToken);
         await JudgeAsync(instance, chains, cancellationToken);
         return imported;
@@ -126,10 +133,65 @@ internal sealed class PeriodicHistoryImport(
                 ? d with { Chain = chain, RecoveryModel = chain.RecoveryModel ?? d.RecoveryModel }
                 : d);
         var judged = Compliance.Evaluate(inputs, targets, time.GetUtcNow().UtcDateTime);
+        if (replicaRoles is not null)
+        {
+            judged = BackupPreferenceCheck.Apply(judged, await replicaRoles.ReadAsync(cancellationToken));
+        }
+
         metrics.RecordCompliance(instance, judged);
+        foreach (var change in _changes.Observe(instance, judged))
+        {
+            logger.ComplianceChanged(
+                change.Worse ? LogLevel.Warning : LogLevel.Information, instance, TerminalText.Line(change.Database), Kebab.Of(change.Aspect), change.From, change.To,
+                change.Since is { } since ? since.ToString(" 'since' yyyy-MM-dd HH:mm", System.Globalization.CultureInfo.InvariantCulture) : string.Empty,
+                TerminalText.Line(change.Evidence));
+        }
+
         if (options?.Value.Targets is { DatabaseSeries: { } pattern } chosen)
         {
             metrics.RecordDatabases(instance, judged, pattern, chosen.MaxDatabaseSeries);
+        }
+    }
+
+    /// <summary>
+    /// This replica's availability group roles and backup preference (docs/fleet.md, "Backup preference"), kept in the
+    /// history for `fleet`; a note (no permission, an error) is one warning per instance (event 195), and the import stands.
+    /// </summary>
+    private async Task ReadReplicaRolesAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)
+    {
+        if (replicaRoles is null)
+        {
+            return;
+        }
+
+        ReplicaRoles read;
+        try
+        {
+            read = await new AvailabilityReplicaReader(server).ReadAsync(instance, time.GetUtcNow().UtcDateTime, cancellationToken);
+        }
+        catch (Exception exception) when (exception is not OperationCanceledException)
+        {
+            read = new ReplicaRoles([], [$"availability replica roles not read ({exception.GetType().Name}: {ConnectionStringRedactor.RedactMessage(exception.Message)})"], Read: false);
+        }
+
+        foreach (var note in read.Notes)
+        {
+            bool first;
+            lock (_roleNotesLogged)
+            {
+                // Instances import side by side through this one object.
+                first = _roleNotesLogged.Add((instance, note));
+            }
+
+            if (first)
+            {
+                logger.ReplicaRolesNotRead(instance, note);
+            }
+        }
+
+        if (read.Read)
+        {
+            await replicaRoles.SaveAsync(instance, read.Roles, cancellationToken);
         }
     }
 

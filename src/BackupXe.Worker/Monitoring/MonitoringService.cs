@@ -19,7 +19,8 @@ internal sealed class MonitoringService(
     TimeProvider time,
     ILoggerFactory loggers,
     IHostApplicationLifetime? lifetime = null,
-    StoredBaselines? paces = null) : BackgroundService
+    StoredBaselines? paces = null,
+    SqlServerInstanceLeases? leases = null) : BackgroundService
 {
     /// <summary>The error that stopped the daemon, if one did; Program turns it into a non-zero exit code.</summary>
     public Exception? Fault { get; private set; }
@@ -98,6 +99,11 @@ internal sealed class MonitoringService(
                     : new StallWaits(new SqlServer.Requests.RunningRequestReader(new SqlServer.Client.SqlConnectionFactory(LiveInstanceSettings.Build(instance))), loggers.CreateLogger<InstanceMonitor>()),
                 paces);
             var run = Runner(instance, monitor, retryDelay);
+            if (leases is not null)
+            {
+                // Several daemons share the central store: each instance is polled by the one holding its lease.
+                run = new LeasedInstanceRun(instance.Name!, leases, run, time, loggers.CreateLogger<LeasedInstanceRun>()).RunAsync;
+            }
 
             // Task.Run: a source that blocks before its first await must not hold up the instances after it.
             runs.Add(Task.Run(() => stoppingToken.IsCancellationRequested ? Task.CompletedTask : run(stoppingToken), CancellationToken.None));

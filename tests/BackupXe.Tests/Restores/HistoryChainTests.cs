@@ -102,7 +102,7 @@ public sealed class HistoryChainTests : IDisposable
         command.CommandText = "SELECT first_lsn, last_lsn, recovery_model, group_database_id, (SELECT user_version FROM pragma_user_version) FROM operations;";
         await using var reader = await command.ExecuteReaderAsync();
         Assert.True(await reader.ReadAsync());
-        Assert.Equal(("41000000008800001", "41000000018400001", "FULL", group.ToString("D"), 5L),
+        Assert.Equal(("41000000008800001", "41000000018400001", "FULL", group.ToString("D"), (long)SqliteHistorySchema.Version),
             (reader.GetString(0), reader.GetString(1), reader.GetString(2), reader.GetString(3), reader.GetInt64(4)));
     }
 }
