@@ -12,17 +12,19 @@ public sealed record ReplicaRoles(IReadOnlyList<ReplicaRole> Roles, IReadOnlyLis
 /// Reads, read-only, each availability group database's replica role and its group's backup preference on one server
 /// (docs/fleet.md, "Backup preference"; docs/permissions.md). Gated: availability groups arrived with SQL Server 2012
 /// (SERVERPROPERTY('IsHadrEnabled') is NULL before, as for any property a build does not know) and the views answer
-/// only when HADR is enabled (1); the DMV needs VIEW SERVER STATE (VIEW SERVER PERFORMANCE STATE from SQL Server 2022),
-/// checked first, so a login without it gets one note rather than an error.
+/// only when HADR is enabled (1); the DMV needs VIEW SERVER STATE (VIEW SERVER PERFORMANCE STATE from SQL Server 2022)
+/// and the two catalog views VIEW ANY DEFINITION, without which they hide the groups' rows rather than refuse: both are
+/// checked first, so a login without them gets one note rather than an error or an empty answer read as "no group".
 /// </summary>
 public sealed class AvailabilityReplicaReader(SqlConnectionFactory factory)
 {
-    /// <summary>Whether HADR is enabled, and whether the login holds the permission the DMV needs on this version.</summary>
+    /// <summary>Whether HADR is enabled, and whether the login holds the permissions the DMV and the catalog views need on this version.</summary>
     public const string FactsQuery = """
         SELECT CAST(SERVERPROPERTY('IsHadrEnabled') AS int) AS is_hadr_enabled,
                CASE WHEN CAST(SERVERPROPERTY('ProductMajorVersion') AS int) >= 16
                     THEN HAS_PERMS_BY_NAME(NULL, NULL, N'VIEW SERVER PERFORMANCE STATE')
-                    ELSE HAS_PERMS_BY_NAME(NULL, NULL, N'VIEW SERVER STATE') END AS view_server_state;
+                    ELSE HAS_PERMS_BY_NAME(NULL, NULL, N'VIEW SERVER STATE') END AS view_server_state,
+               HAS_PERMS_BY_NAME(NULL, NULL, N'VIEW ANY DEFINITION') AS view_any_definition;
         """;
 
     /// <summary>
@@ -37,7 +39,7 @@ public sealed class AvailabilityReplicaReader(SqlConnectionFactory factory)
                ag.automated_backup_preference_desc,
                ar.backup_priority,
                rs.role_desc,
-               sys.fn_hadr_backup_is_preferred_replica(d.name) AS is_preferred_replica
+               CAST(sys.fn_hadr_backup_is_preferred_replica(d.name) AS int) AS is_preferred_replica
         FROM sys.databases AS d
         JOIN sys.availability_replicas AS ar ON ar.replica_id = d.replica_id
         JOIN sys.availability_groups AS ag ON ag.group_id = ar.group_id
@@ -52,6 +54,7 @@ public sealed class AvailabilityReplicaReader(SqlConnectionFactory factory)
         await using var connection = await factory.OpenAsync(cancellationToken);
         int? enabled;
         int? permitted;
+        int? definitions;
         try
         {
             await using var command = factory.Command(connection, FactsQuery);
@@ -63,6 +66,7 @@ public sealed class AvailabilityReplicaReader(SqlConnectionFactory factory)
 
             enabled = reader.IsDBNull(0) ? null : reader.GetInt32(0);
             permitted = reader.IsDBNull(1) ? null : reader.GetInt32(1);
+            definitions = reader.IsDBNull(2) ? null : reader.GetInt32(2);
         }
         catch (SqlException failure) when (failure.Class < 20)
         {
@@ -78,6 +82,11 @@ public sealed class AvailabilityReplicaReader(SqlConnectionFactory factory)
         if (permitted != 1)
         {
             return new ReplicaRoles([], ["availability replica roles not read: sys.dm_hadr_availability_replica_states needs VIEW SERVER STATE (VIEW SERVER PERFORMANCE STATE from SQL Server 2022); `fleet` cannot say whether a backup was taken on the preferred replica (docs/permissions.md)"], Read: false);
+        }
+
+        if (definitions != 1)
+        {
+            return new ReplicaRoles([], ["availability replica roles not read: sys.availability_groups and sys.availability_replicas need VIEW ANY DEFINITION, without which they show no group; `fleet` cannot say whether a backup was taken on the preferred replica (docs/permissions.md)"], Read: false);
         }
 
         var roles = new List<ReplicaRole>();
@@ -97,7 +106,8 @@ public sealed class AvailabilityReplicaReader(SqlConnectionFactory factory)
                     Text(reader, 5), Text(reader, 3),
                     // backup_priority is documented from 0 to 100; anything else is not a priority.
                     reader.IsDBNull(4) ? null : reader.GetInt32(4) is var priority and >= 0 and <= 100 ? priority : null,
-                    reader.IsDBNull(6) ? null : reader.GetBoolean(6),
+                    // Microsoft's page says 1 or 0 without naming the type: cast to int by the query, so either reads.
+                    reader.IsDBNull(6) ? null : reader.GetInt32(6) != 0,
                     readAt));
             }
         }

@@ -372,10 +372,11 @@ public sealed class ScriptedSqlServer
     /// <summary>
     /// AvailabilityReplicaReader.FactsQuery answered: SERVERPROPERTY('IsHadrEnabled') (sql_variant of int, cast to int by
     /// the query: 1 enabled, 0 disabled, NULL before SQL Server 2012, which does not know the property) and
-    /// HAS_PERMS_BY_NAME's int (1 held, 0 not) for the permission the query names.
+    /// HAS_PERMS_BY_NAME's int (1 held, 0 not) for each permission the query names.
     /// </summary>
-    public static TdsResponse HadrFactsResponse(int? hadrEnabled, int? viewServerState) => TdsResponse.Of(
-        new TdsResultSet(TdsColumn.Int("is_hadr_enabled"), TdsColumn.Int("view_server_state")).Row(hadrEnabled, viewServerState));
+    public static TdsResponse HadrFactsResponse(int? hadrEnabled, int? viewServerState, int? viewAnyDefinition = 1) => TdsResponse.Of(
+        new TdsResultSet(TdsColumn.Int("is_hadr_enabled"), TdsColumn.Int("view_server_state"), TdsColumn.Int("view_any_definition"))
+            .Row(hadrEnabled, viewServerState, viewAnyDefinition));
 
     /// <summary>What only AvailabilityReplicaReader.RolesQuery holds.</summary>
     public const string ReplicaRolesFragment = "JOIN sys.availability_replicas AS ar";
@@ -386,14 +387,14 @@ public sealed class ScriptedSqlServer
     /// as the query casts it); sys.availability_groups.name sysname and automated_backup_preference_desc nvarchar(60)
     /// (PRIMARY, SECONDARY_ONLY, SECONDARY, NONE); sys.availability_replicas.backup_priority int (0 to 100);
     /// sys.dm_hadr_availability_replica_states.role_desc nvarchar(60) (RESOLVING, PRIMARY, SECONDARY; NULL when the
-    /// LEFT JOIN finds no local row); sys.fn_hadr_backup_is_preferred_replica's bit.
+    /// LEFT JOIN finds no local row); sys.fn_hadr_backup_is_preferred_replica's 1 or 0, as int because the query casts it.
     /// </summary>
     public static TdsResponse ReplicaRolesResponse(params ScriptedReplicaRole[] databases) => TdsResponse.Of(databases.Aggregate(
         new TdsResultSet(
             TdsColumn.NVarChar("database_name", 128), TdsColumn.NVarChar("group_database_id", 36), TdsColumn.NVarChar("group_name", 128),
             TdsColumn.NVarChar("automated_backup_preference_desc", 60), TdsColumn.Int("backup_priority"), TdsColumn.NVarChar("role_desc", 60),
-            TdsColumn.Bit("is_preferred_replica")),
-        (set, d) => set.Row(d.Database, d.GroupDatabaseId, d.GroupName, d.Preference, d.BackupPriority, d.Role, d.Preferred)));
+            TdsColumn.Int("is_preferred_replica")),
+        (set, d) => set.Row(d.Database, d.GroupDatabaseId, d.GroupName, d.Preference, d.BackupPriority, d.Role, d.Preferred is { } preferred ? preferred ? 1 : 0 : null)));
 
     /// <summary>What msdb.dbo.restorehistory holds (full database restores), with the backup set each read; read anew on every query.</summary>
     public List<ScriptedRestore> Restores { get; } = [];

@@ -161,6 +161,21 @@ public sealed class DaemonFleetTests : IDisposable
     }
 
     [Fact]
+    public async Task A_login_without_view_any_definition_gets_one_warning_instead_of_an_empty_answer_read_as_no_group()
+    {
+        var script = Server("sql-a", new ScriptedReplicaRole("Sales", Group, "AG1", "SECONDARY", 50, "PRIMARY", Preferred: false), ("D", 6, 1000, 2000))
+            .On(ScriptedSqlServer.HadrFactsFragment, ScriptedSqlServer.HadrFactsResponse(1, 1, viewAnyDefinition: 0))
+            // Without the permission the catalog views hide the group's rows; the double fails the test if they are read.
+            .On(ScriptedSqlServer.ReplicaRolesFragment, _ => throw new InvalidOperationException("the roles were queried without VIEW ANY DEFINITION"));
+
+        await ImportAsync("sql-a", script);
+
+        var warning = Assert.Single(_log.WithEventId(195));
+        Assert.Contains("need VIEW ANY DEFINITION", (string)warning.Scalar("Note")!, StringComparison.Ordinal);
+        Assert.Empty(await new SqliteReplicaRoles(HistoryFile, _time).ReadAsync(CancellationToken.None));
+    }
+
+    [Fact]
     public async Task A_server_without_hadr_is_not_asked_for_roles_and_says_nothing()
     {
         var script = Server("sql-d", role: null, ("D", 6, 1000, 2000))
