@@ -1101,14 +1101,19 @@ public static class TraceMessageParserTests
                 parser.Parse(text);
             }
 
-            // When
-            var before = GC.GetAllocatedBytesForCurrentThread();
-            for (var i = 0; i < 1000; i++)
+            // When: the fewest bytes of five rounds, since the runtime's own one-off work (a method's tier-up) may land on
+            // this thread in any one round, while an allocation per call shows in every round
+            var perCall = double.MaxValue;
+            for (var round = 0; round < 5 && perCall > 0; round++)
             {
-                parser.Parse(text);
-            }
+                var before = GC.GetAllocatedBytesForCurrentThread();
+                for (var i = 0; i < 1000; i++)
+                {
+                    parser.Parse(text);
+                }
 
-            var perCall = (GC.GetAllocatedBytesForCurrentThread() - before) / 1000.0;
+                perCall = Math.Min(perCall, (GC.GetAllocatedBytesForCurrentThread() - before) / 1000.0);
+            }
 
             // Then: the message record is shared and the result is a value
             Assert.True(perCall == 0, $"{perCall} bytes per call");
