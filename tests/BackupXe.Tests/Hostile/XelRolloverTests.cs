@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Security.Cryptography;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Sources.Support;
 using Xunit;
@@ -23,7 +22,10 @@ public sealed class XelRolloverTests : IDisposable
         // Given
         File.Copy(Fixture.TestXel, Member(1));
         await File.WriteAllBytesAsync(Member(2), []);
-        await File.WriteAllBytesAsync(Member(3), RandomNumberGenerator.GetBytes(5000));
+        // Seeded: random bytes that happen to open with '<' or a byte-order mark read as another format, one run in a hundred.
+        var noise = new byte[5000];
+        new Random(31).NextBytes(noise);
+        await File.WriteAllBytesAsync(Member(3), noise);
         File.Copy(CliRun.Sample("buffer-starved-backup.xml"), Member(4));
         var pipe = !OperatingSystem.IsWindows() && Process.Start("mkfifo", Member(5)) is { } mkfifo && await Exited(mkfifo);
         File.Copy(Fixture.TestXel, Member(6));
