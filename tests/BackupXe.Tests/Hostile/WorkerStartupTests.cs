@@ -1,4 +1,3 @@
-using System.Security.Cryptography;
 using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;
 using Microsoft.Data.Sqlite;
@@ -50,7 +49,9 @@ public sealed class WorkerStartupTests : IDisposable
         var garbage = new byte[4096];
         new Random(17).NextBytes(garbage);
         await File.WriteAllBytesAsync(Path.Combine(_folder, "garbage.bin"), garbage);
-        await File.WriteAllBytesAsync(Path.Combine(_folder, "corrupt.db"), [.. "SQLite format 3\0"u8, .. RandomNumberGenerator.GetBytes(8192)]);
+        var page = new byte[8192];
+        new Random(19).NextBytes(page);
+        await File.WriteAllBytesAsync(Path.Combine(_folder, "corrupt.db"), [.. "SQLite format 3\0"u8, .. page]);
         Directory.CreateDirectory(Path.Combine(_folder, "folder.db"));
         MakeNamedPipe(Path.Combine(_folder, "pipe.log"));
         await CreateForeignDatabase(Path.Combine(_folder, "foreign.db"));
