@@ -18,8 +18,7 @@ namespace BackupXe.Benchmarks.Harness;
 /// </remarks>
 public static partial class InstructionGuard
 {
-    private const string Begin = "<!-- speed-guard-instructions:begin -->";
-    private const string End = "<!-- speed-guard-instructions:end -->";
+    private static readonly RecordedTable Table = new("<!-- speed-guard-instructions:begin -->", "<!-- speed-guard-instructions:end -->");
 
     /// <summary>Smaller than the ratio guard's: under valgrind a native run takes about 25 times its CPU time.</summary>
     private static readonly (string Format, long Events)[] Inputs =
@@ -38,7 +37,7 @@ public static partial class InstructionGuard
         var (recorded, tolerance) = Read(text);
         if (!update && recorded.Count == 0)
         {
-            await Console.Error.WriteLineAsync($"{document}: no instruction table between {Begin} and {End}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"{document}: no instruction table between {Table.Begin} and {Table.End}").ConfigureAwait(false);
             return 2;
         }
 
@@ -76,21 +75,17 @@ public static partial class InstructionGuard
             var stamp = DateTime.UtcNow.ToString("yyyy-MM-dd HH:mm 'UTC'", CultureInfo.InvariantCulture);
             var rows = measured.Select(m => string.Create(CultureInfo.InvariantCulture,
                 $"| {m.Format} | {m.Events} | {m.Max} | {runs}, {(m.Max - m.Min) / (double)m.Max:P2} apart | {stamp} |"));
-            var table = string.Join('\n', [
-                Begin,
+            var updated = Table.Replace(text, [
                 "| input | events asked of the generator | instructions | runs, spread | taken |",
                 "|---|---:|---:|---|---|",
-                .. rows,
-                End]);
-            var start = text.IndexOf(Begin, StringComparison.Ordinal);
-            var end = text.IndexOf(End, StringComparison.Ordinal);
-            if (start < 0 || end < start)
+                .. rows]);
+            if (updated is null)
             {
-                await Console.Error.WriteLineAsync($"{document}: no instruction table between {Begin} and {End} to update").ConfigureAwait(false);
+                await Console.Error.WriteLineAsync($"{document}: no instruction table between {Table.Begin} and {Table.End} to update").ConfigureAwait(false);
                 return 2;
             }
 
-            await File.WriteAllTextAsync(document, text[..start] + table + text[(end + End.Length)..], new UTF8Encoding(false)).ConfigureAwait(false);
+            await File.WriteAllTextAsync(document, updated, new UTF8Encoding(false)).ConfigureAwait(false);
             measured.ForEach(m => Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{m.Format}: {m.Max:N0} instructions recorded")));
             return 0;
         }
@@ -118,11 +113,9 @@ public static partial class InstructionGuard
     internal static (Dictionary<string, long> Recorded, double Tolerance) Read(string text)
     {
         var recorded = new Dictionary<string, long>(StringComparer.Ordinal);
-        var start = text.IndexOf(Begin, StringComparison.Ordinal);
-        var end = text.IndexOf(End, StringComparison.Ordinal);
-        if (start >= 0 && end > start)
+        if (Table.Body(text) is { } body)
         {
-            foreach (Match row in RowPattern().Matches(text[start..end]))
+            foreach (Match row in RowPattern().Matches(body))
             {
                 recorded[row.Groups[1].Value] = long.Parse(row.Groups[2].Value, CultureInfo.InvariantCulture);
             }

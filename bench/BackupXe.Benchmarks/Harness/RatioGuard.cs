@@ -13,8 +13,7 @@ namespace BackupXe.Benchmarks.Harness;
 /// </summary>
 public static partial class RatioGuard
 {
-    private const string Begin = "<!-- speed-guard:begin -->";
-    private const string End = "<!-- speed-guard:end -->";
+    private static readonly RecordedTable Table = new("<!-- speed-guard:begin -->", "<!-- speed-guard:end -->");
 
     /// <summary>The inputs: small enough to keep the check to seconds, large enough that start-up stays a small part.</summary>
     private static readonly (string Format, long Events, string Bare)[] Inputs =
@@ -33,7 +32,7 @@ public static partial class RatioGuard
         var (recorded, tolerance) = Read(text);
         if (!update && recorded.Count == 0)
         {
-            await Console.Error.WriteLineAsync($"{document}: no speed-guard table between {Begin} and {End}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"{document}: no speed-guard table between {Table.Begin} and {Table.End}").ConfigureAwait(false);
             return 2;
         }
 
@@ -62,21 +61,17 @@ public static partial class RatioGuard
             var stamp = DateTime.UtcNow.ToString("yyyy-MM-dd HH:mm 'UTC'", CultureInfo.InvariantCulture);
             var rows = measured.Select(m => string.Create(CultureInfo.InvariantCulture,
                 $"| {m.Format} | {m.Ratio:F2}x | {m.Min:F2}-{m.Max:F2}x | {pairs} | {stamp}, load {load} |"));
-            var table = string.Join('\n', [
-                Begin,
+            var updated = Table.Replace(text, [
                 "| input | analyze speed vs bare pass, CPU (median of pairs) | range of the pairs | pairs | taken |",
                 "|---|---:|---:|---:|---|",
-                .. rows,
-                End]);
-            var start = text.IndexOf(Begin, StringComparison.Ordinal);
-            var end = text.IndexOf(End, StringComparison.Ordinal);
-            if (start < 0 || end < start)
+                .. rows]);
+            if (updated is null)
             {
-                await Console.Error.WriteLineAsync($"{document}: no speed-guard table between {Begin} and {End} to update").ConfigureAwait(false);
+                await Console.Error.WriteLineAsync($"{document}: no speed-guard table between {Table.Begin} and {Table.End} to update").ConfigureAwait(false);
                 return 2;
             }
 
-            await File.WriteAllTextAsync(document, text[..start] + table + text[(end + End.Length)..], new UTF8Encoding(false)).ConfigureAwait(false);
+            await File.WriteAllTextAsync(document, updated, new UTF8Encoding(false)).ConfigureAwait(false);
             measured.ForEach(m => Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{m.Format}: {m.Ratio:F2}x recorded")));
             return 0;
         }
@@ -104,11 +99,9 @@ public static partial class RatioGuard
     internal static (Dictionary<string, double> Recorded, double Tolerance) Read(string text)
     {
         var recorded = new Dictionary<string, double>(StringComparer.Ordinal);
-        var start = text.IndexOf(Begin, StringComparison.Ordinal);
-        var end = text.IndexOf(End, StringComparison.Ordinal);
-        if (start >= 0 && end > start)
+        if (Table.Body(text) is { } body)
         {
-            foreach (Match row in RowPattern().Matches(text[start..end]))
+            foreach (Match row in RowPattern().Matches(body))
             {
                 recorded[row.Groups[1].Value] = double.Parse(row.Groups[2].Value, CultureInfo.InvariantCulture);
             }
