@@ -70,7 +70,7 @@ public sealed class AvailabilityReplicaReader(SqlConnectionFactory factory)
         }
         catch (SqlException failure) when (failure.Class < 20)
         {
-            return new ReplicaRoles([], [$"availability replica roles not read (error {failure.Number}: {FirstLine(failure.Message)})"], Read: false);
+            return Refused(failure);
         }
 
         if (enabled != 1)
@@ -81,12 +81,12 @@ public sealed class AvailabilityReplicaReader(SqlConnectionFactory factory)
 
         if (permitted != 1)
         {
-            return new ReplicaRoles([], ["availability replica roles not read: sys.dm_hadr_availability_replica_states needs VIEW SERVER STATE (VIEW SERVER PERFORMANCE STATE from SQL Server 2022); `fleet` cannot say whether a backup was taken on the preferred replica (docs/permissions.md)"], Read: false);
+            return NotRead("sys.dm_hadr_availability_replica_states needs VIEW SERVER STATE (VIEW SERVER PERFORMANCE STATE from SQL Server 2022)");
         }
 
         if (definitions != 1)
         {
-            return new ReplicaRoles([], ["availability replica roles not read: sys.availability_groups and sys.availability_replicas need VIEW ANY DEFINITION, without which they show no group; `fleet` cannot say whether a backup was taken on the preferred replica (docs/permissions.md)"], Read: false);
+            return NotRead("sys.availability_groups and sys.availability_replicas need VIEW ANY DEFINITION, without which they show no group");
         }
 
         var roles = new List<ReplicaRole>();
@@ -113,11 +113,17 @@ public sealed class AvailabilityReplicaReader(SqlConnectionFactory factory)
         }
         catch (SqlException failure) when (failure.Class < 20)
         {
-            return new ReplicaRoles([], [$"availability replica roles not read (error {failure.Number}: {FirstLine(failure.Message)})"], Read: false);
+            return Refused(failure);
         }
 
         return new ReplicaRoles(roles, [], Read: true);
     }
+
+    // A permission the login lacks, named before anything is asked.
+    private static ReplicaRoles NotRead(string why) => new([], [$"availability replica roles not read: {why}; `fleet` cannot say whether a backup was taken on the preferred replica (docs/permissions.md)"], Read: false);
+
+    // A statement the server refused: its error, in one line.
+    private static ReplicaRoles Refused(SqlException failure) => new([], [$"availability replica roles not read (error {failure.Number}: {FirstLine(failure.Message)})"], Read: false);
 
     private static string? Text(SqlDataReader reader, int ordinal) => reader.IsDBNull(ordinal) ? null : reader.GetString(ordinal).Trim();
 
