@@ -34,7 +34,7 @@ internal static class FailureReasons
 
         var level = error.Severity is { } severity ? string.Create(CultureInfo.InvariantCulture, $" (severity {severity})") : "";
         var sentence = string.Create(CultureInfo.InvariantCulture, $"The {noun} failed with Msg {error.Number}{level}: {error.Text.TrimEnd('.')}. ")
-            + Wording(error) + Stage(error.Stage, restore);
+            + Wording(error) + Stage(error.Stage, restore, noun);
         sentence = Meaning(error.Number) is { } meaning ? $"{sentence} {meaning}" : sentence;
         if (error.OsError is { } os)
         {
@@ -80,8 +80,11 @@ internal static class FailureReasons
             : operation;
     }
 
-    private static string Stage(CopyStage? stage, bool restore) => stage switch
+    private static string Stage(CopyStage? stage, bool restore, string noun) => stage switch
     {
+        // An error outside the operation that stopped the work first (924, 916): nothing ran, so nothing of speed either.
+        CopyStage.NotStarted => $"No {noun} ran: the database could not be used, so the work stopped before any {StatementOf(noun)} began (the input "
+            + "shows no progress): no data was copied, and there is no duration or speed to judge.",
         CopyStage.AfterCopy => restore
             ? "It came after the copy: every file's pages had been restored (the per-file \"Processed N pages\" lines or 100 percent came first), "
                 + "so the restore failed while finishing it (the upgrade of a database from an older version, then recovery), not while copying."
@@ -92,6 +95,14 @@ internal static class FailureReasons
         _ => "Where the copy stood when it came is not in the input (no progress line before it).",
     };
 
+    // The statement a noun names: "backup" is BACKUP, "restore" RESTORE, "backup or restore" either.
+    private static string StatementOf(string noun) => noun switch
+    {
+        "backup" => "BACKUP",
+        "restore" => "RESTORE",
+        _ => "BACKUP or RESTORE",
+    };
+
     // The driver's time-out is the client's, not the server's: what the input shows of the server after it is all that is said.
     private static string ClientStopped(OperationReport operation, FailureErrorReport error, string noun)
     {
@@ -99,7 +110,7 @@ internal static class FailureReasons
             + "this is not a failure inside SQL Server, which had not completed the command when the client gave up.";
         if (error.Stage is { } stage)
         {
-            sentence += " " + Stage(stage, operation.Kind == Events.OperationKind.Restore);
+            sentence += " " + Stage(stage, operation.Kind == Events.OperationKind.Restore, noun);
         }
 
         var then = operation.FailureReason?.IndexOf(Correlation.BackupOperation.ClientStopThen, StringComparison.Ordinal) ?? -1;
@@ -129,6 +140,10 @@ internal static class FailureReasons
         3035 => "A differential backup needs a full backup as its base, and the database has none (or none since it was created or its recovery model changed).",
         3078 => "The backup device's name is not valid for the device type given (DISK, TAPE, URL): the command was refused before anything was opened.",
         3204 => "SQL Server aborted the command: it was stopped (a client's cancel or time-out, or a KILL) before it completed.",
+        924 => "The database is in single-user mode (only one connection may use it at a time) and another connection already holds it, "
+            + "so the work could not use the database.",
+        916 => "The login that ran the work has no access to the database (no user there, and the guest user has no CONNECT permission), "
+            + "so the work could not use the database.",
         4305 => "The log backup begins after the point the database has reached: a log backup between them is missing from the restore sequence.",
         _ => null,
     };

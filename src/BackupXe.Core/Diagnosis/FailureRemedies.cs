@@ -19,10 +19,12 @@ internal static class FailureRemedies
     private const string BackupToUrl = "Microsoft Learn, 'SQL Server backup to URL for Microsoft Azure Blob Storage'";
     private const string S3Url = "Microsoft Learn, 'SQL Server backup to URL for S3-compatible object storage'";
     private const string TheMessage = "the message's own words";
+    private const string SingleUser = "Microsoft Learn, 'Set a database to single-user mode'";
+    private const string NotUser = "Microsoft Learn, 'MSSQLSERVER_916'";
 
     /// <summary>Every root error number a remedy is chosen for; the catalog has a row for each (a test holds it).</summary>
     public static IReadOnlyList<int> ErrorNumbers { get; } = [3101, 3117, 3153, 3154, 3159, 3183, 3203, 3241, 3266, 4208, 4214, 4305, 4326, 833, 823, 845, 5159, 3043,
-        3035, 3078, 3168, 3271, EngineMessageCatalog.ClientTimedOut];
+        3035, 3078, 3168, 3271, 924, 916, EngineMessageCatalog.ClientTimedOut];
 
     /// <summary>Every OS error code a remedy is chosen for.</summary>
     public static IReadOnlyList<int> OsErrorCodes { get; } = [2, 3, 5, 32, 53, 64, 112, 665, 995, 1117, 1450];
@@ -67,6 +69,12 @@ internal static class FailureRemedies
                 + "first, as the message itself says.", ErrorPages),
             3078 => new("invalid-device-name", "The backup device's name is not valid for its device type: reissue the command with a valid name "
                 + "(as the message itself says); a URL is written with its scheme and two slashes, https:// for Azure Blob Storage and s3:// for S3-compatible storage.", S3Url),
+            924 => new("single-user-held", "The database is in single-user mode and another connection holds its one connection (a background statistics "
+                + "update takes one when AUTO_UPDATE_STATISTICS_ASYNC is ON): find that session (sys.dm_exec_sessions by the database's database_id, or sp_who), "
+                + "let it finish or end it, and set the database back to MULTI_USER (ALTER DATABASE ... SET MULTI_USER) unless single-user mode is meant to last; "
+                + "else leave that database out of the job while it is in single-user mode.", SingleUser),
+            916 => new("no-database-access", "The login that ran the work cannot use the database: give it access there (a user for the login with CONNECT, "
+                + "GRANT CONNECT), or run the work under a login that has it.", NotUser),
             3168 => new("other-server-version", "A system database's backup is restored only on a server of the version that wrote it, and the message names "
                 + "both versions: restore it on an instance at the backup's version, then update that instance.", TheMessage),
             3117 => new("nothing-to-roll-forward", "No restore had left the database waiting for this log or differential backup (its message: no files are "

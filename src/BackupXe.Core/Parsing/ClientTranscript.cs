@@ -448,9 +448,10 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
     }
 
     // Errors of the catalog's failures and nothing else: a failed command whose failure line the output does not hold (a
-    // driver's record of one server error, realworld4 V23), not a command still running.
+    // driver's record of one server error, realworld4 V23), not a command still running; or an error that stopped the
+    // work before any command started (924, realworld4 V28).
     private bool IsErrorsOnly()
-        => _pending.TrueForAll(m => m.Message is EngineError { Text: not null } error && EngineMessageCatalog.IsFailure(error.Number));
+        => _pending.TrueForAll(m => m.Message is EngineError { Text: not null } error && EngineMessageCatalog.StopsTheWork(error.Number));
 
     // That command, failed, its kind unknown: its last error closes it (its first is its root error).
     private ClientOperation CloseErrors()
@@ -489,6 +490,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
             FilePagesProcessed files => files.Database,
             DatabaseUpgrade upgrade => upgrade.Database,
             EngineError error => EngineMessageCatalog.DatabaseOf(error.Number, error.Text),
+            ClosingError closing => EngineMessageCatalog.DatabaseOf(closing.Error.Number, closing.Error.Text),
             _ => null,
         }).FirstOrDefault(name => name is not null);
         var operation = new ClientOperation(kind, scope, database, [.. _pending], _dropped);

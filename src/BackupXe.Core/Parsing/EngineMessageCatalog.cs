@@ -32,6 +32,12 @@ internal enum MessageFamily
     /// operation of its own, but the state tells what left the database so.
     /// </summary>
     State,
+
+    /// <summary>
+    /// An error outside any backup or restore that stopped the work before one started: the database could not be used
+    /// (924: in single-user mode, its one connection held; 916: the login has no access to it). No BACKUP or RESTORE ran.
+    /// </summary>
+    Prevented,
 }
 
 /// <summary>Where the text template of a catalog row was checked (docs/message-catalog.md).</summary>
@@ -72,7 +78,7 @@ internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Fa
     /// </summary>
     public string? DatabaseIn(string text)
     {
-        if (DatabaseArgument is not { } argument || Locate(text) is not { } ends)
+        if (DatabaseArgument is not { } argument || Locate(text) is not { } found)
         {
             return null;
         }
@@ -81,14 +87,14 @@ internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Fa
         // piece k and before piece k + 1 when it opens with text.
         var before = Template.StartsWith('%') ? argument - 1 : argument;
         var after = before + 1;
-        var start = before < 0 ? 0 : ends[before];
-        var end = after < ends.Length ? ends[after] - Pieces[after].Length : text.Length;
+        var start = before < 0 ? 0 : found[before].End;
+        var end = after < found.Length ? found[after].Start : text.Length;
         var name = end > start ? text[start..end].Trim() : string.Empty;
         return name.Length > 0 ? name : null;
     }
 
-    // Where each literal piece ends in the text, or null when the pieces are not all there in order.
-    private int[]? Locate(ReadOnlySpan<char> text)
+    // Where each literal piece starts and ends in the text, or null when the pieces are not all there in order.
+    private (int Start, int End)[]? Locate(ReadOnlySpan<char> text)
     {
         var pieces = Pieces;
         if (pieces.IsEmpty)
@@ -97,22 +103,31 @@ internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Fa
         }
 
         var opensWithText = !Template.StartsWith('%');
-        var ends = new int[pieces.Length];
+        var spans = new (int Start, int End)[pieces.Length];
         var at = 0;
         for (var i = 0; i < pieces.Length; i++)
         {
             var piece = pieces[i];
             var found = text[at..].IndexOf(piece, StringComparison.Ordinal);
+
+            // A record that quotes the message may drop its closing period (dbatools' SqlError line of a 916).
+            if (found < 0 && i == pieces.Length - 1 && piece.Length > 1 && piece[^1] == '.' && text.EndsWith(piece.AsSpan(0, piece.Length - 1), StringComparison.Ordinal)
+                && text.Length - (piece.Length - 1) >= at)
+            {
+                found = text.Length - (piece.Length - 1) - at;
+                piece = piece[..^1];
+            }
+
             if (found < 0 || (i == 0 && opensWithText && found != 0))
             {
                 return null;
             }
 
-            at += found + piece.Length;
-            ends[i] = at;
+            spans[i] = (at + found, at + found + piece.Length);
+            at = spans[i].End;
         }
 
-        return ends;
+        return spans;
     }
 }
 
@@ -190,6 +205,12 @@ public static partial class EngineMessageCatalog
     /// <summary>True when <paramref name="number"/> is a failure of a backup or restore in the catalog.</summary>
     public static bool IsFailure(int number) => Find(number)?.Family == MessageFamily.Failure;
 
+    /// <summary>True when <paramref name="number"/> is an error of the catalog that stopped the work before any backup or restore started (924, 916).</summary>
+    public static bool PreventsOperation(int number) => Find(number)?.Family == MessageFamily.Prevented;
+
+    /// <summary>True when <paramref name="number"/> ends the work it came from: a failure of a backup or restore, or an error that stopped one before it started.</summary>
+    public static bool StopsTheWork(int number) => Find(number)?.Family is MessageFamily.Failure or MessageFamily.Prevented;
+
     /// <summary>The number the client's driver gives its own command time-out (SqlClient's SqlError.Number).</summary>
     public const int ClientTimedOut = -2;
 
@@ -235,7 +256,7 @@ public static partial class EngineMessageCatalog
 
     // Openings of a dozen characters or more: shorter ones ("Read on \"") would be found in a tool's own words.
     private static readonly ImmutableArray<CatalogMessage> QuotableFailures =
-        [.. All.Concat(LocalisedRows()).Where(r => r.Family == MessageFamily.Failure && r.Opening is { Length: >= 12 })];
+        [.. All.Concat(LocalisedRows()).Where(r => r.Family is MessageFamily.Failure or MessageFamily.Prevented && r.Opening is { Length: >= 12 })];
 
     private static readonly System.Buffers.SearchValues<string> QuotableOpenings =
         System.Buffers.SearchValues.Create([.. QuotableFailures.Select(r => r.Opening!)], StringComparison.Ordinal);
@@ -290,6 +311,11 @@ public static partial class EngineMessageCatalog
             new(18210, 16, MessageFamily.Failure, "%hs: %hs failure on backup device '%ls'. Operating system error %ls.", Page),
             new(823, 24, MessageFamily.Failure, "The operating system returned error %ls to SQL Server during a %S_MSG at offset %#016I64x in file '%ls'.", Page),
             new(845, 17, MessageFamily.Failure, "Time-out occurred while waiting for buffer latch type %d for page %S_PGID, database ID %d.", Genuine),
+
+            // Errors outside any backup or restore that stop the work before one starts (the database cannot be used), as
+            // an Ola Hallengren job meets them (realworld4 V28, V29) and a dbatools run reports them.
+            new(916, 14, MessageFamily.Prevented, "The server principal \"%.*ls\" is not able to access the database \"%.*ls\" under the current security context.", Page, DatabaseArgument: 1),
+            new(924, 14, MessageFamily.Prevented, "Database '%.*ls' is already open and can only have one user at a time.", Page, DatabaseArgument: 0),
 
             // The client's driver, not SQL Server: its command time-out, in System.Data.SqlClient's ("Timeout expired.") and
             // Microsoft.Data.SqlClient's ("Execution Timeout Expired.") wording, which differ only before the second sentence.

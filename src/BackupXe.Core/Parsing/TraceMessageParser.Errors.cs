@@ -71,6 +71,13 @@ public sealed partial class TraceMessageParser
         }
 
         var text = cursor.Rest.Trim();
+
+        // SSMS ends the header with where its batch started: "Line 2894 [Batch Start Line 0]" (realworld4 V28).
+        if (header && text.StartsWith("[Batch Start Line ", StringComparison.Ordinal) && text.IndexOf(']') is var close and > 0)
+        {
+            text = text[(close + 1)..].Trim();
+        }
+
         if (!header)
         {
             return text.IsEmpty ? null : new EngineError((int)number, null, text.ToString());

@@ -25,6 +25,12 @@ public enum CopyStage
 
     /// <summary>After the data was copied: the log tail, the upgrade and recovery of a restore, the backup's closing steps.</summary>
     AfterCopy,
+
+    /// <summary>
+    /// Before any backup or restore started: an error outside it (the database could not be used: 924, 916) stopped the
+    /// work first, and the input shows no progress. No backup or restore ran.
+    /// </summary>
+    NotStarted,
 }
 
 /// <summary>

@@ -64,6 +64,10 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
 
             // Set once an aborted restore closed: SQL Server saying RESTORING after it shows the abort left the database so.
             var abortedRestore = false;
+
+            // The procedure an error header named whose name tells its work, and that header's line: the kind of an
+            // operation of errors only (realworld4 V28, Ola's DatabaseBackup).
+            (string Name, OperationKind Kind, int Line)? procedure = null;
             var read = AgentFold.Join(Lines(reader, status, cancellationToken), l => l.Text, (head, next) => (head.Number, head.Text + next.Text, next.Ended));
             foreach (var (number, text, ended) in read)
             {
@@ -112,10 +116,15 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
                 {
                     operations++;
                     abortedRestore |= operation.KindEvidence is not null;
-                    foreach (var traceEvent in Events(Named(operation, ref echoed), status, lineNumber, restoringLine))
+                    foreach (var traceEvent in Events(ByProcedure(Named(operation, ref echoed), ref procedure, status), status, lineNumber, restoringLine))
                     {
                         yield return traceEvent;
                     }
+                }
+
+                if (ErrorProcedure.In(line) is { } named && ErrorProcedure.KindOf(named) is { } work)
+                {
+                    procedure = (named, work, lineNumber);
                 }
 
                 // After the operations this line closed: a RESTORING said after an abort tells nothing of its kind, but
@@ -160,7 +169,7 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
                     }
                 }
 
-                foreach (var traceEvent in Events(Named(last, ref echoed), status, lineNumber, restoringLine))
+                foreach (var traceEvent in Events(ByProcedure(Named(last, ref echoed), ref procedure, status), status, lineNumber, restoringLine))
                 {
                     yield return traceEvent;
                 }
@@ -227,6 +236,26 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
         var command = echoed;
         echoed = null;
         return operation.Database is null && command is not null && operation.Kind == command.Kind ? operation with { Database = command.Database } : operation;
+    }
+
+    // An operation whose lines did not say its kind, of the kind of the procedure whose error header it holds; the
+    // procedure serves that one operation only.
+    private static ClientOperation ByProcedure(ClientOperation operation, ref (string Name, OperationKind Kind, int Line)? procedure, SourceStatus status)
+    {
+        var named = procedure;
+        procedure = null;
+        if (operation.Kind != OperationKind.Unknown || named is not { } from)
+        {
+            return operation;
+        }
+
+        status.Find($"line {from.Line}", $"the error came from the procedure {from.Name} (its header names it), Ola Hallengren's {ErrorProcedure.OlaBackupProcedure}, "
+            + "which runs backups: the work it stopped was a backup");
+        return operation with
+        {
+            Kind = from.Kind,
+            Messages = [.. operation.Messages.Select(m => m.Message is ClosingError closing ? m with { Message = closing with { Kind = from.Kind } } : m)],
+        };
     }
 
     // The last message of the line, whatever wraps it (a PowerShell VERBOSE: prefix, an Agent SQLSTATE suffix), is the

@@ -90,9 +90,10 @@ internal sealed class ClientOutputFormat : IInputFormat
     }
 
     // "Msg 4208, Level 16, State 1, Line 1": an error of the catalog's backup and restore failures is a failed command's
-    // output even when nothing else was printed (docs/message-catalog.md).
+    // output even when nothing else was printed, and so is one that stopped the work before any started ("Msg 924",
+    // realworld4 V28) (docs/message-catalog.md).
     private static bool IsBackupRestoreError(TraceMessage message)
-        => message is EngineError error && EngineMessageCatalog.IsFailure(error.Number);
+        => message is EngineError error && EngineMessageCatalog.StopsTheWork(error.Number);
 
     // Agent's "Msg 3013, Sev 16, State 1, Line 1 : BACKUP DATABASE is terminating abnormally.": the ending with its header.
     // SQL Server's "The backup or restore was aborted." (3204) ends a stopped command the same way.

@@ -70,6 +70,10 @@ public static partial class EngineMessageCatalogTests
         private static partial Regex Placeholder();
     }
 
+    // dbatools issue 10064 (realworld4 SOURCES.md): the sentence of a Backup-DbaDatabase run's SqlError, which drops the
+    // message's closing period; only the sentence is genuine, so it is an input here, not a fixture.
+    private const string DbatoolsIssue10064 = "The server principal \"usernama\" is not able to access the database \"dbname\" under the current security context";
+
     public class The_genuine_wording
     {
         [Theory]
@@ -83,6 +87,8 @@ public static partial class EngineMessageCatalogTests
         [InlineData("realworld4", "V10_sqlworkshops_2022_backup_to_s3_url_3078_invalid_name.txt", "The file name \"s3:/", 3078)]
         [InlineData("realworld4", "V27_roundhouse_2013_15GB_restore_aborted_by_client_timeout.txt", "The backup or restore was aborted.", 3204)]
         [InlineData("realworld4", "V27_roundhouse_2013_15GB_restore_aborted_by_client_timeout.txt", "Timeout expired.", EngineMessageCatalog.ClientTimedOut)]
+        [InlineData("realworld4", "V28_ola_2026_ssms_databasebackup_924_single_user.txt", "Database 'configwizard252stage' is already open", 924)]
+        [InlineData("realworld4", "V29_ola_2019_924_single_user_not_skipped.txt", "Database 'SingleUser' is already open", 924)]
         public void Is_identified_by_its_template(string set, string file, string opening, int number)
         {
             // Given the genuine line that holds the wording
@@ -103,6 +109,7 @@ public static partial class EngineMessageCatalogTests
         [InlineData("BACKUP failed to complete the command BACKUP DATABASE Sales. Check the backup application log for detailed messages.", 3041)]
         [InlineData("The log or differential backup cannot be restored because no files are ready to rollforward.", 3117)]
         [InlineData("A Sales line no template has", null)]
+        [InlineData(DbatoolsIssue10064, 916)]
         [InlineData("Execution Timeout Expired.  The timeout period elapsed prior to completion of the operation or the server is not responding.", EngineMessageCatalog.ClientTimedOut)]
         [InlineData("Timeout expired.  The timeout period elapsed prior to obtaining a connection from the pool.", null)]
         [InlineData("BackupVirtualDeviceFile::RequestDurableMedia: Flush failure on backup device 'RVX-{1}'.\nOperating system error 995(The I/O operation has been aborted.)", 18210)]
@@ -124,6 +131,7 @@ public static partial class EngineMessageCatalogTests
         [InlineData("[11:23:56][Get-DbaBackupInformation] Failure on S | Cannot open backup device 'X.bak'. Operating system error 32(The process cannot access the file because it is being used by another process.).", 3201, 52)]
         [InlineData("[11:23:56][Get-DbaBackupInformation] Failure on S | Cannot open backup device 'X.b", null, 0)]
         [InlineData("Backup of Sales finished", null, 0)]
+        [InlineData("Microsoft.Data.SqlClient.SqlError: " + DbatoolsIssue10064, 916, 35)]
         public void Is_found_where_its_template_begins_and_only_when_it_is_whole(string record, int? number, int start)
         {
             // Given / When
@@ -167,6 +175,9 @@ public static partial class EngineMessageCatalogTests
         [InlineData(3183, "RESTORE detected an error on page (1:153) in database \"Sales\" as read from the backup set.", "Sales")]
         [InlineData(3201, "Cannot open backup device '/var/opt/mssql/backup/Sales.bak'. Operating system error 2(The system cannot find the file specified.).", null)]
         [InlineData(3154, "The backup set holds something else.", null)]
+        [InlineData(924, "Database 'configwizard252stage' is already open and can only have one user at a time.", "configwizard252stage")]
+        [InlineData(916, DbatoolsIssue10064, "dbname")]
+        [InlineData(916, DbatoolsIssue10064 + ".", "dbname")]
         public void Is_read_at_its_rows_database_placeholder_and_nowhere_else(int number, string text, string? database)
         {
             // Given / When / Then: a file name is never taken for a database (3201 names none)

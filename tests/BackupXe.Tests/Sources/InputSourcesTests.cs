@@ -144,6 +144,25 @@ public sealed class InputSourcesTests
                 Assert.Single(run.Status.Problems).Message);
         }
 
+        [Theory]
+        [InlineData("Msg 208, Level 16, State 1, Line 1\r\nInvalid object name 'dbo.CommandLog'.\r\n\r\nCompletion time: 2026-06-09T10:36:16.9351954-04:00\r\n")]
+        [InlineData("Database 'SingleUser' is already open and can only have one user at a time.\r\n")]
+        public async Task An_error_no_catalog_row_names_or_a_catalog_error_without_its_Msg_header_is_no_operation_said_in_one_located_line(string text)
+        {
+            // Given: SSMS's block of an error outside the catalog, or 924's text alone (realworld4 V29 without its header)
+            using var input = TempInput.WithText(text, new UTF8Encoding(false));
+
+            // When
+            var source = InputSources.Open(input.Path);
+            var run = await SourceRun.ReadAsync(source);
+
+            // Then: no format takes it and no operation is made of it; the one problem says it is SQL Server's text, at its line
+            Assert.Equal("unknown", source.Format);
+            Assert.True(run.Status.Unusable);
+            var problem = Assert.Single(run.Status.Problems);
+            Assert.StartsWith("cannot tell: SQL Server's messages are in it (line 1: ", problem.Message, StringComparison.Ordinal);
+        }
+
         [Fact]
         public void Plain_text_that_is_not_a_log_is_not_recognised()
         {
