@@ -83,7 +83,8 @@ internal sealed class ClientOutputFormat : IInputFormat
                 || IsBackupRestoreError(message);
             // A failed command is closed by its failure line as a completed one by its completion line: a script's or a
             // job's own text around one failed command's messages is still that command's output.
-            closing += message is CompletionSummary or ElidedCompletion or OperationFailed { Kind: not null } || IsClosingError(message) ? 1 : 0;
+            // An error that stopped the work before any started (924) ends it as well: a job's own header above it is still its output.
+            closing += message is CompletionSummary or ElidedCompletion or OperationFailed { Kind: not null } || IsClosingError(message) || IsPrevention(message) ? 1 : 0;
         }
 
         return (isClient, closing);
@@ -94,6 +95,10 @@ internal sealed class ClientOutputFormat : IInputFormat
     // realworld4 V28) (docs/message-catalog.md).
     private static bool IsBackupRestoreError(TraceMessage message)
         => message is EngineError error && EngineMessageCatalog.StopsTheWork(error.Number);
+
+    // "Msg 924, Level 14, State 1, Procedure DatabaseBackup, Line 2894": the database could not be used; no backup started.
+    private static bool IsPrevention(TraceMessage message)
+        => message is EngineError error && EngineMessageCatalog.PreventsOperation(error.Number);
 
     // Agent's "Msg 3013, Sev 16, State 1, Line 1 : BACKUP DATABASE is terminating abnormally.": the ending with its header.
     // SQL Server's "The backup or restore was aborted." (3204) ends a stopped command the same way.

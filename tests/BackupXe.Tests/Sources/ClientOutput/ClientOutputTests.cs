@@ -79,6 +79,37 @@ public static class ClientOutputTests
             return (await PipelineRun.OfAsync(InputSources.Open(input.Path))).Reports;
         }
 
+        // A DatabaseBackup job step's output: Ola's header (its lines as olahallengren issue 190 and 193 show them), then the
+        // 924 that stopped it before any backup (realworld4 V28's lines, the procedure named as a job step names it).
+        private const string OlaStepStoppedBySingleUser =
+            "Date and time: 2021-04-29 23:38:56\r\n"
+            + "Server: SQLSERVER\\INSTANCE\r\n"
+            + "Version: 15.0.4083.2\r\n"
+            + "Edition: Enterprise Edition: Core-based Licensing (64-bit)\r\n"
+            + "Platform: Windows\r\n"
+            + "Procedure: [DBATools].[dbo].[DatabaseBackup]\r\n"
+            + "Parameters: @Databases = 'USER_DATABASES', @BackupType = 'FULL'\r\n"
+            + "\r\n"
+            + "Msg 924, Level 14, State 1, Procedure DatabaseBackup, Line 2894\r\n"
+            + "Database 'SingleUser' is already open and can only have one user at a time.\r\n";
+
+        [Fact]
+        public async Task A_job_steps_header_then_an_error_that_stopped_it_is_a_backup_that_never_started()
+        {
+            // Given: the job's own lines first, then only the 924
+            using var input = TempInput.WithText(OlaStepStoppedBySingleUser, Encodings.Utf8WithoutBom, "job-step.txt");
+            var source = InputSources.Open(input.Path);
+
+            // When
+            var run = await PipelineRun.OfAsync(source);
+
+            // Then: client output, read whole; a failed backup of SingleUser that never started
+            Assert.Equal("client-output", source.Format);
+            var backup = Assert.Single(run.Reports);
+            Assert.Equal((OperationKind.Backup, "SingleUser", OperationStatus.Failed), (backup.Kind, backup.Database, backup.Status));
+            Assert.Equal((924, (CopyStage?)CopyStage.NotStarted), (backup.FailureError!.Number, backup.FailureError.Stage));
+        }
+
         [Fact]
         public async Task Become_one_report_per_completion_line_with_pages_per_file_and_throughput()
         {
