@@ -142,6 +142,7 @@ internal static class FailureReasons
         3204 => "SQL Server aborted the command: it was stopped (a client's cancel or time-out, or a KILL) before it completed.",
         924 => "The database is in single-user mode (only one connection may use it at a time) and another connection already holds it, "
             + "so the work could not use the database.",
+        911 => "No database of that name exists on the server, so the work could not use it.",
         916 => "The login that ran the work has no access to the database (no user there, and the guest user has no CONNECT permission), "
             + "so the work could not use the database.",
         4305 => "The log backup begins after the point the database has reached: a log backup between them is missing from the restore sequence.",

@@ -24,7 +24,7 @@ internal static class FailureRemedies
 
     /// <summary>Every root error number a remedy is chosen for; the catalog has a row for each (a test holds it).</summary>
     public static IReadOnlyList<int> ErrorNumbers { get; } = [3101, 3117, 3153, 3154, 3159, 3183, 3203, 3241, 3266, 4208, 4214, 4305, 4326, 833, 823, 845, 5159, 3043,
-        3035, 3078, 3168, 3271, 924, 916, EngineMessageCatalog.ClientTimedOut];
+        3035, 3078, 3168, 3271, 924, 916, 911, EngineMessageCatalog.ClientTimedOut];
 
     /// <summary>Every OS error code a remedy is chosen for.</summary>
     public static IReadOnlyList<int> OsErrorCodes { get; } = [2, 3, 5, 32, 53, 64, 112, 665, 995, 1117, 1450];
@@ -75,6 +75,8 @@ internal static class FailureRemedies
                 + "else leave that database out of the job while it is in single-user mode.", SingleUser),
             916 => new("no-database-access", "The login that ran the work cannot use the database: give it access there (a user for the login with CONNECT, "
                 + "GRANT CONNECT), or run the work under a login that has it.", NotUser),
+            911 => new("database-not-found", "No database of that name exists on the server: check the name the work was given (as the message itself says), "
+                + "and whether the database was dropped, renamed or is on another instance.", TheMessage),
             3168 => new("other-server-version", "A system database's backup is restored only on a server of the version that wrote it, and the message names "
                 + "both versions: restore it on an instance at the backup's version, then update that instance.", TheMessage),
             3117 => new("nothing-to-roll-forward", "No restore had left the database waiting for this log or differential backup (its message: no files are "

@@ -35,7 +35,8 @@ internal enum MessageFamily
 
     /// <summary>
     /// An error outside any backup or restore that stopped the work before one started: the database could not be used
-    /// (924: in single-user mode, its one connection held; 916: the login has no access to it). No BACKUP or RESTORE ran.
+    /// (924: in single-user mode, its one connection held; 916: the login has no access to it; 911: there is none of that
+    /// name). No BACKUP or RESTORE ran.
     /// </summary>
     Prevented,
 }
@@ -205,7 +206,7 @@ public static partial class EngineMessageCatalog
     /// <summary>True when <paramref name="number"/> is a failure of a backup or restore in the catalog.</summary>
     public static bool IsFailure(int number) => Find(number)?.Family == MessageFamily.Failure;
 
-    /// <summary>True when <paramref name="number"/> is an error of the catalog that stopped the work before any backup or restore started (924, 916).</summary>
+    /// <summary>True when <paramref name="number"/> is an error of the catalog that stopped the work before any backup or restore started (924, 916, 911).</summary>
     public static bool PreventsOperation(int number) => Find(number)?.Family == MessageFamily.Prevented;
 
     /// <summary>True when <paramref name="number"/> ends the work it came from: a failure of a backup or restore, or an error that stopped one before it started.</summary>
@@ -314,6 +315,7 @@ public static partial class EngineMessageCatalog
 
             // Errors outside any backup or restore that stop the work before one starts (the database cannot be used), as
             // an Ola Hallengren job meets them (realworld4 V28, V29) and a dbatools run reports them.
+            new(911, 16, MessageFamily.Prevented, "Database '%.*ls' does not exist. Make sure that the name is entered correctly.", Page, DatabaseArgument: 0),
             new(916, 14, MessageFamily.Prevented, "The server principal \"%.*ls\" is not able to access the database \"%.*ls\" under the current security context.", Page, DatabaseArgument: 1),
             new(924, 14, MessageFamily.Prevented, "Database '%.*ls' is already open and can only have one user at a time.", Page, DatabaseArgument: 0),
 

@@ -27,7 +27,7 @@ public enum CopyStage
     AfterCopy,
 
     /// <summary>
-    /// Before any backup or restore started: an error outside it (the database could not be used: 924, 916) stopped the
+    /// Before any backup or restore started: an error outside it (the database could not be used: 924, 916, 911) stopped the
     /// work first, and the input shows no progress. No backup or restore ran.
     /// </summary>
     NotStarted,

@@ -176,6 +176,7 @@ public static partial class EngineMessageCatalogTests
         [InlineData(3201, "Cannot open backup device '/var/opt/mssql/backup/Sales.bak'. Operating system error 2(The system cannot find the file specified.).", null)]
         [InlineData(3154, "The backup set holds something else.", null)]
         [InlineData(924, "Database 'configwizard252stage' is already open and can only have one user at a time.", "configwizard252stage")]
+        [InlineData(911, "Database 'Sales2' does not exist. Make sure that the name is entered correctly.", "Sales2")]
         [InlineData(916, DbatoolsIssue10064, "dbname")]
         [InlineData(916, DbatoolsIssue10064 + ".", "dbname")]
         public void Is_read_at_its_rows_database_placeholder_and_nowhere_else(int number, string text, string? database)

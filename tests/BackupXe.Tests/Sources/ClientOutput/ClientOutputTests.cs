@@ -110,6 +110,22 @@ public static class ClientOutputTests
             Assert.Equal((924, (CopyStage?)CopyStage.NotStarted), (backup.FailureError!.Number, backup.FailureError.Stage));
         }
 
+        [Theory]
+        [InlineData("Msg 924, Level 14, State 1, Line 20", "Database 'SingleUser' is already open and can only have one user at a time.", "SingleUser", "single-user-held")]
+        [InlineData("Msg 916, Level 14, State 1, Line 1", "The server principal \"usernama\" is not able to access the database \"dbname\" under the current security context.", "dbname", "no-database-access")]
+        [InlineData("Msg 911, Level 16, State 1, Line 1", "Database 'Sales2' does not exist. Make sure that the name is entered correctly.", "Sales2", "database-not-found")]
+        public async Task An_error_that_stopped_the_work_alone_is_an_operation_that_never_started_with_its_database_and_remedy(string header, string text, string database, string remedy)
+        {
+            // Given / When: the Msg block alone (V29's form; 916's sentence is dbatools issue 10064's, 911's Microsoft's list's)
+            var reports = await AnalyseAsync(header + "\r\n" + text + "\r\n");
+
+            // Then: failed, of a kind the output does not say, never started
+            var operation = Assert.Single(reports);
+            Assert.Equal((OperationKind.Unknown, database, OperationStatus.Failed), (operation.Kind, operation.Database, operation.Status));
+            Assert.Equal(((CopyStage?)CopyStage.NotStarted, remedy), (operation.FailureError!.Stage, operation.FailureError.Remedy?.Id));
+            Assert.Contains("No backup or restore ran:", operation.Verdict!.Evidence[0], StringComparison.Ordinal);
+        }
+
         [Fact]
         public async Task Become_one_report_per_completion_line_with_pages_per_file_and_throughput()
         {
