@@ -52,7 +52,8 @@ internal static class WorkerServices
                 {
                     Name = "history", ConnectionString = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.ConnectionString,
                 })),
-                SqlServerInstanceLeases.ThisProcess(), SqlServerInstanceLeases.DefaultDuration,
+                SqlServerInstanceLeases.ThisProcess(),
+                TimeSpan.FromSeconds(provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.LeaseSeconds),
                 new TransientRetry(
                     observer: new LiveSourceLog("history", provider.GetRequiredService<ILogger<LiveSourceLog>>()),
                     time: provider.GetRequiredService<TimeProvider>())));
