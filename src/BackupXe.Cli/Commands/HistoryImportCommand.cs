@@ -111,6 +111,21 @@ internal static class HistoryImportCommand
                         console.Out.WriteLine($"  note: {note}");
                     }
 
+                    // The replica's roles, as the daemon's import reads them (docs/fleet.md, "Backup preference").
+                    try
+                    {
+                        var roles = await new SqliteReplicaRoles(historyPath, TimeProvider.System).ImportAsync(name!, factory, cancellationToken);
+                        foreach (var line in ReplicaRolesLines.Of(roles))
+                        {
+                            console.Out.WriteLine(line);
+                        }
+                    }
+                    catch (HistoryStoreException exception)
+                    {
+                        unusable = exception;
+                        return ExitCodes.NothingUsable;
+                    }
+
                     return ExitCodes.Success;
                 }, verbose: parse.GetValue(connection.Verbose));
                 if (unusable is not null)

@@ -164,16 +164,7 @@ internal sealed class PeriodicHistoryImport(
             return;
         }
 
-        ReplicaRoles read;
-        try
-        {
-            read = await new AvailabilityReplicaReader(server).ReadAsync(instance, time.GetUtcNow().UtcDateTime, cancellationToken);
-        }
-        catch (Exception exception) when (exception is not OperationCanceledException)
-        {
-            read = new ReplicaRoles([], [$"availability replica roles not read ({exception.GetType().Name}: {ConnectionStringRedactor.RedactMessage(exception.Message)})"], Read: false);
-        }
-
+        var read = await replicaRoles.ImportAsync(instance, server, cancellationToken);
         foreach (var note in read.Notes)
         {
             bool first;
@@ -189,10 +180,6 @@ internal sealed class PeriodicHistoryImport(
             }
         }
 
-        if (read.Read)
-        {
-            await replicaRoles.SaveAsync(instance, read.Roles, cancellationToken);
-        }
     }
 
     private async Task<IReadOnlyList<RestoreChainReport>> CheckChainAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)

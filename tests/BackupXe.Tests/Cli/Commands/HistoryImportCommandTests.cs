@@ -1,4 +1,7 @@
+using BackupXe.History;
+using BackupXe.Tests.SqlServer.Msdb;
 using BackupXe.Tests.Support;
+using BackupXe.Testing.Tds;
 using Microsoft.Data.Sqlite;
 using Xunit;
 
@@ -30,6 +33,53 @@ public sealed class HistoryImportCommandTests : IDisposable
 
         output.Command(new DateTime(2024, 5, 14, 1, 0, 0), TimeSpan.FromSeconds(2), "BACKUP LOG [Sales] TO DISK = N'X:\\b\\Sales.trn'", outcome: "Failed", error: "Cannot open backup device.");
         return output.WriteTo(_folder, "DatabaseBackup_USER_DATABASES_FULL.txt");
+    }
+
+    private static readonly Guid Group = Guid.Parse("6f3a2c41-1d8e-4b7a-9c55-0e2d4f6a8b10");
+
+    /// <summary>A replica of AG1 (which prefers secondaries) where Sales is in the group and this replica is the primary.</summary>
+    private static TdsScript Replica(int viewAnyDefinition) => ServerHistoryReaderTests.Server(
+            ServerHistoryReaderTests.Columns2022(),
+            ServerHistoryReaderTests.MsdbRows().Row(1, "Sales", null, "D", false, false, true, new DateTime(2026, 11, 20, 1, 0, 0), new DateTime(2026, 11, 20, 1, 1, 0),
+                20L << 30, 6L << 30, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null, null, null, null),
+            commandLog: null)
+        .On(ScriptedSqlServer.HadrFactsFragment, ScriptedSqlServer.HadrFactsResponse(1, 1, viewAnyDefinition))
+        .On(ScriptedSqlServer.ReplicaRolesFragment, ScriptedSqlServer.ReplicaRolesResponse(
+            new ScriptedReplicaRole("Sales", Group.ToString(), "AG1", "SECONDARY", 50, "PRIMARY", Preferred: false)));
+
+    [Fact]
+    public async Task Import_from_a_server_keeps_its_replica_roles_as_the_daemons_import_does()
+    {
+        // Given a replica whose Sales is in a group that prefers secondaries, this replica being the primary
+        await using var server = TdsServerDouble.Start(Replica(viewAnyDefinition: 1));
+        var db = Path.Combine(_folder, "history.db");
+
+        // When
+        var run = await CliRun.RunAsync(["history", "import", "--path", db, .. TdsClient.CliArguments(server), "--since", "3650d"]);
+
+        // Then the roles are kept under the instance's name, for fleet, and said
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Contains("  availability group roles kept: Sales PRIMARY, not the preferred backup replica", run.Output, StringComparison.Ordinal);
+        var role = Assert.Single(await new SqliteReplicaRoles(db, TimeProvider.System).ReadAsync(CancellationToken.None));
+        Assert.Equal(("PROD01", "Sales", Group, "PRIMARY", "SECONDARY", 50, false), (role.Instance, role.Database, role.GroupDatabaseId, role.Role, role.BackupPreference, role.BackupPriority, role.Preferred));
+    }
+
+    [Fact]
+    public async Task Import_from_a_server_without_view_any_definition_says_so_and_never_reads_the_views_that_would_hide_the_group()
+    {
+        // Given a login without VIEW ANY DEFINITION: the catalog views would show no group rather than refuse
+        await using var server = TdsServerDouble.Start(Replica(viewAnyDefinition: 0));
+        var db = Path.Combine(_folder, "history.db");
+
+        // When
+        var run = await CliRun.RunAsync(["history", "import", "--path", db, .. TdsClient.CliArguments(server), "--since", "3650d"]);
+
+        // Then the import stands, a note names the permission, and no role is kept
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Contains("  note: ", run.Output, StringComparison.Ordinal);
+        Assert.Contains("need VIEW ANY DEFINITION", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains(ScriptedSqlServer.ReplicaRolesFragment, StringComparison.Ordinal));
+        Assert.Empty(await new SqliteReplicaRoles(db, TimeProvider.System).ReadAsync(CancellationToken.None));
     }
 
     [Fact]
