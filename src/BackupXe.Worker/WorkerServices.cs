@@ -71,6 +71,9 @@ internal static class WorkerServices
         services.AddSingleton(provider => new SqliteReplicaRoles(
             Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
             provider.GetRequiredService<TimeProvider>()));
+        services.AddSingleton(provider => new SqliteMsdbRestores(
+            Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
+            provider.GetRequiredService<TimeProvider>()));
         services.AddSingleton<PeriodicHistoryImport>();
         services.AddHostedService<HistoryImportService>();
 

@@ -119,6 +119,10 @@ internal static class HistoryImportCommand
                         {
                             console.Out.WriteLine(line);
                         }
+
+                        // msdb's full database restores, which no capture may have seen (docs/fleet.md, "Never restored").
+                        var restores = await new SqliteMsdbRestores(historyPath, TimeProvider.System).ImportAsync(name!, factory, request.Since, request.Databases, cancellationToken);
+                        console.Out.WriteLine(restores.Note is { } unread ? $"  note: {unread}" : $"  {restores.Read} full database restores from msdb's restorehistory");
                     }
                     catch (HistoryStoreException exception)
                     {

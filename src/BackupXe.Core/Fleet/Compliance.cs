@@ -27,6 +27,12 @@ public sealed record ComplianceInput(string Instance, string Database, IReadOnly
     /// <summary>Which replica took each operation (by reference), for a group database's "taken on"; null: all on <see cref="Instance"/>.</summary>
     public IReadOnlyDictionary<HistoryOperation, string>? TakenOn { get; init; }
 
+    /// <summary>
+    /// Full database restores of this database msdb's restorehistory holds (restore_date in the server's local time): a
+    /// restore no capture saw, which says the database was restored but not how long it took.
+    /// </summary>
+    public IReadOnlyList<DatabaseRestore> MsdbRestores { get; init; } = [];
+
     /// <summary>The instance <paramref name="operation"/> ran on.</summary>
     public string On(HistoryOperation operation) => TakenOn?.GetValueOrDefault(operation) ?? Instance;
 }
@@ -86,7 +92,7 @@ public static class Compliance
             Rpo(backups, logMode, modelSaid, input.Chain, Strictest(input, r => targets.RpoFor(r, input.Database, model)), nowUtc),
             Rto(input, backups, Strictest(input, r => targets.RtoFor(r, input.Database, model))),
             Chain(input.Chain, logMode, logs.Count, backups.LastOrDefault()?.UtcOffset),
-            Verification(input, backups))
+            Verification(input, backups, backups.LastOrDefault()?.UtcOffset))
         {
             Replicas = input.Replicas,
             GroupDatabaseId = input.GroupDatabaseId,
@@ -233,14 +239,24 @@ public static class Compliance
             : new ChainFinding(ChainState.CannotTell, null, chain.Notes.FirstOrDefault() ?? "msdb's backup sets do not show a whole chain");
     }
 
-    private static VerificationFinding Verification(ComplianceInput input, List<HistoryOperation> backups)
+    /// <param name="offset">The server's offset from UTC, as its backups said: restorehistory is in its local time.</param>
+    private static VerificationFinding Verification(ComplianceInput input, List<HistoryOperation> backups, TimeSpan? offset)
     {
         var restore = input.Operations
             .Where(o => o.Kind == OperationKind.Restore && o.Status == OperationStatus.Completed)
             .MaxBy(Finish);
+        var captured = Utc(restore);
+        var msdb = input.MsdbRestores.MaxBy(r => r.RestoredAt);
+        var msdbAt = msdb is null ? null : ServerToUtc(msdb.RestoredAt, offset);
+        if (msdb is not null && (captured is null || msdbAt > captured))
+        {
+            return new VerificationFinding(true, msdbAt, Inv(
+                $"last restored {Stamp(msdb.RestoredAt)} (server time; msdb restorehistory: a full database restore from the {RestoreChain.Kind(msdb.Source.Type)} backup of {msdb.Source.Database} that finished {Stamp(msdb.Source.Finish)}; restorehistory keeps when, not how long)"));
+        }
+
         if (restore is not null)
         {
-            var at = Utc(restore)!.Value;
+            var at = captured!.Value;
             return new VerificationFinding(true, at, $"last restored {Stamp(at)} ({Sources(restore)})");
         }
 
