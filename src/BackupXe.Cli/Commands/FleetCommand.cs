@@ -88,7 +88,20 @@ internal static class FleetCommand
             }
 
             var now = console.Time.GetUtcNow().UtcDateTime;
-            var fleet = BackupPreferenceCheck.Apply(Compliance.Evaluate(FleetDatabases.WithMsdbRestores(FleetDatabases.Inputs(records), restores.Select(r => (r.Instance, r.Restore))), targets, now), roles);
+            IReadOnlyList<ComplianceInput> inputs;
+            try
+            {
+                inputs = await FleetDrills.WithLastDrillsAsync(
+                    FleetDatabases.WithMsdbRestores(FleetDatabases.Inputs(records), restores.Select(r => (r.Instance, r.Restore))),
+                    new SqliteRestoreDrills(file, console.Time), cancellationToken);
+            }
+            catch (HistoryStoreException exception)
+            {
+                await console.Error.WriteLineAsync($"backupxe: {file}: {exception.Message}");
+                return ExitCodes.NothingUsable;
+            }
+
+            var fleet = BackupPreferenceCheck.Apply(Compliance.Evaluate(inputs, targets, now), roles);
             var page = new FleetPage(now, fleet);
             await console.Out.WriteAsync(chosen switch
             {

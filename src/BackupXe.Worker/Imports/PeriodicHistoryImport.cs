@@ -26,7 +26,8 @@ namespace BackupXe.Worker.Imports;
 /// </summary>
 internal sealed class PeriodicHistoryImport(
     SqliteImportedHistory history, StoredBaselines regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger,
-    IOptions<BackupXeOptions>? options = null, SqliteReplicaRoles? replicaRoles = null, SqliteMsdbRestores? msdbRestores = null)
+    IOptions<BackupXeOptions>? options = null, SqliteReplicaRoles? replicaRoles = null, SqliteMsdbRestores? msdbRestores = null,
+    IRestoreDrillStore? drills = null)
 {
     /// <summary>How far back the chain is read: as `check` reads it, long enough to hold a weekly full backup.</summary>
     public const int ChainDays = 30;
@@ -132,11 +133,18 @@ internal sealed class PeriodicHistoryImport(
         }
 
         IEnumerable<(string, DatabaseRestore)> restores = msdbRestores is null ? [] : (await msdbRestores.ReadAsync(cancellationToken)).Select(r => (r.Instance, r.Restore));
-        var inputs = FleetDatabases.WithMsdbRestores(FleetDatabases.Inputs(rows), restores)
+        IReadOnlyList<ComplianceInput> inputs = FleetDatabases.WithMsdbRestores(FleetDatabases.Inputs(rows), restores)
             .Where(d => d.Replicas.Contains(instance, StringComparer.OrdinalIgnoreCase))
             .Select(d => d.GroupDatabaseId is null && byName.GetValueOrDefault(d.Database) is { } chain
                 ? d with { Chain = chain, RecoveryModel = chain.RecoveryModel ?? d.RecoveryModel }
-                : d);
+                : d)
+            .ToList();
+        if (drills is not null)
+        {
+            // The RTO rests on the last drill first (docs/fleet.md, "RTO").
+            inputs = await FleetDrills.WithLastDrillsAsync(inputs, drills, cancellationToken);
+        }
+
         var judged = Compliance.Evaluate(inputs, targets, time.GetUtcNow().UtcDateTime);
         if (replicaRoles is not null)
         {
