@@ -52,9 +52,6 @@ public sealed class SqlServerInstanceLeases
             WHERE instance_name = @instance AND holder = @holder;
         """;
 
-    /// <summary>How long the daemon's leases last: renewed every 30 s, a dead daemon's instances are taken over within 90 s.</summary>
-    public static readonly TimeSpan DefaultDuration = TimeSpan.FromSeconds(90);
-
     private readonly SqlConnectionFactory _connections;
     private readonly TransientRetry _retry;
 

@@ -18,9 +18,33 @@ internal static class SqliteHistorySchema
     /// <c>restore_drills</c> table (<c>restore-drill --execute</c>, its phases in drill_json); 5: a backup's LSNs, recovery
     /// model and availability group database id on operations (first_lsn, last_lsn as digits, recovery_model,
     /// group_database_id), with an index on the last, so a group's rows are found across instances; 6: the
-    /// <c>replica_roles</c> table (each availability group replica's role and backup preference, <see cref="SqliteReplicaRoles"/>).
+    /// <c>replica_roles</c> table (each availability group replica's role and backup preference, <see cref="SqliteReplicaRoles"/>);
+    /// 7: the <c>msdb_restores</c> table (msdb restorehistory's full database restores, <see cref="SqliteMsdbRestores"/>).
     /// </summary>
-    public const int Version = 6;
+    public const int Version = 7;
+
+    private const string MsdbRestores = """
+        CREATE TABLE IF NOT EXISTS msdb_restores (
+            instance_name              TEXT    NOT NULL,
+            database_name              TEXT    NOT NULL,
+            restored_at                TEXT    NOT NULL,
+            is_replace                 INTEGER NULL,
+            source_database            TEXT    NOT NULL,
+            source_type                TEXT    NOT NULL,
+            source_copy_only           INTEGER NOT NULL,
+            source_first_lsn           TEXT    NOT NULL,
+            source_last_lsn            TEXT    NOT NULL,
+            source_database_backup_lsn TEXT    NULL,
+            source_checkpoint_lsn      TEXT    NULL,
+            source_recovery_model      TEXT    NULL,
+            source_start               TEXT    NOT NULL,
+            source_finish              TEXT    NOT NULL,
+            source_backup_size         INTEGER NULL,
+            source_compressed_size     INTEGER NULL,
+            imported_at                TEXT    NOT NULL,
+            PRIMARY KEY (instance_name, database_name, restored_at)
+        );
+        """;
 
     private const string ReplicaRoles = """
         CREATE TABLE IF NOT EXISTS replica_roles (
@@ -135,6 +159,11 @@ internal static class SqliteHistorySchema
         if (version < 6)
         {
             await ExecuteAsync(connection, transaction, ReplicaRoles, cancellationToken);
+        }
+
+        if (version < 7)
+        {
+            await ExecuteAsync(connection, transaction, MsdbRestores, cancellationToken);
         }
 
         if (version < Version)

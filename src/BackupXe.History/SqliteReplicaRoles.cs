@@ -1,5 +1,8 @@
 using System.Globalization;
 using BackupXe.Core.Fleet;
+using BackupXe.SqlServer;
+using BackupXe.SqlServer.Client;
+using BackupXe.SqlServer.Msdb;
 using Microsoft.Data.Sqlite;
 
 namespace BackupXe.History;
@@ -14,6 +17,32 @@ namespace BackupXe.History;
 public sealed class SqliteReplicaRoles(string path, TimeProvider time)
 {
     private readonly string _path = Path.GetFullPath(path);
+
+    /// <summary>
+    /// Reads <paramref name="server"/>'s roles (<see cref="AvailabilityReplicaReader"/>, its permission checks first) and
+    /// keeps them as <paramref name="instance"/>'s when they could be read; what could not be read is a note, never an
+    /// error, so the import it follows stands. The one path of the daemon's import and of `history import --server`.
+    /// </summary>
+    /// <exception cref="HistoryStoreException">The roles were read but the file cannot be written.</exception>
+    public async Task<ReplicaRoles> ImportAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)
+    {
+        ReplicaRoles read;
+        try
+        {
+            read = await new AvailabilityReplicaReader(server).ReadAsync(instance, time.GetUtcNow().UtcDateTime, cancellationToken);
+        }
+        catch (Exception exception) when (exception is not OperationCanceledException)
+        {
+            read = new ReplicaRoles([], [$"availability replica roles not read ({exception.GetType().Name}: {ConnectionStringRedactor.RedactMessage(exception.Message)})"], Read: false);
+        }
+
+        if (read.Read)
+        {
+            await SaveAsync(instance, read.Roles, cancellationToken);
+        }
+
+        return read;
+    }
 
     /// <summary>Replaces <paramref name="instance"/>'s roles with <paramref name="roles"/>, in one transaction.</summary>
     /// <exception cref="HistoryStoreException">The file cannot be created, migrated or written.</exception>

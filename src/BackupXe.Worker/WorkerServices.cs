@@ -52,7 +52,8 @@ internal static class WorkerServices
                 {
                     Name = "history", ConnectionString = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.ConnectionString,
                 })),
-                SqlServerInstanceLeases.ThisProcess(), SqlServerInstanceLeases.DefaultDuration,
+                SqlServerInstanceLeases.ThisProcess(),
+                TimeSpan.FromSeconds(provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.LeaseSeconds),
                 new TransientRetry(
                     observer: new LiveSourceLog("history", provider.GetRequiredService<ILogger<LiveSourceLog>>()),
                     time: provider.GetRequiredService<TimeProvider>())));
@@ -68,6 +69,9 @@ internal static class WorkerServices
             Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
             provider.GetRequiredService<TimeProvider>()));
         services.AddSingleton(provider => new SqliteReplicaRoles(
+            Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
+            provider.GetRequiredService<TimeProvider>()));
+        services.AddSingleton(provider => new SqliteMsdbRestores(
             Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
             provider.GetRequiredService<TimeProvider>()));
         services.AddSingleton<PeriodicHistoryImport>();

@@ -66,6 +66,7 @@ internal static class FleetCommand
 
             IReadOnlyList<InstanceOperation> records;
             IReadOnlyList<ReplicaRole> roles;
+            IReadOnlyList<StoredMsdbRestore> restores;
             var reader = new SqliteImportedHistory(file, console.Time);
             try
             {
@@ -73,6 +74,7 @@ internal static class FleetCommand
                 await SqliteHistoryStore.ForReading(file, console.Time).VerifyAsync(cancellationToken);
                 records = await reader.ReadAsync(null, null, cancellationToken);
                 roles = await new SqliteReplicaRoles(file, console.Time).ReadAsync(cancellationToken);
+                restores = await new SqliteMsdbRestores(file, console.Time).ReadAsync(cancellationToken);
             }
             catch (HistoryStoreException exception)
             {
@@ -86,7 +88,20 @@ internal static class FleetCommand
             }
 
             var now = console.Time.GetUtcNow().UtcDateTime;
-            var fleet = BackupPreferenceCheck.Apply(Compliance.Evaluate(FleetDatabases.Inputs(records), targets, now), roles);
+            IReadOnlyList<ComplianceInput> inputs;
+            try
+            {
+                inputs = await FleetDrills.WithLastDrillsAsync(
+                    FleetDatabases.WithMsdbRestores(FleetDatabases.Inputs(records), restores.Select(r => (r.Instance, r.Restore))),
+                    new SqliteRestoreDrills(file, console.Time), cancellationToken);
+            }
+            catch (HistoryStoreException exception)
+            {
+                await console.Error.WriteLineAsync($"backupxe: {file}: {exception.Message}");
+                return ExitCodes.NothingUsable;
+            }
+
+            var fleet = BackupPreferenceCheck.Apply(Compliance.Evaluate(inputs, targets, now), roles);
             var page = new FleetPage(now, fleet);
             await console.Out.WriteAsync(chosen switch
             {

@@ -111,6 +111,25 @@ internal static class HistoryImportCommand
                         console.Out.WriteLine($"  note: {note}");
                     }
 
+                    // The replica's roles, as the daemon's import reads them (docs/fleet.md, "Backup preference").
+                    try
+                    {
+                        var roles = await new SqliteReplicaRoles(historyPath, TimeProvider.System).ImportAsync(name!, factory, cancellationToken);
+                        foreach (var line in ReplicaRolesLines.Of(roles))
+                        {
+                            console.Out.WriteLine(line);
+                        }
+
+                        // msdb's full database restores, which no capture may have seen (docs/fleet.md, "Never restored").
+                        var restores = await new SqliteMsdbRestores(historyPath, TimeProvider.System).ImportAsync(name!, factory, request.Since, request.Databases, cancellationToken);
+                        console.Out.WriteLine(restores.Note is { } unread ? $"  note: {unread}" : $"  {restores.Read} full database restores from msdb's restorehistory");
+                    }
+                    catch (HistoryStoreException exception)
+                    {
+                        unusable = exception;
+                        return ExitCodes.NothingUsable;
+                    }
+
                     return ExitCodes.Success;
                 }, verbose: parse.GetValue(connection.Verbose));
                 if (unusable is not null)

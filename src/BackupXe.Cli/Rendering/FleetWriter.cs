@@ -240,6 +240,7 @@ internal static class FleetWriter
         WriteOrNull(json, "targetFrom", finding.Target?.From);
         WriteTime(json, "since", finding.Since);
         json.WriteString("evidence", finding.Evidence);
+        WriteOrNull(json, "source", finding.Source is { } source ? Kebab.Of(source) : null);
         json.WriteEndObject();
     }
 

@@ -1,4 +1,5 @@
 using System.Globalization;
+using BackupXe.Core.Drill;
 using BackupXe.Core.Events;
 using BackupXe.Core.History;
 using BackupXe.Core.Reporting;
@@ -26,6 +27,15 @@ public sealed record ComplianceInput(string Instance, string Database, IReadOnly
 
     /// <summary>Which replica took each operation (by reference), for a group database's "taken on"; null: all on <see cref="Instance"/>.</summary>
     public IReadOnlyDictionary<HistoryOperation, string>? TakenOn { get; init; }
+
+    /// <summary>
+    /// Full database restores of this database msdb's restorehistory holds (restore_date in the server's local time): a
+    /// restore no capture saw, which says the database was restored but not how long it took.
+    /// </summary>
+    public IReadOnlyList<DatabaseRestore> MsdbRestores { get; init; } = [];
+
+    /// <summary>The last completed restore drill of this database (on any of its instances); null when none was run.</summary>
+    public StoredDrill? LastDrill { get; init; }
 
     /// <summary>The instance <paramref name="operation"/> ran on.</summary>
     public string On(HistoryOperation operation) => TakenOn?.GetValueOrDefault(operation) ?? Instance;
@@ -86,7 +96,7 @@ public static class Compliance
             Rpo(backups, logMode, modelSaid, input.Chain, Strictest(input, r => targets.RpoFor(r, input.Database, model)), nowUtc),
             Rto(input, backups, Strictest(input, r => targets.RtoFor(r, input.Database, model))),
             Chain(input.Chain, logMode, logs.Count, backups.LastOrDefault()?.UtcOffset),
-            Verification(input, backups))
+            Verification(input, backups, backups.LastOrDefault()?.UtcOffset))
         {
             Replicas = input.Replicas,
             GroupDatabaseId = input.GroupDatabaseId,
@@ -163,7 +173,58 @@ public static class Compliance
         return null;
     }
 
+    /// <summary>
+    /// The RTO from the first of: the last drill's restores, timed; the last real restore sequence a capture timed (a
+    /// full database restore and the differential and log restores of the database after it, up to the next full
+    /// restore); the restore estimate. msdb's restorehistory keeps no end time, so it never gives one.
+    /// </summary>
     private static RecoveryFinding Rto(ComplianceInput input, List<HistoryOperation> backups, AppliedTarget? target)
+    {
+        if (input.LastDrill is { } drill && drill.RestoreSeconds >= 0)
+        {
+            var took = TimeSpan.FromSeconds(drill.RestoreSeconds);
+            return new RecoveryFinding(Judge(took, target), took, target, drill.DrilledAt,
+                Inv($"the last restore drill, {Stamp(drill.DrilledAt)} on {drill.Instance}, restored it in {RestoreEstimateText.Range(drill.RestoreSeconds, drill.RestoreSeconds)} (its restores alone, not its checks)"))
+            {
+                Source = RtoSource.Drill,
+            };
+        }
+
+        if (LastRestoreSequence(input.Operations) is { } sequence)
+        {
+            var took = TimeSpan.FromSeconds(sequence.Sum(o => o.DurationSeconds!.Value));
+            var at = Utc(sequence[0]);
+            return new RecoveryFinding(Judge(took, target), took, target, at,
+                Inv($"the last real restore, whose full restore finished {Stamp(at)}: {sequence.Count} restore(s) timed ({Sources(sequence[0])}), {RestoreEstimateText.Range(took.TotalSeconds, took.TotalSeconds)} in all"))
+            {
+                Source = RtoSource.Restore,
+            };
+        }
+
+        return Estimate(input, backups, target) with { Source = RtoSource.Estimate };
+    }
+
+    private static ComplianceState Judge(TimeSpan value, AppliedTarget? target)
+        => target is null ? ComplianceState.NoTarget : value > target.Value ? ComplianceState.Outside : ComplianceState.Within;
+
+    /// <summary>
+    /// The newest completed full database restore with a duration, and the completed restores after it up to the next
+    /// full restore (its differential and log restores); null when none, or when one of them has no duration.
+    /// </summary>
+    private static List<HistoryOperation>? LastRestoreSequence(IReadOnlyList<HistoryOperation> operations)
+    {
+        var restores = operations.Where(o => o.Kind == OperationKind.Restore && o.Status == OperationStatus.Completed).OrderBy(o => o.Start).ToList();
+        var full = restores.FindLastIndex(o => o.Scope == OperationScope.Database);
+        if (full < 0)
+        {
+            return null;
+        }
+
+        var sequence = restores.Skip(full).ToList();
+        return sequence.TrueForAll(o => o.DurationSeconds is not null) ? sequence : null;
+    }
+
+    private static RecoveryFinding Estimate(ComplianceInput input, List<HistoryOperation> backups, AppliedTarget? target)
     {
         var chainBytes = RestoreEstimator.ChainFrom(input.Operations, input.Database);
         if (chainBytes is null)
@@ -233,14 +294,24 @@ public static class Compliance
             : new ChainFinding(ChainState.CannotTell, null, chain.Notes.FirstOrDefault() ?? "msdb's backup sets do not show a whole chain");
     }
 
-    private static VerificationFinding Verification(ComplianceInput input, List<HistoryOperation> backups)
+    /// <param name="offset">The server's offset from UTC, as its backups said: restorehistory is in its local time.</param>
+    private static VerificationFinding Verification(ComplianceInput input, List<HistoryOperation> backups, TimeSpan? offset)
     {
         var restore = input.Operations
             .Where(o => o.Kind == OperationKind.Restore && o.Status == OperationStatus.Completed)
             .MaxBy(Finish);
+        var captured = Utc(restore);
+        var msdb = input.MsdbRestores.MaxBy(r => r.RestoredAt);
+        var msdbAt = msdb is null ? null : ServerToUtc(msdb.RestoredAt, offset);
+        if (msdb is not null && (captured is null || msdbAt > captured))
+        {
+            return new VerificationFinding(true, msdbAt, Inv(
+                $"last restored {Stamp(msdb.RestoredAt)} (server time; msdb restorehistory: a full database restore from the {RestoreChain.Kind(msdb.Source.Type)} backup of {msdb.Source.Database} that finished {Stamp(msdb.Source.Finish)}; restorehistory keeps when, not how long)"));
+        }
+
         if (restore is not null)
         {
-            var at = Utc(restore)!.Value;
+            var at = captured!.Value;
             return new VerificationFinding(true, at, $"last restored {Stamp(at)} ({Sources(restore)})");
         }
 

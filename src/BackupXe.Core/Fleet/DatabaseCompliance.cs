@@ -46,6 +46,22 @@ public sealed record RecoveryFinding(ComplianceState State, TimeSpan? Value, App
 
     /// <summary>The value is a floor (an RTO some of whose phases could not be timed): the real figure is at least this.</summary>
     public bool Floor { get; init; }
+
+    /// <summary>What an RTO rests on (docs/fleet.md, "RTO"); null for an RPO.</summary>
+    public RtoSource? Source { get; init; }
+}
+
+/// <summary>What a database's RTO rests on, the first there is: its last drill, its last real restore, or the estimate.</summary>
+public enum RtoSource
+{
+    /// <summary>The restores of the last completed restore drill, timed.</summary>
+    Drill,
+
+    /// <summary>The last real restore sequence a capture timed: a full database restore and the restores after it.</summary>
+    Restore,
+
+    /// <summary>The restore estimate made from the backups in the history.</summary>
+    Estimate,
 }
 
 /// <summary>The chain's state, since when (the gap's start, the switch, the start of the whole chain) and the evidence.</summary>

@@ -60,6 +60,27 @@ public static class FleetDatabases
     }
 
     /// <summary>
+    /// <paramref name="inputs"/> with the full database restores msdb's restorehistory holds for them: a restore on any
+    /// of a database's instances (every replica of a group database) under its name.
+    /// </summary>
+    public static IReadOnlyList<ComplianceInput> WithMsdbRestores(IReadOnlyList<ComplianceInput> inputs, IEnumerable<(string Instance, DatabaseRestore Restore)> restores)
+    {
+        var byDatabase = restores
+            .GroupBy(r => (r.Instance, r.Restore.Database), InstanceDatabaseComparer.Instance)
+            .ToDictionary(g => g.Key, g => g.Select(r => r.Restore).ToList(), InstanceDatabaseComparer.Instance);
+        if (byDatabase.Count == 0)
+        {
+            return inputs;
+        }
+
+        return inputs.Select(input =>
+        {
+            var found = input.Replicas.SelectMany(replica => byDatabase.GetValueOrDefault((replica, input.Database)) ?? []).ToList();
+            return found.Count == 0 ? input : input with { MsdbRestores = found };
+        }).ToList();
+    }
+
+    /// <summary>
     /// The group a row belongs to: its own group id; for a row of a replica's group database that has none (imported
     /// before the id was read), that database's group unless its database_guid says it is an earlier database of the name.
     /// </summary>

@@ -110,6 +110,7 @@ public static class ReportJson
         yield return Spelled<Drill.DrillStatus>();
         yield return Spelled<Fleet.ComplianceState>();
         yield return Spelled<Fleet.ChainState>();
+        yield return Spelled<Fleet.RtoSource>();
         yield return Spelled<Fleet.ComplianceAspect>();
     }
 

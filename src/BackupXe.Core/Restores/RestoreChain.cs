@@ -264,7 +264,8 @@ public static class RestoreChain
         return gaps;
     }
 
-    private static string Kind(char type) => type switch
+    /// <summary>A backup set's type in words: full, differential, log.</summary>
+    internal static string Kind(char type) => type switch
     {
         'D' => "full",
         'I' => "differential",

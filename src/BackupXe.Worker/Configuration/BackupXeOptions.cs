@@ -166,6 +166,9 @@ internal sealed class HistoryOptions
 
     /// <summary>The central repository when Provider is "sqlserver".</summary>
     public string? ConnectionString { get; set; }
+
+    /// <summary>With "sqlserver": how long an instance's lease lasts unless renewed (renewed every third of it).</summary>
+    public int LeaseSeconds { get; set; } = BackupXeOptionsDefaults.LeaseSeconds;
 }
 
 /// <summary>When a completed operation counts as a throughput regression.</summary>

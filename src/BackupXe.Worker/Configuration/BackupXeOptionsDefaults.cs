@@ -67,6 +67,14 @@ internal static class BackupXeOptionsDefaults
     public const string HistoryProvider = HistoryProviders.Sqlite;
     public const string HistoryPath = SqliteHistoryStore.DefaultPath;
 
+    public const int LeaseSeconds = 90;
+
+    /// <summary>Renewed every third of it, a lease under 3 s would be renewed more often than once a second.</summary>
+    public const int MinLeaseSeconds = 3;
+
+    /// <summary>An hour: past it, a dead daemon's instances go unwatched too long.</summary>
+    public const int MaxLeaseSeconds = 3600;
+
     public const int RegressionWindowSize = HistoryComparisonSettings.DefaultWindow;
     public const int RegressionMinimumSamples = HistoryComparisonSettings.DefaultMinimumRuns;
     public const double RegressionThresholdRatio = HistoryComparisonSettings.DefaultThresholdRatio;

@@ -288,6 +288,11 @@ internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = n
             {
                 failures.AddRange(LiveInstanceSettings.Problems(new InstanceOptions { Name = LiveInstanceSettings.HistoryStoreName, ConnectionString = history.ConnectionString }, key));
             }
+
+            if (history.LeaseSeconds is < BackupXeOptionsDefaults.MinLeaseSeconds or > BackupXeOptionsDefaults.MaxLeaseSeconds)
+            {
+                failures.Add($"{key}:LeaseSeconds must be from {BackupXeOptionsDefaults.MinLeaseSeconds} to {BackupXeOptionsDefaults.MaxLeaseSeconds}; it is {history.LeaseSeconds}.");
+            }
         }
         else
         {

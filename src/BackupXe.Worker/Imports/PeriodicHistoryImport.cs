@@ -26,7 +26,8 @@ namespace BackupXe.Worker.Imports;
 /// </summary>
 internal sealed class PeriodicHistoryImport(
     SqliteImportedHistory history, StoredBaselines regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger,
-    IOptions<BackupXeOptions>? options = null, SqliteReplicaRoles? replicaRoles = null)
+    IOptions<BackupXeOptions>? options = null, SqliteReplicaRoles? replicaRoles = null, SqliteMsdbRestores? msdbRestores = null,
+    IRestoreDrillStore? drills = null)
 {
     /// <summary>How far back the chain is read: as `check` reads it, long enough to hold a weekly full backup.</summary>
     public const int ChainDays = 30;
@@ -39,6 +40,9 @@ internal sealed class PeriodicHistoryImport(
 
     // Notes of a replica's roles already logged, per instance: a missing permission stays missing every import.
     private readonly HashSet<(string Instance, string Note)> _roleNotesLogged = [];
+
+    // restorehistory notes already logged, per instance: a missing permission stays missing every import.
+    private readonly HashSet<(string Instance, string Note)> _restoreNotesLogged = [];
 
     // The base each database's estimate was last logged for: logged again when its full or differential backup changes.
     private readonly Dictionary<(string Instance, string Database), (DateTime? Full, DateTime? Differential, bool Known)> _estimatesLogged = [];
@@ -104,6 +108,7 @@ internal sealed class PeriodicHistoryImport(
 
         var chains = await CheckChainAsync(instance, server, cancellationToken);
         await ReadReplicaRolesAsync(instance, server, cancellationToken);
+        await ReadMsdbRestoresAsync(instance, server, cancellationToken);
         await EstimateRestoresAsync(instance, server, cancellationToken);
         await JudgeAsync(instance, chains, cancellationToken);
         return imported;
@@ -127,11 +132,19 @@ internal sealed class PeriodicHistoryImport(
             rows.AddRange((await history.ReadAsync(null, name, cancellationToken)).Where(r => !string.Equals(r.Instance, instance, StringComparison.Ordinal)));
         }
 
-        var inputs = FleetDatabases.Inputs(rows)
+        IEnumerable<(string, DatabaseRestore)> restores = msdbRestores is null ? [] : (await msdbRestores.ReadAsync(cancellationToken)).Select(r => (r.Instance, r.Restore));
+        IReadOnlyList<ComplianceInput> inputs = FleetDatabases.WithMsdbRestores(FleetDatabases.Inputs(rows), restores)
             .Where(d => d.Replicas.Contains(instance, StringComparer.OrdinalIgnoreCase))
             .Select(d => d.GroupDatabaseId is null && byName.GetValueOrDefault(d.Database) is { } chain
                 ? d with { Chain = chain, RecoveryModel = chain.RecoveryModel ?? d.RecoveryModel }
-                : d);
+                : d)
+            .ToList();
+        if (drills is not null)
+        {
+            // The RTO rests on the last drill first (docs/fleet.md, "RTO").
+            inputs = await FleetDrills.WithLastDrillsAsync(inputs, drills, cancellationToken);
+        }
+
         var judged = Compliance.Evaluate(inputs, targets, time.GetUtcNow().UtcDateTime);
         if (replicaRoles is not null)
         {
@@ -164,16 +177,7 @@ internal sealed class PeriodicHistoryImport(
             return;
         }
 
-        ReplicaRoles read;
-        try
-        {
-            read = await new AvailabilityReplicaReader(server).ReadAsync(instance, time.GetUtcNow().UtcDateTime, cancellationToken);
-        }
-        catch (Exception exception) when (exception is not OperationCanceledException)
-        {
-            read = new ReplicaRoles([], [$"availability replica roles not read ({exception.GetType().Name}: {ConnectionStringRedactor.RedactMessage(exception.Message)})"], Read: false);
-        }
-
+        var read = await replicaRoles.ImportAsync(instance, server, cancellationToken);
         foreach (var note in read.Notes)
         {
             bool first;
@@ -189,9 +193,32 @@ internal sealed class PeriodicHistoryImport(
             }
         }
 
-        if (read.Read)
+    }
+
+    /// <summary>
+    /// msdb's full database restores of the chain's window, kept in the history so a restore no capture saw counts as one
+    /// (docs/fleet.md, "Never restored"); a login that cannot read restorehistory is one warning per instance (event 209).
+    /// </summary>
+    private async Task ReadMsdbRestoresAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)
+    {
+        if (msdbRestores is null)
         {
-            await replicaRoles.SaveAsync(instance, read.Roles, cancellationToken);
+            return;
+        }
+
+        var read = await msdbRestores.ImportAsync(instance, server, time.GetLocalNow().DateTime - TimeSpan.FromDays(ChainDays), [], cancellationToken);
+        if (read.Note is { } note)
+        {
+            bool first;
+            lock (_restoreNotesLogged)
+            {
+                first = _restoreNotesLogged.Add((instance, note));
+            }
+
+            if (first)
+            {
+                logger.MsdbRestoresNotRead(instance, note);
+            }
         }
     }
 

@@ -11,6 +11,9 @@ internal static partial class FleetLog
     [LoggerMessage(EventId = 195, Level = LogLevel.Warning, Message = "Instance {Instance}: {Note}")]
     public static partial void ReplicaRolesNotRead(this ILogger logger, string instance, string note);
 
+    [LoggerMessage(EventId = 209, Level = LogLevel.Warning, Message = "Instance {Instance}: {Note}")]
+    public static partial void MsdbRestoresNotRead(this ILogger logger, string instance, string note);
+
     [LoggerMessage(EventId = 196, Level = LogLevel.Information, Message = "Instance {Instance}: held by {Holder} until {ExpiresAt:yyyy-MM-dd HH:mm:ss} (store time, UTC): another daemon polls it; this one tries again")]
     public static partial void LeaseHeldElsewhere(this ILogger logger, string instance, string holder, DateTime? expiresAt);
 

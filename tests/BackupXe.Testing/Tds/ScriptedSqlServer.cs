@@ -58,7 +58,8 @@ public sealed class ScriptedSqlServer
             .On("t.target_name = N'ring_buffer'", _ => RingBuffer())
             .On("COL_LENGTH(N'msdb.dbo.backupset'", _ => ColumnLengths(MajorVersion))
             .On("msdb.dbo.restorehistory", _ => { lock (Restores) { return RestoresResponse(Restores); } })
-            .On("sys.server_event_session_events", _ => Drift());
+            .On("sys.server_event_session_events", _ => Drift())
+            .On(HadrFactsFragment, _ => HadrFactsResponse(HadrEnabled, Permissions.Contains("VIEW SERVER STATE") ? 1 : 0));
     }
 
     /// <summary>
@@ -365,6 +366,9 @@ public sealed class ScriptedSqlServer
     public static TdsResponse GroupDatabasesResponse(params (string Name, string GroupDatabaseId)[] databases) => TdsResponse.Of(databases.Aggregate(
         new TdsResultSet(TdsColumn.NVarChar("name", 128), TdsColumn.NVarChar("group_database_id", 36)),
         (set, d) => set.Row(d.Name, d.GroupDatabaseId)));
+
+    /// <summary>SERVERPROPERTY('IsHadrEnabled') as the facts query reads it: 0 (a standalone server) unless a test says otherwise.</summary>
+    public int? HadrEnabled { get; set; } = 0;
 
     /// <summary>What only AvailabilityReplicaReader.FactsQuery holds.</summary>
     public const string HadrFactsFragment = "SERVERPROPERTY('IsHadrEnabled')";

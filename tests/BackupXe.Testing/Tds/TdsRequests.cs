@@ -4,7 +4,8 @@ using System.Text;
 namespace BackupXe.Testing.Tds;
 
 /// <summary>What the client sent in LOGIN7 ([MS-TDS] 2.2.6.4). The password is kept so tests can prove it arrived.</summary>
-public sealed record TdsLogin(string HostName, string UserName, string Password, string ApplicationName, string ServerName, string Database, int PacketSize)
+/// <param name="ClientProcessId">ClientPID: the client's operating-system process, which tells two worker processes apart.</param>
+public sealed record TdsLogin(string HostName, string UserName, string Password, string ApplicationName, string ServerName, string Database, int PacketSize, int ClientProcessId = 0)
 {
     internal static TdsLogin Parse(byte[] payload)
     {
@@ -33,7 +34,8 @@ public sealed record TdsLogin(string HostName, string UserName, string Password,
             ApplicationName: Field(48),
             ServerName: Field(52),
             Database: Field(68),
-            PacketSize: BinaryPrimitives.ReadInt32LittleEndian(payload.AsSpan(8)));
+            PacketSize: BinaryPrimitives.ReadInt32LittleEndian(payload.AsSpan(8)),
+            ClientProcessId: BinaryPrimitives.ReadInt32LittleEndian(payload.AsSpan(16)));
     }
 }
 

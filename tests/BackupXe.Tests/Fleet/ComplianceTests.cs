@@ -1,3 +1,4 @@
+using BackupXe.Core.Drill;
 using BackupXe.Core.Events;
 using BackupXe.Core.Fleet;
 using BackupXe.Core.History;
@@ -187,6 +188,62 @@ public sealed class ComplianceTests
         Assert.True(drilled.Verification.Verified);
         Assert.Equal(restore.End, drilled.Verification.Since);
         Assert.Contains("capture", drilled.Verification.Evidence, StringComparison.Ordinal);
+    }
+
+    private static HistoryOperation Restored(OperationScope scope, int hour, int minutes) => new()
+    {
+        Kind = OperationKind.Restore,
+        Scope = scope,
+        Database = "SalesDB",
+        Start = new DateTime(2026, 11, 20, hour, 0, 0, DateTimeKind.Utc),
+        End = new DateTime(2026, 11, 20, hour, minutes, 0, DateTimeKind.Utc),
+        TimeResolutionSeconds = 0.001,
+        Status = OperationStatus.Completed,
+        Sources = [HistorySource.Capture],
+    };
+
+    [Fact]
+    public void Rto_rests_on_the_last_drill_first_then_the_last_real_restore_sequence_then_the_estimate()
+    {
+        // Given: a captured restore sequence (a full restore of 20 minutes, then a log restore of 5) and a drill of 90 minutes
+        var targets = new RecoveryTargets(null, TimeSpan.FromHours(1), []);
+        var sequence = new[] { Restored(OperationScope.Database, 1, 50), Restored(OperationScope.Database, 2, 20), Restored(OperationScope.Log, 3, 5) };
+        var drill = new StoredDrill("sql01", "SalesDB", "SalesDB_drill", new DateTime(2026, 11, 19, 22, 0, 0, DateTimeKind.Utc), DrillStatus.Completed, 5400, 6000, [], null, null);
+        var input = new ComplianceInput("sql01", "SalesDB", [.. new[] { TheFull, Log1 }.Select(s => MsdbBackupSets.ToHistory(s, Offset)), .. sequence]);
+
+        // When
+        var estimated = Compliance.Evaluate(input with { Operations = [.. new[] { TheFull, Log1 }.Select(s => MsdbBackupSets.ToHistory(s, Offset))] }, targets, At(4, 0));
+        var restored = Compliance.Evaluate(input, targets, At(4, 0));
+        var drilled = Compliance.Evaluate(input with { LastDrill = drill }, targets, At(4, 0));
+
+        // Then: the estimate without either; the last sequence (from the newest full restore: 20 + 5 minutes) without a drill; the drill over both
+        Assert.Equal(RtoSource.Estimate, estimated.Rto.Source);
+        Assert.Equal(RtoSource.Restore, restored.Rto.Source);
+        Assert.Equal(TimeSpan.FromMinutes(25), restored.Rto.Value);
+        Assert.Equal(ComplianceState.Within, restored.Rto.State);
+        Assert.Contains("the last real restore, whose full restore finished 2026-11-20 02:20: 2 restore(s) timed (capture)", restored.Rto.Evidence, StringComparison.Ordinal);
+        Assert.Equal(RtoSource.Drill, drilled.Rto.Source);
+        Assert.Equal(TimeSpan.FromMinutes(90), drilled.Rto.Value);
+        Assert.Equal(ComplianceState.Outside, drilled.Rto.State);
+        Assert.Contains("the last restore drill, 2026-11-19 22:00 on sql01", drilled.Rto.Evidence, StringComparison.Ordinal);
+        Assert.Null(drilled.Rpo.Source);
+    }
+
+    [Fact]
+    public void A_restore_only_restorehistory_holds_verifies_the_database_in_server_time_and_says_it_gives_no_duration()
+    {
+        var restore = new DatabaseRestore("SalesDB", Night.AddHours(5), false, TheFull);
+
+        var compliance = Compliance.Evaluate(
+            new ComplianceInput("sql01", "SalesDB", [.. new[] { TheFull, Log1 }.Select(s => MsdbBackupSets.ToHistory(s, Offset))]) { MsdbRestores = [restore] },
+            FifteenMinutes, At(6, 0));
+
+        Assert.True(compliance.Verification.Verified);
+        // 06:00 server time at UTC+1, the offset of the database's backups
+        Assert.Equal(new DateTime(2026, 11, 20, 5, 0, 0, DateTimeKind.Utc), compliance.Verification.Since);
+        Assert.Contains("msdb restorehistory", compliance.Verification.Evidence, StringComparison.Ordinal);
+        Assert.Contains("keeps when, not how long", compliance.Verification.Evidence, StringComparison.Ordinal);
+        Assert.Equal(RtoSource.Estimate, compliance.Rto.Source);
     }
 
     [Fact]

@@ -93,6 +93,19 @@ public sealed class OptionsValidationTests
         Assert.Empty(Failures([.. TwoReplays, ("BackupXe:History:Provider", "sqlserver"), ("BackupXe:History:ConnectionString", "Server=repo;Database=BackupXe;Integrated Security=true")]));
     }
 
+    [Theory]
+    [InlineData("2")]
+    [InlineData("3601")]
+    public void A_lease_outside_its_range_is_refused_with_the_range(string seconds)
+    {
+        var failure = Assert.Single(Failures([.. TwoReplays, ("BackupXe:History:Provider", "sqlserver"),
+            ("BackupXe:History:ConnectionString", "Server=repo;Database=BackupXe;Integrated Security=true"), ("BackupXe:History:LeaseSeconds", seconds)]));
+
+        Assert.Equal($"BackupXe:History:LeaseSeconds must be from 3 to 3600; it is {seconds}.", failure);
+        Assert.Empty(Failures([.. TwoReplays, ("BackupXe:History:Provider", "sqlserver"),
+            ("BackupXe:History:ConnectionString", "Server=repo;Database=BackupXe;Integrated Security=true"), ("BackupXe:History:LeaseSeconds", "3")]));
+    }
+
     [Fact]
     public void An_unknown_history_provider_lists_the_known_ones()
     {

@@ -1,4 +1,5 @@
 using BackupXe.Cli;
+using BackupXe.Core.Drill;
 using BackupXe.Core.Events;
 using BackupXe.Core.Fleet;
 using BackupXe.Core.History;
@@ -100,6 +101,28 @@ public sealed class FleetCommandTests : IAsyncLifetime
         Assert.True(run.ExitCode == 0, run.Error);
         Assert.Equal(string.Empty, run.Error);
         await Snapshot.MatchAsync(snapshot, run.Output);
+    }
+
+    [Fact]
+    public async Task A_drill_in_the_history_is_what_the_rto_rests_on_before_a_captured_restore()
+    {
+        // Given Orders, restored by hand in 12 minutes (captured), then drilled on sql02: its restores took 90 minutes
+        await new SqliteRestoreDrills(ImportFile, Clock).SaveAsync(new StoredDrill(
+            "sql02", "Orders", "Orders_drill", new DateTime(2026, 11, 20, 3, 0, 0, DateTimeKind.Utc), DrillStatus.Completed, 5400, 6100, [], null, null), CancellationToken.None);
+        var settings = await SettingsAsync("""{ "BackupXe": { "Targets": { "RtoMinutes": 60 } } }""");
+
+        // When
+        var run = await RunAsync("--settings", settings, "--format", "json");
+
+        // Then Orders's RTO is the drill's, outside the hour; the databases without drill or restore keep the estimate
+        Assert.True(run.ExitCode == 0, run.Error);
+        using var json = System.Text.Json.JsonDocument.Parse(run.Output);
+        var databases = json.RootElement.GetProperty("databases").EnumerateArray().ToDictionary(d => d.GetProperty("database").GetString()!, d => d.GetProperty("rto"));
+        Assert.Equal("drill", databases["Orders"].GetProperty("source").GetString());
+        Assert.Equal(5400, databases["Orders"].GetProperty("seconds").GetDouble());
+        Assert.Equal("outside", databases["Orders"].GetProperty("state").GetString());
+        Assert.StartsWith("the last restore drill, 2026-11-20 03:00 on sql02", databases["Orders"].GetProperty("evidence").GetString(), StringComparison.Ordinal);
+        Assert.Equal("estimate", databases["SalesDB"].GetProperty("source").GetString());
     }
 
     [Fact]

@@ -1,4 +1,7 @@
+using BackupXe.History;
+using BackupXe.Tests.SqlServer.Msdb;
 using BackupXe.Tests.Support;
+using BackupXe.Testing.Tds;
 using Microsoft.Data.Sqlite;
 using Xunit;
 
@@ -30,6 +33,102 @@ public sealed class HistoryImportCommandTests : IDisposable
 
         output.Command(new DateTime(2024, 5, 14, 1, 0, 0), TimeSpan.FromSeconds(2), "BACKUP LOG [Sales] TO DISK = N'X:\\b\\Sales.trn'", outcome: "Failed", error: "Cannot open backup device.");
         return output.WriteTo(_folder, "DatabaseBackup_USER_DATABASES_FULL.txt");
+    }
+
+    private static readonly Guid Group = Guid.Parse("6f3a2c41-1d8e-4b7a-9c55-0e2d4f6a8b10");
+
+    /// <summary>A replica of AG1 (which prefers secondaries) where Sales is in the group and this replica is the primary.</summary>
+    private static TdsScript Replica(int viewAnyDefinition) => ServerHistoryReaderTests.Server(
+            ServerHistoryReaderTests.Columns2022(),
+            ServerHistoryReaderTests.MsdbRows().Row(1, "Sales", null, "D", false, false, true, new DateTime(2026, 11, 20, 1, 0, 0), new DateTime(2026, 11, 20, 1, 1, 0),
+                20L << 30, 6L << 30, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null, null, null, null),
+            commandLog: null)
+        .On(ScriptedSqlServer.HadrFactsFragment, ScriptedSqlServer.HadrFactsResponse(1, 1, viewAnyDefinition))
+        .On(ScriptedSqlServer.ReplicaRolesFragment, ScriptedSqlServer.ReplicaRolesResponse(
+            new ScriptedReplicaRole("Sales", Group.ToString(), "AG1", "SECONDARY", 50, "PRIMARY", Preferred: false)));
+
+    [Fact]
+    public async Task Import_from_a_server_keeps_its_replica_roles_as_the_daemons_import_does()
+    {
+        // Given a replica whose Sales is in a group that prefers secondaries, this replica being the primary
+        await using var server = TdsServerDouble.Start(Replica(viewAnyDefinition: 1));
+        var db = Path.Combine(_folder, "history.db");
+
+        // When
+        var run = await CliRun.RunAsync(["history", "import", "--path", db, .. TdsClient.CliArguments(server), "--since", "3650d"]);
+
+        // Then the roles are kept under the instance's name, for fleet, and said
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Contains("  availability group roles kept: Sales PRIMARY, not the preferred backup replica", run.Output, StringComparison.Ordinal);
+        var role = Assert.Single(await new SqliteReplicaRoles(db, TimeProvider.System).ReadAsync(CancellationToken.None));
+        Assert.Equal(("PROD01", "Sales", Group, "PRIMARY", "SECONDARY", 50, false), (role.Instance, role.Database, role.GroupDatabaseId, role.Role, role.BackupPreference, role.BackupPriority, role.Preferred));
+    }
+
+    [Fact]
+    public async Task Import_from_a_server_without_view_any_definition_says_so_and_never_reads_the_views_that_would_hide_the_group()
+    {
+        // Given a login without VIEW ANY DEFINITION: the catalog views would show no group rather than refuse
+        await using var server = TdsServerDouble.Start(Replica(viewAnyDefinition: 0));
+        var db = Path.Combine(_folder, "history.db");
+
+        // When
+        var run = await CliRun.RunAsync(["history", "import", "--path", db, .. TdsClient.CliArguments(server), "--since", "3650d"]);
+
+        // Then the import stands, a note names the permission, and no role is kept
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Contains("  note: ", run.Output, StringComparison.Ordinal);
+        Assert.Contains("need VIEW ANY DEFINITION", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain(server.Requests, r => r.Text.Contains(ScriptedSqlServer.ReplicaRolesFragment, StringComparison.Ordinal));
+        Assert.Empty(await new SqliteReplicaRoles(db, TimeProvider.System).ReadAsync(CancellationToken.None));
+    }
+
+    [Fact]
+    public async Task A_restore_only_msdbs_restorehistory_holds_is_kept_once_and_fleet_counts_the_database_restored()
+    {
+        // Given a server whose msdb holds Sales's full backup and, in restorehistory, a full database restore from it
+        var night = new DateTime(2026, 11, 20, 1, 0, 0);
+        ScriptedBackupSet full = new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", night, night.AddMinutes(1));
+        var script = ServerHistoryReaderTests.Server(
+                ServerHistoryReaderTests.Columns2022(),
+                ServerHistoryReaderTests.MsdbRows().Row(1, "Sales", null, "D", false, false, true, night, night.AddMinutes(1), 20L << 30, 6L << 30, null, null, 8, @"X:\b\Sales_1.bak", 2, 0, null, null, null, null),
+                commandLog: null)
+            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([new ScriptedRestore("Sales", night.AddHours(8).AddMinutes(30), false, full)]));
+        await using var server = TdsServerDouble.Start(script);
+        var db = Path.Combine(_folder, "history.db");
+
+        // When it is imported twice, and the fleet page read from the file
+        var first = await CliRun.RunAsync(["history", "import", "--path", db, .. TdsClient.CliArguments(server), "--since", "3650d"]);
+        var second = await CliRun.RunAsync(["history", "import", "--path", db, .. TdsClient.CliArguments(server), "--since", "3650d"]);
+        var fleet = await CliRun.RunAsync("fleet", "--history", db, "--format", "json");
+
+        // Then the restore is kept once, and Sales is restored on its evidence, which says what restorehistory cannot tell
+        Assert.True(first.ExitCode == 0, first.Error);
+        Assert.Contains("  1 full database restores from msdb's restorehistory", first.Output, StringComparison.Ordinal);
+        Assert.True(second.ExitCode == 0, second.Error);
+        var kept = Assert.Single(await new SqliteMsdbRestores(db, TimeProvider.System).ReadAsync(CancellationToken.None));
+        Assert.Equal(("PROD01", "Sales", night.AddHours(8).AddMinutes(30), 41000000017600001m), (kept.Instance, kept.Restore.Database, kept.Restore.RestoredAt, kept.Restore.Source.LastLsn));
+        Assert.True(fleet.ExitCode == 0, fleet.Error);
+        using var json = System.Text.Json.JsonDocument.Parse(fleet.Output);
+        var restored = json.RootElement.GetProperty("databases")[0].GetProperty("restored");
+        Assert.True(restored.GetProperty("ever").GetBoolean());
+        Assert.StartsWith("last restored 2026-11-20 09:30 (server time; msdb restorehistory: a full database restore from the full backup of Sales that finished 2026-11-20 01:01;",
+            restored.GetProperty("evidence").GetString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_login_that_cannot_read_restorehistory_gets_a_note_and_the_import_stands()
+    {
+        var script = Replica(viewAnyDefinition: 1)
+            .On("msdb.dbo.restorehistory", _ => new TdsResponse().Error(229, 14, "The SELECT permission was denied on the object 'restorehistory', database 'msdb', schema 'dbo'."));
+        await using var server = TdsServerDouble.Start(script);
+        var db = Path.Combine(_folder, "history.db");
+
+        var run = await CliRun.RunAsync(["history", "import", "--path", db, .. TdsClient.CliArguments(server), "--since", "3650d"]);
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Contains("1 backups from msdb", run.Output, StringComparison.Ordinal);
+        Assert.Contains("  note: msdb.dbo.restorehistory not read (The SELECT permission was denied on the object 'restorehistory'", run.Output, StringComparison.Ordinal);
+        Assert.Empty(await new SqliteMsdbRestores(db, TimeProvider.System).ReadAsync(CancellationToken.None));
     }
 
     [Fact]

@@ -98,6 +98,9 @@ public sealed class ServerHistoryReaderTests : IDisposable
             .On("COL_LENGTH(N'msdb.dbo.backupset'", TdsResponse.Of(columns))
             .On("FROM msdb.dbo.backupset AS bs", TdsResponse.Of(WithIdentityColumns(msdb)))
             .On(ScriptedSqlServer.GroupDatabasesFragment, ScriptedSqlServer.GroupDatabasesResponse())
+            // A standalone server: the replica roles read after the import stop at HADR off.
+            .On(ScriptedSqlServer.HadrFactsFragment, ScriptedSqlServer.HadrFactsResponse(0, 1))
+            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]))
             .On("FROM sys.databases AS d\nWHERE d.state = 0;", TdsResponse.Of(databases))
             .On("FROM sys.database_recovery_status AS drs", r => TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("database_guid", 36))
                 .Row(Convert.ToInt32(r.Parameters["@database_id"], System.Globalization.CultureInfo.InvariantCulture) switch

@@ -47,7 +47,9 @@ public sealed class DaemonFleetTests : IDisposable
             _history, new StoredBaselines(new SqliteHistoryStore(HistoryFile, _time), new HistoryComparisonSettings()), _metrics, _time,
             _loggers.CreateLogger<PeriodicHistoryImport>(),
             Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 90 } }),
-            new SqliteReplicaRoles(HistoryFile, _time));
+            new SqliteReplicaRoles(HistoryFile, _time),
+            new SqliteMsdbRestores(HistoryFile, _time),
+            new SqliteRestoreDrills(HistoryFile, _time));
     }
 
     private string HistoryFile => _directory.File("history.db");
@@ -221,5 +223,38 @@ public sealed class DaemonFleetTests : IDisposable
 
         await stop.CancelAsync();
         await run;
+    }
+
+    [Fact]
+    public async Task A_restore_msdbs_restorehistory_holds_is_kept_and_the_database_is_not_said_never_restored()
+    {
+        // Given Sales's full backup 6 h ago, restored (by hand, no capture) 1 h ago, as restorehistory records it
+        var now = DateTime.SpecifyKind(_time.GetUtcNow().UtcDateTime, DateTimeKind.Unspecified);
+        ScriptedBackupSet full = new("Sales", "D", false, "1000", "2000", null, "1000", "FULL", now.AddHours(-6), now.AddHours(-6).AddSeconds(30));
+        var script = Server("sql-a", null, ("D", 6, 1000, 2000))
+            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([new ScriptedRestore("Sales", now.AddHours(-1), true, full)]));
+
+        // When
+        await ImportAsync("sql-a", script);
+
+        // Then the restore is kept, and the first judgement finds Sales restored: no "never-restored" event
+        var kept = Assert.Single(await new SqliteMsdbRestores(HistoryFile, _time).ReadAsync(CancellationToken.None));
+        Assert.Equal(("sql-a", "Sales", now.AddHours(-1)), (kept.Instance, kept.Restore.Database, kept.Restore.RestoredAt));
+        Assert.DoesNotContain(_log.WithEventId(194), e => (string)e.Scalar("Aspect")! == "restored");
+        Assert.Empty(_log.WithEventId(209));
+    }
+
+    [Fact]
+    public async Task A_login_that_cannot_read_restorehistory_is_one_warning_however_often_it_imports()
+    {
+        var script = Server("sql-a", null, ("D", 6, 1000, 2000))
+            .On("msdb.dbo.restorehistory", _ => new TdsResponse().Error(229, 14, "The SELECT permission was denied on the object 'restorehistory', database 'msdb', schema 'dbo'."));
+
+        await ImportAsync("sql-a", script);
+        await ImportAsync("sql-a", script);
+
+        var warning = Assert.Single(_log.WithEventId(209));
+        Assert.Contains("msdb.dbo.restorehistory not read (The SELECT permission was denied", (string)warning.Scalar("Note")!, StringComparison.Ordinal);
+        Assert.Empty(await new SqliteMsdbRestores(HistoryFile, _time).ReadAsync(CancellationToken.None));
     }
 }
