@@ -176,7 +176,7 @@ public static class Compliance
     /// <summary>
     /// The RTO from the first of: the last drill's restores, timed; the last real restore sequence a capture timed (a
     /// full database restore and the differential and log restores of the database after it, up to the next full
-    /// restore); the restore estimate. msdb's restorehistory keeps no end time, so it never gives one.
+    /// restore), when it began after the newest full backup; the restore estimate. msdb's restorehistory keeps no end time, so it never gives one.
     /// </summary>
     private static RecoveryFinding Rto(ComplianceInput input, List<HistoryOperation> backups, AppliedTarget? target)
     {
@@ -190,7 +190,9 @@ public static class Compliance
             };
         }
 
-        if (LastRestoreSequence(input.Operations) is { } sequence)
+        // A restore older than the newest full backup restored another chain than the one a restore needs today.
+        var newestFull = backups.LastOrDefault(b => b.Scope == OperationScope.Database && b.Options.CopyOnly != true);
+        if (LastRestoreSequence(input.Operations) is { } sequence && (newestFull is null || sequence[0].Start >= newestFull.Start))
         {
             var took = TimeSpan.FromSeconds(sequence.Sum(o => o.DurationSeconds!.Value));
             var at = Utc(sequence[0]);

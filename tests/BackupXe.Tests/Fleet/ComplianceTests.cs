@@ -230,6 +230,22 @@ public sealed class ComplianceTests
     }
 
     [Fact]
+    public void A_real_restore_older_than_the_newest_full_backup_gives_way_to_the_estimate()
+    {
+        // Given: the captured restore sequence began at 02:00 UTC, and a full backup finished after it (03:00 UTC)
+        var targets = new RecoveryTargets(null, TimeSpan.FromHours(1), []);
+        var sequence = new[] { Restored(OperationScope.Database, 2, 20), Restored(OperationScope.Log, 3, 5) };
+        var laterFull = Full(41000000021600001m, 41000000021700001m, 3);
+        var input = new ComplianceInput("sql01", "SalesDB", [.. new[] { TheFull, Log1, laterFull }.Select(s => MsdbBackupSets.ToHistory(s, Offset)), .. sequence]);
+
+        // When
+        var compliance = Compliance.Evaluate(input, targets, At(5, 0));
+
+        // Then: that restore read another chain than the one a restore needs now
+        Assert.Equal(RtoSource.Estimate, compliance.Rto.Source);
+    }
+
+    [Fact]
     public void A_restore_only_restorehistory_holds_verifies_the_database_in_server_time_and_says_it_gives_no_duration()
     {
         var restore = new DatabaseRestore("SalesDB", Night.AddHours(5), false, TheFull);
