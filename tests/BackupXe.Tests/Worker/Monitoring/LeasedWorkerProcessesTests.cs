@@ -72,9 +72,10 @@ public sealed class LeasedWorkerProcessesTests(ITestOutputHelper output) : IAsyn
         var (killed, survivor) = split["i2"] == a.Id ? (a, b) : (b, a);
         var shared = new[] { "i2", "i3" }.Where(name => split[name] == killed.Id).ToArray();
         var loginsAtKill = instances.ToDictionary(i => i.Key, i => i.Value.Logins.Count, StringComparer.Ordinal);
+        // Taken before the kill: a slow exit under load must not shorten the measured time to the take-over.
+        var killedAt = clock.Elapsed;
         killed.Kill();
         await killed.WaitForExitAsync(TimeSpan.FromSeconds(10));
-        var killedAt = clock.Elapsed;
 
         // Then the survivor takes the shared instances the killed one held once their leases expire, and polls them
         await UntilAsync(() => shared.All(name => Holders().GetValueOrDefault(name) == survivor.Id
