@@ -38,9 +38,10 @@ public enum OperationKind
 /// </summary>
 public sealed record ProgressTraceEvent : TraceEvent
 {
-    // The text as a string, or as the reader holds it (ITraceText): one field rather than a wrapper per event, so a
-    // string costs no second object.
-    private readonly object _text;
+    // One of the two is set: the text as a string, or as its reader holds it, which keeps a 3014 log's percent lines
+    // unwritten without a subtype (docs/performance.md, "ERRORLOG decisions").
+    private readonly string? _message;
+    private readonly ITraceText? _text;
 
     /// <summary>An event read with its text.</summary>
     /// <param name="timestamp">See <see cref="TraceEvent.Timestamp"/>.</param>
@@ -50,8 +51,13 @@ public sealed record ProgressTraceEvent : TraceEvent
     /// <param name="message">The trace_message (or the log text) as written, prefix and all.</param>
     /// <param name="traceLevel">0 major steps, 1 verbose I/O; null when unknown.</param>
     public ProgressTraceEvent(DateTime timestamp, int? sessionId, OperationKind? kind, string? databaseName, string message, int? traceLevel = null)
-        : this(timestamp, sessionId, kind, databaseName, (object)message, traceLevel)
+        : base(timestamp, sessionId)
     {
+        ArgumentNullException.ThrowIfNull(message);
+        Kind = kind;
+        DatabaseName = databaseName;
+        _message = message;
+        TraceLevel = traceLevel;
     }
 
     /// <summary>An event whose text its reader holds in another form, written out only if asked for.</summary>
@@ -62,11 +68,6 @@ public sealed record ProgressTraceEvent : TraceEvent
     /// <param name="text">The text as the reader holds it.</param>
     /// <param name="traceLevel">0 major steps, 1 verbose I/O; null when unknown.</param>
     public ProgressTraceEvent(DateTime timestamp, int? sessionId, OperationKind? kind, string? databaseName, ITraceText text, int? traceLevel = null)
-        : this(timestamp, sessionId, kind, databaseName, (object)text, traceLevel)
-    {
-    }
-
-    private ProgressTraceEvent(DateTime timestamp, int? sessionId, OperationKind? kind, string? databaseName, object text, int? traceLevel)
         : base(timestamp, sessionId)
     {
         ArgumentNullException.ThrowIfNull(text);
@@ -88,12 +89,16 @@ public sealed record ProgressTraceEvent : TraceEvent
     /// <summary>The trace_message (or the log text) as written, prefix and all.</summary>
     public string Message
     {
-        get => _text as string ?? ((ITraceText)_text).Write();
-        init => _text = value ?? throw new ArgumentNullException(nameof(value));
+        get => _message ?? _text!.Write();
+        init
+        {
+            _message = value ?? throw new ArgumentNullException(nameof(value));
+            _text = null;
+        }
     }
 
     /// <summary>The text as its reader holds it when that is not a string; null for an event built with its text.</summary>
-    public ITraceText? Text => _text as ITraceText;
+    public ITraceText? Text => _text;
 
     // Equal when what was captured is: the text, however it is held.
     public bool Equals(ProgressTraceEvent? other) =>
