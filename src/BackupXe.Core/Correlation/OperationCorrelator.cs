@@ -10,7 +10,9 @@ namespace BackupXe.Core.Correlation;
 /// the ERRORLOG writes its closing lines ("Database backed up", "... successfully processed ...") from a
 /// different process column, after the trace's own last step.
 /// </summary>
-internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, TimeSpan? grace = null, TimeSpan? stallAfter = null)
+/// <remarks><c>messages</c> says what each progress event's text means: the parse its reader handed on, or a parse now.</remarks>
+internal sealed class OperationCorrelator(
+    Action<BackupOperation> onSettled, MessageParses messages, TimeSpan? grace = null, TimeSpan? stallAfter = null)
 {
     private readonly TimeSpan _stallAfter = stallAfter ?? ByteFlow.DefaultStallAfter;
     /// <summary>How long an ended operation waits for its late lines when no grace is given.</summary>
@@ -21,7 +23,6 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
     private readonly OperationSet _ended = new();
     private readonly WaitAccumulator _ambiguous = new();
     private long _ambiguousCount;
-    private readonly TraceMessageParser _parser = new();
 
     // Numbers operations in creation order for this stream only (no counter shared across inputs or runs).
     private long _created;
@@ -92,8 +93,8 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
         IdleBeforeLast = Idle;
         switch (traceEvent)
         {
-            case ParsedProgressTraceEvent parsed:
-                ObserveProgress(parsed, parsed.Parsed);
+            case ProgressTraceEvent progress:
+                ObserveProgress(progress, messages.Parse(progress));
                 break;
             case WaitEvent wait:
                 ObserveWait(wait);
@@ -106,11 +107,6 @@ internal sealed class OperationCorrelator(Action<BackupOperation> onSettled, Tim
                 break;
             case ClientCommandUnfinishedEvent unfinished:
                 ObserveUnfinished(unfinished);
-                break;
-
-            // Last: the one open type, whose test walks the base types where the sealed ones above compare one.
-            case ProgressTraceEvent progress:
-                ObserveProgress(progress, _parser.Parse(progress.Message));
                 break;
         }
     }

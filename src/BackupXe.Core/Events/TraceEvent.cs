@@ -36,46 +36,72 @@ public enum OperationKind
 /// <summary>
 /// <c>sqlserver.backup_restore_progress_trace</c>, or one ERRORLOG line written by trace flags 3004/3014/3213.
 /// </summary>
-/// <param name="Kind">From operation_type; null for ERRORLOG lines, where the message decides.</param>
-/// <param name="DatabaseName">The database_name field; null when the source does not carry it.</param>
-/// <param name="Message">The trace_message (or the log text) as written, prefix and all.</param>
-/// <param name="TraceLevel">0 major steps, 1 verbose I/O; null when unknown.</param>
-/// <remarks>
-/// Open to one kind of subtype: a reader that has already parsed the message adds its parsed form in a record of
-/// its own, so that events know nothing of how messages are read.
-/// </remarks>
-public record ProgressTraceEvent(
-    DateTime Timestamp,
-    int? SessionId,
-    OperationKind? Kind,
-    string? DatabaseName,
-    string Message,
-    int? TraceLevel = null) : TraceEvent(Timestamp, SessionId)
+public sealed record ProgressTraceEvent : TraceEvent
 {
-    private string? _message = Message;
+    // One of the two is set: the text as a string, or as its reader holds it, which keeps a 3014 log's percent lines
+    // unwritten without a subtype (docs/performance.md, "ERRORLOG decisions").
+    private readonly string? _message;
+    private readonly ITraceText? _text;
 
-    /// <summary>
-    /// An event whose text is known by its parts and written back by <see cref="WriteMessage"/> only if something
-    /// asks for it, which in an analysis nothing does.
-    /// </summary>
-    protected ProgressTraceEvent(DateTime timestamp, int? sessionId)
-        : this(timestamp, sessionId, null, null, null!)
+    /// <summary>An event read with its text.</summary>
+    /// <param name="timestamp">See <see cref="TraceEvent.Timestamp"/>.</param>
+    /// <param name="sessionId">See <see cref="TraceEvent.SessionId"/>.</param>
+    /// <param name="kind">From operation_type; null for ERRORLOG lines, where the message decides.</param>
+    /// <param name="databaseName">The database_name field; null when the source does not carry it.</param>
+    /// <param name="message">The trace_message (or the log text) as written, prefix and all.</param>
+    /// <param name="traceLevel">0 major steps, 1 verbose I/O; null when unknown.</param>
+    public ProgressTraceEvent(DateTime timestamp, int? sessionId, OperationKind? kind, string? databaseName, string message, int? traceLevel = null)
+        : base(timestamp, sessionId)
     {
+        ArgumentNullException.ThrowIfNull(message);
+        Kind = kind;
+        DatabaseName = databaseName;
+        _message = message;
+        TraceLevel = traceLevel;
     }
+
+    /// <summary>An event whose text its reader holds in another form, written out only if asked for.</summary>
+    /// <param name="timestamp">See <see cref="TraceEvent.Timestamp"/>.</param>
+    /// <param name="sessionId">See <see cref="TraceEvent.SessionId"/>.</param>
+    /// <param name="kind">From operation_type; null for ERRORLOG lines, where the message decides.</param>
+    /// <param name="databaseName">The database_name field; null when the source does not carry it.</param>
+    /// <param name="text">The text as the reader holds it.</param>
+    /// <param name="traceLevel">0 major steps, 1 verbose I/O; null when unknown.</param>
+    public ProgressTraceEvent(DateTime timestamp, int? sessionId, OperationKind? kind, string? databaseName, ITraceText text, int? traceLevel = null)
+        : base(timestamp, sessionId)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        Kind = kind;
+        DatabaseName = databaseName;
+        _text = text;
+        TraceLevel = traceLevel;
+    }
+
+    /// <summary>From operation_type; null for ERRORLOG lines, where the message decides.</summary>
+    public OperationKind? Kind { get; init; }
+
+    /// <summary>The database_name field; null when the source does not carry it.</summary>
+    public string? DatabaseName { get; init; }
+
+    /// <summary>0 major steps, 1 verbose I/O; null when unknown.</summary>
+    public int? TraceLevel { get; init; }
 
     /// <summary>The trace_message (or the log text) as written, prefix and all.</summary>
     public string Message
     {
-        get => _message ??= WriteMessage();
-        init => _message = value;
+        get => _message ?? _text!.Write();
+        init
+        {
+            _message = value ?? throw new ArgumentNullException(nameof(value));
+            _text = null;
+        }
     }
 
-    /// <summary>The text of an event built from its parts; an event built with its text never asks.</summary>
-    protected virtual string WriteMessage() =>
-        throw new InvalidOperationException("A progress event built without its text must write it back.");
+    /// <summary>The text as its reader holds it when that is not a string; null for an event built with its text.</summary>
+    public ITraceText? Text => _text;
 
     // Equal when what was captured is: the text, however it is held.
-    public virtual bool Equals(ProgressTraceEvent? other) =>
+    public bool Equals(ProgressTraceEvent? other) =>
         other is not null && base.Equals(other) && Kind == other.Kind && DatabaseName == other.DatabaseName
         && Message == other.Message && TraceLevel == other.TraceLevel;
 

@@ -79,13 +79,13 @@ public sealed partial class TraceMessageParser
     /// for any other text, which the caller then makes a string of and gives to <see cref="Parse"/>.
     /// </summary>
     /// <remarks>
-    /// The event's <see cref="ParsedProgressTraceEvent.Parsed"/> is what <see cref="Parse"/> gives for the same text, and
-    /// its <see cref="ProgressTraceEvent.Message"/>, written back only if asked for, is the text character for
+    /// The event's text is a <see cref="ParsedText"/> whose <see cref="ParsedText.Parsed"/> is what <see cref="Parse"/>
+    /// gives for the same text, and its <see cref="ProgressTraceEvent.Message"/>, written back only if asked for, is the text character for
     /// character: only a line with no white space around it and no leading zero in its numbers is taken, and
     /// those are exactly the lines that the prefix and the three numbers write back.
     /// </remarks>
     public bool TryServerProgress(
-        ReadOnlySpan<char> text, DateTime timestamp, int? sessionId, [NotNullWhen(true)] out ParsedProgressTraceEvent? progress)
+        ReadOnlySpan<char> text, DateTime timestamp, int? sessionId, [NotNullWhen(true)] out ProgressTraceEvent? progress)
     {
         progress = null;
 
@@ -116,7 +116,8 @@ public sealed partial class TraceMessageParser
             _lastProgressPrefix = (start == 0 ? string.Empty : text[..start].ToString(), database);
         }
 
-        progress = new ParsedProgressTraceEvent(timestamp, sessionId, _lastProgressPrefix.Text, new ParsedTraceMessage(database, message));
+        progress = new ProgressTraceEvent(
+            timestamp, sessionId, kind: null, databaseName: null, ParsedText.ServerProgress(_lastProgressPrefix.Text, new ParsedTraceMessage(database, message)));
         return true;
     }
 

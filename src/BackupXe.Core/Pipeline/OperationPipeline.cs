@@ -1,6 +1,7 @@
 using BackupXe.Core.Correlation;
 using BackupXe.Core.Diagnosis;
 using BackupXe.Core.Events;
+using BackupXe.Core.Parsing;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Pipeline;
@@ -30,7 +31,7 @@ public sealed class OperationPipeline
         _diagnostician = new BackupDiagnostician(settings ?? new DiagnosisSettings());
         _runs = compareRuns ? new OperationRuns(_diagnostician.Settings.QuickOperationSeconds) : null;
         _compared = compareRuns ? new RunsComparer(_diagnostician.Settings.QuickOperationSeconds) : null;
-        _correlator = new OperationCorrelator(Complete, stallAfter: _diagnostician.Settings.StallAfter);
+        _correlator = new OperationCorrelator(Complete, new MessageParses(), stallAfter: _diagnostician.Settings.StallAfter);
     }
 
     /// <summary>

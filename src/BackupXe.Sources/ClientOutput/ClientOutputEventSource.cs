@@ -320,7 +320,7 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
 
             // An abort whose kind the output's other lines gave carries that kind in its meaning, which its text does not.
             yield return message.Message is ClosingError
-                ? new ParsedProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database, message.Text, null, new ParsedTraceMessage(null, message.Message))
+                ? new ProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database, new ParsedText(message.Text, new ParsedTraceMessage(null, message.Message)))
                 : new ProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database, message.Text);
         }
     }

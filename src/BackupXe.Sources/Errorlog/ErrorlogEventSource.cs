@@ -307,7 +307,7 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
             }
 
             status.Events++;
-            yield return new ParsedProgressTraceEvent(TraceEvent.NoClock, null, kind: null, databaseName: null, quoted.Text, traceLevel: null, quoted.Parsed);
+            yield return new ProgressTraceEvent(TraceEvent.NoClock, null, kind: null, databaseName: null, new ParsedText(quoted.Text, quoted.Parsed));
         }
     }
 
@@ -445,8 +445,8 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                 var error = header with { Text = text.ToString() };
                 var failed = _parser.Parse(error.Text).Message as OperationFailed;
                 client = failed is { Kind: not null }
-                    ? new ParsedProgressTraceEvent(at, null, kind: null, databaseName: null, error.Text, traceLevel: null, new ParsedTraceMessage(null, failed))
-                    : new ParsedProgressTraceEvent(at, null, kind: null, databaseName: null, error.Joined(), traceLevel: null, new ParsedTraceMessage(null, error));
+                    ? new ProgressTraceEvent(at, null, kind: null, databaseName: null, new ParsedText(error.Text, new ParsedTraceMessage(null, failed)))
+                    : new ProgressTraceEvent(at, null, kind: null, databaseName: null, new ParsedText(error.Joined(), new ParsedTraceMessage(null, error)));
                 return true;
             }
 
@@ -457,7 +457,7 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                     _clientHeader = opening;
                     return true;
                 case PercentReached or FilePagesProcessed or CompletionSummary or EngineError or DatabaseUpgrade or OperationFailed { Kind: not null }:
-                    client = new ParsedProgressTraceEvent(at, null, kind: null, databaseName: null, text.ToString(), traceLevel: null, parsed);
+                    client = new ProgressTraceEvent(at, null, kind: null, databaseName: null, new ParsedText(text.ToString(), parsed));
                     return true;
                 default:
                     return false;
@@ -537,7 +537,7 @@ internal sealed class ErrorlogEventSource : ISynchronousTraceEventSource, IXeEve
                 status.Server = ServerVersion.FromDatabaseVersion(upgrade.ToVersion, $"line {_lineNumber}");
             }
 
-            return new ParsedProgressTraceEvent(_line.Timestamp, _line.SessionId, kind: null, databaseName: null, text, traceLevel: null, parsed);
+            return new ProgressTraceEvent(_line.Timestamp, _line.SessionId, kind: null, databaseName: null, new ParsedText(text, parsed));
         }
     }
 }

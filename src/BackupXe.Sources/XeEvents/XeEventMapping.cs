@@ -59,14 +59,13 @@ internal static class XeEventMapping
                     return XeMappingOutcome.Invalid;
                 }
 
-                traceEvent = new ParsedProgressTraceEvent(
+                traceEvent = new ProgressTraceEvent(
                     timestamp,
                     sessionId,
                     fields.OperationKind,
                     fields.DatabaseName,
-                    fields.TraceMessage,
-                    fields.TraceLevel.AsInt32,
-                    parsed);
+                    new ParsedText(fields.TraceMessage, parsed),
+                    fields.TraceLevel.AsInt32);
                 return XeMappingOutcome.Event;
 
             case "wait_info":

@@ -815,9 +815,9 @@ public static class TraceMessageParserTests
 
             // Then
             Assert.True(read);
-            Assert.Equal(new TraceMessageParser().Parse(text), progress!.Parsed);
+            Assert.Equal(new TraceMessageParser().Parse(text), Assert.IsType<ParsedText>(progress!.Text).Parsed);
             Assert.Equal(text, progress.Message);
-            Assert.Equal(new ParsedProgressTraceEvent(At, 51, null, null, text, null, progress.Parsed), progress);
+            Assert.Equal(new ProgressTraceEvent(At, 51, null, null, text), progress);
         }
 
         [Fact]
@@ -831,25 +831,27 @@ public static class TraceMessageParserTests
             var moved = progress with { SessionId = 52 };
             var retexted = progress with { Message = "other text" };
 
-            // Then
+            // Then the copy with another text keeps no parse of the text it replaced
             Assert.Equal(text, moved.Message);
-            Assert.Equal(progress.Parsed, moved.Parsed);
+            Assert.Same(progress.Text, moved.Text);
             Assert.Equal("other text", retexted.Message);
+            Assert.Null(retexted.Text);
             Assert.Equal(text, progress.Message);
         }
 
         [Fact]
-        public void An_event_parsed_by_its_reader_is_not_equal_to_the_same_text_unparsed()
+        public void An_event_parsed_by_its_reader_equals_the_same_text_given_plainly()
         {
             // Given one line, read by a parser and given as text
             const string text = "Backup(Db00): 1 percent (20971520/2147483648 bytes) processed";
             Assert.True(new TraceMessageParser().TryServerProgress(text, At, 51, out var parsed));
             var plain = new ProgressTraceEvent(At, 51, null, null, text);
 
-            // Then equality is symmetric: the two are different records of one capture
-            Assert.False(plain.Equals(parsed));
-            Assert.False(parsed.Equals(plain));
-            Assert.False(((object)parsed).Equals(plain));
+            // Then equality is what was captured, however the text is held, and symmetric
+            Assert.True(plain.Equals(parsed));
+            Assert.True(parsed.Equals(plain));
+            Assert.True(((object)parsed).Equals(plain));
+            Assert.Equal(plain.GetHashCode(), parsed.GetHashCode());
         }
 
         [Theory]
@@ -898,7 +900,7 @@ public static class TraceMessageParserTests
             {
                 if (new TraceMessageParser().TryServerProgress(text, At, 51, out var progress))
                 {
-                    Assert.Equal(new TraceMessageParser().Parse(text), progress.Parsed);
+                    Assert.Equal(new TraceMessageParser().Parse(text), Assert.IsType<ParsedText>(progress.Text).Parsed);
                     Assert.Equal(text, progress.Message);
                 }
             }).Check(Config.QuickThrowOnFailure.WithMaxTest(2000).WithReplay(20261122UL, 0x9E3779B97F4A7C15UL));
@@ -935,7 +937,7 @@ public static class TraceMessageParserTests
                     var expected = new TraceMessageParser().Parse(text);
                     if (parser.TryServerProgress(text, At, 51, out var progress))
                     {
-                        Assert.Equal(expected, progress.Parsed);
+                        Assert.Equal(expected, Assert.IsType<ParsedText>(progress.Text).Parsed);
                         Assert.Equal(text, progress.Message);
                     }
                     else
