@@ -12,15 +12,16 @@ public sealed class StoredBaselines(IHistoryStore history, HistoryComparisonSett
     /// <summary>Operations of the instance read around the series for the concurrency figures; a day covers any backup's span.</summary>
     private const int ConcurrentLimit = 10_000;
 
-    /// <summary>The regression, or null when the operation is not one or there is too little history to say.</summary>
-    public async Task<ThroughputRegression?> CheckAsync(string instance, OperationReport report, CancellationToken cancellationToken)
-        => Regression(instance, report, await CompareAsync(instance, report, cancellationToken));
+    /// <summary>The comparison when it finds a regression, or null when the operation is not one or there is too little history to say.</summary>
+    public async Task<HistoryComparisonReport?> CheckAsync(string instance, OperationReport report, CancellationToken cancellationToken)
+        => Regression(await CompareAsync(instance, report, cancellationToken));
 
-    /// <summary>The regression a comparison amounts to: slower than usual, by the rule's threshold and spread.</summary>
-    public static ThroughputRegression? Regression(string instance, OperationReport report, HistoryComparisonReport? comparison)
-        => comparison is { Verdict: HistoryVerdict.Slower, ThroughputMBps: { } rate, MedianMBps: { } median }
-            ? new ThroughputRegression(OperationSeries.Of(instance, report), rate, median, comparison.UsualRuns)
-            : null;
+    /// <summary>
+    /// The comparison when it amounts to a regression: slower than usual, by the rule's threshold and spread, with this
+    /// run's rate and the usual median to say it by; else null.
+    /// </summary>
+    public static HistoryComparisonReport? Regression(HistoryComparisonReport? comparison)
+        => comparison is { Verdict: HistoryVerdict.Slower, ThroughputMBps: not null, MedianMBps: not null } ? comparison : null;
 
     /// <summary>
     /// How a running operation's series usually goes on <paramref name="instance"/>, from the same earlier runs a
@@ -79,10 +80,4 @@ internal sealed class InstancePaces(StoredBaselines detector, string instance, C
 {
     public Task<UsualPace?> PaceAsync(Core.Events.OperationKind kind, Core.Events.OperationScope? scope, string? database, DateTime start, IReadOnlyList<string> devices)
         => detector.PaceAsync(instance, kind, scope, database, start, devices, cancellationToken);
-}
-
-/// <summary>An operation that ran well below its series' recent median throughput.</summary>
-public sealed record ThroughputRegression(OperationSeries Series, double ThroughputMBps, double MedianThroughputMBps, int Samples)
-{
-    public double PercentOfMedian => 100 * ThroughputMBps / MedianThroughputMBps;
 }
