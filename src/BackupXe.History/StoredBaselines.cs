@@ -4,24 +4,24 @@ using BackupXe.Core.Reporting;
 namespace BackupXe.History;
 
 /// <summary>
-/// Sets a completed operation against its series in the store with the one history rule (<see cref="HistoryComparer"/>;
+/// Sets a completed operation against its series in the store with the one history rule (<see cref="BaselineComparer"/>;
 /// docs/history.md, "The regression rule" and "This run against its history").
 /// </summary>
-public sealed class StoredBaselines(IHistoryStore history, HistoryComparisonSettings settings)
+public sealed class StoredBaselines(IHistoryStore history, BaselineComparisonSettings settings)
 {
     /// <summary>Operations of the instance read around the series for the concurrency figures; a day covers any backup's span.</summary>
     private const int ConcurrentLimit = 10_000;
 
     /// <summary>The comparison when it finds a regression, or null when the operation is not one or there is too little history to say.</summary>
-    public async Task<HistoryComparisonReport?> CheckAsync(string instance, OperationReport report, CancellationToken cancellationToken)
+    public async Task<BaselineComparisonReport?> CheckAsync(string instance, OperationReport report, CancellationToken cancellationToken)
         => Regression(await CompareAsync(instance, report, cancellationToken));
 
     /// <summary>
     /// The comparison when it amounts to a regression: slower than usual, by the rule's threshold and spread, with this
     /// run's rate and the usual median to say it by; else null.
     /// </summary>
-    public static HistoryComparisonReport? Regression(HistoryComparisonReport? comparison)
-        => comparison is { Verdict: HistoryVerdict.Slower, ThroughputMBps: not null, MedianMBps: not null } ? comparison : null;
+    public static BaselineComparisonReport? Regression(BaselineComparisonReport? comparison)
+        => comparison is { Verdict: BaselineVerdict.Slower, ThroughputMBps: not null, MedianMBps: not null } ? comparison : null;
 
     /// <summary>
     /// How a running operation's series usually goes on <paramref name="instance"/>, from the same earlier runs a
@@ -36,11 +36,11 @@ public sealed class StoredBaselines(IHistoryStore history, HistoryComparisonSett
         return UsualPace.Of(ComparableRun.Running(kind, scope, database, start, devices), runs, settings);
     }
 
-    /// <summary>The usual paces of one instance's series, for its live ETA (<see cref="HistoryEta"/>).</summary>
+    /// <summary>The usual paces of one instance's series, for its live ETA (<see cref="BaselineEta"/>).</summary>
     public IUsualPaces PacesOf(string instance, CancellationToken cancellationToken) => new InstancePaces(this, instance, cancellationToken);
 
     /// <summary>The operation against its series; null when it has no start time (nothing places it in a series).</summary>
-    public async Task<HistoryComparisonReport?> CompareAsync(string instance, OperationReport report, CancellationToken cancellationToken)
+    public async Task<BaselineComparisonReport?> CompareAsync(string instance, OperationReport report, CancellationToken cancellationToken)
     {
         if (ComparableRun.Of(report) is not { } current || report.Start is not { } start)
         {
@@ -65,7 +65,7 @@ public sealed class StoredBaselines(IHistoryStore history, HistoryComparisonSett
             }
         }
 
-        var comparison = HistoryComparer.Compare(current, instance, runs, settings);
+        var comparison = BaselineComparer.Compare(current, instance, runs, settings);
 
         // Whether production got what the last tune found: its result beside this run's rate.
         return report is { Kind: Core.Events.OperationKind.Backup, Scope: Core.Events.OperationScope.Database, Database: { } database }

@@ -66,7 +66,7 @@ internal static class AnalyzeCommand
             {
                 var selected = filter.Read(parse, DateTime.Now);
                 var rendered = renderer.Open(writer);
-                var compared = past is null ? rendered : new HistoryComparingStream(rendered, past);
+                var compared = past is null ? rendered : new BaselineComparingStream(rendered, past);
                 var report = selected.IsEmpty ? compared : new FilteredReportStream(compared, selected);
                 var found = await RunWithProgressAsync(console, selection.Sources, diagnosis, report, paths, cancellationToken);
                 report.Complete(found);

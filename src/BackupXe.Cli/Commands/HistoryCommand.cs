@@ -70,7 +70,7 @@ internal static class HistoryCommand
             var store = SqliteHistoryStore.ForReading(file, TimeProvider.System);
             HistoryRead read;
             IReadOnlyList<HistoryEntry> entries = [];
-            IReadOnlyList<HistorySeries> series;
+            IReadOnlyList<SeriesFigures> series;
             try
             {
                 await store.VerifyAsync(cancellationToken);
@@ -105,7 +105,7 @@ internal static class HistoryCommand
                 switch (selected)
                 {
                     case "json":
-                        writer.WriteLine(ReportJson.Serialize(new HistoryListing(rows.Select(r => new HistoryListingEntry(r.Instance, r.Report)), series), indented: true));
+                        writer.WriteLine(ReportJson.Serialize(new SeriesListing(rows.Select(r => new SeriesListingEntry(r.Instance, r.Report)), series), indented: true));
                         break;
                     case "markdown":
                         HistoryStatisticsWriter.WriteMarkdown(writer, series);
@@ -138,12 +138,12 @@ internal static class HistoryCommand
     /// </summary>
     private static async Task<IReadOnlyList<HistoryEntry>> JudgeAsync(SqliteHistoryStore store, IReadOnlyList<StoredOperation> rows, CancellationToken cancellationToken)
     {
-        var detector = new StoredBaselines(store, new HistoryComparisonSettings());
+        var detector = new StoredBaselines(store, new BaselineComparisonSettings());
         var entries = new List<HistoryEntry>(rows.Count);
         foreach (var row in rows)
         {
             var comparison = await detector.CompareAsync(row.Instance, row.Report, cancellationToken);
-            entries.Add(new HistoryEntry(row.Instance, row.Report, comparison?.MedianMBps, comparison?.Verdict == HistoryVerdict.Slower));
+            entries.Add(new HistoryEntry(row.Instance, row.Report, comparison?.MedianMBps, comparison?.Verdict == BaselineVerdict.Slower));
         }
 
         return entries;

@@ -55,7 +55,7 @@ internal sealed class HistoryOptions
     /// The history read once, or null when none is named or found. A named file that is missing or not a BackupXe
     /// history is said on stderr and ends the command (<paramref name="error"/> set).
     /// </summary>
-    public Task<(HistoryContext? Context, string? Error)> LoadAsync(ParseResult parse, TextWriter error, CancellationToken cancellationToken)
+    public Task<(BaselineContext? Context, string? Error)> LoadAsync(ParseResult parse, TextWriter error, CancellationToken cancellationToken)
         => LoadAsync(ChoiceOf(parse), error, cancellationToken);
 
     /// <summary>What the command line named, for a runner's settings record; null without <c>--history</c>.</summary>
@@ -63,7 +63,7 @@ internal sealed class HistoryOptions
         => PathOf(parse) is { } file ? new HistoryChoice(file, Defaulted(parse), parse.GetValue(_instance)) : null;
 
     /// <summary>The history of <paramref name="choice"/> read once, as <see cref="LoadAsync(ParseResult, TextWriter, CancellationToken)"/> says.</summary>
-    public static async Task<(HistoryContext? Context, string? Error)> LoadAsync(HistoryChoice? choice, TextWriter error, CancellationToken cancellationToken)
+    public static async Task<(BaselineContext? Context, string? Error)> LoadAsync(HistoryChoice? choice, TextWriter error, CancellationToken cancellationToken)
     {
         var (records, unreadable) = choice is null ? (null, null) : await ReadAsync(choice.File, error, cancellationToken, choice.Defaulted);
         if (records is null || choice is null)
@@ -80,7 +80,7 @@ internal sealed class HistoryOptions
                 await error.WriteLineAsync($"backupxe: {file}: {problem}");
             }
 
-            return (new HistoryContext(records, choice.Instance, new HistoryComparisonSettings(), tunes.Records), null);
+            return (new BaselineContext(records, choice.Instance, new BaselineComparisonSettings(), tunes.Records), null);
         }
         catch (HistoryStoreException exception)
         {

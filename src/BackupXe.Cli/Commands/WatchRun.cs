@@ -167,11 +167,11 @@ internal sealed class WatchRun(CliConsole console, TimeProvider? time = null)
             console.Out, renderer, settings.Databases, jsonLines, html is null ? null : html.WriteOperation,
             inPlace: !json && !console.IsOutputRedirected, width: Terminal.Width(console, toFile: false))
         {
-            Eta = past is null ? null : new HistoryEta(past),
+            Eta = past is null ? null : new BaselineEta(past),
         };
         var diagnosis = new DiagnosisSettings { MemoryBudgetBytes = settings.MemoryBudgetBytes, StallAfter = settings.StallAfter };
 
-        using var compared = past is null ? null : new HistoryComparingStream(view, past);
+        using var compared = past is null ? null : new BaselineComparingStream(view, past);
         AnalysisFindings findings;
         if (requests is null)
         {

@@ -67,9 +67,9 @@ internal static class BackupXeOptionsDefaults
     public const string HistoryProvider = HistoryProviders.Sqlite;
     public const string HistoryPath = SqliteHistoryStore.DefaultPath;
 
-    public const int RegressionWindowSize = HistoryComparisonSettings.DefaultWindow;
-    public const int RegressionMinimumSamples = HistoryComparisonSettings.DefaultMinimumRuns;
-    public const double RegressionThresholdRatio = HistoryComparisonSettings.DefaultThresholdRatio;
+    public const int RegressionWindowSize = BaselineComparisonSettings.DefaultWindow;
+    public const int RegressionMinimumSamples = BaselineComparisonSettings.DefaultMinimumRuns;
+    public const double RegressionThresholdRatio = BaselineComparisonSettings.DefaultThresholdRatio;
 }
 
 internal static class HistoryProviders

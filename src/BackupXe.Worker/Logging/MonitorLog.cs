@@ -32,7 +32,7 @@ internal static partial class MonitorLog
         double percentOfMedian, double medianThroughputMBps, int samples);
 
     /// <summary>Event 110 said from the comparison that found the regression (<see cref="History.StoredBaselines.Regression"/>).</summary>
-    public static void ThroughputRegressed(this ILogger logger, string kind, string? database, string instance, Core.Reporting.HistoryComparisonReport regression)
+    public static void ThroughputRegressed(this ILogger logger, string kind, string? database, string instance, Core.Reporting.BaselineComparisonReport regression)
     {
         if (regression is { ThroughputMBps: { } rate, MedianMBps: { } median })
         {

@@ -28,7 +28,7 @@ public sealed class StoredBaselinesTests : IDisposable
     public void Dispose() => _directory.Dispose();
 
     private StoredBaselines Detector(int windowSize = 10, int minimumSamples = 5, double thresholdRatio = 0.7)
-        => new(_history, new HistoryComparisonSettings { Window = windowSize, MinimumRuns = minimumSamples, ThresholdRatio = thresholdRatio });
+        => new(_history, new BaselineComparisonSettings { Window = windowSize, MinimumRuns = minimumSamples, ThresholdRatio = thresholdRatio });
 
     private async Task StoreAsync(IEnumerable<OperationReport> reports, string instance = "prod")
     {
@@ -38,7 +38,7 @@ public sealed class StoredBaselinesTests : IDisposable
         }
     }
 
-    private Task<HistoryComparisonReport?> CheckAsync(StoredBaselines detector, OperationReport report)
+    private Task<BaselineComparisonReport?> CheckAsync(StoredBaselines detector, OperationReport report)
         => detector.CheckAsync("prod", report, CancellationToken.None);
 
     [Fact]

@@ -44,7 +44,7 @@ public sealed class DaemonFleetTests : IDisposable
         _loggers = new SerilogLoggerFactory(_log.CreateLogger(), dispose: true);
         _history = new SqliteImportedHistory(HistoryFile, _time);
         _import = new PeriodicHistoryImport(
-            _history, new StoredBaselines(new SqliteHistoryStore(HistoryFile, _time), new HistoryComparisonSettings()), _metrics, _time,
+            _history, new StoredBaselines(new SqliteHistoryStore(HistoryFile, _time), new BaselineComparisonSettings()), _metrics, _time,
             _loggers.CreateLogger<PeriodicHistoryImport>(),
             Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 90 } }),
             new SqliteReplicaRoles(HistoryFile, _time));

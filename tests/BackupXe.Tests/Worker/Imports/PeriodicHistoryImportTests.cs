@@ -47,7 +47,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         _captures = new SqliteHistoryStore(path, _time);
         _history = new SqliteImportedHistory(path, _time);
         _import = new PeriodicHistoryImport(
-            _history, new StoredBaselines(_captures, new HistoryComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>());
+            _history, new StoredBaselines(_captures, new BaselineComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>());
     }
 
     public void Dispose()
@@ -233,7 +233,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
             ]))
             .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]));
         var import = new PeriodicHistoryImport(
-            _history, new StoredBaselines(_captures, new HistoryComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
+            _history, new StoredBaselines(_captures, new BaselineComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
             Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 1, DatabaseSeries = "Sal*", MaxDatabaseSeries = 1 } }));
         var recorded = new List<(string Name, string? Target, double Value)>();
         using var listener = new System.Diagnostics.Metrics.MeterListener();
@@ -306,7 +306,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         // ago), one chain on their LSNs; alone, sql-a's newest restore point is 2 h old, past an RPO target of an hour
         const string Group = "5a1e5000-0000-4000-8000-0000000000a9";
         var import = new PeriodicHistoryImport(
-            _history, new StoredBaselines(_captures, new HistoryComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
+            _history, new StoredBaselines(_captures, new BaselineComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
             Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 60 } }));
         var recorded = new List<(string Name, string? Instance, string? Target, double Value)>();
         using var listener = new System.Diagnostics.Metrics.MeterListener();
