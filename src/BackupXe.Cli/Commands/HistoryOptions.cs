@@ -51,18 +51,14 @@ internal sealed class HistoryOptions
     /// <summary>Whether <c>--history</c> was given without a file: a missing one is then said with every place looked.</summary>
     private bool Defaulted(ParseResult parse) => parse.GetResult(_path) is not null && parse.GetValue(_path) is null;
 
-    /// <summary>
-    /// The history read once, or null when none is named or found. A named file that is missing or not a BackupXe
-    /// history is said on stderr and ends the command (<paramref name="error"/> set).
-    /// </summary>
-    public Task<(BaselineContext? Context, string? Error)> LoadAsync(ParseResult parse, TextWriter error, CancellationToken cancellationToken)
-        => LoadAsync(ChoiceOf(parse), error, cancellationToken);
-
     /// <summary>What the command line named, for a runner's settings record; null without <c>--history</c>.</summary>
     public HistoryChoice? ChoiceOf(ParseResult parse)
         => PathOf(parse) is { } file ? new HistoryChoice(file, Defaulted(parse), parse.GetValue(_instance)) : null;
 
-    /// <summary>The history of <paramref name="choice"/> read once, as <see cref="LoadAsync(ParseResult, TextWriter, CancellationToken)"/> says.</summary>
+    /// <summary>
+    /// The history of <paramref name="choice"/> read once, or null when none is named. A named file that is missing or
+    /// not a BackupXe history is said on stderr and ends the command (<c>Error</c> set).
+    /// </summary>
     public static async Task<(BaselineContext? Context, string? Error)> LoadAsync(HistoryChoice? choice, TextWriter error, CancellationToken cancellationToken)
     {
         var (records, unreadable) = choice is null ? (null, null) : await ReadAsync(choice.File, error, cancellationToken, choice.Defaulted);

@@ -1,4 +1,3 @@
-using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
@@ -15,10 +14,6 @@ internal static class ServerCall
     /// </summary>
     /// <param name="json">The verb was asked for JSON: a failure is also one JSON object on standard output, so a script reading it is not handed plain text.</param>
     /// <param name="creates">The verb may create the session: its name must follow the stricter rule of a name BackupXe creates.</param>
-    public static Task<int> RunAsync(CliConsole console, ParseResult parse, ConnectionOptions connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body, bool json = false, bool creates = false)
-        => RunAsync(console, connection.Of(parse), session, body, json, creates);
-
-    /// <summary>The same, for a runner handed the connection in its settings record.</summary>
     public static async Task<int> RunAsync(CliConsole console, ServerConnection connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body, bool json = false, bool creates = false)
     {
         var problems = creates ? session.ValidateForCreate() : session.Validate();
