@@ -4,23 +4,24 @@ using BackupXe.Core.Reporting;
 namespace BackupXe.History;
 
 /// <summary>
-/// Sets a completed operation against its series in the store with the one history rule (<see cref="HistoryComparer"/>;
+/// Sets a completed operation against its series in the store with the one history rule (<see cref="BaselineComparer"/>;
 /// docs/history.md, "The regression rule" and "This run against its history").
 /// </summary>
-public sealed class StoredBaselines(IHistoryStore history, HistoryComparisonSettings settings)
+public sealed class StoredBaselines(IHistoryStore history, BaselineComparisonSettings settings)
 {
     /// <summary>Operations of the instance read around the series for the concurrency figures; a day covers any backup's span.</summary>
     private const int ConcurrentLimit = 10_000;
 
-    /// <summary>The regression, or null when the operation is not one or there is too little history to say.</summary>
-    public async Task<ThroughputRegression?> CheckAsync(string instance, OperationReport report, CancellationToken cancellationToken)
-        => Regression(instance, report, await CompareAsync(instance, report, cancellationToken));
+    /// <summary>The comparison when it finds a regression, or null when the operation is not one or there is too little history to say.</summary>
+    public async Task<BaselineComparisonReport?> CheckAsync(string instance, OperationReport report, CancellationToken cancellationToken)
+        => Regression(await CompareAsync(instance, report, cancellationToken));
 
-    /// <summary>The regression a comparison amounts to: slower than usual, by the rule's threshold and spread.</summary>
-    public static ThroughputRegression? Regression(string instance, OperationReport report, HistoryComparisonReport? comparison)
-        => comparison is { Verdict: HistoryVerdict.Slower, ThroughputMBps: { } rate, MedianMBps: { } median }
-            ? new ThroughputRegression(OperationSeries.Of(instance, report), rate, median, comparison.UsualRuns)
-            : null;
+    /// <summary>
+    /// The comparison when it amounts to a regression: slower than usual, by the rule's threshold and spread, with this
+    /// run's rate and the usual median to say it by; else null.
+    /// </summary>
+    public static BaselineComparisonReport? Regression(BaselineComparisonReport? comparison)
+        => comparison is { Verdict: BaselineVerdict.Slower, ThroughputMBps: not null, MedianMBps: not null } ? comparison : null;
 
     /// <summary>
     /// How a running operation's series usually goes on <paramref name="instance"/>, from the same earlier runs a
@@ -35,11 +36,11 @@ public sealed class StoredBaselines(IHistoryStore history, HistoryComparisonSett
         return UsualPace.Of(ComparableRun.Running(kind, scope, database, start, devices), runs, settings);
     }
 
-    /// <summary>The usual paces of one instance's series, for its live ETA (<see cref="HistoryEta"/>).</summary>
+    /// <summary>The usual paces of one instance's series, for its live ETA (<see cref="BaselineEta"/>).</summary>
     public IUsualPaces PacesOf(string instance, CancellationToken cancellationToken) => new InstancePaces(this, instance, cancellationToken);
 
     /// <summary>The operation against its series; null when it has no start time (nothing places it in a series).</summary>
-    public async Task<HistoryComparisonReport?> CompareAsync(string instance, OperationReport report, CancellationToken cancellationToken)
+    public async Task<BaselineComparisonReport?> CompareAsync(string instance, OperationReport report, CancellationToken cancellationToken)
     {
         if (ComparableRun.Of(report) is not { } current || report.Start is not { } start)
         {
@@ -64,7 +65,7 @@ public sealed class StoredBaselines(IHistoryStore history, HistoryComparisonSett
             }
         }
 
-        var comparison = HistoryComparer.Compare(current, instance, runs, settings);
+        var comparison = BaselineComparer.Compare(current, instance, runs, settings);
 
         // Whether production got what the last tune found: its result beside this run's rate.
         return report is { Kind: Core.Events.OperationKind.Backup, Scope: Core.Events.OperationScope.Database, Database: { } database }
@@ -79,10 +80,4 @@ internal sealed class InstancePaces(StoredBaselines detector, string instance, C
 {
     public Task<UsualPace?> PaceAsync(Core.Events.OperationKind kind, Core.Events.OperationScope? scope, string? database, DateTime start, IReadOnlyList<string> devices)
         => detector.PaceAsync(instance, kind, scope, database, start, devices, cancellationToken);
-}
-
-/// <summary>An operation that ran well below its series' recent median throughput.</summary>
-public sealed record ThroughputRegression(OperationSeries Series, double ThroughputMBps, double MedianThroughputMBps, int Samples)
-{
-    public double PercentOfMedian => 100 * ThroughputMBps / MedianThroughputMBps;
 }

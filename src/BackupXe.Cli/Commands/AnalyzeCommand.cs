@@ -1,22 +1,10 @@
 using System.CommandLine;
-using BackupXe.Cli.Analysis;
-using BackupXe.Cli.Rendering;
-using BackupXe.Core.Analysis;
-using BackupXe.Core.Diagnosis;
-using BackupXe.Core.Events;
-using BackupXe.Core.Formatting;
-using BackupXe.Core.Pipeline;
-using BackupXe.Sources;
-using Spectre.Console;
 
 namespace BackupXe.Cli.Commands;
 
 /// <summary><c>backupxe analyze FILE...</c>: the post-mortem on .xel, XE XML and trace-flag ERRORLOG files.</summary>
 internal static class AnalyzeCommand
 {
-    /// <summary>Below this much input a progress display would only flicker.</summary>
-    private const long LargeInputBytes = 64L * 1024 * 1024;
-
     public static Command Create(CliConsole console)
     {
         var inputs = new Argument<string[]>("inputs")
@@ -41,70 +29,19 @@ internal static class AnalyzeCommand
         CommonOptions.RejectUnknownOptions(inputs);
         CommonOptions.RefuseHtmlToTerminal(console, command, format, output);
         OutputTarget.MustNotOverwriteWhatIsRead(command, output, result => [.. result.GetValue(inputs) ?? [], .. OutputTarget.SqliteFiles(history.PathOf(result))]);
-        command.SetAction(async (parse, cancellationToken) =>
-        {
-            var paths = parse.GetRequiredValue(inputs);
-            var (past, historyError) = await history.LoadAsync(parse, console.Error, cancellationToken);
-            if (historyError is not null)
+        command.SetAction((parse, cancellationToken) => new FileAnalysis(console).RunAsync(
+            new AnalyzeSettings
             {
-                await console.Error.WriteLineAsync(historyError);
-                return ExitCodes.NothingUsable;
-            }
-
-            var selection = InputSources.OpenAll(paths);
-            foreach (var repeat in selection.Repeats)
-            {
-                await console.Error.WriteLineAsync($"backupxe: {repeat}");
-            }
-
-            // The report is written while the inputs are read: each operation as it completes, the inputs and
-            // the summary at the end. Memory follows the operations in flight, not the operations in the input.
-            var budgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget));
-            var renderer = CommonOptions.Renderer(console, parse.GetValue(format)!, parse.GetValue(verbose), parse.GetValue(noColor), toFile: parse.GetValue(output) is not null, budgetBytes);
-            var diagnosis = new DiagnosisSettings { MemoryBudgetBytes = budgetBytes };
-            var findings = await CommonOptions.WriteReportAsync(console, parse.GetValue(output), async writer =>
-            {
-                var selected = filter.Read(parse, DateTime.Now);
-                var rendered = renderer.Open(writer);
-                var compared = past is null ? rendered : new HistoryComparingStream(rendered, past);
-                var report = selected.IsEmpty ? compared : new FilteredReportStream(compared, selected);
-                var found = await RunWithProgressAsync(console, selection.Sources, diagnosis, report, paths, cancellationToken);
-                report.Complete(found);
-                (report as IDisposable)?.Dispose();
-                return found;
-            }, cancellationToken);
-
-            foreach (var input in findings.Inputs)
-            {
-                foreach (var problem in input.Problems)
-                {
-                    await console.Error.WriteLineAsync(Core.Rendering.TerminalText.Line($"backupxe: {input.Path}: {problem.Location}: {problem.Message}"));
-                }
-            }
-
-            return ExitCodes.For(findings);
-        });
+                Inputs = parse.GetRequiredValue(inputs),
+                Format = parse.GetValue(format)!,
+                Output = parse.GetValue(output),
+                Verbose = parse.GetValue(verbose),
+                MemoryBudgetBytes = CommonOptions.BudgetBytes(parse.GetValue(budget)),
+                NoColor = parse.GetValue(noColor),
+                Operations = filter.Read(parse, DateTime.Now),
+                History = history.ChoiceOf(parse),
+            },
+            cancellationToken));
         return command;
-    }
-
-    private static async Task<AnalysisFindings> RunWithProgressAsync(
-        CliConsole console, IReadOnlyList<ITraceEventSource> sources, DiagnosisSettings diagnosis, IOperationSink sink, IReadOnlyList<string> paths, CancellationToken cancellationToken)
-    {
-        var size = paths.Sum(p => File.Exists(p) ? new FileInfo(p).Length : 0);
-        if (size < LargeInputBytes || console.IsErrorRedirected)
-        {
-            return await new AnalysisSession(sources, new AnalysisOptions { Diagnosis = diagnosis, CompareRuns = true }).RunAsync(sink, cancellationToken);
-        }
-
-        // Progress goes to stderr so that a redirected report (--format json > x.json) stays clean.
-        var stderr = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(console.Error) });
-        AnalysisFindings? findings = null;
-        await stderr.Status().StartAsync($"Reading {Figures.Bytes(size)}...", async context =>
-        {
-            var progress = new Progress<long>(events => context.Status($"Reading {Figures.Bytes(size)}: {events:N0} events"));
-            var session = new AnalysisSession(sources, new AnalysisOptions { Diagnosis = diagnosis, EventsRead = progress, CompareRuns = true });
-            findings = await session.RunAsync(sink, cancellationToken);
-        });
-        return findings!;
     }
 }

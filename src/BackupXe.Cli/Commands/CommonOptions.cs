@@ -85,6 +85,20 @@ internal static class CommonOptions
             ? "--format html writes a whole HTML document, not for reading on a terminal: name a file with -o report.html (or pipe it)"
             : null;
 
+    /// <summary><c>--limit</c>/<c>-n</c> of a listing: the most recent rows, 50 unless given, at least 1.</summary>
+    public static Option<int> Limit(string description)
+    {
+        var limit = new Option<int>("--limit", "-n") { Description = description, DefaultValueFactory = _ => 50 };
+        limit.Validators.Add(result =>
+        {
+            if (result.GetValueOrDefault<int>() < 1)
+            {
+                result.AddError($"--limit must be at least 1; it is {result.GetValueOrDefault<int>()}.");
+            }
+        });
+        return limit;
+    }
+
     public static Option<bool> NoColor() => new("--no-color") { Description = "No colours (also when NO_COLOR is set, or the output is not a terminal); accepted by every verb." };
 
     public static long? BudgetBytes(int? megabytes) => megabytes is { } mb ? mb * 1_048_576L : null;

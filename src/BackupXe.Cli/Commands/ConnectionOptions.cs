@@ -47,6 +47,9 @@ internal sealed class ConnectionOptions(bool serverRequired = true)
         }
     }
 
+    /// <summary>The connection this command line asks for, read (the password obtained) only when a runner connects.</summary>
+    public ServerConnection Of(ParseResult parse) => new(parse.GetValue(Server), parse.GetValue(Verbose), error => Read(parse, PasswordSource.FromConsole(), error));
+
     /// <summary>
     /// The settings the command line asks for, with the password obtained; null after writing one line per
     /// problem to <paramref name="error"/>. Security warnings go to <paramref name="error"/> as well.
@@ -109,3 +112,10 @@ internal sealed class ConnectionOptions(bool serverRequired = true)
         return option;
     }
 }
+
+/// <summary>
+/// A server verb's connection as its settings record holds it: the server named (null when none), and how the full
+/// settings are read, late, because reading may prompt for the password.
+/// </summary>
+/// <param name="Read">The settings with the password obtained; null after one line per problem on the writer.</param>
+internal sealed record ServerConnection(string? Server, bool Verbose, Func<TextWriter, SqlConnectionSettings?> Read);

@@ -51,19 +51,23 @@ internal sealed class HistoryOptions
     /// <summary>Whether <c>--history</c> was given without a file: a missing one is then said with every place looked.</summary>
     private bool Defaulted(ParseResult parse) => parse.GetResult(_path) is not null && parse.GetValue(_path) is null;
 
+    /// <summary>What the command line named, for a runner's settings record; null without <c>--history</c>.</summary>
+    public HistoryChoice? ChoiceOf(ParseResult parse)
+        => PathOf(parse) is { } file ? new HistoryChoice(file, Defaulted(parse), parse.GetValue(_instance)) : null;
+
     /// <summary>
-    /// The history read once, or null when none is named or found. A named file that is missing or not a BackupXe
-    /// history is said on stderr and ends the command (<paramref name="error"/> set).
+    /// The history of <paramref name="choice"/> read once, or null when none is named. A named file that is missing or
+    /// not a BackupXe history is said on stderr and ends the command (<c>Error</c> set).
     /// </summary>
-    public async Task<(HistoryContext? Context, string? Error)> LoadAsync(ParseResult parse, TextWriter error, CancellationToken cancellationToken)
+    public static async Task<(BaselineContext? Context, string? Error)> LoadAsync(HistoryChoice? choice, TextWriter error, CancellationToken cancellationToken)
     {
-        var (records, unreadable) = await ReadAsync(parse, error, cancellationToken);
-        if (records is null)
+        var (records, unreadable) = choice is null ? (null, null) : await ReadAsync(choice.File, error, cancellationToken, choice.Defaulted);
+        if (records is null || choice is null)
         {
             return (null, unreadable);
         }
 
-        var file = PathOf(parse)!;
+        var file = choice.File;
         try
         {
             var tunes = await new SqliteTuneHistory(file, TimeProvider.System).ReadAsync(null, null, int.MaxValue, cancellationToken);
@@ -72,7 +76,7 @@ internal sealed class HistoryOptions
                 await error.WriteLineAsync($"backupxe: {file}: {problem}");
             }
 
-            return (new HistoryContext(records, parse.GetValue(_instance), new HistoryComparisonSettings(), tunes.Records), null);
+            return (new BaselineContext(records, choice.Instance, new BaselineComparisonSettings(), tunes.Records), null);
         }
         catch (HistoryStoreException exception)
         {
@@ -89,7 +93,7 @@ internal sealed class HistoryOptions
 
     /// <summary>Every stored run of <paramref name="file"/>, or null and why it cannot be read.</summary>
     /// <param name="defaulted">The file is the daemon's, found by looking: a missing one is said with every place looked.</param>
-    public async Task<(IReadOnlyList<InstanceOperation>? Records, string? Error)> ReadAsync(string file, TextWriter error, CancellationToken cancellationToken, bool defaulted = false)
+    public static async Task<(IReadOnlyList<InstanceOperation>? Records, string? Error)> ReadAsync(string file, TextWriter error, CancellationToken cancellationToken, bool defaulted = false)
     {
         if (!File.Exists(file))
         {
@@ -117,3 +121,7 @@ internal sealed class HistoryOptions
         }
     }
 }
+
+/// <summary>The history file a verb was asked to read, whether it was found by looking, and the instance named.</summary>
+/// <param name="Defaulted"><c>--history</c> without a file: a missing one is said with every place looked.</param>
+internal sealed record HistoryChoice(string File, bool Defaulted, string? Instance);

@@ -7,7 +7,7 @@ namespace BackupXe.Cli.Commands;
 /// <summary>The statistics <c>backupxe history</c> prints: every stored operation of the filter, imported and captured, folded and summarised per series.</summary>
 internal static class HistorySeriesReader
 {
-    public static async Task<IReadOnlyList<HistorySeries>> ReadAsync(
+    public static async Task<IReadOnlyList<SeriesFigures>> ReadAsync(
         string path, string? instance, OperationFilter filter, OperationKind? kind, TextWriter error, CancellationToken cancellationToken)
     {
         var history = new SqliteImportedHistory(path, TimeProvider.System);
@@ -18,6 +18,6 @@ internal static class HistorySeriesReader
             await error.WriteLineAsync($"backupxe: {path}: {history.UnreadableRows} history rows could not be read and are left out of the statistics");
         }
 
-        return HistoryStatistics.Compute(kind is { } k ? records.Where(r => r.Record.Kind == k) : records);
+        return SeriesStatistics.Compute(kind is { } k ? records.Where(r => r.Record.Kind == k) : records);
     }
 }

@@ -115,7 +115,7 @@ internal sealed class MsdbVerb
             return ExitCodes.NothingUsable;
         }
 
-        var (records, problem) = await History.ReadAsync(file, _console.Error, cancellationToken);
+        var (records, problem) = await HistoryOptions.ReadAsync(file, _console.Error, cancellationToken);
         if (records is null)
         {
             await _console.Error.WriteLineAsync(problem);

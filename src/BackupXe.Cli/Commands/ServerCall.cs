@@ -1,4 +1,3 @@
-using System.CommandLine;
 using BackupXe.Cli.Analysis;
 using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
@@ -15,7 +14,7 @@ internal static class ServerCall
     /// </summary>
     /// <param name="json">The verb was asked for JSON: a failure is also one JSON object on standard output, so a script reading it is not handed plain text.</param>
     /// <param name="creates">The verb may create the session: its name must follow the stricter rule of a name BackupXe creates.</param>
-    public static async Task<int> RunAsync(CliConsole console, ParseResult parse, ConnectionOptions connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body, bool json = false, bool creates = false)
+    public static async Task<int> RunAsync(CliConsole console, ServerConnection connection, CaptureSessionSettings session, Func<SqlConnectionFactory, Task<int>> body, bool json = false, bool creates = false)
     {
         var problems = creates ? session.ValidateForCreate() : session.Validate();
         foreach (var problem in problems)
@@ -23,8 +22,8 @@ internal static class ServerCall
             await console.Error.WriteLineAsync($"backupxe: {problem}");
         }
 
-        var settings = problems.Count == 0 ? connection.Read(parse, PasswordSource.FromConsole(), console.Error) : null;
-        return settings is null ? ExitCodes.NothingUsable : await RunAsync(console, settings, body, json, parse.GetValue(connection.Verbose));
+        var settings = problems.Count == 0 ? connection.Read(console.Error) : null;
+        return settings is null ? ExitCodes.NothingUsable : await RunAsync(console, settings, body, json, connection.Verbose);
     }
 
     /// <summary>Runs <paramref name="body"/> on settings already read (history import reads them only when --server is given).</summary>

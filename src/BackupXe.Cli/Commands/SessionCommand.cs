@@ -1,6 +1,5 @@
 using System.CommandLine;
 using BackupXe.Cli.Analysis;
-using BackupXe.SqlServer;
 using BackupXe.SqlServer.Sessions;
 
 namespace BackupXe.Cli.Commands;
@@ -74,81 +73,9 @@ internal static class SessionCommand
                 return ExitCodes.NothingUsable;
             }
 
-            return await ServerCall.RunAsync(console, parse, connection, session, async factory =>
-            {
-                var client = new SessionClient(factory, session);
-                return verb switch
-                {
-                    "install" => Report(console, await client.InstallAsync(cancellationToken), factory.Settings.Server, installing: true),
-                    "uninstall" => Report(console, await client.UninstallAsync(cancellationToken), factory.Settings.Server, installing: false),
-                    _ => Print(console, await StatusLinesAsync(client, factory.Settings.Server, cancellationToken)),
-                };
-            });
+            return await new SessionOnServer(console).RunAsync(verb, session, connection.Of(parse), cancellationToken);
         });
         return command;
-    }
-
-    /// <summary>The status, and for an installed session how its wait filter compares with this build.</summary>
-    private static async Task<IReadOnlyList<string>> StatusLinesAsync(SessionClient client, string server, CancellationToken cancellationToken)
-    {
-        var status = await client.StatusAsync(cancellationToken);
-        var lines = SessionStatusFormatter.Format(status);
-        return status.Exists
-            ? [.. lines, .. SessionStatusFormatter.FormatDrift(await client.DriftAsync(cancellationToken), SessionRepair.Reinstall(server, status))]
-            : lines;
-    }
-
-    private static int Report(CliConsole console, SessionInstallOutcome outcome, string server, bool installing)
-    {
-        if (outcome.Problems.Count > 0)
-        {
-            console.Error.WriteLine($"backupxe: {server}: nothing was changed.");
-            foreach (var problem in outcome.Problems)
-            {
-                console.Error.WriteLine($"backupxe: {problem.Message}");
-            }
-
-            return ExitCodes.NothingUsable;
-        }
-
-        foreach (var message in outcome.ServerMessages)
-        {
-            console.Out.WriteLine(message);
-        }
-
-        var name = (outcome.After ?? outcome.Before)!.SessionName;
-        if (installing)
-        {
-            console.Out.WriteLine(outcome.Before is { Exists: true }
-                ? $"Session {name} was already present on {server}: re-created with map keys resolved on this build."
-                : $"Session {name} created on {server}.");
-        }
-        else
-        {
-            console.Out.WriteLine(outcome.Before is { Exists: true }
-                ? $"Session {name} stopped and dropped on {server}; its .xel files stay on the server's disk."
-                : $"Session {name} is not installed on {server}; nothing to do.");
-        }
-
-        var lines = SessionStatusFormatter.Format(outcome.After!);
-        var ok = installing ? outcome.Installed : outcome.After is { Exists: false };
-        return ok ? Print(console, lines) : PrintAndFail(console, lines);
-    }
-
-    private static int Print(CliConsole console, IReadOnlyList<string> lines)
-    {
-        foreach (var line in lines)
-        {
-            console.Out.WriteLine(line);
-        }
-
-        return ExitCodes.Success;
-    }
-
-    private static int PrintAndFail(CliConsole console, IReadOnlyList<string> lines)
-    {
-        Print(console, lines);
-        return ExitCodes.NothingUsable;
     }
 
     /// <summary>The event_file target's options, shared by <c>script</c> and <c>install</c>.</summary>

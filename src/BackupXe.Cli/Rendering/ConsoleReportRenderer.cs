@@ -125,8 +125,8 @@ internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = t
 
         if (op.History is { } history)
         {
-            var rows = HistoryLines.Of(history).Select(line => (IRenderable)new Text(TerminalText.Block(line)));
-            console.Write(new Panel(new Rows(rows)).Header(Markup.Escape(TerminalText.Line(HistoryLines.Heading(history)))).Border(BoxBorder.Rounded).Expand());
+            var rows = BaselineLines.Of(history).Select(line => (IRenderable)new Text(TerminalText.Block(line)));
+            console.Write(new Panel(new Rows(rows)).Header(Markup.Escape(TerminalText.Line(BaselineLines.Heading(history)))).Border(BoxBorder.Rounded).Expand());
         }
 
         if (op.Recommendations.Count > 0)

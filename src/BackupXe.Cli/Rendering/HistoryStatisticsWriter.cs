@@ -15,7 +15,7 @@ internal static class HistoryStatisticsWriter
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
     /// <summary>Plain lines: one paragraph per series, then its regression and settings-vs-speed lines.</summary>
-    public static void WriteText(TextWriter output, IReadOnlyList<HistorySeries> series)
+    public static void WriteText(TextWriter output, IReadOnlyList<SeriesFigures> series)
     {
         if (series.Count == 0)
         {
@@ -41,7 +41,7 @@ internal static class HistoryStatisticsWriter
         }
     }
 
-    public static void WriteMarkdown(TextWriter output, IReadOnlyList<HistorySeries> series)
+    public static void WriteMarkdown(TextWriter output, IReadOnlyList<SeriesFigures> series)
     {
         output.WriteLine("| Series | Runs | Failed | Ranked | Median MB/s | p10 | p90 | Min | Max | Median duration | Timed to |");
         output.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|");
@@ -64,7 +64,7 @@ internal static class HistoryStatisticsWriter
         }
     }
 
-    public static void WriteCsv(TextWriter output, IReadOnlyList<HistorySeries> series)
+    public static void WriteCsv(TextWriter output, IReadOnlyList<SeriesFigures> series)
     {
         output.WriteLine("instance,database,kind,scope,runs,failed,ranked,first,last,median_mbps,p10_mbps,p90_mbps,min_mbps,max_mbps,median_seconds,duration_trend,size_trend,resolution_seconds,sources,regression_since,regression_runs,regression_median_mbps,baseline_median_mbps,fastest_settings,notes");
         foreach (var s in series)
@@ -83,9 +83,9 @@ internal static class HistoryStatisticsWriter
     }
 
     // Every text of the summary names its series first: neutralised here, for the console, markdown and CSV alike.
-    private static string Title(HistorySeries s) => TerminalText.Line(RawTitle(s));
+    private static string Title(SeriesFigures s) => TerminalText.Line(RawTitle(s));
 
-    private static string RawTitle(HistorySeries s)
+    private static string RawTitle(SeriesFigures s)
     {
         var what = (s.Key.Kind, s.Key.Scope) switch
         {
@@ -99,7 +99,7 @@ internal static class HistoryStatisticsWriter
         return $"[{s.Key.Database ?? "?"}] on {s.Key.Instance}, {what}";
     }
 
-    private static string Summary(HistorySeries s)
+    private static string Summary(SeriesFigures s)
     {
         var text = new StringBuilder();
         text.Append(Invariant, $"{s.Count} runs");
@@ -132,7 +132,7 @@ internal static class HistoryStatisticsWriter
         return text.ToString();
     }
 
-    private static IEnumerable<string> Findings(HistorySeries s)
+    private static IEnumerable<string> Findings(SeriesFigures s)
     {
         if (s.Regression is { } r)
         {

@@ -116,7 +116,7 @@ internal sealed class WatchView(
     public bool WantsProgress => jsonLines is null;
 
     /// <summary>With a history (<c>watch --history</c>): the ETA from its series' usual pace until the operation's own progress gives one.</summary>
-    public HistoryEta? Eta { get; init; }
+    public BaselineEta? Eta { get; init; }
 
     public void ShowProgress(IReadOnlyList<OperationProgress> running)
     {

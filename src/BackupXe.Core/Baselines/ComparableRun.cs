@@ -44,10 +44,10 @@ public sealed record ComparableRun(HistoryOperation Record, double? ThroughputMB
         => Record.Devices.Where(d => !d.IsMirror).Select(d => TargetRoot.Of(d.Path)).OfType<string>().Distinct(StringComparer.Ordinal).ToList();
 
     /// <summary>
-    /// A completed run whose MB/s is a transfer speed, by the statistics' own rule (<see cref="HistoryStatistics.Unranked"/>:
+    /// A completed run whose MB/s is a transfer speed, by the statistics' own rule (<see cref="SeriesStatistics.Unranked"/>:
     /// long enough for its time resolution, at least 1 GB).
     /// </summary>
-    public bool Ranked => Record.Status == OperationStatus.Completed && ThroughputMBps is > 0 && HistoryStatistics.Unranked(Record) is null;
+    public bool Ranked => Record.Status == OperationStatus.Completed && ThroughputMBps is > 0 && SeriesStatistics.Unranked(Record) is null;
 
     /// <summary>Same database (without case), kind and scope; the target type too when both runs name one.</summary>
     public bool SameSeries(ComparableRun other)

@@ -3,7 +3,7 @@ using BackupXe.Core.Events;
 namespace BackupXe.Core.Baselines;
 
 /// <summary>
-/// Where <see cref="HistoryEta"/> finds a running operation's usual pace: a history read whole (<see cref="HistoryContext"/>,
+/// Where <see cref="BaselineEta"/> finds a running operation's usual pace: a history read whole (<see cref="BaselineContext"/>,
 /// <c>watch --history</c>) or the daemon's store, which answers asynchronously.
 /// </summary>
 public interface IUsualPaces

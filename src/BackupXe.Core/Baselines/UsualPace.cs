@@ -4,18 +4,18 @@ using BackupXe.Core.History;
 namespace BackupXe.Core.Baselines;
 
 /// <summary>
-/// How a series usually goes: the rates and durations of the usual runs <see cref="HistoryComparer"/> sets a run
+/// How a series usually goes: the rates and durations of the usual runs <see cref="BaselineComparer"/> sets a run
 /// against, from their 10th to their 90th percentile, for a live ETA before a running operation's own progress gives
 /// one (docs/live.md, "The ETA").
 /// </summary>
 public sealed record UsualPace(string Series, int Runs, double LowMBps, double MedianMBps, double HighMBps, double? LowSeconds, double? MedianSeconds, double? HighSeconds)
 {
     /// <summary>The usual pace of <paramref name="running"/>'s series in <paramref name="history"/>; null when the history has too few usual runs of it.</summary>
-    public static UsualPace? Of(ComparableRun running, IReadOnlyList<ComparableRun> history, HistoryComparisonSettings settings)
+    public static UsualPace? Of(ComparableRun running, IReadOnlyList<ComparableRun> history, BaselineComparisonSettings settings)
     {
         ArgumentNullException.ThrowIfNull(running);
         var others = history.Where(r => !HistoryMerge.SameOperation(r.Record, running.Record));
-        var (_, _, usual, tooFew) = HistoryComparer.Baseline(running, others, settings);
+        var (_, _, usual, tooFew) = BaselineComparer.Baseline(running, others, settings);
         if (tooFew is not null)
         {
             return null;
@@ -24,14 +24,14 @@ public sealed record UsualPace(string Series, int Runs, double LowMBps, double M
         var rates = usual.Select(r => r.ThroughputMBps!.Value).ToList();
         var durations = usual.Select(r => r.Record.DurationSeconds).OfType<double>().Where(d => d > 0).ToList();
         return new UsualPace(
-            HistoryComparer.SeriesName(running),
+            BaselineComparer.SeriesName(running),
             usual.Count,
-            HistoryStatistics.Percentile(rates, 0.1)!.Value,
-            HistoryStatistics.Percentile(rates, 0.5)!.Value,
-            HistoryStatistics.Percentile(rates, 0.9)!.Value,
-            HistoryStatistics.Percentile(durations, 0.1),
-            HistoryStatistics.Percentile(durations, 0.5),
-            HistoryStatistics.Percentile(durations, 0.9));
+            SeriesStatistics.Percentile(rates, 0.1)!.Value,
+            SeriesStatistics.Percentile(rates, 0.5)!.Value,
+            SeriesStatistics.Percentile(rates, 0.9)!.Value,
+            SeriesStatistics.Percentile(durations, 0.1),
+            SeriesStatistics.Percentile(durations, 0.5),
+            SeriesStatistics.Percentile(durations, 0.9));
     }
 
     /// <summary>

@@ -146,8 +146,8 @@ public sealed class MarkdownReportWriter : IReportStream
 
         if (op.History is { } history)
         {
-            md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"**{HistoryLines.Heading(history)}**").AppendLine();
-            foreach (var line in HistoryLines.Of(history))
+            md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"**{BaselineLines.Heading(history)}**").AppendLine();
+            foreach (var line in BaselineLines.Of(history))
             {
                 md.AppendLine(CultureInfo.InvariantCulture, $"{(line.StartsWith("  ", StringComparison.Ordinal) ? "  - " + line.TrimStart() : "- " + line)}");
             }

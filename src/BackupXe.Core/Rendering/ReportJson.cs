@@ -99,7 +99,7 @@ public static class ReportJson
         yield return Spelled<GainBasis>();
         yield return Spelled<SnapshotEvent>();
         yield return Spelled<QuietKind>();
-        yield return Spelled<HistoryVerdict>();
+        yield return Spelled<BaselineVerdict>();
         yield return Spelled<Tuning.TrialPurpose>();
         yield return Spelled<Tuning.LimitingSide>();
         yield return Spelled<Tuning.RestoreSide>();

@@ -393,7 +393,7 @@ internal static class ReportJsonFields
         }
         else
         {
-            JsonSerializer.Serialize(writer, report.History, ReportJson.TypeInfo<HistoryComparisonReport>(ReportJson.Options));
+            JsonSerializer.Serialize(writer, report.History, ReportJson.TypeInfo<BaselineComparisonReport>(ReportJson.Options));
         }
 
         writer.WriteEndObject();

@@ -173,7 +173,7 @@ public sealed record OperationReport
     public IReadOnlyList<Recommendation> Recommendations { get; init; } = [];
 
     /// <summary>This operation against its own series in a history file; null when no history was given.</summary>
-    public HistoryComparisonReport? History { get; init; }
+    public BaselineComparisonReport? History { get; init; }
 }
 
 /// <summary>

@@ -184,7 +184,7 @@ internal sealed class RegressionOptions
     public double ThresholdRatio { get; set; } = BackupXeOptionsDefaults.RegressionThresholdRatio;
 
     /// <summary>These settings as the one history rule takes them.</summary>
-    public HistoryComparisonSettings ToComparisonSettings()
+    public BaselineComparisonSettings ToComparisonSettings()
         => new() { Window = WindowSize, MinimumRuns = MinimumSamples, ThresholdRatio = ThresholdRatio };
 }
 

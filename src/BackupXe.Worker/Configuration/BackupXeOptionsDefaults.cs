@@ -75,9 +75,9 @@ internal static class BackupXeOptionsDefaults
     /// <summary>An hour: past it, a dead daemon's instances go unwatched too long.</summary>
     public const int MaxLeaseSeconds = 3600;
 
-    public const int RegressionWindowSize = HistoryComparisonSettings.DefaultWindow;
-    public const int RegressionMinimumSamples = HistoryComparisonSettings.DefaultMinimumRuns;
-    public const double RegressionThresholdRatio = HistoryComparisonSettings.DefaultThresholdRatio;
+    public const int RegressionWindowSize = BaselineComparisonSettings.DefaultWindow;
+    public const int RegressionMinimumSamples = BaselineComparisonSettings.DefaultMinimumRuns;
+    public const double RegressionThresholdRatio = BaselineComparisonSettings.DefaultThresholdRatio;
 }
 
 internal static class HistoryProviders

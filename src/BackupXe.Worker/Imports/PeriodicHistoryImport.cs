@@ -100,9 +100,7 @@ internal sealed class PeriodicHistoryImport(
             if (await regressions.CheckAsync(instance, report, cancellationToken) is { } regression)
             {
                 metrics.RecordRegression(instance, report);
-                logger.ThroughputRegressed(
-                    Kebab.Of(report.Kind), report.Database is null ? null : TerminalText.Line(report.Database), instance, regression.ThroughputMBps, regression.PercentOfMedian,
-                    regression.MedianThroughputMBps, regression.Samples);
+                logger.ThroughputRegressed(Kebab.Of(report.Kind), report.Database is null ? null : TerminalText.Line(report.Database), instance, regression);
             }
         }
 

@@ -31,6 +31,15 @@ internal static partial class MonitorLog
         this ILogger logger, string kind, string? database, string instance, double throughputMBps,
         double percentOfMedian, double medianThroughputMBps, int samples);
 
+    /// <summary>Event 110 said from the comparison that found the regression (<see cref="History.StoredBaselines.Regression"/>).</summary>
+    public static void ThroughputRegressed(this ILogger logger, string kind, string? database, string instance, Core.Reporting.BaselineComparisonReport regression)
+    {
+        if (regression is { ThroughputMBps: { } rate, MedianMBps: { } median })
+        {
+            logger.ThroughputRegressed(kind, database, instance, rate, 100 * rate / median, median, regression.UsualRuns);
+        }
+    }
+
     /// <summary>Event 111, the operation against its history; see <see cref="HistoryCompared"/>.</summary>
     public static readonly EventId HistoryComparedEvent = new(111, nameof(HistoryCompared));
 

@@ -35,5 +35,5 @@ internal sealed class EtaWatch
     }
 
     /// <summary>What the interval rests on; without a history to look in, an interval is the operation's own.</summary>
-    public static string Basis(OperationProgress op) => op.EtaBasis ?? HistoryEta.OwnProgress;
+    public static string Basis(OperationProgress op) => op.EtaBasis ?? BaselineEta.OwnProgress;
 }

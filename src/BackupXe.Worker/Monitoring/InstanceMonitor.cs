@@ -83,7 +83,7 @@ internal sealed class InstanceMonitor(
     /// Each progress update: the running operations' ETAs (their own, else their series' usual pace in the history) to
     /// the gauge and, when first known or newly based, to the log; then their quiet periods.
     /// </summary>
-    private void OnRunning(IReadOnlyList<OperationProgress> running, HistoryEta? eta, EtaWatch etas, StallWatch stalls)
+    private void OnRunning(IReadOnlyList<OperationProgress> running, BaselineEta? eta, EtaWatch etas, StallWatch stalls)
     {
         var shown = eta?.Apply(running) ?? running;
         metrics.RecordRunning(Name, shown);
@@ -150,7 +150,7 @@ internal sealed class InstanceMonitor(
         var onIdle = source is IIdleCheckpoint checkpointed ? checkpointed.MarkIdle : (Action<TraceEvent>?)null;
         var stalls = new StallWatch();
         var etas = new EtaWatch();
-        var eta = paces is null ? null : new HistoryEta(paces.PacesOf(Name, cancellationToken));
+        var eta = paces is null ? null : new BaselineEta(paces.PacesOf(Name, cancellationToken));
         var hooks = new LiveHooks(onIdle, running => OnRunning(running, eta, etas, stalls), stallAfter ?? ByteFlow.DefaultStallAfter) { Time = time };
         try
         {

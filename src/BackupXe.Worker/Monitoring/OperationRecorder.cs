@@ -79,12 +79,10 @@ internal sealed class OperationRecorder(
                 comparison.Concurrent.Count(c => c.SameTarget), TerminalText.Line(comparison.Summary));
         }
 
-        if (StoredBaselines.Regression(instance, report, comparison) is { } regression)
+        if (StoredBaselines.Regression(comparison) is { } regression)
         {
             metrics.RecordRegression(instance, report);
-            logger.ThroughputRegressed(
-                kind, database, instance, regression.ThroughputMBps, regression.PercentOfMedian,
-                regression.MedianThroughputMBps, regression.Samples);
+            logger.ThroughputRegressed(kind, database, instance, regression);
         }
     }
 }

@@ -9,35 +9,19 @@ namespace BackupXe.Tests.Architecture;
 /// The tests are a map of the code: a test file named after a product type (FooTests.cs for Foo) sits in the folder
 /// that mirrors Foo's namespace, as most already did. The core's folders sit at the test project's root, another
 /// project's under its name without "BackupXe." (BackupXe.Sources.Xel: Sources/Xel). A file named after no type, or
-/// after a name several namespaces declare, tells a behaviour and sits with its theme.
+/// after a name several namespaces declare, tells a behaviour and sits with its theme. There are no exceptions: a test
+/// of the rules behind a record is named after the rules' type (BottleneckRulesTests, not BottleneckTests).
 /// </summary>
 public sealed partial class TestMirrorTests
 {
-    /// <summary>Type-named test files that sit elsewhere, each with why.</summary>
-    private static readonly Dictionary<string, string> Exceptions = new(StringComparer.Ordinal)
-    {
-        // Named after the verdict's vocabulary (Reporting) but testing the rules that reach it (Diagnosis).
-        ["Diagnosis/BottleneckTests.cs"] = "tests BottleneckRules' verdicts through the diagnostician",
-        ["Diagnosis/ExpectedGainTests.cs"] = "tests the gains the diagnosis computes, not the record",
-        ["Diagnosis/RecommendationTests.cs"] = "tests the remedies the diagnosis proposes, not the record",
-    };
-
     [Fact]
     public void Every_type_named_test_file_sits_in_its_types_mirror_folder()
     {
         var misplaced = TypeNamedTestFiles()
-            .Where(file => file.Folder != file.Mirror && !Exceptions.ContainsKey(file.Path))
+            .Where(file => file.Folder != file.Mirror)
             .Select(file => $"{file.Path}: expected in {file.Mirror}/");
 
         Assert.Empty(misplaced);
-    }
-
-    [Fact]
-    public void Every_exception_is_a_misplaced_type_named_test_file()
-    {
-        var misplaced = TypeNamedTestFiles().Where(file => file.Folder != file.Mirror).Select(file => file.Path);
-
-        Assert.Empty(Exceptions.Keys.Except(misplaced));
     }
 
     [Theory]

@@ -15,7 +15,7 @@ public sealed class CompressionAlgorithmTests
 {
     private static readonly BackupDiagnostician Diagnostician = new();
 
-    // Signal time 70 s of 215 s of waits with compression on: compression-cpu (BottleneckTests.CompressionCpu).
+    // Signal time 70 s of 215 s of waits with compression on: compression-cpu (BottleneckRulesTests.CompressionCpu).
     private static OperationReport CompressionBound(ServerVersion? server) => Backup(
         Wait("BACKUPBUFFER", 3000, 150000, signalMs: 10000),
         Wait("BACKUPIO", 500, 5000),

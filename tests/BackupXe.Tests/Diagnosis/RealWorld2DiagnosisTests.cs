@@ -353,7 +353,7 @@ public static partial class RealWorld2DiagnosisTests
 
             // Then
             Assert.True(record.Snapshot);
-            Assert.Equal("snapshot", HistoryStatistics.Unranked(record));
+            Assert.Equal("snapshot", SeriesStatistics.Unranked(record));
         }
     }
 

@@ -21,12 +21,12 @@ public sealed class OlaOutputAgainstHistoryTests
 
     private static double Seconds(double mbps) => HundredGiBPages * 8192 / 1048576.0 / mbps;
 
-    private static HistoryContext SixUsualNights()
+    private static BaselineContext SixUsualNights()
     {
         double[] rates = [498, 510, 505, 490, 520, 502];
         var past = Output("Sales", rates.Select((rate, night) => new Run(new DateTime(2024, 5, 1, 1, 0, 0).AddDays(night), Seconds(rate), HundredGiBPages)));
         var records = new OlaJobOutputReader("past.txt").Read(new StringReader(past)).Select(r => new InstanceOperation("SQL01", r)).ToList();
-        return new HistoryContext(records, instance: null, new HistoryComparisonSettings());
+        return new BaselineContext(records, instance: null, new BaselineComparisonSettings());
     }
 
     private static async Task<OperationReport> AnalyseAsync(string text)
@@ -47,7 +47,7 @@ public sealed class OlaOutputAgainstHistoryTests
         // Then: placed by the job's "Date and time:" lines, judged on the engine's own seconds
         Assert.Null(tonight.Start);
         Assert.Equal(new DateTime(2024, 5, 7, 1, 0, 0), tonight.ClientCommand!.Start);
-        Assert.Equal((HistoryVerdict.Slower, "SQL01", "full backup of [Sales] to disk"), (history.Verdict, history.Instance, history.Series));
+        Assert.Equal((BaselineVerdict.Slower, "SQL01", "full backup of [Sales] to disk"), (history.Verdict, history.Instance, history.Series));
         Assert.Equal(3.2, history.Factor!.Value, 1);
         Assert.StartsWith("3.2x slower than usual: 156 MB/s against a median 503.5 MB/s", history.Summary, StringComparison.Ordinal);
     }
@@ -65,7 +65,7 @@ public sealed class OlaOutputAgainstHistoryTests
         var history = SixUsualNights().Attach(report).History!;
 
         // Then
-        Assert.Equal(HistoryVerdict.CannotTell, history.Verdict);
+        Assert.Equal(BaselineVerdict.CannotTell, history.Verdict);
         Assert.Equal("cannot tell against its history: the input gives it no clock time (neither the server's nor the client's), "
             + "so it cannot be placed among its series' runs", history.Summary);
         Assert.DoesNotContain('\n', history.Summary);

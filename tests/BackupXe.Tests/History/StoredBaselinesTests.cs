@@ -28,7 +28,7 @@ public sealed class StoredBaselinesTests : IDisposable
     public void Dispose() => _directory.Dispose();
 
     private StoredBaselines Detector(int windowSize = 10, int minimumSamples = 5, double thresholdRatio = 0.7)
-        => new(_history, new HistoryComparisonSettings { Window = windowSize, MinimumRuns = minimumSamples, ThresholdRatio = thresholdRatio });
+        => new(_history, new BaselineComparisonSettings { Window = windowSize, MinimumRuns = minimumSamples, ThresholdRatio = thresholdRatio });
 
     private async Task StoreAsync(IEnumerable<OperationReport> reports, string instance = "prod")
     {
@@ -38,7 +38,7 @@ public sealed class StoredBaselinesTests : IDisposable
         }
     }
 
-    private Task<ThroughputRegression?> CheckAsync(StoredBaselines detector, OperationReport report)
+    private Task<BaselineComparisonReport?> CheckAsync(StoredBaselines detector, OperationReport report)
         => detector.CheckAsync("prod", report, CancellationToken.None);
 
     [Fact]
@@ -49,9 +49,9 @@ public sealed class StoredBaselinesTests : IDisposable
         var regression = await CheckAsync(Detector(), Backup("Sales", Monday, 41));
 
         Assert.NotNull(regression);
-        Assert.Equal(118, regression.MedianThroughputMBps);
-        Assert.Equal(10, regression.Samples);
-        Assert.Equal(35, Math.Round(regression.PercentOfMedian));
+        Assert.Equal(118, regression.MedianMBps);
+        Assert.Equal(10, regression.UsualRuns);
+        Assert.Equal(35, Math.Round(100 * regression.ThroughputMBps!.Value / regression.MedianMBps!.Value));
     }
 
     [Fact]
@@ -81,7 +81,7 @@ public sealed class StoredBaselinesTests : IDisposable
 
         var regression = await CheckAsync(Detector(), Backup("Sales", Monday, 50));
 
-        Assert.Equal(118, regression?.MedianThroughputMBps);
+        Assert.Equal(118, regression?.MedianMBps);
     }
 
     [Fact]

@@ -249,7 +249,7 @@ public sealed class TuneHistoryTests : IDisposable
         var path = await OldFileAsync();
         var store = new SqliteHistoryStore(path, _time);
         await store.SaveTuneAsync(Tune(), CancellationToken.None);
-        var detector = new StoredBaselines(store, new Core.Baselines.HistoryComparisonSettings());
+        var detector = new StoredBaselines(store, new Core.Baselines.BaselineComparisonSettings());
         var full = new OperationReport
         {
             Kind = OperationKind.Backup,
@@ -268,7 +268,7 @@ public sealed class TuneHistoryTests : IDisposable
         var earlier = await detector.CompareAsync("SQL01", full with { Start = Tuned.AddDays(-1), End = Tuned.AddDays(-1).AddMinutes(10) }, CancellationToken.None);
 
         Assert.Equal(Tuned, comparison!.LastTune!.TunedAt);
-        var line = Assert.Single(HistoryLines.Of(comparison), l => l.StartsWith("last tuned", StringComparison.Ordinal));
+        var line = Assert.Single(BaselineLines.Of(comparison), l => l.StartsWith("last tuned", StringComparison.Ordinal));
         Assert.Equal("last tuned 2024-04-25 14:00 UTC: best 2 files, BUFFERCOUNT 64, MAXTRANSFERSIZE 4 MB, NO_COMPRESSION at 850 MB/s (+42% ± 6% over its 600 MB/s baseline); this run: 600 MB/s, 71% of the tuned rate", line);
         Assert.Null(log!.LastTune);
         Assert.Null(earlier!.LastTune);

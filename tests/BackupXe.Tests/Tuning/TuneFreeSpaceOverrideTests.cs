@@ -109,7 +109,7 @@ public class TuneFreeSpaceOverrideTests
     [InlineData("Q:\\elsewhere=100", "not one of the --to directories")]
     public void A_malformed_or_foreign_stated_free_space_is_a_located_problem(string value, string expected)
     {
-        var (stated, problems) = BackupXe.Cli.Commands.TuneCommand.StatedFreeSpace([value]);
+        var (stated, problems) = BackupXe.Cli.Commands.TuneOptions.StatedFreeSpace([value]);
         var request = TunerTests.Request(["X:\\bak"]) with { StatedFreeBytes = stated };
 
         var all = problems.Concat(request.Validate()).ToList();

@@ -362,14 +362,14 @@ public sealed class HtmlReportWriter(TextWriter output, string heading, long? me
             return;
         }
 
-        Line($"<div data-section=\"history-comparison\" data-verdict=\"{Kebab.Of(history.Verdict)}\"><h3>{E(HistoryLines.Heading(history))}</h3>");
+        Line($"<div data-section=\"history-comparison\" data-verdict=\"{Kebab.Of(history.Verdict)}\"><h3>{E(BaselineLines.Heading(history))}</h3>");
         if (history.Points.Count > 0)
         {
             Line(SeriesStrip.Svg(history));
         }
 
         Line("<ul>");
-        foreach (var line in HistoryLines.Of(history))
+        foreach (var line in BaselineLines.Of(history))
         {
             Line($"<li>{E(line.TrimStart())}</li>");
         }

@@ -16,7 +16,7 @@ internal static class SeriesStrip
     private const int Height = 72;
     private const int Pad = 6;
 
-    public static string Svg(HistoryComparisonReport history)
+    public static string Svg(BaselineComparisonReport history)
     {
         var points = history.Points;
         var top = Math.Max(points.Max(p => p.ThroughputMBps), history.P90MBps ?? 0) * 1.1;

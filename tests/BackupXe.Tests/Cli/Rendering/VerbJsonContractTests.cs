@@ -74,8 +74,7 @@ public sealed partial class VerbJsonContractTests
     private static async Task<IReadOnlyList<string>> CheckAsync()
     {
         var output = new StringWriter();
-        CheckCommand.WriteJson(
-            CliRun.Captured(output, new StringWriter()),
+        new ServerCheck(CliRun.Captured(output, new StringWriter())).WriteJson(
             "x",
             [EveryField.Of<PreflightCheck>()],
             ([EveryField.Of<RestoreChainReport>()], "x"),

@@ -42,7 +42,7 @@ public sealed class DbaBackupHistoryTableReaderTests : IDisposable
         Assert.Equal((813L * 1024, new DateTime(2024, 6, 18, 8, 40, 43)), (log.BytesRead!.Value, log.Start));
 
         // And: its series has no speed to give
-        var series = HistoryStatistics.Compute(file.Records.Select(r => new InstanceOperation("Windows1", r)));
+        var series = SeriesStatistics.Compute(file.Records.Select(r => new InstanceOperation("Windows1", r)));
         Assert.All(series, s => Assert.Equal((1, 0), (s.Count, s.Ranked)));
     }
 

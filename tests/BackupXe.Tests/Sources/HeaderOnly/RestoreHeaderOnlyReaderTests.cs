@@ -43,7 +43,7 @@ public sealed class RestoreHeaderOnlyReaderTests
         Assert.Equal(6, backup.DurationSeconds);
 
         // 6 s at a 1-second resolution is under 10 times the resolution: its MB/s is not ranked
-        Assert.Equal("too-short", HistoryStatistics.Unranked(backup));
+        Assert.Equal("too-short", SeriesStatistics.Unranked(backup));
     }
 
     [Fact]
@@ -104,7 +104,7 @@ public sealed class RestoreHeaderOnlyReaderTests
 
         // Then
         Assert.Equal(snapshot, record.Snapshot);
-        Assert.Equal(snapshot ? "snapshot" : "too-short", HistoryStatistics.Unranked(record));
+        Assert.Equal(snapshot ? "snapshot" : "too-short", SeriesStatistics.Unranked(record));
     }
 
     [Fact]

@@ -226,13 +226,13 @@ public sealed class ServerHistoryReaderTests : IDisposable
         // When
         var history = await new ServerHistoryReader(new SqlConnectionFactory(TdsClient.Settings(server)))
             .ReadAsync(new ServerHistoryRequest(Night.AddDays(-1), [], null), CancellationToken.None);
-        var series = Assert.Single(HistoryStatistics.Compute(history.Operations.Select(o => new InstanceOperation("PROD01", o))));
+        var series = Assert.Single(SeriesStatistics.Compute(history.Operations.Select(o => new InstanceOperation("PROD01", o))));
 
         // Then
         Assert.Equal([false, true, false], history.Operations.Select(o => o.Snapshot));
         Assert.Contains("bs.is_snapshot", server.Requests.Single(r => r.Text.Contains("FROM msdb.dbo.backupset AS bs", StringComparison.Ordinal)).Text);
         Assert.Equal((3, 1, 2), (series.Count, series.Snapshots, series.Ranked));
-        Assert.Equal("snapshot", HistoryStatistics.Unranked(history.Operations[1]));
+        Assert.Equal("snapshot", SeriesStatistics.Unranked(history.Operations[1]));
     }
 
     [Fact]

@@ -1,4 +1,3 @@
-using System.Diagnostics.Metrics;
 using BackupXe.Core.Drill;
 using BackupXe.History;
 using BackupXe.SqlServer.Client;
@@ -30,8 +29,7 @@ public sealed class DrillWindowRunnerTests : IDisposable
     private readonly SerilogLoggerFactory _loggers;
     private readonly TempDirectory _directory = new();
     private readonly BackupXeMetrics _metrics;
-    private readonly MeterListener _listener = new();
-    private readonly List<(string Instrument, double Value, Dictionary<string, string?> Tags)> _measurements = [];
+    private readonly RecordedMeasurements _recorded;
 
     public DrillWindowRunnerTests()
     {
@@ -40,16 +38,7 @@ public sealed class DrillWindowRunnerTests : IDisposable
         _metrics = new BackupXeMetrics(_clock);
         Prod = new DrillOverTds(_clock, "PRODSQL01");
         Test = new DrillOverTds(_clock, "TESTSQL01");
-        _listener.InstrumentPublished = (instrument, listener) =>
-        {
-            if (instrument.Meter == _metrics.Meter)
-            {
-                listener.EnableMeasurementEvents(instrument);
-            }
-        };
-        _listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) => Record(instrument, value, tags));
-        _listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Record(instrument, value, tags));
-        _listener.Start();
+        _recorded = new RecordedMeasurements(_metrics.Meter);
     }
 
     private DrillOverTds Prod { get; }
@@ -60,32 +49,10 @@ public sealed class DrillWindowRunnerTests : IDisposable
 
     public void Dispose()
     {
-        _listener.Dispose();
+        _recorded.Dispose();
         _metrics.Dispose();
         _loggers.Dispose();
         _directory.Dispose();
-    }
-
-    private void Record(Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
-    {
-        var values = new Dictionary<string, string?>();
-        foreach (var tag in tags)
-        {
-            values[tag.Key] = tag.Value?.ToString();
-        }
-
-        lock (_measurements)
-        {
-            _measurements.Add((instrument.Name, value, values));
-        }
-    }
-
-    private List<(string Instrument, double Value, Dictionary<string, string?> Tags)> Measured(string instrument)
-    {
-        lock (_measurements)
-        {
-            return _measurements.Where(m => m.Instrument == instrument).ToList();
-        }
     }
 
     /// <summary>PROD's drills of SalesDB on <paramref name="target"/> in a window at 03:00 UTC of <paramref name="minutes"/>; returns it running.</summary>
@@ -189,18 +156,18 @@ public sealed class DrillWindowRunnerTests : IDisposable
         var completed = Assert.Single(_log.WithEventId(220));
         Assert.Equal(1050.0, completed.Scalar("RestoreSeconds"));
         Assert.Equal("nothing", completed.Scalar("LeftBehind"));
-        var durations = Measured("backupxe.restore.drill.duration");
+        var durations = _recorded.Of("backupxe.restore.drill.duration");
         Assert.Equal(660, durations.Single(m => m.Tags["phase"] == "restore-full").Value, 3);
         Assert.Equal(90, durations.Single(m => m.Tags["phase"] == "restore-log").Value, 3);
         Assert.Equal(1050, durations.Single(m => m.Tags["phase"] == "restore-and-recovery").Value, 3);
         Assert.All(durations, m => Assert.Equal(["instance", "phase", "status"], m.Tags.Keys.Order()));
         Assert.All(durations, m => Assert.Equal("completed", m.Tags["status"]));
         Assert.Equal(["planning", "restore-full", "restore-differential", "restore-log", "recovery", "drop", "restore-and-recovery"], durations.Select(m => m.Tags["phase"]));
-        var counted = Assert.Single(Measured("backupxe.restore.drills"));
+        var counted = Assert.Single(_recorded.Of("backupxe.restore.drills"));
         Assert.Equal("completed", counted.Tags["status"]);
         _clock.Advance(TimeSpan.FromHours(1));
-        _listener.RecordObservableInstruments();
-        var age = Assert.Single(Measured("backupxe.restore.drill.last_success.age"));
+        _recorded.RecordObservableInstruments();
+        var age = Assert.Single(_recorded.Of("backupxe.restore.drill.last_success.age"));
         Assert.Equal((_clock.GetUtcNow().UtcDateTime - stored.DrilledAt).TotalSeconds, age.Value, 3);
         Assert.Equal("SalesDB", age.Tags["database"]);
     }
@@ -234,7 +201,7 @@ public sealed class DrillWindowRunnerTests : IDisposable
         Assert.Equal("nothing", stopped.Scalar("LeftBehind"));
         Assert.Empty(_log.WithEventId(224));
         Assert.Equal(["cancelled"], StoredStatuses());
-        Assert.Equal("cancelled", Assert.Single(Measured("backupxe.restore.drills")).Tags["status"]);
+        Assert.Equal("cancelled", Assert.Single(_recorded.Of("backupxe.restore.drills")).Tags["status"]);
     }
 
     [Fact]
@@ -281,8 +248,8 @@ public sealed class DrillWindowRunnerTests : IDisposable
         Assert.DoesNotContain('\n', (string)failed.Scalar("Failure")!);
         Assert.Equal(["failed"], StoredStatuses());
         Assert.Equal("nothing", failed.Scalar("LeftBehind"));
-        Assert.Equal("failed", Assert.Single(Measured("backupxe.restore.drills")).Tags["status"]);
-        Assert.DoesNotContain(Measured("backupxe.restore.drill.duration"), m => m.Tags["phase"] == "restore-log");
+        Assert.Equal("failed", Assert.Single(_recorded.Of("backupxe.restore.drills")).Tags["status"]);
+        Assert.DoesNotContain(_recorded.Of("backupxe.restore.drill.duration"), m => m.Tags["phase"] == "restore-log");
     }
 
     [Fact]
@@ -302,6 +269,6 @@ public sealed class DrillWindowRunnerTests : IDisposable
         // Then
         Assert.Contains(@"is the source server (PRODSQL01\MSSQLSERVER", (string)Assert.Single(_log.WithEventId(221)).Scalar("Refusals")!, StringComparison.Ordinal);
         Assert.DoesNotContain(alias.Statements, s => !s.StartsWith("RESTORE FILELISTONLY", StringComparison.Ordinal));
-        Assert.Equal("refused", Assert.Single(Measured("backupxe.restore.drills")).Tags["status"]);
+        Assert.Equal("refused", Assert.Single(_recorded.Of("backupxe.restore.drills")).Tags["status"]);
     }
 }

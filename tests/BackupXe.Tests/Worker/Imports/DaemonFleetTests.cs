@@ -3,7 +3,6 @@ using BackupXe.Core.Baselines;
 using BackupXe.History;
 using BackupXe.SqlServer.Client;
 using BackupXe.Tests.Cli;
-using BackupXe.Tests.SqlServer.Msdb;
 using BackupXe.Tests.Support;
 using BackupXe.Testing.Tds;
 using BackupXe.Worker.Configuration;
@@ -26,7 +25,6 @@ namespace BackupXe.Tests.Worker.Imports;
 /// </summary>
 public sealed class DaemonFleetTests : IDisposable
 {
-    private const long GiB = 1L << 30;
     private const string Group = "5a1e5000-0000-4000-8000-0000000000a9";
     private static readonly HistoryImportOptions Hourly = new() { IntervalMinutes = 60, LookbackDays = 30 };
 
@@ -44,7 +42,7 @@ public sealed class DaemonFleetTests : IDisposable
         _loggers = new SerilogLoggerFactory(_log.CreateLogger(), dispose: true);
         _history = new SqliteImportedHistory(HistoryFile, _time);
         _import = new PeriodicHistoryImport(
-            _history, new StoredBaselines(new SqliteHistoryStore(HistoryFile, _time), new HistoryComparisonSettings()), _metrics, _time,
+            _history, new StoredBaselines(new SqliteHistoryStore(HistoryFile, _time), new BaselineComparisonSettings()), _metrics, _time,
             _loggers.CreateLogger<PeriodicHistoryImport>(),
             Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 90 } }),
             new SqliteReplicaRoles(HistoryFile, _time),
@@ -67,25 +65,9 @@ public sealed class DaemonFleetTests : IDisposable
     /// start, first and last LSN) in its msdb; in the availability group when <paramref name="role"/> is given.
     /// </summary>
     private TdsScript Server(string name, ScriptedReplicaRole? role, params (string Type, double HoursAgo, long First, long Last)[] backups)
-    {
-        var now = _time.GetUtcNow().UtcDateTime;
-        var rows = ServerHistoryReaderTests.MsdbRowsWithLsns();
-        var id = 0;
-        foreach (var (type, hoursAgo, first, last) in backups)
-        {
-            var start = DateTime.SpecifyKind(now.AddHours(-hoursAgo), DateTimeKind.Unspecified);
-            rows.Row(++id, "Sales", ServerHistoryReaderTests.SalesGuid, type, false, false, true, start, start.AddSeconds(30), GiB, GiB, null, null, 0, $@"X:\b\Sales_{id}.bak", 2, 0, null, 16, 0, 4135,
-                first.ToString(System.Globalization.CultureInfo.InvariantCulture), last.ToString(System.Globalization.CultureInfo.InvariantCulture), "1500", "1500", "FULL", null);
-        }
-
-        return ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), rows, commandLog: null)
-            .On("SERVERPROPERTY('ServerName')", TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("server_name", 128)).Row(name)))
-            .On(ScriptedSqlServer.GroupDatabasesFragment, role is null ? ScriptedSqlServer.GroupDatabasesResponse() : ScriptedSqlServer.GroupDatabasesResponse(("Sales", Group)))
-            .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse([]))
-            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]))
+        => ScriptedMsdb.Replica(_time.GetUtcNow().UtcDateTime, name, role is null ? null : Group, backups)
             .On(ScriptedSqlServer.HadrFactsFragment, ScriptedSqlServer.HadrFactsResponse(role is null ? 0 : 1, 1))
             .On(ScriptedSqlServer.ReplicaRolesFragment, role is null ? ScriptedSqlServer.ReplicaRolesResponse() : ScriptedSqlServer.ReplicaRolesResponse(role));
-    }
 
     private async Task ImportAsync(string instance, TdsScript script)
     {

@@ -47,7 +47,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         _captures = new SqliteHistoryStore(path, _time);
         _history = new SqliteImportedHistory(path, _time);
         _import = new PeriodicHistoryImport(
-            _history, new StoredBaselines(_captures, new HistoryComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>());
+            _history, new StoredBaselines(_captures, new BaselineComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>());
     }
 
     public void Dispose()
@@ -72,11 +72,14 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         return rows;
     }
 
+    /// <summary>A server whose msdb holds <see cref="SixNights"/>.</summary>
+    private static TdsScript SixNightsServer() => ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null);
+
     [Fact]
     public async Task Two_ticks_import_once_each_the_second_adds_no_rows_and_the_regression_is_warned_once()
     {
         // Given: a server whose msdb holds six nightly backups, the last one four times slower
-        await using var server = TdsServerDouble.Start(ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null));
+        await using var server = TdsServerDouble.Start(SixNightsServer());
         using var stop = new CancellationTokenSource();
         var run = _import.RunAsync("prod", new SqlConnectionFactory(TdsClient.Settings(server)), Hourly, stop.Token);
         Assert.Equal(TimeSpan.FromMinutes(60), await _time.NextTimerAsync());
@@ -115,7 +118,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
     public async Task A_failed_import_is_logged_without_the_password_and_the_next_tick_still_runs()
     {
         // Given: a server that answers with the wrong password (the login fails on every try)
-        await using var server = TdsServerDouble.Start(ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null));
+        await using var server = TdsServerDouble.Start(SixNightsServer());
         server.Credentials = (TdsClient.User, TdsClient.Password);
         var settings = TdsClient.Settings(server, password: "Wrong-Secret-123");
         using var stop = new CancellationTokenSource();
@@ -143,7 +146,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
     public async Task The_service_imports_each_instance_on_its_own_so_one_failing_never_stops_another()
     {
         // Given: two live instances on one server double, one with a password the server refuses
-        await using var server = TdsServerDouble.Start(ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null));
+        await using var server = TdsServerDouble.Start(SixNightsServer());
         server.Credentials = (TdsClient.User, TdsClient.Password);
         InstanceOptions Live(string name, string password) => new()
         {
@@ -186,14 +189,11 @@ public sealed class PeriodicHistoryImportTests : IDisposable
     {
         // Given: msdb's chain for Sales misses the log backup between 02:00 and 04:00 (LSNs as backupset holds them)
         var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
-        var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
-            .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse(
-            [
-                new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
-                new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
-                new("Sales", "L", false, "41000000020000001", "41000000021600001", "41000000016000037", "41000000021600001", "FULL", chainNight.AddHours(3), chainNight.AddHours(3).AddMinutes(1)),
-            ]))
-            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]));
+        var script = ScriptedMsdb.WithChain(
+            SixNightsServer(),
+            new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
+            new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
+            new("Sales", "L", false, "41000000020000001", "41000000021600001", "41000000016000037", "41000000021600001", "FULL", chainNight.AddHours(3), chainNight.AddHours(3).AddMinutes(1)));
         await using var server = TdsServerDouble.Start(script);
         using var stop = new CancellationTokenSource();
         var run = _import.RunAsync("prod", new SqlConnectionFactory(TdsClient.Settings(server)), Hourly, stop.Token);
@@ -225,46 +225,19 @@ public sealed class PeriodicHistoryImportTests : IDisposable
     {
         // Given: Sales' six nightly fulls and a chain with a gap, judged against an RPO target of a minute
         var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
-        var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
-            .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse(
-            [
-                new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
-                new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)),
-            ]))
-            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]));
+        var script = ScriptedMsdb.WithChain(
+            SixNightsServer(),
+            new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10)),
+            new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1)));
         var import = new PeriodicHistoryImport(
-            _history, new StoredBaselines(_captures, new HistoryComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
+            _history, new StoredBaselines(_captures, new BaselineComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
             Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 1, DatabaseSeries = "Sal*", MaxDatabaseSeries = 1 } }));
-        var recorded = new List<(string Name, string? Target, double Value)>();
-        using var listener = new System.Diagnostics.Metrics.MeterListener();
-        listener.InstrumentPublished = (instrument, l) =>
-        {
-            if (instrument.Meter == _metrics.Meter && instrument.Name.StartsWith("backupxe.fleet.", StringComparison.Ordinal))
-            {
-                l.EnableMeasurementEvents(instrument);
-            }
-        };
-        void Add(System.Diagnostics.Metrics.Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
-        {
-            string? target = null;
-            foreach (var tag in tags)
-            {
-                target = tag.Key == "target" ? (string?)tag.Value : target;
-            }
-
-            lock (recorded)
-            {
-                recorded.Add((instrument.Name, target, value));
-            }
-        }
-
-        listener.SetMeasurementEventCallback<int>((instrument, value, tags, _) => Add(instrument, value, tags));
-        listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Add(instrument, value, tags));
-        listener.Start();
+        using var measured = new RecordedMeasurements(_metrics.Meter, name => name.StartsWith("backupxe.fleet.", StringComparison.Ordinal));
         await using var server = TdsServerDouble.Start(script);
 
         // When: one import
         await import.ImportOnceAsync("prod", new SqlConnectionFactory(TdsClient.Settings(server)), Hourly, CancellationToken.None);
+        var recorded = measured.All.Select(m => (Name: m.Instrument, Target: m.Tag("target"), m.Value)).ToList();
 
         // Then: Sales is past its RPO target, none past an RTO target (none is set), and the worst RPO is over a minute
         Assert.Contains(("backupxe.fleet.out_of_target", "rpo", 1.0), recorded);
@@ -281,23 +254,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
     /// <paramref name="backups"/> (type, hours before now, first and last LSN) in its msdb, with its own database_guid.
     /// </summary>
     private TdsScript Replica(string name, string group, params (string Type, double HoursAgo, long First, long Last)[] backups)
-    {
-        var now = _time.GetUtcNow().UtcDateTime;
-        var rows = ServerHistoryReaderTests.MsdbRowsWithLsns();
-        var id = 0;
-        foreach (var (type, hoursAgo, first, last) in backups)
-        {
-            var start = DateTime.SpecifyKind(now.AddHours(-hoursAgo), DateTimeKind.Unspecified);
-            rows.Row(++id, "Sales", ServerHistoryReaderTests.SalesGuid, type, false, false, true, start, start.AddSeconds(30), GiB, GiB, null, null, 0, $@"X:\b\Sales_{id}.bak", 2, 0, null, 16, 0, 4135,
-                first.ToString(System.Globalization.CultureInfo.InvariantCulture), last.ToString(System.Globalization.CultureInfo.InvariantCulture), "1500", "1500", "FULL", null);
-        }
-
-        return ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), rows, commandLog: null)
-            .On("SERVERPROPERTY('ServerName')", TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("server_name", 128)).Row(name)))
-            .On(ScriptedSqlServer.GroupDatabasesFragment, ScriptedSqlServer.GroupDatabasesResponse(("Sales", group)))
-            .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse([]))
-            .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]));
-    }
+        => ScriptedMsdb.Replica(_time.GetUtcNow().UtcDateTime, name, group, backups);
 
     [Fact]
     public async Task Two_replicas_whose_backups_alternate_record_the_group_rpo_not_one_servers()
@@ -306,45 +263,20 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         // ago), one chain on their LSNs; alone, sql-a's newest restore point is 2 h old, past an RPO target of an hour
         const string Group = "5a1e5000-0000-4000-8000-0000000000a9";
         var import = new PeriodicHistoryImport(
-            _history, new StoredBaselines(_captures, new HistoryComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
+            _history, new StoredBaselines(_captures, new BaselineComparisonSettings()), _metrics, _time, _loggers.CreateLogger<PeriodicHistoryImport>(),
             Options.Create(new BackupXeOptions { Targets = new TargetsOptions { RpoMinutes = 60 } }));
-        var recorded = new List<(string Name, string? Instance, string? Target, double Value)>();
-        using var listener = new System.Diagnostics.Metrics.MeterListener();
-        listener.InstrumentPublished = (instrument, l) =>
-        {
-            if (instrument.Meter == _metrics.Meter && instrument.Name.StartsWith("backupxe.fleet.", StringComparison.Ordinal))
-            {
-                l.EnableMeasurementEvents(instrument);
-            }
-        };
-        void Add(System.Diagnostics.Metrics.Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
-        {
-            string? target = null, instance = null;
-            foreach (var tag in tags)
-            {
-                target = tag.Key == "target" ? (string?)tag.Value : target;
-                instance = tag.Key == "instance" ? (string?)tag.Value : instance;
-            }
-
-            lock (recorded)
-            {
-                recorded.Add((instrument.Name, instance, target, value));
-            }
-        }
-
-        listener.SetMeasurementEventCallback<int>((instrument, value, tags, _) => Add(instrument, value, tags));
-        listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Add(instrument, value, tags));
-        listener.Start();
+        using var measured = new RecordedMeasurements(_metrics.Meter, name => name.StartsWith("backupxe.fleet.", StringComparison.Ordinal));
         await using (var b = TdsServerDouble.Start(Replica("sql-b", Group, ("L", 4, 900, 2100), ("L", 1.0 / 3, 2200, 2300))))
         {
             await import.ImportOnceAsync("sql-b", new SqlConnectionFactory(TdsClient.Settings(b)), Hourly, CancellationToken.None);
         }
 
-        recorded.Clear();
+        measured.Clear();
 
         // When: sql-a's import
         await using var a = TdsServerDouble.Start(Replica("sql-a", Group, ("D", 6, 1000, 2000), ("L", 2, 2100, 2200)));
         await import.ImportOnceAsync("sql-a", new SqlConnectionFactory(TdsClient.Settings(a)), Hourly, CancellationToken.None);
+        var recorded = measured.All.Select(m => (Name: m.Instrument, Instance: m.Tag("instance"), Target: m.Tag("target"), m.Value)).ToList();
 
         // Then: sql-a's gauges carry the group's RPO, sql-b's log of 20 minutes ago (+30 s): within the hour
         Assert.Contains(("backupxe.fleet.out_of_target", "sql-a", "rpo", 0.0), recorded);
@@ -360,7 +292,7 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         // the earlier ones used; matched by LSN alone the two chains interleave and the 07:00 one seems to break off
         var chainNight = DateTime.Today.AddDays(-2).AddHours(1);
         ScriptedBackupSet full = new("Sales", "D", false, "41000000016000037", "41000000017600001", "41000000000000001", "41000000016000037", "FULL", chainNight, chainNight.AddMinutes(10));
-        var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
+        var script = SixNightsServer()
             .On(ScriptedSqlServer.MsdbChainFragment, _ => ScriptedSqlServer.ChainResponse(
             [
                 full,
@@ -402,34 +334,12 @@ public sealed class PeriodicHistoryImportTests : IDisposable
             new("Sales", "L", false, "41000000008800001", "41000000018400001", "41000000016000037", "41000000018400001", "FULL", chainNight.AddHours(1), chainNight.AddHours(1).AddMinutes(1), GiB),
             new("Sales", "L", false, "41000000018400001", "41000000019200001", "41000000016000037", "41000000019200001", "FULL", chainNight.AddHours(2), chainNight.AddHours(2).AddMinutes(1), GiB),
         };
-        var script = ServerHistoryReaderTests.Server(ServerHistoryReaderTests.Columns2022(), SixNights(), commandLog: null)
+        var script = SixNightsServer()
             .On(ScriptedSqlServer.MsdbChainFragment, _ => { lock (sets) { return ScriptedSqlServer.ChainResponse([.. sets]); } })
             .On("msdb.dbo.restorehistory", _ => ScriptedSqlServer.RestoresResponse([]))
             .On("AS data_pages", _ => ScriptedSqlServer.FilesResponse([new("Sales", 200 * GiB / 8192, 20 * GiB / 8192)], 16))
             .On("instant_file_initialization_enabled", _ => ScriptedSqlServer.InstantFileInitializationResponse("Y"));
-        var gauge = new List<(string Bound, double Seconds)>();
-        using var listener = new System.Diagnostics.Metrics.MeterListener();
-        listener.InstrumentPublished = (instrument, l) =>
-        {
-            if (instrument.Meter == _metrics.Meter && instrument.Name == "backupxe.restore.estimate.longest")
-            {
-                l.EnableMeasurementEvents(instrument);
-            }
-        };
-        listener.SetMeasurementEventCallback<double>((_, value, tags, _) =>
-        {
-            foreach (var tag in tags)
-            {
-                if (tag.Key == "bound")
-                {
-                    lock (gauge)
-                    {
-                        gauge.Add(((string)tag.Value!, value));
-                    }
-                }
-            }
-        });
-        listener.Start();
+        using var measured = new RecordedMeasurements(_metrics.Meter, name => name == "backupxe.restore.estimate.longest");
         await using var server = TdsServerDouble.Start(script);
         using var stop = new CancellationTokenSource();
         var run = _import.RunAsync("prod", new SqlConnectionFactory(TdsClient.Settings(server)), Hourly, stop.Token);
@@ -465,12 +375,10 @@ public sealed class PeriodicHistoryImportTests : IDisposable
         Assert.Contains(" to ", (string)first.Scalar("RestoreEstimate")!, StringComparison.Ordinal);
         Assert.Equal(chainNight.AddHours(3), estimates[1].Scalar("FullBackupStart"));
         Assert.Equal(0, estimates[1].Scalar("LogBackups"));
-        lock (gauge)
-        {
-            Assert.Equal(6, gauge.Count);
-            Assert.Equal(("low", low), gauge[0]);
-            Assert.Equal(("high", high), gauge[1]);
-        }
+        var gauge = measured.All.Select(m => (Bound: m.Tag("bound"), Seconds: m.Value)).ToList();
+        Assert.Equal(6, gauge.Count);
+        Assert.Equal(("low", low), gauge[0]);
+        Assert.Equal(("high", high), gauge[1]);
 
         await stop.CancelAsync();
         await run;

@@ -1,5 +1,5 @@
-using System.Diagnostics.Metrics;
 using BackupXe.Core.Reporting;
+using BackupXe.Tests.Support;
 using BackupXe.Worker.Telemetry;
 using Xunit;
 using static BackupXe.Tests.Worker.Operations;
@@ -9,44 +9,17 @@ namespace BackupXe.Tests.Worker.Telemetry;
 public sealed class BackupXeMetricsTests : IDisposable
 {
     private readonly BackupXeMetrics _metrics = new();
-    private readonly MeterListener _listener = new();
-    private readonly List<Measurement> _measurements = [];
+    private readonly RecordedMeasurements _recorded;
 
-    private sealed record Measurement(string Instrument, string? Unit, double Value, Dictionary<string, string?> Tags);
+    // Only this test's meter: other tests create their own BackupXe meters in parallel.
+    public BackupXeMetricsTests() => _recorded = new RecordedMeasurements(_metrics.Meter);
 
-    public BackupXeMetricsTests()
-    {
-        // Only this test's meter: other tests create their own BackupXe meters in parallel.
-        _listener.InstrumentPublished = (instrument, listener) =>
-        {
-            if (instrument.Meter == _metrics.Meter)
-            {
-                listener.EnableMeasurementEvents(instrument);
-            }
-        };
-        _listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) => Record(instrument, value, tags));
-        _listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Record(instrument, value, tags));
-        _listener.Start();
-    }
+    private IReadOnlyList<RecordedMeasurement> Measurements => _recorded.All;
 
     public void Dispose()
     {
-        _listener.Dispose();
+        _recorded.Dispose();
         _metrics.Dispose();
-    }
-
-    private void Record(Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
-    {
-        var tagValues = new Dictionary<string, string?>();
-        foreach (var tag in tags)
-        {
-            tagValues[tag.Key] = tag.Value?.ToString();
-        }
-
-        lock (_measurements)
-        {
-            _measurements.Add(new Measurement(instrument.Name, instrument.Unit, value, tagValues));
-        }
     }
 
     [Fact]
@@ -54,7 +27,7 @@ public sealed class BackupXeMetricsTests : IDisposable
     {
         _metrics.RecordOperation("prod", Backup("Sales", Monday, 41.5, sessionId: 57));
 
-        var counted = Assert.Single(_measurements, m => m.Instrument == "backupxe.operations");
+        var counted = Assert.Single(Measurements, m => m.Instrument == "backupxe.operations");
         Assert.Equal(1, counted.Value);
         Assert.Equal(
             new Dictionary<string, string?> { ["instance"] = "prod", ["kind"] = "backup", ["status"] = "completed", ["bottleneck"] = "buffer-starved" },
@@ -66,8 +39,8 @@ public sealed class BackupXeMetricsTests : IDisposable
     {
         _metrics.RecordOperation("prod", Backup("Sales", Monday, 41.5));
 
-        var duration = Assert.Single(_measurements, m => m.Instrument == "backupxe.operation.duration");
-        var throughput = Assert.Single(_measurements, m => m.Instrument == "backupxe.operation.throughput");
+        var duration = Assert.Single(Measurements, m => m.Instrument == "backupxe.operation.duration");
+        var throughput = Assert.Single(Measurements, m => m.Instrument == "backupxe.operation.throughput");
         Assert.Equal(("s", 120.0), (duration.Unit, duration.Value));
         Assert.Equal(("MBy/s", 41.5), (throughput.Unit, throughput.Value));
         Assert.All([duration, throughput], m => Assert.Equal(["instance", "kind"], m.Tags.Keys.Order()));
@@ -78,7 +51,7 @@ public sealed class BackupXeMetricsTests : IDisposable
     {
         _metrics.RecordOperation("prod", Backup("Sales", Monday, 3, status: OperationStatus.Failed, bottleneck: Bottleneck.Unknown));
 
-        var counted = Assert.Single(_measurements);
+        var counted = Assert.Single(Measurements);
         Assert.Equal("backupxe.operations", counted.Instrument);
         Assert.Equal(("failed", "unknown"), (counted.Tags["status"], counted.Tags["bottleneck"]));
     }
@@ -88,7 +61,7 @@ public sealed class BackupXeMetricsTests : IDisposable
     {
         _metrics.RecordOperation("prod", Backup("Sales", Monday, 50) with { Verdict = null });
 
-        Assert.Equal("unknown", Assert.Single(_measurements, m => m.Instrument == "backupxe.operations").Tags["bottleneck"]);
+        Assert.Equal("unknown", Assert.Single(Measurements, m => m.Instrument == "backupxe.operations").Tags["bottleneck"]);
     }
 
     [Fact]
@@ -100,10 +73,10 @@ public sealed class BackupXeMetricsTests : IDisposable
         _metrics.RecordEventsDropped("prod", 12);
         _metrics.RecordRegression("prod", Backup("Sales", Monday, 41));
 
-        Assert.Equal(2, _measurements.Where(m => m.Instrument == "backupxe.events.received").Sum(m => m.Value));
-        Assert.Equal(1, _measurements.Single(m => m.Instrument == "backupxe.live.reconnects").Value);
-        Assert.Equal(12, _measurements.Single(m => m.Instrument == "backupxe.events.dropped").Value);
-        var regression = _measurements.Single(m => m.Instrument == "backupxe.regressions");
+        Assert.Equal(2, Measurements.Where(m => m.Instrument == "backupxe.events.received").Sum(m => m.Value));
+        Assert.Equal(1, Measurements.Single(m => m.Instrument == "backupxe.live.reconnects").Value);
+        Assert.Equal(12, Measurements.Single(m => m.Instrument == "backupxe.events.dropped").Value);
+        var regression = Measurements.Single(m => m.Instrument == "backupxe.regressions");
         Assert.Equal(new Dictionary<string, string?> { ["instance"] = "prod", ["kind"] = "backup" }, regression.Tags);
     }
 }

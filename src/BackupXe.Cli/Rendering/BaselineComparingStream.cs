@@ -7,7 +7,7 @@ using BackupXe.Core.Reporting;
 namespace BackupXe.Cli.Rendering;
 
 /// <summary>Each completed operation set against its history before the report (or the watch view) receives it.</summary>
-internal sealed class HistoryComparingStream(IOperationSink inner, HistoryContext history) : IReportStream, IDisposable
+internal sealed class BaselineComparingStream(IOperationSink inner, BaselineContext history) : IReportStream, IDisposable
 {
     public void OnOperationCompleted(OperationReport report) => inner.OnOperationCompleted(history.Attach(report));
 

@@ -7,7 +7,7 @@ using BackupXe.Core.Reporting;
 namespace BackupXe.Core.Baselines;
 
 /// <summary>The rule's settings (docs/history.md, "This run against its history"); the daemon's Regression options map onto them.</summary>
-public sealed record HistoryComparisonSettings
+public sealed record BaselineComparisonSettings
 {
     /// <summary>Ten usual runs: two weeks of nightly backups, enough for a median that shrugs off one outlier.</summary>
     public const int DefaultWindow = 10;
@@ -34,7 +34,7 @@ public sealed record HistoryComparisonSettings
 /// runs, the verdict, since when a slowdown lasts, what changed, and what ran at the same time. The one regression
 /// rule: the daemon's warning, <c>analyze --history</c> and <c>watch --history</c> all come from here.
 /// </summary>
-public static class HistoryComparer
+public static class BaselineComparer
 {
     /// <summary>MAD x 1.4826 estimates the standard deviation of normally distributed data (Rousseeuw and Croux, 1993).</summary>
     public const double MadScale = 1.4826;
@@ -47,18 +47,18 @@ public static class HistoryComparer
     /// <param name="current">The run to judge.</param>
     /// <param name="instance">The instance whose history <paramref name="history"/> is.</param>
     /// <param name="history">Runs of that instance, any database; the current run may be among them (it is recognised and left out).</param>
-    public static HistoryComparisonReport Compare(
-        ComparableRun current, string instance, IReadOnlyList<ComparableRun> history, HistoryComparisonSettings settings)
+    public static BaselineComparisonReport Compare(
+        ComparableRun current, string instance, IReadOnlyList<ComparableRun> history, BaselineComparisonSettings settings)
     {
         var others = history.Where(r => !HistoryMerge.SameOperation(r.Record, current.Record)).ToList();
         var seriesName = SeriesName(current);
         var concurrent = Concurrent(current, others);
-        var blank = new HistoryComparisonReport
+        var blank = new BaselineComparisonReport
         {
             Instance = instance,
             Series = seriesName,
             TargetType = current.TargetType,
-            Verdict = HistoryVerdict.CannotTell,
+            Verdict = BaselineVerdict.CannotTell,
             Summary = string.Empty,
             ThroughputMBps = current.ThroughputMBps,
             Concurrent = concurrent,
@@ -77,50 +77,50 @@ public static class HistoryComparer
         }
 
         var rates = usual.Select(r => r.ThroughputMBps!.Value).ToList();
-        var median = HistoryStatistics.Percentile(rates, 0.5)!.Value;
-        var mad = HistoryStatistics.Percentile(rates.Select(r => Math.Abs(r - median)).ToList(), 0.5)!.Value;
+        var median = SeriesStatistics.Percentile(rates, 0.5)!.Value;
+        var mad = SeriesStatistics.Percentile(rates.Select(r => Math.Abs(r - median)).ToList(), 0.5)!.Value;
         var rate = current.ThroughputMBps!.Value;
         var spread = settings.RobustDeviations * MadScale * mad;
         var verdict = rate <= settings.ThresholdRatio * median && rate < median - spread
-            ? HistoryVerdict.Slower
+            ? BaselineVerdict.Slower
             : rate >= median / settings.ThresholdRatio && rate > median + spread
-                ? HistoryVerdict.Faster
-                : HistoryVerdict.Usual;
+                ? BaselineVerdict.Faster
+                : BaselineVerdict.Usual;
 
-        var streak = verdict == HistoryVerdict.Slower ? ranked.Skip(streakStart).ToList() : [];
+        var streak = verdict == BaselineVerdict.Slower ? ranked.Skip(streakStart).ToList() : [];
         var judged = streak.Append(current).ToList();
         var counts = others.Count > 0 ? usual.Concat(judged).ToDictionary<ComparableRun, ComparableRun, int>(r => r, r => ConcurrentCount(r, others), ReferenceEqualityComparer.Instance) : null;
-        var changes = verdict is HistoryVerdict.Slower or HistoryVerdict.Faster ? Changes(current, usual, judged, counts) : [];
+        var changes = verdict is BaselineVerdict.Slower or BaselineVerdict.Faster ? Changes(current, usual, judged, counts) : [];
         var logPart = LogPart(current, usual);
         var report = blank with
         {
             Verdict = verdict,
-            Factor = verdict switch { HistoryVerdict.Slower => median / rate, HistoryVerdict.Faster => rate / median, _ => null },
+            Factor = verdict switch { BaselineVerdict.Slower => median / rate, BaselineVerdict.Faster => rate / median, _ => null },
             UsualRuns = usual.Count,
             MedianMBps = median,
             MadMBps = Math.Round(mad, 3),
-            P10MBps = HistoryStatistics.Percentile(rates, 0.1),
-            P90MBps = HistoryStatistics.Percentile(rates, 0.9),
-            Since = verdict == HistoryVerdict.Slower ? judged[0].Start : null,
-            SlowRuns = verdict == HistoryVerdict.Slower ? judged.Count : 0,
+            P10MBps = SeriesStatistics.Percentile(rates, 0.1),
+            P90MBps = SeriesStatistics.Percentile(rates, 0.9),
+            Since = verdict == BaselineVerdict.Slower ? judged[0].Start : null,
+            SlowRuns = verdict == BaselineVerdict.Slower ? judged.Count : 0,
             Changes = changes,
             LogPart = logPart,
-            Points = [.. usual.Select(r => Point(r, "usual")), .. ranked.Skip(streakStart).Select(r => Point(r, verdict == HistoryVerdict.Slower ? "slow" : "other")), Point(current, "this")],
+            Points = [.. usual.Select(r => Point(r, "usual")), .. ranked.Skip(streakStart).Select(r => Point(r, verdict == BaselineVerdict.Slower ? "slow" : "other")), Point(current, "this")],
         };
         return report with
         {
             Summary = Summary(report),
-            Findings = verdict == HistoryVerdict.Slower ? Findings(report, usual, counts, others) : [],
+            Findings = verdict == BaselineVerdict.Slower ? Findings(report, usual, counts, others) : [],
         };
     }
 
     /// <summary>
     /// The usual runs <paramref name="current"/> is set against: the ranked runs of its series that started before it
-    /// (the last <see cref="HistoryComparisonSettings.Window"/> x 3), where the newest slow streak begins, and the usual
+    /// (the last <see cref="BaselineComparisonSettings.Window"/> x 3), where the newest slow streak begins, and the usual
     /// runs before that streak; <c>TooFew</c> says why not when there are fewer than the minimum.
     /// </summary>
     internal static (List<ComparableRun> Ranked, int StreakStart, List<ComparableRun> Usual, string? TooFew) Baseline(
-        ComparableRun current, IEnumerable<ComparableRun> others, HistoryComparisonSettings settings)
+        ComparableRun current, IEnumerable<ComparableRun> others, BaselineComparisonSettings settings)
     {
         var series = others.Where(r => r.SameSeries(current) && r.Start < current.Start).OrderBy(r => r.Start).ToList();
         var ranked = series.Where(r => r.Ranked).TakeLast(settings.Window * 3).ToList();
@@ -164,22 +164,22 @@ public static class HistoryComparer
             return "it has no throughput (the input holds no size or no duration)";
         }
 
-        return HistoryStatistics.Unranked(current.Record) switch
+        return SeriesStatistics.Unranked(current.Record) switch
         {
             "too-short" => "it took under 10 times its timestamps' resolution, so its MB/s is not precise enough",
-            "overhead" => $"it read under {Figures.Bytes(HistoryStatistics.OverheadBytes)}: fixed costs dominate its time, so its MB/s is not a transfer speed",
+            "overhead" => $"it read under {Figures.Bytes(SeriesStatistics.OverheadBytes)}: fixed costs dominate its time, so its MB/s is not a transfer speed",
             _ => null,
         };
     }
 
-    private static HistoryComparisonReport CannotTell(HistoryComparisonReport blank, string reason)
+    private static BaselineComparisonReport CannotTell(BaselineComparisonReport blank, string reason)
         => blank with { Reason = reason, Summary = $"cannot tell against its history: {reason}" };
 
     /// <summary>
     /// Where the newest run of slow ones begins: runs at the threshold of the median before them or below, counted
     /// back from the newest. Two passes, so that a long slowdown does not drag its own baseline down.
     /// </summary>
-    private static int SlowStreakStart(List<ComparableRun> ranked, HistoryComparisonSettings settings)
+    private static int SlowStreakStart(List<ComparableRun> ranked, BaselineComparisonSettings settings)
     {
         var streakStart = ranked.Count;
         var baseline = Median(ranked.TakeLast(settings.Window));
@@ -197,7 +197,7 @@ public static class HistoryComparer
         return streakStart;
     }
 
-    private static double? Median(IEnumerable<ComparableRun> runs) => HistoryStatistics.Percentile(runs.Select(r => r.ThroughputMBps!.Value).ToList(), 0.5);
+    private static double? Median(IEnumerable<ComparableRun> runs) => SeriesStatistics.Percentile(runs.Select(r => r.ThroughputMBps!.Value).ToList(), 0.5);
 
     private static SeriesPointReport Point(ComparableRun run, string role) => new(run.Start, Math.Round(run.ThroughputMBps!.Value, 3), role);
 
@@ -222,17 +222,17 @@ public static class HistoryComparer
     /// Each factor whose value in this run differs from the usual runs' most common one, scored by how well it
     /// separates the runs judged (this one and its slow streak) from the usual ones; best first.
     /// </summary>
-    private static IReadOnlyList<HistoryChangeReport> Changes(
+    private static IReadOnlyList<BaselineChangeReport> Changes(
         ComparableRun current, List<ComparableRun> usual, List<ComparableRun> judged, Dictionary<ComparableRun, int>? concurrent)
     {
-        var usualBytes = HistoryStatistics.Percentile(usual.Where(r => r.Record.BytesRead is > 0).Select(r => (double)r.Record.BytesRead!.Value).ToList(), 0.5);
-        var usualLog = HistoryStatistics.Percentile(usual.Where(r => r.Record.LogBytes is > 0).Select(r => (double)r.Record.LogBytes!.Value).ToList(), 0.5);
+        var usualBytes = SeriesStatistics.Percentile(usual.Where(r => r.Record.BytesRead is > 0).Select(r => (double)r.Record.BytesRead!.Value).ToList(), 0.5);
+        var usualLog = SeriesStatistics.Percentile(usual.Where(r => r.Record.LogBytes is > 0).Select(r => (double)r.Record.LogBytes!.Value).ToList(), 0.5);
         (string Name, Func<ComparableRun, string?> Value)[] factors =
         [
             ("compression", r => r.Record.Options.Compression is { } c ? (c ? r.Record.Options.CompressionAlgorithm is { } a ? $"COMPRESSION ({a})" : "COMPRESSION" : "NO_COMPRESSION") : null),
             ("BUFFERCOUNT", r => r.Record.Options.BufferCount?.ToString(CultureInfo.InvariantCulture)),
             ("MAXTRANSFERSIZE", r => r.Record.Options.MaxTransferSizeBytes is { } m ? Figures.Bytes(m) : null),
-            ("buffer memory", r => r.Record.Options.BufferCount is { } n && r.Record.Options.MaxTransferSizeBytes is { } m ? HistoryStatistics.BufferMemoryBand(n * m) : null),
+            ("buffer memory", r => r.Record.Options.BufferCount is { } n && r.Record.Options.MaxTransferSizeBytes is { } m ? SeriesStatistics.BufferMemoryBand(n * m) : null),
             ("BLOCKSIZE", r => r.Record.Options.BlockSizeBytes is { } b ? Figures.Bytes(b) : null),
             ("encryption", r => r.Record.Options.Encryption is { } e ? (e ? "on" : "off") : null),
             ("encryption algorithm", r => r.Record.Options.EncryptionAlgorithm),
@@ -244,7 +244,7 @@ public static class HistoryComparer
             ("concurrent operations", r => concurrent?.GetValueOrDefault(r) is { } n ? n switch { 0 => "none", 1 => "1", < 4 => "2-3", _ => "4 or more" } : null),
         ];
 
-        var changes = new List<HistoryChangeReport>();
+        var changes = new List<BaselineChangeReport>();
         foreach (var (name, value) in factors)
         {
             if (value(current) is not { } mine)
@@ -263,7 +263,7 @@ public static class HistoryComparer
             var usualWithMine = usualValues.Count(v => v == mine);
             var judgedWithMine = judgedValues.Count(v => v == mine);
             var separation = (double)judgedWithMine / judgedValues.Count * (1 - ((double)usualWithMine / usualValues.Count));
-            changes.Add(new HistoryChangeReport(
+            changes.Add(new BaselineChangeReport(
                 name,
                 Shown(name, mode, usualBytes, usualLog, null),
                 Shown(name, mine, usualBytes, usualLog, current),
@@ -296,14 +296,14 @@ public static class HistoryComparer
 
     private static LogPartReport? LogPart(ComparableRun current, List<ComparableRun> usual)
     {
-        var usualLog = HistoryStatistics.Percentile(usual.Where(r => r.Record.LogBytes is > 0).Select(r => (double)r.Record.LogBytes!.Value).ToList(), 0.5);
+        var usualLog = SeriesStatistics.Percentile(usual.Where(r => r.Record.LogBytes is > 0).Select(r => (double)r.Record.LogBytes!.Value).ToList(), 0.5);
         return current.Record.LogBytes is { } bytes && usualLog is > 0 and var median
             ? new LogPartReport(bytes, (long)median, Math.Round(bytes / median, 2))
             : null;
     }
 
     private static IReadOnlyList<string> Findings(
-        HistoryComparisonReport report, List<ComparableRun> usual, Dictionary<ComparableRun, int>? counts, List<ComparableRun> others)
+        BaselineComparisonReport report, List<ComparableRun> usual, Dictionary<ComparableRun, int>? counts, List<ComparableRun> others)
     {
         var findings = new List<string>();
         var onTarget = report.Concurrent.Where(c => c.SameTarget).ToList();
@@ -318,14 +318,14 @@ public static class HistoryComparer
                 $"{ComparableRun.Describe(c.Kind, c.Scope)} of [{c.Database ?? "?"}] {Figures.Time(c.Start)}-{Figures.Time(c.End)} ({Figures.Duration(c.OverlapSeconds)} together)")));
             findings.Add(string.Create(
                 CultureInfo.InvariantCulture,
-                $"while it ran, {onTarget.Count} other operation{(onTarget.Count == 1 ? string.Empty : "s")} wrote to {string.Join(", ", report.Targets)}: {listed}; its usual runs shared their target with a median of {HistoryStatistics.Percentile(usualOnTarget, 0.5) ?? 0:0.#}"));
+                $"while it ran, {onTarget.Count} other operation{(onTarget.Count == 1 ? string.Empty : "s")} wrote to {string.Join(", ", report.Targets)}: {listed}; its usual runs shared their target with a median of {SeriesStatistics.Percentile(usualOnTarget, 0.5) ?? 0:0.#}"));
         }
         else if (counts is not null && report.Concurrent.Count > 0)
         {
             var usualCounts = usual.Select(u => (double)counts[u]).ToList();
             findings.Add(string.Create(
                 CultureInfo.InvariantCulture,
-                $"{report.Concurrent.Count} other operation{(report.Concurrent.Count == 1 ? string.Empty : "s")} ran on the instance at the same time, none on its target (usual runs: a median of {HistoryStatistics.Percentile(usualCounts, 0.5) ?? 0:0.#})"));
+                $"{report.Concurrent.Count} other operation{(report.Concurrent.Count == 1 ? string.Empty : "s")} ran on the instance at the same time, none on its target (usual runs: a median of {SeriesStatistics.Percentile(usualCounts, 0.5) ?? 0:0.#})"));
         }
 
         if (report.LogPart is { } log && log.Ratio >= LogPartRatio && log.Bytes - log.UsualBytes >= LogPartMinimumExtraBytes)
@@ -338,22 +338,22 @@ public static class HistoryComparer
         return findings;
     }
 
-    private static string Summary(HistoryComparisonReport r)
+    private static string Summary(BaselineComparisonReport r)
     {
         var baseline = string.Create(
             CultureInfo.InvariantCulture,
             $"{Figures.Rate(r.ThroughputMBps)} against a median {Figures.Rate(r.MedianMBps)} (usually {r.P10MBps:0.#}-{r.P90MBps:0.#} MB/s over {r.UsualRuns} runs)");
         return r.Verdict switch
         {
-            HistoryVerdict.Slower => string.Create(
+            BaselineVerdict.Slower => string.Create(
                 CultureInfo.InvariantCulture,
                 $"{r.Factor:0.0}x slower than usual: {baseline}; slow since {Figures.Timestamp(r.Since)} ({r.SlowRuns} run{(r.SlowRuns == 1 ? string.Empty : "s")}){Changed(r)}"),
-            HistoryVerdict.Faster => string.Create(CultureInfo.InvariantCulture, $"{r.Factor:0.0}x faster than usual: {baseline}{Changed(r)}"),
+            BaselineVerdict.Faster => string.Create(CultureInfo.InvariantCulture, $"{r.Factor:0.0}x faster than usual: {baseline}{Changed(r)}"),
             _ => $"as usual: {baseline}",
         };
     }
 
-    private static string Changed(HistoryComparisonReport r)
+    private static string Changed(BaselineComparisonReport r)
         => r.Changes.Count == 0
             ? "; what changed: nothing the history recorded"
             : "; what changed: " + string.Join(", ", r.Changes.Take(3).Select(c => $"{c.Factor} (usually {c.Usual}, here {c.This})"));

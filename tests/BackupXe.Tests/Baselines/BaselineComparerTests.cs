@@ -12,7 +12,7 @@ namespace BackupXe.Tests.Baselines;
 /// The history rule on generated series: ten usual nightly full backups of [Sales] to one share (about 400 MB/s,
 /// BUFFERCOUNT 50, compressed, 100 GB), then the runs under test.
 /// </summary>
-public sealed class HistoryComparerTests
+public sealed class BaselineComparerTests
 {
     private const long GiB = 1L << 30;
     private const string Share = @"\\nas01\backups";
@@ -28,8 +28,8 @@ public sealed class HistoryComparerTests
     private static List<ComparableRun> Nights(IEnumerable<double> rates, int firstNight = 0)
         => rates.Select((rate, i) => ComparableRun.Of(Run(Night.AddDays(firstNight + i), rate))).ToList();
 
-    private static HistoryComparisonReport Compare(HistoryOperation current, IEnumerable<ComparableRun> history)
-        => HistoryComparer.Compare(ComparableRun.Of(current), "SQL01", [.. history], new HistoryComparisonSettings());
+    private static BaselineComparisonReport Compare(HistoryOperation current, IEnumerable<ComparableRun> history)
+        => BaselineComparer.Compare(ComparableRun.Of(current), "SQL01", [.. history], new BaselineComparisonSettings());
 
     [Fact]
     public void A_run_three_times_slower_than_its_median_is_slower_since_the_first_slow_run_and_names_the_dropped_BUFFERCOUNT()
@@ -40,7 +40,7 @@ public sealed class HistoryComparerTests
 
         var result = Compare(Run(Night.AddDays(12), 134, bufferCount: 7), history);
 
-        Assert.Equal(HistoryVerdict.Slower, result.Verdict);
+        Assert.Equal(BaselineVerdict.Slower, result.Verdict);
         Assert.Equal(402.5, result.MedianMBps);
         Assert.Equal(3.0, Math.Round(result.Factor!.Value, 1));
         Assert.Equal(Night.AddDays(10), result.Since);
@@ -66,9 +66,9 @@ public sealed class HistoryComparerTests
         var usual = Compare(Run(Night.AddDays(10), 385), history);
 
         // Then
-        Assert.Equal(HistoryVerdict.CannotTell, tonight.Verdict);
+        Assert.Equal(BaselineVerdict.CannotTell, tonight.Verdict);
         Assert.Equal("cannot tell against its history: it is a snapshot backup: the storage copied the data, so its MB/s is no transfer speed", tonight.Summary);
-        Assert.Equal((HistoryVerdict.Usual, 402.5, 10), (usual.Verdict, usual.MedianMBps!.Value, usual.UsualRuns));
+        Assert.Equal((BaselineVerdict.Usual, 402.5, 10), (usual.Verdict, usual.MedianMBps!.Value, usual.UsualRuns));
     }
 
     [Fact]
@@ -76,7 +76,7 @@ public sealed class HistoryComparerTests
     {
         var result = Compare(Run(Night.AddDays(10), 130, compression: false), Nights(Usual));
 
-        Assert.Equal(HistoryVerdict.Slower, result.Verdict);
+        Assert.Equal(BaselineVerdict.Slower, result.Verdict);
         Assert.Equal(Night.AddDays(10), result.Since);
         Assert.Equal(1, result.SlowRuns);
         var change = Assert.Single(result.Changes);
@@ -99,7 +99,7 @@ public sealed class HistoryComparerTests
         var result = Compare(current, history);
 
         // Then: the version is a change (the algorithm is not: no usual run recorded one to compare with)
-        Assert.Equal(HistoryVerdict.Slower, result.Verdict);
+        Assert.Equal(BaselineVerdict.Slower, result.Verdict);
         var change = Assert.Single(result.Changes, c => c.Factor == "server version");
         Assert.Equal(("15.0.4316", "16.0.4135", 1.0), (change.Usual, change.This, change.Separation));
         Assert.DoesNotContain(result.Changes, c => c.Factor == "encryption algorithm");
@@ -110,7 +110,7 @@ public sealed class HistoryComparerTests
     {
         var result = Compare(Run(Night.AddDays(10), 385), Nights(Usual));
 
-        Assert.Equal(HistoryVerdict.Usual, result.Verdict);
+        Assert.Equal(BaselineVerdict.Usual, result.Verdict);
         Assert.Null(result.Factor);
         Assert.Null(result.Since);
         Assert.Empty(result.Changes);
@@ -123,8 +123,8 @@ public sealed class HistoryComparerTests
         // Median 275 MB/s, MAD 125: 180 MB/s is under 0.7 x the median but within three scaled MADs of it.
         var noisy = Nights([100, 400, 150, 380, 120, 390, 200, 350, 110, 420]);
 
-        Assert.Equal(HistoryVerdict.Usual, Compare(Run(Night.AddDays(10), 180), noisy).Verdict);
-        Assert.Equal(HistoryVerdict.Slower, Compare(Run(Night.AddDays(10), 180), Nights(Usual)).Verdict);
+        Assert.Equal(BaselineVerdict.Usual, Compare(Run(Night.AddDays(10), 180), noisy).Verdict);
+        Assert.Equal(BaselineVerdict.Slower, Compare(Run(Night.AddDays(10), 180), Nights(Usual)).Verdict);
     }
 
     [Fact]
@@ -132,7 +132,7 @@ public sealed class HistoryComparerTests
     {
         var result = Compare(Run(Night.AddDays(3), 100), Nights([400, 410, 395]));
 
-        Assert.Equal(HistoryVerdict.CannotTell, result.Verdict);
+        Assert.Equal(BaselineVerdict.CannotTell, result.Verdict);
         Assert.Equal("too few runs: 3 earlier ranked runs of this series in the history (3 in all), 5 needed", result.Reason);
         Assert.Null(result.MedianMBps);
     }
@@ -142,7 +142,7 @@ public sealed class HistoryComparerTests
     {
         var result = Compare(Run(Night.AddDays(10), 820, bufferCount: 200), Nights(Usual));
 
-        Assert.Equal(HistoryVerdict.Faster, result.Verdict);
+        Assert.Equal(BaselineVerdict.Faster, result.Verdict);
         Assert.Equal(2.0, Math.Round(result.Factor!.Value, 1));
         Assert.Equal("BUFFERCOUNT", result.Changes[0].Factor);
         Assert.Null(result.Since);
@@ -162,7 +162,7 @@ public sealed class HistoryComparerTests
 
         var result = Compare(current, history);
 
-        Assert.Equal(HistoryVerdict.CannotTell, result.Verdict);
+        Assert.Equal(BaselineVerdict.CannotTell, result.Verdict);
         Assert.StartsWith("too few runs: 0 earlier", result.Reason);
     }
 
@@ -176,7 +176,7 @@ public sealed class HistoryComparerTests
 
         var result = Compare(current, history);
 
-        Assert.Equal(HistoryVerdict.Slower, result.Verdict);
+        Assert.Equal(BaselineVerdict.Slower, result.Verdict);
         Assert.Equal([true, false], result.Concurrent.Select(c => c.SameTarget));
         Assert.Equal("Orders", result.Concurrent[0].Database);
         var finding = Assert.Single(result.Findings);
@@ -203,7 +203,7 @@ public sealed class HistoryComparerTests
     {
         var result = Compare(Run(Night.AddDays(10), 100) with { Status = OperationStatus.Failed }, Nights(Usual));
 
-        Assert.Equal(HistoryVerdict.CannotTell, result.Verdict);
+        Assert.Equal(BaselineVerdict.CannotTell, result.Verdict);
         Assert.Equal("it did not complete (failed)", result.Reason);
     }
 

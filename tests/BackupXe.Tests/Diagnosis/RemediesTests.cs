@@ -8,7 +8,7 @@ using static BackupXe.Tests.Support.DiagnosisOperations;
 
 namespace BackupXe.Tests.Diagnosis;
 
-public partial class RecommendationTests
+public partial class RemediesTests
 {
     private static IReadOnlyList<Recommendation> Recommend(OperationReport operation, DiagnosisSettings? settings = null) =>
         new BackupDiagnostician(settings ?? new DiagnosisSettings()).Diagnose(operation).Recommendations;

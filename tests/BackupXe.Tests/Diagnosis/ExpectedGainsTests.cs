@@ -11,7 +11,7 @@ namespace BackupXe.Tests.Diagnosis;
 /// Every remedy says what it is expected to gain and on what that rests: a bound from the operation's own measures,
 /// a published figure, evidence only, or that it cannot tell; never an invented percentage.
 /// </summary>
-public sealed class ExpectedGainTests
+public sealed class ExpectedGainsTests
 {
     private static IEnumerable<string> Inputs()
     {

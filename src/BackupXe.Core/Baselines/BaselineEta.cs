@@ -10,7 +10,7 @@ namespace BackupXe.Core.Baselines;
 /// else its usual durations less the time run. Each running operation's series is looked up once, not at every event;
 /// a lookup that has not answered yet, or failed, gives no ETA from the history.
 /// </summary>
-public sealed class HistoryEta(IUsualPaces history)
+public sealed class BaselineEta(IUsualPaces history)
 {
     /// <summary>What <see cref="OperationProgress.EtaBasis"/> says when the operation's own readings give the interval.</summary>
     public const string OwnProgress = "from its progress";

@@ -4,7 +4,7 @@ using BackupXe.Core.Parsing;
 namespace BackupXe.Core.Reporting;
 
 /// <summary>How an operation compares with its own series (docs/history.md, "This run against its history").</summary>
-public enum HistoryVerdict
+public enum BaselineVerdict
 {
     /// <summary>Within the usual spread of its series.</summary>
     Usual,
@@ -13,7 +13,7 @@ public enum HistoryVerdict
 
     Faster,
 
-    /// <summary>The history does not support a verdict: <see cref="HistoryComparisonReport.Reason"/> says why.</summary>
+    /// <summary>The history does not support a verdict: <see cref="BaselineComparisonReport.Reason"/> says why.</summary>
     CannotTell,
 }
 
@@ -21,7 +21,7 @@ public enum HistoryVerdict
 /// An operation set against the earlier runs of its series (same instance, database, kind, scope and target type),
 /// with what changed and what else was running. Null in a report when no history was given.
 /// </summary>
-public sealed record HistoryComparisonReport
+public sealed record BaselineComparisonReport
 {
     /// <summary>Whose history the run was set against; null when no instance of the history holds its series.</summary>
     public string? Instance { get; init; }
@@ -32,7 +32,7 @@ public sealed record HistoryComparisonReport
     /// <summary>disk, url, nul, tape, virtual, logical; null when the input named no device (then every target is compared).</summary>
     public string? TargetType { get; init; }
 
-    public required HistoryVerdict Verdict { get; init; }
+    public required BaselineVerdict Verdict { get; init; }
 
     /// <summary>The verdict as one sentence, numbers included.</summary>
     public required string Summary { get; init; }
@@ -62,7 +62,7 @@ public sealed record HistoryComparisonReport
     public int SlowRuns { get; init; }
 
     /// <summary>What differs between the usual runs and this one, best separating first.</summary>
-    public IReadOnlyList<HistoryChangeReport> Changes { get; init; } = [];
+    public IReadOnlyList<BaselineChangeReport> Changes { get; init; } = [];
 
     /// <summary>Operations on the same instance that ran while this one did, those on its target first.</summary>
     public IReadOnlyList<ConcurrentOperationReport> Concurrent { get; init; } = [];
@@ -87,7 +87,7 @@ public sealed record HistoryComparisonReport
 /// One factor that differs: its usual value, this run's, and how well it separates the slow runs (this one and its
 /// streak) from the usual ones: the share of slow runs with this value times the share of usual runs without it.
 /// </summary>
-public sealed record HistoryChangeReport(
+public sealed record BaselineChangeReport(
     string Factor, string Usual, string This, int SlowWithThis, int Slow, int UsualWithThis, int UsualKnown, double Separation);
 
 /// <summary>An operation that overlapped this one on the same instance.</summary>

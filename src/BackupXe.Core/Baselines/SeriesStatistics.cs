@@ -8,18 +8,18 @@ using BackupXe.Core.Reporting;
 namespace BackupXe.Core.Baselines;
 
 /// <summary><c>backupxe history --format json</c>: the listed operations, then each series' statistics.</summary>
-public sealed record HistoryListing(IEnumerable<HistoryListingEntry> Operations, IReadOnlyList<HistorySeries> Series);
+public sealed record SeriesListing(IEnumerable<SeriesListingEntry> Operations, IReadOnlyList<SeriesFigures> Series);
 
 /// <summary>One listed operation and the instance that ran it.</summary>
-public sealed record HistoryListingEntry(string Instance, OperationReport Operation);
+public sealed record SeriesListingEntry(string Instance, OperationReport Operation);
 
 /// <summary>Backups of one database that are comparable with each other: same instance, kind and scope.</summary>
-public sealed record HistorySeriesKey(string Instance, string? Database, OperationKind Kind, OperationScope Scope);
+public sealed record SeriesKey(string Instance, string? Database, OperationKind Kind, OperationScope Scope);
 
 /// <summary>A series' figures, and what it is safe to say about them.</summary>
-public sealed record HistorySeries
+public sealed record SeriesFigures
 {
-    public required HistorySeriesKey Key { get; init; }
+    public required SeriesKey Key { get; init; }
     public required int Count { get; init; }
     public required int Failed { get; init; }
 
@@ -48,7 +48,7 @@ public sealed record HistorySeries
     public required double ResolutionSeconds { get; init; }
 
     public IReadOnlyList<HistorySource> Sources { get; init; } = [];
-    public HistoryRegression? Regression { get; init; }
+    public SeriesSlowdown? Regression { get; init; }
     public IReadOnlyList<SettingsSpeed> SettingsVsSpeed { get; init; } = [];
 
     /// <summary>One option at a time: the median speed of the runs with each of its values, for a series run over a grid of settings.</summary>
@@ -59,7 +59,7 @@ public sealed record HistorySeries
 }
 
 /// <summary>The latest runs at half their series' median speed or worse, since <see cref="Since"/>.</summary>
-public sealed record HistoryRegression(DateTime Since, int Runs, double MedianMBps, double BaselineMedianMBps, int BaselineRuns, double Factor);
+public sealed record SeriesSlowdown(DateTime Since, int Runs, double MedianMBps, double BaselineMedianMBps, int BaselineRuns, double Factor);
 
 /// <summary>One combination of settings and the speed of the runs that used it.</summary>
 public sealed record SettingsSpeed(string Settings, int Runs, double MedianMBps);
@@ -71,7 +71,7 @@ public sealed record OptionSpeed(string Option, IReadOnlyList<SettingsSpeed> Val
 /// Per-series statistics of an imported history (docs/history.md, "Statistics and their resolution"). Every
 /// figure is over the ranked runs only; the notes say what was left out and why.
 /// </summary>
-public static class HistoryStatistics
+public static class SeriesStatistics
 {
     /// <summary>A run's elapsed time must be this many times its time resolution: at 1-second timestamps a 10-second backup's MB/s is within about 10%.</summary>
     public const double ResolutionMultiple = 10;
@@ -82,9 +82,9 @@ public static class HistoryStatistics
     /// </summary>
     public const long OverheadBytes = 1L << 30;
 
-    public static IReadOnlyList<HistorySeries> Compute(IEnumerable<InstanceOperation> records)
+    public static IReadOnlyList<SeriesFigures> Compute(IEnumerable<InstanceOperation> records)
         => records
-            .GroupBy(r => new HistorySeriesKey(r.Instance, r.Record.Database, r.Record.Kind, r.Record.Scope), KeyComparer.Instance)
+            .GroupBy(r => new SeriesKey(r.Instance, r.Record.Database, r.Record.Kind, r.Record.Scope), KeyComparer.Instance)
             .Select(group => Series(group.Key, group.Select(r => r.Record).OrderBy(r => r.Start).ToList()))
             .OrderBy(s => s.Key.Instance, StringComparer.OrdinalIgnoreCase)
             .ThenBy(s => s.Key.Database, StringComparer.OrdinalIgnoreCase)
@@ -108,14 +108,14 @@ public static class HistoryStatistics
         return record.BytesRead is { } bytes && bytes < OverheadBytes ? "overhead" : null;
     }
 
-    private static HistorySeries Series(HistorySeriesKey key, List<HistoryOperation> runs)
+    private static SeriesFigures Series(SeriesKey key, List<HistoryOperation> runs)
     {
         var completed = runs.Where(r => r.Status == OperationStatus.Completed && r.ThroughputMBps is not null).ToList();
         var ranked = completed.Where(r => Unranked(r) is null).ToList();
         var rates = ranked.Select(r => r.ThroughputMBps!.Value).ToList();
         var sized = runs.Where(r => r.BytesRead is > 0).ToList();
         var resolution = runs.Max(r => r.DurationResolutionSeconds);
-        return new HistorySeries
+        return new SeriesFigures
         {
             Key = key,
             Count = runs.Count,
@@ -145,25 +145,25 @@ public static class HistoryStatistics
     }
 
     /// <summary>
-    /// The series' newest ranked run set against the runs before it by <see cref="HistoryComparer"/>, the one regression
+    /// The series' newest ranked run set against the runs before it by <see cref="BaselineComparer"/>, the one regression
     /// rule (docs/history.md, "This run against its history"), with its default settings: a slowdown only when the
     /// rule calls that run slower, since the first run of its slow streak.
     /// </summary>
-    private static HistoryRegression? Regression(string instance, List<HistoryOperation> runs, List<HistoryOperation> ranked)
+    private static SeriesSlowdown? Regression(string instance, List<HistoryOperation> runs, List<HistoryOperation> ranked)
     {
         if (ranked.Count == 0)
         {
             return null;
         }
 
-        var report = HistoryComparer.Compare(ComparableRun.Of(ranked[^1]), instance, runs.Select(ComparableRun.Of).ToList(), new HistoryComparisonSettings());
-        if (report.Verdict != HistoryVerdict.Slower || report.Since is not { } since || report.MedianMBps is not { } baseline || report.Factor is not { } factor)
+        var report = BaselineComparer.Compare(ComparableRun.Of(ranked[^1]), instance, runs.Select(ComparableRun.Of).ToList(), new BaselineComparisonSettings());
+        if (report.Verdict != BaselineVerdict.Slower || report.Since is not { } since || report.MedianMBps is not { } baseline || report.Factor is not { } factor)
         {
             return null;
         }
 
         var slow = report.Points.Where(p => p.Role is "slow" or "this").Select(p => p.ThroughputMBps).ToList();
-        return new HistoryRegression(since, report.SlowRuns, Percentile(slow, 0.5)!.Value, baseline, report.UsualRuns, factor);
+        return new SeriesSlowdown(since, report.SlowRuns, Percentile(slow, 0.5)!.Value, baseline, report.UsualRuns, factor);
     }
 
     /// <summary>
@@ -351,17 +351,17 @@ public static class HistoryStatistics
     private static double? Ratio(double? a, double? b) => a is { } x && b is { } y && y > 0 ? x / y : null;
 
     /// <summary>Database names compare case-insensitively, as they do on a server with the default collation.</summary>
-    private sealed class KeyComparer : IEqualityComparer<HistorySeriesKey>
+    private sealed class KeyComparer : IEqualityComparer<SeriesKey>
     {
         public static readonly KeyComparer Instance = new();
 
-        public bool Equals(HistorySeriesKey? x, HistorySeriesKey? y)
+        public bool Equals(SeriesKey? x, SeriesKey? y)
             => x is not null && y is not null
                && string.Equals(x.Instance, y.Instance, StringComparison.OrdinalIgnoreCase)
                && string.Equals(x.Database, y.Database, StringComparison.OrdinalIgnoreCase)
                && x.Kind == y.Kind && x.Scope == y.Scope;
 
-        public int GetHashCode(HistorySeriesKey key)
+        public int GetHashCode(SeriesKey key)
             => HashCode.Combine(key.Instance.ToUpperInvariant(), key.Database?.ToUpperInvariant(), key.Kind, key.Scope);
     }
 }

@@ -5,13 +5,13 @@ using BackupXe.Core.Reporting;
 namespace BackupXe.Core.Rendering;
 
 /// <summary>The history comparison as the console, Markdown and HTML reports print it: one heading, then lines.</summary>
-public static class HistoryLines
+public static class BaselineLines
 {
     /// <summary>"Against its history (full backup of [Sales] to disk on SQL1): slower".</summary>
-    public static string Heading(HistoryComparisonReport history)
+    public static string Heading(BaselineComparisonReport history)
         => $"Against its history ({history.Series}{(history.Instance is { } instance ? $" on {instance}" : string.Empty)}): {Kebab.Of(history.Verdict)}";
 
-    public static IReadOnlyList<string> Of(HistoryComparisonReport history)
+    public static IReadOnlyList<string> Of(BaselineComparisonReport history)
     {
         var lines = new List<string> { history.Summary };
         foreach (var change in history.Changes)

@@ -5,7 +5,7 @@ using static BackupXe.Tests.Support.DiagnosisOperations;
 
 namespace BackupXe.Tests.Diagnosis;
 
-public class BottleneckTests
+public class BottleneckRulesTests
 {
     private static Core.Diagnosis.Diagnosis Diagnose(OperationReport operation, DiagnosisSettings? settings = null) =>
         new BackupDiagnostician(settings ?? new DiagnosisSettings()).Diagnose(operation);

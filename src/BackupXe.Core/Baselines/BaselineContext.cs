@@ -9,16 +9,16 @@ namespace BackupXe.Core.Baselines;
 /// A history read once (every stored run, imported and captured, folded per instance) that analysed operations are
 /// set against as they complete. Memory follows the history's rows, which the file already bounds.
 /// </summary>
-public sealed class HistoryContext : IUsualPaces
+public sealed class BaselineContext : IUsualPaces
 {
     private readonly Dictionary<string, List<ComparableRun>> _byInstance;
     private readonly string? _instance;
-    private readonly HistoryComparisonSettings _settings;
+    private readonly BaselineComparisonSettings _settings;
     private readonly IReadOnlyList<TuneRecord> _tunes;
 
     /// <param name="instance">The instance the analysed operations ran on; null to find it from the database's name.</param>
     /// <param name="tunes">The history's tune runs: a full backup is shown beside its database's latest tune before it.</param>
-    public HistoryContext(IEnumerable<InstanceOperation> records, string? instance, HistoryComparisonSettings settings, IReadOnlyList<TuneRecord>? tunes = null)
+    public BaselineContext(IEnumerable<InstanceOperation> records, string? instance, BaselineComparisonSettings settings, IReadOnlyList<TuneRecord>? tunes = null)
     {
         _tunes = tunes ?? [];
         _byInstance = records
@@ -68,12 +68,12 @@ public sealed class HistoryContext : IUsualPaces
                 .MaxBy(t => t.TunedAt)
             : null;
 
-    private HistoryComparisonReport Compare(ComparableRun current)
+    private BaselineComparisonReport Compare(ComparableRun current)
     {
         if (_instance is { } named)
         {
             return _byInstance.TryGetValue(named, out var runs)
-                ? HistoryComparer.Compare(current, named, runs, _settings)
+                ? BaselineComparer.Compare(current, named, runs, _settings)
                 : NoInstance(current, named, $"the history holds no run of instance {named}");
         }
 
@@ -84,7 +84,7 @@ public sealed class HistoryContext : IUsualPaces
             .ToList();
         return holding.Count switch
         {
-            1 => HistoryComparer.Compare(current, holding[0], _byInstance[holding[0]], _settings),
+            1 => BaselineComparer.Compare(current, holding[0], _byInstance[holding[0]], _settings),
             0 => NoInstance(current, null, "too few runs: the history holds no run of this series"),
             _ => NoInstance(current, null, string.Create(
                 CultureInfo.InvariantCulture,
@@ -93,29 +93,29 @@ public sealed class HistoryContext : IUsualPaces
     }
 
     // Never silent: a DBA who asked for --history learns why this operation got no comparison.
-    private static HistoryComparisonReport Unplaced(OperationReport report)
+    private static BaselineComparisonReport Unplaced(OperationReport report)
     {
         var reason = report.Kind == Events.OperationKind.Unknown
             ? "the input does not say whether it was a backup or a restore, so it belongs to no series"
             : "the input gives it no clock time (neither the server's nor the client's), so it cannot be placed among its series' runs";
-        return new HistoryComparisonReport
+        return new BaselineComparisonReport
         {
             Series = report.Kind == Events.OperationKind.Unknown
                 ? $"operation on [{report.Database ?? "?"}]"
                 : $"{ComparableRun.Describe(report.Kind, report.Scope ?? Events.OperationScope.Database)} of [{report.Database ?? "?"}]",
-            Verdict = HistoryVerdict.CannotTell,
+            Verdict = BaselineVerdict.CannotTell,
             Reason = reason,
             Summary = $"cannot tell against its history: {reason}",
             ThroughputMBps = report.ThroughputMBps,
         };
     }
 
-    private static HistoryComparisonReport NoInstance(ComparableRun current, string? instance, string reason) => new()
+    private static BaselineComparisonReport NoInstance(ComparableRun current, string? instance, string reason) => new()
     {
         Instance = instance,
-        Series = HistoryComparer.SeriesName(current),
+        Series = BaselineComparer.SeriesName(current),
         TargetType = current.TargetType,
-        Verdict = HistoryVerdict.CannotTell,
+        Verdict = BaselineVerdict.CannotTell,
         Reason = reason,
         Summary = $"cannot tell against its history: {reason}",
         ThroughputMBps = current.ThroughputMBps,

@@ -10,12 +10,12 @@ using static BackupXe.Tests.History.HistoryOperations;
 
 namespace BackupXe.Tests.Baselines;
 
-public sealed class HistoryStatisticsTests
+public sealed class SeriesStatisticsTests
 {
     private static readonly DateTime Day1 = new(2024, 5, 1, 1, 0, 0);
 
-    private static HistorySeries Single(IEnumerable<HistoryOperation> records)
-        => Assert.Single(HistoryStatistics.Compute(records.Select(r => new InstanceOperation("PROD01", r))));
+    private static SeriesFigures Single(IEnumerable<HistoryOperation> records)
+        => Assert.Single(SeriesStatistics.Compute(records.Select(r => new InstanceOperation("PROD01", r))));
 
     [Fact]
     public void Gives_median_percentiles_and_the_start_of_a_slowdown()
@@ -33,7 +33,7 @@ public sealed class HistoryStatisticsTests
         Assert.Equal(13, series.Ranked);
         Assert.Equal(204.8, series.MedianMBps!.Value, 1);
         Assert.Equal(81.92, series.MinMBps!.Value, 2);
-        var regression = Assert.IsType<HistoryRegression>(series.Regression);
+        var regression = Assert.IsType<SeriesSlowdown>(series.Regression);
         Assert.Equal(Day1.AddDays(10), regression.Since);
         Assert.Equal(3, regression.Runs);
         Assert.Equal(10, regression.BaselineRuns);
@@ -47,13 +47,13 @@ public sealed class HistoryStatisticsTests
         // which a rule of its own at half the median would not call)
         var runs = Enumerable.Range(0, 11).Select(day => Msdb("Sales", Day1.AddDays(day), day < 10 ? 100 : 160, 20 * GiB)).ToList();
         var current = ComparableRun.Of(runs[^1]);
-        var rule = HistoryComparer.Compare(current, "PROD01", runs.Select(ComparableRun.Of).ToList(), new HistoryComparisonSettings());
+        var rule = BaselineComparer.Compare(current, "PROD01", runs.Select(ComparableRun.Of).ToList(), new BaselineComparisonSettings());
 
         // When
-        var regression = Assert.IsType<HistoryRegression>(Single(runs).Regression);
+        var regression = Assert.IsType<SeriesSlowdown>(Single(runs).Regression);
 
         // Then: what the rule says, figure for figure
-        Assert.Equal(HistoryVerdict.Slower, rule.Verdict);
+        Assert.Equal(BaselineVerdict.Slower, rule.Verdict);
         Assert.Equal(rule.Since, regression.Since);
         Assert.Equal(rule.SlowRuns, regression.Runs);
         Assert.Equal(rule.Factor!.Value, regression.Factor, 6);
@@ -85,8 +85,8 @@ public sealed class HistoryStatisticsTests
         Assert.Equal(3, series.Ranked);
         Assert.Contains(series.Notes, n => n.Contains("durations to 1 s, from their start and end timestamps", StringComparison.Ordinal));
         Assert.Contains(series.Notes, n => n.StartsWith("2 runs took under 10 times", StringComparison.Ordinal));
-        Assert.Equal("too-short", HistoryStatistics.Unranked(runs[0]));
-        Assert.Equal("overhead", HistoryStatistics.Unranked(Msdb("x", Day1, 60, 100 << 20)));
+        Assert.Equal("too-short", SeriesStatistics.Unranked(runs[0]));
+        Assert.Equal("overhead", SeriesStatistics.Unranked(Msdb("x", Day1, 60, 100 << 20)));
     }
 
     [Fact]
@@ -104,7 +104,7 @@ public sealed class HistoryStatisticsTests
         Assert.Equal((11, 10, 1), (series.Count, series.Ranked, series.Snapshots));
         Assert.Equal(204.8, series.MaxMBps!.Value, 1);
         Assert.Equal(204.8, series.MedianMBps!.Value, 1);
-        Assert.Equal("snapshot", HistoryStatistics.Unranked(runs[^1]));
+        Assert.Equal("snapshot", SeriesStatistics.Unranked(runs[^1]));
         Assert.Contains("1 snapshot backups, counted apart: the storage copied their data while the database's writes were frozen, "
             + "so their size over their time is no transfer speed and they are not ranked", series.Notes);
     }
