@@ -80,7 +80,7 @@ public static partial class InstructionGuard
             var rows = measured.Select(m => string.Create(CultureInfo.InvariantCulture,
                 $"| {m.Format} | {m.Events} | {m.Max} | {runs}, {(m.Max - m.Min) / (double)m.Max:P2} apart | {stamp} |"));
             var updated = Table.Replace(text, [
-                "| input | events asked of the generator | instructions | runs, spread | taken |",
+                "| input | asked of the generator (events; MB for xel) | instructions | runs, spread | taken |",
                 "|---|---:|---:|---|---|",
                 .. rows]);
             if (updated is null)
