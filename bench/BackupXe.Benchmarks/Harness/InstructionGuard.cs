@@ -7,7 +7,7 @@ namespace BackupXe.Benchmarks.Harness;
 
 /// <summary>
 /// The speed guard that may fail CI: the instructions the native CLI executes for <c>analyze --format json</c> on
-/// generated XE XML and ERRORLOG, counted by valgrind, against the counts recorded in docs/performance.md ("The speed
+/// generated XE XML, ERRORLOG and .xel, counted by valgrind, against the counts recorded in docs/performance.md ("The speed
 /// guard"). A count does not depend on the neighbours' load, so a tolerance far below the drops to catch holds; the
 /// CPU ratios of <see cref="RatioGuard"/> spread as wide as the drops on the shared machine and only warn.
 /// </summary>
@@ -20,11 +20,15 @@ public static partial class InstructionGuard
 {
     private static readonly RecordedTable Table = new("<!-- speed-guard-instructions:begin -->", "<!-- speed-guard-instructions:end -->");
 
-    /// <summary>Smaller than the ratio guard's: under valgrind a native run takes about 25 times its CPU time.</summary>
+    /// <summary>
+    /// Smaller than the ratio guard's: under valgrind a native run takes about 25 times its CPU time. The .xel is the
+    /// <c>xel-file wait-info</c> generator's, asked for in megabytes (16: 225,000 events).
+    /// </summary>
     private static readonly (string Format, long Events)[] Inputs =
     [
         ("xe-xml", 20_000),
         ("errorlog", 150_000),
+        ("xel", 16),
     ];
 
     /// <param name="cli">The native executable (without its .dbg beside it: valgrind 3.19 cannot read NativeAOT's).</param>
@@ -48,8 +52,8 @@ public static partial class InstructionGuard
             cli = WithoutSymbols(cli, directory);
             foreach (var (format, events) in Inputs)
             {
-                var path = Path.Combine(directory, $"{format}.{(format == "xe-xml" ? "xml" : "log")}");
-                ProcessBenchmark.Generate(format, path, events);
+                var path = Path.Combine(directory, $"{format}.{format switch { "xe-xml" => "xml", "xel" => "xel", _ => "log" }}");
+                Generate(format, path, events);
                 var counts = new List<long>();
                 for (var run = 0; run < runs; run++)
                 {
@@ -76,7 +80,7 @@ public static partial class InstructionGuard
             var rows = measured.Select(m => string.Create(CultureInfo.InvariantCulture,
                 $"| {m.Format} | {m.Events} | {m.Max} | {runs}, {(m.Max - m.Min) / (double)m.Max:P2} apart | {stamp} |"));
             var updated = Table.Replace(text, [
-                "| input | events asked of the generator | instructions | runs, spread | taken |",
+                "| input | asked of the generator (events; MB for xel) | instructions | runs, spread | taken |",
                 "|---|---:|---:|---|---|",
                 .. rows]);
             if (updated is null)
@@ -107,6 +111,17 @@ public static partial class InstructionGuard
         }
 
         return failed ? 1 : 0;
+    }
+
+    private static void Generate(string format, string path, long size)
+    {
+        if (format == "xel")
+        {
+            XelBenchmark.WriteFile("wait-info", size, path, Path.Combine("tests", "BackupXe.Tests", "Fixtures", "xel", "TestXel_0.xel"));
+            return;
+        }
+
+        ProcessBenchmark.Generate(format, path, size);
     }
 
     /// <summary>The recorded count per input and the tolerance ("instruction tolerance: 5 %") from the guard's section.</summary>
@@ -171,7 +186,7 @@ public static partial class InstructionGuard
         return null;
     }
 
-    [GeneratedRegex(@"^\| (xe-xml|errorlog) \| [0-9]+ \| ([0-9]+) \|", RegexOptions.Multiline)]
+    [GeneratedRegex(@"^\| (xe-xml|errorlog|xel) \| [0-9]+ \| ([0-9]+) \|", RegexOptions.Multiline)]
     private static partial Regex RowPattern();
 
     [GeneratedRegex(@"instruction tolerance: ([0-9]+) %")]

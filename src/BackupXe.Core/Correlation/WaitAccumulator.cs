@@ -11,10 +11,13 @@ public sealed class WaitAccumulator
 {
     private readonly Dictionary<string, Totals> _byType = new(StringComparer.OrdinalIgnoreCase);
 
-    // The wait type added last and its totals: a .xel source gives every wait of a type the same string, and waits
-    // of one type come in runs, so most adds need no hashing of the name.
+    // The two wait types added last and their totals: a .xel source gives every wait of a type the same string, and
+    // waits of one type come in runs broken by another (BACKUPBUFFER by BACKUPIO), so most adds need no hashing of the
+    // name.
     private string? _lastType;
     private Totals? _lastTotals;
+    private string? _otherType;
+    private Totals? _otherTotals;
 
     public long BySession { get; private set; }
 
@@ -26,14 +29,18 @@ public sealed class WaitAccumulator
     {
         if (!ReferenceEquals(wait.WaitType, _lastType) || _lastTotals is not { } totals)
         {
-            if (!_byType.TryGetValue(wait.WaitType, out totals))
+            if (!ReferenceEquals(wait.WaitType, _otherType) || _otherTotals is not { } other)
             {
-                totals = new Totals();
-                _byType.Add(wait.WaitType, totals);
+                if (!_byType.TryGetValue(wait.WaitType, out other))
+                {
+                    other = new Totals();
+                    _byType.Add(wait.WaitType, other);
+                }
             }
 
-            _lastType = wait.WaitType;
-            _lastTotals = totals;
+            (_otherType, _otherTotals) = (_lastType, _lastTotals);
+            (_lastType, _lastTotals) = (wait.WaitType, other);
+            totals = other;
         }
 
         // Sources bound each duration (ServerRanges.MaxDurationMs); saturating sums keep even an adversarial

@@ -16,11 +16,21 @@ internal enum XeMappingOutcome
     Invalid,
 }
 
+/// <summary>Which of the events BackupXe reads an event class is: resolved once per class where a reader can (.xel metadata).</summary>
+internal enum XeEventKind
+{
+    Other,
+    Progress,
+    Wait,
+    ExternalWait,
+    Throughput,
+}
+
 /// <summary>
 /// The one place where an Extended Events event, however it was read (.xel records, XE XML, a live stream),
 /// becomes a BackupXe <see cref="TraceEvent"/>. Every reader fills an <see cref="XeEventFields"/> with the
-/// fields it found and calls <see cref="Map"/>, so that a .xel and its fn_xe_file_target_read_file XML give
-/// identical events and therefore identical reports.
+/// fields it found and calls <see cref="Map(string, DateTime, XeEventFields, TraceMessageParser, out TraceEvent, out string)"/>,
+/// so that a .xel and its fn_xe_file_target_read_file XML give identical events and therefore identical reports.
 /// </summary>
 internal static class XeEventMapping
 {
@@ -29,6 +39,12 @@ internal static class XeEventMapping
     /// <param name="problem">For <see cref="XeMappingOutcome.Invalid"/>: why the event is skipped, for the caller to locate.</param>
     public static XeMappingOutcome Map(
         string name, DateTime timestamp, XeEventFields fields, TraceMessageParser parser, out TraceEvent? traceEvent, out string? problem)
+        => Map(KindOf(name), name, timestamp, fields, parser, out traceEvent, out problem);
+
+    /// <param name="kind">What <see cref="KindOf"/> gives for <paramref name="name"/>, for a reader that resolved it once.</param>
+    /// <inheritdoc cref="Map(string, DateTime, XeEventFields, TraceMessageParser, out TraceEvent, out string)"/>
+    public static XeMappingOutcome Map(
+        XeEventKind kind, string name, DateTime timestamp, XeEventFields fields, TraceMessageParser parser, out TraceEvent? traceEvent, out string? problem)
     {
         traceEvent = null;
         problem = null;
@@ -44,9 +60,9 @@ internal static class XeEventMapping
         }
 
         var sessionId = (int?)session;
-        switch (name)
+        switch (kind)
         {
-            case "backup_restore_progress_trace":
+            case XeEventKind.Progress:
                 if (fields.TraceMessage is null)
                 {
                     return Missing(name, "trace_message", out problem);
@@ -68,8 +84,8 @@ internal static class XeEventMapping
                     fields.TraceLevel.AsInt32);
                 return XeMappingOutcome.Event;
 
-            case "wait_info":
-            case "wait_info_external":
+            case XeEventKind.Wait:
+            case XeEventKind.ExternalWait:
                 // Duration is only filled on End; a Begin is half of a wait that its End reports whole.
                 if (fields.IsBeginOpcode)
                 {
@@ -102,12 +118,10 @@ internal static class XeEventMapping
                     fields.WaitType,
                     duration.Value,
                     signal ?? 0,
-                    IsExternal: name == "wait_info_external");
+                    IsExternal: kind == XeEventKind.ExternalWait);
                 return XeMappingOutcome.Event;
 
-            // Both spellings are seen in the wild (docs/diagnosis.md lists the events captured).
-            case "databases_backup_restore_throughput":
-            case "database_backup_restore_throughput":
+            case XeEventKind.Throughput:
                 if (!fields.Count.IsPresent)
                 {
                     return Missing(name, "count", out problem);
@@ -138,11 +152,20 @@ internal static class XeEventMapping
     }
 
     /// <summary>
-    /// Whether <see cref="Map"/> reads any field of an event named <paramref name="name"/> besides its session: the
-    /// events it does not (logins, batches...) become an <see cref="OtherEvent"/> of their time and session only.
+    /// Which event an event named <paramref name="name"/> is. <see cref="Map(string, DateTime, XeEventFields, TraceMessageParser, out TraceEvent, out string)"/>
+    /// reads no field of an <see cref="XeEventKind.Other"/> (logins, batches...) besides its session: it becomes an
+    /// <see cref="OtherEvent"/> of its time and session only.
     /// </summary>
-    public static bool ReadsFields(string name) => name is "backup_restore_progress_trace" or "wait_info" or "wait_info_external"
-        or "databases_backup_restore_throughput" or "database_backup_restore_throughput";
+    public static XeEventKind KindOf(string name) => name switch
+    {
+        "backup_restore_progress_trace" => XeEventKind.Progress,
+        "wait_info" => XeEventKind.Wait,
+        "wait_info_external" => XeEventKind.ExternalWait,
+
+        // Both spellings are seen in the wild (docs/diagnosis.md lists the events captured).
+        "databases_backup_restore_throughput" or "database_backup_restore_throughput" => XeEventKind.Throughput,
+        _ => XeEventKind.Other,
+    };
 
     private static XeMappingOutcome Missing(string eventName, string field, out string problem)
     {

@@ -13,20 +13,31 @@ internal readonly struct XeNumber
 {
     private readonly string? _written;
 
+    // One word rather than two bools: a number is copied right after it is made, a word at a time, and a word written
+    // as two bytes cannot be forwarded to that read, which then waits for the bytes to reach the cache (per field and
+    // event of a .xel; docs/performance.md, "Decoding .xel").
+    private readonly Presence _presence;
+
     private XeNumber(bool parsed, long value, string? written)
     {
-        IsPresent = true;
-        IsInteger = parsed;
+        _presence = parsed ? Presence.Integer : Presence.NotInteger;
         Value = value;
         _written = written;
     }
 
+    private enum Presence : long
+    {
+        Absent,
+        Integer,
+        NotInteger,
+    }
+
     public static XeNumber Absent => default;
 
-    public bool IsPresent { get; }
+    public bool IsPresent => _presence != Presence.Absent;
 
     /// <summary>The text is an integer that fits a <see cref="long"/> (<see cref="NumberStyles.Integer"/>, invariant).</summary>
-    public bool IsInteger { get; }
+    public bool IsInteger => _presence == Presence.Integer;
 
     public long Value { get; }
 
@@ -54,12 +65,20 @@ internal readonly struct XeNumber
     /// <summary>A number read as a number (a binary field): what <see cref="From(string)"/> gives for its decimal digits.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static XeNumber Of(long value) =>
-        value >= 0 ? new(true, value, null) : From(value.ToString(CultureInfo.InvariantCulture));
+        value >= 0 ? OfNonNegative(value) : From(value.ToString(CultureInfo.InvariantCulture));
 
     /// <inheritdoc cref="Of(long)"/>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static XeNumber Of(ulong value) =>
-        value <= long.MaxValue ? new(true, (long)value, null) : From(value.ToString(CultureInfo.InvariantCulture));
+        value <= long.MaxValue ? OfNonNegative((long)value) : From(value.ToString(CultureInfo.InvariantCulture));
+
+    /// <summary>
+    /// <see cref="Of(long)"/> of a number known not to be negative. A caller on a per-event path builds the number here,
+    /// in one expression: the two branches of <see cref="Of(long)"/> made the compiler build it in a temporary and copy
+    /// it out, a read that could not be served from the writes just made.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static XeNumber OfNonNegative(long value) => new(true, value, null);
 
     /// <summary>From characters that are about to be overwritten: a string is made only for text that is no plain number.</summary>
     public static XeNumber From(ReadOnlySpan<char> text)

@@ -221,7 +221,7 @@ internal sealed class XelBufferDecoder
         }
 
         var list = new List<XeValue>();
-        foreach (var (id, bytes, offset) in new XelActionWalk(actions))
+        for (var walk = new XelActionWalk(actions); walk.Next(out var id, out var bytes, out var offset);)
         {
             if (ActionPlan(plans, id, bytes.Length, actionsOffset + offset, findings) is not { } action)
             {
@@ -262,7 +262,7 @@ internal sealed class XelBufferDecoder
             throw;
         }
 
-        foreach (var (id, bytes, offset) in new XelActionWalk(actions))
+        for (var walk = new XelActionWalk(actions); walk.Next(out var id, out var bytes, out var offset);)
         {
             if (ActionPlan(plans, id, bytes.Length, actionsOffset + offset, findings) is not { } action || !listed)
             {
@@ -295,7 +295,7 @@ internal sealed class XelBufferDecoder
         }
 
         var actionsOffset = recordOffset + XelLayout.RecordHeaderSize + payload.Length;
-        foreach (var (id, bytes, offset) in new XelActionWalk(actions))
+        for (var walk = new XelActionWalk(actions); walk.Next(out var id, out var bytes, out var offset);)
         {
             if (ActionPlan(plans, id, bytes.Length, actionsOffset + offset, findings) is { Field: not XeField.None } action && action.Fits(bytes.Length)
                 && !_fields.Holds(action.Field))
@@ -304,7 +304,7 @@ internal sealed class XelBufferDecoder
             }
         }
 
-        switch (XeEventMapping.Map(plan.Class.Name, timestamp, _fields, _parser, out var traceEvent, out var problem))
+        switch (XeEventMapping.Map(plan.Kind, plan.Class.Name, timestamp, _fields, _parser, out var traceEvent, out var problem))
         {
             case XeMappingOutcome.Event:
                 analysed.Add(traceEvent!);
@@ -394,46 +394,31 @@ internal sealed class XelBufferDecoder
     }
 }
 
-/// <summary>The actions of one record, already framed: (id, value bytes, offset of the id in the list).</summary>
+/// <summary>
+/// The actions of one record, already framed: (id, value bytes, offset of the id in the list). Read by
+/// <see cref="Next"/> rather than as an enumerator, whose copy of itself and of each value, made as they were
+/// written, cost a stalled read per event (docs/performance.md, "Decoding .xel").
+/// </summary>
 internal ref struct XelActionWalk(ReadOnlySpan<byte> actions)
 {
     private readonly ReadOnlySpan<byte> _actions = actions;
     private int _position;
 
-    public XelActionValue Current { get; private set; }
-
-    public readonly XelActionWalk GetEnumerator() => this;
-
-    public bool MoveNext()
+    /// <returns>False at the end of the list.</returns>
+    public bool Next(out uint id, out ReadOnlySpan<byte> bytes, out int offset)
     {
         var reader = new XelSpanReader(_actions, _position);
-        var offset = _position;
-        var id = reader.U32();
+        offset = _position;
+        id = reader.U32();
         var length = (int)reader.U32();
         if (id == XelLayout.ActionListEnd && length == 0)
         {
+            bytes = default;
             return false;
         }
 
-        Current = new XelActionValue(id, reader.Bytes(length), offset);
+        bytes = reader.Bytes(length);
         _position = reader.Position;
         return true;
-    }
-}
-
-/// <summary>One action of a record: its id, its value's bytes, and where its id sits in the action list.</summary>
-internal readonly ref struct XelActionValue(uint id, ReadOnlySpan<byte> bytes, int offset)
-{
-    public uint Id { get; } = id;
-
-    public ReadOnlySpan<byte> Bytes { get; } = bytes;
-
-    public int Offset { get; } = offset;
-
-    public void Deconstruct(out uint id, out ReadOnlySpan<byte> bytes, out int offset)
-    {
-        id = Id;
-        bytes = Bytes;
-        offset = Offset;
     }
 }

@@ -60,7 +60,9 @@ internal sealed class XelStep
         }
         else
         {
-            Analysed = [];
+            // Sized for what a buffer gives (a 64 KB buffer of wait_info records: about 440 analysed events), so the
+            // list is not grown and copied eight times per buffer; capped, since a damaged buffer may claim any size.
+            Analysed = new List<TraceEvent>(Math.Min(buffer.End / 128, 1024));
         }
     }
 

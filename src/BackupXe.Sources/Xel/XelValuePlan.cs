@@ -286,7 +286,11 @@ internal sealed class XelValuePlan
                     fields.Begin(Field);
                 }
 
-                if (_numeric)
+                if (_numeric && key <= long.MaxValue)
+                {
+                    fields.SetNumber(Field, XeNumber.OfNonNegative((long)key));
+                }
+                else if (_numeric)
                 {
                     fields.SetNumber(Field, XeNumber.Of(key));
                 }
@@ -303,7 +307,16 @@ internal sealed class XelValuePlan
                 break;
             case XelValueKind.Signed when _numeric:
                 fields.Begin(Field);
-                fields.SetNumber(Field, XeNumber.Of(Signed(bytes)));
+                var signed = Signed(bytes);
+                if (signed >= 0)
+                {
+                    fields.SetNumber(Field, XeNumber.OfNonNegative(signed));
+                }
+                else
+                {
+                    fields.SetNumber(Field, XeNumber.Of(signed));
+                }
+
                 break;
             default:
                 var value = DecodeText(bytes, out var text);
@@ -357,12 +370,16 @@ internal sealed class XelEventPlan
         Shape = shapes.AddEvent(eventClass.Name, eventClass.Package, [.. plans.Select(p => p.Shape)]);
 
         // An event that becomes no more than its time and session needs no other column: its payload is not read.
-        Analysed = XeEventMapping.ReadsFields(eventClass.Name)
+        Kind = XeEventMapping.KindOf(eventClass.Name);
+        Analysed = Kind != XeEventKind.Other
             ? plans.Where(p => p.Field != XeField.None).ToArray()
             : plans.Where(p => p.Field == XeField.SessionId).ToArray();
     }
 
     public XelEventClass Class { get; }
+
+    /// <summary>Which event BackupXe reads it as, resolved once rather than by its name per event.</summary>
+    public XeEventKind Kind { get; }
 
     public XelValuePlan[] Columns { get; }
 
