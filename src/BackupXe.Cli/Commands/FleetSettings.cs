@@ -1,0 +1,14 @@
+namespace BackupXe.Cli.Commands;
+
+/// <summary>What <c>backupxe fleet</c> was asked for, parsed by <see cref="FleetCommand"/>.</summary>
+internal sealed record FleetSettings
+{
+    /// <summary>The SQLite history read (the daemon's when --history is not given).</summary>
+    public required string HistoryPath { get; init; }
+
+    /// <summary>The daemon's settings file whose BackupXe:Targets apply; null for the standard targets.</summary>
+    public string? SettingsFile { get; init; }
+
+    /// <summary>console, json or html.</summary>
+    public required string Format { get; init; }
+}
