@@ -249,13 +249,15 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
 
     private IReadOnlyList<ClientOperation> AddMessage(string line)
     {
-        var parsed = _parser.Parse(line).Message;
+        var parse = _parser.Parse(line);
+        var parsed = parse.Message;
+        var database = parse.PrefixDatabase;
 
         // Agent's "Msg 3013, Sev 16, State 1, Line 1 : BACKUP DATABASE is terminating abnormally.": the generic ending,
         // whose text names the operation, with the header on its own line.
         if (parsed is EngineError { Number: EngineError.TerminatingAbnormally, Text: { } ending } && _trial.Parse(ending).Message is OperationFailed { Kind: not null } failed)
         {
-            (parsed, line) = (failed, ending);
+            (parsed, line, database) = (failed, ending, null);
         }
 
         LastMessage = parsed;
@@ -291,7 +293,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
             // The client delivered the command's last STATS line after its own time-out and SQL Server's abort: the
             // operation had reached it before it was aborted (realworld4 V27), so it goes with the progress before the errors.
             var at = _pending.FindIndex(m => m.Message is EngineError);
-            _pending.Insert(at, new ClientMessage(line.Trim(), parsed));
+            _pending.Insert(at, new ClientMessage(line.Trim(), parsed, database));
             _failureAt++;
             LateOutput = true;
             return None;
@@ -299,7 +301,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
 
         // A failure is closed by the first engine message that is not part of its error block.
         var closedFailure = _failing is not null && !blank && parsed is not (UnknownMessage or EngineError) ? CloseFailure() : null;
-        var closed = Classify(line, blank, parsed);
+        var closed = Classify(line, blank, parsed, database);
         if (parsed is DatabaseStateRefusal { IsRestoring: true })
         {
             _restoringSaid = line.Trim();
@@ -328,7 +330,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
         return closed.Count == 0 ? None : closed;
     }
 
-    private ClientOperation? Classify(string line, bool blank, TraceMessage parsed)
+    private ClientOperation? Classify(string line, bool blank, TraceMessage parsed, string? database)
     {
         if (parsed is ElidedCompletion)
         {
@@ -346,7 +348,7 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
 
         // A buffer configuration block printed on its own ends where the next one starts: each is one operation.
         var block = IsBufferLine(parsed) && StartsAnotherBlock(parsed) ? Close(null, null) : null;
-        Keep(new ClientMessage(line.Trim(), parsed));
+        Keep(new ClientMessage(line.Trim(), parsed, database));
         if (block is not null)
         {
             return block;
@@ -502,7 +504,10 @@ public sealed class ClientTranscript(TraceMessageParser? parser = null)
 }
 
 /// <summary>One recognised line of client output and its meaning.</summary>
-public sealed record ClientMessage(string Text, TraceMessage Message);
+/// <param name="Text">The line as written (an error's header and text joined).</param>
+/// <param name="Message">What the transcript made of it, which the correlator takes instead of parsing the text again.</param>
+/// <param name="Database">The database of an operation prefix the line began with ("Backup(db): "); null without one.</param>
+public sealed record ClientMessage(string Text, TraceMessage Message, string? Database = null);
 
 /// <summary>
 /// One backup or restore as a client saw it. <see cref="Kind"/> is null when the output ends before its closing line, and

@@ -318,10 +318,10 @@ internal sealed class ClientOutputEventSource : ISynchronousTraceEventSource, IR
         {
             status.Events++;
 
-            // An abort whose kind the output's other lines gave carries that kind in its meaning, which its text does not.
-            yield return message.Message is ClosingError
-                ? new ProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database, new ParsedText(message.Text, new ParsedTraceMessage(null, message.Message)))
-                : new ProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database, message.Text);
+            // The transcript's meaning goes with the text: parsed once, and an abort whose kind the output's other lines
+            // gave carries that kind, which its text does not.
+            yield return new ProgressTraceEvent(TraceEvent.NoClock, null, operation.Kind, operation.Database,
+                new ParsedText(message.Text, new ParsedTraceMessage(message.Database, message.Message)));
         }
     }
 }

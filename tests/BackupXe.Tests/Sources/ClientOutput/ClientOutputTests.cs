@@ -225,6 +225,17 @@ public static class ClientOutputTests
             Assert.All(run.Events, e => Assert.False(e.HasClock));
             Assert.Equal(7, run.Events.Count);
         }
+
+        [Fact]
+        public async Task Hands_on_the_transcripts_meaning_with_each_text_so_no_line_is_parsed_twice()
+        {
+            using var input = TempInput.WithText(TwoBackups, Encodings.Utf8WithoutBom);
+            var run = await SourceRun.ReadAsync(InputSources.Open(input.Path));
+
+            // Each event's parse is what the parser makes of its text: the correlator takes it instead of parsing again.
+            var parser = new TraceMessageParser();
+            Assert.All(run.Progress, e => Assert.Equal(parser.Parse(e.Message), Assert.IsType<ParsedText>(e.Text).Parsed));
+        }
     }
 
     public class TheTranscript
