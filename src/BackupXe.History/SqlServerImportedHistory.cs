@@ -97,7 +97,7 @@ public sealed class SqlServerImportedHistory(SqlConnectionFactory connections, T
         {
             var missing = ready == 0 ? "has no dbo.operations" : $"predates its script's migration {ready}";
             throw new HistoryStoreException(
-                $"The central history repository {missing} and cannot keep msdb imports: run sessions/backupxe-history-sqlserver.sql in the repository database (BackupXe:History:ConnectionString).");
+                $"The central history repository {missing}: run sessions/backupxe-history-sqlserver.sql in the repository database (the daemon's BackupXe:History:ConnectionString, fleet's --connect-database).");
         }
     }
 

@@ -38,6 +38,8 @@ public sealed class ScriptedHistoryTables
         .On("SELECT instance_name, report_json, history_json FROM dbo.operations", Locked(ReadOperations))
         .On("status = 'completed' AND throughput_mbps IS NOT NULL", Locked(RecentCompleted))
         .On("(@since IS NULL OR start_time >= @since)", Locked(Query))
+        // No drill is stored here: dbo.restore_drills is there (migration 5) and empty.
+        .On("SELECT TOP (1) drill_json", TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("drill_json", null))))
         // No tune is stored here: dbo.tune_runs is there (migration 2) and empty.
         .On("SELECT TOP (1) tune_json FROM dbo.tune_runs", TdsResponse.Of(new TdsResultSet(TdsColumn.NVarChar("tune_json", null))))
         .On("UPDATE dbo.replica_roles", Locked(UpsertRole))

@@ -3,6 +3,7 @@ using BackupXe.Core.Rendering;
 using BackupXe.History;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Live;
+using BackupXe.Tests.Cli;
 using BackupXe.Tests.Support;
 using BackupXe.Testing.Tds;
 using BackupXe.Worker.Configuration;
@@ -85,6 +86,20 @@ public sealed class CentralStoreImportTests : IDisposable
             .On(ScriptedSqlServer.HadrFactsFragment, ScriptedSqlServer.HadrFactsResponse(1, 1))
             .On(ScriptedSqlServer.ReplicaRolesFragment, ScriptedSqlServer.ReplicaRolesResponse(role));
 
+    /// <summary>`backupxe fleet` judging at the fake clock's now, so two runs judge at one moment.</summary>
+    private async Task<CliRun> FleetAsync(params string[] args)
+    {
+        var (output, error) = (new StringWriter(), new StringWriter());
+        var captured = CliRun.Captured(output, error);
+        var console = new BackupXe.Cli.CliConsole
+        {
+            Out = output, Error = error, OpenStandardOutput = captured.OpenStandardOutput, IsOutputRedirected = true, IsErrorRedirected = true,
+            Columns = captured.Columns, WindowWidth = captured.WindowWidth, Time = _time,
+        };
+        var exit = await BackupXe.Cli.Program.RunAsync(["fleet", .. args], console, _time);
+        return new CliRun(exit, output.ToString(), error.ToString());
+    }
+
     private static async Task<HistoryImportResult> ImportAsync(PeriodicHistoryImport import, string instance, TdsScript script)
     {
         await using var server = TdsServerDouble.Start(script);
@@ -122,6 +137,42 @@ public sealed class CentralStoreImportTests : IDisposable
         var restoresInStore = await new SqlServerMsdbRestores(Store, NoWait).ReadAsync(CancellationToken.None);
         Assert.Single(restoresInFile);
         Assert.Equal(restoresInFile, restoresInStore);
+    }
+
+    [Fact]
+    public async Task The_fleet_page_read_from_the_central_store_is_the_page_read_from_the_sqlite_history_for_the_same_msdb_rows()
+    {
+        // Given the two replicas' msdb, imported by a daemon of each provider
+        var (sqlite, central) = (Sqlite(), Central());
+        var replicas = Replicas();
+        foreach (var (instance, script) in new[] { ("sql-b", replicas[0]), ("sql-a", replicas[1]) })
+        {
+            await ImportAsync(sqlite, instance, script);
+            await ImportAsync(central, instance, script);
+        }
+
+        // When fleet reads each
+        var fromFile = await FleetAsync("--history", HistoryFile, "--format", "json");
+        var fromStore = await FleetAsync([.. TdsClient.CliArguments(_store), "--connect-database", "BackupXeHistory", "--format", "json"]);
+
+        // Then the pages are the same, and they judge the group database with both replicas' backups, roles and restore
+        Assert.True(fromFile.ExitCode == 0, fromFile.Error);
+        Assert.True(fromStore.ExitCode == 0, fromStore.Error);
+        Assert.Equal(fromFile.Output, fromStore.Output);
+        Assert.Contains("\"offPreference\"", fromStore.Output, StringComparison.Ordinal);
+        Assert.Contains("sql-a", fromStore.Output, StringComparison.Ordinal);
+        Assert.Contains("sql-b", fromStore.Output, StringComparison.Ordinal);
+        Assert.Contains("restorehistory", fromStore.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Fleet_reads_one_history_the_file_or_the_store_never_both()
+    {
+        var run = await CliRun.RunAsync(_time, ["fleet", "--history", HistoryFile, .. TdsClient.CliArguments(_store)]);
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Equal("backupxe: fleet reads one history: --history (a SQLite file) or --server (the central store), not both.", run.Error.Trim());
+        Assert.Equal(0, _tables.OperationCount);
     }
 
     [Fact]
