@@ -176,6 +176,25 @@ public sealed class CentralStoreImportTests : IDisposable
     }
 
     [Fact]
+    public async Task Fleet_on_a_store_whose_script_predates_migration_6_is_one_line_naming_the_script_and_no_secret()
+    {
+        await using var old = TdsServerDouble.Start(new TdsScript()
+            .On("COL_LENGTH(N'dbo.operations', N'group_database_id')", TdsResponse.Of(new TdsResultSet(TdsColumn.Int("ready")).Row(6))));
+
+        var run = await FleetAsync([.. TdsClient.CliArguments(old), "--connect-database", "BackupXeHistory"]);
+
+        Assert.Equal(1, run.ExitCode);
+        // The double is reached without TLS, which the CLI warns of first; then the one line
+        var lines = run.Error.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal(2, lines.Length);
+        Assert.StartsWith("backupxe: warning: encryption is off", lines[0], StringComparison.Ordinal);
+        var line = lines[1];
+        Assert.StartsWith($"backupxe: {old.Server}: The central history repository predates its script's migration 6: run sessions/backupxe-history-sqlserver.sql", line, StringComparison.Ordinal);
+        Assert.DoesNotContain(TdsClient.Password, run.Error, StringComparison.Ordinal);
+        Assert.Equal(string.Empty, run.Output);
+    }
+
+    [Fact]
     public async Task Importing_the_same_msdb_rows_again_adds_nothing_to_the_central_store()
     {
         var central = Central();
