@@ -143,14 +143,63 @@ IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.resto
         WITH (IGNORE_DUP_KEY = ON);
 GO
 
--- The version of this script last applied: 5 (migration 1, history import; migration 2, tune runs; migration 3,
--- restore trials; migration 4, the fleet's columns and instance leases; migration 5, restore drills).
+-- Migration 6 (msdb imports into this store, docs/fleet.md): the counterparts of the SQLite history's replica_roles and
+-- msdb_restores, so that `fleet` judges the same things here. A backup set's LSNs and recovery model already have
+-- migration 4's columns on dbo.operations, its whole record migration 1's history_json.
+IF OBJECT_ID(N'dbo.replica_roles', N'U') IS NULL
+BEGIN
+    -- The newest role each replica gave: one row per instance and group database, replaced at each import.
+    CREATE TABLE dbo.replica_roles (
+        instance_name     nvarchar(128)    NOT NULL,
+        database_name     nvarchar(128)    NOT NULL,
+        group_database_id uniqueidentifier NOT NULL,
+        group_name        nvarchar(128)    NOT NULL,
+        role              nvarchar(60)     NULL,   -- PRIMARY | SECONDARY | RESOLVING
+        backup_preference nvarchar(60)     NULL,   -- the group's automated_backup_preference_desc
+        backup_priority   int              NULL,
+        is_preferred      bit              NULL,   -- sys.fn_hadr_backup_is_preferred_replica
+        read_at           datetime2(7)     NOT NULL,   -- UTC
+        CONSTRAINT pk_replica_roles PRIMARY KEY (instance_name, group_database_id)
+    );
+END;
+GO
+
+IF OBJECT_ID(N'dbo.msdb_restores', N'U') IS NULL
+BEGIN
+    -- msdb restorehistory's full database restores with the backup set each read; when, never how long.
+    CREATE TABLE dbo.msdb_restores (
+        instance_name              nvarchar(128)  NOT NULL,
+        database_name              nvarchar(128)  NOT NULL,
+        restored_at                datetime2(7)   NOT NULL,   -- restore_date, the server's local time
+        is_replace                 bit            NULL,
+        source_database            nvarchar(128)  NOT NULL,
+        source_type                char(1)        NOT NULL,
+        source_copy_only           bit            NOT NULL,
+        source_first_lsn           varchar(25)    NOT NULL,   -- numeric(25,0) as digits, as migration 4 keeps them
+        source_last_lsn            varchar(25)    NOT NULL,
+        source_database_backup_lsn varchar(25)    NULL,
+        source_checkpoint_lsn      varchar(25)    NULL,
+        source_recovery_model      nvarchar(60)   NULL,
+        source_start               datetime2(7)   NOT NULL,   -- the server's local time
+        source_finish              datetime2(7)   NOT NULL,
+        source_backup_size         bigint         NULL,
+        source_compressed_size     bigint         NULL,
+        imported_at                datetime2(7)   NOT NULL CONSTRAINT df_msdb_restores_imported_at DEFAULT SYSUTCDATETIME(),
+        -- IGNORE_DUP_KEY: an import read again adds nothing.
+        CONSTRAINT pk_msdb_restores PRIMARY KEY (instance_name, database_name, restored_at) WITH (IGNORE_DUP_KEY = ON)
+    );
+END;
+GO
+
+-- The version of this script last applied: 6 (migration 1, history import; migration 2, tune runs; migration 3,
+-- restore trials; migration 4, the fleet's columns and instance leases; migration 5, restore drills; migration 6,
+-- replica roles and msdb's restores).
 IF OBJECT_ID(N'dbo.backupxe_schema', N'U') IS NULL
     CREATE TABLE dbo.backupxe_schema (version int NOT NULL);
 GO
 
 IF NOT EXISTS (SELECT 1 FROM dbo.backupxe_schema)
-    INSERT INTO dbo.backupxe_schema (version) VALUES (5);
+    INSERT INTO dbo.backupxe_schema (version) VALUES (6);
 ELSE
-    UPDATE dbo.backupxe_schema SET version = 5 WHERE version < 5;
+    UPDATE dbo.backupxe_schema SET version = 6 WHERE version < 6;
 GO

@@ -18,7 +18,7 @@ public sealed record HistoryImportResult(int Added, int Merged, int Unchanged);
 /// working and older builds still read and write them.
 /// An imported operation that matches a stored one (<see cref="HistoryMerge"/>) is merged into that row.
 /// </summary>
-public sealed class SqliteImportedHistory
+public sealed class SqliteImportedHistory : IImportedHistory
 {
     private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff";
 

@@ -1,19 +1,9 @@
 using System.Globalization;
 using BackupXe.Core.Restores;
-using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
-using BackupXe.SqlServer.Msdb;
 using Microsoft.Data.Sqlite;
 
 namespace BackupXe.History;
-
-/// <summary>A full database restore msdb's restorehistory holds, as the history keeps it: the instance it ran on.</summary>
-public sealed record StoredMsdbRestore(string Instance, DatabaseRestore Restore);
-
-/// <summary>What one import of restorehistory kept, or why it kept nothing.</summary>
-/// <param name="Read">How many full database restores were read (and kept: a restore kept before is kept once).</param>
-/// <param name="Note">Why restorehistory was not read (a login without SELECT on it); null when it was.</param>
-public sealed record MsdbRestoresImport(int Read, string? Note);
 
 /// <summary>
 /// The full database restores of msdb's restorehistory (with the backup set each read) in the SQLite history's
@@ -23,39 +13,15 @@ public sealed record MsdbRestoresImport(int Read, string? Note);
 /// restore_date, so an import read again adds nothing. Reading opens the file read-only and reads a file from before
 /// migration 7 as one without them.
 /// </summary>
-public sealed class SqliteMsdbRestores(string path, TimeProvider time)
+public sealed class SqliteMsdbRestores(string path, TimeProvider time) : IMsdbRestoreStore
 {
     private readonly string _path = Path.GetFullPath(path);
 
-    /// <summary>
-    /// Reads <paramref name="server"/>'s full database restores since <paramref name="since"/> (server local time,
-    /// <see cref="MsdbBackupChain.RestoresQuery"/>), of <paramref name="databases"/> (all when empty), and keeps them as <paramref name="instance"/>'s. A login that cannot
-    /// read restorehistory gets a note and nothing is kept: the import it follows stands.
-    /// </summary>
+    /// <summary>Reads <paramref name="server"/>'s full database restores and keeps them as <paramref name="instance"/>'s (<see cref="MsdbRestoreImport"/>).</summary>
     /// <exception cref="HistoryStoreException">The restores were read but the file cannot be written.</exception>
-    public async Task<MsdbRestoresImport> ImportAsync(
+    public Task<MsdbRestoresImport> ImportAsync(
         string instance, SqlConnectionFactory server, DateTime since, IReadOnlyCollection<string> databases, CancellationToken cancellationToken)
-    {
-        IReadOnlyList<DatabaseRestore> restores;
-        string? unread;
-        try
-        {
-            await using var connection = await server.OpenAsync(cancellationToken);
-            (restores, unread) = await new MsdbBackupChain(server).ReadRestoresAsync(connection, since, databases, cancellationToken);
-        }
-        catch (Exception exception) when (exception is not OperationCanceledException)
-        {
-            (restores, unread) = ([], $"{exception.GetType().Name}: {ConnectionStringRedactor.RedactMessage(exception.Message)}");
-        }
-
-        if (unread is not null)
-        {
-            return new MsdbRestoresImport(0, $"msdb.dbo.restorehistory not read ({unread}): restores no capture saw are not known; it needs SELECT on it and on backupset (db_datareader in msdb)");
-        }
-
-        await SaveAsync(instance, restores, cancellationToken);
-        return new MsdbRestoresImport(restores.Count, null);
-    }
+        => MsdbRestoreImport.RunAsync(this, instance, server, since, databases, cancellationToken);
 
     /// <summary>Keeps <paramref name="restores"/> as <paramref name="instance"/>'s, each once, in one transaction.</summary>
     /// <exception cref="HistoryStoreException">The file cannot be created, migrated or written.</exception>

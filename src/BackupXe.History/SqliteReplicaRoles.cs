@@ -1,6 +1,5 @@
 using System.Globalization;
 using BackupXe.Core.Fleet;
-using BackupXe.SqlServer;
 using BackupXe.SqlServer.Client;
 using BackupXe.SqlServer.Msdb;
 using Microsoft.Data.Sqlite;
@@ -14,35 +13,14 @@ namespace BackupXe.History;
 /// history, and a database that left the group leaves no stale role. Reading opens the file read-only and reads a file
 /// from before migration 6 as one without roles.
 /// </summary>
-public sealed class SqliteReplicaRoles(string path, TimeProvider time)
+public sealed class SqliteReplicaRoles(string path, TimeProvider time) : IReplicaRoleStore
 {
     private readonly string _path = Path.GetFullPath(path);
 
-    /// <summary>
-    /// Reads <paramref name="server"/>'s roles (<see cref="AvailabilityReplicaReader"/>, its permission checks first) and
-    /// keeps them as <paramref name="instance"/>'s when they could be read; what could not be read is a note, never an
-    /// error, so the import it follows stands. The one path of the daemon's import and of `history import --server`.
-    /// </summary>
+    /// <summary>Reads <paramref name="server"/>'s roles and keeps them as <paramref name="instance"/>'s (<see cref="ReplicaRoleImport"/>).</summary>
     /// <exception cref="HistoryStoreException">The roles were read but the file cannot be written.</exception>
-    public async Task<ReplicaRoles> ImportAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)
-    {
-        ReplicaRoles read;
-        try
-        {
-            read = await new AvailabilityReplicaReader(server).ReadAsync(instance, time.GetUtcNow().UtcDateTime, cancellationToken);
-        }
-        catch (Exception exception) when (exception is not OperationCanceledException)
-        {
-            read = new ReplicaRoles([], [$"availability replica roles not read ({exception.GetType().Name}: {ConnectionStringRedactor.RedactMessage(exception.Message)})"], Read: false);
-        }
-
-        if (read.Read)
-        {
-            await SaveAsync(instance, read.Roles, cancellationToken);
-        }
-
-        return read;
-    }
+    public Task<ReplicaRoles> ImportAsync(string instance, SqlConnectionFactory server, CancellationToken cancellationToken)
+        => ReplicaRoleImport.RunAsync(this, instance, server, time, cancellationToken);
 
     /// <summary>Replaces <paramref name="instance"/>'s roles with <paramref name="roles"/>, in one transaction.</summary>
     /// <exception cref="HistoryStoreException">The file cannot be created, migrated or written.</exception>

@@ -64,17 +64,20 @@ internal static class WorkerServices
         services.AddSingleton<OperationRecorder>();
         services.AddHostedService<MonitoringService>();
 
-        // The periodic history import writes the SQLite history (validation refuses it with the sqlserver provider).
-        services.AddSingleton(provider => new SqliteImportedHistory(
-            Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
-            provider.GetRequiredService<TimeProvider>()));
-        services.AddSingleton(provider => new SqliteReplicaRoles(
-            Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
-            provider.GetRequiredService<TimeProvider>()));
-        services.AddSingleton(provider => new SqliteMsdbRestores(
-            Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath),
-            provider.GetRequiredService<TimeProvider>()));
+        // The periodic history import writes where the history is: the SQLite file, or the central store (its migration 6).
+        services.AddSingleton<IImportedHistory>(provider => Central(provider) is { } central
+            ? new SqlServerImportedHistory(central.Connections, central.Retry)
+            : new SqliteImportedHistory(HistoryFile(provider), provider.GetRequiredService<TimeProvider>()));
+        services.AddSingleton<IReplicaRoleStore>(provider => Central(provider) is { } central
+            ? new SqlServerReplicaRoles(central.Connections, central.Retry)
+            : new SqliteReplicaRoles(HistoryFile(provider), provider.GetRequiredService<TimeProvider>()));
+        services.AddSingleton<IMsdbRestoreStore>(provider => Central(provider) is { } central
+            ? new SqlServerMsdbRestores(central.Connections, central.Retry)
+            : new SqliteMsdbRestores(HistoryFile(provider), provider.GetRequiredService<TimeProvider>()));
         services.AddSingleton<PeriodicHistoryImport>();
+
+        string HistoryFile(IServiceProvider provider)
+            => Path.Combine(environment.ContentRootPath, provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History.Path ?? BackupXeOptionsDefaults.HistoryPath);
         services.AddHostedService<HistoryImportService>();
 
         // Restore drills in their windows (off unless an instance lists databases), stored beside the operations.
@@ -110,6 +113,13 @@ internal static class WorkerServices
     /// The central repository's connections, which retry like the live ones, each wait logged as a live source's
     /// (event 161): one home for the operations' store and the drills'.
     /// </summary>
+    /// <summary>The central repository's connections when the history's provider is `sqlserver`; null for the SQLite file.</summary>
+    private static (SqlConnectionFactory Connections, TransientRetry Retry)? Central(IServiceProvider provider)
+    {
+        var history = provider.GetRequiredService<IOptions<BackupXeOptions>>().Value.History;
+        return string.Equals(history.Provider, HistoryProviders.SqlServer, StringComparison.OrdinalIgnoreCase) ? CentralRepository(provider, history) : null;
+    }
+
     private static (SqlConnectionFactory Connections, TransientRetry Retry) CentralRepository(IServiceProvider provider, HistoryOptions history)
         => (new SqlConnectionFactory(LiveInstanceSettings.Build(new InstanceOptions { Name = "history", ConnectionString = history.ConnectionString })),
             new TransientRetry(

@@ -5,7 +5,7 @@ namespace BackupXe.Cli.Commands;
 
 /// <summary>
 /// <c>backupxe fleet</c>: every database of the history against its RPO and RTO targets, worst first (docs/fleet.md,
-/// docs/commands/fleet.md). Read-only: the history file is never created or altered.
+/// docs/commands/fleet.md). Read-only: the history file is never created or altered; the central store is only SELECTed from.
 /// </summary>
 internal static class FleetCommand
 {
@@ -25,12 +25,21 @@ internal static class FleetCommand
         {
             history, settings, format, CommonOptions.NoColor(),
         };
+        // The central store (History:Provider sqlserver) instead of the file: its server, and its database as --connect-database.
+        var store = new ConnectionOptions();
+        store.Server.Required = false;
+        store.Server.Description = "Read the central history store on this server (the daemons' History:Provider sqlserver) instead of a SQLite file; its database is --connect-database.";
+        store.AddTo(command);
         command.SetAction((parse, cancellationToken) => new FleetRun(console).RunAsync(
             new FleetSettings
             {
                 HistoryPath = parse.GetValue(history) ?? DaemonHistory.Path(),
+                Store = parse.GetValue(store.Server) is null ? null : store.Of(parse),
                 SettingsFile = parse.GetValue(settings),
                 Format = parse.GetValue(format)!,
+                Problems = parse.GetValue(history) is not null && parse.GetValue(store.Server) is not null
+                    ? ["fleet reads one history: --history (a SQLite file) or --server (the central store), not both."]
+                    : [],
             },
             cancellationToken));
         return command;

@@ -211,11 +211,6 @@ internal sealed class BackupXeOptionsValidator(IHostEnvironment? environment = n
             {
                 failures.Add($"{key}:IntervalMinutes is set but {Section}:Instances:{index} has no live connection (Server or ConnectionString): history is imported from a server.");
             }
-
-            if (!string.Equals(options.History.Provider, HistoryProviders.Sqlite, StringComparison.OrdinalIgnoreCase))
-            {
-                failures.Add($"{key}:IntervalMinutes is set but {Section}:History:Provider is '{options.History.Provider}': imported history is kept in the SQLite history only.");
-            }
         }
     }
 

@@ -19,14 +19,14 @@ namespace BackupXe.Worker.Imports;
 /// <summary>
 /// The daemon's <c>backupxe history import --server</c> for one live instance, every
 /// <see cref="HistoryImportOptions.IntervalMinutes"/>: msdb and CommandLog rows of the lookback window are merged
-/// into the SQLite history under the instance's configured name (so they merge with its captures), and each
+/// into the history (the SQLite file, or the central store with the `sqlserver` provider) under the instance's configured name (so they merge with its captures), and each
 /// newly added row gets the regression check, warning and metrics a captured operation gets. After each import the
 /// restore chain of the last <see cref="ChainDays"/> is checked (docs/restore-chain.md) and each gap logged once, and
 /// each database's restore time estimated with the rates this instance's history measured.
 /// </summary>
 internal sealed class PeriodicHistoryImport(
-    SqliteImportedHistory history, StoredBaselines regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger,
-    IOptions<BackupXeOptions>? options = null, SqliteReplicaRoles? replicaRoles = null, SqliteMsdbRestores? msdbRestores = null,
+    IImportedHistory history, StoredBaselines regressions, BackupXeMetrics metrics, TimeProvider time, ILogger<PeriodicHistoryImport> logger,
+    IOptions<BackupXeOptions>? options = null, IReplicaRoleStore? replicaRoles = null, IMsdbRestoreStore? msdbRestores = null,
     IRestoreDrillStore? drills = null)
 {
     /// <summary>How far back the chain is read: as `check` reads it, long enough to hold a weekly full backup.</summary>
@@ -175,7 +175,7 @@ internal sealed class PeriodicHistoryImport(
             return;
         }
 
-        var read = await replicaRoles.ImportAsync(instance, server, cancellationToken);
+        var read = await ReplicaRoleImport.RunAsync(replicaRoles, instance, server, time, cancellationToken);
         foreach (var note in read.Notes)
         {
             bool first;
@@ -204,7 +204,7 @@ internal sealed class PeriodicHistoryImport(
             return;
         }
 
-        var read = await msdbRestores.ImportAsync(instance, server, time.GetLocalNow().DateTime - TimeSpan.FromDays(ChainDays), [], cancellationToken);
+        var read = await MsdbRestoreImport.RunAsync(msdbRestores, instance, server, time.GetLocalNow().DateTime - TimeSpan.FromDays(ChainDays), [], cancellationToken);
         if (read.Note is { } note)
         {
             bool first;

@@ -86,6 +86,6 @@ public sealed class SqlServerRestoreDrillsTests
         }
 
         Assert.Contains("CREATE TABLE dbo.restore_drills", script, StringComparison.Ordinal);
-        Assert.Contains("UPDATE dbo.backupxe_schema SET version = 5 WHERE version < 5;", script, StringComparison.Ordinal);
+        Assert.Contains("UPDATE dbo.backupxe_schema SET version = 6 WHERE version < 6;", script, StringComparison.Ordinal);
     }
 }

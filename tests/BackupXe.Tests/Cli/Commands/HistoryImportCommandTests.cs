@@ -11,6 +11,9 @@ public sealed class HistoryImportCommandTests : IDisposable
 {
     private readonly string _folder = Directory.CreateTempSubdirectory("backupxe-history-import-").FullName;
 
+    // The double's login password, set here and not left to whichever test class happened to run first.
+    public HistoryImportCommandTests() => Environment.SetEnvironmentVariable(TdsClient.PasswordVariable, TdsClient.Password);
+
     public void Dispose()
     {
         SqliteConnection.ClearAllPools();
