@@ -28,9 +28,9 @@ internal static class EventFileOverTds
             try
             {
                 var read = path.Contains('*', StringComparison.Ordinal)
-                    ? file.ReadAsync(after, batch, CancellationToken.None)
-                    : file.ReadFileAsync(path, batch, CancellationToken.None);
-                foreach (var row in read.ToBlockingEnumerable())
+                    ? file.Read(after, batch, CancellationToken.None)
+                    : file.ReadFile(path, batch, CancellationToken.None);
+                foreach (var row in read)
                 {
                     rows.Add(row);
                 }

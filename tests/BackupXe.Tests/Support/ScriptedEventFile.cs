@@ -207,6 +207,28 @@ internal sealed class ScriptedEventFile : IEventFileReader
     public async IAsyncEnumerable<EventFileRow> ReadFileAsync(string file, int maxRows, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         await Task.Yield();
+        foreach (var row in ReadFile(file, maxRows, cancellationToken))
+        {
+            yield return row;
+        }
+    }
+
+    public async IAsyncEnumerable<EventFileRow> ReadAsync(
+        EventFilePosition? after, int maxRows, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await Task.Yield();
+        foreach (var row in Read(after, maxRows, cancellationToken))
+        {
+            yield return row;
+        }
+    }
+
+    /// <summary>
+    /// <see cref="ReadFileAsync"/> without its yield, for the TDS double's synchronous answers: blocking a thread on the
+    /// asynchronous reader there waited for a continuation that could not run (a test hung under the whole suite).
+    /// </summary>
+    public IEnumerable<EventFileRow> ReadFile(string file, int maxRows, CancellationToken cancellationToken)
+    {
         List<EventFileRow> rows;
         lock (_gate)
         {
@@ -244,10 +266,9 @@ internal sealed class ScriptedEventFile : IEventFileReader
         }
     }
 
-    public async IAsyncEnumerable<EventFileRow> ReadAsync(
-        EventFilePosition? after, int maxRows, [EnumeratorCancellation] CancellationToken cancellationToken)
+    /// <summary><see cref="ReadAsync"/> without its yield, for the TDS double's synchronous answers (see <see cref="ReadFile"/>).</summary>
+    public IEnumerable<EventFileRow> Read(EventFilePosition? after, int maxRows, CancellationToken cancellationToken)
     {
-        await Task.Yield();
         List<EventFileRow> visible;
         lock (_gate)
         {
