@@ -22,7 +22,7 @@ namespace BackupXe.Tests.Worker.Imports;
 /// (ScriptedHistoryTables). The same msdb rows imported into the SQLite history and into the store read back the same:
 /// the two histories merge with one HistoryMerge. It says nothing of a real server's locking.
 /// </summary>
-public sealed class CentralStoreImportTests : IDisposable
+public sealed class CentralStoreImportTests : IAsyncDisposable
 {
     private const string Group = "5a1e5000-0000-4000-8000-0000000000a9";
     private static readonly HistoryImportOptions Hourly = new() { IntervalMinutes = 60, LookbackDays = 30 };
@@ -42,9 +42,10 @@ public sealed class CentralStoreImportTests : IDisposable
 
     private string HistoryFile => _directory.File("history.db");
 
-    public void Dispose()
+    public async ValueTask DisposeAsync()
     {
-        _store.DisposeAsync().AsTask().GetAwaiter().GetResult();
+        // Awaited, not waited on: a test thread blocked on the double's shutdown could hold the slot its loops need.
+        await _store.DisposeAsync();
         SqliteConnection.ClearAllPools();
         _sqliteMetrics.Dispose();
         _centralMetrics.Dispose();
