@@ -348,7 +348,8 @@ public sealed class TuneServerTests
             Assert.Contains("percent-complete", sources);
             Assert.True(tds.PercentQueries > 0);
             var kept = root.GetProperty("keptFiles").EnumerateArray().Select(f => f.GetProperty("path").GetString()).ToList();
-            Assert.NotEmpty(kept);
+            // Failed once in a full run under load (exit and JSON not recorded then): the whole output says which trial kept nothing.
+            Assert.True(kept.Count > 0, $"exit {run.ExitCode}, {tds.FilesWritten.Count} files written: {run.Output}{run.Error}");
             Assert.Equal(tds.FilesWritten.Distinct().Order(StringComparer.Ordinal), kept.Order(StringComparer.Ordinal));
             Assert.True(root.GetProperty("keptBytesAtMost").GetInt64() <= root.GetProperty("plan").GetProperty("diskSpaceAtMost").GetInt64());
             Assert.All(tds.Backups, sql => Assert.Contains("NAME = N'backupxe-tune-", sql, StringComparison.Ordinal));
