@@ -56,7 +56,7 @@ internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = t
             var lines = new List<IRenderable>();
             lines.AddRange(RunsComparedLines.Runs(series).Select(line => new Text(TerminalText.Block(line))));
             lines.AddRange(RunsComparedLines.Conclusions(series).Select(line => new Text(TerminalText.Block($"- {line}"))));
-            console.Write(new Panel(new Rows(lines)).Header(Markup.Escape(TerminalText.Line(RunsComparedLines.Heading(series)))).Border(BoxBorder.Rounded).Expand());
+            console.Write(new Panel(new MergedSegments(new Rows(lines))).Header(Markup.Escape(TerminalText.Line(RunsComparedLines.Heading(series)))).Border(BoxBorder.Rounded).Expand());
         }
 
     }
@@ -120,13 +120,13 @@ internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = t
             }
 
             var header = $"Verdict: [bold]{Kebab.Of(verdict.Bottleneck)}[/] ({Kebab.Of(verdict.Confidence)} confidence)";
-            console.Write(new Panel(new Rows(lines)).Header(header).Border(BoxBorder.Rounded).Expand());
+            console.Write(new Panel(new MergedSegments(new Rows(lines))).Header(header).Border(BoxBorder.Rounded).Expand());
         }
 
         if (op.History is { } history)
         {
             var rows = BaselineLines.Of(history).Select(line => (IRenderable)new Text(TerminalText.Block(line)));
-            console.Write(new Panel(new Rows(rows)).Header(Markup.Escape(TerminalText.Line(BaselineLines.Heading(history)))).Border(BoxBorder.Rounded).Expand());
+            console.Write(new Panel(new MergedSegments(new Rows(rows))).Header(Markup.Escape(TerminalText.Line(BaselineLines.Heading(history)))).Border(BoxBorder.Rounded).Expand());
         }
 
         if (op.Recommendations.Count > 0)
@@ -192,7 +192,7 @@ internal sealed class ConsoleReportRenderer(bool verbose = false, bool color = t
 
         console.MarkupLine($"[bold]{number}. {Markup.Escape(rec.Id)}[/]: {Markup.Escape(TerminalText.Block(rec.Text))}");
         console.MarkupLine($"[grey]{Markup.Escape(gain.Heading())}:[/] {Markup.Escape(TerminalText.Block(gain.Text))}");
-        console.Write(new Panel(new Text(TerminalText.Block(rec.Tsql.TrimEnd()), new Style(Color.Aqua))).Border(BoxBorder.Square).Expand());
+        console.Write(new Panel(new MergedSegments(new Text(TerminalText.Block(rec.Tsql.TrimEnd()), new Style(Color.Aqua)))).Border(BoxBorder.Square).Expand());
     }
 
     private static Table Phases(OperationReport op, int barWidth)
