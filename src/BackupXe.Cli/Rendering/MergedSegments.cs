@@ -20,12 +20,14 @@ internal sealed class MergedSegments(IRenderable inner) : IRenderable
         Style? style = null;
         foreach (var segment in inner.Render(options, maxWidth))
         {
-            if (segment.IsLineBreak || segment.IsControlCode || (style is not null && !segment.Style.Equals(style)))
+            // A tab is passed on by itself: merged with the words beside it, it moved where the panel wrapped (the tests).
+            var alone = segment.IsLineBreak || segment.IsControlCode || segment.Text.Contains('\t');
+            if (alone || (style is not null && !segment.Style.Equals(style)))
             {
                 Flush();
             }
 
-            if (segment.IsLineBreak || segment.IsControlCode)
+            if (alone)
             {
                 merged.Add(segment);
                 continue;
