@@ -28,8 +28,14 @@ internal sealed record CliConsole
     /// <summary>The clock a verb measures and judges "now" by (restore-drill's phases, the fleet's ages): the system's, or a test's fake one.</summary>
     public TimeProvider Time { get; init; } = TimeProvider.System;
 
-    /// <summary>The process's own console.</summary>
-    public static CliConsole Process() => new()
+    /// <summary>The process's own console, standard output widened when it is a pipe (<see cref="Rendering.OutputPipe"/>).</summary>
+    public static CliConsole Process()
+    {
+        Rendering.OutputPipe.Widen(1);
+        return Own();
+    }
+
+    private static CliConsole Own() => new()
     {
         Out = Console.Out,
         Error = Console.Error,
