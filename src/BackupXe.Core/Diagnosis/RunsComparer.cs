@@ -124,7 +124,7 @@ internal sealed class RunsComparer(double quickOperationSeconds)
         var conclusions = new List<RunsConclusionReport>();
         foreach (var factor in Factors)
         {
-            var alone = pairs.Where(p => p.Differences.Count > 0 && p.Differences.All(d => d.Factor == factor)).ToList();
+            var alone = pairs.Where(p => string.Equals(p.OnlyFactor, factor, StringComparison.Ordinal)).ToList();
             if (alone.Count == 0)
             {
                 continue;
@@ -334,6 +334,9 @@ internal sealed class RunsComparer(double quickOperationSeconds)
     /// <summary>Two runs that did the same work (sizes within <see cref="SizeTolerance"/>, or neither known), and what differed.</summary>
     private sealed record Pair(int First, int Second, double Ratio, int Fast, int Slow, bool SameData, bool SizesKnown, bool SettingsKnown, IReadOnlyList<Difference> Differences)
     {
+        /// <summary>The one factor every difference is of; null when none differed or several did. Asked of every pair once per factor.</summary>
+        public string? OnlyFactor { get; } = Differences.Count > 0 && Differences.All(d => d.Factor == Differences[0].Factor) ? Differences[0].Factor : null;
+
         public static Pair? Of(int i, int j, ComparedRunReport a, ComparedRunReport b)
         {
             var sizesKnown = a.Bytes is > 0 && b.Bytes is > 0;
@@ -367,35 +370,36 @@ internal sealed class RunsComparer(double quickOperationSeconds)
         }
 
         // Unstated settings of a known command are the server's defaults, a value like any other; unknown ones compare with nothing.
-        private static List<Difference> Differed(ComparedRunReport a, ComparedRunReport b)
+        private static IReadOnlyList<Difference> Differed(ComparedRunReport a, ComparedRunReport b)
         {
-            var differed = new List<Difference>();
+            // Most pairs of a series differ in nothing: they share one empty list.
+            List<Difference>? differed = null;
             if (a.BufferCount != b.BufferCount)
             {
-                differed.Add(new("buffers", static (a, b) => $"BUFFERCOUNT {Count(a.BufferCount)} then {Count(b.BufferCount)}", a, b));
+                (differed ??= []).Add(new("buffers", static (a, b) => $"BUFFERCOUNT {Count(a.BufferCount)} then {Count(b.BufferCount)}", a, b));
             }
 
             if (a.MaxTransferSizeBytes != b.MaxTransferSizeBytes)
             {
-                differed.Add(new("buffers", static (a, b) => $"MAXTRANSFERSIZE {Size(a.MaxTransferSizeBytes)} then {Size(b.MaxTransferSizeBytes)}", a, b));
+                (differed ??= []).Add(new("buffers", static (a, b) => $"MAXTRANSFERSIZE {Size(a.MaxTransferSizeBytes)} then {Size(b.MaxTransferSizeBytes)}", a, b));
             }
 
             if (a.Stripes is { } s && b.Stripes is { } t && s != t)
             {
-                differed.Add(new("stripes", static (a, b) => string.Create(CultureInfo.InvariantCulture, $"{a.Stripes} then {b.Stripes} stripes"), a, b));
+                (differed ??= []).Add(new("stripes", static (a, b) => string.Create(CultureInfo.InvariantCulture, $"{a.Stripes} then {b.Stripes} stripes"), a, b));
             }
 
             if (a.Compression != b.Compression)
             {
-                differed.Add(new("compression", static (a, b) => $"compression {Flag(a.Compression)} then {Flag(b.Compression)}", a, b));
+                (differed ??= []).Add(new("compression", static (a, b) => $"compression {Flag(a.Compression)} then {Flag(b.Compression)}", a, b));
             }
 
             if (a.Target is { } x && b.Target is { } y && !string.Equals(x, y, StringComparison.OrdinalIgnoreCase))
             {
-                differed.Add(new("target", static (a, b) => $"target {a.Target} then {b.Target}", a, b));
+                (differed ??= []).Add(new("target", static (a, b) => $"target {a.Target} then {b.Target}", a, b));
             }
 
-            return differed;
+            return differed ?? (IReadOnlyList<Difference>)[];
         }
 
         private static string Count(int? value) => value?.ToString(CultureInfo.InvariantCulture) ?? "default";
