@@ -1,5 +1,6 @@
 using System.IO.Pipes;
 using BackupXe.Cli.Rendering;
+using BackupXe.Tests.Support;
 using Xunit;
 
 namespace BackupXe.Tests.Cli.Rendering;
@@ -9,7 +10,7 @@ public sealed class OutputPipeTests
     [Fact]
     public void A_pipe_is_widened_to_a_megabyte_and_what_goes_through_it_is_unchanged()
     {
-        Assert.SkipUnless(OperatingSystem.IsLinux(), "pipe sizes are a Linux fcntl; elsewhere the pipe is left as it is");
+        Skipped.Unless(OperatingSystem.IsLinux(), "pipe sizes are a Linux fcntl; elsewhere the pipe is left as it is", "run on Linux");
 
         // Given a pipe of the kernel's default size
         using var reader = new AnonymousPipeServerStream(PipeDirection.In);
@@ -33,7 +34,7 @@ public sealed class OutputPipeTests
     [Fact]
     public void A_file_is_not_a_pipe_and_is_left_alone()
     {
-        Assert.SkipUnless(OperatingSystem.IsLinux(), "pipe sizes are a Linux fcntl");
+        Skipped.Unless(OperatingSystem.IsLinux(), "pipe sizes are a Linux fcntl", "run on Linux");
 
         // Given
         var path = Path.GetTempFileName();
