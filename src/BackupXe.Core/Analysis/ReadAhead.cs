@@ -48,7 +48,7 @@ internal static class ReadAhead
             {
                 for (var i = 0; i < batch.Count; i++)
                 {
-                    yield return batch.Events[i].Event;
+                    yield return batch[i];
                 }
             }
 
@@ -71,28 +71,12 @@ internal static class ReadAhead
         reading.Failure?.Throw();
     }
 
-    /// <summary>
-    /// Events in a struct's field rather than a <c>TraceEvent[]</c>: storing a ProgressTraceEvent into an array of its
-    /// base type is checked against the array's element type at every store (covariance), a cost paid per event.
-    /// </summary>
-    private struct Slot
-    {
-        public TraceEvent Event;
-    }
-
-    private sealed class Batch
-    {
-        public Slot[] Events { get; } = new Slot[BatchEvents];
-
-        public int Count { get; set; }
-    }
-
     /// <summary>The reader thread's side: the source's events in batches, then how it ended.</summary>
     private sealed class Reading(ISynchronousTraceEventSource source, SourceStatus status, CancellationToken cancellationToken) : IDisposable
     {
         private readonly CancellationTokenSource _stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
 
-        public BlockingCollection<Batch> Batches { get; } = new(BatchesAhead);
+        public BlockingCollection<TraceEventList> Batches { get; } = new(BatchesAhead);
 
         /// <summary>What the source threw, raised to the consumer once it has every event before it; null when it ended.</summary>
         public ExceptionDispatchInfo? Failure { get; private set; }
@@ -101,18 +85,18 @@ internal static class ReadAhead
 
         public void Run()
         {
-            var batch = new Batch();
+            var batch = new TraceEventList(BatchEvents);
             try
             {
                 try
                 {
                     foreach (var traceEvent in source.ReadEvents(status, _stop.Token))
                     {
-                        batch.Events[batch.Count++].Event = traceEvent;
+                        batch.Add(traceEvent);
                         if (batch.Count == BatchEvents)
                         {
                             Batches.Add(batch, _stop.Token);
-                            batch = new Batch();
+                            batch = new TraceEventList(BatchEvents);
                         }
                     }
                 }

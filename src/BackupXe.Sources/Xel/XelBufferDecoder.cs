@@ -101,7 +101,7 @@ internal sealed class XelBufferDecoder
         long bufferOffset,
         List<XelFinding> findings,
         List<XeEvent>? whole,
-        List<TraceEvent>? analysed,
+        TraceEventList? analysed,
         bool cut = false,
         IXeEventListing? listing = null)
     {
@@ -283,7 +283,7 @@ internal sealed class XelBufferDecoder
         listing.End();
     }
 
-    private bool DecodeAnalysed(XelPlans plans, XelEventPlan plan, DateTime timestamp, ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, long recordOffset, List<XelFinding> findings, List<TraceEvent> analysed)
+    private bool DecodeAnalysed(XelPlans plans, XelEventPlan plan, DateTime timestamp, ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, long recordOffset, List<XelFinding> findings, TraceEventList analysed)
     {
         _fields.Clear();
         var fixedEnd = -1;

@@ -149,7 +149,13 @@ public sealed class XelDecoder
     private void ReadEvents(ReadOnlySpan<byte> buffer, int start, int end, Guid session, long offset, Action<long, string> report, List<TraceEvent> events)
     {
         _findings.Clear();
-        _buffers.Decode(Plans, buffer, start, end, session, offset, _findings, null, events);
+        var decoded = new TraceEventList(64);
+        _buffers.Decode(Plans, buffer, start, end, session, offset, _findings, null, decoded);
+        for (var i = 0; i < decoded.Count; i++)
+        {
+            events.Add(decoded[i]);
+        }
+
         foreach (var finding in _findings)
         {
             if (finding.Once == XelFinding.Always || _onceSaid.Add(finding.Once))

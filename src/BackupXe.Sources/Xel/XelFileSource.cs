@@ -60,9 +60,10 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IReadAheadAd
     {
         foreach (var buffer in Decoded(status, whole: false, null, cancellationToken))
         {
-            foreach (var traceEvent in buffer.Analysed!)
+            var analysed = buffer.Analysed!;
+            for (var i = 0; i < analysed.Count; i++)
             {
-                yield return traceEvent;
+                yield return analysed[i];
             }
         }
     }

@@ -18,6 +18,7 @@ internal sealed class XelStep
     private readonly bool _owned;
     private readonly Func<IXeEventListing>? _listing;
     private readonly List<XelFinding> _findings = [];
+    private static readonly TraceEventList Nothing = new(0);
     private Task? _decoding;
     private long _decoded;
 
@@ -26,7 +27,7 @@ internal sealed class XelStep
     {
         _before = before;
         Whole = [];
-        Analysed = [];
+        Analysed = Nothing;
     }
 
     /// <param name="owned">The buffer is copied: the walk reuses its bytes while this one waits to be decoded.</param>
@@ -62,7 +63,7 @@ internal sealed class XelStep
         {
             // Sized for what a buffer gives (a 64 KB buffer of wait_info records: about 440 analysed events), so the
             // list is not grown and copied eight times per buffer; capped, since a damaged buffer may claim any size.
-            Analysed = new List<TraceEvent>(Math.Min(buffer.End / 128, 1024));
+            Analysed = new TraceEventList(Math.Min(buffer.End / 128, 1024));
         }
     }
 
@@ -70,7 +71,7 @@ internal sealed class XelStep
     public List<XeEvent>? Whole { get; }
 
     /// <summary>The buffer's events as BackupXe analyses them; null when whole events or a listing were asked for.</summary>
-    public List<TraceEvent>? Analysed { get; }
+    public TraceEventList? Analysed { get; }
 
     /// <summary>The listing the buffer's events were told to, on the decoding thread; null for a step without a buffer or listing.</summary>
     public IXeEventListing? Prepared { get; private set; }
