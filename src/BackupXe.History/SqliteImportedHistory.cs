@@ -55,7 +55,7 @@ public sealed class SqliteImportedHistory : IImportedHistory
     /// <exception cref="HistoryStoreException">The file is damaged, not a database or read-only; nothing was imported.</exception>
     public Task<HistoryImportResult> ImportAsync(
         string instance, IEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added = null)
-        => ImportAsync(instance, Stream(records), cancellationToken, added);
+        => ImportAsync(instance, records.ToAsyncEnumerable(), cancellationToken, added);
 
     /// <summary>
     /// As above, taking each record as it is read: one write transaction, written record by record, so memory holds
@@ -325,16 +325,6 @@ public sealed class SqliteImportedHistory : IImportedHistory
         command.Parameters.AddWithValue("$last_lsn", record.Lsns is { } last ? last.LastLsn.ToString(CultureInfo.InvariantCulture) : DBNull.Value);
         command.Parameters.AddWithValue("$recovery_model", (object?)record.RecoveryModel ?? DBNull.Value);
         command.Parameters.AddWithValue("$group", record.Identity?.GroupDatabaseId is { } group ? group.ToString("D") : DBNull.Value);
-    }
-
-    private static async IAsyncEnumerable<HistoryOperation> Stream(IEnumerable<HistoryOperation> records)
-    {
-        foreach (var record in records)
-        {
-            yield return record;
-        }
-
-        await Task.CompletedTask;
     }
 
     private static double Distance(HistoryOperation a, HistoryOperation b) => Math.Abs((a.Start - b.Start).TotalSeconds);
