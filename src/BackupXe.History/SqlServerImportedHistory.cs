@@ -104,38 +104,14 @@ public sealed class SqlServerImportedHistory(SqlConnectionFactory connections, T
     public async Task<HistoryImportResult> ImportAsync(
         string instance, IEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added = null)
     {
-        int inserted = 0, merged = 0, unchanged = 0;
         await using var connection = await _retry.RunAsync(connections.OpenAsync, cancellationToken);
-        foreach (var record in records)
-        {
-            var match = await FindAsync(connection, instance, record, cancellationToken);
-            if (match is null)
-            {
-                if (await InsertAsync(connection, instance, record, cancellationToken) > 0)
-                {
-                    inserted++;
-                    added?.Add(record);
-                }
-
-                continue;
-            }
-
-            var combined = HistoryMerge.Merge(match.Value.Record, record);
-            var json = ReportJson.Serialize(combined);
-            if (json == match.Value.Json)
-            {
-                unchanged++;
-                continue;
-            }
-
-            await using var update = connections.Command(connection, UpdateMerged);
-            Bind(update.Parameters, combined, json);
-            update.Parameters.Add(new SqlParameter("@id", SqlDbType.BigInt) { Value = match.Value.Id });
-            await update.ExecuteNonQueryAsync(cancellationToken);
-            merged++;
-        }
-
-        return new HistoryImportResult(inserted, merged, unchanged);
+        return await ImportedRecords.StoreAsync(
+            records.ToAsyncEnumerable(),
+            (record, token) => FindAsync(connection, instance, record, token),
+            (record, token) => InsertAsync(connection, instance, record, token),
+            (id, combined, json, token) => UpdateAsync(connection, id, combined, json, token),
+            added,
+            cancellationToken);
     }
 
     public async Task<IReadOnlyList<InstanceOperation>> ReadAsync(string? instance, string? database, CancellationToken cancellationToken)
@@ -173,7 +149,7 @@ public sealed class SqlServerImportedHistory(SqlConnectionFactory connections, T
             .ToList();
     }
 
-    private async Task<(long Id, HistoryOperation Record, string? Json)?> FindAsync(
+    private async Task<MatchedRow?> FindAsync(
         SqlConnection connection, string instance, HistoryOperation record, CancellationToken cancellationToken)
     {
         if (record.Database is null)
@@ -188,7 +164,7 @@ public sealed class SqlServerImportedHistory(SqlConnectionFactory connections, T
         // A day either side covers any UTC offset between a capture's UTC times and a local-time source.
         command.Parameters.Add(new SqlParameter("@from", SqlDbType.DateTime2) { Value = record.Start.AddDays(-1) });
         command.Parameters.Add(new SqlParameter("@to", SqlDbType.DateTime2) { Value = (record.End ?? record.Start).AddDays(1) });
-        (long Id, HistoryOperation Record, string? Json)? best = null;
+        MatchedRow? best = null;
         await using var reader = await command.ExecuteReaderAsync(cancellationToken);
         while (await reader.ReadAsync(cancellationToken))
         {
@@ -196,7 +172,7 @@ public sealed class SqlServerImportedHistory(SqlConnectionFactory connections, T
             if (Record(reader.GetString(1), json).Record is { } stored && HistoryMerge.SameOperation(stored, record)
                 && (best is null || Distance(stored, record) < Distance(best.Value.Record, record)))
             {
-                best = (reader.GetInt64(0), stored, json);
+                best = new MatchedRow(reader.GetInt64(0), stored, json);
             }
         }
 
@@ -214,6 +190,14 @@ public sealed class SqlServerImportedHistory(SqlConnectionFactory connections, T
         p.Add(new SqlParameter("@scope", SqlDbType.VarChar, 16) { Value = Kebab.Of(record.Scope) });
         p.Add(new SqlParameter("@start", SqlDbType.DateTime2) { Value = record.Start });
         return Convert.ToInt32(await command.ExecuteScalarAsync(cancellationToken), CultureInfo.InvariantCulture);
+    }
+
+    private async Task UpdateAsync(SqlConnection connection, long id, HistoryOperation combined, string json, CancellationToken cancellationToken)
+    {
+        await using var update = connections.Command(connection, UpdateMerged);
+        Bind(update.Parameters, combined, json);
+        update.Parameters.Add(new SqlParameter("@id", SqlDbType.BigInt) { Value = id });
+        await update.ExecuteNonQueryAsync(cancellationToken);
     }
 
     /// <summary>The columns an insert and a merge both write: the record, its report, and migration 4's LSNs, model and group id.</summary>

@@ -55,7 +55,7 @@ public sealed class SqliteImportedHistory : IImportedHistory
     /// <exception cref="HistoryStoreException">The file is damaged, not a database or read-only; nothing was imported.</exception>
     public Task<HistoryImportResult> ImportAsync(
         string instance, IEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added = null)
-        => ImportAsync(instance, Stream(records), cancellationToken, added);
+        => ImportAsync(instance, records.ToAsyncEnumerable(), cancellationToken, added);
 
     /// <summary>
     /// As above, taking each record as it is read: one write transaction, written record by record, so memory holds
@@ -81,59 +81,22 @@ public sealed class SqliteImportedHistory : IImportedHistory
     private async Task<HistoryImportResult> ImportCoreAsync(
         string instance, IAsyncEnumerable<HistoryOperation> records, CancellationToken cancellationToken, ICollection<HistoryOperation>? added)
     {
-        int inserted = 0, merged = 0, unchanged = 0;
         var stored = new StoredRowWindow();
         await using var connection = await OpenAsync(SqliteOpenMode.ReadWrite, cancellationToken);
         await using var transaction = (SqliteTransaction)await connection.BeginTransactionAsync(cancellationToken);
-        await foreach (var record in records.WithCancellation(cancellationToken))
-        {
-            var match = await FindAsync(connection, transaction, instance, record, stored, cancellationToken);
-            if (match is null)
+        var result = await ImportedRecords.StoreAsync(
+            records,
+            (record, token) => FindAsync(connection, transaction, instance, record, stored, token),
+            (record, token) => InsertAsync(connection, transaction, instance, record, token),
+            async (id, combined, json, token) =>
             {
-                if (await InsertAsync(connection, transaction, instance, record, cancellationToken) > 0)
-                {
-                    inserted++;
-                    added?.Add(record);
-                }
-
-                continue;
-            }
-
-            var combined = HistoryMerge.Merge(match.Value.Record, record);
-            var json = ReportJson.Serialize(combined);
-            if (json == match.Value.Json)
-            {
-                unchanged++;
-                continue;
-            }
-
-            await using var update = connection.CreateCommand();
-            update.Transaction = transaction;
-            // A captured row keeps its report (waits, phases, verdict); an imported one follows the merge.
-            update.CommandText = """
-                UPDATE operations SET history_json = $json, sources = $sources,
-                    report_json = CASE WHEN history_json IS NULL AND sources IS NULL THEN report_json ELSE $report END,
-                    end_time = IFNULL($end, end_time), status = $status,
-                    duration_seconds = IFNULL($duration, duration_seconds), throughput_mbps = IFNULL($throughput, throughput_mbps),
-                    first_lsn = $first_lsn, last_lsn = $last_lsn, recovery_model = $recovery_model, group_database_id = $group
-                WHERE id = $id;
-                """;
-            Identify(update, combined);
-            update.Parameters.AddWithValue("$json", json);
-            update.Parameters.AddWithValue("$sources", Sources(combined));
-            update.Parameters.AddWithValue("$report", ReportJson.Serialize(combined.ToReport()));
-            update.Parameters.AddWithValue("$end", combined.End is { } end ? Format(end) : DBNull.Value);
-            update.Parameters.AddWithValue("$status", Kebab.Of(combined.Status));
-            update.Parameters.AddWithValue("$duration", combined.DurationSeconds is { } d ? d : DBNull.Value);
-            update.Parameters.AddWithValue("$throughput", combined.ThroughputMBps is { } t ? t : DBNull.Value);
-            update.Parameters.AddWithValue("$id", match.Value.Id);
-            await update.ExecuteNonQueryAsync(cancellationToken);
-            stored.Keep(match.Value.Id, combined);
-            merged++;
-        }
-
+                await UpdateAsync(connection, transaction, id, combined, json, token);
+                stored.Keep(id, combined);
+            },
+            added,
+            cancellationToken);
         await transaction.CommitAsync(cancellationToken);
-        return new HistoryImportResult(inserted, merged, unchanged);
+        return result;
     }
 
     /// <summary>
@@ -200,7 +163,7 @@ public sealed class SqliteImportedHistory : IImportedHistory
             .ToList();
     }
 
-    private static async Task<(long Id, HistoryOperation Record, string? Json)?> FindAsync(
+    private static async Task<MatchedRow?> FindAsync(
         SqliteConnection connection, SqliteTransaction transaction, string instance, HistoryOperation record, StoredRowWindow rows,
         CancellationToken cancellationToken)
     {
@@ -223,7 +186,7 @@ public sealed class SqliteImportedHistory : IImportedHistory
         command.Parameters.AddWithValue("$from", Format(record.Start.AddDays(-1)));
         command.Parameters.AddWithValue("$to", Format((record.End ?? record.Start).AddDays(1)));
         rows.Storing(record);
-        (long Id, HistoryOperation Record, string? Json)? best = null;
+        MatchedRow? best = null;
         await using var reader = await command.ExecuteReaderAsync(cancellationToken);
         while (await reader.ReadAsync(cancellationToken))
         {
@@ -248,7 +211,7 @@ public sealed class SqliteImportedHistory : IImportedHistory
                 && (best is null || Distance(stored, record) < Distance(best.Value.Record, record)))
             {
                 // The JSON of the row that matches only: the window keeps records, not their text.
-                best = (id, stored, reader.IsDBNull(2) ? null : reader.GetString(2));
+                best = new MatchedRow(id, stored, reader.IsDBNull(2) ? null : reader.GetString(2));
             }
         }
 
@@ -285,6 +248,32 @@ public sealed class SqliteImportedHistory : IImportedHistory
         command.Parameters.AddWithValue("$sources", Sources(record));
         command.Parameters.AddWithValue("$json", ReportJson.Serialize(record));
         return await command.ExecuteNonQueryAsync(cancellationToken);
+    }
+
+    private static async Task UpdateAsync(
+        SqliteConnection connection, SqliteTransaction transaction, long id, HistoryOperation combined, string json, CancellationToken cancellationToken)
+    {
+        await using var update = connection.CreateCommand();
+        update.Transaction = transaction;
+        // A captured row keeps its report (waits, phases, verdict); an imported one follows the merge.
+        update.CommandText = """
+            UPDATE operations SET history_json = $json, sources = $sources,
+                report_json = CASE WHEN history_json IS NULL AND sources IS NULL THEN report_json ELSE $report END,
+                end_time = IFNULL($end, end_time), status = $status,
+                duration_seconds = IFNULL($duration, duration_seconds), throughput_mbps = IFNULL($throughput, throughput_mbps),
+                first_lsn = $first_lsn, last_lsn = $last_lsn, recovery_model = $recovery_model, group_database_id = $group
+            WHERE id = $id;
+            """;
+        Identify(update, combined);
+        update.Parameters.AddWithValue("$json", json);
+        update.Parameters.AddWithValue("$sources", Sources(combined));
+        update.Parameters.AddWithValue("$report", ReportJson.Serialize(combined.ToReport()));
+        update.Parameters.AddWithValue("$end", combined.End is { } end ? Format(end) : DBNull.Value);
+        update.Parameters.AddWithValue("$status", Kebab.Of(combined.Status));
+        update.Parameters.AddWithValue("$duration", combined.DurationSeconds is { } d ? d : DBNull.Value);
+        update.Parameters.AddWithValue("$throughput", combined.ThroughputMBps is { } t ? t : DBNull.Value);
+        update.Parameters.AddWithValue("$id", id);
+        await update.ExecuteNonQueryAsync(cancellationToken);
     }
 
     private async Task<SqliteConnection> OpenAsync(SqliteOpenMode mode, CancellationToken cancellationToken)
@@ -336,16 +325,6 @@ public sealed class SqliteImportedHistory : IImportedHistory
         command.Parameters.AddWithValue("$last_lsn", record.Lsns is { } last ? last.LastLsn.ToString(CultureInfo.InvariantCulture) : DBNull.Value);
         command.Parameters.AddWithValue("$recovery_model", (object?)record.RecoveryModel ?? DBNull.Value);
         command.Parameters.AddWithValue("$group", record.Identity?.GroupDatabaseId is { } group ? group.ToString("D") : DBNull.Value);
-    }
-
-    private static async IAsyncEnumerable<HistoryOperation> Stream(IEnumerable<HistoryOperation> records)
-    {
-        foreach (var record in records)
-        {
-            yield return record;
-        }
-
-        await Task.CompletedTask;
     }
 
     private static double Distance(HistoryOperation a, HistoryOperation b) => Math.Abs((a.Start - b.Start).TotalSeconds);
