@@ -222,8 +222,10 @@ public class TdsServerDoubleTests
         using var stop = stopBy == StopBy.TokenOnFakeClock ? new CancellationTokenSource(TimeSpan.FromSeconds(5), clock) : new CancellationTokenSource();
         var watch = System.Diagnostics.Stopwatch.StartNew();
         var running = command.ExecuteNonQueryAsync(stopBy == StopBy.CancelFromAnotherThread ? CancellationToken.None : stop.Token);
-        while (server.Stalled == 0)
+        // Bounded, and ended by a failed command too: an unbounded wait here would hold the whole suite at no CPU.
+        while (server.Stalled == 0 && !running.IsCompleted)
         {
+            Assert.True(watch.Elapsed < TimeSpan.FromSeconds(60), "the BACKUP did not reach the double's stall within 60 s");
             await Task.Delay(1);
         }
 

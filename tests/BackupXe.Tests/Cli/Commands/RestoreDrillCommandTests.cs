@@ -289,8 +289,11 @@ public sealed class RestoreDrillCommandTests : IDisposable
         await using var prod = TdsServerDouble.Start(Prod.Sql.Script);
         await using var test = TdsServerDouble.Start(Test.Sql.Script);
         var running = RunAsync(test, cancel.Token, ["--from-server", prod.Server, "--execute", "--format", format]);
+        // Bounded: a drill waiting on the fake clock before it reaches the stall would otherwise hold the suite at no CPU.
+        var waited = System.Diagnostics.Stopwatch.StartNew();
         while (test.Stalled == 0 && !running.IsCompleted)
         {
+            Assert.True(waited.Elapsed < TimeSpan.FromSeconds(60), "the second RESTORE LOG did not reach the double within 60 s");
             await Task.WhenAny(running, Task.Delay(1));
         }
 
