@@ -32,17 +32,15 @@ internal sealed record CliConsole
     public static CliConsole Process()
     {
         Rendering.OutputPipe.Widen(1);
-        return Own();
+        return new()
+        {
+            Out = Console.Out,
+            Error = Console.Error,
+            OpenStandardOutput = Console.OpenStandardOutput,
+            IsOutputRedirected = Console.IsOutputRedirected,
+            IsErrorRedirected = Console.IsErrorRedirected,
+            Columns = Environment.GetEnvironmentVariable("COLUMNS"),
+            WindowWidth = () => Console.WindowWidth,
+        };
     }
-
-    private static CliConsole Own() => new()
-    {
-        Out = Console.Out,
-        Error = Console.Error,
-        OpenStandardOutput = Console.OpenStandardOutput,
-        IsOutputRedirected = Console.IsOutputRedirected,
-        IsErrorRedirected = Console.IsErrorRedirected,
-        Columns = Environment.GetEnvironmentVariable("COLUMNS"),
-        WindowWidth = () => Console.WindowWidth,
-    };
 }

@@ -25,6 +25,13 @@ public sealed class TraceEventList(int capacity)
         _slots[Count++].Event = traceEvent;
     }
 
+    /// <summary>Empties the list for reuse; the events it held are let go.</summary>
+    public void Clear()
+    {
+        Array.Clear(_slots, 0, Count);
+        Count = 0;
+    }
+
     private struct Slot
     {
         public TraceEvent Event;

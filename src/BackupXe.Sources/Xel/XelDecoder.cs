@@ -34,6 +34,9 @@ public sealed class XelDecoder
 {
     private readonly XelBufferDecoder _buffers = new();
     private readonly List<XelFinding> _findings = [];
+
+    // The events of the buffer being read, before they join the caller's list: one list for the stream, not one per buffer.
+    private readonly TraceEventList _decoded = new(64);
     private readonly HashSet<long> _onceSaid = [];
 
     /// <summary>The largest log buffer accepted (a larger declared size is damage); a stream reader caps its rows at it.</summary>
@@ -149,11 +152,11 @@ public sealed class XelDecoder
     private void ReadEvents(ReadOnlySpan<byte> buffer, int start, int end, Guid session, long offset, Action<long, string> report, List<TraceEvent> events)
     {
         _findings.Clear();
-        var decoded = new TraceEventList(64);
-        _buffers.Decode(Plans, buffer, start, end, session, offset, _findings, null, decoded);
-        for (var i = 0; i < decoded.Count; i++)
+        _decoded.Clear();
+        _buffers.Decode(Plans, buffer, start, end, session, offset, _findings, null, _decoded);
+        for (var i = 0; i < _decoded.Count; i++)
         {
-            events.Add(decoded[i]);
+            events.Add(_decoded[i]);
         }
 
         foreach (var finding in _findings)
