@@ -32,9 +32,10 @@ internal static class BackupWaitTypes
     public const string WaitXtpRecovery = "WAIT_XTP_RECOVERY";
 
     /// <summary>True for the in-memory load wait under either of its names.</summary>
+    /// <remarks>Asked of every attributed wait: the lengths, compared here, rule out nearly all of them without a call.</remarks>
     public static bool IsInMemoryLoad(string waitType)
-        => string.Equals(waitType, XtpRecovery, StringComparison.OrdinalIgnoreCase)
-            || string.Equals(waitType, WaitXtpRecovery, StringComparison.OrdinalIgnoreCase);
+        => (waitType.Length == XtpRecovery.Length && string.Equals(waitType, XtpRecovery, StringComparison.OrdinalIgnoreCase))
+            || (waitType.Length == WaitXtpRecovery.Length && string.Equals(waitType, WaitXtpRecovery, StringComparison.OrdinalIgnoreCase));
 
     public static bool IsBackupSpecific(string waitType)
         => waitType.StartsWith("BACKUP", StringComparison.OrdinalIgnoreCase)

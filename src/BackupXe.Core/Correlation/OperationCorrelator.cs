@@ -48,6 +48,9 @@ internal sealed class OperationCorrelator(
 
     // Ended operations by end time (then creation), so that settling looks only at the ones whose grace is over.
     private readonly PriorityQueue<BackupOperation, (long EndTicks, long Sequence)> _endings = new();
+
+    // The earliest end in _endings (long.MaxValue when empty): most events settle nothing, and this spares each the queue.
+    private long _earliestEnd = long.MaxValue;
     private BackupOperation? _lastHistoryMatch;
 
     /// <summary>Wait events that overlapped no operation: reported, not silently dropped.</summary>
@@ -125,6 +128,11 @@ internal sealed class OperationCorrelator(
     /// <summary>Releases ended operations whose grace period has passed by <paramref name="now"/>.</summary>
     public void Settle(DateTime now)
     {
+        if (now.Ticks - _earliestEnd <= _grace.Ticks)
+        {
+            return;
+        }
+
         while (_endings.TryPeek(out var operation, out var key) && now.Ticks - key.EndTicks > _grace.Ticks)
         {
             _endings.Dequeue();
@@ -133,6 +141,8 @@ internal sealed class OperationCorrelator(
                 Release(operation);
             }
         }
+
+        _earliestEnd = _endings.TryPeek(out _, out var next) ? next.EndTicks : long.MaxValue;
     }
 
     /// <summary>End of input: everything still held or open is released; open ones will report as incomplete.</summary>
@@ -152,6 +162,7 @@ internal sealed class OperationCorrelator(
         _ended.Clear();
         _open.Clear();
         _endings.Clear();
+        _earliestEnd = long.MaxValue;
         _clocklessInput = null;
     }
 
@@ -465,6 +476,7 @@ internal sealed class OperationCorrelator(
         if (_ended.Count == 0)
         {
             _endings.Clear();
+            _earliestEnd = long.MaxValue;
         }
     }
 
@@ -509,6 +521,7 @@ internal sealed class OperationCorrelator(
         {
             _ended.Add(operation);
             _endings.Enqueue(operation, (operation.End!.Value.Ticks, operation.Sequence));
+            _earliestEnd = Math.Min(_earliestEnd, operation.End!.Value.Ticks);
         }
     }
 

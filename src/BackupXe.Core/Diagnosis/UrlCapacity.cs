@@ -31,8 +31,21 @@ public sealed record UrlCapacity(UrlLimits Limits, int Urls, long TransferBytes)
             return null;
         }
 
-        var limits = devices.Select(LimitsOf).Distinct().ToList();
-        return limits is [{ } one] ? new UrlCapacity(one, devices.Count, maxTransferSize ?? one.DefaultTransferBytes) : null;
+        // Every operation's report asks, and almost none writes to a URL: the first device usually settles it.
+        if (LimitsOf(devices[0]) is not { } one)
+        {
+            return null;
+        }
+
+        for (var i = 1; i < devices.Count; i++)
+        {
+            if (!Equals(LimitsOf(devices[i]), one))
+            {
+                return null;
+            }
+        }
+
+        return new UrlCapacity(one, devices.Count, maxTransferSize ?? one.DefaultTransferBytes);
     }
 
     /// <summary>The storage a BACKUP TO URL device writes to: s3:// is S3-compatible storage, https:// an Azure blob (block blobs, written with a Shared Access Signature credential).</summary>

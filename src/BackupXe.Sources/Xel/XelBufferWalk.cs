@@ -176,6 +176,22 @@ internal sealed class XelBufferWalk(Stream stream, XelProblemReport report)
     }
 
     /// <summary>
+    /// Hands <paramref name="buffer"/>'s bytes to the caller, who returns them to the shared pool when done: the walk
+    /// reads on into a fresh array, so a buffer decoded on another thread is not copied first.
+    /// </summary>
+    public byte[] Detach(XelLogBuffer buffer)
+    {
+        if (!ReferenceEquals(buffer.Bytes, _bytes))
+        {
+            throw new InvalidOperationException("Only the buffer the walk handed out last can be detached.");
+        }
+
+        var taken = _bytes;
+        _bytes = ArrayPool<byte>.Shared.Rent(taken.Length);
+        return taken;
+    }
+
+    /// <summary>
     /// Reads up to <paramref name="count"/> bytes into <see cref="_bytes"/> at <paramref name="at"/>, growing it only
     /// as data actually arrives, so a damaged size on a short stream never allocates the size it claims.
     /// </summary>

@@ -212,7 +212,7 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IReadAheadAd
     /// decode against the plans of its file as they stood. Problems found while walking are not reported here but
     /// carried by the next step, so that they reach the status in file order with the decoders' own.
     /// </summary>
-    /// <param name="owned">Each step gets its own copy of its buffer (decoded later, on another thread).</param>
+    /// <param name="owned">Each step takes its buffer's bytes from the walk (decoded later, on another thread).</param>
     private IEnumerable<XelStep> Steps(SourceStatus status, bool whole, bool owned, Func<IXeEventListing>? listing)
     {
         var pending = new List<Action>();
@@ -267,7 +267,8 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IReadAheadAd
                             pending.Add(() => file.Report(before, "event buffer before any metadata: its events cannot be decoded; skipped"));
                             break;
                         case XelLayout.EventBuffer:
-                            yield return new XelStep(Take(pending), file, decoder.Plans, buffer, whole, owned, listing);
+                            var stepBuffer = owned ? buffer with { Bytes = walk.Detach(buffer) } : buffer;
+                            yield return new XelStep(Take(pending), file, decoder.Plans, stepBuffer, whole, owned, listing);
                             break;
                         case XelLayout.HeaderBuffer:
                             // A stream header belongs to the event stream, not to a file: here it is a damaged type word,

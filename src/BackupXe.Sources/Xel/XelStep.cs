@@ -30,7 +30,7 @@ internal sealed class XelStep
         Analysed = Nothing;
     }
 
-    /// <param name="owned">The buffer is copied: the walk reuses its bytes while this one waits to be decoded.</param>
+    /// <param name="owned">The buffer's bytes are the step's own (detached from the walk), returned to the shared pool once decoded.</param>
     /// <param name="listing">Gives the listing each event is told to where it is decoded (null: events are kept); see <see cref="Prepared"/>.</param>
     public XelStep(Action[] before, XelFileProblems file, XelPlans plans, XelLogBuffer buffer, bool whole, bool owned, Func<IXeEventListing>? listing = null)
     {
@@ -40,15 +40,7 @@ internal sealed class XelStep
         _plans = plans;
         _buffer = buffer;
         _owned = owned;
-        if (owned)
-        {
-            _bytes = ArrayPool<byte>.Shared.Rent(buffer.End);
-            buffer.Bytes.AsSpan(0, buffer.End).CopyTo(_bytes);
-        }
-        else
-        {
-            _bytes = buffer.Bytes;
-        }
+        _bytes = buffer.Bytes;
 
         if (listing is not null)
         {
