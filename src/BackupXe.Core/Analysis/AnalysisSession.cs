@@ -168,10 +168,14 @@ public sealed class AnalysisSession
     {
         if (_inputs is [{ Source: ISynchronousTraceEventSource source } input] && _options.QuietInterval is null)
         {
-            var events = _options.ReadAhead && ReadAhead.Pays && ReadAhead.PaysFor(source)
-                ? ReadAhead.Events(source, input.Status, cancellationToken)
-                : source.ReadEvents(input.Status, cancellationToken);
-            return new SynchronousEventReader(events.GetEnumerator(), input.Status);
+            if (_options.ReadAhead && ReadAhead.Pays && ReadAhead.PaysFor(source))
+            {
+                return new SynchronousEventReader(ReadAhead.Batches(source, input.Status, cancellationToken).GetEnumerator(), input.Status);
+            }
+
+            return source is ITraceEventBatchSource batched
+                ? new SynchronousEventReader(batched.ReadEventBatches(input.Status, cancellationToken).GetEnumerator(), input.Status)
+                : new SynchronousEventReader(source.ReadEvents(input.Status, cancellationToken).GetEnumerator(), input.Status);
         }
 
         return new MergedEventReader(new TimeOrderedMerge(_inputs, _options.ReadAhead), cancellationToken);

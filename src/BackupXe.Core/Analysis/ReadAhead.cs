@@ -36,7 +36,20 @@ internal static class ReadAhead
     /// <summary>Whether <paramref name="source"/> gains from a reader thread: yes unless its <see cref="IReadAheadAdvice"/> says no.</summary>
     public static bool PaysFor(ISynchronousTraceEventSource source) => source is not IReadAheadAdvice advice || advice.ReadAheadPays;
 
+    /// <summary>The source's events, read on a thread of its own.</summary>
     public static IEnumerable<TraceEvent> Events(ISynchronousTraceEventSource source, SourceStatus status, CancellationToken cancellationToken)
+    {
+        foreach (var batch in Batches(source, status, cancellationToken))
+        {
+            for (var i = 0; i < batch.Count; i++)
+            {
+                yield return batch[i];
+            }
+        }
+    }
+
+    /// <summary>The same events in the batches the reading thread hands over; each batch is the caller's.</summary>
+    public static IEnumerable<TraceEventList> Batches(ISynchronousTraceEventSource source, SourceStatus status, CancellationToken cancellationToken)
     {
         var reading = new Reading(source, status, cancellationToken);
         var thread = new Thread(reading.Run) { IsBackground = true, Name = "BackupXe read-ahead" };
@@ -46,10 +59,7 @@ internal static class ReadAhead
         {
             foreach (var batch in reading.Batches.GetConsumingEnumerable())
             {
-                for (var i = 0; i < batch.Count; i++)
-                {
-                    yield return batch[i];
-                }
+                yield return batch;
             }
 
             finished = true;

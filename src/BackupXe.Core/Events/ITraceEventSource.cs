@@ -31,6 +31,17 @@ public interface ISynchronousTraceEventSource : ITraceEventSource
     IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken);
 }
 
+/// <summary>
+/// A synchronous source that decodes its events in runs (a .xel log buffer): the events of
+/// <see cref="ISynchronousTraceEventSource.ReadEvents"/>, handed on a run at a time, so that a reader pays its
+/// enumerator's calls per run rather than per event.
+/// </summary>
+public interface ITraceEventBatchSource : ISynchronousTraceEventSource
+{
+    /// <summary>The same events, problems and counts as <see cref="ISynchronousTraceEventSource.ReadEvents"/>; each run is the reader's until it asks for the next.</summary>
+    IEnumerable<TraceEventList> ReadEventBatches(SourceStatus status, CancellationToken cancellationToken);
+}
+
 /// <summary>What one source yielded: how many events, and the problems it met.</summary>
 public sealed class SourceStatus
 {

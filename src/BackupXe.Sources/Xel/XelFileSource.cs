@@ -12,7 +12,7 @@ namespace BackupXe.Sources.Xel;
 /// (memory does not grow with the files), and handed on in file order: events, problems and counts are exactly
 /// those of one buffer decoded after the other.
 /// </summary>
-internal sealed class XelFileSource : ISynchronousTraceEventSource, IReadAheadAdvice, IXeEventSource, IXeEventBatchSource
+internal sealed class XelFileSource : ITraceEventBatchSource, IReadAheadAdvice, IXeEventSource, IXeEventBatchSource
 {
     private readonly IReadOnlyList<(string Label, Func<Stream> Open)> _inputs;
     private readonly IReadOnlyList<(string File, string Problem)> _skipped = [];
@@ -58,12 +58,23 @@ internal sealed class XelFileSource : ISynchronousTraceEventSource, IReadAheadAd
 
     public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
     {
-        foreach (var buffer in Decoded(status, whole: false, null, cancellationToken))
+        foreach (var analysed in ReadEventBatches(status, cancellationToken))
         {
-            var analysed = buffer.Analysed!;
             for (var i = 0; i < analysed.Count; i++)
             {
                 yield return analysed[i];
+            }
+        }
+    }
+
+    /// <summary>Each buffer's analysed events, as decoded: the reader takes them a buffer at a time.</summary>
+    public IEnumerable<TraceEventList> ReadEventBatches(SourceStatus status, CancellationToken cancellationToken)
+    {
+        foreach (var buffer in Decoded(status, whole: false, null, cancellationToken))
+        {
+            if (buffer.Analysed is { Count: > 0 } analysed)
+            {
+                yield return analysed;
             }
         }
     }
