@@ -85,6 +85,13 @@ internal sealed class XelBufferDecoder
     // Problems said once per file are said once per buffer here; the file's reader keeps the first of each.
     private readonly HashSet<long> _onceSaid = [];
 
+    // A session attaches the same actions to its events in the same order: the plan found at each place in the list
+    // is tried first there, before a search of the file's actions.
+    private const int RememberedActions = 8;
+    private readonly uint[] _actionIds = new uint[RememberedActions];
+    private readonly XelValuePlan?[] _actionPlans = new XelValuePlan?[RememberedActions];
+    private XelPlans? _actionsOf;
+
     /// <summary>
     /// Decodes the records of one event buffer. Events are added to <paramref name="whole"/> (every field and action),
     /// told value by value to <paramref name="listing"/> (every field and action, from the buffer's bytes) or mapped to
@@ -114,6 +121,10 @@ internal sealed class XelBufferDecoder
         var data = buffer[..end];
         var position = start;
         long decoded = 0;
+
+        // A buffer's records are mostly of one or two events: the plan of the last is tried before a search.
+        var lastId = 0u;
+        XelEventPlan? lastPlan = null;
         while (position < end)
         {
             var recordStart = position;
@@ -130,7 +141,13 @@ internal sealed class XelBufferDecoder
                 reader.Skip(6);
                 ticks = reader.U64();
                 var length = reader.U32();
-                plan = plans.Event(id) ?? throw new XelDamageException(recordStart, $"event id 0x{id:X8} is not in the file's metadata");
+                if (id != lastId || lastPlan is null)
+                {
+                    lastPlan = plans.Event(id) ?? throw new XelDamageException(recordStart, $"event id 0x{id:X8} is not in the file's metadata");
+                    lastId = id;
+                }
+
+                plan = lastPlan;
                 if (version != XelLayout.Version)
                 {
                     throw new XelDamageException(recordStart + 4, $"event record version {version}, expected {XelLayout.Version}");
@@ -223,7 +240,7 @@ internal sealed class XelBufferDecoder
         var list = new List<XeValue>();
         for (var walk = new XelActionWalk(actions); walk.Next(out var id, out var bytes, out var offset);)
         {
-            if (ActionPlan(plans, id, bytes.Length, actionsOffset + offset, findings) is not { } action)
+            if (ActionPlan(plans, id, walk.Index, bytes.Length, actionsOffset + offset, findings) is not { } action)
             {
                 continue;
             }
@@ -264,7 +281,7 @@ internal sealed class XelBufferDecoder
 
         for (var walk = new XelActionWalk(actions); walk.Next(out var id, out var bytes, out var offset);)
         {
-            if (ActionPlan(plans, id, bytes.Length, actionsOffset + offset, findings) is not { } action || !listed)
+            if (ActionPlan(plans, id, walk.Index, bytes.Length, actionsOffset + offset, findings) is not { } action || !listed)
             {
                 continue;
             }
@@ -297,7 +314,7 @@ internal sealed class XelBufferDecoder
         var actionsOffset = recordOffset + XelLayout.RecordHeaderSize + payload.Length;
         for (var walk = new XelActionWalk(actions); walk.Next(out var id, out var bytes, out var offset);)
         {
-            if (ActionPlan(plans, id, bytes.Length, actionsOffset + offset, findings) is { Field: not XeField.None } action && action.Fits(bytes.Length)
+            if (ActionPlan(plans, id, walk.Index, bytes.Length, actionsOffset + offset, findings) is { Field: not XeField.None } action && action.Fits(bytes.Length)
                 && !_fields.Holds(action.Field))
             {
                 action.DecodeInto(_fields, bytes);
@@ -317,10 +334,27 @@ internal sealed class XelBufferDecoder
         }
     }
 
-    private XelValuePlan? ActionPlan(XelPlans plans, uint id, int length, long offset, List<XelFinding> findings)
+    /// <param name="index">Where the action is in its event's list.</param>
+    private XelValuePlan? ActionPlan(XelPlans plans, uint id, int index, int length, long offset, List<XelFinding> findings)
     {
+        if (index < RememberedActions && ReferenceEquals(_actionsOf, plans) && _actionIds[index] == id && _actionPlans[index] is { } remembered)
+        {
+            return remembered;
+        }
+
         if (plans.Action(id) is { } action)
         {
+            if (index < RememberedActions)
+            {
+                if (!ReferenceEquals(_actionsOf, plans))
+                {
+                    Array.Clear(_actionPlans);
+                    _actionsOf = plans;
+                }
+
+                (_actionIds[index], _actionPlans[index]) = (id, action);
+            }
+
             return action;
         }
 
@@ -404,6 +438,9 @@ internal ref struct XelActionWalk(ReadOnlySpan<byte> actions)
     private readonly ReadOnlySpan<byte> _actions = actions;
     private int _position;
 
+    /// <summary>Where the action <see cref="Next"/> gave last is in the list (0 for the first).</summary>
+    public int Index { get; private set; } = -1;
+
     /// <returns>False at the end of the list.</returns>
     public bool Next(out uint id, out ReadOnlySpan<byte> bytes, out int offset)
     {
@@ -419,6 +456,7 @@ internal ref struct XelActionWalk(ReadOnlySpan<byte> actions)
 
         bytes = reader.Bytes(length);
         _position = reader.Position;
+        Index++;
         return true;
     }
 }
