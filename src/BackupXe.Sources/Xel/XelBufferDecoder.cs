@@ -306,7 +306,14 @@ internal sealed class XelBufferDecoder
         var fixedEnd = -1;
 
         // An event BackupXe does not analyse (logins, batches...) has no column read: its payload is skipped unread.
-        foreach (var column in plan.Analysed)
+        var columns = plan.Analysed;
+        if (plan.Opcode is { } opcode && payload.Length >= plan.AnalysedEnd)
+        {
+            opcode.DecodeInto(_fields, payload.Slice(opcode.Offset, opcode.Size));
+            columns = _fields.IsBeginOpcode ? plan.BeginColumns : plan.EndColumns;
+        }
+
+        foreach (var column in columns)
         {
             column.DecodeInto(_fields, ColumnBytes(column, payload, ref fixedEnd, plan.Columns));
         }

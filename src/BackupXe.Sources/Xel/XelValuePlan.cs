@@ -374,7 +374,31 @@ internal sealed class XelEventPlan
         Analysed = Kind != XeEventKind.Other
             ? plans.Where(p => p.Field != XeField.None).ToArray()
             : plans.Where(p => p.Field == XeField.SessionId).ToArray();
+
+        // A wait's Begin is counted, not analysed: once its opcode says so, only its session is read. Taken only where
+        // every analysed column is fixed-size, so that a payload long enough for all of them can damage none.
+        if (Kind is XeEventKind.Wait or XeEventKind.ExternalWait
+            && Analysed.SingleOrDefault(p => p.Field == XeField.Opcode) is { } opcode
+            && Analysed.All(p => p.Size > 0))
+        {
+            Opcode = opcode;
+            AnalysedEnd = Analysed.Max(p => p.Offset + p.Size);
+            BeginColumns = [.. Analysed.Where(p => p.Field == XeField.SessionId)];
+            EndColumns = [.. Analysed.Where(p => p != opcode)];
+        }
     }
+
+    /// <summary>A wait's opcode column, read first when <see cref="BeginColumns"/> may be all a record needs; null otherwise.</summary>
+    public XelValuePlan? Opcode { get; }
+
+    /// <summary>The payload length that holds every analysed column (with <see cref="Opcode"/>).</summary>
+    public int AnalysedEnd { get; }
+
+    /// <summary>What a Begin reads besides its opcode (with <see cref="Opcode"/>).</summary>
+    public XelValuePlan[] BeginColumns { get; } = [];
+
+    /// <summary>What any other opcode reads besides its opcode (with <see cref="Opcode"/>).</summary>
+    public XelValuePlan[] EndColumns { get; } = [];
 
     public XelEventClass Class { get; }
 
