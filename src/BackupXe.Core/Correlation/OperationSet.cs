@@ -14,7 +14,14 @@ internal sealed class OperationSet
     // ended operation, and enumerating the sorted set for it would allocate a traversal stack per wait.
     private BackupOperation[]? _inOrder;
 
-    public int Count => _ordered.Count;
+    // Asked of every event (is the correlator idle?) and every wait: a field, where the sorted set's Count checks its version.
+    private int _count;
+
+    // The list of the session last looked up: a backup's waits and messages come from a few sessions in runs.
+    private int _lastSession;
+    private List<BackupOperation>? _lastSessionList;
+
+    public int Count => _count;
 
     /// <summary>Oldest first.</summary>
     public IEnumerable<BackupOperation> InOrder => _ordered;
@@ -22,7 +29,7 @@ internal sealed class OperationSet
     /// <summary>Oldest first, as an array valid until the set next changes.</summary>
     public ReadOnlySpan<BackupOperation> Ordered => _inOrder ??= [.. _ordered];
 
-    public BackupOperation? Only => _ordered.Count == 1 ? _ordered.Min : null;
+    public BackupOperation? Only => _count == 1 ? _ordered.Min : null;
 
     public void Add(BackupOperation operation)
     {
@@ -32,7 +39,11 @@ internal sealed class OperationSet
             throw new InvalidOperationException("An operation must be numbered by its correlator before it is added.");
         }
 
-        _ordered.Add(operation);
+        if (_ordered.Add(operation))
+        {
+            _count++;
+        }
+
         _inOrder = null;
         if (operation.SessionId is { } session)
         {
@@ -40,6 +51,7 @@ internal sealed class OperationSet
             {
                 list = [];
                 _bySession.Add(session, list);
+                _lastSessionList = null;
             }
 
             list.Add(operation);
@@ -53,6 +65,7 @@ internal sealed class OperationSet
             return false;
         }
 
+        _count--;
         _inOrder = null;
 
         if (operation.SessionId is { } session && _bySession.TryGetValue(session, out var list))
@@ -61,6 +74,7 @@ internal sealed class OperationSet
             if (list.Count == 0)
             {
                 _bySession.Remove(session);
+                _lastSessionList = null;
             }
         }
 
@@ -70,8 +84,10 @@ internal sealed class OperationSet
     public void Clear()
     {
         _ordered.Clear();
+        _count = 0;
         _inOrder = null;
         _bySession.Clear();
+        _lastSessionList = null;
     }
 
     /// <summary>The session's operations, oldest first (a handful at most: a session runs one at a time).</summary>
@@ -88,7 +104,16 @@ internal sealed class OperationSet
     /// </summary>
     public BackupOperation? LastOfSession<TState>(int session, TState state, Func<BackupOperation, TState, bool> match)
     {
-        if (!_bySession.TryGetValue(session, out var list))
+        List<BackupOperation>? list;
+        if (session == _lastSession && _lastSessionList is not null)
+        {
+            list = _lastSessionList;
+        }
+        else if (_bySession.TryGetValue(session, out list))
+        {
+            (_lastSession, _lastSessionList) = (session, list);
+        }
+        else
         {
             return null;
         }
