@@ -10,15 +10,20 @@ namespace BackupXe.Core.Diagnosis;
 /// Runs of the same operation in one input compared: each completed backup or restore against the previous one of the
 /// same kind, scope and database, when both moved the same data (within 1%). The ratio of their times is the finding
 /// (real-world T10: the same 4.7 GB restored in 23.524 s and in 38.951 s); what differed is named when the reports say
-/// (compression, stripes, buffers, target), and the side of the copy it points at otherwise. Holds one report per
-/// kind, scope and database.
+/// (compression, stripes, buffers, target), and the side of the copy it points at otherwise. Holds what it compares of
+/// one run per kind, scope and database.
 /// </summary>
+/// <remarks>
+/// Not the report itself: a report held until the next run of its database outlived the collector's youngest
+/// generation with its hundreds of progress points, and copying them on was a tenth of an ERRORLOG's analysis
+/// (docs/performance.md, "ERRORLOG decisions").
+/// </remarks>
 internal sealed class OperationRuns(double quickOperationSeconds)
 {
     /// <summary>From this ratio of times, one run is called slower; below it they ran alike.</summary>
     public const double SlowerRatio = 1.25;
 
-    private readonly Dictionary<(OperationKind, OperationScope?, string), OperationReport> _last = [];
+    private readonly Dictionary<(OperationKind, OperationScope?, string), Run> _last = [];
 
     /// <summary>The comparison sentence for <paramref name="report"/> against the run before it, or null; remembers it.</summary>
     public string? Compare(OperationReport report)
@@ -32,25 +37,26 @@ internal sealed class OperationRuns(double quickOperationSeconds)
 
         var key = (report.Kind, report.Scope, report.Database ?? string.Empty);
         _last.TryGetValue(key, out var previous);
-        _last[key] = report;
+        var run = Run.Of(report);
+        _last[key] = run;
         if (previous is null)
         {
             return null;
         }
 
-        double before = previous.BytesProcessed!.Value, now = report.BytesProcessed.Value;
+        double before = previous.Bytes, now = run.Bytes;
         if (Math.Abs(before - now) / Math.Max(before, now) > RunComparison.SameDataTolerance)
         {
             return null;
         }
 
         var noun = report.Kind == OperationKind.Restore ? "restore" : "backup";
-        var earlier = previous.DurationSeconds!.Value;
-        var later = report.DurationSeconds.Value;
+        var earlier = previous.Seconds;
+        var later = run.Seconds;
         var ratio = Math.Max(earlier, later) / Math.Min(earlier, later);
         var figures = string.Create(CultureInfo.InvariantCulture,
-            $"Compared with the {noun} before it of the same data ({Pages(previous)} and {Pages(report)}, {Figures.Bytes((long)now)}): "
-            + $"{later:0.###} s against {earlier:0.###} s ({Rate(report)} against {Rate(previous)}), ");
+            $"Compared with the {noun} before it of the same data ({Pages(previous)} and {Pages(run)}, {Figures.Bytes((long)now)}): "
+            + $"{later:0.###} s against {earlier:0.###} s ({Rate(run)} against {Rate(previous)}), ");
         if (ratio < SlowerRatio)
         {
             return figures + string.Create(CultureInfo.InvariantCulture, $"{ratio:0.00}x apart: the two runs went alike.");
@@ -58,7 +64,7 @@ internal sealed class OperationRuns(double quickOperationSeconds)
 
         var which = later > earlier ? "this run was" : "the earlier run was";
         var sentence = figures + string.Create(CultureInfo.InvariantCulture, $"{which} {ratio:0.00}x as long. ");
-        var differed = Differences(previous, report);
+        var differed = Differences(previous, run);
         if (differed.Count > 0)
         {
             sentence += $"What differed: {string.Join("; ", differed)}.";
@@ -81,25 +87,25 @@ internal sealed class OperationRuns(double quickOperationSeconds)
         return sentence;
     }
 
-    private static string Pages(OperationReport report) => report.EngineSummary is { } summary
-        ? string.Create(CultureInfo.InvariantCulture, $"{summary.Pages} pages")
-        : Figures.Memory(report.BytesProcessed ?? 0);
+    private static string Pages(Run run) => run.EnginePages is { } pages
+        ? string.Create(CultureInfo.InvariantCulture, $"{pages} pages")
+        : Figures.Memory(run.Bytes);
 
-    private static string Rate(OperationReport report) => report.ThroughputMBps is { } rate
+    private static string Rate(Run run) => run.ThroughputMBps is { } rate
         ? rate.ToString("0.###", CultureInfo.InvariantCulture) + " MB/s"
         : "rate unknown";
 
     // The settings both reports name and that differ: the server's values, else the command's requested ones.
-    private static List<string> Differences(OperationReport first, OperationReport second)
+    private static List<string> Differences(Run first, Run second)
     {
         var differed = new List<string>();
-        var compression = (first.Options?.Compression ?? first.Requested?.Compression, second.Options?.Compression ?? second.Requested?.Compression);
+        var compression = (first.Compression, second.Compression);
         if (compression is ({ } a, { } b) && a != b)
         {
             differed.Add($"compression {(a ? "on" : "off")} then {(b ? "on" : "off")}");
         }
 
-        var devices = (Devices(first), Devices(second));
+        var devices = (first.Devices, second.Devices);
         if (devices.Item1.Count > 0 && devices.Item2.Count > 0)
         {
             if (devices.Item1.Count != devices.Item2.Count)
@@ -112,14 +118,13 @@ internal sealed class OperationRuns(double quickOperationSeconds)
             }
         }
 
-        var buffers = (first.BufferConfig?.BufferCount ?? first.Requested?.BufferCount, second.BufferConfig?.BufferCount ?? second.Requested?.BufferCount);
+        var buffers = (first.BufferCount, second.BufferCount);
         if (buffers is ({ } c, { } d) && c != d)
         {
             differed.Add(string.Create(CultureInfo.InvariantCulture, $"BUFFERCOUNT {c} then {d}"));
         }
 
-        var transfer = (first.BufferConfig?.MaxTransferSizeBytes ?? first.Requested?.MaxTransferSizeBytes,
-            second.BufferConfig?.MaxTransferSizeBytes ?? second.Requested?.MaxTransferSizeBytes);
+        var transfer = (first.MaxTransferSizeBytes, second.MaxTransferSizeBytes);
         if (transfer is ({ } e, { } f) && e != f)
         {
             differed.Add($"MAXTRANSFERSIZE {Figures.Memory(e)} then {Figures.Memory(f)}");
@@ -128,6 +133,25 @@ internal sealed class OperationRuns(double quickOperationSeconds)
         return differed;
     }
 
-    private static IReadOnlyList<string> Devices(OperationReport report)
-        => report.Devices.Count > 0 ? report.Devices.Select(d => d.Path).ToList() : report.Requested?.Devices ?? [];
+    /// <summary>What a comparison reads of a completed run's report (moved bytes and seconds known).</summary>
+    private sealed record Run(
+        long Bytes,
+        double Seconds,
+        long? EnginePages,
+        double? ThroughputMBps,
+        bool? Compression,
+        IReadOnlyList<string> Devices,
+        int? BufferCount,
+        long? MaxTransferSizeBytes)
+    {
+        public static Run Of(OperationReport report) => new(
+            report.BytesProcessed!.Value,
+            report.DurationSeconds!.Value,
+            report.EngineSummary?.Pages,
+            report.ThroughputMBps,
+            report.Options?.Compression ?? report.Requested?.Compression,
+            report.Devices.Count > 0 ? report.Devices.Select(d => d.Path).ToList() : report.Requested?.Devices ?? [],
+            report.BufferConfig?.BufferCount ?? report.Requested?.BufferCount,
+            report.BufferConfig?.MaxTransferSizeBytes ?? report.Requested?.MaxTransferSizeBytes);
+    }
 }
