@@ -106,52 +106,82 @@ internal sealed class RunsComparer(double quickOperationSeconds)
 
     private List<RunsConclusionReport> Conclusions(Series series, List<ComparedRunReport> runs)
     {
-        var pairs = new List<Pair>();
+        // One pass over the pairs keeps what the conclusions read: up to 1,225 pairs a series, most of which differ in
+        // nothing, and a list of them all was most of the time a long input spent after its last event
+        // (docs/performance.md, "ERRORLOG decisions"). The first of equal ratios is kept, as MaxBy keeps it.
+        var byRatio = Comparer<double>.Default;
+        Pair? widest = null;
+        var sameCount = 0;
+        Pair? several = null;
+        Dictionary<string, List<Pair>>? alone = null;
         for (var j = 1; j < runs.Count; j++)
         {
             for (var i = 0; i < j; i++)
             {
-                if (Pair.Of(i, j, runs[i], runs[j]) is { } pair)
+                if (Pair.Of(i, j, runs[i], runs[j]) is not { } pair)
                 {
-                    pairs.Add(pair);
+                    continue;
+                }
+
+                if (pair.Differences.Count == 0)
+                {
+                    if (pair.SettingsKnown)
+                    {
+                        sameCount++;
+                        if (widest is null || byRatio.Compare(pair.Ratio, widest.Ratio) > 0)
+                        {
+                            widest = pair;
+                        }
+                    }
+
+                    continue;
+                }
+
+                if (several is null || byRatio.Compare(pair.Ratio, several.Ratio) > 0)
+                {
+                    several = pair;
+                }
+
+                if (pair.OnlyFactor is { } only)
+                {
+                    alone ??= new(StringComparer.Ordinal);
+                    if (!alone.TryGetValue(only, out var ofFactor))
+                    {
+                        alone[only] = ofFactor = [];
+                    }
+
+                    ofFactor.Add(pair);
                 }
             }
         }
 
         // How far runs with the same settings drift apart anyway: a setting's ratio must clear it to be believed.
-        var same = pairs.Where(p => p.Differences.Count == 0 && p.SettingsKnown).ToList();
-        var spread = same.Count > 0 ? same.Max(p => p.Ratio) : (double?)null;
+        var spread = widest?.Ratio;
         var conclusions = new List<RunsConclusionReport>();
         foreach (var factor in Factors)
         {
-            var alone = pairs.Where(p => string.Equals(p.OnlyFactor, factor, StringComparison.Ordinal)).ToList();
-            if (alone.Count == 0)
+            if (alone is null || !alone.TryGetValue(factor, out var pairs))
             {
                 continue;
             }
 
             // The closest runs in the input: the least else can have changed between them.
-            var chosen = alone.OrderBy(p => p.Second - p.First).ThenByDescending(p => p.Second).First();
-            var others = alone.Where(p => !ReferenceEquals(p, chosen)).ToList();
+            var chosen = pairs.OrderBy(p => p.Second - p.First).ThenByDescending(p => p.Second).First();
+            var others = pairs.Where(p => !ReferenceEquals(p, chosen)).ToList();
             conclusions.Add(Alone(series, runs, chosen, others, spread));
         }
 
-        if (spread is { } drift && same.Count > 0)
+        if (spread is { } drift && widest is not null)
         {
-            var widest = same.MaxBy(p => p.Ratio)!;
             if (drift >= FasterRatio || conclusions.Count == 0)
             {
-                conclusions.Add(Same(runs, widest, same.Count));
+                conclusions.Add(Same(runs, widest, sameCount));
             }
         }
 
-        if (conclusions.Count == 0)
+        if (conclusions.Count == 0 && several is not null)
         {
-            var several = pairs.Where(p => p.Differences.Count > 0).MaxBy(p => p.Ratio);
-            if (several is not null)
-            {
-                conclusions.Add(Several(runs, several));
-            }
+            conclusions.Add(Several(runs, several));
         }
 
         return conclusions.OrderByDescending(c => c.Confidence).ThenByDescending(c => c.Ratio).ToList();
