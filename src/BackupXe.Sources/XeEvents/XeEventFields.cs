@@ -209,6 +209,23 @@ internal sealed class XeEventFields
     }
 
     /// <summary>The <c>&lt;value&gt;</c> of a text field; a wait type's value is its map key, not used.</summary>
+    /// <summary>
+    /// A map field of <see cref="XeField.WaitType"/> or <see cref="XeField.Opcode"/> read as its key and the key's text
+    /// (null when the map lacks it): what <see cref="Begin"/>, then <see cref="SetNumber"/> and <see cref="SetText"/> leave.
+    /// </summary>
+    public void SetMapped(XeField field, ulong key, string? text)
+    {
+        if (field == XeField.WaitType)
+        {
+            WaitType = text;
+        }
+        else if (field == XeField.Opcode)
+        {
+            _opcodeValue = key <= long.MaxValue ? XeNumber.OfNonNegative((long)key) : XeNumber.Of(key);
+            _opcodeText = text;
+        }
+    }
+
     public void SetValue(XeField field, string value)
     {
         switch (field)

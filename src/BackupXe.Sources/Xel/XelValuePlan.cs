@@ -278,6 +278,11 @@ internal sealed class XelValuePlan
     {
         switch (Kind)
         {
+            case XelValueKind.Map when Field is XeField.WaitType or XeField.Opcode:
+                // A wait's two map fields, on every wait: set in one call, as the general case below leaves them.
+                var mapped = Unsigned(bytes);
+                fields.SetMapped(Field, mapped, Map!.Text(mapped));
+                break;
             case XelValueKind.Map:
             case XelValueKind.Unsigned:
                 var key = Unsigned(bytes);
