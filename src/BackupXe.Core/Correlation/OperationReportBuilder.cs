@@ -149,18 +149,20 @@ internal static class OperationReportBuilder
             return null;
         }
 
-        var report = new List<ProgressPointReport>(points.Count + 1);
-        if (operation.Phases.BeginOf(operation.DataPhase) is { } begin && begin < points[0].At)
+        var begin = operation.Phases.BeginOf(operation.DataPhase) is { } phaseBegin && phaseBegin < points[0].At ? phaseBegin : (DateTime?)null;
+        var from = begin is null ? 0 : 1;
+        var values = new ProgressPoint[points.Count + from];
+        if (begin is { } start)
         {
-            report.Add(new ProgressPointReport(begin, 0));
+            values[0] = new ProgressPoint(start, 0);
         }
 
-        foreach (var point in points)
+        for (var i = 0; i < points.Count; i++)
         {
-            report.Add(new ProgressPointReport(point.At, point.Bytes));
+            values[i + from] = points[i];
         }
 
-        return new ProgressReport(source, report);
+        return new ProgressReport(source, new ProgressPointList(values));
     }
 
     /// <summary>

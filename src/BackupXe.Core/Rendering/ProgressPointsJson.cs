@@ -3,6 +3,7 @@ using System.Buffers.Text;
 using System.Collections.Immutable;
 using System.Text;
 using System.Text.Json;
+using BackupXe.Core.Correlation;
 using BackupXe.Core.Reporting;
 
 namespace BackupXe.Core.Rendering;
@@ -37,9 +38,26 @@ internal static class ProgressPointsJson
             return false;
         }
 
-        foreach (var point in points)
+        // The analysis's own reports hold their points as values; any other list is read into values first.
+        ProgressPoint[]? copied = null;
+        if (points is not ProgressPointList)
         {
-            if (point is null || point.At.Kind == DateTimeKind.Local)
+            copied = new ProgressPoint[points.Count];
+            for (var i = 0; i < copied.Length; i++)
+            {
+                if (points[i] is not { } point)
+                {
+                    return false;
+                }
+
+                copied[i] = new ProgressPoint(point.At, point.Bytes);
+            }
+        }
+
+        var values = copied ?? ((ProgressPointList)points).Values;
+        foreach (var value in values)
+        {
+            if (value.At.Kind == DateTimeKind.Local)
             {
                 return false;
             }
@@ -47,11 +65,11 @@ internal static class ProgressPointsJson
 
         var layout = Layout.Of(writer);
         var bound = 2 + layout.CloseIndent.Length + layout.NewLine.Length
-            + (points.Count * (MaxValueChars + layout.NextPointOpen.Length + layout.AtToBytes.Length + layout.PointClose.Length));
+            + (values.Length * (MaxValueChars + layout.NextPointOpen.Length + layout.AtToBytes.Length + layout.PointClose.Length));
         var buffer = ArrayPool<byte>.Shared.Rent(bound);
         try
         {
-            var length = Format(points, layout, buffer);
+            var length = Format(values, layout, buffer);
             writer.WriteRawValue(buffer.AsSpan(0, length), skipInputValidation: true);
             return true;
         }
@@ -61,16 +79,16 @@ internal static class ProgressPointsJson
         }
     }
 
-    private static int Format(IReadOnlyList<ProgressPointReport?> points, Layout layout, Span<byte> output)
+    private static int Format(ReadOnlySpan<ProgressPoint> points, Layout layout, Span<byte> output)
     {
         var at = 0;
         output[at++] = (byte)'[';
         var previousAt = 0;
         var previousLength = 0;
         var previous = default(DateTime);
-        for (var i = 0; i < points.Count; i++)
+        for (var i = 0; i < points.Length; i++)
         {
-            var point = points[i]!;
+            var point = points[i];
             Append(output, ref at, i == 0 ? layout.FirstPointOpen : layout.NextPointOpen);
             var length = IsoTime.Format(point.At, output[at..], previous, output.Slice(previousAt, previousLength));
             (previous, previousAt, previousLength) = (point.At, at, length);
@@ -81,7 +99,7 @@ internal static class ProgressPointsJson
             Append(output, ref at, layout.PointClose);
         }
 
-        if (points.Count > 0)
+        if (points.Length > 0)
         {
             Append(output, ref at, layout.NewLine);
             Append(output, ref at, layout.CloseIndent);
