@@ -1,5 +1,6 @@
 using System.Text;
 using System.Text.Json;
+using BackupXe.Core.Correlation;
 using BackupXe.Core.Rendering;
 using BackupXe.Core.Reporting;
 using FsCheck;
@@ -100,6 +101,29 @@ public sealed class ProgressPointsJsonTests
     }
 
     [Fact]
+    public void Points_held_as_values_are_the_bytes_of_the_token_by_token_path()
+    {
+        // Given lists of points as the analysis holds them (values), at several depths
+        var point =
+            from ticks in AnyTick
+            from kind in Gen.Elements(DateTimeKind.Utc, DateTimeKind.Unspecified)
+            from bytes in GeneratedReports.Int64
+            select new ProgressPoint(new DateTime(ticks, kind), bytes);
+        var cases =
+            from points in point.ListOf().Select(p => p.ToArray())
+            from depth in Gen.Choose(0, 6)
+            from indented in Gen.Elements(true, false)
+            select (points, depth, indented);
+
+        // Then
+        Prop.ForAll(cases.ToArbitrary(), c =>
+        {
+            var values = new ProgressPointList(c.points);
+            Assert.Equal(Document(values, c.depth, c.indented, block: false), Document(values, c.depth, c.indented, block: true));
+        }).Check(Seeded(300));
+    }
+
+    [Fact]
     public void A_list_with_a_local_time_or_a_missing_point_is_left_to_the_token_by_token_path()
     {
         var utc = new ProgressPointReport(new DateTime(2024, 6, 1, 0, 0, 0, DateTimeKind.Utc), 1);
@@ -110,6 +134,16 @@ public sealed class ProgressPointsJsonTests
             writer.WriteStartObject();
             writer.WritePropertyName("points");
             Assert.False(ProgressPointsJson.TryWrite(writer, points));
+            writer.WriteNullValue();
+            writer.WriteEndObject();
+        }
+
+        using (var stream = new MemoryStream())
+        using (var writer = new Utf8JsonWriter(stream))
+        {
+            writer.WriteStartObject();
+            writer.WritePropertyName("points");
+            Assert.False(ProgressPointsJson.TryWrite(writer, new ProgressPointList([new(DateTime.Now, 2)])));
             writer.WriteNullValue();
             writer.WriteEndObject();
         }
