@@ -325,15 +325,7 @@ internal sealed class CsvEventListWriter : EventListWriter
     /// <summary>The rest of the row after its name and package: each column's cell, empty where the event had none.</summary>
     private void Row()
     {
-        for (var i = 0; i < _cellEnd.Length; i++)
-        {
-            Output.Write((byte)',');
-            if (_cellEnd[i] > _cellStart[i])
-            {
-                Output.Write(_cells, _cellStart[i], _cellEnd[i] - _cellStart[i]);
-            }
-        }
-
+        Output.WriteRuns((byte)',', _cells, _cellStart, _cellEnd);
         Output.Write(NewLine);
         Output.WriteIfFull();
     }

@@ -66,6 +66,43 @@ public sealed class OutputBufferTests
     }
 
     [Fact]
+    public void Separated_runs_are_written_as_one_by_one_writes_write_them_with_room_and_without()
+    {
+        // Given cells gathered in a buffer, some replaced (their old bytes left unused), some empty, some over two blocks
+        var random = new Random(20261130);
+        for (var trial = 0; trial < 300; trial++)
+        {
+            var cells = new OutputBuffer(random.Next(2) == 0 ? 4096 : 600);
+            var columns = random.Next(0, 14);
+            var (starts, ends) = (new int[columns], new int[columns]);
+            for (var write = 0; write < columns * 2; write++)
+            {
+                var column = random.Next(columns);
+                starts[column] = cells.Length;
+                cells.Write([.. Enumerable.Range(0, random.Next(0, 40)).Select(_ => (byte)random.Next('a', 'z' + 1))]);
+                ends[column] = cells.Length;
+            }
+
+            if (columns > 0)
+            {
+                ends[random.Next(columns)] = 0;
+            }
+
+            byte[] expected = [.. Enumerable.Range(0, columns).SelectMany(i => (byte[])[(byte)',', .. ends[i] > starts[i] ? cells.Gathered[starts[i]..ends[i]].ToArray() : []])];
+
+            // When written into room for all of it, and into a buffer that must grow
+            foreach (var capacity in (int[])[1 << 16, 1])
+            {
+                var output = new OutputBuffer(capacity);
+                output.WriteRuns((byte)',', cells, starts, ends);
+
+                // Then
+                Assert.True(expected.AsSpan().SequenceEqual(output.Gathered), $"trial {trial}, capacity {capacity}");
+            }
+        }
+    }
+
+    [Fact]
     public void A_run_past_what_another_buffer_gathered_is_refused()
     {
         // Given a buffer that gathered 10 bytes of a larger block
@@ -76,6 +113,7 @@ public sealed class OutputBufferTests
         // When a run beyond them is asked for, Then it is refused rather than copied from the block's unused bytes
         Assert.Throws<ArgumentOutOfRangeException>(() => output.Write(source, 5, 6));
         Assert.Throws<ArgumentOutOfRangeException>(() => output.Write(source, 11, 0));
+        Assert.Throws<ArgumentOutOfRangeException>(() => output.WriteRuns((byte)',', source, [5], [11]));
     }
 
     [Fact]
