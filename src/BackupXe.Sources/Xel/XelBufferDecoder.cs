@@ -306,16 +306,21 @@ internal sealed class XelBufferDecoder
         var fixedEnd = -1;
 
         // An event BackupXe does not analyse (logins, batches...) has no column read: its payload is skipped unread.
-        var columns = plan.Analysed;
         if (plan.Opcode is { } opcode && payload.Length >= plan.AnalysedEnd)
         {
+            // Every analysed column is fixed-size and inside the payload: each is sliced without ColumnBytes' checks.
             opcode.DecodeInto(_fields, payload.Slice(opcode.Offset, opcode.Size));
-            columns = _fields.IsBeginOpcode ? plan.BeginColumns : plan.EndColumns;
+            foreach (var column in _fields.IsBeginOpcode ? plan.BeginColumns : plan.EndColumns)
+            {
+                column.DecodeInto(_fields, payload.Slice(column.Offset, column.Size));
+            }
         }
-
-        foreach (var column in columns)
+        else
         {
-            column.DecodeInto(_fields, ColumnBytes(column, payload, ref fixedEnd, plan.Columns));
+            foreach (var column in plan.Analysed)
+            {
+                column.DecodeInto(_fields, ColumnBytes(column, payload, ref fixedEnd, plan.Columns));
+            }
         }
 
         var actionsOffset = recordOffset + XelLayout.RecordHeaderSize + payload.Length;
