@@ -264,9 +264,11 @@ internal sealed class XelBufferDecoder
         try
         {
             var fixedEnd = -1;
+            var inside = payload.Length >= plan.ColumnsEnd;
             foreach (var column in plan.Columns)
             {
-                var bytes = ColumnBytes(column, payload, ref fixedEnd, plan.Columns);
+                // Fixed-size columns inside the payload (checked once per record) are sliced without ColumnBytes' checks.
+                var bytes = inside ? payload.Slice(column.Offset, column.Size) : ColumnBytes(column, payload, ref fixedEnd, plan.Columns);
                 if (listed)
                 {
                     column.List(listing, bytes);

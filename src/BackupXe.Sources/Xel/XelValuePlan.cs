@@ -380,6 +380,8 @@ internal sealed class XelEventPlan
             ? plans.Where(p => p.Field != XeField.None).ToArray()
             : plans.Where(p => p.Field == XeField.SessionId).ToArray();
 
+        ColumnsEnd = plans.All(p => p.Size > 0) ? plans.Select(p => p.Offset + p.Size).DefaultIfEmpty(0).Max() : int.MaxValue;
+
         // A wait's Begin is counted, not analysed: once its opcode says so, only its session is read. Taken only where
         // every analysed column is fixed-size, so that a payload long enough for all of them can damage none.
         if (Kind is XeEventKind.Wait or XeEventKind.ExternalWait
@@ -392,6 +394,9 @@ internal sealed class XelEventPlan
             EndColumns = [.. Analysed.Where(p => p != opcode)];
         }
     }
+
+    /// <summary>The payload length that holds every column when all are fixed-size; <see cref="int.MaxValue"/> when one is not.</summary>
+    public int ColumnsEnd { get; }
 
     /// <summary>A wait's opcode column, read first when <see cref="BeginColumns"/> may be all a record needs; null otherwise.</summary>
     public XelValuePlan? Opcode { get; }
