@@ -208,7 +208,6 @@ internal sealed class XeEventFields
         }
     }
 
-    /// <summary>The <c>&lt;value&gt;</c> of a text field; a wait type's value is its map key, not used.</summary>
     /// <summary>
     /// A map field of <see cref="XeField.WaitType"/> or <see cref="XeField.Opcode"/> read as its key and the key's text
     /// (null when the map lacks it): what <see cref="Begin"/>, then <see cref="SetNumber"/> and <see cref="SetText"/> leave.
@@ -226,6 +225,7 @@ internal sealed class XeEventFields
         }
     }
 
+    /// <summary>The <c>&lt;value&gt;</c> of a text field; a wait type's value is its map key, not used.</summary>
     public void SetValue(XeField field, string value)
     {
         switch (field)

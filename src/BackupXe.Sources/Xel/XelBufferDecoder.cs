@@ -308,11 +308,17 @@ internal sealed class XelBufferDecoder
         var fixedEnd = -1;
 
         // An event BackupXe does not analyse (logins, batches...) has no column read: its payload is skipped unread.
-        if (plan.Opcode is { } opcode && payload.Length >= plan.AnalysedEnd)
+        // Fixed-size columns inside the payload (checked once per record) are sliced without ColumnBytes' checks.
+        if (payload.Length >= plan.AnalysedEnd)
         {
-            // Every analysed column is fixed-size and inside the payload: each is sliced without ColumnBytes' checks.
-            opcode.DecodeInto(_fields, payload.Slice(opcode.Offset, opcode.Size));
-            foreach (var column in _fields.IsBeginOpcode ? plan.BeginColumns : plan.EndColumns)
+            var columns = plan.Analysed;
+            if (plan.Opcode is { } opcode)
+            {
+                opcode.DecodeInto(_fields, payload.Slice(opcode.Offset, opcode.Size));
+                columns = _fields.IsBeginOpcode ? plan.BeginColumns : plan.EndColumns;
+            }
+
+            foreach (var column in columns)
             {
                 column.DecodeInto(_fields, payload.Slice(column.Offset, column.Size));
             }

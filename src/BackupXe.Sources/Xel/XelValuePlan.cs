@@ -380,29 +380,32 @@ internal sealed class XelEventPlan
             ? plans.Where(p => p.Field != XeField.None).ToArray()
             : plans.Where(p => p.Field == XeField.SessionId).ToArray();
 
-        ColumnsEnd = plans.All(p => p.Size > 0) ? plans.Select(p => p.Offset + p.Size).DefaultIfEmpty(0).Max() : int.MaxValue;
+        ColumnsEnd = FixedEnd(plans);
+        AnalysedEnd = FixedEnd(Analysed);
 
         // A wait's Begin is counted, not analysed: once its opcode says so, only its session is read. Taken only where
         // every analysed column is fixed-size, so that a payload long enough for all of them can damage none.
         if (Kind is XeEventKind.Wait or XeEventKind.ExternalWait
             && Analysed.SingleOrDefault(p => p.Field == XeField.Opcode) is { } opcode
-            && Analysed.All(p => p.Size > 0))
+            && AnalysedEnd != int.MaxValue)
         {
             Opcode = opcode;
-            AnalysedEnd = Analysed.Max(p => p.Offset + p.Size);
             BeginColumns = [.. Analysed.Where(p => p.Field == XeField.SessionId)];
             EndColumns = [.. Analysed.Where(p => p != opcode)];
         }
     }
 
-    /// <summary>The payload length that holds every column when all are fixed-size; <see cref="int.MaxValue"/> when one is not.</summary>
+    /// <summary>
+    /// The payload length that holds every column when all are fixed-size; <see cref="int.MaxValue"/> when one is not. A
+    /// payload at least this long holds each column whole: its bytes are sliced with no check of their own.
+    /// </summary>
     public int ColumnsEnd { get; }
+
+    /// <summary>The same for the columns BackupXe analyses (<see cref="Analysed"/>).</summary>
+    public int AnalysedEnd { get; }
 
     /// <summary>A wait's opcode column, read first when <see cref="BeginColumns"/> may be all a record needs; null otherwise.</summary>
     public XelValuePlan? Opcode { get; }
-
-    /// <summary>The payload length that holds every analysed column (with <see cref="Opcode"/>).</summary>
-    public int AnalysedEnd { get; }
 
     /// <summary>What a Begin reads besides its opcode (with <see cref="Opcode"/>).</summary>
     public XelValuePlan[] BeginColumns { get; } = [];
@@ -422,4 +425,7 @@ internal sealed class XelEventPlan
 
     /// <summary>The columns BackupXe reads for analysis; the rest are decoded only when listing.</summary>
     public XelValuePlan[] Analysed { get; }
+
+    private static int FixedEnd(XelValuePlan[] columns) =>
+        columns.All(p => p.Size > 0) ? columns.Select(p => p.Offset + p.Size).DefaultIfEmpty(0).Max() : int.MaxValue;
 }
