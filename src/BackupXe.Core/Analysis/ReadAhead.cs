@@ -38,15 +38,7 @@ internal static class ReadAhead
 
     /// <summary>The source's events, read on a thread of its own.</summary>
     public static IEnumerable<TraceEvent> Events(ISynchronousTraceEventSource source, SourceStatus status, CancellationToken cancellationToken)
-    {
-        foreach (var batch in Batches(source, status, cancellationToken))
-        {
-            for (var i = 0; i < batch.Count; i++)
-            {
-                yield return batch[i];
-            }
-        }
-    }
+        => TraceEventList.Flatten(Batches(source, status, cancellationToken));
 
     /// <summary>The same events in the batches the reading thread hands over; each batch is the caller's.</summary>
     public static IEnumerable<TraceEventList> Batches(ISynchronousTraceEventSource source, SourceStatus status, CancellationToken cancellationToken)

@@ -25,6 +25,18 @@ public sealed class TraceEventList(int capacity)
         _slots[Count++].Event = traceEvent;
     }
 
+    /// <summary>The events of <paramref name="runs"/>, run after run, each in its order.</summary>
+    public static IEnumerable<TraceEvent> Flatten(IEnumerable<TraceEventList> runs)
+    {
+        foreach (var run in runs)
+        {
+            for (var i = 0; i < run.Count; i++)
+            {
+                yield return run[i];
+            }
+        }
+    }
+
     /// <summary>Empties the list for reuse; the events it held are let go.</summary>
     public void Clear()
     {

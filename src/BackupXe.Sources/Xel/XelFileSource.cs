@@ -57,15 +57,7 @@ internal sealed class XelFileSource : ITraceEventBatchSource, IReadAheadAdvice, 
         ReadEvents(status, cancellationToken).ToAsyncEnumerable();
 
     public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
-    {
-        foreach (var analysed in ReadEventBatches(status, cancellationToken))
-        {
-            for (var i = 0; i < analysed.Count; i++)
-            {
-                yield return analysed[i];
-            }
-        }
-    }
+        => TraceEventList.Flatten(ReadEventBatches(status, cancellationToken));
 
     /// <summary>Each buffer's analysed events, as decoded: the reader takes them a buffer at a time.</summary>
     public IEnumerable<TraceEventList> ReadEventBatches(SourceStatus status, CancellationToken cancellationToken)
