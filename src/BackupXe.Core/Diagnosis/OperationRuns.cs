@@ -150,7 +150,7 @@ internal sealed class OperationRuns(double quickOperationSeconds)
             report.EngineSummary?.Pages,
             report.ThroughputMBps,
             report.Options?.Compression ?? report.Requested?.Compression,
-            report.Devices.Count > 0 ? report.Devices.Select(d => d.Path).ToList() : report.Requested?.Devices ?? [],
+            report.DevicePaths(),
             report.BufferConfig?.BufferCount ?? report.Requested?.BufferCount,
             report.BufferConfig?.MaxTransferSizeBytes ?? report.Requested?.MaxTransferSizeBytes);
     }

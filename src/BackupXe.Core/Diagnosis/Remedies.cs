@@ -339,13 +339,7 @@ internal sealed class Remedies(DiagnosisSettings settings)
             return null;
         }
 
-        // A first device that is no URL settles it before any list is made (UrlCapacity.Of would say null).
-        if (operation.Devices.Count > 0 && UrlCapacity.LimitsOf(operation.Devices[0].Path) is null)
-        {
-            return null;
-        }
-
-        var devices = operation.Devices.Count > 0 ? operation.Devices.Select(d => d.Path).ToList() : operation.Requested?.Devices ?? [];
+        var devices = operation.DevicePaths();
         var capacity = UrlCapacity.Of(devices, operation.Requested?.MaxTransferSizeBytes ?? operation.BufferConfig?.MaxTransferSizeBytes);
         var failed = operation.Status == OperationStatus.Failed;
 

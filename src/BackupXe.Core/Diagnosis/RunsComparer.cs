@@ -306,7 +306,7 @@ internal sealed class RunsComparer(double quickOperationSeconds)
     private static ComparedRunReport RunOf(OperationReport report, double seconds, string from)
     {
         var settingsFrom = report.BufferConfig is not null || report.Devices.Count > 0 ? "the server's messages" : report.Requested?.Source;
-        var devices = report.Devices.Count > 0 ? report.Devices.Select(d => d.Path).ToList() : report.Requested?.Devices ?? [];
+        var devices = report.DevicePaths();
         var targets = devices.Select(Folder).Distinct(StringComparer.OrdinalIgnoreCase).ToList();
         return new ComparedRunReport
         {

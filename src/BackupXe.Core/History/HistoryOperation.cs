@@ -176,7 +176,7 @@ public sealed record HistoryOperation
         }
 
         // The server's own figures first; the command's requested devices and options when the server named none.
-        var devices = report.Devices.Count > 0 ? report.Devices.Select(d => d.Path).ToList() : report.Requested?.Devices ?? [];
+        var devices = report.DevicePaths();
         return new HistoryOperation
         {
             Kind = report.Kind,

@@ -103,6 +103,9 @@ public sealed record OperationReport
     public double? DataCopyThroughputMBps { get; init; }
     public IReadOnlyList<DeviceReport> Devices { get; init; } = [];
 
+    /// <summary>The paths of the devices the server named, else of those the command asked for; none when neither is known.</summary>
+    public IReadOnlyList<string> DevicePaths() => Devices.Count > 0 ? Devices.Select(d => d.Path).ToList() : Requested?.Devices ?? [];
+
     /// <summary>The engine's own completion line ("... successfully processed N pages in S seconds (R MB/sec).").</summary>
     public EngineSummaryReport? EngineSummary { get; init; }
 
