@@ -39,10 +39,14 @@ internal static class ProgressPointsJson
         }
 
         // The analysis's own reports hold their points as values; any other list is read into values first.
-        ProgressPoint[]? copied = null;
-        if (points is not ProgressPointList)
+        ReadOnlySpan<ProgressPoint> values;
+        if (points is ProgressPointList held)
         {
-            copied = new ProgressPoint[points.Count];
+            values = held.Values;
+        }
+        else
+        {
+            var copied = new ProgressPoint[points.Count];
             for (var i = 0; i < copied.Length; i++)
             {
                 if (points[i] is not { } point)
@@ -52,9 +56,10 @@ internal static class ProgressPointsJson
 
                 copied[i] = new ProgressPoint(point.At, point.Bytes);
             }
+
+            values = copied;
         }
 
-        var values = copied ?? ((ProgressPointList)points).Values;
         foreach (var value in values)
         {
             if (value.At.Kind == DateTimeKind.Local)
