@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Collections.Concurrent;
 using System.Net;
 using System.Net.Sockets;
@@ -36,7 +37,7 @@ public sealed record TdsError(int Number, byte Class, string Message, byte State
 
 /// <summary>
 /// A TEST DOUBLE of SQL Server at the protocol level: a TDS 7.4 listener on 127.0.0.1 (ephemeral port) that
-/// speaks enough of [MS-TDS] for Microsoft.Data.SqlClient 2.1.4 with Encrypt=false (it answers PRELOGIN with
+/// speaks enough of [MS-TDS] for Microsoft.Data.SqlClient 6.1.8 with Encrypt=false (it answers PRELOGIN with
 /// "encryption not supported" and has no TLS), and answers each SQL batch or sp_executesql RPC from a
 /// <see cref="TdsScript"/>. It proves BackupXe's client path through the real driver: login refusals, server
 /// errors with their numbers and classes, cancellation, timeouts, dropped connections. It knows nothing of SQL
@@ -77,7 +78,14 @@ public sealed class TdsServerDouble : IAsyncDisposable
     public int MajorVersion { get; set; } = 15;
 
     /// <summary>When set, a login with another user name or password is refused with error 18456, class 14.</summary>
-    public (string User, string Password)? Credentials { get; set; }
+    /// <remarks>Held as one reference, so a test may change it while a connection of another thread logs in.</remarks>
+    public (string User, string Password)? Credentials
+    {
+        get => Volatile.Read(ref credentials)?.Value;
+        set => Volatile.Write(ref credentials, value is { } pair ? new StrongBox<(string User, string Password)>(pair) : null);
+    }
+
+    private StrongBox<(string User, string Password)>? credentials;
 
     public TdsLoginDrop DropDuringLogin { get; set; }
 

@@ -14,7 +14,7 @@ using BackupXe.Testing.Xel;
 namespace BackupXe.Tests.Cli;
 
 /// <summary>
-/// <c>watch --server</c> end to end: the CLI's own parser and action, Microsoft.Data.SqlClient 2.1.4, and the TDS
+/// <c>watch --server</c> end to end: the CLI's own parser and action, Microsoft.Data.SqlClient 6.1.8, and the TDS
 /// double serving the capture session's status and event_file rows built from the sample capture. Not SQL Server.
 /// </summary>
 public class WatchServerTests

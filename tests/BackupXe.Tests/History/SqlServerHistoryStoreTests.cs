@@ -11,7 +11,7 @@ using Xunit;
 namespace BackupXe.Tests.History;
 
 /// <summary>
-/// The central history writer through Microsoft.Data.SqlClient 2.1.4 against the TDS double. The double
+/// The central history writer through Microsoft.Data.SqlClient 6.1.8 against the TDS double. The double
 /// plays the table: it keeps the dedup keys it was sent and answers the insert's row count accordingly. That
 /// proves the writer's parameters, its reading of the answer and its retries, not SQL Server's locking.
 /// </summary>

@@ -101,7 +101,7 @@ public class SqlServerIntegrationTests
             builder.IntegratedSecurity ? SqlAuthentication.Integrated : SqlAuthentication.SqlPassword,
             builder.IntegratedSecurity ? null : builder.UserID,
             builder.IntegratedSecurity ? null : builder.Password,
-            // 2.1.4's builder defaults Encrypt to false; only an explicit Encrypt=false in the variable turns it off.
+            // Encryption unless the variable says Encrypt=false in so many words, whatever the driver's own default.
             Encrypt: builder.Encrypt || !text.Contains("Encrypt", StringComparison.OrdinalIgnoreCase),
             TrustServerCertificate: builder.TrustServerCertificate));
     }

@@ -9,7 +9,7 @@ using Xunit;
 namespace BackupXe.Tests.SqlServer;
 
 /// <summary>
-/// The TDS double against the real driver (Microsoft.Data.SqlClient 2.1.4): these prove the double speaks the
+/// The TDS double against the real driver (Microsoft.Data.SqlClient 6.1.8): these prove the double speaks the
 /// protocol the driver expects and that the driver's failures come out as the real driver raises them. They say nothing
 /// about SQL Server itself.
 /// </summary>

@@ -156,8 +156,11 @@ public sealed class CountingSessionInstaller(Exception? failure = null) : ISessi
     }
 }
 
-/// <summary>Keeps every change, thread-safe, for assertions.</summary>
-public sealed class RecordingLiveObserver : ILiveSourceObserver
+/// <summary>
+/// Keeps every change, thread-safe, for assertions. <paramref name="react"/> runs on the reading thread as the
+/// change happens, before reading goes on: where a test changes the server at a point of the read.
+/// </summary>
+public sealed class RecordingLiveObserver(Action<LiveSourceChange>? react = null) : ILiveSourceObserver
 {
     private readonly List<LiveSourceChange> _changes = [];
 
@@ -181,6 +184,8 @@ public sealed class RecordingLiveObserver : ILiveSourceObserver
         {
             _changes.Add(change);
         }
+
+        react?.Invoke(change);
     }
 }
 

@@ -18,7 +18,7 @@ using BackupXe.Testing.Xel;
 namespace BackupXe.Tests.Worker;
 
 /// <summary>
-/// The daemon's live instance on the file transport (and one on the stream transport), through Microsoft.Data.SqlClient 2.1.4 against the TDS
+/// The daemon's live instance on the file transport (and one on the stream transport), through Microsoft.Data.SqlClient 6.1.8 against the TDS
 /// double (session status and event_file rows scripted from the sample capture). Not SQL Server.
 /// </summary>
 public sealed class LiveInstanceTests : IDisposable

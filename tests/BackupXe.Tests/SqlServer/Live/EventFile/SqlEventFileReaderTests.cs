@@ -11,7 +11,7 @@ using Xunit;
 namespace BackupXe.Tests.SqlServer.Live.EventFile;
 
 /// <summary>
-/// The file transport through Microsoft.Data.SqlClient 2.1.4 against the TDS double, which serves the sample
+/// The file transport through Microsoft.Data.SqlClient 6.1.8 against the TDS double, which serves the sample
 /// capture's event_data rows the way the documented function shapes them. Proves BackupXe's client path and
 /// its resume logic, not what SQL Server returns.
 /// </summary>
@@ -252,26 +252,27 @@ public sealed class SqlEventFileReaderTests
     [Fact]
     public async Task Login_failing_after_a_password_change_stops_without_the_password_and_without_repeats()
     {
-        // Given the first read of 400 rows is cut at 150 and the login's password changes meanwhile
+        // Given the first read of 400 rows is cut at 150 and the login's password changes as its first event comes in
         var file = ScriptedEventFile.Of(Capture, eventsPerBuffer: 37, buffersPerFile: 10);
         var drops = new Queue<int>([150]);
         await using var server = TdsServerDouble.Start(new TdsScript().Serve(file, drops));
         var reader = new SqlEventFileReader(new SqlConnectionFactory(TdsClient.Settings(server)), @"C:\XE\BackupXe*.xel");
-        var observer = new RecordingLiveObserver();
-        var source = new ResilientLiveSource("db1/BackupXe", new EventFileTail(reader, options: Fast), new SqlFailureClassifier(),
-            new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero, MaxReconnectDelay = TimeSpan.Zero, JitterRatio = 0 }, observer: observer);
-        var status = new SourceStatus();
-        var events = new List<TraceEvent>();
-
-        // When
-        await foreach (var traceEvent in source.ReadEventsAsync(status, CancellationToken.None))
+        // Changed on the reading thread, not where the test takes events: the source reads ahead into its channel,
+        // so a change made there could come after the reconnect, which would then succeed and tail for ever.
+        var observer = new RecordingLiveObserver(change =>
         {
-            events.Add(traceEvent);
-            if (events.Count == 1)
+            if (change is LiveSourceChange.EventsFlowing { Connection: 1 })
             {
                 server.Credentials = (TdsClient.User, "changed-by-the-dba");
             }
-        }
+        });
+        var source = new ResilientLiveSource("db1/BackupXe", new EventFileTail(reader, options: Fast), new SqlFailureClassifier(),
+            new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero, MaxReconnectDelay = TimeSpan.Zero, JitterRatio = 0 }, observer: observer);
+        var status = new SourceStatus();
+
+        // When (the bound only turns a defect into a failed assertion instead of a hang; the read stops long before it)
+        using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        var events = await source.ReadEventsAsync(status, bound.Token).ToListAsync();
 
         // Then what the driver delivered before the reset (it drops the rows of a packet cut short) came through
         // once and in order, and the stop is fatal and password-free

@@ -13,7 +13,7 @@ using BackupXe.Testing.Xel;
 namespace BackupXe.Tests.SqlServer.Live.EventStream;
 
 /// <summary>
-/// The <c>stream</c> transport end to end: Microsoft.Data.SqlClient 2.1.4 against the TDS double serving
+/// The <c>stream</c> transport end to end: Microsoft.Data.SqlClient 6.1.8 against the TDS double serving
 /// <c>sys.fn_MSxe_read_event_stream</c> rows (int, varbinary(max)) cut from a .xel BUILT by the test-only writer,
 /// sent while the result stays open as a live session dispatches. Not SQL Server (docs/live.md says what is assumed).
 /// </summary>
