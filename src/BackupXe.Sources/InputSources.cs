@@ -226,13 +226,15 @@ public static class InputSources
     }
 
     /// <summary>
-    /// Files already taken, by length: only a file as long as an earlier one is hashed (both then are), so inputs of
-    /// different sizes, the usual case, are never read twice. Named pipes, devices, standard input and patterns,
-    /// which have no length to compare, are left alone.
+    /// Files already taken, by length: only a file as long as an earlier one is read for comparison, so inputs of
+    /// different sizes, the usual case, are never read twice. The members of a rollover set all have the set's file
+    /// size, so equal lengths are compared first by a sample of each file (<see cref="FileSample"/>), a few hundred
+    /// KB whatever the size; only files whose samples agree are hashed whole. Named pipes, devices, standard input and
+    /// patterns, which have no length to compare, are left alone.
     /// </summary>
     private sealed class SameContent
     {
-        private readonly Dictionary<long, List<(string Path, byte[]? Hash)>> _byLength = [];
+        private readonly Dictionary<long, List<Taken>> _byLength = [];
 
         public string? CopyOf(string path)
         {
@@ -252,42 +254,74 @@ public static class InputSources
                 return null;
             }
 
+            var taken = new Taken(path);
             if (!_byLength.TryGetValue(length, out var same))
             {
-                _byLength.Add(length, [(path, null)]);
+                _byLength.Add(length, [taken]);
                 return null;
             }
 
-            var hash = Hash(path);
-            for (var i = 0; hash is not null && i < same.Count; i++)
+            foreach (var earlier in same)
             {
-                var earlier = same[i].Hash;
-                if (earlier is null)
+                if (earlier.SameAs(taken))
                 {
-                    earlier = Hash(same[i].Path);
-                    same[i] = (same[i].Path, earlier);
-                }
-                if (earlier is not null && earlier.AsSpan().SequenceEqual(hash))
-                {
-                    return same[i].Path;
+                    return earlier.Path;
                 }
             }
 
-            same.Add((path, hash));
+            same.Add(taken);
             return null;
         }
 
-        private static byte[]? Hash(string path)
+        /// <summary>A file taken, with its sample and its whole hash once they were needed; null when unreadable.</summary>
+        private sealed class Taken(string path)
         {
-            try
+            private byte[]? _sample;
+            private byte[]? _hash;
+            private bool _sampled;
+            private bool _hashed;
+
+            public string Path { get; } = path;
+
+            public bool SameAs(Taken other) =>
+                Equal(Sample(), other.Sample()) && Equal(Hash(), other.Hash());
+
+            private static bool Equal(byte[]? a, byte[]? b) => a is not null && b is not null && a.AsSpan().SequenceEqual(b);
+
+            private byte[]? Sample()
             {
-                using var stream = File.OpenRead(path);
-                return System.Security.Cryptography.SHA256.HashData(stream);
+                if (!_sampled)
+                {
+                    _sampled = true;
+                    _sample = Read(FileSample.Of);
+                }
+
+                return _sample;
             }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+
+            private byte[]? Hash()
             {
-                // Unreadable: opened (and reported) on its own.
-                return null;
+                if (!_hashed)
+                {
+                    _hashed = true;
+                    _hash = Read(static stream => System.Security.Cryptography.SHA256.HashData(stream));
+                }
+
+                return _hash;
+            }
+
+            private byte[]? Read(Func<FileStream, byte[]> digest)
+            {
+                try
+                {
+                    using var stream = File.OpenRead(Path);
+                    return digest(stream);
+                }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+                {
+                    // Unreadable: opened (and reported) on its own.
+                    return null;
+                }
             }
         }
     }

@@ -35,7 +35,7 @@ public static class XelBenchmark
             foreach (var scale in new[] { 1, 10 })
             {
                 var path = Path.Combine(directory, $"backup-{scale}x.xel");
-                var events = Build(path, baseMegabytes * scale * 1_048_576);
+                var events = Build(path, baseMegabytes * scale * 1_048_576, member: 0);
                 var megabytes = new FileInfo(path).Length / 1_048_576.0;
                 var bare = await MeasureAsync(measuredRuns, () => Task.FromResult(BareRead(path))).ConfigureAwait(false);
                 var analysed = await MeasureAsync(measuredRuns, () => DecodeAnalysedAsync(path)).ConfigureAwait(false);
@@ -79,26 +79,32 @@ public static class XelBenchmark
         return 0;
     }
 
-    /// <summary>Writes a .xel of about <paramref name="megabytes"/>; its event count, or null for a kind not known.</summary>
-    internal static long? WriteFile(string kind, long megabytes, string path, string fixture)
+    /// <summary>
+    /// Writes a .xel of about <paramref name="megabytes"/>; its event count, or null for a kind not known.
+    /// <paramref name="member"/> numbers the files of a rollover set, whose contents must differ as a real set's do:
+    /// the CLI reads a byte-identical copy once, so a set of equal files would measure one file against a read of all.
+    /// </summary>
+    internal static long? WriteFile(string kind, long megabytes, string path, string fixture, int member = 0)
     {
         var target = megabytes * 1_048_576;
         long events;
         switch (kind)
         {
             case "wait-info":
-                events = Build(path, target);
+                events = Build(path, target, member);
                 break;
             case "genuine":
                 var image = File.ReadAllBytes(fixture);
                 var eventsStart = 0x5000;
+                var chunk = image.Length - eventsStart;
                 using (var file = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 20))
                 {
                     file.Write(image, 0, eventsStart);
                     events = 0;
-                    while (file.Length < target)
+                    // The genuine buffers cannot be re-timed, so a later member is shorter by a buffer each: no two are equal.
+                    while (file.Length < target - (member * (long)chunk))
                     {
-                        file.Write(image, eventsStart, image.Length - eventsStart);
+                        file.Write(image, eventsStart, chunk);
                         events += 149;
                     }
                 }
@@ -112,9 +118,9 @@ public static class XelBenchmark
     }
 
     /// <summary>Writes the header and metadata once, then the backup's event buffers until the file reaches its size.</summary>
-    private static long Build(string path, long targetBytes)
+    private static long Build(string path, long targetBytes, int member)
     {
-        var events = BuiltBackupScenario.BufferStarved();
+        var events = BuiltBackupScenario.BufferStarved(nightsLater: member);
         var image = XelTestWriter.File(BuiltBackupCatalogue.Create(), events, out var layout, BufferSize);
         var eventsStart = layout.EventBuffers[0].Offset;
         using var file = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 20);

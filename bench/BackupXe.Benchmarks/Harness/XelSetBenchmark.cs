@@ -72,12 +72,24 @@ public static class XelSetBenchmark
             var counted = files[i] + ".events";
             if (!File.Exists(counted))
             {
-                var written = XelBenchmark.WriteFile(kind, Math.Min(memberMegabytes, megabytes - (i * memberMegabytes)), files[i], fixture)
+                var written = XelBenchmark.WriteFile(kind, Math.Min(memberMegabytes, megabytes - (i * memberMegabytes)), files[i], fixture, member: i)
                     ?? throw new ArgumentException($"xel-set: kind is wait-info or genuine, not {kind}");
                 File.WriteAllText(counted, written.ToString(CultureInfo.InvariantCulture));
             }
 
             events += long.Parse(File.ReadAllText(counted), CultureInfo.InvariantCulture);
+        }
+
+        // A set kept from a build of this verb that wrote equal members would again measure one of them.
+        var hashes = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (var file in files)
+        {
+            using var stream = File.OpenRead(file);
+            var hash = Convert.ToHexString(System.Security.Cryptography.SHA256.HashData(stream));
+            if (!hashes.TryAdd(hash, file))
+            {
+                throw new InvalidOperationException($"xel-set: {file} is a copy of {hashes[hash]}, which the CLI reads once; delete {directory} and run again.");
+            }
         }
 
         return (Path.Combine(directory, $"{name}_0_*.xel"), files, events);

@@ -9,10 +9,11 @@ namespace BackupXe.Testing.Xel;
 /// </summary>
 internal static class BuiltBackupScenario
 {
-    public static IReadOnlyList<XeEvent> BufferStarved(int session = 61, string database = "SalesDB", int seed = 20240501, string? currentDatabase = null)
+    /// <param name="nightsLater">The same backup this many nights after the first: other timestamps, the same shape.</param>
+    public static IReadOnlyList<XeEvent> BufferStarved(int session = 61, string database = "SalesDB", int seed = 20240501, string? currentDatabase = null, int nightsLater = 0)
     {
         var random = new Random(seed);
-        var start = new DateTime(2024, 5, 1, 1, 30, 0, 120, DateTimeKind.Utc).AddTicks(3_456);
+        var start = new DateTime(2024, 5, 1, 1, 30, 0, 120, DateTimeKind.Utc).AddTicks(3_456).AddDays(nightsLater);
         var events = new List<XeEvent>();
         var t = start;
         void Step(double seconds, string message)

@@ -158,6 +158,36 @@ public sealed class InputFormatsTests
             Assert.Equal(2, selection.Sources.Count);
             Assert.Equal($"{copy}: the same content as {input.Path}; read once", Assert.Single(selection.Repeats));
         }
+
+        [Fact]
+        public void Finds_a_copy_of_a_large_file_and_reads_one_that_differs_only_between_the_sampled_blocks()
+        {
+            // Given a 3 MB file, its copy, and a file of the same length that differs in one byte no sample reads
+            var folder = Directory.CreateTempSubdirectory("backupxe-copies-").FullName;
+            try
+            {
+                var bytes = new byte[3 * 1024 * 1024];
+                new Random(7).NextBytes(bytes);
+                var original = Path.Combine(folder, "capture_0_1.xel");
+                File.WriteAllBytes(original, bytes);
+                var copy = Path.Combine(folder, "copy_0_1.xel");
+                File.Copy(original, copy);
+                bytes[(64 * 1024) + 1] ^= 1;
+                var different = Path.Combine(folder, "capture_0_2.xel");
+                File.WriteAllBytes(different, bytes);
+
+                // When
+                var selection = InputSources.OpenAll([original, copy, different]);
+
+                // Then the sample sent both on to a whole comparison: the copy is found, the other is read
+                Assert.Equal(2, selection.Sources.Count);
+                Assert.Equal($"{copy}: the same content as {original}; read once", Assert.Single(selection.Repeats));
+            }
+            finally
+            {
+                Directory.Delete(folder, recursive: true);
+            }
+        }
     }
 
     /// <summary>A pipe: reads forward only, in small chunks, and cannot seek.</summary>
