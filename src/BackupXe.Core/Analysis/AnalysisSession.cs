@@ -73,7 +73,7 @@ public sealed class AnalysisSession
 
         // A single file's reads complete at once and nothing waits on a clock: its events are observed in a plain loop
         // until one completes an operation, so that the loop suspends per report rather than paying its await per event.
-        var synchronous = quiet is null ? reader as SynchronousEventReader : null;
+        var synchronous = quiet is null ? reader as SynchronousReader : null;
         try
         {
             while (true)
@@ -162,23 +162,33 @@ public sealed class AnalysisSession
         }
     }
 
-    // The choice under the one loop: a single file needs no merge and is never waited for, so its reads complete at once
-    // and the loop does not suspend; anything else, or a live run with its quiet clock, goes through the merge.
+    // The choice under the one loop: files are never waited for, so their reads complete at once and the loop does not
+    // suspend; a single one needs no merge. Anything else (standard input, a live run with its quiet clock) goes
+    // through the asynchronous merge.
     private EventReader OpenReader(CancellationToken cancellationToken)
     {
-        if (_inputs is [{ Source: ISynchronousTraceEventSource source } input] && _options.QuietInterval is null)
+        if (_options.QuietInterval is null && _inputs.All(input => input.Source is ISynchronousTraceEventSource))
         {
-            if (_options.ReadAhead && ReadAhead.Pays && ReadAhead.PaysFor(source))
-            {
-                return new SynchronousEventReader(ReadAhead.Batches(source, input.Status, cancellationToken).GetEnumerator(), input.Status);
-            }
-
-            return source is ITraceEventBatchSource batched
-                ? new SynchronousEventReader(batched.ReadEventBatches(input.Status, cancellationToken).GetEnumerator(), input.Status)
-                : new SynchronousEventReader(source.ReadEvents(input.Status, cancellationToken).GetEnumerator(), input.Status);
+            // Several inputs are read ahead as the asynchronous merge reads them: each on a thread of its own where that pays.
+            var readAhead = _options.ReadAhead && ReadAhead.Pays;
+            var readers = _inputs.Select(input => Synchronous(input, readAhead, cancellationToken)).ToArray();
+            return readers is [var single] ? single : new SynchronousMergeReader(readers);
         }
 
         return new MergedEventReader(new TimeOrderedMerge(_inputs, _options.ReadAhead), cancellationToken);
+    }
+
+    private static SynchronousEventReader Synchronous(AnalysisInput input, bool readAhead, CancellationToken cancellationToken)
+    {
+        var source = (ISynchronousTraceEventSource)input.Source;
+        if (readAhead && ReadAhead.PaysFor(source))
+        {
+            return new SynchronousEventReader(ReadAhead.Batches(source, input.Status, cancellationToken).GetEnumerator(), input.Status);
+        }
+
+        return source is ITraceEventBatchSource batched
+            ? new SynchronousEventReader(batched.ReadEventBatches(input.Status, cancellationToken).GetEnumerator(), input.Status)
+            : new SynchronousEventReader(source.ReadEvents(input.Status, cancellationToken).GetEnumerator(), input.Status);
     }
 
     private RunState Start()
@@ -227,12 +237,12 @@ public sealed class AnalysisSession
         /// Observes the reader's events until one completes an operation (true: its reports wait in <see cref="Completed"/>,
         /// to hand on before <see cref="HandedOn"/>) or the events end (false).
         /// </summary>
-        public bool ObserveUntilCompleted(SynchronousEventReader reader)
+        public bool ObserveUntilCompleted(SynchronousReader reader)
         {
             while (reader.MoveNext())
             {
                 var traceEvent = reader.Current;
-                Observe(traceEvent, 0);
+                Observe(traceEvent, reader.SourceIndex);
                 if (completed.Count > 0)
                 {
                     return true;

@@ -4,7 +4,7 @@ namespace BackupXe.Core.Analysis;
 
 /// <summary>
 /// What the analysis loop reads its events from, one at a time: a single synchronous source, whose reads complete at
-/// once (<see cref="SynchronousEventReader"/>), or the time-ordered merge of any inputs (<see cref="MergedEventReader"/>).
+/// once (<see cref="SynchronousReader"/>: one file, or several merged), or the time-ordered merge of any inputs (<see cref="MergedEventReader"/>).
 /// </summary>
 /// <remarks>
 /// An enumerator whose <see cref="Current"/> and <see cref="SourceIndex"/> are fields, not calls: the loop then pays one

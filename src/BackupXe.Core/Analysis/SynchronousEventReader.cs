@@ -10,7 +10,7 @@ namespace BackupXe.Core.Analysis;
 /// Read event by event, or run by run where the events come in runs (the read-ahead's batches, a .xel buffer's events):
 /// then the enumerator is called once a run, and each event is an index into it.
 /// </remarks>
-internal sealed class SynchronousEventReader : EventReader
+internal sealed class SynchronousEventReader : SynchronousReader
 {
     private static readonly TraceEventList None = new(0);
 
@@ -32,10 +32,8 @@ internal sealed class SynchronousEventReader : EventReader
         _status = status;
     }
 
-    public override ValueTask<bool> MoveNextAsync() => new(MoveNext());
-
     /// <summary>Reads the next event; false at the end, or once the source has thrown.</summary>
-    public bool MoveNext()
+    public override bool MoveNext()
     {
         if (_next < _batch.Count)
         {
