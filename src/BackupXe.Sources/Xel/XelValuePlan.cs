@@ -324,10 +324,17 @@ internal sealed class XelValuePlan
 
                 break;
             default:
-                var value = DecodeText(bytes, out var text);
-                fields.Set(Field, value, text);
+                DecodeTextInto(fields, bytes);
                 break;
         }
+    }
+
+    // Out of line: its locals gave every call of DecodeInto, a wait's four numbers included, a frame to clear.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void DecodeTextInto(XeEventFields fields, ReadOnlySpan<byte> bytes)
+    {
+        var value = DecodeText(bytes, out var text);
+        fields.Set(Field, value, text);
     }
 
     private static string Number(ulong value) =>
