@@ -156,12 +156,15 @@ internal sealed class XelFileSource : ITraceEventBatchSource, IReadAheadAdvice, 
 
     /// <summary>
     /// The steps of the read in file order, each decoded and its problems and counts applied to the status just before
-    /// it is handed on. Up to <see cref="BuffersInFlight"/> steps are read ahead, their buffers decoding meanwhile.
+    /// it is handed on. Up to <see cref="BuffersInFlight"/> steps are read ahead, their buffers decoding meanwhile. The
+    /// window opens as the reader takes: one step ahead at first, twice as many after each step taken, so a file merged
+    /// with others that waits for its turn holds two buffers, not a full window.
     /// </summary>
     /// <param name="listing">Gives the listing each buffer's events are told to where they are decoded (null: none).</param>
     private IEnumerable<XelStep> Decoded(SourceStatus status, bool whole, Func<IXeEventListing>? listing, CancellationToken cancellationToken)
     {
         var window = new Queue<XelStep>();
+        var ahead = Math.Min(1, BuffersInFlight);
         var here = new XelBufferDecoder();
         ExceptionDispatchInfo? failure = null;
         using (var steps = Steps(status, whole, owned: BuffersInFlight > 0, listing).GetEnumerator())
@@ -195,9 +198,10 @@ internal sealed class XelFileSource : ITraceEventBatchSource, IReadAheadAdvice, 
 
                 step.Start();
                 window.Enqueue(step);
-                while (window.Count > BuffersInFlight)
+                while (window.Count > ahead)
                 {
                     yield return window.Dequeue().Finish(status);
+                    ahead = Math.Min(ahead * 2, BuffersInFlight);
                 }
             }
         }

@@ -98,6 +98,44 @@ public sealed class XelParallelDecodingTests
         }
     }
 
+    [Fact]
+    public void A_file_that_waits_for_its_turn_has_read_two_buffers_not_a_full_window()
+    {
+        // Given a file of many 4 KB buffers, read with a window of 8 buffers, as one input among others of a merge
+        var bytes = XelTestWriter.File(BuiltBackupCatalogue.Create(), Backup, out var layout, 4096);
+        var stream = new ReadCountingStream(bytes);
+        var source = new XelFileSource("waiting.xel", () => stream) { BuffersInFlight = 8 };
+
+        // When the merge takes its first event and turns to the other inputs
+        using var batches = source.ReadEventBatches(new SourceStatus(), CancellationToken.None).GetEnumerator();
+        Assert.True(batches.MoveNext());
+
+        // Then the buffer handed on and the one behind it were read, not nine; the window opens as events are taken
+        Assert.True(layout.EventBuffers.Count > 20);
+        Assert.Equal(layout.EventBuffers[2].Offset, stream.BytesRead);
+        var taken = 1;
+        while (batches.MoveNext())
+        {
+            taken++;
+        }
+
+        Assert.Equal(bytes.Length, stream.BytesRead);
+        Assert.True(taken > 20);
+    }
+
+    /// <summary>A file's bytes that count how many were read (a derived MemoryStream reads spans through this overload).</summary>
+    private sealed class ReadCountingStream(byte[] bytes) : MemoryStream(bytes, writable: false)
+    {
+        public long BytesRead { get; private set; }
+
+        public override int Read(byte[] buffer, int offset, int count)
+        {
+            var read = base.Read(buffer, offset, count);
+            BytesRead += read;
+            return read;
+        }
+    }
+
     private static string[] Write(SetUp setUp, string folder)
     {
         var events = Backup.Take(setUp.Events).ToList();
