@@ -65,8 +65,11 @@ internal sealed class XeEventFields
             : FromKey(_operationTypeValue);
 
     /// <summary>The event_opcode map says Begin (key 0): the wait has not ended and carries no duration.</summary>
-    public bool IsBeginOpcode =>
-        _opcodeText is { } text ? text.Equals("Begin", StringComparison.OrdinalIgnoreCase) : _opcodeValue.IsExactly(0);
+    public bool IsBeginOpcode => IsBegin(_opcodeText, _opcodeValue.IsExactly(0));
+
+    /// <summary>An opcode is Begin by its map text when it has one, else by its key.</summary>
+    public static bool IsBegin(string? text, bool keyIsZero) =>
+        text is not null ? text.Equals("Begin", StringComparison.OrdinalIgnoreCase) : keyIsZero;
 
     public static XeField Classify(string? name) => name is null ? XeField.None : Classify(name.AsSpan());
 

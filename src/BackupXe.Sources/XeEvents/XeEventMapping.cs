@@ -167,6 +167,50 @@ internal static class XeEventMapping
         _ => XeEventKind.Other,
     };
 
+    /// <summary>
+    /// What <see cref="Map(XeEventKind, string, DateTime, XeEventFields, TraceMessageParser, out TraceEvent, out string)"/>
+    /// gives for a wait read as plain values (a reader that has its columns' bytes), when every value is one SQL Server
+    /// writes; false, with nothing decided, when one is not, so that the caller maps the event the general way and the
+    /// problem is said as it always is.
+    /// </summary>
+    public static bool TryMapPlainWait(
+        XeEventKind kind, DateTime timestamp, XeNumber session, bool begin, string? waitType, ulong duration, ulong? signal,
+        out XeMappingOutcome outcome, out TraceEvent? traceEvent)
+    {
+        outcome = XeMappingOutcome.Invalid;
+        traceEvent = null;
+        int? sessionId = null;
+        if (session.IsPresent)
+        {
+            if (!session.IsInteger || session.Value is < 0 or > ServerRanges.MaxSessionId)
+            {
+                return false;
+            }
+
+            sessionId = (int)session.Value;
+        }
+
+        if (!ServerRanges.IsTimestamp(timestamp))
+        {
+            return false;
+        }
+
+        if (begin)
+        {
+            outcome = XeMappingOutcome.NotAnalysed;
+            return true;
+        }
+
+        if (string.IsNullOrEmpty(waitType) || duration > ServerRanges.MaxDurationMs || signal > ServerRanges.MaxDurationMs)
+        {
+            return false;
+        }
+
+        traceEvent = new WaitEvent(timestamp, sessionId, waitType, (long)duration, (long)(signal ?? 0), IsExternal: kind == XeEventKind.ExternalWait);
+        outcome = XeMappingOutcome.Event;
+        return true;
+    }
+
     private static XeMappingOutcome Missing(string eventName, string field, out string problem)
     {
         problem = $"{eventName} event has no {field}; event skipped";

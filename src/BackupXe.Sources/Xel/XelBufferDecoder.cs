@@ -75,8 +75,11 @@ internal sealed class XelPlans
 /// BackupXe's events (for analysis), with the problems met located in the file. Holds the working state of one
 /// thread; a buffer's result depends only on the buffer and the plans, never on the buffers decoded before it.
 /// </summary>
-internal sealed class XelBufferDecoder
+internal sealed class XelBufferDecoder(bool waitShortcut = true)
 {
+    // Off only where a test compares the shortcut with the general way.
+    private readonly bool _waitShortcut = waitShortcut;
+
     private readonly XeEventFields _fields = new();
 
     // Trace messages are parsed where their offset is known; the parser's memory only saves allocations.
@@ -306,6 +309,25 @@ internal sealed class XelBufferDecoder
     {
         _fields.Clear();
         var fixedEnd = -1;
+        var actionsOffset = recordOffset + XelLayout.RecordHeaderSize + payload.Length;
+
+        // A wait whose columns are plain is mapped from their bytes (its session first, from the actions); one the rule
+        // does not vouch for is decoded the general way below, its actions already read.
+        var actionsRead = false;
+        if (_waitShortcut && plan.Wait is { } wait && payload.Length >= plan.AnalysedEnd)
+        {
+            ReadActions(plans, actions, actionsOffset, findings);
+            actionsRead = true;
+            if (wait.TryMap(plan.Kind, timestamp, payload, _fields.SessionId, out var outcome, out var waitEvent))
+            {
+                if (outcome == XeMappingOutcome.Event)
+                {
+                    analysed.Add(waitEvent!);
+                }
+
+                return true;
+            }
+        }
 
         // An event BackupXe does not analyse (logins, batches...) has no column read: its payload is skipped unread.
         // Fixed-size columns inside the payload (checked once per record) are sliced without ColumnBytes' checks.
@@ -331,14 +353,9 @@ internal sealed class XelBufferDecoder
             }
         }
 
-        var actionsOffset = recordOffset + XelLayout.RecordHeaderSize + payload.Length;
-        for (var walk = new XelActionWalk(actions); walk.Next(out var id, out var bytes, out var offset);)
+        if (!actionsRead)
         {
-            if (ActionPlan(plans, id, walk.Index, bytes.Length, actionsOffset + offset, findings) is { Field: not XeField.None } action && action.Fits(bytes.Length)
-                && !_fields.Holds(action.Field))
-            {
-                action.DecodeInto(_fields, bytes);
-            }
+            ReadActions(plans, actions, actionsOffset, findings);
         }
 
         switch (XeEventMapping.Map(plan.Kind, plan.Class.Name, timestamp, _fields, _parser, out var traceEvent, out var problem))
@@ -351,6 +368,19 @@ internal sealed class XelBufferDecoder
             default:
                 findings.Add(new XelFinding(recordOffset, problem!));
                 return false;
+        }
+    }
+
+    /// <summary>An analysed event's actions into the fields: the first session_id action (a data field would win over it).</summary>
+    private void ReadActions(XelPlans plans, ReadOnlySpan<byte> actions, long actionsOffset, List<XelFinding> findings)
+    {
+        for (var walk = new XelActionWalk(actions); walk.Next(out var id, out var bytes, out var offset);)
+        {
+            if (ActionPlan(plans, id, walk.Index, bytes.Length, actionsOffset + offset, findings) is { Field: not XeField.None } action && action.Fits(bytes.Length)
+                && !_fields.Holds(action.Field))
+            {
+                action.DecodeInto(_fields, bytes);
+            }
         }
     }
 

@@ -50,6 +50,12 @@ internal sealed class XelFileSource : ITraceEventBatchSource, IReadAheadAdvice, 
     /// <remarks>On one core there is no other core to decode on, and every hand-over would only cost.</remarks>
     internal int BuffersInFlight { get; init; } = Environment.ProcessorCount > 1 ? 4 * Environment.ProcessorCount : 0;
 
+    /// <summary>
+    /// Plain waits are mapped from their columns' bytes (<see cref="XelWaitColumns"/>); off only where a test compares
+    /// that with the general way.
+    /// </summary>
+    internal bool WaitShortcut { get; init; } = true;
+
     /// <summary>Decoding already runs beside the analysis, on the other cores; a read-ahead thread would only add hand-overs.</summary>
     public bool ReadAheadPays => BuffersInFlight == 0;
 
@@ -165,7 +171,7 @@ internal sealed class XelFileSource : ITraceEventBatchSource, IReadAheadAdvice, 
     {
         var window = new Queue<XelStep>();
         var ahead = Math.Min(1, BuffersInFlight);
-        var here = new XelBufferDecoder();
+        var here = new XelBufferDecoder(WaitShortcut);
         ExceptionDispatchInfo? failure = null;
         using (var steps = Steps(status, whole, owned: BuffersInFlight > 0, listing).GetEnumerator())
         {
@@ -196,7 +202,7 @@ internal sealed class XelFileSource : ITraceEventBatchSource, IReadAheadAdvice, 
                     continue;
                 }
 
-                step.Start();
+                step.Start(WaitShortcut);
                 window.Enqueue(step);
                 while (window.Count > ahead)
                 {

@@ -69,11 +69,12 @@ internal sealed class XelStep
     public IXeEventListing? Prepared { get; private set; }
 
     /// <summary>Decodes the buffer on the thread pool, with working state of its own (a few small objects per buffer).</summary>
-    public void Start()
+    /// <param name="waitShortcut">See <see cref="XelFileSource.WaitShortcut"/>.</param>
+    public void Start(bool waitShortcut = true)
     {
         if (_plans is not null)
         {
-            _decoding = Task.Run(() => Decode(new XelBufferDecoder()));
+            _decoding = Task.Run(() => Decode(new XelBufferDecoder(waitShortcut)));
         }
     }
 

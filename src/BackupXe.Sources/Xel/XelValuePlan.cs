@@ -337,6 +337,10 @@ internal sealed class XelValuePlan
         fields.Set(Field, value, text);
     }
 
+    /// <summary>An unsigned value or map key from its bytes (1, 2, 4 or 8 of them; 0 for another length).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static ulong KeyOf(ReadOnlySpan<byte> bytes) => Unsigned(bytes);
+
     private static string Number(ulong value) =>
         value < (ulong)SmallNumbers.Length ? SmallNumbers[(int)value] : value.ToString(CultureInfo.InvariantCulture);
 
@@ -399,8 +403,12 @@ internal sealed class XelEventPlan
             Opcode = opcode;
             BeginColumns = [.. Analysed.Where(p => p.Field == XeField.SessionId)];
             EndColumns = [.. Analysed.Where(p => p != opcode)];
+            Wait = XelWaitColumns.For(Analysed);
         }
     }
+
+    /// <summary>A wait's columns where each can be read straight from the payload; null otherwise.</summary>
+    public XelWaitColumns? Wait { get; }
 
     /// <summary>
     /// The payload length that holds every column when all are fixed-size; <see cref="int.MaxValue"/> when one is not. A
