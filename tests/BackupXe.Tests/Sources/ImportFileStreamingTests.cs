@@ -19,7 +19,7 @@ public sealed class ImportFileStreamingTests
         }
 
         var bytes = Encoding.UTF8.GetBytes(output.ToString());
-        var stream = new CountingStream(bytes);
+        var stream = new ReadCountingStream(bytes);
 
         // When
         await using var reading = await ImportFile.OpenAsync("ola.txt", stream, CancellationToken.None);
@@ -40,38 +40,5 @@ public sealed class ImportFileStreamingTests
         Assert.Equal(2_000, count);
         Assert.True(readAtFirst < bytes.Length / 4, $"{readAtFirst} of {bytes.Length} bytes read before the first record");
         Assert.True(stream.BytesRead >= bytes.Length);
-    }
-
-    private sealed class CountingStream(byte[] bytes) : MemoryStream(bytes, writable: false)
-    {
-        public long BytesRead { get; private set; }
-
-        public override int Read(byte[] buffer, int offset, int count)
-        {
-            var read = base.Read(buffer, offset, count);
-            BytesRead += read;
-            return read;
-        }
-
-        public override int Read(Span<byte> buffer)
-        {
-            var read = base.Read(buffer);
-            BytesRead += read;
-            return read;
-        }
-
-        public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
-        {
-            var read = await base.ReadAsync(buffer, cancellationToken);
-            BytesRead += read;
-            return read;
-        }
-
-        public override async Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
-        {
-            var read = await base.ReadAsync(buffer, offset, count, cancellationToken);
-            BytesRead += read;
-            return read;
-        }
     }
 }

@@ -5,6 +5,7 @@ using FsCheck;
 using FsCheck.Fluent;
 using Xunit;
 using BackupXe.Testing.Xel;
+using BackupXe.Tests.Support;
 
 namespace BackupXe.Tests.Sources.Xel;
 
@@ -121,19 +122,6 @@ public sealed class XelParallelDecodingTests
 
         Assert.Equal(bytes.Length, stream.BytesRead);
         Assert.True(taken > 20);
-    }
-
-    /// <summary>A file's bytes that count how many were read (a derived MemoryStream reads spans through this overload).</summary>
-    private sealed class ReadCountingStream(byte[] bytes) : MemoryStream(bytes, writable: false)
-    {
-        public long BytesRead { get; private set; }
-
-        public override int Read(byte[] buffer, int offset, int count)
-        {
-            var read = base.Read(buffer, offset, count);
-            BytesRead += read;
-            return read;
-        }
     }
 
     private static string[] Write(SetUp setUp, string folder)
