@@ -1,10 +1,10 @@
-using System.Runtime.CompilerServices;
+using BackupXe.Core.Analysis;
 using BackupXe.Core.Events;
 
 namespace BackupXe.Sources;
 
 /// <summary>An input that cannot be read at all (missing, empty, unknown format): yields nothing, says why.</summary>
-internal sealed class UnreadableInputSource : ITraceEventSource
+internal sealed class UnreadableInputSource : ISynchronousTraceEventSource, IReadAheadAdvice
 {
     public UnreadableInputSource(string name, string problem)
     {
@@ -19,9 +19,14 @@ internal sealed class UnreadableInputSource : ITraceEventSource
 
     public string Problem { get; }
 
-    public async IAsyncEnumerable<TraceEvent> ReadEventsAsync(
-        SourceStatus status,
-        [EnumeratorCancellation] CancellationToken cancellationToken)
+    /// <summary>Nothing to read: a thread of its own would only say the problem.</summary>
+    public bool ReadAheadPays => false;
+
+    public IAsyncEnumerable<TraceEvent> ReadEventsAsync(SourceStatus status, CancellationToken cancellationToken) =>
+        ReadEvents(status, cancellationToken).ToAsyncEnumerable();
+
+    /// <summary>No events; the problem is said when reading starts, as for a file that is read.</summary>
+    public IEnumerable<TraceEvent> ReadEvents(SourceStatus status, CancellationToken cancellationToken)
     {
         status.Unusable = true;
         status.Report("file", Problem);

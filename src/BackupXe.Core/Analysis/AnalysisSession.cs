@@ -163,8 +163,8 @@ public sealed class AnalysisSession
     }
 
     // The choice under the one loop: files are never waited for, so their reads complete at once and the loop does not
-    // suspend; a single one needs no merge. Anything else (standard input, a live run with its quiet clock) goes
-    // through the asynchronous merge.
+    // suspend; a single one needs no merge. An input read asynchronously (a live server, a paced replay, the dbatools
+    // and RESTORE HEADERONLY tables), or a live run with its quiet clock, goes through the asynchronous merge.
     private EventReader OpenReader(CancellationToken cancellationToken)
     {
         if (_options.QuietInterval is null && _inputs.All(input => input.Source is ISynchronousTraceEventSource))
