@@ -454,6 +454,9 @@ public sealed class BackupOperation
         // Refused by the database's state before anything is read: its recovery model, no full backup as a base, its
         // being recovered, in use, another database's backup, a tail not backed up, a system database's other version.
         4208 or 4214 or 3035 or 3117 or 3153 or 3101 or 3154 or 3159 or 3168 => CopyStage.BeforeCopy,
+
+        // Refused at its permission check: the statement ran, nothing was opened.
+        262 => CopyStage.BeforeCopy,
         3271 when EngineMessageCatalog.RefusesExistingBlob(text) => CopyStage.BeforeCopy,
 
         // The database could not be used (924, 916, 911): the work stopped before any BACKUP or RESTORE began.

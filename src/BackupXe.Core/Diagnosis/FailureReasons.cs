@@ -143,6 +143,8 @@ internal static class FailureReasons
         924 => "The database is in single-user mode (only one connection may use it at a time) and another connection already holds it, "
             + "so the work could not use the database.",
         911 => "No database of that name exists on the server, so the work could not use it.",
+        262 => "The login that ran the command lacks a permission the statement needs (the message names it, and the database where it was "
+            + "checked): the statement was refused before anything was read or written.",
         916 => "The login that ran the work has no access to the database (no user there, and the guest user has no CONNECT permission), "
             + "so the work could not use the database.",
         4305 => "The log backup begins after the point the database has reached: a log backup between them is missing from the restore sequence.",

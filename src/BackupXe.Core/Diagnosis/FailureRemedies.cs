@@ -21,10 +21,12 @@ internal static class FailureRemedies
     private const string TheMessage = "the message's own words";
     private const string SingleUser = "Microsoft Learn, 'Set a database to single-user mode'";
     private const string NotUser = "Microsoft Learn, 'MSSQLSERVER_916'";
+    private const string BackupStatement = "Microsoft Learn, 'BACKUP (Transact-SQL)'";
+    private const string RestoreStatements = "Microsoft Learn, 'RESTORE Statements (Transact-SQL)'";
 
     /// <summary>Every root error number a remedy is chosen for; the catalog has a row for each (a test holds it).</summary>
     public static IReadOnlyList<int> ErrorNumbers { get; } = [3101, 3117, 3153, 3154, 3159, 3183, 3203, 3241, 3266, 4208, 4214, 4305, 4326, 833, 823, 845, 5159, 3043,
-        3035, 3078, 3168, 3271, 924, 916, 911, EngineMessageCatalog.ClientTimedOut];
+        3035, 3078, 3168, 3271, 924, 916, 911, 262, EngineMessageCatalog.ClientTimedOut];
 
     /// <summary>Every OS error code a remedy is chosen for.</summary>
     public static IReadOnlyList<int> OsErrorCodes { get; } = [2, 3, 5, 32, 53, 64, 112, 665, 995, 1117, 1450];
@@ -73,6 +75,7 @@ internal static class FailureRemedies
                 + "update takes one when AUTO_UPDATE_STATISTICS_ASYNC is ON): find that session (sys.dm_exec_sessions by the database's database_id, or sp_who), "
                 + "let it finish or end it, and set the database back to MULTI_USER (ALTER DATABASE ... SET MULTI_USER) unless single-user mode is meant to last; "
                 + "else leave that database out of the job while it is in single-user mode.", SingleUser),
+            262 => PermissionDenied(text),
             916 => new("no-database-access", "The login that ran the work cannot use the database: give it access there (a user for the login with CONNECT, "
                 + "GRANT CONNECT), or run the work under a login that has it.", NotUser),
             911 => new("database-not-found", "No database of that name exists on the server: check the name the work was given (as the message itself says), "
@@ -103,6 +106,29 @@ internal static class FailureRemedies
             3043 => new("damaged-page", "The backup read a damaged page of the database: run DBCC CHECKDB and repair or restore the page before backing up again.", ErrorPages),
             _ => null,
         };
+    }
+
+    // 262 names the permission the statement lacked first: a BACKUP's own, or CREATE DATABASE for a RESTORE of a database
+    // that does not exist yet.
+    private static FailureRemedyReport PermissionDenied(string? text)
+    {
+        var said = text?.TrimStart() ?? string.Empty;
+        if (said.StartsWith("BACKUP ", StringComparison.OrdinalIgnoreCase))
+        {
+            return new("backup-permission", "The login that ran the backup lacks the permission the message names in that database. BACKUP DATABASE and "
+                + "BACKUP LOG belong to the sysadmin server role and the db_owner and db_backupoperator database roles: add the login's user there to "
+                + "db_backupoperator (or GRANT the permission named), or run the backup under a login that has it.", BackupStatement);
+        }
+
+        if (said.StartsWith("CREATE DATABASE ", StringComparison.OrdinalIgnoreCase))
+        {
+            return new("restore-permission", "A restore of a database that does not exist yet creates it, which needs CREATE DATABASE permission "
+                + "(the dbcreator server role, or GRANT CREATE ANY DATABASE); restoring over an existing database belongs to sysadmin, dbcreator and the "
+                + "database's owner. Grant it, or run the restore under a login that has it.", RestoreStatements);
+        }
+
+        return new("missing-permission", "The login that ran the work lacks the permission the message names, in the database it names: grant it "
+            + "there, or run the work under a login that has it.", TheMessage);
     }
 
     private static FailureRemedyReport? ForOsError(int code, int number) => code switch

@@ -58,7 +58,12 @@ internal enum CatalogSource
 /// <param name="DatabaseArgument">Which of the template's placeholders (from 0) is the database the message names, when one is.</param>
 /// <param name="Scope">The scope the message names for the command it refuses (3035: a differential), when it names one.</param>
 /// <param name="Language">The language of a wording SQL Server printed in another language than English; null for the English row.</param>
-internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Family, string Template, CatalogSource Source, int? DatabaseArgument = null, OperationScope? Scope = null, string? Language = null)
+/// <param name="DatabaseWhenOpening">
+/// The opening the template's first placeholder must have for <paramref name="DatabaseArgument"/> to name the operation's
+/// database: 262 names the database its BACKUP statement backs up, but for a refused CREATE DATABASE (a RESTORE of a new
+/// database) the database where the permission is checked, master.
+/// </param>
+internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Family, string Template, CatalogSource Source, int? DatabaseArgument = null, OperationScope? Scope = null, string? Language = null, string? DatabaseWhenOpening = null)
 {
     /// <summary>The template's opening text, when it opens with text (not a placeholder).</summary>
     public string? Opening => Template.StartsWith('%') || Pieces.IsEmpty ? null : Pieces[0];
@@ -86,12 +91,23 @@ internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Fa
 
         // Placeholder k lies after piece k - 1 and before piece k when the template opens with a placeholder, after
         // piece k and before piece k + 1 when it opens with text.
-        var before = Template.StartsWith('%') ? argument - 1 : argument;
+        var name = Argument(text, found, argument);
+        if (DatabaseWhenOpening is { } opening && !Argument(text, found, 0).StartsWith(opening, StringComparison.OrdinalIgnoreCase))
+        {
+            return null;
+        }
+
+        return name.Length > 0 ? name : null;
+    }
+
+    // The text of placeholder k, trimmed, given where the literal pieces were found.
+    private string Argument(string text, (int Start, int End)[] found, int k)
+    {
+        var before = Template.StartsWith('%') ? k - 1 : k;
         var after = before + 1;
         var start = before < 0 ? 0 : found[before].End;
         var end = after < found.Length ? found[after].Start : text.Length;
-        var name = end > start ? text[start..end].Trim() : string.Empty;
-        return name.Length > 0 ? name : null;
+        return end > start ? text[start..end].Trim() : string.Empty;
     }
 
     // Where each literal piece starts and ends in the text, or null when the pieces are not all there in order.
@@ -283,6 +299,7 @@ public static partial class EngineMessageCatalog
             new(18271, 10, MessageFamily.History, "Database changes were restored. Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", Page),
 
             // Failures: the generic ending, then the errors that name the cause.
+            new(262, 16, MessageFamily.Failure, "%ls permission denied in database '%.*ls'.", Page, DatabaseArgument: 1, DatabaseWhenOpening: "BACKUP "),
             new(3013, 16, MessageFamily.Failure, "%hs is terminating abnormally.", Page),
             new(3041, 16, MessageFamily.Failure, "BACKUP failed to complete the command %.*ls. Check the backup application log for detailed messages.", Page),
             new(3043, 16, MessageFamily.Failure, "BACKUP '%ls' detected an error on page (%d:%d) in file '%ls'.", Page),

@@ -179,6 +179,9 @@ public static partial class EngineMessageCatalogTests
         [InlineData(911, "Database 'Sales2' does not exist. Make sure that the name is entered correctly.", "Sales2")]
         [InlineData(916, DbatoolsIssue10064, "dbname")]
         [InlineData(916, DbatoolsIssue10064 + ".", "dbname")]
+        [InlineData(262, "BACKUP DATABASE permission denied in database 'Sales'.", "Sales")]
+        [InlineData(262, "BACKUP LOG permission denied in database 'Sales'.", "Sales")]
+        [InlineData(262, "CREATE DATABASE permission denied in database 'master'.", null)]
         public void Is_read_at_its_rows_database_placeholder_and_nowhere_else(int number, string text, string? database)
         {
             // Given / When / Then: a file name is never taken for a database (3201 names none)

@@ -126,6 +126,29 @@ public static class ClientOutputTests
             Assert.Contains("No backup or restore ran:", operation.Verdict!.Evidence[0], StringComparison.Ordinal);
         }
 
+        [Theory]
+        [InlineData("BACKUP DATABASE", OperationKind.Backup, "Sales", "backup-permission")]
+        [InlineData("BACKUP LOG", OperationKind.Backup, "Sales", "backup-permission")]
+        [InlineData("CREATE DATABASE", OperationKind.Restore, null, "restore-permission")]
+        public async Task A_refused_permission_fails_the_command_before_any_data_moved_with_the_grant_to_make(string permission, OperationKind kind, string? database, string remedy)
+        {
+            // Given sqlcmd's two blocks for a BACKUP, or a RESTORE of a new database, refused at its permission check (262,
+            // then 3013 as the server ends the command); a refused CREATE DATABASE names master, not the restore's database
+            var statement = kind == OperationKind.Backup ? permission : "RESTORE DATABASE";
+            var where = permission == "CREATE DATABASE" ? "master" : "Sales";
+            var output = $"Msg 262, Level 14, State 1, Server SQL01, Line 1\r\n{permission} permission denied in database '{where}'.\r\n"
+                + $"Msg 3013, Level 16, State 1, Server SQL01, Line 1\r\n{statement} is terminating abnormally.\r\n";
+
+            // When
+            var reports = await AnalyseAsync(output);
+
+            // Then
+            var operation = Assert.Single(reports);
+            Assert.Equal((kind, database, OperationStatus.Failed), (operation.Kind, operation.Database, operation.Status));
+            Assert.Equal((262, (int?)14, (CopyStage?)CopyStage.BeforeCopy, remedy),
+                (operation.FailureError!.Number, operation.FailureError.Severity, operation.FailureError.Stage, operation.FailureError.Remedy?.Id));
+        }
+
         [Fact]
         public async Task Become_one_report_per_completion_line_with_pages_per_file_and_throughput()
         {
