@@ -32,10 +32,15 @@ internal static class BackupWaitTypes
     public const string WaitXtpRecovery = "WAIT_XTP_RECOVERY";
 
     /// <summary>True for the in-memory load wait under either of its names.</summary>
-    /// <remarks>Asked of every attributed wait: the lengths, compared here, rule out nearly all of them without a call.</remarks>
+    /// <remarks>
+    /// Asked of every attributed wait: the length and the last letter rule out nearly all of them without a call
+    /// (BACKUPBUFFER, the commonest, is as long as XTP_RECOVERY).
+    /// </remarks>
     public static bool IsInMemoryLoad(string waitType)
-        => (waitType.Length == XtpRecovery.Length && string.Equals(waitType, XtpRecovery, StringComparison.OrdinalIgnoreCase))
-            || (waitType.Length == WaitXtpRecovery.Length && string.Equals(waitType, WaitXtpRecovery, StringComparison.OrdinalIgnoreCase));
+        => (waitType.Length == XtpRecovery.Length || waitType.Length == WaitXtpRecovery.Length)
+            && (waitType[^1] | 0x20) == 'y'
+            && (string.Equals(waitType, XtpRecovery, StringComparison.OrdinalIgnoreCase)
+                || string.Equals(waitType, WaitXtpRecovery, StringComparison.OrdinalIgnoreCase));
 
     public static bool IsBackupSpecific(string waitType)
         => waitType.StartsWith("BACKUP", StringComparison.OrdinalIgnoreCase)
