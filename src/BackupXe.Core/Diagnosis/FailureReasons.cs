@@ -34,7 +34,7 @@ internal static class FailureReasons
 
         var level = error.Severity is { } severity ? string.Create(CultureInfo.InvariantCulture, $" (severity {severity})") : "";
         var sentence = string.Create(CultureInfo.InvariantCulture, $"The {noun} failed with Msg {error.Number}{level}: {error.Text.TrimEnd('.')}. ")
-            + Wording(error) + Stage(error.Stage, restore, noun);
+            + Wording(error) + Stage(error.Stage, restore, noun, error.Number);
         sentence = Meaning(error.Number) is { } meaning ? $"{sentence} {meaning}" : sentence;
         if (error.OsError is { } os)
         {
@@ -80,11 +80,12 @@ internal static class FailureReasons
             : operation;
     }
 
-    private static string Stage(CopyStage? stage, bool restore, string noun) => stage switch
+    private static string Stage(CopyStage? stage, bool restore, string noun, int? number = null) => stage switch
     {
-        // An error outside the operation that stopped the work first (924, 916): nothing ran, so nothing of speed either.
-        CopyStage.NotStarted => $"No {noun} ran: the database could not be used, so the work stopped before any {StatementOf(noun)} began (the input "
-            + "shows no progress): no data was copied, and there is no duration or speed to judge.",
+        // An error outside the operation that stopped the work first (924, 916; 229, which names an object, not the
+        // database): nothing ran, so nothing of speed either.
+        CopyStage.NotStarted => $"No {noun} ran: {(number is { } n && Parsing.EngineMessageCatalog.NamesDatabase(n) ? "the database could not be used, so " : "")}"
+            + $"the work stopped before any {StatementOf(noun)} began (the input shows no progress): no data was copied, and there is no duration or speed to judge.",
         CopyStage.AfterCopy => restore
             ? "It came after the copy: every file's pages had been restored (the per-file \"Processed N pages\" lines or 100 percent came first), "
                 + "so the restore failed while finishing it (the upgrade of a database from an older version, then recovery), not while copying."
@@ -143,6 +144,7 @@ internal static class FailureReasons
         924 => "The database is in single-user mode (only one connection may use it at a time) and another connection already holds it, "
             + "so the work could not use the database.",
         911 => "No database of that name exists on the server, so the work could not use it.",
+        229 => "The login that ran the work was denied a permission on an object it needed (the message names both), so the work could not run.",
         262 => "The login that ran the command lacks a permission the statement needs (the message names it, and the database where it was "
             + "checked): the statement was refused before anything was read or written.",
         916 => "The login that ran the work has no access to the database (no user there, and the guest user has no CONNECT permission), "

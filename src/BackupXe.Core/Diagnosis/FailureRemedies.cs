@@ -26,7 +26,7 @@ internal static class FailureRemedies
 
     /// <summary>Every root error number a remedy is chosen for; the catalog has a row for each (a test holds it).</summary>
     public static IReadOnlyList<int> ErrorNumbers { get; } = [3101, 3117, 3153, 3154, 3159, 3183, 3203, 3241, 3266, 4208, 4214, 4305, 4326, 833, 823, 845, 5159, 3043,
-        3035, 3078, 3168, 3271, 924, 916, 911, 262, EngineMessageCatalog.ClientTimedOut];
+        3035, 3078, 3168, 3271, 924, 916, 911, 262, 229, EngineMessageCatalog.ClientTimedOut];
 
     /// <summary>Every OS error code a remedy is chosen for.</summary>
     public static IReadOnlyList<int> OsErrorCodes { get; } = [2, 3, 5, 32, 53, 64, 112, 665, 995, 1117, 1450];
@@ -76,6 +76,9 @@ internal static class FailureRemedies
                 + "let it finish or end it, and set the database back to MULTI_USER (ALTER DATABASE ... SET MULTI_USER) unless single-user mode is meant to last; "
                 + "else leave that database out of the job while it is in single-user mode.", SingleUser),
             262 => PermissionDenied(text),
+            229 => new("object-permission", "The login that ran the work was denied the permission the message names on the object it names (for "
+                + "Ola Hallengren's DatabaseBackup, EXECUTE on the procedure, in the database that holds it): grant it there, or run the work under a "
+                + "login that has it. No backup or restore ran.", TheMessage),
             916 => new("no-database-access", "The login that ran the work cannot use the database: give it access there (a user for the login with CONNECT, "
                 + "GRANT CONNECT), or run the work under a login that has it.", NotUser),
             911 => new("database-not-found", "No database of that name exists on the server: check the name the work was given (as the message itself says), "

@@ -36,7 +36,8 @@ internal enum MessageFamily
     /// <summary>
     /// An error outside any backup or restore that stopped the work before one started: the database could not be used
     /// (924: in single-user mode, its one connection held; 916: the login has no access to it; 911: there is none of that
-    /// name). No BACKUP or RESTORE ran.
+    /// name), or the work itself could not run (229: a permission on an object, such as EXECUTE on the procedure that
+    /// runs the backups, was denied). No BACKUP or RESTORE ran.
     /// </summary>
     Prevented,
 }
@@ -219,6 +220,9 @@ public static partial class EngineMessageCatalog
     public static string? DatabaseOf(int number, string? text)
         => text is null || Find(number) is not { DatabaseArgument: not null } row ? null : row.DatabaseIn(Normalised(text.Trim()).ToString());
 
+    /// <summary>True when the catalog's row for <paramref name="number"/> names a database (at one of its placeholders).</summary>
+    public static bool NamesDatabase(int number) => Find(number)?.DatabaseArgument is not null;
+
     /// <summary>True when <paramref name="number"/> is a failure of a backup or restore in the catalog.</summary>
     public static bool IsFailure(int number) => Find(number)?.Family == MessageFamily.Failure;
 
@@ -332,6 +336,7 @@ public static partial class EngineMessageCatalog
 
             // Errors outside any backup or restore that stop the work before one starts (the database cannot be used), as
             // an Ola Hallengren job meets them (realworld4 V28, V29) and a dbatools run reports them.
+            new(229, 14, MessageFamily.Prevented, "The %ls permission was denied on the object '%.*ls', database '%.*ls', schema '%.*ls'.", Page),
             new(911, 16, MessageFamily.Prevented, "Database '%.*ls' does not exist. Make sure that the name is entered correctly.", Page, DatabaseArgument: 0),
             new(916, 14, MessageFamily.Prevented, "The server principal \"%.*ls\" is not able to access the database \"%.*ls\" under the current security context.", Page, DatabaseArgument: 1),
             new(924, 14, MessageFamily.Prevented, "Database '%.*ls' is already open and can only have one user at a time.", Page, DatabaseArgument: 0),

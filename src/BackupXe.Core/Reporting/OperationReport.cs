@@ -27,8 +27,9 @@ public enum CopyStage
     AfterCopy,
 
     /// <summary>
-    /// Before any backup or restore started: an error outside it (the database could not be used: 924, 916, 911) stopped the
-    /// work first, and the input shows no progress. No backup or restore ran.
+    /// Before any backup or restore started: an error outside it (the database could not be used: 924, 916, 911; a
+    /// permission on an object was denied: 229) stopped the work first, and the input shows no progress. No backup or
+    /// restore ran.
     /// </summary>
     NotStarted,
 }

@@ -114,7 +114,8 @@ public static class ClientOutputTests
         [InlineData("Msg 924, Level 14, State 1, Line 20", "Database 'SingleUser' is already open and can only have one user at a time.", "SingleUser", "single-user-held")]
         [InlineData("Msg 916, Level 14, State 1, Line 1", "The server principal \"usernama\" is not able to access the database \"dbname\" under the current security context.", "dbname", "no-database-access")]
         [InlineData("Msg 911, Level 16, State 1, Line 1", "Database 'Sales2' does not exist. Make sure that the name is entered correctly.", "Sales2", "database-not-found")]
-        public async Task An_error_that_stopped_the_work_alone_is_an_operation_that_never_started_with_its_database_and_remedy(string header, string text, string database, string remedy)
+        [InlineData("Msg 229, Level 14, State 5, Line 1", "The EXECUTE permission was denied on the object 'DatabaseBackup', database 'master', schema 'dbo'.", null, "object-permission")]
+        public async Task An_error_that_stopped_the_work_alone_is_an_operation_that_never_started_with_its_database_and_remedy(string header, string text, string? database, string remedy)
         {
             // Given / When: the Msg block alone (V29's form; 916's sentence is dbatools issue 10064's, 911's Microsoft's list's)
             var reports = await AnalyseAsync(header + "\r\n" + text + "\r\n");
@@ -124,6 +125,24 @@ public static class ClientOutputTests
             Assert.Equal((OperationKind.Unknown, database, OperationStatus.Failed), (operation.Kind, operation.Database, operation.Status));
             Assert.Equal(((CopyStage?)CopyStage.NotStarted, remedy), (operation.FailureError!.Stage, operation.FailureError.Remedy?.Id));
             Assert.Contains("No backup or restore ran:", operation.Verdict!.Evidence[0], StringComparison.Ordinal);
+        }
+
+        [Fact]
+        public async Task Execute_denied_on_olas_DatabaseBackup_is_a_backup_that_never_started_with_the_grant_to_make()
+        {
+            // Given / When: the job step's one error block, its header naming the procedure (as V28's does)
+            var reports = await AnalyseAsync("Msg 229, Level 14, State 5, Procedure DatabaseBackup, Line 1\r\n"
+                + "The EXECUTE permission was denied on the object 'DatabaseBackup', database 'master', schema 'dbo'.\r\n");
+
+            // Then: a backup, of no database (master holds the procedure; the database backed up is not said), never started
+            var operation = Assert.Single(reports);
+            Assert.Equal((OperationKind.Backup, (string?)null, OperationStatus.Failed), (operation.Kind, operation.Database, operation.Status));
+            Assert.Equal((229, (CopyStage?)CopyStage.NotStarted, "object-permission"),
+                (operation.FailureError!.Number, operation.FailureError.Stage, operation.FailureError.Remedy?.Id));
+
+            // And the verdict does not say the database could not be used: the procedure could not be run
+            Assert.Contains("No backup ran: the work stopped before any BACKUP began", operation.Verdict!.Evidence[0], StringComparison.Ordinal);
+            Assert.DoesNotContain("database could not be used", operation.Verdict.Evidence[0], StringComparison.Ordinal);
         }
 
         [Theory]
