@@ -204,7 +204,9 @@ public sealed class LiveInstanceTests : IDisposable
         var live = Source(server, new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System), new RecordingLiveObserver());
         var status = new SourceStatus();
 
-        var events = await live.ReadEventsAsync(status, CancellationToken.None).ToListAsync();
+        // The bound turns a read that never stops into a failed assertion instead of a hung run.
+        using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        var events = await live.ReadEventsAsync(status, bound.Token).ToListAsync();
 
         Assert.Empty(events);
         Assert.True(status.Unusable);
@@ -220,7 +222,9 @@ public sealed class LiveInstanceTests : IDisposable
         var live = Source(server, new SqliteCheckpointStore(Path.Combine(_directory, "history.db"), TimeProvider.System), new RecordingLiveObserver());
         var status = new SourceStatus();
 
-        var events = await live.ReadEventsAsync(status, CancellationToken.None).ToListAsync();
+        // The bound turns a read that never stops into a failed assertion instead of a hung run.
+        using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        var events = await live.ReadEventsAsync(status, bound.Token).ToListAsync();
 
         Assert.Empty(events);
         var problem = Assert.Single(status.Problems).Message;

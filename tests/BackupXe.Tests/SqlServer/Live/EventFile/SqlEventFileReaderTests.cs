@@ -238,8 +238,9 @@ public sealed class SqlEventFileReaderTests
             new LiveSourceOptions { InitialReconnectDelay = TimeSpan.Zero, MaxReconnectDelay = TimeSpan.Zero, JitterRatio = 0 }, observer: observer);
         var status = new SourceStatus();
 
-        // When
-        var events = await source.ReadEventsAsync(status, CancellationToken.None).ToListAsync().AsTask().WaitAsync(TimeSpan.FromSeconds(30));
+        // When (the bound ends a read that never stops, so the test fails instead of leaving it running)
+        using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        var events = await source.ReadEventsAsync(status, bound.Token).ToListAsync();
 
         // Then what the two reads returned is all there, once (the second read starts again at the first one's
         // last buffer, 400 mod 37 = 30 rows of which it skips), and the stop says what to grant
