@@ -75,7 +75,7 @@ internal sealed class XelPlans
 /// BackupXe's events (for analysis), with the problems met located in the file. Holds the working state of one
 /// thread; a buffer's result depends only on the buffer and the plans, never on the buffers decoded before it.
 /// </summary>
-internal sealed class XelBufferDecoder(bool waitShortcut = true)
+internal sealed class XelBufferDecoder(bool waitShortcut)
 {
     // Off only where a test compares the shortcut with the general way.
     private readonly bool _waitShortcut = waitShortcut;
@@ -308,16 +308,14 @@ internal sealed class XelBufferDecoder(bool waitShortcut = true)
     private bool DecodeAnalysed(XelPlans plans, XelEventPlan plan, DateTime timestamp, ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, long recordOffset, List<XelFinding> findings, TraceEventList analysed)
     {
         _fields.Clear();
-        var fixedEnd = -1;
         var actionsOffset = recordOffset + XelLayout.RecordHeaderSize + payload.Length;
 
         // A wait whose columns are plain is mapped from their bytes (its session first, from the actions); one the rule
-        // does not vouch for is decoded the general way below, its actions already read.
-        var actionsRead = false;
+        // does not vouch for is decoded the general way, its actions already read: a plain wait has no session column,
+        // so the order of its columns and actions does not matter.
         if (_waitShortcut && plan.Wait is { } wait && payload.Length >= plan.AnalysedEnd)
         {
             ReadActions(plans, actions, actionsOffset, findings);
-            actionsRead = true;
             if (wait.TryMap(plan.Kind, timestamp, payload, _fields.SessionId, out var outcome, out var waitEvent))
             {
                 if (outcome == XeMappingOutcome.Event)
@@ -327,8 +325,31 @@ internal sealed class XelBufferDecoder(bool waitShortcut = true)
 
                 return true;
             }
+
+            ReadColumns(plan, payload);
+        }
+        else
+        {
+            ReadColumns(plan, payload);
+            ReadActions(plans, actions, actionsOffset, findings);
         }
 
+        switch (XeEventMapping.Map(plan.Kind, plan.Class.Name, timestamp, _fields, _parser, out var traceEvent, out var problem))
+        {
+            case XeMappingOutcome.Event:
+                analysed.Add(traceEvent!);
+                return true;
+            case XeMappingOutcome.NotAnalysed:
+                return true;
+            default:
+                findings.Add(new XelFinding(recordOffset, problem!));
+                return false;
+        }
+    }
+
+    /// <summary>An analysed event's analysed columns into the fields.</summary>
+    private void ReadColumns(XelEventPlan plan, ReadOnlySpan<byte> payload)
+    {
         // An event BackupXe does not analyse (logins, batches...) has no column read: its payload is skipped unread.
         // Fixed-size columns inside the payload (checked once per record) are sliced without ColumnBytes' checks.
         if (payload.Length >= plan.AnalysedEnd)
@@ -344,30 +365,14 @@ internal sealed class XelBufferDecoder(bool waitShortcut = true)
             {
                 column.DecodeInto(_fields, payload.Slice(column.Offset, column.Size));
             }
-        }
-        else
-        {
-            foreach (var column in plan.Analysed)
-            {
-                column.DecodeInto(_fields, ColumnBytes(column, payload, ref fixedEnd, plan.Columns));
-            }
+
+            return;
         }
 
-        if (!actionsRead)
+        var fixedEnd = -1;
+        foreach (var column in plan.Analysed)
         {
-            ReadActions(plans, actions, actionsOffset, findings);
-        }
-
-        switch (XeEventMapping.Map(plan.Kind, plan.Class.Name, timestamp, _fields, _parser, out var traceEvent, out var problem))
-        {
-            case XeMappingOutcome.Event:
-                analysed.Add(traceEvent!);
-                return true;
-            case XeMappingOutcome.NotAnalysed:
-                return true;
-            default:
-                findings.Add(new XelFinding(recordOffset, problem!));
-                return false;
+            column.DecodeInto(_fields, ColumnBytes(column, payload, ref fixedEnd, plan.Columns));
         }
     }
 

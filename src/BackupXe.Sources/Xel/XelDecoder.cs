@@ -32,7 +32,7 @@ public enum XelBufferKind
 /// </summary>
 public sealed class XelDecoder
 {
-    private readonly XelBufferDecoder _buffers = new();
+    private readonly XelBufferDecoder _buffers = new(waitShortcut: true);
     private readonly List<XelFinding> _findings = [];
 
     // The events of the buffer being read, before they join the caller's list: one list for the stream, not one per buffer.

@@ -70,7 +70,7 @@ internal sealed class XelStep
 
     /// <summary>Decodes the buffer on the thread pool, with working state of its own (a few small objects per buffer).</summary>
     /// <param name="waitShortcut">See <see cref="XelFileSource.WaitShortcut"/>.</param>
-    public void Start(bool waitShortcut = true)
+    public void Start(bool waitShortcut)
     {
         if (_plans is not null)
         {
