@@ -456,7 +456,7 @@ public sealed class BackupOperation
         4208 or 4214 or 3035 or 3117 or 3153 or 3101 or 3154 or 3159 or 3168 => CopyStage.BeforeCopy,
 
         // Refused at its permission check: the statement ran, nothing was opened.
-        262 => CopyStage.BeforeCopy,
+        EngineMessageCatalog.PermissionDenied => CopyStage.BeforeCopy,
         3271 when EngineMessageCatalog.RefusesExistingBlob(text) => CopyStage.BeforeCopy,
 
         // The database could not be used (924, 916, 911): the work stopped before any BACKUP or RESTORE began.

@@ -80,11 +80,11 @@ internal static class FailureReasons
             : operation;
     }
 
-    private static string Stage(CopyStage? stage, bool restore, string noun, int? number = null) => stage switch
+    private static string Stage(CopyStage? stage, bool restore, string noun, int number) => stage switch
     {
         // An error outside the operation that stopped the work first (924, 916; 229, which names an object, not the
         // database): nothing ran, so nothing of speed either.
-        CopyStage.NotStarted => $"No {noun} ran: {(number is { } n && Parsing.EngineMessageCatalog.NamesDatabase(n) ? "the database could not be used, so " : "")}"
+        CopyStage.NotStarted => $"No {noun} ran: {(Parsing.EngineMessageCatalog.NamesDatabase(number) ? "the database could not be used, so " : "")}"
             + $"the work stopped before any {StatementOf(noun)} began (the input shows no progress): no data was copied, and there is no duration or speed to judge.",
         CopyStage.AfterCopy => restore
             ? "It came after the copy: every file's pages had been restored (the per-file \"Processed N pages\" lines or 100 percent came first), "
@@ -111,7 +111,7 @@ internal static class FailureReasons
             + "this is not a failure inside SQL Server, which had not completed the command when the client gave up.";
         if (error.Stage is { } stage)
         {
-            sentence += " " + Stage(stage, operation.Kind == Events.OperationKind.Restore, noun);
+            sentence += " " + Stage(stage, operation.Kind == Events.OperationKind.Restore, noun, error.Number);
         }
 
         var then = operation.FailureReason?.IndexOf(Correlation.BackupOperation.ClientStopThen, StringComparison.Ordinal) ?? -1;
@@ -145,7 +145,7 @@ internal static class FailureReasons
             + "so the work could not use the database.",
         911 => "No database of that name exists on the server, so the work could not use it.",
         229 => "The login that ran the work was denied a permission on an object it needed (the message names both), so the work could not run.",
-        262 => "The login that ran the command lacks a permission the statement needs (the message names it, and the database where it was "
+        Parsing.EngineMessageCatalog.PermissionDenied => "The login that ran the command lacks a permission the statement needs (the message names it, and the database where it was "
             + "checked): the statement was refused before anything was read or written.",
         916 => "The login that ran the work has no access to the database (no user there, and the guest user has no CONNECT permission), "
             + "so the work could not use the database.",

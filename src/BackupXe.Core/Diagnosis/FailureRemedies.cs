@@ -26,7 +26,7 @@ internal static class FailureRemedies
 
     /// <summary>Every root error number a remedy is chosen for; the catalog has a row for each (a test holds it).</summary>
     public static IReadOnlyList<int> ErrorNumbers { get; } = [3101, 3117, 3153, 3154, 3159, 3183, 3203, 3241, 3266, 4208, 4214, 4305, 4326, 833, 823, 845, 5159, 3043,
-        3035, 3078, 3168, 3271, 924, 916, 911, 262, 229, EngineMessageCatalog.ClientTimedOut];
+        3035, 3078, 3168, 3271, 924, 916, 911, EngineMessageCatalog.PermissionDenied, 229, EngineMessageCatalog.ClientTimedOut];
 
     /// <summary>Every OS error code a remedy is chosen for.</summary>
     public static IReadOnlyList<int> OsErrorCodes { get; } = [2, 3, 5, 32, 53, 64, 112, 665, 995, 1117, 1450];
@@ -75,7 +75,7 @@ internal static class FailureRemedies
                 + "update takes one when AUTO_UPDATE_STATISTICS_ASYNC is ON): find that session (sys.dm_exec_sessions by the database's database_id, or sp_who), "
                 + "let it finish or end it, and set the database back to MULTI_USER (ALTER DATABASE ... SET MULTI_USER) unless single-user mode is meant to last; "
                 + "else leave that database out of the job while it is in single-user mode.", SingleUser),
-            262 => PermissionDenied(text),
+            EngineMessageCatalog.PermissionDenied => PermissionDenied(text),
             229 => new("object-permission", "The login that ran the work was denied the permission the message names on the object it names (for "
                 + "Ola Hallengren's DatabaseBackup, EXECUTE on the procedure, in the database that holds it): grant it there, or run the work under a "
                 + "login that has it. No backup or restore ran.", TheMessage),
@@ -115,7 +115,7 @@ internal static class FailureRemedies
     // that does not exist yet.
     private static FailureRemedyReport PermissionDenied(string? text)
     {
-        var said = text?.TrimStart() ?? string.Empty;
+        var said = EngineMessageCatalog.DeniedPermission(text) ?? string.Empty;
         if (said.StartsWith("BACKUP ", StringComparison.OrdinalIgnoreCase))
         {
             return new("backup-permission", "The login that ran the backup lacks the permission the message names in that database. BACKUP DATABASE and "
@@ -123,7 +123,7 @@ internal static class FailureRemedies
                 + "db_backupoperator (or GRANT the permission named), or run the backup under a login that has it.", BackupStatement);
         }
 
-        if (said.StartsWith("CREATE DATABASE ", StringComparison.OrdinalIgnoreCase))
+        if (said.Equals("CREATE DATABASE", StringComparison.OrdinalIgnoreCase))
         {
             return new("restore-permission", "A restore of a database that does not exist yet creates it, which needs CREATE DATABASE permission "
                 + "(the dbcreator server role, or GRANT CREATE ANY DATABASE); restoring over an existing database belongs to sysadmin, dbcreator and the "

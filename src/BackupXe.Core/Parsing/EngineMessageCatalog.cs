@@ -90,20 +90,23 @@ internal sealed record CatalogMessage(int Number, int Severity, MessageFamily Fa
             return null;
         }
 
-        // Placeholder k lies after piece k - 1 and before piece k when the template opens with a placeholder, after
-        // piece k and before piece k + 1 when it opens with text.
-        var name = Argument(text, found, argument);
         if (DatabaseWhenOpening is { } opening && !Argument(text, found, 0).StartsWith(opening, StringComparison.OrdinalIgnoreCase))
         {
             return null;
         }
 
+        var name = Argument(text, found, argument);
         return name.Length > 0 ? name : null;
     }
+
+    /// <summary>The text <paramref name="text"/> has at placeholder <paramref name="k"/> (from 0), trimmed; null when it does not read as the template.</summary>
+    public string? ArgumentIn(string text, int k) => Locate(text) is { } found ? Argument(text, found, k) : null;
 
     // The text of placeholder k, trimmed, given where the literal pieces were found.
     private string Argument(string text, (int Start, int End)[] found, int k)
     {
+        // Placeholder k lies after piece k - 1 and before piece k when the template opens with a placeholder, after
+        // piece k and before piece k + 1 when it opens with text.
         var before = Template.StartsWith('%') ? k - 1 : k;
         var after = before + 1;
         var start = before < 0 ? 0 : found[before].End;
@@ -220,6 +223,16 @@ public static partial class EngineMessageCatalog
     public static string? DatabaseOf(int number, string? text)
         => text is null || Find(number) is not { DatabaseArgument: not null } row ? null : row.DatabaseIn(Normalised(text.Trim()).ToString());
 
+    /// <summary>
+    /// The permission a 262 says was denied ("BACKUP DATABASE", "CREATE DATABASE"), read where its row's
+    /// <see cref="CatalogMessage.DatabaseWhenOpening"/> reads it; null for a text that is not the row's.
+    /// </summary>
+    public static string? DeniedPermission(string? text)
+        => text is null ? null : Find(PermissionDenied)!.ArgumentIn(Normalised(text.Trim()).ToString(), 0);
+
+    /// <summary>"%ls permission denied in database '%.*ls'.": the statement's permission, then the database where it was checked.</summary>
+    public const int PermissionDenied = 262;
+
     /// <summary>True when the catalog's row for <paramref name="number"/> names a database (at one of its placeholders).</summary>
     public static bool NamesDatabase(int number) => Find(number)?.DatabaseArgument is not null;
 
@@ -303,7 +316,7 @@ public static partial class EngineMessageCatalog
             new(18271, 10, MessageFamily.History, "Database changes were restored. Database: %s, creation date(time): %s(%s), first LSN: %s, last LSN: %s, number of dump devices: %d, device information: (%s).", Page),
 
             // Failures: the generic ending, then the errors that name the cause.
-            new(262, 16, MessageFamily.Failure, "%ls permission denied in database '%.*ls'.", Page, DatabaseArgument: 1, DatabaseWhenOpening: "BACKUP "),
+            new(PermissionDenied, 16, MessageFamily.Failure, "%ls permission denied in database '%.*ls'.", Page, DatabaseArgument: 1, DatabaseWhenOpening: "BACKUP "),
             new(3013, 16, MessageFamily.Failure, "%hs is terminating abnormally.", Page),
             new(3041, 16, MessageFamily.Failure, "BACKUP failed to complete the command %.*ls. Check the backup application log for detailed messages.", Page),
             new(3043, 16, MessageFamily.Failure, "BACKUP '%ls' detected an error on page (%d:%d) in file '%ls'.", Page),
