@@ -14,10 +14,13 @@ internal static class FileSample
     private const int InnerBlocks = 16;
     private const long WholeUpTo = 1024 * 1024;
 
+    /// <summary>Whether the sample of a file of <paramref name="length"/> bytes is the hash of the whole file.</summary>
+    public static bool IsWhole(long length) => length <= WholeUpTo;
+
     public static byte[] Of(FileStream file)
     {
         var length = file.Length;
-        if (length <= WholeUpTo)
+        if (IsWhole(length))
         {
             return SHA256.HashData(file);
         }

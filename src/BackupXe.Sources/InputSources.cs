@@ -254,7 +254,7 @@ public static class InputSources
                 return null;
             }
 
-            var taken = new Taken(path);
+            var taken = new Taken(path, length);
             if (!_byLength.TryGetValue(length, out var same))
             {
                 _byLength.Add(length, [taken]);
@@ -274,7 +274,7 @@ public static class InputSources
         }
 
         /// <summary>A file taken, with its sample and its whole hash once they were needed; null when unreadable.</summary>
-        private sealed class Taken(string path)
+        private sealed class Taken(string path, long length)
         {
             private byte[]? _sample;
             private byte[]? _hash;
@@ -301,6 +301,12 @@ public static class InputSources
 
             private byte[]? Hash()
             {
+                // A small file's sample is already the hash of all of it: it is not read again.
+                if (FileSample.IsWhole(length))
+                {
+                    return Sample();
+                }
+
                 if (!_hashed)
                 {
                     _hashed = true;
