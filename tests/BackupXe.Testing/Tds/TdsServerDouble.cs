@@ -1,7 +1,7 @@
-using System.Runtime.CompilerServices;
 using System.Collections.Concurrent;
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 using System.Threading.Channels;
 
 namespace BackupXe.Testing.Tds;

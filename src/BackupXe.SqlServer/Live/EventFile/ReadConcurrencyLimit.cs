@@ -4,7 +4,7 @@ namespace BackupXe.SqlServer.Live.EventFile;
 /// How many reads of the watched servers one daemon runs at once, over all its instances. Each read opens (or takes
 /// from the pool) a connection, runs one query and hands its rows on; the rest wait here, in order, before they touch
 /// the network. Without the bound, 1,000 instances polling together put 1,000 logins and reads in flight on
-/// the driver's managed network layer (the one it uses on Linux), whose async I/O needs thread-pool threads it cannot get fast enough on
+/// the driver's managed network layer, whose async I/O needs thread-pool threads it cannot get fast enough on
 /// Linux (dotnet/SqlClient#3118, #422): logins then time out in the pre-login handshake, instances reconnect,
 /// and the daemon falls further behind (docs/performance.md, "Live: one daemon, many instances").
 /// </summary>
